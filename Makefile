@@ -1,0 +1,45 @@
+# One target per job; CI calls these and nothing else.
+SHELL := /bin/bash
+CARGO ?= cargo
+
+.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench fmt
+
+demo:
+	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
+
+test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go
+
+test-core:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) test -p hrwhash
+	$(CARGO) test -p hrwhash --no-default-features
+	$(CARGO) build -p hrwhash --no-default-features
+	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
+
+test-conformance:
+	$(CARGO) test -p hrwhash-conformance
+	python3 conformance/reference/hrw_reference.py conformance/vectors.json
+
+test-cli:
+	$(CARGO) test -p hrwhash-cli
+
+test-py:
+	$(MAKE) -C bindings-python test
+
+test-node:
+	$(MAKE) -C bindings-node test
+
+test-c:
+	$(MAKE) -C bindings-c test
+
+test-go:
+	$(MAKE) -C bindings-c test-go
+
+check-generated:
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
+
+bench:
+	$(CARGO) bench -p hrwhash --bench lookup
+
+fmt:
+	$(CARGO) fmt --all

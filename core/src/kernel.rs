@@ -1,0 +1,276 @@
+//! The per-node loop: the one place where speed is won or lost. Every kernel returns exactly
+//! what the scalar kernel returns; `tests::simd_matches_scalar` holds them to it.
+
+use crate::v1::score;
+
+/// Which implementation of the per-node loop a placement uses, chosen once when it is built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Scalar,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Kernel {
+    pub(crate) fn detect() -> Kernel {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Kernel::Avx2;
+        }
+        #[cfg(all(target_arch = "x86_64", not(feature = "std"), target_feature = "avx2"))]
+        return Kernel::Avx2;
+        #[allow(unreachable_code)]
+        Kernel::Scalar
+    }
+
+    /// The highest score over `digests` (non-empty) and the first position that has it.
+    #[inline]
+    pub(crate) fn argmax(self, key: u64, digests: &[u64]) -> (u64, usize) {
+        match self {
+            Kernel::Scalar => argmax_scalar(key, digests),
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::argmax(key, digests) },
+        }
+    }
+
+    /// Calls `visit(score, position)`, in increasing position order, for every position whose score
+    /// is at least the threshold; `visit` returns the threshold for the positions after it.
+    #[inline]
+    pub(crate) fn scan(
+        self,
+        key: u64,
+        digests: &[u64],
+        threshold: u64,
+        visit: &mut dyn FnMut(u64, usize) -> u64,
+    ) {
+        match self {
+            Kernel::Scalar => scan_scalar(key, digests, threshold, visit),
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::scan(key, digests, threshold, visit) },
+        }
+    }
+}
+
+fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
+    let mut best = (0u64, 0usize);
+    let mut first = true;
+    for (i, &d) in digests.iter().enumerate() {
+        let s = score(key, d);
+        if first || s > best.0 {
+            best = (s, i);
+            first = false;
+        }
+    }
+    best
+}
+
+fn scan_scalar(
+    key: u64,
+    digests: &[u64],
+    mut threshold: u64,
+    visit: &mut dyn FnMut(u64, usize) -> u64,
+) {
+    for (i, &d) in digests.iter().enumerate() {
+        let s = score(key, d);
+        if s >= threshold {
+            threshold = visit(s, i);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::score;
+    use crate::v1::MIX_MULTIPLIER;
+    use core::arch::x86_64::*;
+
+    // AVX2 compares 64-bit lanes as signed; flipping the top bit makes that the unsigned order.
+    const FLIP: i64 = i64::MIN;
+
+    /// Scores of four nodes, with the top bit flipped. The 64-bit multiply is built from three
+    /// 32x32->64 multiplies, because AVX2 has no 64-bit lane multiply.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn scores4(key: __m256i, ptr: *const u64) -> __m256i {
+        let m_lo = _mm256_set1_epi64x((MIX_MULTIPLIER & 0xFFFF_FFFF) as i64);
+        let m_hi = _mm256_set1_epi64x((MIX_MULTIPLIER >> 32) as i64);
+        let x = _mm256_xor_si256(key, _mm256_loadu_si256(ptr as *const __m256i));
+        let high = _mm256_srli_epi64(x, 32);
+        let folded = _mm256_xor_si256(x, high);
+        // folded * M = lo*M_lo + ((hi*M_lo + lo*M_hi) << 32), where hi(folded) == high.
+        let low_product = _mm256_mul_epu32(folded, m_lo);
+        let cross = _mm256_add_epi64(_mm256_mul_epu32(high, m_lo), _mm256_mul_epu32(folded, m_hi));
+        let product = _mm256_add_epi64(low_product, _mm256_slli_epi64(cross, 32));
+        _mm256_xor_si256(product, _mm256_set1_epi64x(FLIP))
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
+        let n = digests.len();
+        let blocks = n / 8;
+        let mut best = (0u64, 0usize);
+        let mut found = false;
+        if blocks > 0 {
+            let k = _mm256_set1_epi64x(key as i64);
+            let p = digests.as_ptr();
+            // Two independent accumulators hide the multiply latency.
+            let mut best0 = _mm256_set1_epi64x(FLIP);
+            let mut best1 = best0;
+            let mut pos0 = _mm256_set1_epi64x(-1);
+            let mut pos1 = pos0;
+            let mut idx0 = _mm256_set_epi64x(3, 2, 1, 0);
+            let mut idx1 = _mm256_set_epi64x(7, 6, 5, 4);
+            let step = _mm256_set1_epi64x(8);
+            for b in 0..blocks {
+                let s0 = scores4(k, p.add(b * 8));
+                let s1 = scores4(k, p.add(b * 8 + 4));
+                // Strictly greater keeps the first position of a lane on ties.
+                let g0 = _mm256_cmpgt_epi64(s0, best0);
+                let g1 = _mm256_cmpgt_epi64(s1, best1);
+                best0 = _mm256_blendv_epi8(best0, s0, g0);
+                best1 = _mm256_blendv_epi8(best1, s1, g1);
+                pos0 = _mm256_blendv_epi8(pos0, idx0, g0);
+                pos1 = _mm256_blendv_epi8(pos1, idx1, g1);
+                idx0 = _mm256_add_epi64(idx0, step);
+                idx1 = _mm256_add_epi64(idx1, step);
+            }
+            let mut scores = [0i64; 8];
+            let mut positions = [0i64; 8];
+            _mm256_storeu_si256(scores.as_mut_ptr() as *mut __m256i, best0);
+            _mm256_storeu_si256(scores.as_mut_ptr().add(4) as *mut __m256i, best1);
+            _mm256_storeu_si256(positions.as_mut_ptr() as *mut __m256i, pos0);
+            _mm256_storeu_si256(positions.as_mut_ptr().add(4) as *mut __m256i, pos1);
+            for lane in 0..8 {
+                if positions[lane] < 0 {
+                    // A lane that never beat the initial value holds a score of exactly 0, first seen
+                    // at its own first position.
+                    let s = 0u64;
+                    let i = lane;
+                    if !found || s > best.0 || (s == best.0 && i < best.1) {
+                        best = (s, i);
+                        found = true;
+                    }
+                    continue;
+                }
+                let s = (scores[lane] ^ FLIP) as u64;
+                let i = positions[lane] as usize;
+                if !found || s > best.0 || (s == best.0 && i < best.1) {
+                    best = (s, i);
+                    found = true;
+                }
+            }
+        }
+        for (i, &d) in digests.iter().enumerate().skip(blocks * 8) {
+            let s = score(key, d);
+            if !found || s > best.0 {
+                best = (s, i);
+                found = true;
+            }
+        }
+        best
+    }
+
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn scan(
+        key: u64,
+        digests: &[u64],
+        mut threshold: u64,
+        visit: &mut dyn FnMut(u64, usize) -> u64,
+    ) {
+        let n = digests.len();
+        let blocks = n / 4;
+        let k = _mm256_set1_epi64x(key as i64);
+        let p = digests.as_ptr();
+        let mut limit = _mm256_set1_epi64x((threshold ^ FLIP as u64) as i64);
+        for b in 0..blocks {
+            let s = scores4(k, p.add(b * 4));
+            // score >= threshold  <=>  !(threshold > score)
+            let below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s)));
+            let mut hits = !below & 0xF;
+            if hits != 0 {
+                let mut lanes = [0u64; 4];
+                _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
+                while hits != 0 {
+                    let lane = hits.trailing_zeros() as usize;
+                    hits &= hits - 1;
+                    let sc = lanes[lane] ^ FLIP as u64;
+                    if sc >= threshold {
+                        threshold = visit(sc, b * 4 + lane);
+                    }
+                }
+                limit = _mm256_set1_epi64x((threshold ^ FLIP as u64) as i64);
+            }
+        }
+        for (i, &d) in digests.iter().enumerate().skip(blocks * 4) {
+            let s = score(key, d);
+            if s >= threshold {
+                threshold = visit(s, i);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    extern crate alloc;
+    use alloc::vec::Vec;
+
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state ^ (*state >> 29)
+    }
+
+    #[test]
+    fn simd_matches_scalar() {
+        let simd = Kernel::detect();
+        let mut st = 7u64;
+        for n in (1..70).chain([100, 1000, 1001, 1003]) {
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            for _ in 0..50 {
+                let key = lcg(&mut st);
+                assert_eq!(
+                    simd.argmax(key, &digests),
+                    argmax_scalar(key, &digests),
+                    "n={n}"
+                );
+                for thr in [0u64, 1 << 63, u64::MAX - (1 << 60)] {
+                    let mut a = Vec::new();
+                    let mut b = Vec::new();
+                    simd.scan(key, &digests, thr, &mut |s, i| {
+                        a.push((s, i));
+                        s.saturating_add(1).max(thr)
+                    });
+                    scan_scalar(key, &digests, thr, &mut |s, i| {
+                        b.push((s, i));
+                        s.saturating_add(1).max(thr)
+                    });
+                    assert_eq!(a, b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ties_resolve_to_the_first_position() {
+        // Equal digests give equal scores in every lane and block.
+        let simd = Kernel::detect();
+        for n in [1usize, 3, 8, 9, 17, 64] {
+            let digests = alloc::vec![42u64; n];
+            assert_eq!(simd.argmax(7, &digests).1, 0);
+            let mut digests = alloc::vec![1u64; n];
+            digests[n - 1] = 42;
+            if n > 1 {
+                digests[n / 2] = 42;
+            }
+            let expected = argmax_scalar(9, &digests);
+            assert_eq!(simd.argmax(9, &digests), expected);
+        }
+        // A score of exactly zero must still be found: digest == key gives x = 0, score 0.
+        assert_eq!(simd.argmax(5, &[5u64; 16]), (0, 0));
+    }
+}

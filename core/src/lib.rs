@@ -1,0 +1,43 @@
+//! Rendezvous (highest-random-weight) hashing with one frozen, versioned algorithm: **hrw-v1**.
+//!
+//! Every node gets a 64-bit score for every key; the key belongs to the node with the highest
+//! score, and the nodes in score order are its replicas. Adding a node moves only the keys the new
+//! node wins; removing one moves only that node's keys. Weighted nodes use the logarithmic method
+//! (rank by `-ln(u) / w`) computed in integer arithmetic, so every platform and every language
+//! binding returns bit-identical answers. The algorithm is specified byte for byte in
+//! `conformance/SPEC.md`.
+//!
+//! ```
+//! use hrwhash::{Node, Placement, Seed, Weight};
+//!
+//! let placement = Placement::new(["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"])?;
+//! let owner = placement.owner("session:1234");
+//! println!("owner: {}", String::from_utf8_lossy(owner.id()));
+//!
+//! // Weights, a secret seed and failure domains.
+//! let placement = Placement::builder()
+//!     .seed(Seed::from_bytes(*b"0123456789abcdef"))
+//!     .node(Node::new("a1").with_weight(Weight::new(2.0)?).with_domain("rack-a"))
+//!     .node(Node::new("a2").with_domain("rack-a"))
+//!     .node(Node::new("b1").with_domain("rack-b"))
+//!     .build()?;
+//! let replicas = placement.replicas("object-7", 2);
+//! assert_ne!(replicas[0].domain(), replicas[1].domain());
+//! # Ok::<(), hrwhash::Error>(())
+//! ```
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
+mod error;
+mod kernel;
+mod placement;
+mod util;
+pub mod v1;
+mod weight;
+
+pub use error::Error;
+pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
+pub use v1::{Seed, ALGORITHM};
+pub use weight::Weight;
