@@ -838,4 +838,6 @@ module.exports = nativeBinding
 module.exports.Placement = nativeBinding.Placement
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
 module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
+module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
+module.exports.nodeDigest = nativeBinding.nodeDigest

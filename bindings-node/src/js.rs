@@ -304,3 +304,14 @@ pub fn new_u32_array(env: sys::napi_env, len: usize) -> Result<(sys::napi_value,
         Ok((ta, data as *mut u32))
     }
 }
+
+/// A `bigint` that fits in 64 unsigned bits; `Some(Err(()))` when it does not.
+pub fn bigint_u64(env: sys::napi_env, value: sys::napi_value) -> Result<Option<std::result::Result<u64, ()>>> {
+    if type_of(env, value)? != T::napi_bigint {
+        return Ok(None);
+    }
+    let mut n = 0u64;
+    let mut lossless = false;
+    check(env, unsafe { sys::napi_get_value_bigint_uint64(env, value, &mut n, &mut lossless) })?;
+    Ok(Some(if lossless { Ok(n) } else { Err(()) }))
+}

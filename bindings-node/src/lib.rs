@@ -569,20 +569,45 @@ impl Placement {
     }
 }
 
-/// The algorithm's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
+/// hrw-v1's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
 /// 64-bit BigInt: the building block of every score.
 #[napi(catch_unwind, ts_args_type = "key: Key, seed?: string | Uint8Array", ts_return_type = "bigint")]
 pub fn key_digest(env: Env, key: Raw, seed: Option<Raw>) -> Result<Raw> {
     let env = env.raw();
-    let seed = match seed {
-        Some(s) if !matches!(js::type_of(env, s.0)?, T::napi_undefined | T::napi_null) => {
-            parse_seed(env, s.0)?
-        }
-        _ => Seed::DEFAULT,
-    };
+    let seed = optional_seed(env, seed)?;
     let mut buf = KeyBuf::new();
     let key = key_of(env, key, &mut buf, "key")?;
     Ok(Raw(js::new_bigint(env, hrwhash::v1::key_digest(&seed, key))?))
+}
+
+fn optional_seed(env: sys::napi_env, seed: Option<Raw>) -> Result<Seed> {
+    match seed {
+        Some(s) if !matches!(js::type_of(env, s.0)?, T::napi_undefined | T::napi_null) => parse_seed(env, s.0),
+        _ => Ok(Seed::DEFAULT),
+    }
+}
+
+/// hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit
+/// BigInt.
+#[napi(catch_unwind, ts_args_type = "id: NodeIdLike, seed?: string | Uint8Array", ts_return_type = "bigint")]
+pub fn node_digest(env: Env, id: Raw, seed: Option<Raw>) -> Result<Raw> {
+    let env = env.raw();
+    let seed = optional_seed(env, seed)?;
+    let mut buf = KeyBuf::new();
+    let id = key_of(env, id, &mut buf, "id")?;
+    Ok(Raw(js::new_bigint(env, hrwhash::v1::node_digest(&seed, id))?))
+}
+
+/// hrw-v1's draw of a score (the uniform variate weighted ranking divides by the weight), as an
+/// unsigned 64-bit BigInt.
+#[napi(catch_unwind, ts_args_type = "score: bigint", ts_return_type = "bigint")]
+pub fn draw(env: Env, score: Raw) -> Result<Raw> {
+    let env = env.raw();
+    match js::bigint_u64(env, score.0)? {
+        Some(Ok(s)) => Ok(Raw(js::new_bigint(env, hrwhash::v1::draw(s))?)),
+        Some(Err(())) => Err(js::range_error(env, "score must be a bigint from 0 to 2^64-1")),
+        None => Err(js::type_error(env, "score must be a bigint")),
+    }
 }
 
 #[cfg(test)]
