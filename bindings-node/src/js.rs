@@ -52,7 +52,13 @@ pub enum Kind {
 }
 
 /// Throws `Error`/`TypeError`/`RangeError` with a `code` and numeric detail properties.
-pub fn throw(env: sys::napi_env, kind: Kind, code: &str, message: &str, props: &[(&CStr, f64)]) -> Error {
+pub fn throw(
+    env: sys::napi_env,
+    kind: Kind,
+    code: &str,
+    message: &str,
+    props: &[(&CStr, f64)],
+) -> Error {
     unsafe {
         let mut code_v = ptr::null_mut();
         let mut msg_v = ptr::null_mut();
@@ -62,8 +68,14 @@ pub fn throw(env: sys::napi_env, kind: Kind, code: &str, message: &str, props: &
             Kind::Type => sys::napi_create_type_error,
             Kind::Range => sys::napi_create_range_error,
         };
-        if sys::napi_create_string_utf8(env, code.as_ptr().cast(), code.len() as isize, &mut code_v) == 0
-            && sys::napi_create_string_utf8(env, message.as_ptr().cast(), message.len() as isize, &mut msg_v) == 0
+        if sys::napi_create_string_utf8(env, code.as_ptr().cast(), code.len() as isize, &mut code_v)
+            == 0
+            && sys::napi_create_string_utf8(
+                env,
+                message.as_ptr().cast(),
+                message.len() as isize,
+                &mut msg_v,
+            ) == 0
             && create(env, code_v, msg_v, &mut err) == 0
         {
             for (name, value) in props {
@@ -98,7 +110,13 @@ pub fn check(env: sys::napi_env, status: sys::napi_status) -> Result<()> {
     if pending_exc {
         return Err(pending());
     }
-    Err(throw(env, Kind::Error, "ERR_NAPI", &format!("Node-API call failed with status {status}"), &[]))
+    Err(throw(
+        env,
+        Kind::Error,
+        "ERR_NAPI",
+        &format!("Node-API call failed with status {status}"),
+        &[],
+    ))
 }
 
 pub fn type_of(env: sys::napi_env, value: sys::napi_value) -> Result<sys::napi_valuetype> {
@@ -118,7 +136,10 @@ pub struct KeyBuf {
 
 impl KeyBuf {
     pub fn new() -> KeyBuf {
-        KeyBuf { stack: [0; STACK_KEY], heap: Vec::new() }
+        KeyBuf {
+            stack: [0; STACK_KEY],
+            heap: Vec::new(),
+        }
     }
 }
 
@@ -132,27 +153,46 @@ pub enum Form {
 /// The bytes of a key or id: a string's UTF-8, or a `Uint8Array`'s contents.
 ///
 /// `None` when the value is neither; the caller raises the `TypeError` naming the argument.
-pub fn bytes<'a>(env: sys::napi_env, value: sys::napi_value, buf: &'a mut KeyBuf) -> Result<Option<(&'a [u8], Form)>> {
+pub fn bytes<'a>(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    buf: &'a mut KeyBuf,
+) -> Result<Option<(&'a [u8], Form)>> {
     unsafe {
         match type_of(env, value)? {
             T::napi_string => {
                 let mut len = 0usize;
                 check(
                     env,
-                    sys::napi_get_value_string_utf8(env, value, buf.stack.as_mut_ptr() as *mut c_char, STACK_KEY, &mut len),
+                    sys::napi_get_value_string_utf8(
+                        env,
+                        value,
+                        buf.stack.as_mut_ptr() as *mut c_char,
+                        STACK_KEY,
+                        &mut len,
+                    ),
                 )?;
                 // V8 writes whole code points only, so a result this far below the capacity
                 // cannot have been cut short.
                 if len + 4 < STACK_KEY {
                     return Ok(Some((&buf.stack[..len], Form::Text)));
                 }
-                check(env, sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len))?;
+                check(
+                    env,
+                    sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
+                )?;
                 buf.heap.clear();
                 buf.heap.resize(len + 1, 0);
                 let mut written = 0usize;
                 check(
                     env,
-                    sys::napi_get_value_string_utf8(env, value, buf.heap.as_mut_ptr() as *mut c_char, len + 1, &mut written),
+                    sys::napi_get_value_string_utf8(
+                        env,
+                        value,
+                        buf.heap.as_mut_ptr() as *mut c_char,
+                        len + 1,
+                        &mut written,
+                    ),
                 )?;
                 Ok(Some((&buf.heap[..written], Form::Text)))
             }
@@ -175,7 +215,12 @@ pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Opt
         let mut data = ptr::null_mut();
         let mut ab = ptr::null_mut();
         let mut off = 0usize;
-        check(env, sys::napi_get_typedarray_info(env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off))?;
+        check(
+            env,
+            sys::napi_get_typedarray_info(
+                env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off,
+            ),
+        )?;
         if ty != sys::TypedarrayType::uint8_array {
             return Ok(None);
         }
@@ -203,7 +248,12 @@ pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Op
         let mut data = ptr::null_mut();
         let mut ab = ptr::null_mut();
         let mut off = 0usize;
-        check(env, sys::napi_get_typedarray_info(env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off))?;
+        check(
+            env,
+            sys::napi_get_typedarray_info(
+                env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off,
+            ),
+        )?;
         if ty != sys::TypedarrayType::uint32_array {
             return Ok(None);
         }
@@ -222,7 +272,9 @@ pub fn is_array(env: sys::napi_env, value: sys::napi_value) -> Result<bool> {
 
 pub fn array_len(env: sys::napi_env, value: sys::napi_value) -> Result<u32> {
     let mut n = 0;
-    check(env, unsafe { sys::napi_get_array_length(env, value, &mut n) })?;
+    check(env, unsafe {
+        sys::napi_get_array_length(env, value, &mut n)
+    })?;
     Ok(n)
 }
 
@@ -232,20 +284,33 @@ pub fn element(env: sys::napi_env, array: sys::napi_value, i: u32) -> Result<sys
     Ok(v)
 }
 
-pub fn set_element(env: sys::napi_env, array: sys::napi_value, i: u32, v: sys::napi_value) -> Result<()> {
+pub fn set_element(
+    env: sys::napi_env,
+    array: sys::napi_value,
+    i: u32,
+    v: sys::napi_value,
+) -> Result<()> {
     check(env, unsafe { sys::napi_set_element(env, array, i, v) })
 }
 
 pub fn new_array(env: sys::napi_env, len: usize) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_array_with_length(env, len, &mut v) })?;
+    check(env, unsafe {
+        sys::napi_create_array_with_length(env, len, &mut v)
+    })?;
     Ok(v)
 }
 
 /// `obj[name]`, or `None` when it is `undefined`.
-pub fn property(env: sys::napi_env, obj: sys::napi_value, name: &CStr) -> Result<Option<sys::napi_value>> {
+pub fn property(
+    env: sys::napi_env,
+    obj: sys::napi_value,
+    name: &CStr,
+) -> Result<Option<sys::napi_value>> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_get_named_property(env, obj, name.as_ptr(), &mut v) })?;
+    check(env, unsafe {
+        sys::napi_get_named_property(env, obj, name.as_ptr(), &mut v)
+    })?;
     Ok((type_of(env, v)? != T::napi_undefined).then_some(v))
 }
 
@@ -254,7 +319,9 @@ pub fn number(env: sys::napi_env, value: sys::napi_value) -> Result<Option<f64>>
         return Ok(None);
     }
     let mut d = 0.0;
-    check(env, unsafe { sys::napi_get_value_double(env, value, &mut d) })?;
+    check(env, unsafe {
+        sys::napi_get_value_double(env, value, &mut d)
+    })?;
     Ok(Some(d))
 }
 
@@ -266,25 +333,38 @@ pub fn new_number(env: sys::napi_env, d: f64) -> Result<sys::napi_value> {
 
 pub fn new_string(env: sys::napi_env, s: &str) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v) })?;
+    check(env, unsafe {
+        sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v)
+    })?;
     Ok(v)
 }
 
 pub fn new_buffer(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     let mut data = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_buffer_copy(env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut v) })?;
+    check(env, unsafe {
+        sys::napi_create_buffer_copy(env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut v)
+    })?;
     Ok(v)
 }
 
 pub fn new_bigint(env: sys::napi_env, n: u64) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_bigint_uint64(env, n, &mut v) })?;
+    check(env, unsafe {
+        sys::napi_create_bigint_uint64(env, n, &mut v)
+    })?;
     Ok(v)
 }
 
-pub fn set_property(env: sys::napi_env, obj: sys::napi_value, name: &CStr, v: sys::napi_value) -> Result<()> {
-    check(env, unsafe { sys::napi_set_named_property(env, obj, name.as_ptr(), v) })
+pub fn set_property(
+    env: sys::napi_env,
+    obj: sys::napi_value,
+    name: &CStr,
+    v: sys::napi_value,
+) -> Result<()> {
+    check(env, unsafe {
+        sys::napi_set_named_property(env, obj, name.as_ptr(), v)
+    })
 }
 
 pub fn new_object(env: sys::napi_env) -> Result<sys::napi_value> {
@@ -298,20 +378,38 @@ pub fn new_u32_array(env: sys::napi_env, len: usize) -> Result<(sys::napi_value,
     unsafe {
         let mut data = ptr::null_mut();
         let mut ab = ptr::null_mut();
-        check(env, sys::napi_create_arraybuffer(env, len * 4, &mut data, &mut ab))?;
+        check(
+            env,
+            sys::napi_create_arraybuffer(env, len * 4, &mut data, &mut ab),
+        )?;
         let mut ta = ptr::null_mut();
-        check(env, sys::napi_create_typedarray(env, sys::TypedarrayType::uint32_array, len, ab, 0, &mut ta))?;
+        check(
+            env,
+            sys::napi_create_typedarray(
+                env,
+                sys::TypedarrayType::uint32_array,
+                len,
+                ab,
+                0,
+                &mut ta,
+            ),
+        )?;
         Ok((ta, data as *mut u32))
     }
 }
 
 /// A `bigint` that fits in 64 unsigned bits; `Some(Err(()))` when it does not.
-pub fn bigint_u64(env: sys::napi_env, value: sys::napi_value) -> Result<Option<std::result::Result<u64, ()>>> {
+pub fn bigint_u64(
+    env: sys::napi_env,
+    value: sys::napi_value,
+) -> Result<Option<std::result::Result<u64, ()>>> {
     if type_of(env, value)? != T::napi_bigint {
         return Ok(None);
     }
     let mut n = 0u64;
     let mut lossless = false;
-    check(env, unsafe { sys::napi_get_value_bigint_uint64(env, value, &mut n, &mut lossless) })?;
+    check(env, unsafe {
+        sys::napi_get_value_bigint_uint64(env, value, &mut n, &mut lossless)
+    })?;
     Ok(Some(if lossless { Ok(n) } else { Err(()) }))
 }

@@ -16,7 +16,7 @@ use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use js::{Form, Kind, KeyBuf, Raw};
+use js::{Form, KeyBuf, Kind, Raw};
 
 /// Name of the algorithm; placements agree across languages only when this agrees.
 #[napi]
@@ -35,7 +35,10 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         E::EmptyNodeId { index } => ("HRW_EMPTY_NODE_ID", vec![(c"index", index as f64)]),
         E::DuplicateNodeId { index, first_index } => (
             "HRW_DUPLICATE_NODE_ID",
-            vec![(c"index", index as f64), (c"firstIndex", first_index as f64)],
+            vec![
+                (c"index", index as f64),
+                (c"firstIndex", first_index as f64),
+            ],
         ),
         E::InvalidWeight { value } => ("HRW_INVALID_WEIGHT", vec![(c"value", value)]),
         E::AllWeightsZero => ("HRW_ALL_WEIGHTS_ZERO", vec![]),
@@ -67,7 +70,10 @@ struct Parsed {
 fn key_of<'a>(env: sys::napi_env, v: Raw, buf: &'a mut KeyBuf, what: &str) -> Result<&'a [u8]> {
     match js::bytes(env, v.0, buf)? {
         Some((b, _)) => Ok(b),
-        None => Err(js::type_error(env, &format!("{what} must be a string, Buffer or Uint8Array"))),
+        None => Err(js::type_error(
+            env,
+            &format!("{what} must be a string, Buffer or Uint8Array"),
+        )),
     }
 }
 
@@ -82,7 +88,10 @@ fn weight_of(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Weigh
 fn count_of(env: sys::napi_env, v: Raw, what: &str) -> Result<usize> {
     match js::number(env, v.0)? {
         Some(k) if k >= 0.0 && k.fract() == 0.0 && k <= u32::MAX as f64 => Ok(k as usize),
-        Some(k) => Err(js::range_error(env, &format!("{what} must be an integer from 0 to 2^32-1, got {k}"))),
+        Some(k) => Err(js::range_error(
+            env,
+            &format!("{what} must be an integer from 0 to 2^32-1, got {k}"),
+        )),
         None => Err(js::type_error(env, &format!("{what} must be a number"))),
     }
 }
@@ -93,14 +102,19 @@ fn parse_node(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Pars
     if let Some((id, form)) = js::bytes(env, v, &mut buf)? {
         return Ok(Parsed {
             node: Node::new(id),
-            form: NodeForm { id: form, domain: None },
+            form: NodeForm {
+                id: form,
+                domain: None,
+            },
             id_value: (form == Form::Text).then_some(v),
         });
     }
     let shape = || {
         js::type_error(
             env,
-            &format!("{what} must be a string, Buffer, Uint8Array or {{ id, weight?, domain? }} object"),
+            &format!(
+                "{what} must be a string, Buffer, Uint8Array or {{ id, weight?, domain? }} object"
+            ),
         )
     };
     if js::type_of(env, v)? != T::napi_object {
@@ -110,7 +124,10 @@ fn parse_node(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Pars
         return Err(shape());
     };
     let Some((id, id_form)) = js::bytes(env, id_v, &mut buf)? else {
-        return Err(js::type_error(env, &format!("{what}.id must be a string, Buffer or Uint8Array")));
+        return Err(js::type_error(
+            env,
+            &format!("{what}.id must be a string, Buffer or Uint8Array"),
+        ));
     };
     let mut node = Node::new(id);
     if let Some(w) = js::property(env, v, c"weight")? {
@@ -120,14 +137,20 @@ fn parse_node(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Pars
     if let Some(d) = js::property(env, v, c"domain")? {
         let mut dbuf = KeyBuf::new();
         let Some((d, form)) = js::bytes(env, d, &mut dbuf)? else {
-            return Err(js::type_error(env, &format!("{what}.domain must be a string, Buffer or Uint8Array")));
+            return Err(js::type_error(
+                env,
+                &format!("{what}.domain must be a string, Buffer or Uint8Array"),
+            ));
         };
         node = node.with_domain(d);
         domain = Some(form);
     }
     Ok(Parsed {
         node,
-        form: NodeForm { id: id_form, domain },
+        form: NodeForm {
+            id: id_form,
+            domain,
+        },
         id_value: (id_form == Form::Text).then_some(id_v),
     })
 }
@@ -137,7 +160,10 @@ fn parse_seed(env: sys::napi_env, v: sys::napi_value) -> Result<Seed> {
         T::napi_string => {
             let mut buf = KeyBuf::new();
             let Some((text, _)) = js::bytes(env, v, &mut buf)? else {
-                return Err(js::type_error(env, "options.seed must be a hex string or a Uint8Array"));
+                return Err(js::type_error(
+                    env,
+                    "options.seed must be a hex string or a Uint8Array",
+                ));
             };
             match decode_hex(text) {
                 Some(b) => b,
@@ -154,7 +180,12 @@ fn parse_seed(env: sys::napi_env, v: sys::napi_value) -> Result<Seed> {
         }
         _ => match js::uint8_array(env, v)? {
             Some(b) => b.to_vec(),
-            None => return Err(js::type_error(env, "options.seed must be a hex string or a Uint8Array")),
+            None => {
+                return Err(js::type_error(
+                    env,
+                    "options.seed must be a hex string or a Uint8Array",
+                ))
+            }
         },
     };
     Seed::from_slice(&bytes).map_err(|e| core_error(env, e))
@@ -165,7 +196,9 @@ fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    text.chunks_exact(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
+    text.chunks_exact(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
 }
 
 fn encode_hex(bytes: &[u8]) -> String {
@@ -205,25 +238,43 @@ impl Placement {
         }
         let inner = hrwhash::Placement::from_nodes(seed, nodes).map_err(|e| core_error(env, e))?;
         let mut r = ptr::null_mut();
-        js::check(env, unsafe { sys::napi_create_reference(env, ids, 1, &mut r) })?;
-        Ok(Placement { inner, forms, ids: r })
+        js::check(env, unsafe {
+            sys::napi_create_reference(env, ids, 1, &mut r)
+        })?;
+        Ok(Placement {
+            inner,
+            forms,
+            ids: r,
+        })
     }
 
     fn ids_array(&self, env: sys::napi_env) -> Result<sys::napi_value> {
         let mut v = ptr::null_mut();
-        js::check(env, unsafe { sys::napi_get_reference_value(env, self.ids, &mut v) })?;
+        js::check(env, unsafe {
+            sys::napi_get_reference_value(env, self.ids, &mut v)
+        })?;
         Ok(v)
     }
 
     /// The id of node `index` as the caller gave it.
-    fn id_value(&self, env: sys::napi_env, ids: sys::napi_value, index: usize) -> Result<sys::napi_value> {
+    fn id_value(
+        &self,
+        env: sys::napi_env,
+        ids: sys::napi_value,
+        index: usize,
+    ) -> Result<sys::napi_value> {
         match self.forms[index].id {
             Form::Text => js::element(env, ids, index as u32),
             Form::Binary => js::new_buffer(env, self.inner.node_specs()[index].id()),
         }
     }
 
-    fn id_list(&self, env: sys::napi_env, ids: sys::napi_value, indices: &[usize]) -> Result<sys::napi_value> {
+    fn id_list(
+        &self,
+        env: sys::napi_env,
+        ids: sys::napi_value,
+        indices: &[usize],
+    ) -> Result<sys::napi_value> {
         let arr = js::new_array(env, indices.len())?;
         for (j, &i) in indices.iter().enumerate() {
             js::set_element(env, arr, j as u32, self.id_value(env, ids, i)?)?;
@@ -325,13 +376,19 @@ impl Placement {
                     }
                     if let Some(w) = js::property(env, opts.0, c"weights")? {
                         if !js::is_array(env, w)? {
-                            return Err(js::type_error(env, "options.weights must be an array of numbers"));
+                            return Err(js::type_error(
+                                env,
+                                "options.weights must be an array of numbers",
+                            ));
                         }
                         let len = js::array_len(env, w)? as usize;
                         if len != parsed.len() {
                             return Err(core_error(
                                 env,
-                                hrwhash::Error::LengthMismatch { expected: parsed.len(), actual: len },
+                                hrwhash::Error::LengthMismatch {
+                                    expected: parsed.len(),
+                                    actual: len,
+                                },
                             ));
                         }
                         for (i, p) in parsed.iter_mut().enumerate() {
@@ -366,7 +423,11 @@ impl Placement {
     }
 
     /// The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable).
-    #[napi(catch_unwind, ts_args_type = "key: Key, k: number", ts_return_type = "NodeId[]")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, k: number",
+        ts_return_type = "NodeId[]"
+    )]
     pub fn rank(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
         let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
@@ -387,7 +448,11 @@ impl Placement {
 
     /// Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
     /// domain is a domain of its own), then filled in ranking order.
-    #[napi(catch_unwind, ts_args_type = "key: Key, k: number", ts_return_type = "NodeId[]")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, k: number",
+        ts_return_type = "NodeId[]"
+    )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
         let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
@@ -400,7 +465,11 @@ impl Placement {
     }
 
     /// The hrw-v1 score of `key` for `node` (an id in the placement), as an unsigned 64-bit BigInt.
-    #[napi(catch_unwind, ts_args_type = "key: Key, node: NodeIdLike", ts_return_type = "bigint")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, node: NodeIdLike",
+        ts_return_type = "bigint"
+    )]
     pub fn score(&self, env: Env, key: Raw, node: Raw) -> Result<Raw> {
         let env = env.raw();
         let index = self.index_of(env, node)?;
@@ -413,7 +482,11 @@ impl Placement {
     }
 
     /// Owners of many keys, in order.
-    #[napi(catch_unwind, ts_args_type = "keys: ReadonlyArray<Key>", ts_return_type = "NodeId[]")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: ReadonlyArray<Key>",
+        ts_return_type = "NodeId[]"
+    )]
     pub fn owners(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
         let (data, ends) = Placement::collect_keys(env, keys)?;
@@ -423,7 +496,11 @@ impl Placement {
     }
 
     /// The first `k` nodes of the ranking of each key.
-    #[napi(catch_unwind, ts_args_type = "keys: ReadonlyArray<Key>, k: number", ts_return_type = "NodeId[][]")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: ReadonlyArray<Key>, k: number",
+        ts_return_type = "NodeId[][]"
+    )]
     pub fn rank_many(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
         let k = count_of(env, k, "k")?;
@@ -437,7 +514,12 @@ impl Placement {
         let ids = self.ids_array(env)?;
         let rows = js::new_array(env, ends.len())?;
         for (i, row) in out.chunks_exact(k.max(1)).take(ends.len()).enumerate() {
-            js::set_element(env, rows, i as u32, self.id_list(env, ids, &row[..per_key])?)?;
+            js::set_element(
+                env,
+                rows,
+                i as u32,
+                self.id_list(env, ids, &row[..per_key])?,
+            )?;
         }
         if k == 0 {
             for i in 0..ends.len() {
@@ -449,7 +531,11 @@ impl Placement {
 
     /// Owners of keys packed into one buffer, without a JS value per key: key `i` is
     /// `data[offsets[i] .. offsets[i + 1]]`. Returns node indices (positions in `nodes()`).
-    #[napi(catch_unwind, ts_args_type = "data: Uint8Array, offsets: Uint32Array", ts_return_type = "Uint32Array")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "data: Uint8Array, offsets: Uint32Array",
+        ts_return_type = "Uint32Array"
+    )]
     pub fn owners_packed(&self, env: Env, data: Raw, offsets: Raw) -> Result<Raw> {
         let env = env.raw();
         let bytes = match js::type_of(env, data.0)? {
@@ -463,7 +549,10 @@ impl Placement {
             return Err(js::type_error(env, "offsets must be a Uint32Array"));
         };
         if offsets.is_empty() {
-            return Err(js::range_error(env, "offsets must hold at least one entry (n keys need n + 1)"));
+            return Err(js::range_error(
+                env,
+                "offsets must hold at least one entry (n keys need n + 1)",
+            ));
         }
         let mut keys = Vec::with_capacity(offsets.len() - 1);
         for (i, w) in offsets.windows(2).enumerate() {
@@ -471,13 +560,19 @@ impl Placement {
             if a > b || b > bytes.len() {
                 return Err(js::range_error(
                     env,
-                    &format!("offsets[{i}..{}] = {a}..{b} is not a range within data ({} bytes)", i + 1, bytes.len()),
+                    &format!(
+                        "offsets[{i}..{}] = {a}..{b} is not a range within data ({} bytes)",
+                        i + 1,
+                        bytes.len()
+                    ),
                 ));
             }
             keys.push(&bytes[a..b]);
         }
         let mut owners = vec![0usize; keys.len()];
-        self.inner.owners_into(&keys, &mut owners).map_err(|e| core_error(env, e))?;
+        self.inner
+            .owners_into(&keys, &mut owners)
+            .map_err(|e| core_error(env, e))?;
         // Allocating the result may run the GC, so it comes after the last use of `bytes`.
         drop(keys);
         let (arr, out) = js::new_u32_array(env, owners.len())?;
@@ -527,8 +622,18 @@ impl Placement {
         for (i, (node, form)) in self.inner.node_specs().iter().zip(&self.forms).enumerate() {
             let o = js::new_object(env)?;
             js::set_property(env, o, c"id", self.id_value(env, ids, i)?)?;
-            js::set_property(env, o, c"weight", js::new_number(env, node.weight().to_f64())?)?;
-            js::set_property(env, o, c"weightFixed", js::new_bigint(env, node.weight().to_fixed())?)?;
+            js::set_property(
+                env,
+                o,
+                c"weight",
+                js::new_number(env, node.weight().to_f64())?,
+            )?;
+            js::set_property(
+                env,
+                o,
+                c"weightFixed",
+                js::new_bigint(env, node.weight().to_fixed())?,
+            )?;
             let domain = match (node.domain(), form.domain) {
                 (Some(d), Some(Form::Text)) => js::new_string(env, &String::from_utf8_lossy(d))?,
                 (Some(d), _) => js::new_buffer(env, d)?,
@@ -571,41 +676,64 @@ impl Placement {
 
 /// hrw-v1's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
 /// 64-bit BigInt: the building block of every score.
-#[napi(catch_unwind, ts_args_type = "key: Key, seed?: string | Uint8Array", ts_return_type = "bigint")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "key: Key, seed?: string | Uint8Array",
+    ts_return_type = "bigint"
+)]
 pub fn key_digest(env: Env, key: Raw, seed: Option<Raw>) -> Result<Raw> {
     let env = env.raw();
     let seed = optional_seed(env, seed)?;
     let mut buf = KeyBuf::new();
     let key = key_of(env, key, &mut buf, "key")?;
-    Ok(Raw(js::new_bigint(env, hrwhash::v1::key_digest(&seed, key))?))
+    Ok(Raw(js::new_bigint(
+        env,
+        hrwhash::v1::key_digest(&seed, key),
+    )?))
 }
 
 fn optional_seed(env: sys::napi_env, seed: Option<Raw>) -> Result<Seed> {
     match seed {
-        Some(s) if !matches!(js::type_of(env, s.0)?, T::napi_undefined | T::napi_null) => parse_seed(env, s.0),
+        Some(s) if !matches!(js::type_of(env, s.0)?, T::napi_undefined | T::napi_null) => {
+            parse_seed(env, s.0)
+        }
         _ => Ok(Seed::DEFAULT),
     }
 }
 
 /// hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit
 /// BigInt.
-#[napi(catch_unwind, ts_args_type = "id: NodeIdLike, seed?: string | Uint8Array", ts_return_type = "bigint")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "id: NodeIdLike, seed?: string | Uint8Array",
+    ts_return_type = "bigint"
+)]
 pub fn node_digest(env: Env, id: Raw, seed: Option<Raw>) -> Result<Raw> {
     let env = env.raw();
     let seed = optional_seed(env, seed)?;
     let mut buf = KeyBuf::new();
     let id = key_of(env, id, &mut buf, "id")?;
-    Ok(Raw(js::new_bigint(env, hrwhash::v1::node_digest(&seed, id))?))
+    Ok(Raw(js::new_bigint(
+        env,
+        hrwhash::v1::node_digest(&seed, id),
+    )?))
 }
 
 /// hrw-v1's draw of a score (the uniform variate weighted ranking divides by the weight), as an
 /// unsigned 64-bit BigInt.
-#[napi(catch_unwind, ts_args_type = "score: bigint", ts_return_type = "bigint")]
+#[napi(
+    catch_unwind,
+    ts_args_type = "score: bigint",
+    ts_return_type = "bigint"
+)]
 pub fn draw(env: Env, score: Raw) -> Result<Raw> {
     let env = env.raw();
     match js::bigint_u64(env, score.0)? {
         Some(Ok(s)) => Ok(Raw(js::new_bigint(env, hrwhash::v1::draw(s))?)),
-        Some(Err(())) => Err(js::range_error(env, "score must be a bigint from 0 to 2^64-1")),
+        Some(Err(())) => Err(js::range_error(
+            env,
+            "score must be a bigint from 0 to 2^64-1",
+        )),
         None => Err(js::type_error(env, "score must be a bigint")),
     }
 }

@@ -1,0 +1,172 @@
+// Every core error variant has its own code; wrong argument types are TypeErrors; nothing that a
+// caller passes may crash the process.
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const { Placement, keyDigest, nodeDigest, draw } = require('hrwhash');
+
+const p = new Placement(['a', 'b', 'c']);
+
+function throwsCode(fn, code, extra = {}) {
+  assert.throws(fn, (err) => {
+    assert.ok(err instanceof Error);
+    assert.ok(!(err instanceof TypeError), 'core errors are plain Errors');
+    assert.equal(err.code, code);
+    assert.ok(err.message.length > 10, err.message);
+    for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
+    return true;
+  });
+}
+
+const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
+const rangeError = (fn) => assert.throws(fn, (err) => err instanceof RangeError && err.code === 'ERR_OUT_OF_RANGE');
+
+test('HRW_EMPTY_MEMBERSHIP', () => throwsCode(() => new Placement([]), 'HRW_EMPTY_MEMBERSHIP'));
+
+test('HRW_EMPTY_NODE_ID carries the index', () => {
+  throwsCode(() => new Placement(['a', '']), 'HRW_EMPTY_NODE_ID', { index: 1 });
+  throwsCode(() => new Placement([new Uint8Array(0)]), 'HRW_EMPTY_NODE_ID', { index: 0 });
+});
+
+test('HRW_DUPLICATE_NODE_ID carries both indices, across text and bytes', () => {
+  throwsCode(() => new Placement(['a', 'b', 'a']), 'HRW_DUPLICATE_NODE_ID', { index: 2, firstIndex: 0 });
+  throwsCode(() => new Placement(['a', Buffer.from('a')]), 'HRW_DUPLICATE_NODE_ID', { index: 1, firstIndex: 0 });
+  throwsCode(() => p.withNode('b'), 'HRW_DUPLICATE_NODE_ID');
+});
+
+test('HRW_INVALID_WEIGHT carries the value', () => {
+  for (const w of [NaN, Infinity, -Infinity, -1, 2 ** 32, 2 ** -40]) {
+    throwsCode(() => new Placement([{ id: 'a', weight: w }]), 'HRW_INVALID_WEIGHT', { value: w });
+    throwsCode(() => new Placement(['a'], { weights: [w] }), 'HRW_INVALID_WEIGHT', { value: w });
+    throwsCode(() => p.withWeight('a', w), 'HRW_INVALID_WEIGHT', { value: w });
+  }
+});
+
+test('HRW_ALL_WEIGHTS_ZERO', () => {
+  throwsCode(() => new Placement(['a', 'b'], { weights: [0, 0] }), 'HRW_ALL_WEIGHTS_ZERO');
+  throwsCode(() => new Placement(['a']).withWeight('a', 0), 'HRW_ALL_WEIGHTS_ZERO');
+});
+
+test('HRW_INVALID_SEED_LENGTH carries the length', () => {
+  throwsCode(() => new Placement(['a'], { seed: new Uint8Array(15) }), 'HRW_INVALID_SEED_LENGTH', { length: 15 });
+  throwsCode(() => new Placement(['a'], { seed: '00' }), 'HRW_INVALID_SEED_LENGTH', { length: 1 });
+  throwsCode(() => keyDigest('k', new Uint8Array(17)), 'HRW_INVALID_SEED_LENGTH', { length: 17 });
+});
+
+test('HRW_LENGTH_MISMATCH', () => {
+  throwsCode(() => new Placement(['a', 'b'], { weights: [1] }), 'HRW_LENGTH_MISMATCH', { expected: 2, actual: 1 });
+});
+
+test('HRW_UNKNOWN_NODE', () => {
+  throwsCode(() => p.withoutNode('zz'), 'HRW_UNKNOWN_NODE');
+  throwsCode(() => p.withWeight(Buffer.from('zz'), 2), 'HRW_UNKNOWN_NODE');
+  throwsCode(() => p.score('key', 'zz'), 'HRW_UNKNOWN_NODE');
+});
+
+test('a seed string that is not hex is a TypeError', () => {
+  assert.throws(() => new Placement(['a'], { seed: 'not hex at all!!' }), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+});
+
+test('wrong argument types are TypeErrors', () => {
+  const bad = [undefined, null, 1, 1n, true, {}, [], Symbol('s'), () => 1, new Uint16Array(2), new ArrayBuffer(2), new DataView(new ArrayBuffer(1))];
+  for (const v of bad) {
+    typeError(() => p.owner(v));
+    typeError(() => p.ownerIndex(v));
+    typeError(() => p.rank(v, 1));
+    typeError(() => p.replicas(v, 1));
+    typeError(() => p.score(v, 'a'));
+    typeError(() => p.score('k', v));
+    typeError(() => p.owners([v]));
+    typeError(() => p.rankMany(['k', v], 2));
+    typeError(() => new Placement([v]));
+    typeError(() => new Placement([{ id: v }]));
+    typeError(() => p.withNode(v));
+    typeError(() => p.withoutNode(v));
+    typeError(() => keyDigest(v));
+    typeError(() => nodeDigest(v));
+  }
+  typeError(() => p.owner());
+  typeError(() => new Placement());
+  typeError(() => new Placement('abc'));
+  typeError(() => new Placement(['a'], 5));
+  typeError(() => new Placement(['a'], { weights: 'x' }));
+  typeError(() => new Placement(['a'], { weights: ['1'] }));
+  typeError(() => new Placement([{ id: 'a', weight: '2' }]));
+  typeError(() => new Placement([{ id: 'a', domain: 7 }]));
+  typeError(() => new Placement(['a'], { seed: 5 }));
+  typeError(() => p.owners('abc'));
+  typeError(() => p.owners(new Set(['a'])));
+  typeError(() => p.rank('k', '2'));
+  typeError(() => p.rank('k'));
+  typeError(() => p.withWeight('a', '2'));
+  typeError(() => p.ownersPacked('abc', new Uint32Array(1)));
+  typeError(() => p.ownersPacked(Buffer.alloc(1), [0, 1]));
+  typeError(() => p.ownersPacked(Buffer.alloc(1), new Int32Array(2)));
+  typeError(() => draw(5));
+});
+
+test('out-of-range counts, offsets and scores are RangeErrors', () => {
+  for (const k of [-1, 1.5, NaN, Infinity, 2 ** 32]) {
+    rangeError(() => p.rank('k', k));
+    rangeError(() => p.replicas('k', k));
+    rangeError(() => p.rankMany(['k'], k));
+  }
+  rangeError(() => p.ownersPacked(Buffer.alloc(4), new Uint32Array(0)));
+  rangeError(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 5)));
+  rangeError(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(3, 1)));
+  rangeError(() => draw(-1n));
+  rangeError(() => draw(2n ** 64n));
+});
+
+test('a throwing getter in an argument propagates its own error', () => {
+  const keys = ['a'];
+  Object.defineProperty(keys, 1, { get() { throw new Error('boom'); }, enumerable: true });
+  assert.throws(() => p.owners(keys), { message: 'boom' });
+  const nodes = ['x'];
+  Object.defineProperty(nodes, 1, { get() { throw new Error('bang'); }, enumerable: true });
+  assert.throws(() => new Placement(nodes), { message: 'bang' });
+  const spec = { get id() { throw new Error('pow'); } };
+  assert.throws(() => new Placement([spec]), { message: 'pow' });
+  const opts = { get seed() { throw new Error('zap'); } };
+  assert.throws(() => new Placement(['a'], opts), { message: 'zap' });
+});
+
+test('a getter that detaches an earlier key cannot corrupt a batch', () => {
+  const ab = new ArrayBuffer(8);
+  const first = new Uint8Array(ab);
+  first.fill(7);
+  const want = p.owner(Buffer.alloc(8, 7));
+  const keys = [first];
+  Object.defineProperty(keys, 1, {
+    get() {
+      structuredClone(ab, { transfer: [ab] }); // detaches `first`
+      return 'second';
+    },
+    enumerable: true,
+  });
+  assert.deepEqual(p.owners(keys), [want, p.owner('second')]);
+});
+
+test('odd but valid inputs work', () => {
+  assert.ok(['a', 'b', 'c'].includes(p.owner('')));
+  assert.deepEqual(p.rank('k', 0), []);
+  assert.equal(p.rank('k', 1000).length, 3);
+  assert.deepEqual(p.owners([]), []);
+  assert.deepEqual(p.rankMany([], 3), []);
+  assert.deepEqual(p.rankMany(['x', 'y'], 0), [[], []]);
+  assert.deepEqual(Array.from(p.ownersPacked(Buffer.alloc(0), Uint32Array.of(0))), []);
+  const big = 'x'.repeat(1 << 20);
+  assert.equal(p.owner(big), p.owner(Buffer.from(big)));
+  // Lone surrogates are hashed as U+FFFD, the way TextEncoder encodes them.
+  assert.equal(p.owner('\ud800'), p.owner(Buffer.from('\ufffd')));
+  // A string just around the inline key buffer's size.
+  for (let n = 240; n < 270; n++) {
+    const s = 'é'.repeat(n >> 1) + 'z'.repeat(n & 1);
+    assert.equal(p.owner(s), p.owner(Buffer.from(s)), `length ${n}`);
+  }
+  // A Uint8Array view into the middle of a larger buffer hashes only its own bytes.
+  const backing = Buffer.from('xxkeyxx');
+  assert.equal(p.owner(new Uint8Array(backing.buffer, backing.byteOffset + 2, 3)), p.owner('key'));
+  // Sparse arrays: a hole is undefined, which is not a key.
+  typeError(() => p.owners([, 'a'])); // eslint-disable-line no-sparse-arrays
+});
