@@ -44,6 +44,16 @@ export type HrwErrorCode =
   | 'HRW_UNKNOWN_NODE'
   | 'HRW_ERROR'
 
+/** Single-key lookups (declared here because they are installed on the prototype directly). */
+export interface Placement {
+  /** The node that owns `key`: the first of its ranking. */
+  owner(key: Key): NodeId
+  /** Position in the node list of the node that owns `key`. */
+  ownerIndex(key: Key): number
+  /** The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable). */
+  rank(key: Key, k: number): NodeId[]
+}
+
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -64,12 +74,6 @@ export declare class Placement {
    * node in the membership but never selects it); the seed defaults to `DEFAULT_SEED`.
    */
   constructor(nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions)
-  /** The node that owns `key`: the first of its ranking. */
-  owner(key: Key): NodeId
-  /** Position in the node list of the node that owns `key`. */
-  ownerIndex(key: Key): number
-  /** The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable). */
-  rank(key: Key, k: number): NodeId[]
   /**
    * Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
    * domain is a domain of its own), then filled in ranking order.

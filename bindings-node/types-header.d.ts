@@ -44,3 +44,13 @@ export type HrwErrorCode =
   | 'HRW_UNKNOWN_NODE'
   | 'HRW_ERROR'
 
+/** Single-key lookups (declared here because they are installed on the prototype directly). */
+export interface Placement {
+  /** The node that owns `key`: the first of its ranking. */
+  owner(key: Key): NodeId
+  /** Position in the node list of the node that owns `key`. */
+  ownerIndex(key: Key): number
+  /** The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable). */
+  rank(key: Key, k: number): NodeId[]
+}
+

@@ -5,6 +5,7 @@
 //! as a new `Buffer` (a copy, so a caller cannot alter the placement's answers by mutating it).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+mod fast;
 mod js;
 
 use std::ffi::CStr;
@@ -343,6 +344,40 @@ fn slices<'a>(data: &'a [u8], ends: &[usize]) -> Vec<&'a [u8]> {
         .collect()
 }
 
+/// The single-key lookups, called from `fast.rs`'s callbacks (see there for why they bypass the
+/// `#[napi]` glue).
+impl Placement {
+    fn owner(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
+        let mut buf = KeyBuf::new();
+        let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
+        let ids = self.ids_array(env)?;
+        self.id_value(env, ids, index)
+    }
+
+    fn owner_index(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
+        let mut buf = KeyBuf::new();
+        let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
+        js::new_number(env, index as f64)
+    }
+
+    fn rank(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
+        let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?;
+        let mut stack = [0usize; STACK_RANK];
+        let mut heap = Vec::new();
+        let out = if k <= STACK_RANK {
+            &mut stack[..k]
+        } else {
+            heap.resize(k, 0);
+            &mut heap[..]
+        };
+        let n = self.inner.rank_into(key, out);
+        let ids = self.ids_array(env)?;
+        self.id_list(env, ids, &out[..n])
+    }
+}
+
 /// Room for common `k` without a heap allocation per lookup.
 const STACK_RANK: usize = 16;
 
@@ -402,48 +437,6 @@ impl Placement {
             }
         }
         Placement::build(env, seed, parsed)
-    }
-
-    /// The node that owns `key`: the first of its ranking.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId")]
-    pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
-        let ids = self.ids_array(env)?;
-        Ok(Raw(self.id_value(env, ids, index)?))
-    }
-
-    /// Position in the node list of the node that owns `key`.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "number")]
-    pub fn owner_index(&self, env: Env, key: Raw) -> Result<u32> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        Ok(self.inner.owner_index(key_of(env, key, &mut buf, "key")?) as u32)
-    }
-
-    /// The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable).
-    #[napi(
-        catch_unwind,
-        ts_args_type = "key: Key, k: number",
-        ts_return_type = "NodeId[]"
-    )]
-    pub fn rank(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
-        let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
-        let mut stack = [0usize; STACK_RANK];
-        let mut heap = Vec::new();
-        let out = if k <= STACK_RANK {
-            &mut stack[..k]
-        } else {
-            heap.resize(k, 0);
-            &mut heap[..]
-        };
-        let n = self.inner.rank_into(key, out);
-        let ids = self.ids_array(env)?;
-        Ok(Raw(self.id_list(env, ids, &out[..n])?))
     }
 
     /// Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a

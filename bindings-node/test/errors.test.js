@@ -170,3 +170,26 @@ test('odd but valid inputs work', () => {
   // Sparse arrays: a hole is undefined, which is not a key.
   typeError(() => p.owners([, 'a'])); // eslint-disable-line no-sparse-arrays
 });
+
+test('methods called on something that is not a Placement throw TypeError', () => {
+  const fakes = [{}, Object.create(Placement.prototype), null, undefined, 5, new Uint8Array(4)];
+  for (const name of ['owner', 'ownerIndex', 'rank', 'replicas', 'owners', 'score', 'nodes', 'withNode']) {
+    for (const fake of fakes) {
+      assert.throws(() => Placement.prototype[name].call(fake, 'k', 1), TypeError, `${name} on ${String(fake)}`);
+    }
+  }
+  assert.throws(() => Placement.prototype.owner.call(new (class extends Placement {})(['a']).nodes(), 'k'), TypeError);
+  // Subclass instances are Placements.
+  class Sub extends Placement {}
+  assert.equal(new Sub(['a', 'b']).owner('k'), p.withoutNode('c').owner('k'));
+});
+
+test('the lookups are ordinary non-enumerable methods', () => {
+  for (const name of ['owner', 'ownerIndex', 'rank']) {
+    const d = Object.getOwnPropertyDescriptor(Placement.prototype, name);
+    assert.equal(typeof d.value, 'function');
+    assert.equal(d.enumerable, false);
+    assert.equal(d.value.name, name);
+  }
+  assert.deepEqual(Object.keys(p), []);
+});
