@@ -153,52 +153,52 @@ pub enum Form {
 /// The bytes of a key or id: a string's UTF-8, or a `Uint8Array`'s contents.
 ///
 /// `None` when the value is neither; the caller raises the `TypeError` naming the argument.
-pub fn bytes<'a>(
+pub fn bytes(
     env: sys::napi_env,
     value: sys::napi_value,
-    buf: &'a mut KeyBuf,
-) -> Result<Option<(&'a [u8], Form)>> {
+    buf: &mut KeyBuf,
+) -> Result<Option<(&[u8], Form)>> {
     unsafe {
-        match type_of(env, value)? {
-            T::napi_string => {
-                let mut len = 0usize;
-                check(
-                    env,
-                    sys::napi_get_value_string_utf8(
-                        env,
-                        value,
-                        buf.stack.as_mut_ptr() as *mut c_char,
-                        STACK_KEY,
-                        &mut len,
-                    ),
-                )?;
-                // V8 writes whole code points only, so a result this far below the capacity
-                // cannot have been cut short.
-                if len + 4 < STACK_KEY {
-                    return Ok(Some((&buf.stack[..len], Form::Text)));
-                }
-                check(
-                    env,
-                    sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
-                )?;
-                buf.heap.clear();
-                buf.heap.resize(len + 1, 0);
-                let mut written = 0usize;
-                check(
-                    env,
-                    sys::napi_get_value_string_utf8(
-                        env,
-                        value,
-                        buf.heap.as_mut_ptr() as *mut c_char,
-                        len + 1,
-                        &mut written,
-                    ),
-                )?;
-                Ok(Some((&buf.heap[..written], Form::Text)))
-            }
-            T::napi_object => Ok(uint8_array(env, value)?.map(|b| (b, Form::Binary))),
-            _ => Ok(None),
+        // Strings first, without a `napi_typeof`: it is the common case, and the call reports
+        // `napi_string_expected` for anything else.
+        let mut len = 0usize;
+        let status = sys::napi_get_value_string_utf8(
+            env,
+            value,
+            buf.stack.as_mut_ptr() as *mut c_char,
+            STACK_KEY,
+            &mut len,
+        );
+        if status == sys::Status::napi_string_expected {
+            return match type_of(env, value)? {
+                T::napi_object => Ok(uint8_array(env, value)?.map(|b| (b, Form::Binary))),
+                _ => Ok(None),
+            };
         }
+        check(env, status)?;
+        // V8 writes whole code points only, so a result this far below the capacity cannot have
+        // been cut short.
+        if len + 4 < STACK_KEY {
+            return Ok(Some((&buf.stack[..len], Form::Text)));
+        }
+        check(
+            env,
+            sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
+        )?;
+        buf.heap.clear();
+        buf.heap.resize(len + 1, 0);
+        let mut written = 0usize;
+        check(
+            env,
+            sys::napi_get_value_string_utf8(
+                env,
+                value,
+                buf.heap.as_mut_ptr() as *mut c_char,
+                len + 1,
+                &mut written,
+            ),
+        )?;
+        Ok(Some((&buf.heap[..written], Form::Text)))
     }
 }
 

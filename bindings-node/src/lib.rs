@@ -277,8 +277,24 @@ impl Placement {
         indices: &[usize],
     ) -> Result<sys::napi_value> {
         let arr = js::new_array(env, indices.len())?;
+        // Long batches repeat ids: fetch each string id from the cache array once.
+        let mut seen: Vec<sys::napi_value> = if indices.len() > self.forms.len() {
+            vec![ptr::null_mut(); self.forms.len()]
+        } else {
+            Vec::new()
+        };
         for (j, &i) in indices.iter().enumerate() {
-            js::set_element(env, arr, j as u32, self.id_value(env, ids, i)?)?;
+            let v = match seen.get(i) {
+                Some(v) if !v.is_null() && self.forms[i].id == Form::Text => *v,
+                _ => {
+                    let v = self.id_value(env, ids, i)?;
+                    if let Some(slot) = seen.get_mut(i) {
+                        *slot = v;
+                    }
+                    v
+                }
+            };
+            js::set_element(env, arr, j as u32, v)?;
         }
         Ok(arr)
     }
@@ -325,7 +341,12 @@ impl Placement {
         let mut buf = KeyBuf::new();
         for i in 0..n {
             let v = js::element(env, keys.0, i)?;
-            let key = key_of(env, Raw(v), &mut buf, &format!("keys[{i}]"))?;
+            let Some((key, _)) = js::bytes(env, v, &mut buf)? else {
+                return Err(js::type_error(
+                    env,
+                    &format!("keys[{i}] must be a string, Buffer or Uint8Array"),
+                ));
+            };
             data.extend_from_slice(key);
             ends.push(data.len());
         }
