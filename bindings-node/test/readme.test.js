@@ -8,7 +8,7 @@ const { execFileSync } = require('node:child_process');
 const ts = require('typescript');
 
 const root = path.join(__dirname, '..');
-const tmp = path.join(__dirname, '.tmp');
+const tmp = path.join(root, '.tmp'); // inside the package, so 'hrwhash' resolves to it
 
 function readmeExample() {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
