@@ -3,6 +3,7 @@
     python3 -m unittest discover -s conformance/reference
 """
 
+import decimal
 import math
 import os
 import random
@@ -87,6 +88,18 @@ class DrawTest(unittest.TestCase):
             s = rng.getrandbits(64)
             exact = -math.log2((s + 1) / 2**64)
             self.assertLess(abs(ref.draw(s) / 2**56 - exact), 1e-6)
+
+    def test_error_bound(self):
+        # 5.2: f is log2(m / 2^63) with an absolute error below 2^-26.
+        with decimal.localcontext() as ctx:
+            ctx.prec = 40
+            ln2 = decimal.Decimal(2).ln()
+            rng = random.Random(4)
+            for _ in range(3000):
+                s = rng.getrandbits(64) | (1 << 63)
+                exact = (decimal.Decimal(s + 1) / 2**63).ln() / ln2   # s >= 2^63, so e = 63
+                f = 2**56 - ref.draw(s)
+                self.assertLess(abs(decimal.Decimal(f) / 2**56 - exact), decimal.Decimal(2) ** -26)
 
     def test_range(self):
         rng = random.Random(2)
