@@ -233,14 +233,18 @@ impl Placement {
                 .cmp(&nodes[b as usize].id)
                 .then(a.cmp(&b))
         });
-        for pair in by_id.windows(2) {
-            let (a, b) = (pair[0] as usize, pair[1] as usize);
-            if nodes[a].id == nodes[b].id {
-                return Err(Error::DuplicateNodeId {
-                    index: b,
-                    first_index: a,
-                });
+        // Report the first node, in input order, whose id an earlier node already has.
+        let mut duplicate: Option<(usize, usize)> = None;
+        for run in by_id.chunk_by(|&a, &b| nodes[a as usize].id == nodes[b as usize].id) {
+            if let [first, second, ..] = *run {
+                let found = (second as usize, first as usize);
+                if duplicate.map_or(true, |(index, _)| found.0 < index) {
+                    duplicate = Some(found);
+                }
             }
+        }
+        if let Some((index, first_index)) = duplicate {
+            return Err(Error::DuplicateNodeId { index, first_index });
         }
         // Heaviest group first; within a group, id order, which is also the tie-break order.
         let mut selectable: Vec<u32> = by_id
