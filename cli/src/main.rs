@@ -63,7 +63,12 @@ struct SimulateArgs {
     #[arg(long, value_name = "K", default_value_t = DEFAULT_KEYS)]
     keys: u64,
     /// Weights of the weighted fleet, comma-separated.
-    #[arg(long, value_name = "W,W,...", default_value = "1,2,3,4")]
+    #[arg(
+        long,
+        value_name = "W,W,...",
+        default_value = "1,2,3,4",
+        allow_hyphen_values = true
+    )]
     weights: String,
     /// How many nodes to add.
     #[arg(long, value_name = "A", default_value_t = 1)]
@@ -81,7 +86,7 @@ struct PlaceArgs {
     #[arg(long, value_name = "ID,ID,...")]
     nodes: String,
     /// Node weights, comma-separated, one per node (default: all 1).
-    #[arg(long, value_name = "W,W,...")]
+    #[arg(long, value_name = "W,W,...", allow_hyphen_values = true)]
     weights: Option<String>,
     /// Print the first k nodes of each key's ranking instead of only the owner.
     #[arg(long, value_name = "K", default_value_t = 1)]

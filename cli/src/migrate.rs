@@ -18,8 +18,15 @@ struct Transition<'a> {
     moved: u64,
     before: Vec<u64>,
     after: Vec<u64>,
-    /// (index in `from`, index in `to`) -> moved keys (counted always, listed on request).
-    flows: BTreeMap<(usize, usize), (u64, Vec<Vec<u8>>)>,
+    /// (index in `from`, index in `to`) -> the keys that move that way.
+    flows: BTreeMap<(usize, usize), Flow>,
+}
+
+#[derive(Default)]
+struct Flow {
+    count: u64,
+    /// Filled only when a plan lists keys.
+    keys: Vec<Vec<u8>>,
 }
 
 impl<'a> Transition<'a> {
@@ -46,9 +53,9 @@ impl<'a> Transition<'a> {
             if same_node[old] != Some(new) {
                 t.moved += 1;
                 let flow = t.flows.entry((old, new)).or_default();
-                flow.0 += 1;
+                flow.count += 1;
                 if list_keys {
-                    flow.1.push(key.to_vec());
+                    flow.keys.push(key.to_vec());
                 }
             }
         });
@@ -78,11 +85,11 @@ impl<'a> Transition<'a> {
         100.0 * self.moved as f64 / self.total as f64
     }
 
-    fn from_id(&self, i: usize) -> String {
+    fn old_id(&self, i: usize) -> String {
         self.from.node(i).map_or_else(String::new, |n| text(n.id()))
     }
 
-    fn to_id(&self, i: usize) -> String {
+    fn new_id(&self, i: usize) -> String {
         self.to.node(i).map_or_else(String::new, |n| text(n.id()))
     }
 
@@ -132,8 +139,8 @@ pub fn diff(
             "moved_keys": t.moved,
             "moved_percent": t.moved_percent(),
             "optimum_percent": t.optimum_percent(),
-            "flows": t.flows.iter().map(|(&(a, b), (count, _))| json!({
-                "from": t.from_id(a), "to": t.to_id(b), "count": count,
+            "flows": t.flows.iter().map(|(&(a, b), flow)| json!({
+                "from": t.old_id(a), "to": t.new_id(b), "count": flow.count,
             })).collect::<Vec<_>>(),
             "nodes": rows.iter().map(|(id, before, after)| json!({
                 "id": id, "before": before, "after": after,
@@ -158,13 +165,13 @@ pub fn diff(
         t.optimum_percent()
     )?;
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for (&(a, b), (count, _)) in &t.flows {
+    for (&(a, b), flow) in &t.flows {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            t.from_id(a),
-            t.to_id(b),
-            count
+            t.old_id(a),
+            t.new_id(b),
+            flow.count
         )?;
     }
     writeln!(
@@ -201,10 +208,10 @@ pub fn plan(
             "algorithm": hrwhash::ALGORITHM,
             "keys": t.total,
             "moved_keys": t.moved,
-            "moves": t.flows.iter().map(|(&(a, b), (count, list))| {
-                let mut m = json!({ "from": t.from_id(a), "to": t.to_id(b), "count": count });
+            "moves": t.flows.iter().map(|(&(a, b), flow)| {
+                let mut m = json!({ "from": t.old_id(a), "to": t.new_id(b), "count": flow.count });
                 if !summary {
-                    m["keys"] = list.iter().map(|k| text(k)).collect();
+                    m["keys"] = flow.keys.iter().map(|k| text(k)).collect();
                 }
                 m
             }).collect::<Vec<_>>(),
@@ -220,9 +227,16 @@ pub fn plan(
         t.total,
         t.moved_percent()
     )?;
-    for (&(a, b), (count, list)) in &t.flows {
-        writeln!(out, "{} -> {}: {} keys", t.from_id(a), t.to_id(b), count)?;
-        for key in list {
+    for (&(a, b), flow) in &t.flows {
+        let noun = if flow.count == 1 { "key" } else { "keys" };
+        writeln!(
+            out,
+            "{} -> {}: {} {noun}",
+            t.old_id(a),
+            t.new_id(b),
+            flow.count
+        )?;
+        for key in &flow.keys {
             writeln!(out, "  {}", text(key))?;
         }
     }
