@@ -829,3 +829,116 @@ fn readme_examples_run() {
         }
     }
 }
+
+// ---- conformance vectors -----------------------------------------------------------------
+
+fn unhex(hex: &str) -> Vec<u8> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+/// `place` reproduces the owner and rank of every vector case a command line can express: node ids
+/// that are UTF-8 without commas or NUL (`--nodes` is comma-separated text in a C string), keys
+/// without a newline or a trailing `\r` (stdin is line-based; the empty key goes as an argument).
+#[test]
+fn place_matches_the_conformance_vectors() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance/vectors.json");
+    let vectors: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = vectors["cases"].as_array().unwrap();
+    let mut checked = 0;
+    'cases: for case in cases {
+        let mut ids = Vec::new();
+        let mut weights = Vec::new();
+        if let Some(nodes) = case["nodes"].as_array() {
+            for node in nodes {
+                match String::from_utf8(unhex(node["id"].as_str().unwrap())) {
+                    Ok(id) if !id.contains([',', '\0']) => ids.push(id),
+                    _ => continue 'cases,
+                }
+                weights.push(node["weight"].as_f64().unwrap_or(1.0));
+            }
+        } else {
+            let Ok(prefix) = String::from_utf8(unhex(case["node_prefix"].as_str().unwrap())) else {
+                continue;
+            };
+            let cycle: Vec<f64> = case["weight_cycle"]
+                .as_array()
+                .map_or(vec![1.0], |c| c.iter().map(f).collect());
+            for i in 0..u(&case["node_count"]) as usize {
+                ids.push(format!("{prefix}{i}"));
+                weights.push(cycle[i % cycle.len()]);
+            }
+        }
+        if ids.iter().any(|id| id.contains([',', '\0'])) {
+            continue;
+        }
+        let key = unhex(case["key"].as_str().unwrap());
+        if key.contains(&b'\n') || key.ends_with(b"\r") {
+            continue;
+        }
+        let nodes = ids.join(",");
+        let weights: Vec<String> = weights.iter().map(|w| format!("{w:?}")).collect();
+        let weights = weights.join(",");
+        // `--k 0` is a usage error; such cases still check the owner.
+        let k = u(&case["k"]).max(1).to_string();
+        let seed = case["seed"]
+            .as_str()
+            .unwrap_or(vectors["default_seed"].as_str().unwrap());
+        let mut args = vec![
+            "place",
+            "--json",
+            "--nodes",
+            &nodes,
+            "--weights",
+            &weights,
+            "--seed",
+            seed,
+            "--k",
+            &k,
+        ];
+        let out = if key.is_empty() {
+            args.push("");
+            hrwhash(&args)
+        } else {
+            let mut line = key.clone();
+            line.push(b'\n');
+            hrwhash_with_stdin(&args, Some(&line))
+        };
+        let name = case["name"].as_str().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let printed: Vec<&str> = doc[0]["rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        let expected: Vec<&str> = case["expected"]["rank"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| ids[u(i) as usize].as_str())
+            .collect();
+        if u(&case["k"]) > 0 {
+            assert_eq!(printed, expected, "{name}");
+        }
+        assert_eq!(
+            doc[0]["owner"],
+            ids[u(&case["expected"]["owner"]) as usize],
+            "{name}"
+        );
+        checked += 1;
+    }
+    // Most cases are expressible; a drop means the filter above went wrong.
+    assert!(
+        checked * 10 >= cases.len() * 8,
+        "only {checked} of {} cases checked",
+        cases.len()
+    );
+}
