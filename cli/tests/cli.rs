@@ -948,16 +948,27 @@ fn place_matches_the_conformance_vectors() {
 
 #[test]
 fn root_readme_commands_run() {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
     let prefix = "cargo run --release -p hrwhash-cli -- ";
-    let commands: Vec<&str> = readme.lines().filter_map(|l| l.strip_prefix(prefix)).collect();
-    assert!(commands.len() >= 2, "the README lost its command-line examples");
+    let commands: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .collect();
+    assert!(
+        commands.len() >= 2,
+        "the README lost its command-line examples"
+    );
     for args in commands {
         let out = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
             .args(args.split_whitespace())
             .output()
             .unwrap();
-        assert!(out.status.success(), "{args}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert!(!out.stdout.is_empty(), "{args} printed nothing");
     }
 }
