@@ -3,8 +3,11 @@
 //! napi-derive's generated method glue (borrow-scope bookkeeping around every call) costs about as
 //! much as a whole lookup at small N, so the single-key lookups skip it. The receiver is still
 //! checked as napi-rs checks it (`unwrap_raw`: the object must carry the `Placement` type tag), so
-//! `Placement.prototype.owner.call(somethingElse)` throws instead of reading foreign memory. Their
+//! `Placement.prototype.owner.call(somethingElse)` throws instead of reading foreign memory; as
+//! that check costs about a lookup too, its result is remembered per live placement. Their
 //! TypeScript declarations are in types-header.d.ts (merged into the class).
+use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -16,6 +19,35 @@ use napi_derive::napi;
 use crate::js::{self, Raw};
 use crate::Placement;
 
+thread_local! {
+    /// Addresses of the live placements of this thread that passed the type-tag check. An address
+    /// leaves the set when its placement is finalized, before its memory can be reused.
+    static VERIFIED: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
+}
+
+/// Called when a placement verified at `address` is finalized.
+pub(crate) fn forget(address: usize) {
+    // The set may already be gone while the thread exits; then there is nothing to forget.
+    let _ = VERIFIED.try_with(|v| v.borrow_mut().remove(&address));
+}
+
+/// The `Placement` that `this` wraps, or a `TypeError` for anything else.
+unsafe fn receiver(env: sys::napi_env, cb: &mut CallbackInfo<2>) -> Result<*const Placement> {
+    let not_placement = || js::type_error(env, "receiver is not a Placement");
+    let mut wrapped = ptr::null_mut();
+    if sys::napi_unwrap(env, cb.this(), &mut wrapped) != sys::Status::napi_ok || wrapped.is_null() {
+        return Err(not_placement());
+    }
+    let address = wrapped as usize;
+    if VERIFIED.with(|v| v.borrow().contains(&address)) {
+        return Ok(wrapped as *const Placement);
+    }
+    let placement = cb.unwrap_raw::<Placement>().map_err(|_| not_placement())?;
+    (*placement).verified_at.set(address);
+    VERIFIED.with(|v| v.borrow_mut().insert(address));
+    Ok(placement)
+}
+
 /// Runs a method body for a verified `Placement` receiver, throwing its error if it fails.
 unsafe fn call(
     env: sys::napi_env,
@@ -24,9 +56,7 @@ unsafe fn call(
 ) -> sys::napi_value {
     let result = catch_unwind(AssertUnwindSafe(|| {
         let mut cb = CallbackInfo::<2>::new(env, info, None, false)?;
-        let Ok(this) = cb.unwrap_raw::<Placement>() else {
-            return Err(js::type_error(env, "receiver is not a Placement"));
-        };
+        let this = receiver(env, &mut cb)?;
         // No JS runs during a lookup, so the placement cannot be finalized under us.
         body(&*this, [Raw(cb.get_arg(0)), Raw(cb.get_arg(1))])
     }))

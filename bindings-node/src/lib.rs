@@ -8,6 +8,7 @@
 mod fast;
 mod js;
 
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::ptr;
 
@@ -216,10 +217,15 @@ pub struct Placement {
     /// A JS array holding each string id at its node's index, so string answers cost no
     /// allocation and keep the caller's exact string.
     ids: sys::napi_ref,
+    /// Where `fast.rs` found this placement when it checked its type tag (0: not yet).
+    verified_at: Cell<usize>,
 }
 
 impl ObjectFinalize for Placement {
     fn finalize(self, env: Env) -> Result<()> {
+        if self.verified_at.get() != 0 {
+            fast::forget(self.verified_at.get());
+        }
         unsafe { sys::napi_delete_reference(env.raw(), self.ids) };
         Ok(())
     }
@@ -246,6 +252,7 @@ impl Placement {
             inner,
             forms,
             ids: r,
+            verified_at: Cell::new(0),
         })
     }
 

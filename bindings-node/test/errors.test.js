@@ -193,3 +193,24 @@ test('the lookups are ordinary non-enumerable methods', () => {
   }
   assert.deepEqual(Object.keys(p), []);
 });
+
+test('placements created and collected in bulk keep answering for themselves', () => {
+  // Exercises the per-placement receiver check cache across garbage collections that free and
+  // reuse addresses.
+  const script = `
+    const assert = require('node:assert/strict');
+    const { Placement } = require(${JSON.stringify(require.resolve('hrwhash'))});
+    const members = (i) => ['a' + (i % 7), 'b' + (i % 5), 'c'];
+    const reference = Array.from({ length: 35 }, (_, i) => new Placement(members(i)));
+    for (let i = 0; i < 3000; i++) {
+      const p = new Placement(members(i));
+      const key = 'key-' + (i % 11);
+      assert.equal(p.owner(key), reference[i % 35].owner(key));
+      if (i % 250 === 0) globalThis.gc();
+    }
+    assert.throws(() => Placement.prototype.owner.call({}, 'k'), TypeError);
+    process.stdout.write('done');
+  `;
+  const out = require('node:child_process').execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
+  assert.equal(out, 'done');
+});
