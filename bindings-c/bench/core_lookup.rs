@@ -9,7 +9,13 @@ fn main() {
     for n in [5usize, 100, 1000] {
         let ids: Vec<String> = (0..n).map(|i| format!("node-{i}")).collect();
         let p = Placement::new(&ids).expect("valid nodes");
-        let passes = if n <= 5 { 400 } else if n <= 100 { 100 } else { 20 };
+        let passes = if n <= 5 {
+            400
+        } else if n <= 100 {
+            100
+        } else {
+            20
+        };
         let mut per = Vec::new();
         let mut sink = 0usize;
         for _ in 0..7 {

@@ -161,7 +161,7 @@ typedef struct hrw_error {
   /**
    * Same as the returned status.
    */
-  uint32_t status;
+  hrw_status status;
   /**
    * EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
    */

@@ -72,22 +72,6 @@ unsafe fn node_from(n: &hrw_node, weight: Weight) -> Result<Node, hrw_status> {
     Ok(node.with_domain(domain))
 }
 
-fn fail(status: hrw_status, detail: hrw_error, error: *mut hrw_error) -> hrw_status {
-    if !error.is_null() {
-        // SAFETY: a non-NULL `error` points to a writable hrw_error (documented contract).
-        unsafe { error.write(detail) };
-    }
-    status
-}
-
-fn core_err(e: Error, error: *mut hrw_error) -> hrw_status {
-    fail((&e).into(), hrw_error::from_core(&e), error)
-}
-
-fn plain_err(status: hrw_status, error: *mut hrw_error) -> hrw_status {
-    fail(status, hrw_error::from_status(status), error)
-}
-
 fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
     let handle = Box::into_raw(Box::new(hrw_placement { inner: p }));
     // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
@@ -119,49 +103,69 @@ pub unsafe extern "C" fn hrw_placement_new(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
+    let mut detail = None;
     let status = guard(|| {
         let dst = out(out_placement)?;
-        // SAFETY: caller contract.
-        let nodes = unsafe { span(nodes, nodes_len) }?;
-        // SAFETY: a non-NULL `options` points to a readable struct (caller contract).
-        let opts = unsafe { options.as_ref() };
-        let (seed_ptr, seed_len, w_ptr, w_len) = match opts {
-            Some(o) => (o.seed, o.seed_len, o.weights, o.weights_len),
-            None => (std::ptr::null(), 0, std::ptr::null(), 0),
-        };
-        let seed = seed_from(seed_ptr, seed_len)
-            .map_err(|s| plain_err(s, error))?
-            .map_err(|e| core_err(e, error))?;
-        // SAFETY: caller contract.
-        let weights = unsafe { span(w_ptr, w_len) }.map_err(|s| plain_err(s, error))?;
-        if !weights.is_empty() && weights.len() != nodes.len() {
-            let e = Error::LengthMismatch {
-                expected: nodes.len(),
-                actual: weights.len(),
-            };
-            return Err(core_err(e, error));
+        // SAFETY: caller contract, forwarded.
+        match unsafe { build(nodes, nodes_len, options) } {
+            Ok(p) => {
+                boxed(p, dst);
+                Ok(())
+            }
+            Err(d) => {
+                detail = Some(d);
+                Err(d.status)
+            }
         }
-        let mut built = Vec::with_capacity(nodes.len());
-        for (i, n) in nodes.iter().enumerate() {
-            let weight = match weights.get(i) {
-                Some(&w) => Weight::new(w).map_err(|e| {
-                    let mut d = hrw_error::from_core(&e);
-                    d.index = i;
-                    fail((&e).into(), d, error)
-                })?,
-                None => Weight::ONE,
-            };
-            // SAFETY: caller contract on every node.
-            built.push(unsafe { node_from(n, weight) }.map_err(|s| plain_err(s, error))?);
-        }
-        let p = Placement::from_nodes(seed, built).map_err(|e| core_err(e, error))?;
-        boxed(p, dst);
-        Ok(())
     });
-    if status == hrw_status::Panic {
-        return plain_err(status, error);
+    if status != hrw_status::Ok && !error.is_null() {
+        let d = detail.unwrap_or_else(|| hrw_error::from_status(status));
+        // SAFETY: a non-NULL `error` points to a writable hrw_error (documented contract).
+        unsafe { error.write(d) };
     }
     status
+}
+
+/// # Safety
+/// As `hrw_placement_new`.
+unsafe fn build(
+    nodes: *const hrw_node,
+    nodes_len: usize,
+    options: *const hrw_placement_options,
+) -> Result<Placement, hrw_error> {
+    let plain = hrw_error::from_status;
+    let core = |e: Error| hrw_error::from_core(&e);
+    // SAFETY: caller contract.
+    let nodes = unsafe { span(nodes, nodes_len) }.map_err(plain)?;
+    // SAFETY: a non-NULL `options` points to a readable struct (caller contract).
+    let (seed_ptr, seed_len, w_ptr, w_len) = match unsafe { options.as_ref() } {
+        Some(o) => (o.seed, o.seed_len, o.weights, o.weights_len),
+        None => (std::ptr::null(), 0, std::ptr::null(), 0),
+    };
+    let seed = seed_from(seed_ptr, seed_len)
+        .map_err(plain)?
+        .map_err(core)?;
+    // SAFETY: caller contract.
+    let weights = unsafe { span(w_ptr, w_len) }.map_err(plain)?;
+    if !weights.is_empty() && weights.len() != nodes.len() {
+        return Err(core(Error::LengthMismatch {
+            expected: nodes.len(),
+            actual: weights.len(),
+        }));
+    }
+    let mut built = Vec::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        let weight = match weights.get(i) {
+            Some(&w) => Weight::new(w).map_err(|e| hrw_error {
+                index: i,
+                ..hrw_error::from_core(&e)
+            })?,
+            None => Weight::ONE,
+        };
+        // SAFETY: caller contract on every node.
+        built.push(unsafe { node_from(n, weight) }.map_err(plain)?);
+    }
+    Placement::from_nodes(seed, built).map_err(core)
 }
 
 /// Releases a placement; NULL is a no-op.
@@ -257,6 +261,7 @@ pub unsafe extern "C" fn hrw_placement_owners(
 
 /// # Safety
 /// Pointers valid for their lengths.
+#[allow(clippy::too_many_arguments)] // mirrors the two exported signatures
 unsafe fn top_k(
     placement: *const hrw_placement,
     key: *const u8,
@@ -304,9 +309,16 @@ pub unsafe extern "C" fn hrw_placement_rank(
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        top_k(placement, key, key_len, k, out_indices, out_len, out_count, |p, key, dst| {
-            p.rank_into(key, dst)
-        })
+        top_k(
+            placement,
+            key,
+            key_len,
+            k,
+            out_indices,
+            out_len,
+            out_count,
+            |p, key, dst| p.rank_into(key, dst),
+        )
     }
 }
 
@@ -328,9 +340,16 @@ pub unsafe extern "C" fn hrw_placement_replicas(
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        top_k(placement, key, key_len, k, out_indices, out_len, out_count, |p, key, dst| {
-            p.replicas_into(key, dst)
-        })
+        top_k(
+            placement,
+            key,
+            key_len,
+            k,
+            out_indices,
+            out_len,
+            out_count,
+            |p, key, dst| p.replicas_into(key, dst),
+        )
     }
 }
 
@@ -544,7 +563,9 @@ pub unsafe extern "C" fn hrw_placement_with_weight(
         // SAFETY: caller contract.
         let id = unsafe { bytes(id, id_len) }?;
         let weight = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
-        let next = p.with_weight(id, weight).map_err(|e| hrw_status::from(&e))?;
+        let next = p
+            .with_weight(id, weight)
+            .map_err(|e| hrw_status::from(&e))?;
         boxed(next, dst);
         Ok(())
     })

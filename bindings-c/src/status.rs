@@ -61,10 +61,10 @@ impl From<&Error> for hrw_status {
 ///
 /// Only the fields that the status names are meaningful; the others are zero.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct hrw_error {
     /// Same as the returned status.
-    pub status: u32,
+    pub status: hrw_status,
     /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
@@ -80,8 +80,12 @@ pub struct hrw_error {
 impl hrw_error {
     pub(crate) fn from_status(status: hrw_status) -> hrw_error {
         hrw_error {
-            status: status as u32,
-            ..hrw_error::default()
+            status,
+            index: 0,
+            first_index: 0,
+            value: 0.0,
+            expected: 0,
+            actual: 0,
         }
     }
 
@@ -147,12 +151,11 @@ pub extern "C" fn hrw_status_message(status: u32) -> *const c_char {
 /// `HRW_VERSION_STRING` to detect a header/library mismatch.
 #[no_mangle]
 pub extern "C" fn hrw_version() -> *const c_char {
-    const VERSION: &CStr = match CStr::from_bytes_with_nul(
-        concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-    ) {
-        Ok(v) => v,
-        Err(_) => panic!("version contains NUL"),
-    };
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => panic!("version contains NUL"),
+        };
     VERSION.as_ptr()
 }
 

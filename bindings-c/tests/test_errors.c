@@ -24,7 +24,10 @@ static void build_errors(void) {
     hrw_placement *p = sentinel;
     hrw_error err;
 
-    CHECK(hrw_placement_new(nodes, 3, NULL, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 3, NULL, NULL, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL out");
     CHECK(hrw_placement_new(NULL, 3, NULL, &p, NULL) == HRW_STATUS_NULL_PARAMETER && p == sentinel,
           "NULL nodes with length");
     CHECK(hrw_placement_new(NULL, 0, NULL, &p, NULL) == HRW_STATUS_EMPTY_MEMBERSHIP &&
