@@ -11,6 +11,16 @@ package hrwhash
 #include <stdlib.h>
 #include <string.h>
 #include <hrwhash.h>
+
+// Returning the index by value keeps the out-param off the Go heap: a pointer to a Go local
+// passed to C would make it escape and cost an allocation per lookup.
+typedef struct { size_t index; hrw_status status; } hrw_go_owner_result;
+
+static inline hrw_go_owner_result hrw_go_owner(const hrw_placement *p, const uint8_t *key, size_t len) {
+	hrw_go_owner_result r = {0, 0};
+	r.status = hrw_placement_owner(p, key, len, &r.index);
+	return r;
+}
 */
 import "C"
 
@@ -158,13 +168,12 @@ func (p *Placement) Owner(key string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var idx C.size_t
-	st := C.hrw_placement_owner(h, keyPtr(key), C.size_t(len(key)), &idx)
+	r := C.hrw_go_owner(h, keyPtr(key), C.size_t(len(key)))
 	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return 0, errorFromStatus(st)
+	if r.status != C.HRW_STATUS_OK {
+		return 0, errorFromStatus(r.status)
 	}
-	return int(idx), nil
+	return int(r.index), nil
 }
 
 // OwnerID returns the id of the node that owns key.

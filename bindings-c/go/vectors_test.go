@@ -15,10 +15,10 @@ import (
 )
 
 type vnode struct {
-	ID          string   `json:"id"`
-	Weight      any      `json:"weight"`
-	WeightFixed string   `json:"weight_fixed"`
-	Domain      *string  `json:"domain"`
+	ID          string  `json:"id"`
+	Weight      any     `json:"weight"`
+	WeightFixed string  `json:"weight_fixed"`
+	Domain      *string `json:"domain"`
 }
 
 type vcase struct {
@@ -42,8 +42,8 @@ type vcase struct {
 }
 
 type vectors struct {
-	Algorithm   string  `json:"algorithm"`
-	Cases       []vcase `json:"cases"`
+	Algorithm   string                         `json:"algorithm"`
+	Cases       []vcase                        `json:"cases"`
 	DrawCases   []struct{ Score, Draw string } `json:"draw_cases"`
 	WeightCases []struct {
 		Weight any    `json:"weight"`
