@@ -10,7 +10,7 @@ from collections import defaultdict
 go = defaultdict(list)  # (lib, n) -> ns
 c = defaultdict(list)  # (side, n) -> ns
 for line in sys.stdin:
-    m = re.match(r"Benchmark\w+/lib=([\w-]+)/N=(\d+)-\d+\s+\d+\s+([\d.]+) ns/op", line)
+    m = re.match(r"Benchmark\w+/lib=([\w-]+)/N=(\d+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
     if m:
         go[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
         continue
@@ -18,14 +18,22 @@ for line in sys.stdin:
     if m:
         c[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
 
+def paired(peer, ours):
+    """Median over rounds of the ratio within a round: load that hits a round hits both sides."""
+    return statistics.median(p / o for p, o in zip(peer, ours))
+
+
 med = {k: statistics.median(v) for k, v in go.items()}
 if med:
     rounds = min(len(v) for v in go.values())
-    print(f"Go, ns per key (median of {rounds} interleaved rounds)")
+    print(f"Go, ns per key (median of {rounds} interleaved rounds); speed-up = median of per-round ratios")
     print(f"{'N':>6} {'go-rendezvous':>14} {'hrwhash':>9} {'hrwhash batch':>14} {'single x':>9} {'batch x':>8}")
     for n in sorted({n for _, n in med}):
-        peer, one, batch = med.get(("go-rendezvous", n)), med.get(("hrwhash", n)), med.get(("hrwhash-batch", n))
-        print(f"{n:>6} {peer:>14.1f} {one:>9.1f} {batch:>14.1f} {peer / one:>8.2f}x {peer / batch:>7.2f}x")
+        peer, one, batch = go[("go-rendezvous", n)], go[("hrwhash", n)], go[("hrwhash-batch", n)]
+        print(
+            f"{n:>6} {med[('go-rendezvous', n)]:>14.1f} {med[('hrwhash', n)]:>9.1f}"
+            f" {med[('hrwhash-batch', n)]:>14.1f} {paired(peer, one):>8.2f}x {paired(peer, batch):>7.2f}x"
+        )
 cmed = {k: statistics.median(v) for k, v in c.items()}
 if cmed:
     rounds = min(len(v) for v in c.values())
@@ -33,4 +41,5 @@ if cmed:
     print(f"{'N':>6} {'core':>8} {'C ABI':>8} {'overhead':>9}")
     for n in sorted({n for _, n in cmed}):
         core, abi = cmed[("core", n)], cmed[("c-abi", n)]
-        print(f"{n:>6} {core:>8.1f} {abi:>8.1f} {abi - core:>+9.1f}")
+        diff = statistics.median(a - b for a, b in zip(c[("c-abi", n)], c[("core", n)]))
+        print(f"{n:>6} {core:>8.1f} {abi:>8.1f} {diff:>+9.1f}")
