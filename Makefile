@@ -39,7 +39,8 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 
 bench:
-	$(CARGO) bench -p hrwhash --bench lookup
+	$(CARGO) bench -p hrwhash-bench --bench lookup
+	python3 bench/summarize.py target/criterion
 
 fmt:
 	$(CARGO) fmt --all

@@ -717,6 +717,24 @@ fn error_cases() -> Vec<Value> {
             "InvalidWeight",
         ),
         (
+            "weight-before-empty-id",
+            json!([node(""), wnode("a", json!("NaN"))]),
+            None,
+            "InvalidWeight",
+        ),
+        (
+            "empty-id-before-duplicate",
+            json!([node("a"), node("a"), node("")]),
+            None,
+            "EmptyNodeId",
+        ),
+        (
+            "zero-weights-and-duplicate",
+            json!([wnode("a", json!(0.0)), wnode("a", json!(0.0))]),
+            None,
+            "DuplicateNodeId",
+        ),
+        (
             "short-seed",
             json!([node("a")]),
             Some("00112233"),
