@@ -18,6 +18,7 @@ test-core:
 
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance
+	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 
 test-cli:
