@@ -323,6 +323,8 @@ impl Placement {
         seed: Option<&Bound<'_, PyAny>>,
         domains: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Placement> {
+        // SPEC.md 7 checks the seed first, then the weights, then the ids.
+        let seed = self::seed(py, seed)?;
         let ids = items(nodes, "nodes")?;
         for (i, id) in ids.iter().enumerate() {
             id_bytes(id, &format!("the node id at index {i}"))?;
@@ -373,7 +375,6 @@ impl Placement {
                 Some(out)
             }
         };
-        let seed = self::seed(py, seed)?;
         let ids = ids.into_iter().map(Bound::unbind).collect();
         Placement::build(py, seed, ids, weights, domains)
     }
@@ -714,11 +715,64 @@ impl Ranking {
     }
 }
 
+/// The hrw-v1 digest of a key (SPEC.md), for checking other implementations against this one.
+#[pyfunction]
+#[pyo3(signature = (key, seed=None))]
+fn key_digest(
+    py: Python<'_>,
+    key: &Bound<'_, PyAny>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<u64> {
+    let seed = self::seed(py, seed)?;
+    Ok(hrwhash::v1::key_digest(&seed, &key_bytes(key)?))
+}
+
+/// The hrw-v1 digest of a node id.
+#[pyfunction]
+#[pyo3(signature = (node, seed=None))]
+fn node_digest(
+    py: Python<'_>,
+    node: &Bound<'_, PyAny>,
+    seed: Option<&Bound<'_, PyAny>>,
+) -> PyResult<u64> {
+    let seed = self::seed(py, seed)?;
+    Ok(hrwhash::v1::node_digest(
+        &seed,
+        id_bytes(node, "a node id")?,
+    ))
+}
+
+/// The hrw-v1 score of a key digest for a node digest.
+#[pyfunction]
+#[pyo3(name = "score")]
+fn v1_score(key_digest: u64, node_digest: u64) -> u64 {
+    hrwhash::v1::score(key_digest, node_digest)
+}
+
+/// The hrw-v1 draw of a score (the fixed-point stand-in for -ln(u) that weighted ranking uses).
+#[pyfunction]
+fn draw(score: u64) -> u64 {
+    hrwhash::v1::draw(score)
+}
+
+/// The fixed-point form of a weight (`round_half_even(weight * 2**32)`) that hrw-v1 compares.
+#[pyfunction]
+fn weight_fixed(py: Python<'_>, weight: f64) -> PyResult<u64> {
+    Weight::new(weight)
+        .map(Weight::to_fixed)
+        .map_err(|e| error(py, e, None))
+}
+
 #[pymodule]
 fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Placement>()?;
     m.add_class::<Ranking>()?;
+    m.add_function(wrap_pyfunction!(key_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(node_digest, m)?)?;
+    m.add_function(wrap_pyfunction!(v1_score, m)?)?;
+    m.add_function(wrap_pyfunction!(draw, m)?)?;
+    m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

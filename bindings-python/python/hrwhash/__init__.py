@@ -6,6 +6,7 @@
 True
 """
 
+from . import v1 as v1
 from ._errors import (
     AllWeightsZeroError as AllWeightsZeroError,
     DuplicateNodeIdError as DuplicateNodeIdError,
@@ -40,4 +41,5 @@ __all__ = [
     "Ranking",
     "UnknownNodeError",
     "__version__",
+    "v1",
 ]

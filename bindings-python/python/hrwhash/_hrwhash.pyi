@@ -84,3 +84,14 @@ class Ranking(Generic[_Id]):
     def __iter__(self) -> "Ranking[_Id]": ...
     def __next__(self) -> _Id: ...
     def __length_hint__(self) -> int: ...
+
+def key_digest(key: Key, seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
+    """The hrw-v1 digest of a key (SPEC.md)."""
+def node_digest(node: Union[str, bytes], seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
+    """The hrw-v1 digest of a node id."""
+def score(key_digest: int, node_digest: int) -> int:
+    """The hrw-v1 score of a key digest for a node digest."""
+def draw(score: int) -> int:
+    """The hrw-v1 draw of a score."""
+def weight_fixed(weight: float) -> int:
+    """The fixed-point form of a weight, ``round_half_even(weight * 2**32)``."""
