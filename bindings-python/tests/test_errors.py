@@ -90,9 +90,9 @@ def test_wrong_types() -> None:
     raises(TypeError, lambda: Placement(["a", bytearray(b"b")]), "not bytearray")
     raises(TypeError, lambda: Placement("abc"), "single str")
     raises(TypeError, lambda: Placement(bad), "iterable")
-    raises(TypeError, lambda: Placement(["a"], ["1.0"]), "weight of node 'a'", "not str")
-    raises(TypeError, lambda: Placement(["a"], [None]), "not NoneType")
-    raises(TypeError, lambda: Placement(["a"], domains=[1]), "failure domain at index 0", "not int")
+    raises(TypeError, lambda: Placement(["a"], ["1.0"]), "weight of node 'a'", "not str")  # type: ignore[list-item]
+    raises(TypeError, lambda: Placement(["a"], [None]), "not NoneType")  # type: ignore[list-item]
+    raises(TypeError, lambda: Placement(["a"], domains=[1]), "failure domain at index 0", "not int")  # type: ignore[list-item]
     raises(TypeError, lambda: P.owner(bad), "key", "not int")
     raises(TypeError, lambda: P.owner(None), "not NoneType")  # type: ignore[arg-type]
     raises(TypeError, lambda: P.rank(1.5, 2), "not float")  # type: ignore[arg-type]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import List
+from typing import List, Union
 
 import pytest
 
@@ -24,7 +24,8 @@ def test_node_ids_come_back_in_the_type_given() -> None:
         # The id bytes decide the answer, so str and bytes ids agree.
         assert raw.owner(key) == owner.encode()
         assert all(isinstance(n, bytes) for n in raw.rank(key, 4))
-    mixed = Placement(["a", b"b"])
+    ids: List[Union[str, bytes]] = ["a", b"b"]
+    mixed = Placement(ids)
     assert {type(mixed.owner(k)) for k in KEYS} == {str, bytes}
 
 
@@ -86,7 +87,8 @@ def test_value_semantics() -> None:
 
 
 def test_repr_is_useful_and_hides_a_custom_seed() -> None:
-    assert repr(Placement(["a", b"b"])) == "Placement(['a', b'b'])"
+    ids: List[Union[str, bytes]] = ["a", b"b"]
+    assert repr(Placement(ids)) == "Placement(['a', b'b'])"
     r = repr(Placement(["a", "b"], [1.0, 2.5], seed=b"0123456789abcdef", domains=["x", None]))
     assert r == "Placement(['a', 'b'], weights=[1.0, 2.5], domains=['x', None], seed=<custom>)"
     assert "0123" not in r

@@ -1,8 +1,8 @@
 from typing import Any, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union, final
 
-_Id = TypeVar("_Id", str, bytes)
+_Id = TypeVar("_Id", bound=Union[str, bytes])
 
-Key = Union[str, bytes, bytearray, memoryview]
+_Key = Union[str, bytes, bytearray, memoryview]
 """What a key may be: text (hashed as UTF-8) or bytes."""
 
 ALGORITHM: str
@@ -12,6 +12,19 @@ DEFAULT_SEED: bytes
 """The public default seed (16 bytes)."""
 
 __version__: str
+
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_SEED",
+    "Placement",
+    "Ranking",
+    "draw",
+    "key_digest",
+    "node_digest",
+    "score",
+    "weight_fixed",
+    "__version__",
+]
 
 @final
 class Placement(Generic[_Id]):
@@ -30,19 +43,19 @@ class Placement(Generic[_Id]):
         seed: Optional[Union[bytes, bytearray, memoryview]] = None,
         domains: Optional[Iterable[Union[str, bytes, None]]] = None,
     ) -> "Placement[_Id]": ...
-    def owner(self, key: Key) -> _Id:
+    def owner(self, key: _Key) -> _Id:
         """The node that owns ``key``: the first of its ranking."""
-    def rank(self, key: Key, k: int) -> List[_Id]:
+    def rank(self, key: _Key, k: int) -> List[_Id]:
         """The first ``k`` nodes of the ranking of ``key`` (fewer if fewer can be selected)."""
-    def ranking(self, key: Key) -> "Ranking[_Id]":
+    def ranking(self, key: _Key) -> "Ranking[_Id]":
         """Every selectable node, in ranking order for ``key``."""
-    def replicas(self, key: Key, k: int) -> List[_Id]:
+    def replicas(self, key: _Key, k: int) -> List[_Id]:
         """Up to ``k`` nodes for replicas of ``key``, in distinct failure domains first."""
-    def score(self, key: Key, node: Union[str, bytes]) -> int:
+    def score(self, key: _Key, node: Union[str, bytes]) -> int:
         """The 64-bit hrw-v1 score of ``key`` for ``node``."""
-    def owners(self, keys: Iterable[Key]) -> List[_Id]:
+    def owners(self, keys: Iterable[_Key]) -> List[_Id]:
         """The owner of each key; the lookups run without holding the GIL."""
-    def rank_many(self, keys: Iterable[Key], k: int) -> List[List[_Id]]:
+    def rank_many(self, keys: Iterable[_Key], k: int) -> List[List[_Id]]:
         """``rank(key, k)`` for each key; the lookups run without holding the GIL."""
     def with_node(
         self, node: _Id, weight: float = 1.0, *, domain: Union[str, bytes, None] = None
@@ -68,14 +81,14 @@ class Placement(Generic[_Id]):
     def is_weighted(self) -> bool:
         """Whether any two selectable nodes have different weights."""
     def __len__(self) -> int: ...
-    def __contains__(self, node: object) -> bool: ...
+    def __contains__(self, node: object, /) -> bool: ...
     def __iter__(self) -> Iterator[_Id]: ...
     def __hash__(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __reduce__(self) -> Tuple[Any, ...]: ...
     def __copy__(self) -> "Placement[_Id]": ...
     def __deepcopy__(self, memo: Any, /) -> "Placement[_Id]": ...
-    def __class_getitem__(cls, item: Any, /) -> Any: ...
+    def __class_getitem__(cls, item: Any) -> Any: ...
 
 @final
 class Ranking(Generic[_Id]):
@@ -85,7 +98,7 @@ class Ranking(Generic[_Id]):
     def __next__(self) -> _Id: ...
     def __length_hint__(self) -> int: ...
 
-def key_digest(key: Key, seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
+def key_digest(key: _Key, seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
     """The hrw-v1 digest of a key (SPEC.md)."""
 def node_digest(node: Union[str, bytes], seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
     """The hrw-v1 digest of a node id."""
