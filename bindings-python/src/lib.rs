@@ -8,7 +8,7 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::os::raw::c_char;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString, PyTuple, PyType};
 
@@ -434,10 +434,9 @@ impl Placement {
     ) -> PyResult<u64> {
         let index = self.index_of(py, node)?;
         let key = key_bytes(key)?;
-        Ok(self
-            .inner
+        self.inner
             .score(&key, index)
-            .expect("index_of returns an index of this placement"))
+            .ok_or_else(|| error(py, Error::UnknownNode, Some(format!("node {}", repr(node)))))
     }
 
     /// Owners of many keys, computed without holding the GIL.
@@ -464,7 +463,16 @@ impl Placement {
         let k = count(k)?.min(self.inner.selectable_len());
         let objs = items(keys, "keys")?;
         let keys = objs.iter().map(key_bytes).collect::<PyResult<Vec<_>>>()?;
-        let mut out = vec![0usize; keys.len() * k];
+        // The rows can be far larger than the keys; a failed allocation must not abort the process.
+        let total = keys.len().checked_mul(k).unwrap_or(usize::MAX);
+        let mut out: Vec<usize> = Vec::new();
+        out.try_reserve_exact(total).map_err(|_| {
+            PyMemoryError::new_err(format!(
+                "{} keys × {k} nodes do not fit in memory",
+                keys.len()
+            ))
+        })?;
+        out.resize(total, 0);
         let per_key = py
             .detach(|| self.inner.rank_many_into(&keys, k, &mut out))
             .map_err(|e| error(py, e, None))?;
