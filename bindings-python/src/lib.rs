@@ -8,9 +8,11 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::os::raw::c_char;
 
-use pyo3::exceptions::{PyMemoryError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyMemoryView, PyString, PyTuple, PyType};
+use pyo3::types::{
+    PyByteArray, PyBytes, PyDict, PyIterator, PyList, PyMemoryView, PyString, PyTuple, PyType,
+};
 
 use hrwhash::{Error, Node, Seed, Weight};
 
@@ -78,9 +80,9 @@ fn id_bytes<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<&'a [u8]> {
     )))
 }
 
-/// The items of an iterable argument that must not be a single str or bytes-like value, which
+/// An iterator over an iterable argument that must not be a single str or bytes-like value, which
 /// Python would otherwise happily iterate character by character.
-fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+fn iterate<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyIterator>> {
     if obj.is_instance_of::<PyString>()
         || obj.is_instance_of::<PyBytes>()
         || obj.is_instance_of::<PyByteArray>()
@@ -91,19 +93,44 @@ fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, Py
             type_name(obj)
         )));
     }
-    if let Ok(list) = obj.cast::<PyList>() {
-        return Ok(list.iter().collect());
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return Ok(tuple.iter().collect());
-    }
-    let iter = obj.try_iter().map_err(|_| {
+    obj.try_iter().map_err(|_| {
         PyTypeError::new_err(format!(
             "{what} must be an iterable, not {}",
             type_name(obj)
         ))
-    })?;
-    iter.collect()
+    })
+}
+
+/// The items of an iterable argument (see [`iterate`]).
+fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    iterate(obj, what)?.collect()
+}
+
+/// Feeds the keys of a batch call to `f` in chunks of `chunk_len`, as byte slices that stay valid
+/// while the GIL is released. Keys are read chunk by chunk, so each key object is touched while it
+/// is still in cache, and a key the caller mutates from another thread is either seen whole or
+/// not at all.
+fn for_each_chunk<'py>(
+    keys: &Bound<'py, PyAny>,
+    chunk_len: usize,
+    mut f: impl FnMut(&[Cow<'_, [u8]>]) -> PyResult<()>,
+) -> PyResult<()> {
+    let mut iter = iterate(keys, "keys")?;
+    let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(chunk_len);
+    loop {
+        objs.clear();
+        for obj in iter.by_ref().take(chunk_len) {
+            objs.push(obj?);
+        }
+        if objs.is_empty() {
+            return Ok(());
+        }
+        let chunk = objs.iter().map(key_bytes).collect::<PyResult<Vec<_>>>()?;
+        f(&chunk)?;
+        if objs.len() < chunk_len {
+            return Ok(());
+        }
+    }
 }
 
 fn weight(py: Python<'_>, obj: &Bound<'_, PyAny>, node: &Bound<'_, PyAny>) -> PyResult<Weight> {
@@ -215,6 +242,12 @@ fn build_error(py: Python<'_>, err: Error, ids: &[Py<PyAny>]) -> PyErr {
     };
     error(py, err, detail)
 }
+
+/// Keys per GIL-free section of a batch call: enough that releasing the GIL costs next to nothing
+/// per key, few enough that the key slices and results stay in cache.
+const CHUNK_KEYS: usize = 1024;
+/// Result slots per GIL-free section of `rank_many`.
+const CHUNK_SLOTS: usize = 16 * 1024;
 
 /// An immutable set of nodes that answers "which node owns this key?" with hrw-v1.
 #[pyclass(frozen, module = "hrwhash", name = "Placement")]
@@ -445,11 +478,15 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let objs = items(keys, "keys")?;
-        let keys = objs.iter().map(key_bytes).collect::<PyResult<Vec<_>>>()?;
-        let mut out = vec![0usize; keys.len()];
-        py.detach(|| self.inner.owners_into(&keys, &mut out))
-            .map_err(|e| error(py, e, None))?;
+        let mut out = Vec::new();
+        let mut slots = vec![0usize; CHUNK_KEYS];
+        for_each_chunk(keys, CHUNK_KEYS, |chunk| {
+            let slots = &mut slots[..chunk.len()];
+            py.detach(|| self.inner.owners_into(chunk, slots))
+                .map_err(|e| error(py, e, None))?;
+            out.extend_from_slice(slots);
+            Ok(())
+        })?;
         self.ids_list(py, &out)
     }
 
@@ -461,31 +498,24 @@ impl Placement {
         k: isize,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = count(k)?.min(self.inner.selectable_len());
-        let objs = items(keys, "keys")?;
-        let keys = objs.iter().map(key_bytes).collect::<PyResult<Vec<_>>>()?;
-        // The rows can be far larger than the keys; a failed allocation must not abort the process.
-        let total = keys.len().checked_mul(k).unwrap_or(usize::MAX);
-        let mut out: Vec<usize> = Vec::new();
-        out.try_reserve_exact(total).map_err(|_| {
-            PyMemoryError::new_err(format!(
-                "{} keys × {k} nodes do not fit in memory",
-                keys.len()
-            ))
-        })?;
-        out.resize(total, 0);
-        let per_key = py
-            .detach(|| self.inner.rank_many_into(&keys, k, &mut out))
-            .map_err(|e| error(py, e, None))?;
         let rows = PyList::empty(py);
-        if k == 0 {
-            for _ in 0..keys.len() {
-                rows.append(PyList::empty(py))?;
+        let per_chunk = (CHUNK_SLOTS / k.max(1)).clamp(1, CHUNK_KEYS);
+        let mut slots = vec![0usize; per_chunk * k];
+        for_each_chunk(keys, per_chunk, |chunk| {
+            let slots = &mut slots[..chunk.len() * k];
+            let per_key = py
+                .detach(|| self.inner.rank_many_into(chunk, k, slots))
+                .map_err(|e| error(py, e, None))?;
+            if k == 0 {
+                for _ in chunk {
+                    rows.append(PyList::empty(py))?;
+                }
             }
-            return Ok(rows);
-        }
-        for row in out.chunks_exact(k) {
-            rows.append(self.ids_list(py, &row[..per_key])?)?;
-        }
+            for row in slots.chunks_exact(k.max(1)) {
+                rows.append(self.ids_list(py, &row[..per_key])?)?;
+            }
+            Ok(())
+        })?;
         Ok(rows)
     }
 
