@@ -137,3 +137,13 @@ def test_module_constants() -> None:
     assert hrwhash.DEFAULT_SEED == b"hrwhash-v1-seed." and len(hrwhash.DEFAULT_SEED) == 16
     assert isinstance(hrwhash.__version__, str) and hrwhash.__version__.count(".") == 2
     assert Placement[str] is not None  # usable as a generic type at runtime
+
+
+def test_batches_across_chunk_boundaries() -> None:
+    p = Placement([f"n{i}" for i in range(50)], [1.0 + i % 3 for i in range(50)])
+    keys = [f"key-{i}" for i in range(3001)]
+    singles = [p.owner(k) for k in keys]
+    assert p.owners(keys) == singles
+    assert p.owners(k for k in keys) == singles  # a generator of unknown length
+    assert p.rank_many(keys, 50) == [list(p.ranking(k)) for k in keys]
+    assert p.rank_many(iter(keys), 1) == [[o] for o in singles]
