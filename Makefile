@@ -18,6 +18,7 @@ test-core:
 
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance
+	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 
 test-cli:
@@ -39,7 +40,8 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 
 bench:
-	$(CARGO) bench -p hrwhash --bench lookup
+	$(CARGO) bench -p hrwhash-bench --bench lookup
+	python3 bench/summarize.py target/criterion
 
 fmt:
 	$(CARGO) fmt --all

@@ -520,6 +520,53 @@ fn add_cases(v: &mut Vectors, s: &mut Stream) {
             4,
         );
     }
+    // Ties: these two ids have the same node digest under the default seed (found by a collision
+    // search), so they score equally for every key and only the tie-break orders them. The larger
+    // id comes first in the list so that build order and id order disagree.
+    let (tie_hi, tie_lo) = ("tie-f8de3fcc2f7f5a0f", "tie-2726c02dc96aa050");
+    for i in 0..20 {
+        let key = format!("tie-{i}");
+        v.case(
+            "ties",
+            None,
+            &text_ids(&[tie_hi, "other-a", tie_lo, "other-b"]),
+            key.as_bytes(),
+            4,
+        );
+        v.case(
+            "ties",
+            None,
+            &text_ids(&[tie_hi, tie_lo]),
+            key.as_bytes(),
+            1,
+        );
+        v.case(
+            "ties-weighted",
+            None,
+            &weighted(&[tie_hi, tie_lo, "other"], &[2.0, 2.0, 1.0]),
+            key.as_bytes(),
+            3,
+        );
+        v.case(
+            "ties-weighted",
+            None,
+            &weighted(&[tie_hi, tie_lo, "other"], &[1.0, 3.0, 2.0]),
+            key.as_bytes(),
+            3,
+        );
+        let mut ids: Vec<&str> = vec![tie_hi, tie_lo];
+        let names: Vec<String> = (0..10).map(|j| format!("spread-{j}")).collect();
+        ids.extend(names.iter().map(String::as_str));
+        let mut ws = vec![5.0, 5.0];
+        ws.extend((0..10).map(|j| 1.0 + j as f64));
+        v.case(
+            "ties-weighted",
+            None,
+            &weighted(&ids, &ws),
+            key.as_bytes(),
+            5,
+        );
+    }
     // Failure domains.
     let racks: Vec<Node> = (0..9)
         .map(|i| Node::new(format!("n{i}")).with_domain(format!("rack-{}", i / 3)))
@@ -715,6 +762,24 @@ fn error_cases() -> Vec<Value> {
             json!([node("a"), wnode("a", json!(-2.0))]),
             None,
             "InvalidWeight",
+        ),
+        (
+            "weight-before-empty-id",
+            json!([node(""), wnode("a", json!("NaN"))]),
+            None,
+            "InvalidWeight",
+        ),
+        (
+            "empty-id-before-duplicate",
+            json!([node("a"), node("a"), node("")]),
+            None,
+            "EmptyNodeId",
+        ),
+        (
+            "zero-weights-and-duplicate",
+            json!([wnode("a", json!(0.0)), wnode("a", json!(0.0))]),
+            None,
+            "DuplicateNodeId",
         ),
         (
             "short-seed",

@@ -37,12 +37,12 @@ impl Kernel {
     /// Calls `visit(score, position)`, in increasing position order, for every position whose score
     /// is at least the threshold; `visit` returns the threshold for the positions after it.
     #[inline]
-    pub(crate) fn scan(
+    pub(crate) fn scan<F: FnMut(u64, usize) -> u64>(
         self,
         key: u64,
         digests: &[u64],
         threshold: u64,
-        visit: &mut dyn FnMut(u64, usize) -> u64,
+        visit: &mut F,
     ) {
         match self {
             Kernel::Scalar => scan_scalar(key, digests, threshold, visit),
@@ -66,11 +66,11 @@ fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
     best
 }
 
-fn scan_scalar(
+fn scan_scalar<F: FnMut(u64, usize) -> u64>(
     key: u64,
     digests: &[u64],
     mut threshold: u64,
-    visit: &mut dyn FnMut(u64, usize) -> u64,
+    visit: &mut F,
 ) {
     for (i, &d) in digests.iter().enumerate() {
         let s = score(key, d);
@@ -173,37 +173,37 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn scan(
+    pub(super) unsafe fn scan<F: FnMut(u64, usize) -> u64>(
         key: u64,
         digests: &[u64],
         mut threshold: u64,
-        visit: &mut dyn FnMut(u64, usize) -> u64,
+        visit: &mut F,
     ) {
-        let n = digests.len();
-        let blocks = n / 4;
+        let blocks = digests.len() / 8;
         let k = _mm256_set1_epi64x(key as i64);
         let p = digests.as_ptr();
         let mut limit = _mm256_set1_epi64x((threshold ^ FLIP as u64) as i64);
         for b in 0..blocks {
-            let s = scores4(k, p.add(b * 4));
-            // score >= threshold  <=>  !(threshold > score)
-            let below = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s)));
-            let mut hits = !below & 0xF;
+            let s0 = scores4(k, p.add(b * 8));
+            let s1 = scores4(k, p.add(b * 8 + 4));
+            // score >= threshold  <=>  !(threshold > score); one branch per eight nodes.
+            let below0 = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s0)));
+            let below1 = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s1)));
+            let mut hits = !(below0 | (below1 << 4)) & 0xFF;
             if hits != 0 {
-                let mut lanes = [0u64; 4];
-                _mm256_storeu_si256(lanes.as_mut_ptr() as *mut __m256i, s);
                 while hits != 0 {
-                    let lane = hits.trailing_zeros() as usize;
+                    let i = b * 8 + hits.trailing_zeros() as usize;
                     hits &= hits - 1;
-                    let sc = lanes[lane] ^ FLIP as u64;
+                    // Recomputing one score is cheaper than a vector store and reload.
+                    let sc = score(key, *digests.get_unchecked(i));
                     if sc >= threshold {
-                        threshold = visit(sc, b * 4 + lane);
+                        threshold = visit(sc, i);
                     }
                 }
                 limit = _mm256_set1_epi64x((threshold ^ FLIP as u64) as i64);
             }
         }
-        for (i, &d) in digests.iter().enumerate().skip(blocks * 4) {
+        for (i, &d) in digests.iter().enumerate().skip(blocks * 8) {
             let s = score(key, d);
             if s >= threshold {
                 threshold = visit(s, i);

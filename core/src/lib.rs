@@ -41,3 +41,8 @@ pub use error::Error;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 pub use v1::{Seed, ALGORITHM};
 pub use weight::Weight;
+
+// The README's Rust snippets compile and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

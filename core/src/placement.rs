@@ -75,6 +75,8 @@ struct Inner {
     lane_node: Vec<u32>,
     /// Fixed-point weight of the node at each lane.
     lane_weight: Vec<u64>,
+    /// The same weights as floats, for [`DrawBound`].
+    lane_weight_f64: Vec<f64>,
     groups: Vec<Group>,
     grouped: bool,
     kernel: Kernel,
@@ -233,14 +235,18 @@ impl Placement {
                 .cmp(&nodes[b as usize].id)
                 .then(a.cmp(&b))
         });
-        for pair in by_id.windows(2) {
-            let (a, b) = (pair[0] as usize, pair[1] as usize);
-            if nodes[a].id == nodes[b].id {
-                return Err(Error::DuplicateNodeId {
-                    index: b,
-                    first_index: a,
-                });
+        // Report the first node, in input order, whose id an earlier node already has.
+        let mut duplicate: Option<(usize, usize)> = None;
+        for run in by_id.chunk_by(|&a, &b| nodes[a as usize].id == nodes[b as usize].id) {
+            if let [first, second, ..] = *run {
+                let found = (second as usize, first as usize);
+                if duplicate.map_or(true, |(index, _)| found.0 < index) {
+                    duplicate = Some(found);
+                }
             }
+        }
+        if let Some((index, first_index)) = duplicate {
+            return Err(Error::DuplicateNodeId { index, first_index });
         }
         // Heaviest group first; within a group, id order, which is also the tie-break order.
         let mut selectable: Vec<u32> = by_id
@@ -278,6 +284,7 @@ impl Placement {
                 nodes,
                 lanes,
                 lane_node: selectable,
+                lane_weight_f64: lane_weight.iter().map(|&w| w as f64).collect(),
                 lane_weight,
                 groups,
                 grouped,
@@ -550,22 +557,38 @@ impl Placement {
         }
     }
 
+    fn keyed(&self, c: Candidate) -> Keyed {
+        Keyed {
+            draw: draw(c.score),
+            c,
+        }
+    }
+
     /// SPEC.md's ranking order: smaller draw/weight first, then higher score, then smaller id.
+    fn before(&self, a: &Keyed, b: &Keyed) -> bool {
+        if a.c.weight != b.c.weight {
+            let lhs = a.draw as u128 * b.c.weight as u128;
+            let rhs = b.draw as u128 * a.c.weight as u128;
+            if lhs != rhs {
+                return lhs < rhs;
+            }
+        }
+        if a.c.score != b.c.score {
+            return a.c.score > b.c.score;
+        }
+        let id = |k: &Keyed| &self.inner.nodes[self.inner.lane_node[k.c.lane] as usize].id;
+        id(a) < id(b)
+    }
+
     fn order(&self, a: &Candidate, b: &Candidate) -> Ordering {
         if a.lane == b.lane {
             return Ordering::Equal;
         }
-        let by_draw = if a.weight == b.weight {
-            Ordering::Equal
+        if self.before(&self.keyed(*a), &self.keyed(*b)) {
+            Ordering::Less
         } else {
-            let lhs = draw(a.score) as u128 * b.weight as u128;
-            let rhs = draw(b.score) as u128 * a.weight as u128;
-            lhs.cmp(&rhs)
-        };
-        by_draw.then_with(|| b.score.cmp(&a.score)).then_with(|| {
-            let id = |c: &Candidate| &self.inner.nodes[self.inner.lane_node[c.lane] as usize].id;
-            id(a).cmp(id(b))
-        })
+            Ordering::Greater
+        }
     }
 
     fn owner_lane(&self, kd: u64) -> usize {
@@ -573,95 +596,257 @@ impl Placement {
         if inner.groups.len() == 1 {
             return inner.kernel.argmax(kd, &inner.lanes).1;
         }
-        let mut best: Option<Candidate> = None;
-        let mut consider = |c: Candidate| {
-            if best.map_or(true, |b| self.order(&c, &b) == Ordering::Less) {
-                best = Some(c);
+        let mut best: Option<Keyed> = None;
+        let mut consider = |k: Keyed| {
+            if best.as_ref().map_or(true, |b| self.before(&k, b)) {
+                best = Some(k);
             }
         };
         if inner.grouped {
             for g in &inner.groups {
                 let (s, pos) = inner.kernel.argmax(kd, &inner.lanes[g.start..g.end]);
-                consider(Candidate {
+                consider(self.keyed(Candidate {
                     score: s,
                     weight: g.weight,
                     lane: g.start + pos,
-                });
+                }));
             }
         } else {
+            let mut bound = DrawBound::default();
             for lane in 0..inner.lanes.len() {
-                consider(self.candidate(kd, lane));
+                let s = score(kd, inner.lanes[lane]);
+                if bound.cannot_beat(s, inner.lane_weight_f64[lane]) {
+                    continue;
+                }
+                let k = self.keyed(Candidate {
+                    score: s,
+                    weight: inner.lane_weight[lane],
+                    lane,
+                });
+                if best.as_ref().map_or(true, |b| self.before(&k, b)) {
+                    bound = DrawBound::new(&k);
+                    best = Some(k);
+                }
             }
         }
-        best.map_or(0, |c| c.lane)
+        best.map_or(0, |b| b.c.lane)
     }
 
     /// Fills `out` with the first lanes of the ranking; returns how many.
     fn rank_lanes_into(&self, kd: u64, out: &mut [usize]) -> usize {
         let inner = &*self.inner;
         let want = out.len().min(inner.lanes.len());
-        if want == 0 {
-            return 0;
+        match want {
+            0 => return 0,
+            1 => {
+                out[0] = self.owner_lane(kd);
+                return 1;
+            }
+            _ if want == inner.lanes.len() => {
+                for (lane, slot) in out[..want].iter_mut().enumerate() {
+                    *slot = lane;
+                }
+                self.sort_lanes(kd, &mut out[..want]);
+                return want;
+            }
+            _ if want <= SMALL_K => {}
+            _ => return self.rank_lanes_large(kd, &mut out[..want]),
         }
-        if want == 1 {
-            out[0] = self.owner_lane(kd);
-            return 1;
-        }
-        if want == inner.lanes.len() {
-            for (lane, slot) in out[..want].iter_mut().enumerate() {
+        if inner.groups.len() == 1 {
+            let mut top = TopScores::new(want);
+            inner
+                .kernel
+                .scan(kd, &inner.lanes, 0, &mut |s, pos| top.offer(s, pos));
+            for (slot, &(_, lane)) in out.iter_mut().zip(top.entries()) {
                 *slot = lane;
             }
-            self.sort_lanes(kd, &mut out[..want]);
             return want;
         }
-        let list = &mut out[..want];
-        let mut len = 0usize;
-        // Insert into the sorted prefix `list[..len]`; returns whether `c` was kept.
-        let offer = |c: Candidate, list: &mut [usize], len: &mut usize| -> bool {
-            let pos = list[..*len]
-                .partition_point(|&l| self.order(&self.candidate(kd, l), &c) == Ordering::Less);
-            if pos >= want {
-                return false;
-            }
-            let end = (*len + 1).min(want);
-            list.copy_within(pos..end - 1, pos + 1);
-            list[pos] = c.lane;
-            *len = end;
-            true
+        // Weighted: the group-local top lists (or every node) compete on their weighted keys.
+        let mut top = TopKeyed {
+            entries: [None; SMALL_K],
+            len: 0,
+            want,
         };
         if inner.grouped {
             for g in &inner.groups {
-                // Within a group the ranking is the score order, so once a score is turned away,
-                // every lower score of the group is too.
-                let single = inner.groups.len() == 1;
-                let mut threshold = 0u64;
+                let mut local = TopScores::new(want);
                 inner
                     .kernel
                     .scan(kd, &inner.lanes[g.start..g.end], 0, &mut |s, pos| {
-                        let c = Candidate {
+                        local.offer(s, pos)
+                    });
+                for &(s, pos) in local.entries() {
+                    top.offer(
+                        self,
+                        self.keyed(Candidate {
                             score: s,
                             weight: g.weight,
                             lane: g.start + pos,
-                        };
-                        if !offer(c, list, &mut len) {
-                            threshold = threshold.max(s.saturating_add(1));
-                        } else if single && len == want {
-                            let last = score(kd, inner.lanes[list[want - 1]]);
-                            threshold = threshold.max(last.saturating_add(1));
-                        }
-                        threshold
-                    });
+                        }),
+                    );
+                }
             }
         } else {
+            let mut bound = DrawBound::default();
             for lane in 0..inner.lanes.len() {
-                offer(self.candidate(kd, lane), list, &mut len);
+                let s = score(kd, inner.lanes[lane]);
+                if bound.cannot_beat(s, inner.lane_weight_f64[lane]) {
+                    continue;
+                }
+                top.offer(
+                    self,
+                    self.keyed(Candidate {
+                        score: s,
+                        weight: inner.lane_weight[lane],
+                        lane,
+                    }),
+                );
+                if let Some(last) = top.full_last() {
+                    bound = DrawBound::new(last);
+                }
             }
+        }
+        for (slot, k) in out.iter_mut().zip(&top.entries[..top.len]) {
+            *slot = k.expect("filled").c.lane;
+        }
+        top.len
+    }
+
+    /// Top-k for k beyond the stack lists: insertion into `out` itself, so still allocation-free.
+    fn rank_lanes_large(&self, kd: u64, list: &mut [usize]) -> usize {
+        let want = list.len();
+        let mut len = 0usize;
+        for lane in 0..self.inner.lanes.len() {
+            let c = self.candidate(kd, lane);
+            if len == want && self.order(&self.candidate(kd, list[want - 1]), &c) == Ordering::Less
+            {
+                continue;
+            }
+            let pos = list[..len]
+                .partition_point(|&l| self.order(&self.candidate(kd, l), &c) == Ordering::Less);
+            let end = (len + 1).min(want);
+            list.copy_within(pos..end - 1, pos + 1);
+            list[pos] = c.lane;
+            len = end;
         }
         len
     }
 
     fn sort_lanes(&self, kd: u64, lanes: &mut [usize]) {
         lanes.sort_unstable_by(|&a, &b| self.order(&self.candidate(kd, a), &self.candidate(kd, b)));
+    }
+}
+
+/// A cheap, conservative test that a node cannot rank before a given one, so that most nodes of a
+/// fleet with many distinct weights skip the exact draw. Since `-ln(u) >= 1 - u`, a score `s` has
+/// `draw(s) >= (2^64 - 1 - s) * 2^56 / (2^64 ln 2)` up to the draw's error (below 2^-26, i.e. 2^30
+/// fixed-point units); the float margins only ever let more nodes through to the exact comparison.
+#[derive(Default)]
+struct DrawBound {
+    /// `draw / weight` of the node to beat, rounded up; `None` beats nothing yet.
+    ratio: Option<f64>,
+}
+
+impl DrawBound {
+    const SCALE: f64 = 1.0 / (256.0 * core::f64::consts::LN_2); // 2^56 / (2^64 ln 2)
+    const DRAW_ERROR: f64 = (1u64 << 31) as f64;
+
+    fn new(k: &Keyed) -> DrawBound {
+        DrawBound {
+            ratio: Some(k.draw as f64 / k.c.weight as f64 * (1.0 + 1e-9)),
+        }
+    }
+
+    #[inline]
+    fn cannot_beat(&self, score: u64, weight: f64) -> bool {
+        match self.ratio {
+            Some(ratio) => (!score) as f64 * Self::SCALE - Self::DRAW_ERROR > ratio * weight,
+            None => false,
+        }
+    }
+}
+
+/// The best `want` weighted candidates, best first.
+struct TopKeyed {
+    entries: [Option<Keyed>; SMALL_K],
+    len: usize,
+    want: usize,
+}
+
+impl TopKeyed {
+    fn offer(&mut self, placement: &Placement, k: Keyed) {
+        let entry = |i: usize, e: &[Option<Keyed>]| e[i].expect("filled");
+        if self.len == self.want && !placement.before(&k, &entry(self.want - 1, &self.entries)) {
+            return;
+        }
+        let mut i = self.len.min(self.want - 1);
+        while i > 0 && placement.before(&k, &entry(i - 1, &self.entries)) {
+            self.entries[i] = self.entries[i - 1];
+            i -= 1;
+        }
+        self.entries[i] = Some(k);
+        self.len = (self.len + 1).min(self.want);
+    }
+
+    fn full_last(&self) -> Option<&Keyed> {
+        if self.len == self.want {
+            self.entries[self.want - 1].as_ref()
+        } else {
+            None
+        }
+    }
+}
+
+/// Largest top-k kept in fixed-size stack lists.
+const SMALL_K: usize = 16;
+
+/// A candidate with its draw computed once.
+#[derive(Clone, Copy)]
+struct Keyed {
+    draw: u64,
+    c: Candidate,
+}
+
+/// The best `want` (score, position) pairs of one weight group, best first. Positions arrive in
+/// increasing order, so an equal score never displaces an earlier one (the id tie-break).
+struct TopScores {
+    entries: [(u64, usize); SMALL_K],
+    len: usize,
+    want: usize,
+}
+
+impl TopScores {
+    fn new(want: usize) -> TopScores {
+        TopScores {
+            entries: [(0, 0); SMALL_K],
+            len: 0,
+            want,
+        }
+    }
+
+    /// Keeps `(score, pos)` if it belongs; returns the lowest score that could still enter.
+    fn offer(&mut self, score: u64, pos: usize) -> u64 {
+        let mut i = self.len;
+        while i > 0 && self.entries[i - 1].0 < score {
+            if i < self.want {
+                self.entries[i] = self.entries[i - 1];
+            }
+            i -= 1;
+        }
+        if i < self.want {
+            self.entries[i] = (score, pos);
+            self.len = (self.len + 1).min(self.want);
+        }
+        if self.len == self.want {
+            self.entries[self.want - 1].0.saturating_add(1)
+        } else {
+            0
+        }
+    }
+
+    fn entries(&self) -> &[(u64, usize)] {
+        &self.entries[..self.len]
     }
 }
 

@@ -26,7 +26,8 @@ impl Weight {
     pub fn new(w: f64) -> Result<Weight, Error> {
         const SCALE: f64 = (1u64 << WEIGHT_FRACTION_BITS) as f64;
         const LIMIT: f64 = 18_446_744_073_709_551_616.0; // 2^64
-        if !(w >= 0.0) || !w.is_finite() {
+                                                         // NaN fails every comparison, so test for the valid range rather than the invalid one.
+        if w.is_nan() || w < 0.0 || !w.is_finite() {
             return Err(Error::InvalidWeight { value: w });
         }
         // Multiplying by a power of two is exact; so are the truncation and the subtraction below.

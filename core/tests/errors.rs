@@ -26,6 +26,13 @@ fn each_error_variant_has_its_input() {
         Error::InvalidWeight { value: -2.0 }
     );
     assert_eq!(
+        Placement::new(["a", "b", "b", "a"]).unwrap_err(),
+        Error::DuplicateNodeId {
+            index: 2,
+            first_index: 1
+        }
+    );
+    assert_eq!(
         Placement::weighted([("a", 0.0), ("b", 0.0)]).unwrap_err(),
         Error::AllWeightsZero
     );

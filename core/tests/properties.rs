@@ -356,3 +356,47 @@ fn placements_are_send_sync_and_agree_across_threads() {
         }
     });
 }
+
+#[test]
+fn equal_scores_are_ordered_by_id_in_every_path() {
+    // Same node digest under the default seed, so equal scores for every key.
+    let (hi, lo) = ("tie-f8de3fcc2f7f5a0f", "tie-2726c02dc96aa050");
+    let seed = Seed::DEFAULT;
+    assert_eq!(
+        node_digest(&seed, hi.as_bytes()),
+        node_digest(&seed, lo.as_bytes())
+    );
+    let others = ids("other-", 30);
+    let mut names = vec![hi.to_string()];
+    names.extend(others.iter().cloned());
+    names.push(lo.to_string());
+    let plain = Placement::new(&names).unwrap();
+    let grouped = Placement::weighted(
+        names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n, [2.0, 1.0][i % 2])),
+    )
+    .unwrap();
+    let distinct = Placement::weighted(names.iter().enumerate().map(|(i, n)| {
+        let w = if n.starts_with("tie-") {
+            7.5
+        } else {
+            1.0 + i as f64 / 64.0
+        };
+        (n, w)
+    }))
+    .unwrap();
+    for p in [&plain, &grouped, &distinct] {
+        for k in keys(2_000) {
+            let order: Vec<&[u8]> = p.ranking(&k).map(|n| n.id()).collect();
+            let pos = |id: &str| order.iter().position(|&x| x == id.as_bytes());
+            if p.node(0).unwrap().weight() == p.node(names.len() - 1).unwrap().weight() {
+                assert!(pos(lo) < pos(hi), "{k}: the smaller id must rank first");
+            }
+            assert_eq!(p.owner(&k).id(), order[0]);
+            let top: Vec<&[u8]> = p.rank(&k, 3).iter().map(|n| n.id()).collect();
+            assert_eq!(&top[..], &order[..3]);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Prints the criterion results of bench/benches/lookup.rs as ns per key, with hrwhash's lead over each peer."""
+import json
+import sys
+from pathlib import Path
+
+KEYS = 256  # keys per criterion iteration, see benches/lookup.rs
+
+
+def load(root: Path):
+    rows = {}
+    for est in root.glob("*/*/*/new/estimates.json"):
+        group_dir, lib_dir, n_dir = est.parts[-5], est.parts[-4], est.parts[-3]
+        bench = json.loads((est.parent / "benchmark.json").read_text())
+        group = bench["group_id"]
+        median = json.loads(est.read_text())["median"]["point_estimate"] / KEYS
+        rows[(group, bench["function_id"], int(bench["value_str"]))] = median
+    return rows
+
+
+def main():
+    root = Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
+    rows = load(root)
+    groups = sorted({g for g, _, _ in rows})
+    sizes = sorted({n for _, _, n in rows})
+    for group in groups:
+        libs = sorted({l for g, l, _ in rows if g == group}, key=lambda l: (not l.startswith("hrwhash"), l))
+        ours = next(l for l in libs if l.startswith("hrwhash"))
+        print(f"\n{group}: ns per key (median); x = peer time / {ours} time")
+        print("| library | " + " | ".join(f"N={n}" for n in sizes) + " |")
+        print("| --- |" + " --- |" * len(sizes))
+        for lib in libs:
+            cells = []
+            for n in sizes:
+                t = rows.get((group, lib, n))
+                if t is None:
+                    cells.append("")
+                    continue
+                base = rows.get((group, ours, n))
+                ratio = "" if lib == ours or base is None else f" ({t / base:.1f}x)"
+                cells.append(f"{t:.1f}{ratio}")
+            print(f"| {lib} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

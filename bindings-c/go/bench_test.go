@@ -1,0 +1,79 @@
+package hrwhash_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	rendezvous "github.com/dgryski/go-rendezvous"
+
+	"github.com/hrwhash/hrwhash/bindings-c/go"
+)
+
+// The workload of the shared peer harness: nodes "node-i", keys "key-i".
+var benchSizes = []int{5, 100, 1000}
+
+const benchKeys = 4096
+
+func benchInputs(n int) ([]string, []string) {
+	nodes := make([]string, n)
+	for i := range nodes {
+		nodes[i] = fmt.Sprintf("node-%d", i)
+	}
+	keys := make([]string, benchKeys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("key-%d", i)
+	}
+	return nodes, keys
+}
+
+var sink int
+
+// BenchmarkOwner compares one lookup per call with go-rendezvous as go-redis configures it
+// (xxhash), which is what Ring uses by default.
+func BenchmarkOwner(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("lib=hrwhash/N=%d", n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				o, _ := p.Owner(keys[i%benchKeys])
+				sink += o
+			}
+		})
+		b.Run(fmt.Sprintf("lib=go-rendezvous/N=%d", n), func(b *testing.B) {
+			r := rendezvous.New(nodes, xxhash.Sum64String)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sink += len(r.Lookup(keys[i%benchKeys]))
+			}
+		})
+	}
+}
+
+// BenchmarkOwners amortises the cgo call over 256 keys; ns/op is per key.
+func BenchmarkOwners(b *testing.B) {
+	const batch = 256
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("lib=hrwhash-batch/N=%d", n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := make([]int, batch)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += batch {
+				start := i % (benchKeys - batch)
+				if err := p.OwnersInto(keys[start:start+batch], out); err != nil {
+					b.Fatal(err)
+				}
+				sink += out[0]
+			}
+		})
+	}
+}

@@ -1,0 +1,648 @@
+//! `hrw_placement`: the core's `Placement` behind an opaque handle.
+
+use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
+
+use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
+use crate::status::{hrw_error, hrw_status};
+
+/// An immutable placement of nodes (build it with `hrw_placement_new`, release it with
+/// `hrw_placement_free`).
+///
+/// A built placement never changes, so one handle may be used from any number of threads at
+/// once without locking; only `hrw_placement_free` must not race with other calls on it.
+pub struct hrw_placement {
+    inner: Placement,
+}
+
+/// A node as the caller describes it. Zero-initialised fields mean "no domain".
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_node {
+    /// The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
+    pub id: *const u8,
+    /// Length of `id` in bytes.
+    pub id_len: usize,
+    /// The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
+    /// pointer with length 0.
+    pub domain: *const u8,
+    /// Length of `domain` in bytes (0 when `domain` is NULL).
+    pub domain_len: usize,
+}
+
+/// Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
+/// the default seed and weight 1.0 for every node.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_placement_options {
+    /// 16 seed bytes, or NULL for the default seed.
+    pub seed: *const u8,
+    /// Length of `seed`: 16, or 0 when `seed` is NULL.
+    pub seed_len: usize,
+    /// One weight per node (in node order), or NULL for weight 1.0 everywhere. Weight 0.0 keeps
+    /// a node in the membership but never selects it.
+    pub weights: *const f64,
+    /// Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
+    pub weights_len: usize,
+}
+
+/// The seed of a (pointer, length) span: NULL with length 0 is the default seed.
+fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error>, hrw_status> {
+    if ptr.is_null() && len == 0 {
+        return Ok(Ok(Seed::DEFAULT));
+    }
+    // SAFETY: the caller promises `len` readable bytes at a non-NULL `ptr`.
+    let s = unsafe { bytes(ptr, len) }?;
+    Ok(Seed::from_slice(s))
+}
+
+/// # Safety
+/// `n` follows the `hrw_node` contract.
+unsafe fn node_from(n: &hrw_node, weight: Weight) -> Result<Node, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    let id = unsafe { bytes(n.id, n.id_len) }?;
+    let node = Node::new(id).with_weight(weight);
+    if n.domain.is_null() {
+        if n.domain_len != 0 {
+            return Err(hrw_status::NullParameter);
+        }
+        return Ok(node);
+    }
+    // SAFETY: forwarded from the caller.
+    let domain = unsafe { bytes(n.domain, n.domain_len) }?;
+    Ok(node.with_domain(domain))
+}
+
+fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
+    let handle = Box::into_raw(Box::new(hrw_placement { inner: p }));
+    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
+    unsafe { dst.write(handle) };
+}
+
+/// # Safety
+/// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
+unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
+    let p = non_null(p)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*p).inner })
+}
+
+/// Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position
+/// in `nodes`. Ids and domains are copied: the caller's buffers may be released afterwards.
+///
+/// `options` may be NULL. On failure, if `error` is non-NULL, it receives the details (which
+/// node, which weight); `*out` is written only on success. Release the result with
+/// `hrw_placement_free`.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_new(
+    nodes: *const hrw_node,
+    nodes_len: usize,
+    options: *const hrw_placement_options,
+    out_placement: *mut *mut hrw_placement,
+    error: *mut hrw_error,
+) -> hrw_status {
+    let mut detail = None;
+    let status = guard(|| {
+        let dst = out(out_placement)?;
+        // SAFETY: caller contract, forwarded.
+        match unsafe { build(nodes, nodes_len, options) } {
+            Ok(p) => {
+                boxed(p, dst);
+                Ok(())
+            }
+            Err(d) => {
+                detail = Some(d);
+                Err(d.status)
+            }
+        }
+    });
+    if status != hrw_status::Ok && !error.is_null() {
+        let d = detail.unwrap_or_else(|| hrw_error::from_status(status));
+        // SAFETY: a non-NULL `error` points to a writable hrw_error (documented contract).
+        unsafe { error.write(d) };
+    }
+    status
+}
+
+/// # Safety
+/// As `hrw_placement_new`.
+unsafe fn build(
+    nodes: *const hrw_node,
+    nodes_len: usize,
+    options: *const hrw_placement_options,
+) -> Result<Placement, hrw_error> {
+    let plain = hrw_error::from_status;
+    let core = |e: Error| hrw_error::from_core(&e);
+    // SAFETY: caller contract.
+    let nodes = unsafe { span(nodes, nodes_len) }.map_err(plain)?;
+    // SAFETY: a non-NULL `options` points to a readable struct (caller contract).
+    let (seed_ptr, seed_len, w_ptr, w_len) = match unsafe { options.as_ref() } {
+        Some(o) => (o.seed, o.seed_len, o.weights, o.weights_len),
+        None => (std::ptr::null(), 0, std::ptr::null(), 0),
+    };
+    let seed = seed_from(seed_ptr, seed_len)
+        .map_err(plain)?
+        .map_err(core)?;
+    // SAFETY: caller contract.
+    let weights = unsafe { span(w_ptr, w_len) }.map_err(plain)?;
+    if !weights.is_empty() && weights.len() != nodes.len() {
+        return Err(core(Error::LengthMismatch {
+            expected: nodes.len(),
+            actual: weights.len(),
+        }));
+    }
+    let mut built = Vec::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        let weight = match weights.get(i) {
+            Some(&w) => Weight::new(w).map_err(|e| hrw_error {
+                index: i,
+                ..hrw_error::from_core(&e)
+            })?,
+            None => Weight::ONE,
+        };
+        // SAFETY: caller contract on every node.
+        built.push(unsafe { node_from(n, weight) }.map_err(plain)?);
+    }
+    Placement::from_nodes(seed, built).map_err(core)
+}
+
+/// Releases a placement; NULL is a no-op.
+///
+/// # Safety
+/// `placement` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_free(placement: *mut hrw_placement) {
+    guard(|| {
+        if !placement.is_null() {
+            // SAFETY: the handle came from Box::into_raw in `boxed` and is freed once.
+            drop(unsafe { Box::from_raw(placement) });
+        }
+        Ok(())
+    });
+}
+
+/// The index of the node that owns `key` (`key` may be NULL when `key_len` is 0).
+///
+/// # Safety
+/// `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_owner(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    out_index: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_index)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        let owner = p.owner_index(key);
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(owner) };
+        Ok(())
+    })
+}
+
+// Named apart from `placement` so that the exported parameter keeps its plain name.
+unsafe fn placement_ref<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { placement(p) }
+}
+
+/// Owners of `key_count` keys in one call: the keys are concatenated in `keys` (`keys_len` bytes
+/// in all) and `key_lens[i]` is the length of key `i`. `out_indices[i]` receives the owner of key
+/// `i`; `out_len` must be at least `key_count` (else BUFFER_TOO_SMALL) and the lengths must add
+/// up to `keys_len` (else LENGTH_MISMATCH).
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_owners(
+    placement: *const hrw_placement,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        if dst.len() < lens.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let total = lens
+            .iter()
+            .try_fold(0usize, |acc, &l| acc.checked_add(l))
+            .ok_or(hrw_status::LengthMismatch)?;
+        if total != keys.len() {
+            return Err(hrw_status::LengthMismatch);
+        }
+        let mut rest = keys;
+        for (&len, slot) in lens.iter().zip(dst.iter_mut()) {
+            let (key, tail) = rest.split_at(len);
+            *slot = p.owner_index(key);
+            rest = tail;
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// Pointers valid for their lengths.
+#[allow(clippy::too_many_arguments)] // mirrors the two exported signatures
+unsafe fn top_k(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+    fill: fn(&Placement, &[u8], &mut [usize]) -> usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let count_dst = out(out_count)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let want = k.min(p.selectable_len());
+        if dst.len() < want {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let n = fill(p, key, &mut dst[..want]);
+        // SAFETY: checked non-NULL.
+        unsafe { count_dst.write(n) };
+        Ok(())
+    })
+}
+
+/// The first `k` nodes of the ranking of `key` (the owner first), as node indices in
+/// `out_indices`; `*out_count` receives how many were written, `min(k, selectable nodes)`.
+/// BUFFER_TOO_SMALL when `out_len` is below that count.
+///
+/// # Safety
+/// `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_rank(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe {
+        top_k(
+            placement,
+            key,
+            key_len,
+            k,
+            out_indices,
+            out_len,
+            out_count,
+            |p, key, dst| p.rank_into(key, dst),
+        )
+    }
+}
+
+/// Like `hrw_placement_rank`, but spread over failure domains: the ranking is walked once
+/// taking only nodes of domains not yet used, then again to fill what is left. A node without a
+/// domain is a domain of its own.
+///
+/// # Safety
+/// As `hrw_placement_rank`.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_replicas(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe {
+        top_k(
+            placement,
+            key,
+            key_len,
+            k,
+            out_indices,
+            out_len,
+            out_count,
+            |p, key, dst| p.replicas_into(key, dst),
+        )
+    }
+}
+
+/// The number of nodes, including those of weight zero.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_len(
+    placement: *const hrw_placement,
+    out_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_len)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(p.len()) };
+        Ok(())
+    })
+}
+
+/// The number of nodes that can be selected (weight above zero).
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_selectable_len(
+    placement: *const hrw_placement,
+    out_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_len)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(p.selectable_len()) };
+        Ok(())
+    })
+}
+
+/// The id of the node at `index`: `*out_id` points into the placement (valid until it is
+/// freed, not NUL-terminated) and `*out_id_len` is its length.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_node_id(
+    placement: *const hrw_placement,
+    index: usize,
+    out_id: *mut *const u8,
+    out_id_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let id_dst = out(out_id)?;
+        let len_dst = out(out_id_len)?;
+        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+        let id = node.id();
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            id_dst.write(id.as_ptr());
+            len_dst.write(id.len());
+        }
+        Ok(())
+    })
+}
+
+/// The index of the node with this id; UNKNOWN_NODE when there is none.
+///
+/// # Safety
+/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_find(
+    placement: *const hrw_placement,
+    id: *const u8,
+    id_len: usize,
+    out_index: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_index)?;
+        // SAFETY: caller contract.
+        let id = unsafe { bytes(id, id_len) }?;
+        let node = p.find(id).ok_or(hrw_status::UnknownNode)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(node.index()) };
+        Ok(())
+    })
+}
+
+/// The 16 seed bytes, into `out_seed` (`out_len` at least 16, else BUFFER_TOO_SMALL).
+///
+/// # Safety
+/// `placement` is a live handle; `out_seed` is NULL or valid for `out_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_seed(
+    placement: *const hrw_placement,
+    out_seed: *mut u8,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_seed)?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(dst, out_len) }?;
+        let seed = p.seed().to_bytes();
+        if dst.len() < seed.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        dst[..seed.len()].copy_from_slice(&seed);
+        Ok(())
+    })
+}
+
+/// The hrw-v1 score of `key` for the node at `index` (IndexOutOfRange past the last node).
+///
+/// # Safety
+/// `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_score(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    index: usize,
+    out_score: *mut u64,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_score)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        let score = p.score(key, index).ok_or(hrw_status::IndexOutOfRange)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(score) };
+        Ok(())
+    })
+}
+
+/// A new placement with one more node (appended: it gets index `len`). `weight` as in
+/// `hrw_placement_options.weights`.
+///
+/// # Safety
+/// `placement` is a live handle; `node` points to a valid `hrw_node`.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_with_node(
+    placement: *const hrw_placement,
+    node: *const hrw_node,
+    weight: f64,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_placement)?;
+        // SAFETY: caller contract.
+        let node = unsafe { non_null(node)?.as_ref() }.ok_or(hrw_status::NullParameter)?;
+        let weight = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
+        // SAFETY: caller contract.
+        let node = unsafe { node_from(node, weight) }?;
+        let next = p.with_node(node).map_err(|e| hrw_status::from(&e))?;
+        boxed(next, dst);
+        Ok(())
+    })
+}
+
+/// A new placement without the node of this id; the other nodes keep their relative order (so
+/// indices after the removed one shift down by one). UNKNOWN_NODE when there is no such node.
+///
+/// # Safety
+/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_without_node(
+    placement: *const hrw_placement,
+    id: *const u8,
+    id_len: usize,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_placement)?;
+        // SAFETY: caller contract.
+        let id = unsafe { bytes(id, id_len) }?;
+        let next = p.without_node(id).map_err(|e| hrw_status::from(&e))?;
+        boxed(next, dst);
+        Ok(())
+    })
+}
+
+/// A new placement where the node of this id has another weight.
+///
+/// # Safety
+/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_with_weight(
+    placement: *const hrw_placement,
+    id: *const u8,
+    id_len: usize,
+    weight: f64,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_placement)?;
+        // SAFETY: caller contract.
+        let id = unsafe { bytes(id, id_len) }?;
+        let weight = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
+        let next = p
+            .with_weight(id, weight)
+            .map_err(|e| hrw_status::from(&e))?;
+        boxed(next, dst);
+        Ok(())
+    })
+}
+
+/// The fixed-point form of a weight, `round_half_even(w * 2^32)`; INVALID_WEIGHT when `w` is
+/// not a valid weight.
+///
+/// # Safety
+/// `out_fixed` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_weight_to_fixed(weight: f64, out_fixed: *mut u64) -> hrw_status {
+    guard(|| {
+        let dst = out(out_fixed)?;
+        let w = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(w.to_fixed()) };
+        Ok(())
+    })
+}
+
+/// The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed).
+///
+/// # Safety
+/// Pointers are NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_key_digest(
+    seed: *const u8,
+    seed_len: usize,
+    key: *const u8,
+    key_len: usize,
+    out_digest: *mut u64,
+) -> hrw_status {
+    guard(|| {
+        let dst = out(out_digest)?;
+        let seed = seed_from(seed, seed_len)?.map_err(|e| hrw_status::from(&e))?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(v1::key_digest(&seed, key)) };
+        Ok(())
+    })
+}
+
+/// The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed).
+///
+/// # Safety
+/// Pointers are NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_node_digest(
+    seed: *const u8,
+    seed_len: usize,
+    id: *const u8,
+    id_len: usize,
+    out_digest: *mut u64,
+) -> hrw_status {
+    guard(|| {
+        let dst = out(out_digest)?;
+        let seed = seed_from(seed, seed_len)?.map_err(|e| hrw_status::from(&e))?;
+        // SAFETY: caller contract.
+        let id = unsafe { bytes(id, id_len) }?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(v1::node_digest(&seed, id)) };
+        Ok(())
+    })
+}
+
+/// The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).
+///
+/// # Safety
+/// `out_draw` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_draw(score: u64, out_draw: *mut u64) -> hrw_status {
+    guard(|| {
+        let dst = out(out_draw)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(v1::draw(score)) };
+        Ok(())
+    })
+}

@@ -1,0 +1,186 @@
+//! Status codes, error details, version and algorithm.
+
+use std::ffi::{c_char, CStr};
+
+use hrwhash_core::Error;
+
+use crate::ffi::guard;
+
+/// The result of every hrwhash call. The numbers are part of the ABI: they never change and a
+/// retired number is never reused.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum hrw_status {
+    /// Success; out-params were written.
+    Ok = 0,
+    /// A required pointer was NULL, or a NULL buffer came with a non-zero length.
+    NullParameter = 1,
+    /// A placement needs at least one node.
+    EmptyMembership = 2,
+    /// A node id was empty.
+    EmptyNodeId = 3,
+    /// Two nodes share an id.
+    DuplicateNodeId = 4,
+    /// A weight was NaN, infinite, negative, at least 2^32, or positive but below 2^-33.
+    InvalidWeight = 5,
+    /// Every node has weight zero.
+    AllWeightsZero = 6,
+    /// A seed must be exactly 16 bytes.
+    InvalidSeedLength = 7,
+    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes).
+    LengthMismatch = 8,
+    /// No node with that id is in the placement.
+    UnknownNode = 9,
+    /// An output buffer is shorter than the result.
+    BufferTooSmall = 10,
+    /// A node index is not below the placement's length.
+    IndexOutOfRange = 11,
+    /// hrwhash panicked; the call had no effect. Please report it.
+    Panic = 12,
+    /// An error this version of the C ABI does not know by name.
+    Unknown = 13,
+}
+
+impl From<&Error> for hrw_status {
+    fn from(e: &Error) -> hrw_status {
+        match e {
+            Error::EmptyMembership => hrw_status::EmptyMembership,
+            Error::EmptyNodeId { .. } => hrw_status::EmptyNodeId,
+            Error::DuplicateNodeId { .. } => hrw_status::DuplicateNodeId,
+            Error::InvalidWeight { .. } => hrw_status::InvalidWeight,
+            Error::AllWeightsZero => hrw_status::AllWeightsZero,
+            Error::InvalidSeedLength { .. } => hrw_status::InvalidSeedLength,
+            Error::LengthMismatch { .. } => hrw_status::LengthMismatch,
+            Error::UnknownNode => hrw_status::UnknownNode,
+            _ => hrw_status::Unknown,
+        }
+    }
+}
+
+/// Details of a failed build, for messages that name the offending node.
+///
+/// Only the fields that the status names are meaningful; the others are zero.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_error {
+    /// Same as the returned status.
+    pub status: hrw_status,
+    /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
+    pub index: usize,
+    /// DUPLICATE_NODE_ID: position of the first node with that id.
+    pub first_index: usize,
+    /// INVALID_WEIGHT: the rejected weight.
+    pub value: f64,
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+    pub expected: usize,
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
+    pub actual: usize,
+}
+
+impl hrw_error {
+    pub(crate) fn from_status(status: hrw_status) -> hrw_error {
+        hrw_error {
+            status,
+            index: 0,
+            first_index: 0,
+            value: 0.0,
+            expected: 0,
+            actual: 0,
+        }
+    }
+
+    pub(crate) fn from_core(e: &Error) -> hrw_error {
+        let mut d = hrw_error::from_status(e.into());
+        match *e {
+            Error::EmptyNodeId { index } => d.index = index,
+            Error::DuplicateNodeId { index, first_index } => {
+                d.index = index;
+                d.first_index = first_index;
+            }
+            Error::InvalidWeight { value } => d.value = value,
+            Error::InvalidSeedLength { len } => {
+                d.expected = 16;
+                d.actual = len;
+            }
+            Error::LengthMismatch { expected, actual } => {
+                d.expected = expected;
+                d.actual = actual;
+            }
+            _ => {}
+        }
+        d
+    }
+}
+
+fn message(status: u32) -> &'static CStr {
+    const MESSAGES: [&CStr; 14] = [
+        c"ok",
+        c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
+        c"a placement needs at least one node",
+        c"a node id is empty",
+        c"two nodes share an id",
+        c"invalid weight: weights must be finite, >= 0 and < 2^32, and a positive weight must be >= 2^-33",
+        c"every node has weight 0, so no node could be selected",
+        c"a seed is exactly 16 bytes",
+        c"lengths that must agree do not",
+        c"no node with that id is in the placement",
+        c"the output buffer is too small",
+        c"node index out of range",
+        c"hrwhash panicked (a bug: please report it)",
+        c"unknown error",
+    ];
+    MESSAGES
+        .get(status as usize)
+        .copied()
+        .unwrap_or(c"unknown status code")
+}
+
+/// A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.
+#[no_mangle]
+pub extern "C" fn hrw_status_message(status: u32) -> *const c_char {
+    // Takes the number rather than `hrw_status` so that an out-of-range value from C is not UB.
+    let mut msg = c"hrwhash panicked (a bug: please report it)";
+    guard(|| {
+        msg = message(status);
+        Ok(())
+    });
+    msg.as_ptr()
+}
+
+/// The library version (for example "0.1.0"), static and NUL-terminated; compare with
+/// `HRW_VERSION_STRING` to detect a header/library mismatch.
+#[no_mangle]
+pub extern "C" fn hrw_version() -> *const c_char {
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => panic!("version contains NUL"),
+        };
+    VERSION.as_ptr()
+}
+
+const ALGORITHM_TAG: &[u8] = b"hrw-v1\0";
+
+const fn same_tag(tag: &[u8], core: &[u8]) -> bool {
+    if tag.len() != core.len() + 1 {
+        return false;
+    }
+    let mut i = 0;
+    while i < core.len() {
+        if tag[i] != core[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// The header promises "hrw-v1" (HRW_ALGORITHM); the build fails if the core ever disagrees.
+const _: () = assert!(same_tag(ALGORITHM_TAG, hrwhash_core::ALGORITHM.as_bytes()));
+
+/// The algorithm tag, "hrw-v1" (same as `HRW_ALGORITHM`): placements agree across languages
+/// only when their tags agree.
+#[no_mangle]
+pub extern "C" fn hrw_algorithm() -> *const c_char {
+    ALGORITHM_TAG.as_ptr().cast()
+}

@@ -1,0 +1,246 @@
+/* Every error path of the C ABI: bad input gets a status, never a crash, and out-params are
+ * left untouched on failure. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "check.h"
+#include "hrwhash.h"
+
+#define NODE(s) {(const uint8_t *)(s), sizeof(s) - 1, NULL, 0}
+#define KEY(s) (const uint8_t *)(s), sizeof(s) - 1
+
+static hrw_placement *three(void) {
+    hrw_node nodes[] = {NODE("a"), NODE("b"), NODE("c")};
+    hrw_placement *p = NULL;
+    hrw_status st = hrw_placement_new(nodes, 3, NULL, &p, NULL);
+    CHECK(st == HRW_STATUS_OK && p != NULL, "build: %s", hrw_status_message(st));
+    return p;
+}
+
+static void build_errors(void) {
+    hrw_node nodes[] = {NODE("a"), NODE("b"), NODE("c")};
+    hrw_placement *sentinel = (hrw_placement *)&nodes; /* must survive every failure */
+    hrw_placement *p = sentinel;
+    hrw_error err;
+
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 3, NULL, NULL, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL out");
+    CHECK(hrw_placement_new(NULL, 3, NULL, &p, NULL) == HRW_STATUS_NULL_PARAMETER && p == sentinel,
+          "NULL nodes with length");
+    CHECK(hrw_placement_new(NULL, 0, NULL, &p, NULL) == HRW_STATUS_EMPTY_MEMBERSHIP &&
+              p == sentinel,
+          "no nodes");
+
+    hrw_node empty_id[] = {NODE("a"), {(const uint8_t *)"", 0, NULL, 0}};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(empty_id, 2, NULL, &p, &err) == HRW_STATUS_EMPTY_NODE_ID &&
+              err.status == HRW_STATUS_EMPTY_NODE_ID && err.index == 1 && p == sentinel,
+          "zero-length id: index %zu", err.index);
+    hrw_node null_id[] = {{NULL, 0, NULL, 0}};
+    CHECK(hrw_placement_new(null_id, 1, NULL, &p, NULL) == HRW_STATUS_EMPTY_NODE_ID, "NULL id, 0");
+    hrw_node null_id_len[] = {{NULL, 4, NULL, 0}};
+    CHECK(hrw_placement_new(null_id_len, 1, NULL, &p, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL id with length");
+    hrw_node null_domain[] = {{(const uint8_t *)"a", 1, NULL, 3}};
+    CHECK(hrw_placement_new(null_domain, 1, NULL, &p, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL domain with length");
+
+    hrw_node dup[] = {NODE("a"), NODE("b"), NODE("a")};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(dup, 3, NULL, &p, &err) == HRW_STATUS_DUPLICATE_NODE_ID &&
+              err.index == 2 && err.first_index == 0,
+          "duplicate id: %zu %zu", err.index, err.first_index);
+
+    /* Ids are bytes: NUL inside an id is data, not a terminator. */
+    hrw_node nul_ids[] = {{(const uint8_t *)"a\0x", 3, NULL, 0}, {(const uint8_t *)"a\0y", 3, NULL, 0}};
+    CHECK(hrw_placement_new(nul_ids, 2, NULL, &p, NULL) == HRW_STATUS_OK, "ids with NUL");
+    hrw_placement_free(p);
+    p = sentinel;
+
+    const double bad[] = {-1.0, NAN, INFINITY, -INFINITY, 4294967296.0, 1e-12};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double w[3] = {1.0, bad[i], 1.0};
+        hrw_placement_options o = {NULL, 0, w, 3};
+        memset(&err, 0, sizeof err);
+        CHECK(hrw_placement_new(nodes, 3, &o, &p, &err) == HRW_STATUS_INVALID_WEIGHT &&
+                  err.index == 1 && p == sentinel,
+              "bad weight %g", bad[i]);
+        uint64_t fixed = 7;
+        CHECK(hrw_weight_to_fixed(bad[i], &fixed) == HRW_STATUS_INVALID_WEIGHT && fixed == 7,
+              "weight_to_fixed %g", bad[i]);
+    }
+    double zeros[3] = {0.0, 0.0, 0.0};
+    hrw_placement_options all_zero = {NULL, 0, zeros, 3};
+    CHECK(hrw_placement_new(nodes, 3, &all_zero, &p, NULL) == HRW_STATUS_ALL_WEIGHTS_ZERO,
+          "all weights zero");
+    double two[2] = {1.0, 2.0};
+    hrw_placement_options short_w = {NULL, 0, two, 2};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 3, &short_w, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 3 && err.actual == 2,
+          "weights shorter than nodes");
+    hrw_placement_options null_w = {NULL, 0, NULL, 3};
+    CHECK(hrw_placement_new(nodes, 3, &null_w, &p, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL weights with length");
+
+    const uint8_t seed[17] = {0};
+    hrw_placement_options short_seed = {seed, 15, NULL, 0};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 3, &short_seed, &p, &err) == HRW_STATUS_INVALID_SEED_LENGTH &&
+              err.actual == 15 && err.expected == 16,
+          "15-byte seed");
+    hrw_placement_options long_seed = {seed, 17, NULL, 0};
+    CHECK(hrw_placement_new(nodes, 3, &long_seed, &p, NULL) == HRW_STATUS_INVALID_SEED_LENGTH,
+          "17-byte seed");
+    hrw_placement_options null_seed = {NULL, 16, NULL, 0};
+    CHECK(hrw_placement_new(nodes, 3, &null_seed, &p, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL seed with length");
+    CHECK(p == sentinel, "out untouched by failures");
+}
+
+static void lookup_errors(void) {
+    hrw_placement *p = three();
+    size_t idx = 99, count = 99, out[3] = {99, 99, 99};
+
+    CHECK(hrw_placement_owner(NULL, KEY("k"), &idx) == HRW_STATUS_NULL_PARAMETER && idx == 99,
+          "owner NULL placement");
+    CHECK(hrw_placement_owner(p, KEY("k"), NULL) == HRW_STATUS_NULL_PARAMETER, "owner NULL out");
+    CHECK(hrw_placement_owner(p, NULL, 5, &idx) == HRW_STATUS_NULL_PARAMETER && idx == 99,
+          "owner NULL key with length");
+    CHECK(hrw_placement_owner(p, NULL, 0, &idx) == HRW_STATUS_OK && idx < 3, "empty NULL key");
+    size_t empty_owner = idx;
+    CHECK(hrw_placement_owner(p, (const uint8_t *)"", 0, &idx) == HRW_STATUS_OK &&
+              idx == empty_owner,
+          "empty key, NULL or not, is the same key");
+
+    idx = 99;
+    CHECK(hrw_placement_rank(p, KEY("k"), 3, out, 2, &count) == HRW_STATUS_BUFFER_TOO_SMALL &&
+              count == 99 && out[0] == 99,
+          "rank short buffer");
+    CHECK(hrw_placement_rank(p, KEY("k"), 3, NULL, 3, &count) == HRW_STATUS_NULL_PARAMETER,
+          "rank NULL buffer");
+    CHECK(hrw_placement_rank(p, KEY("k"), 3, out, 3, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "rank NULL count");
+    CHECK(hrw_placement_rank(p, KEY("k"), 10, out, 3, &count) == HRW_STATUS_OK && count == 3,
+          "k above node count is clamped");
+    CHECK(hrw_placement_rank(p, KEY("k"), 0, NULL, 0, &count) == HRW_STATUS_OK && count == 0,
+          "k = 0");
+    CHECK(hrw_placement_replicas(p, KEY("k"), 2, out, 1, &count) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "replicas short buffer");
+
+    const uint8_t keys[] = "abc";
+    size_t lens[] = {1, 2}, owners[2] = {99, 99};
+    CHECK(hrw_placement_owners(p, keys, 3, lens, 2, owners, 1) == HRW_STATUS_BUFFER_TOO_SMALL &&
+              owners[0] == 99,
+          "owners short buffer");
+    CHECK(hrw_placement_owners(p, keys, 2, lens, 2, owners, 2) == HRW_STATUS_LENGTH_MISMATCH &&
+              owners[0] == 99,
+          "owners lengths exceed the bytes");
+    size_t huge[] = {SIZE_MAX, 4};
+    CHECK(hrw_placement_owners(p, keys, 3, huge, 2, owners, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners lengths overflow");
+    CHECK(hrw_placement_owners(p, keys, 3, NULL, 2, owners, 2) == HRW_STATUS_NULL_PARAMETER,
+          "owners NULL lengths");
+    CHECK(hrw_placement_owners(p, NULL, 0, NULL, 0, NULL, 0) == HRW_STATUS_OK, "owners of nothing");
+    CHECK(hrw_placement_owners(p, keys, 3, lens, 2, owners, 2) == HRW_STATUS_OK, "owners");
+    size_t a = 99, bc = 99;
+    hrw_placement_owner(p, keys, 1, &a);
+    hrw_placement_owner(p, keys + 1, 2, &bc);
+    CHECK(owners[0] == a && owners[1] == bc, "owners agrees with owner");
+
+    const uint8_t *id = NULL;
+    size_t id_len = 99;
+    CHECK(hrw_placement_node_id(p, 3, &id, &id_len) == HRW_STATUS_INDEX_OUT_OF_RANGE &&
+              id == NULL && id_len == 99,
+          "node_id out of range");
+    CHECK(hrw_placement_node_id(p, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 &&
+              id[0] == 'b',
+          "node_id");
+    CHECK(hrw_placement_node_id(p, 1, NULL, &id_len) == HRW_STATUS_NULL_PARAMETER, "NULL out_id");
+    idx = 99;
+    CHECK(hrw_placement_find(p, KEY("zz"), &idx) == HRW_STATUS_UNKNOWN_NODE && idx == 99,
+          "find unknown");
+    CHECK(hrw_placement_find(p, KEY("c"), &idx) == HRW_STATUS_OK && idx == 2, "find");
+    uint64_t score = 7;
+    CHECK(hrw_placement_score(p, KEY("k"), 3, &score) == HRW_STATUS_INDEX_OUT_OF_RANGE &&
+              score == 7,
+          "score out of range");
+    uint8_t seed[16];
+    CHECK(hrw_placement_seed(p, seed, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "seed short buffer");
+    CHECK(hrw_placement_seed(p, seed, 16) == HRW_STATUS_OK && memcmp(seed, "hrwhash-v1-seed.", 16) == 0,
+          "default seed");
+    size_t len = 0;
+    CHECK(hrw_placement_len(NULL, &len) == HRW_STATUS_NULL_PARAMETER, "len NULL");
+    CHECK(hrw_placement_len(p, &len) == HRW_STATUS_OK && len == 3, "len");
+    CHECK(hrw_placement_selectable_len(p, NULL) == HRW_STATUS_NULL_PARAMETER, "selectable NULL");
+    uint64_t d = 0;
+    CHECK(hrw_key_digest(seed, 3, KEY("k"), &d) == HRW_STATUS_INVALID_SEED_LENGTH, "digest seed");
+    CHECK(hrw_key_digest(NULL, 0, NULL, 1, &d) == HRW_STATUS_NULL_PARAMETER, "digest NULL key");
+    CHECK(hrw_draw(1, NULL) == HRW_STATUS_NULL_PARAMETER, "draw NULL out");
+    hrw_placement_free(p);
+}
+
+static void derive_errors(void) {
+    hrw_placement *p = three(), *q = NULL;
+    hrw_node d = NODE("d"), a = NODE("a"), empty = {(const uint8_t *)"x", 0, NULL, 0};
+    CHECK(hrw_placement_with_node(p, &a, 1.0, &q) == HRW_STATUS_DUPLICATE_NODE_ID && q == NULL,
+          "with_node duplicate");
+    CHECK(hrw_placement_with_node(p, &empty, 1.0, &q) == HRW_STATUS_EMPTY_NODE_ID, "with_node empty");
+    CHECK(hrw_placement_with_node(p, &d, -2.0, &q) == HRW_STATUS_INVALID_WEIGHT, "with_node weight");
+    CHECK(hrw_placement_with_node(p, NULL, 1.0, &q) == HRW_STATUS_NULL_PARAMETER, "with_node NULL");
+    CHECK(hrw_placement_without_node(p, KEY("zz"), &q) == HRW_STATUS_UNKNOWN_NODE && q == NULL,
+          "without unknown");
+    CHECK(hrw_placement_with_weight(p, KEY("zz"), 2.0, &q) == HRW_STATUS_UNKNOWN_NODE,
+          "with_weight unknown");
+    CHECK(hrw_placement_with_weight(p, KEY("a"), NAN, &q) == HRW_STATUS_INVALID_WEIGHT,
+          "with_weight NaN");
+
+    /* Removing a node moves only its keys; adding one moves keys only to it. */
+    CHECK(hrw_placement_without_node(p, KEY("b"), &q) == HRW_STATUS_OK, "without b");
+    hrw_placement *r = NULL;
+    CHECK(hrw_placement_with_node(p, &d, 1.0, &r) == HRW_STATUS_OK, "with d");
+    int moved_wrongly = 0;
+    for (int i = 0; i < 2000; i++) {
+        char key[16];
+        int n = snprintf(key, sizeof key, "key-%d", i);
+        size_t before = 0, after = 0, grown = 0;
+        hrw_placement_owner(p, (const uint8_t *)key, (size_t)n, &before);
+        hrw_placement_owner(q, (const uint8_t *)key, (size_t)n, &after);
+        hrw_placement_owner(r, (const uint8_t *)key, (size_t)n, &grown);
+        /* q has nodes a, c at indices 0, 1 */
+        if (before != 1 && after != (before == 0 ? 0u : 1u)) moved_wrongly++;
+        if (grown != before && grown != 3) moved_wrongly++;
+    }
+    CHECK(moved_wrongly == 0, "%d keys moved between surviving nodes", moved_wrongly);
+    hrw_placement_free(r);
+    hrw_placement_free(q);
+    hrw_placement_free(p);
+}
+
+static void static_strings(void) {
+    CHECK(strcmp(hrw_version(), HRW_VERSION_STRING) == 0, "header %s vs library %s",
+          HRW_VERSION_STRING, hrw_version());
+    CHECK(strcmp(hrw_algorithm(), HRW_ALGORITHM) == 0, "algorithm %s", hrw_algorithm());
+    CHECK(strcmp(hrw_status_message(HRW_STATUS_OK), "ok") == 0, "message of OK");
+    CHECK(strstr(hrw_status_message(HRW_STATUS_BUFFER_TOO_SMALL), "too small") != NULL,
+          "message of BUFFER_TOO_SMALL");
+    CHECK(hrw_status_message(9999) != NULL && strstr(hrw_status_message(9999), "unknown") != NULL,
+          "message of an unknown number");
+    /* The numbers are ABI: pin them. */
+    CHECK(HRW_STATUS_NULL_PARAMETER == 1 && HRW_STATUS_INVALID_WEIGHT == 5 &&
+              HRW_STATUS_BUFFER_TOO_SMALL == 10 && HRW_STATUS_PANIC == 12 &&
+              HRW_STATUS_UNKNOWN == 13,
+          "status numbers");
+    hrw_placement_free(NULL);
+}
+
+int main(void) {
+    build_errors();
+    lookup_errors();
+    derive_errors();
+    static_strings();
+    return check_report("test_errors");
+}

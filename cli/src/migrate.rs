@@ -1,0 +1,244 @@
+//! `hrwhash diff` and `hrwhash plan`: which keys change owner between two memberships, and from
+//! which node to which, so data can be copied before the switch.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use hrwhash::Placement;
+use serde_json::{json, Value};
+
+use crate::error::CliError;
+use crate::input::{text, Keys};
+
+/// Owners of every key before and after a membership change.
+struct Transition<'a> {
+    from: &'a Placement,
+    to: &'a Placement,
+    total: u64,
+    moved: u64,
+    before: Vec<u64>,
+    after: Vec<u64>,
+    /// (index in `from`, index in `to`) -> the keys that move that way.
+    flows: BTreeMap<(usize, usize), Flow>,
+}
+
+#[derive(Default)]
+struct Flow {
+    count: u64,
+    /// Filled only when a plan lists keys.
+    keys: Vec<Vec<u8>>,
+}
+
+impl<'a> Transition<'a> {
+    fn compute(from: &'a Placement, to: &'a Placement, keys: &Keys, list_keys: bool) -> Self {
+        // A key stays put when its new owner has the same id as its old one.
+        let same_node: Vec<Option<usize>> = from
+            .nodes()
+            .map(|n| to.find(n.id()).map(|m| m.index()))
+            .collect();
+        let mut t = Transition {
+            from,
+            to,
+            total: keys.len(),
+            moved: 0,
+            before: vec![0; from.len()],
+            after: vec![0; to.len()],
+            flows: BTreeMap::new(),
+        };
+        keys.for_each(|key| {
+            let old = from.owner_index(key);
+            let new = to.owner_index(key);
+            t.before[old] += 1;
+            t.after[new] += 1;
+            if same_node[old] != Some(new) {
+                t.moved += 1;
+                let flow = t.flows.entry((old, new)).or_default();
+                flow.count += 1;
+                if list_keys {
+                    flow.keys.push(key.to_vec());
+                }
+            }
+        });
+        t
+    }
+
+    /// The least a perfect scheme must move: the total variation distance between the intended
+    /// shares (weight / total weight) of the two memberships.
+    fn optimum_percent(&self) -> f64 {
+        let mut shares: BTreeMap<&[u8], (f64, f64)> = BTreeMap::new();
+        for (p, side) in [(self.from, 0), (self.to, 1)] {
+            let total: f64 = p.nodes().map(|n| n.weight().to_f64()).sum();
+            for n in p.nodes() {
+                let s = shares.entry(n.id()).or_default();
+                let share = n.weight().to_f64() / total;
+                if side == 0 {
+                    s.0 = share;
+                } else {
+                    s.1 = share;
+                }
+            }
+        }
+        100.0 * shares.values().map(|&(a, b)| (a - b).max(0.0)).sum::<f64>()
+    }
+
+    fn moved_percent(&self) -> f64 {
+        100.0 * self.moved as f64 / self.total as f64
+    }
+
+    fn old_id(&self, i: usize) -> String {
+        self.from.node(i).map_or_else(String::new, |n| text(n.id()))
+    }
+
+    fn new_id(&self, i: usize) -> String {
+        self.to.node(i).map_or_else(String::new, |n| text(n.id()))
+    }
+
+    /// Every node of either membership with its key count before and after (None: not a member).
+    fn node_counts(&self) -> Vec<(String, Option<u64>, Option<u64>)> {
+        let mut rows: Vec<(String, Option<u64>, Option<u64>)> = self
+            .from
+            .nodes()
+            .map(|n| {
+                let after = self.to.find(n.id()).map(|m| self.after[m.index()]);
+                (text(n.id()), Some(self.before[n.index()]), after)
+            })
+            .collect();
+        rows.extend(
+            self.to
+                .nodes()
+                .filter(|n| self.from.find(n.id()).is_none())
+                .map(|n| (text(n.id()), None, Some(self.after[n.index()]))),
+        );
+        rows
+    }
+}
+
+fn json_doc(v: &Value, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(v).unwrap_or_default()
+    )
+}
+
+pub fn diff(
+    from: &Placement,
+    to: &Placement,
+    keys: &Keys,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let t = Transition::compute(from, to, keys, false);
+    let rows = t.node_counts();
+    if as_json {
+        let doc = json!({
+            "algorithm": hrwhash::ALGORITHM,
+            "keys": t.total,
+            "nodes_before": from.len(),
+            "nodes_after": to.len(),
+            "moved_keys": t.moved,
+            "moved_percent": t.moved_percent(),
+            "optimum_percent": t.optimum_percent(),
+            "flows": t.flows.iter().map(|(&(a, b), flow)| json!({
+                "from": t.old_id(a), "to": t.new_id(b), "count": flow.count,
+            })).collect::<Vec<_>>(),
+            "nodes": rows.iter().map(|(id, before, after)| json!({
+                "id": id, "before": before, "after": after,
+            })).collect::<Vec<_>>(),
+        });
+        json_doc(&doc, out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "hrwhash diff ({}): {} keys, {} -> {} nodes",
+        hrwhash::ALGORITHM,
+        t.total,
+        from.len(),
+        to.len()
+    )?;
+    writeln!(
+        out,
+        "moved: {} keys ({:.2}%), optimum {:.2}%",
+        t.moved,
+        t.moved_percent(),
+        t.optimum_percent()
+    )?;
+    writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
+    for (&(a, b), flow) in &t.flows {
+        writeln!(
+            out,
+            "  {:<16} {:<16} {:>10}",
+            t.old_id(a),
+            t.new_id(b),
+            flow.count
+        )?;
+    }
+    writeln!(
+        out,
+        "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
+        "node", "before", "after", "change"
+    )?;
+    let show = |c: Option<u64>| c.map_or_else(|| "-".to_string(), |c| c.to_string());
+    for (id, before, after) in &rows {
+        let change = after.unwrap_or(0) as i128 - before.unwrap_or(0) as i128;
+        writeln!(
+            out,
+            "  {:<16} {:>10} {:>10} {:>+10}",
+            id,
+            show(*before),
+            show(*after),
+            change
+        )?;
+    }
+    Ok(())
+}
+
+pub fn plan(
+    from: &Placement,
+    to: &Placement,
+    keys: &Keys,
+    summary: bool,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let t = Transition::compute(from, to, keys, !summary);
+    if as_json {
+        let doc = json!({
+            "algorithm": hrwhash::ALGORITHM,
+            "keys": t.total,
+            "moved_keys": t.moved,
+            "moves": t.flows.iter().map(|(&(a, b), flow)| {
+                let mut m = json!({ "from": t.old_id(a), "to": t.new_id(b), "count": flow.count });
+                if !summary {
+                    m["keys"] = flow.keys.iter().map(|k| text(k)).collect();
+                }
+                m
+            }).collect::<Vec<_>>(),
+        });
+        json_doc(&doc, out)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "# hrwhash plan ({}): copy {} of {} keys ({:.2}%) to their new owner before switching",
+        hrwhash::ALGORITHM,
+        t.moved,
+        t.total,
+        t.moved_percent()
+    )?;
+    for (&(a, b), flow) in &t.flows {
+        let noun = if flow.count == 1 { "key" } else { "keys" };
+        writeln!(
+            out,
+            "{} -> {}: {} {noun}",
+            t.old_id(a),
+            t.new_id(b),
+            flow.count
+        )?;
+        for key in &flow.keys {
+            writeln!(out, "  {}", text(key))?;
+        }
+    }
+    Ok(())
+}
