@@ -1,0 +1,110 @@
+from typing import Any, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union, final
+
+_Id = TypeVar("_Id", bound=Union[str, bytes])
+
+_Key = Union[str, bytes, bytearray, memoryview]
+"""What a key may be: text (hashed as UTF-8) or bytes."""
+
+ALGORITHM: str
+"""The algorithm every answer follows: ``"hrw-v1"``."""
+
+DEFAULT_SEED: bytes
+"""The public default seed (16 bytes)."""
+
+__version__: str
+
+__all__ = [
+    "ALGORITHM",
+    "DEFAULT_SEED",
+    "Placement",
+    "Ranking",
+    "draw",
+    "key_digest",
+    "node_digest",
+    "score",
+    "weight_fixed",
+    "__version__",
+]
+
+@final
+class Placement(Generic[_Id]):
+    """An immutable set of nodes that answers "which node owns this key?" with hrw-v1.
+
+    Node ids are str or bytes and come back as given. ``weights`` are floats >= 0 (0 keeps a node
+    in the membership but never selects it); ``seed`` is 16 bytes; ``domains`` names a failure
+    domain (str, bytes or None) per node for :meth:`replicas`.
+    """
+
+    def __new__(
+        cls,
+        nodes: Iterable[_Id],
+        weights: Optional[Iterable[float]] = None,
+        *,
+        seed: Optional[Union[bytes, bytearray, memoryview]] = None,
+        domains: Optional[Iterable[Union[str, bytes, None]]] = None,
+    ) -> "Placement[_Id]": ...
+    def owner(self, key: _Key) -> _Id:
+        """The node that owns ``key``: the first of its ranking."""
+    def rank(self, key: _Key, k: int) -> List[_Id]:
+        """The first ``k`` nodes of the ranking of ``key`` (fewer if fewer can be selected)."""
+    def ranking(self, key: _Key) -> "Ranking[_Id]":
+        """Every selectable node, in ranking order for ``key``."""
+    def replicas(self, key: _Key, k: int) -> List[_Id]:
+        """Up to ``k`` nodes for replicas of ``key``, in distinct failure domains first."""
+    def score(self, key: _Key, node: Union[str, bytes]) -> int:
+        """The 64-bit hrw-v1 score of ``key`` for ``node``."""
+    def owners(self, keys: Iterable[_Key]) -> List[_Id]:
+        """The owner of each key; the lookups run without holding the GIL."""
+    def rank_many(self, keys: Iterable[_Key], k: int) -> List[List[_Id]]:
+        """``rank(key, k)`` for each key; the lookups run without holding the GIL."""
+    def with_node(
+        self, node: _Id, weight: float = 1.0, *, domain: Union[str, bytes, None] = None
+    ) -> "Placement[_Id]":
+        """A placement with one more node."""
+    def without_node(self, node: Union[str, bytes]) -> "Placement[_Id]":
+        """A placement without ``node``; the others keep their order."""
+    def with_weight(self, node: Union[str, bytes], weight: float) -> "Placement[_Id]":
+        """A placement where ``node`` has another weight (0 drains it)."""
+    @property
+    def nodes(self) -> Tuple[_Id, ...]:
+        """The node ids in build order."""
+    @property
+    def weights(self) -> Tuple[float, ...]:
+        """The weights in node order."""
+    @property
+    def domains(self) -> Optional[Tuple[Union[str, bytes, None], ...]]:
+        """The failure domains in node order, or None if none were named."""
+    @property
+    def seed(self) -> bytes:
+        """The 16-byte seed."""
+    @property
+    def is_weighted(self) -> bool:
+        """Whether any two selectable nodes have different weights."""
+    def __len__(self) -> int: ...
+    def __contains__(self, node: object, /) -> bool: ...
+    def __iter__(self) -> Iterator[_Id]: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __reduce__(self) -> Tuple[Any, ...]: ...
+    def __copy__(self) -> "Placement[_Id]": ...
+    def __deepcopy__(self, memo: Any, /) -> "Placement[_Id]": ...
+    def __class_getitem__(cls, item: Any) -> Any: ...
+
+@final
+class Ranking(Generic[_Id]):
+    """The full ranking of one key, as an iterator of node ids."""
+
+    def __iter__(self) -> "Ranking[_Id]": ...
+    def __next__(self) -> _Id: ...
+    def __length_hint__(self) -> int: ...
+
+def key_digest(key: _Key, seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
+    """The hrw-v1 digest of a key (SPEC.md)."""
+def node_digest(node: Union[str, bytes], seed: Optional[Union[bytes, bytearray, memoryview]] = None) -> int:
+    """The hrw-v1 digest of a node id."""
+def score(key_digest: int, node_digest: int) -> int:
+    """The hrw-v1 score of a key digest for a node digest."""
+def draw(score: int) -> int:
+    """The hrw-v1 draw of a score."""
+def weight_fixed(weight: float) -> int:
+    """The fixed-point form of a weight, ``round_half_even(weight * 2**32)``."""
