@@ -53,6 +53,38 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// Writes the score of every digest into `out` (as long as `digests`) and returns, for each
+    /// position class `i mod 8` of the first `8 * (len / 8)` positions, the highest score (0 where
+    /// there is none). The `k`-th largest of these is a lower bound of the `k`-th best score.
+    #[inline]
+    pub(crate) fn scores_and_lane_max(
+        self,
+        key: u64,
+        digests: &[u64],
+        out: &mut [u64],
+    ) -> [u64; 8] {
+        match self {
+            Kernel::Scalar => scores_and_lane_max_scalar(key, digests, out),
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::scores_and_lane_max(key, digests, out) },
+        }
+    }
+}
+
+fn scores_and_lane_max_scalar(key: u64, digests: &[u64], out: &mut [u64]) -> [u64; 8] {
+    let mut lane_max = [0u64; 8];
+    let full = digests.len() / 8 * 8;
+    for (i, (&d, slot)) in digests.iter().zip(out.iter_mut()).enumerate() {
+        *slot = score(key, d);
+        if i < full {
+            lane_max[i % 8] = lane_max[i % 8].max(*slot);
+        }
+    }
+    lane_max
+}
+
 fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
     let mut best = (0u64, 0usize);
     let mut first = true;
@@ -210,6 +242,42 @@ mod avx2 {
             }
         }
     }
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn scores_and_lane_max(
+        key: u64,
+        digests: &[u64],
+        out: &mut [u64],
+    ) -> [u64; 8] {
+        let n = digests.len().min(out.len());
+        let blocks = n / 8;
+        let k = _mm256_set1_epi64x(key as i64);
+        let p = digests.as_ptr();
+        let o = out.as_mut_ptr();
+        let flip = _mm256_set1_epi64x(FLIP);
+        let mut max0 = flip;
+        let mut max1 = flip;
+        for b in 0..blocks {
+            let s0 = scores4(k, p.add(b * 8));
+            let s1 = scores4(k, p.add(b * 8 + 4));
+            _mm256_storeu_si256(o.add(b * 8) as *mut __m256i, _mm256_xor_si256(s0, flip));
+            _mm256_storeu_si256(o.add(b * 8 + 4) as *mut __m256i, _mm256_xor_si256(s1, flip));
+            max0 = _mm256_blendv_epi8(max0, s0, _mm256_cmpgt_epi64(s0, max0));
+            max1 = _mm256_blendv_epi8(max1, s1, _mm256_cmpgt_epi64(s1, max1));
+        }
+        for i in blocks * 8..n {
+            *o.add(i) = score(key, *p.add(i));
+        }
+        let mut lane_max = [0u64; 8];
+        _mm256_storeu_si256(
+            lane_max.as_mut_ptr() as *mut __m256i,
+            _mm256_xor_si256(max0, flip),
+        );
+        _mm256_storeu_si256(
+            lane_max.as_mut_ptr().add(4) as *mut __m256i,
+            _mm256_xor_si256(max1, flip),
+        );
+        lane_max
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +319,25 @@ mod tests {
                     });
                     assert_eq!(a, b);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn scores_and_lane_max_match_scalar() {
+        let simd = Kernel::detect();
+        let mut st = 11u64;
+        for n in (1..40).chain([64, 100, 256]) {
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            for _ in 0..20 {
+                let key = lcg(&mut st);
+                let mut a = alloc::vec![0u64; n];
+                let mut b = alloc::vec![0u64; n];
+                let ma = simd.scores_and_lane_max(key, &digests, &mut a);
+                let mb = scores_and_lane_max_scalar(key, &digests, &mut b);
+                assert_eq!((ma, &a), (mb, &b));
+                let expected: Vec<u64> = digests.iter().map(|&d| score(key, d)).collect();
+                assert_eq!(a, expected);
             }
         }
     }

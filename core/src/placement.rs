@@ -654,9 +654,7 @@ impl Placement {
         }
         if inner.groups.len() == 1 {
             let mut top = TopScores::new(want);
-            inner
-                .kernel
-                .scan(kd, &inner.lanes, 0, &mut |s, pos| top.offer(s, pos));
+            top_scores(inner.kernel, kd, &inner.lanes, &mut top);
             for (slot, &(_, lane)) in out.iter_mut().zip(top.entries()) {
                 *slot = lane;
             }
@@ -671,11 +669,7 @@ impl Placement {
         if inner.grouped {
             for g in &inner.groups {
                 let mut local = TopScores::new(want);
-                inner
-                    .kernel
-                    .scan(kd, &inner.lanes[g.start..g.end], 0, &mut |s, pos| {
-                        local.offer(s, pos)
-                    });
+                top_scores(inner.kernel, kd, &inner.lanes[g.start..g.end], &mut local);
                 for &(s, pos) in local.entries() {
                     top.offer(
                         self,
@@ -798,6 +792,30 @@ impl TopKeyed {
     }
 }
 
+/// Most nodes sampled by [`top_scores`] for its starting threshold.
+const SAMPLE: usize = 64;
+
+/// Fills `top` from one weight group in one pass that offers every node scoring at least the
+/// running threshold. Each offer is a hard-to-predict branch, and with a threshold of zero most of
+/// them would come early, while the k-th best is still low. So the pass starts from a threshold
+/// taken from the first `SAMPLE` nodes: the k-th largest of their eight lane maxima, which is at
+/// most the k-th best score of the group.
+fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) {
+    let mut threshold = 0;
+    // Half the group at most, and a multiple of eight so that every lane has a maximum.
+    let sampled = (lanes.len() / 2 / 8 * 8).min(SAMPLE);
+    if top.want <= 8 && sampled > 0 {
+        let mut sample = [0u64; SAMPLE];
+        let mut lane_max =
+            kernel.scores_and_lane_max(kd, &lanes[..sampled], &mut sample[..sampled]);
+        lane_max.sort_unstable_by(|a, b| b.cmp(a));
+        threshold = lane_max[top.want - 1];
+    }
+    kernel.scan(kd, lanes, threshold, &mut |s, pos| {
+        top.offer(s, pos).max(threshold)
+    });
+}
+
 /// Largest top-k kept in fixed-size stack lists.
 const SMALL_K: usize = 16;
 
@@ -838,6 +856,11 @@ impl TopScores {
             self.entries[i] = (score, pos);
             self.len = (self.len + 1).min(self.want);
         }
+        self.threshold()
+    }
+
+    /// The lowest score that could still enter.
+    fn threshold(&self) -> u64 {
         if self.len == self.want {
             self.entries[self.want - 1].0.saturating_add(1)
         } else {
