@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench fmt
+.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
@@ -42,6 +42,13 @@ check-generated:
 bench:
 	$(CARGO) bench -p hrwhash-bench --bench lookup
 	python3 bench/summarize.py target/criterion
+
+# hrwhash beside the peer libraries of every language, in one run of the shared harness.
+peer-harness:
+	$(MAKE) -C bindings-python wheel
+	$(MAKE) -C bindings-node build
+	$(MAKE) -C bindings-c stage
+	bash bench/peer-harness/run.sh
 
 fmt:
 	$(CARGO) fmt --all

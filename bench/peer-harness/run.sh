@@ -6,7 +6,7 @@
 #   LANGS="rust go" bash bench/peer-harness/run.sh   # any run_peers.sh knob passes through
 #
 # Rust: hrwhash_slot.rs is added as a peer. Python, Node and C: the bindings' adapters are used
-# when the bindings are built (see bindings-*/bench/).
+# when the bindings are built (`make peer-harness` builds them first).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 src="${1:-$repo/../shared/bench}"
@@ -21,10 +21,21 @@ sed -i 's/^mod driver;/mod driver;\nmod hrwhash_slot;/' "$work/rust/src/main.rs"
 sed -i 's/^const PEERS: &\[(&str, fn(&Driver))\] = &\[/const PEERS: \&[(\&str, fn(\&Driver))] = \&[\n    ("hrwhash", hrwhash_slot::peer),/' "$work/rust/src/main.rs"
 grep -q 'hrwhash_slot::peer' "$work/rust/src/main.rs" || { echo "could not add the Rust slot" >&2; exit 1; }
 
-# Other languages' slots, when their adapters exist (each binding documents its own).
-for hook in "$repo"/bindings-*/bench/peer-harness-env.sh; do
-  [ -f "$hook" ] && source "$hook" "$work"
-done
+# Python, Node and C slots use the bindings' adapters, built by `make peer-harness`.
+wheel=$(ls "$repo"/bindings-python/target/wheels/hrwhash-*.whl 2>/dev/null | head -n1 || true)
+if [ -n "$wheel" ]; then
+  python3 -m venv "$work/.venv"
+  "$work/.venv/bin/pip" install --quiet --disable-pip-version-check -r "$work/python/requirements.txt" "$wheel"
+  export PYTHONPATH="$repo/bindings-python/bench${PYTHONPATH:+:$PYTHONPATH}"
+  export HRW_PY_ADAPTERS=hrwhash_adapter:ADAPTERS
+fi
+if ls "$repo"/bindings-node/*.node >/dev/null 2>&1; then
+  export HRW_JS_ADAPTERS="$repo/bindings-node/bench/hrwhash-adapter.js"
+fi
+prefix="$repo/bindings-c/build/prefix"
+if [ -f "$prefix/lib/libhrwhash.a" ]; then
+  export HRW_C_EXTRA="$repo/bindings-c/bench/hrwhash_adapter.c -I$prefix/include $prefix/lib/libhrwhash.a -lpthread -ldl -lm"
+fi
 
 echo "harness copy: $work" >&2
 HRW_RESULTS_DIR="${HRW_RESULTS_DIR:-$work/results}" bash "$work/run_peers.sh"
