@@ -53,7 +53,6 @@ impl Node {
 }
 
 /// Nodes of one weight, stored contiguously in id order.
-#[derive(Debug)]
 struct Group {
     weight: u64,
     start: usize,
@@ -65,7 +64,6 @@ struct Group {
 const MAX_GROUPS_FOR_GROUPED_LOOKUP: usize = 8;
 const MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP: usize = 16;
 
-#[derive(Debug)]
 struct Inner {
     seed: Seed,
     nodes: Vec<Node>,
@@ -95,9 +93,22 @@ struct Inner {
 /// assert_ne!(top2[0], top2[1]);
 /// # Ok::<(), hrwhash::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Placement {
     inner: Arc<Inner>,
+}
+
+impl core::fmt::Debug for Placement {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Digests and lanes are derived data; a fleet of thousands would drown the output.
+        f.debug_struct("Placement")
+            .field("algorithm", &crate::ALGORITHM)
+            .field("seed", &self.inner.seed)
+            .field("nodes", &self.inner.nodes.len())
+            .field("selectable", &self.inner.lanes.len())
+            .field("distinct_weights", &self.inner.groups.len())
+            .finish()
+    }
 }
 
 /// A node of a placement, as returned by lookups.
