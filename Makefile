@@ -15,6 +15,7 @@ test-core:
 	$(CARGO) test -p hrwhash --no-default-features
 	$(CARGO) build -p hrwhash --no-default-features
 	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash --no-deps
 
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance

@@ -272,7 +272,13 @@ impl Placement {
         index: usize,
     ) -> Result<sys::napi_value> {
         match self.forms[index].id {
-            Form::Text => js::element(env, ids, index as u32),
+            Form::Text => match std::str::from_utf8(self.inner.node_specs()[index].id()) {
+                // V8 makes a short string from UTF-8 faster than Node-API reads an array element.
+                // A string holding a lone surrogate was stored as U+FFFD, so only for an id
+                // containing U+FFFD is the caller's own string fetched back.
+                Ok(text) if !text.contains('\u{FFFD}') => js::new_string(env, text),
+                _ => js::element(env, ids, index as u32),
+            },
             Form::Binary => js::new_buffer(env, self.inner.node_specs()[index].id()),
         }
     }

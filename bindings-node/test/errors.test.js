@@ -159,6 +159,10 @@ test('odd but valid inputs work', () => {
   assert.equal(p.owner(big), p.owner(Buffer.from(big)));
   // Lone surrogates are hashed as U+FFFD, the way TextEncoder encodes them.
   assert.equal(p.owner('\ud800'), p.owner(Buffer.from('\ufffd')));
+  // An id holding a lone surrogate still comes back as the very string given.
+  const odd = new Placement(['\ud800x']);
+  assert.equal(odd.owner('k'), '\ud800x');
+  assert.deepEqual(odd.rank('k', 1), ['\ud800x']);
   // A string just around the inline key buffer's size.
   for (let n = 240; n < 270; n++) {
     const s = 'é'.repeat(n >> 1) + 'z'.repeat(n & 1);
