@@ -1,0 +1,159 @@
+//! Every case of conformance/vectors.json, through the public API. Run with and without the `std`
+//! feature, this checks the SIMD kernels and the portable scalar kernel against the same file.
+
+use hrwhash::v1::{draw, key_digest, node_digest, score};
+use hrwhash::{Error, Node, Placement, Seed, Weight};
+use serde_json::Value;
+
+fn vectors() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/vectors.json");
+    serde_json::from_str(&std::fs::read_to_string(path).expect("vectors.json")).expect("JSON")
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+fn u64_of(v: &Value) -> u64 {
+    v.as_str()
+        .expect("64-bit values are strings")
+        .parse()
+        .expect("u64")
+}
+
+fn weight_of(v: &Value) -> f64 {
+    match v {
+        Value::String(s) if s == "NaN" => f64::NAN,
+        Value::String(s) if s == "Infinity" => f64::INFINITY,
+        Value::String(s) if s == "-Infinity" => f64::NEG_INFINITY,
+        other => other.as_f64().expect("number"),
+    }
+}
+
+fn nodes_of(case: &Value) -> Result<Vec<Node>, Error> {
+    if let Some(list) = case["nodes"].as_array() {
+        return list
+            .iter()
+            .map(|n| {
+                let mut node = Node::new(hex(n["id"].as_str().expect("id")));
+                if let Some(w) = n.get("weight") {
+                    node = node.with_weight(Weight::new(weight_of(w))?);
+                }
+                if let Some(d) = n["domain"].as_str() {
+                    node = node.with_domain(hex(d));
+                }
+                Ok(node)
+            })
+            .collect();
+    }
+    let prefix = hex(case["node_prefix"].as_str().expect("prefix"));
+    let count = case["node_count"].as_u64().expect("count") as usize;
+    let cycle: Option<Vec<f64>> = case["weight_cycle"]
+        .as_array()
+        .map(|c| c.iter().map(weight_of).collect());
+    (0..count)
+        .map(|i| {
+            let mut id = prefix.clone();
+            id.extend_from_slice(i.to_string().as_bytes());
+            let node = Node::new(id);
+            match &cycle {
+                Some(c) => Ok(node.with_weight(Weight::new(c[i % c.len()])?)),
+                None => Ok(node),
+            }
+        })
+        .collect()
+}
+
+fn seed_of(case: &Value, default: &Value) -> Result<Seed, Error> {
+    Seed::from_slice(&hex(case
+        .get("seed")
+        .unwrap_or(default)
+        .as_str()
+        .expect("seed")))
+}
+
+fn indices(v: &Value) -> Vec<usize> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|i| i.as_u64().expect("index") as usize)
+        .collect()
+}
+
+#[test]
+fn every_case() {
+    let v = vectors();
+    assert_eq!(v["algorithm"], hrwhash::ALGORITHM);
+    let default = &v["default_seed"];
+    assert_eq!(hex(default.as_str().unwrap()), Seed::DEFAULT.to_bytes());
+    let cases = v["cases"].as_array().unwrap();
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let seed = seed_of(case, default).unwrap();
+        let p = Placement::from_nodes(seed, nodes_of(case).unwrap()).unwrap();
+        let key = hex(case["key"].as_str().unwrap());
+        let k = case["k"].as_u64().unwrap() as usize;
+        let e = &case["expected"];
+        assert_eq!(key_digest(&seed, &key), u64_of(&e["key_digest"]), "{name}");
+        assert_eq!(
+            p.owner_index(&key),
+            e["owner"].as_u64().unwrap() as usize,
+            "{name}"
+        );
+        let rank: Vec<usize> = p.rank(&key, k).iter().map(|n| n.index()).collect();
+        assert_eq!(rank, indices(&e["rank"]), "{name}");
+        let full: Vec<usize> = p.ranking(&key).map(|n| n.index()).collect();
+        assert_eq!(&full[..rank.len()], &rank[..], "{name}");
+        if let Some(replicas) = e.get("replicas") {
+            let got: Vec<usize> = p.replicas(&key, k).iter().map(|n| n.index()).collect();
+            assert_eq!(got, indices(replicas), "{name}");
+        }
+        if let Some(digests) = e["node_digests"].as_array() {
+            for (i, (d, s)) in digests
+                .iter()
+                .zip(e["scores"].as_array().unwrap())
+                .enumerate()
+            {
+                let nd = node_digest(&seed, p.node(i).unwrap().id());
+                assert_eq!(nd, u64_of(d), "{name} node {i}");
+                assert_eq!(
+                    score(key_digest(&seed, &key), nd),
+                    u64_of(s),
+                    "{name} node {i}"
+                );
+                assert_eq!(p.score(&key, i), Some(u64_of(s)), "{name} node {i}");
+            }
+        }
+    }
+    assert!(cases.len() >= 2000);
+}
+
+#[test]
+fn every_draw_weight_and_error_case() {
+    let v = vectors();
+    for c in v["draw_cases"].as_array().unwrap() {
+        assert_eq!(draw(u64_of(&c["score"])), u64_of(&c["draw"]), "{c}");
+    }
+    for c in v["weight_cases"].as_array().unwrap() {
+        let got = Weight::new(weight_of(&c["weight"]));
+        match c.get("fixed") {
+            Some(fixed) => assert_eq!(got.unwrap().to_fixed(), u64_of(fixed), "{c}"),
+            None => assert!(matches!(got, Err(Error::InvalidWeight { .. })), "{c}"),
+        }
+    }
+    for c in v["error_cases"].as_array().unwrap() {
+        let got = seed_of(c, &v["default_seed"])
+            .and_then(|seed| Placement::from_nodes(seed, nodes_of(c)?))
+            .unwrap_err();
+        let name = format!("{got:?}");
+        let expected = c["error"].as_str().unwrap();
+        assert!(
+            name.starts_with(expected),
+            "{}: expected {expected}, got {name}",
+            c["name"]
+        );
+    }
+}
