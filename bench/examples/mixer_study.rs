@@ -44,10 +44,6 @@ fn mix_xm(mut x: u64) -> u64 {
     x ^= x >> 32;
     x.wrapping_mul(C64)
 }
-#[inline(always)]
-fn mix_id(x: u64) -> u64 {
-    x
-}
 
 fn seed(n: u64) -> Seed {
     let mut b = [0u8; 16];
@@ -94,6 +90,16 @@ fn chi(counts: &[u64]) -> (f64, f64) {
     (c, chi_p(c, (counts.len() - 1) as f64))
 }
 
+/// How many keys each node owns under `mix`.
+fn owner_counts(keys: &[u64], nodes: &[u64], mix: fn(u64) -> u64) -> Vec<u64> {
+    let mut counts = vec![0u64; nodes.len()];
+    for &k in keys {
+        let best = (0..nodes.len()).max_by_key(|&i| (mix(k ^ nodes[i]), core::cmp::Reverse(i)));
+        counts[best.unwrap_or(0)] += 1;
+    }
+    counts
+}
+
 fn quality(name: &str, mix: fn(u64) -> u64) {
     print!("{name:5}");
     for seed in 1..=3u64 {
@@ -104,20 +110,7 @@ fn quality(name: &str, mix: fn(u64) -> u64) {
             let nodes: Vec<u64> = (0..n)
                 .map(|i| sip(seed, format!("node-{i}").as_bytes()))
                 .collect();
-            let mut counts = vec![0u64; n];
-            for &k in &keys {
-                let mut best = 0;
-                let mut bs = 0;
-                for (i, &h) in nodes.iter().enumerate() {
-                    let s = mix(k ^ h);
-                    if s > bs {
-                        bs = s;
-                        best = i;
-                    }
-                }
-                counts[best] += 1;
-            }
-            print!(" N{n}:p={:.3}", chi(&counts).1);
+            print!(" N{n}:p={:.3}", chi(&owner_counts(&keys, &nodes, mix)).1);
         }
         // ordered top-2 pairs, N=16
         let nodes: Vec<u64> = (0..16)
@@ -143,35 +136,12 @@ fn quality(name: &str, mix: fn(u64) -> u64) {
         // close-digest nodes: differ only in a few bits
         let base = sip(seed, b"base");
         let nodes: Vec<u64> = (0..8).map(|i| base ^ ((i as u64) << 61)).collect();
-        let mut counts = vec![0u64; 8];
-        for &k in &keys {
-            let mut best = 0;
-            let mut bs = 0;
-            for (i, &h) in nodes.iter().enumerate() {
-                let s = mix(k ^ h);
-                if s > bs {
-                    bs = s;
-                    best = i;
-                }
-            }
-            counts[best] += 1;
-        }
-        print!(" hibits:p={:.3}", chi(&counts).1);
+        print!(" hibits:p={:.3}", chi(&owner_counts(&keys, &nodes, mix)).1);
         let nodes: Vec<u64> = (0..8).map(|i| base ^ (i as u64)).collect();
-        let mut counts = vec![0u64; 8];
-        for &k in &keys {
-            let mut best = 0;
-            let mut bs = 0;
-            for (i, &h) in nodes.iter().enumerate() {
-                let s = mix(k ^ h);
-                if s > bs {
-                    bs = s;
-                    best = i;
-                }
-            }
-            counts[best] += 1;
-        }
-        print!(" lobits:p={:.3} |", chi(&counts).1);
+        print!(
+            " lobits:p={:.3} |",
+            chi(&owner_counts(&keys, &nodes, mix)).1
+        );
     }
     println!();
 }
