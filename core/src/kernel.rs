@@ -141,67 +141,89 @@ mod avx2 {
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
         let n = digests.len();
-        let blocks = n / 8;
-        let mut best = (0u64, 0usize);
-        let mut found = false;
-        if blocks > 0 {
-            let k = _mm256_set1_epi64x(key as i64);
-            let p = digests.as_ptr();
-            // Two independent accumulators hide the multiply latency.
-            let mut best0 = _mm256_set1_epi64x(FLIP);
-            let mut best1 = best0;
-            let mut pos0 = _mm256_set1_epi64x(-1);
-            let mut pos1 = pos0;
-            let mut idx0 = _mm256_set_epi64x(3, 2, 1, 0);
-            let mut idx1 = _mm256_set_epi64x(7, 6, 5, 4);
-            let step = _mm256_set1_epi64x(8);
-            for b in 0..blocks {
-                let s0 = scores4(k, p.add(b * 8));
-                let s1 = scores4(k, p.add(b * 8 + 4));
+        if n < 8 {
+            return super::argmax_scalar(key, digests);
+        }
+        let k = _mm256_set1_epi64x(key as i64);
+        let p = digests.as_ptr();
+        // Two independent accumulators hide the multiply latency. Each lane starts at score 0
+        // and its own first position, which is what that position holds if nothing beats 0.
+        let mut best0 = _mm256_set1_epi64x(FLIP);
+        let mut best1 = best0;
+        let mut idx0 = _mm256_set_epi64x(3, 2, 1, 0);
+        let mut idx1 = _mm256_set_epi64x(7, 6, 5, 4);
+        let mut pos0 = idx0;
+        let mut pos1 = idx1;
+        let step = _mm256_set1_epi64x(8);
+        macro_rules! block {
+            ($at:expr, $idx0:expr, $idx1:expr) => {{
+                let s0 = scores4(k, p.add($at));
+                let s1 = scores4(k, p.add($at + 4));
                 // Strictly greater keeps the first position of a lane on ties.
                 let g0 = _mm256_cmpgt_epi64(s0, best0);
                 let g1 = _mm256_cmpgt_epi64(s1, best1);
                 best0 = _mm256_blendv_epi8(best0, s0, g0);
                 best1 = _mm256_blendv_epi8(best1, s1, g1);
-                pos0 = _mm256_blendv_epi8(pos0, idx0, g0);
-                pos1 = _mm256_blendv_epi8(pos1, idx1, g1);
-                idx0 = _mm256_add_epi64(idx0, step);
-                idx1 = _mm256_add_epi64(idx1, step);
-            }
-            let mut scores = [0i64; 8];
-            let mut positions = [0i64; 8];
-            _mm256_storeu_si256(scores.as_mut_ptr() as *mut __m256i, best0);
-            _mm256_storeu_si256(scores.as_mut_ptr().add(4) as *mut __m256i, best1);
-            _mm256_storeu_si256(positions.as_mut_ptr() as *mut __m256i, pos0);
-            _mm256_storeu_si256(positions.as_mut_ptr().add(4) as *mut __m256i, pos1);
-            for lane in 0..8 {
-                if positions[lane] < 0 {
-                    // A lane that never beat the initial value holds a score of exactly 0, first seen
-                    // at its own first position.
-                    let s = 0u64;
-                    let i = lane;
-                    if !found || s > best.0 || (s == best.0 && i < best.1) {
-                        best = (s, i);
-                        found = true;
-                    }
-                    continue;
-                }
-                let s = (scores[lane] ^ FLIP) as u64;
-                let i = positions[lane] as usize;
-                if !found || s > best.0 || (s == best.0 && i < best.1) {
-                    best = (s, i);
-                    found = true;
-                }
-            }
+                pos0 = _mm256_blendv_epi8(pos0, $idx0, g0);
+                pos1 = _mm256_blendv_epi8(pos1, $idx1, g1);
+            }};
         }
-        for (i, &d) in digests.iter().enumerate().skip(blocks * 8) {
-            let s = score(key, d);
-            if !found || s > best.0 {
-                best = (s, i);
-                found = true;
+        for b in 0..n / 8 {
+            block!(b * 8, idx0, idx1);
+            idx0 = _mm256_add_epi64(idx0, step);
+            idx1 = _mm256_add_epi64(idx1, step);
+        }
+        let rest = n % 8;
+        if rest >= 4 {
+            // The last eight nodes, overlapping a block already seen: a node seen twice brings
+            // the same (score, position) pair, which the reduction below resolves to one.
+            let last = _mm256_set1_epi64x((n - 8) as i64);
+            let tail0 = _mm256_add_epi64(last, _mm256_set_epi64x(3, 2, 1, 0));
+            let tail1 = _mm256_add_epi64(last, _mm256_set_epi64x(7, 6, 5, 4));
+            block!(n - 8, tail0, tail1);
+        }
+        // Branch-free reduction of the eight lanes: higher score, then lower position.
+        let (b, q) = pick(best0, pos0, best1, pos1);
+        let (b, q) = pick(
+            b,
+            q,
+            _mm256_permute2x128_si256(b, b, 1),
+            _mm256_permute2x128_si256(q, q, 1),
+        );
+        let (b, q) = pick(
+            b,
+            q,
+            _mm256_shuffle_epi32(b, 0x4E),
+            _mm256_shuffle_epi32(q, 0x4E),
+        );
+        let mut best = (
+            _mm_cvtsi128_si64(_mm256_castsi256_si128(b)) as u64 ^ FLIP as u64,
+            _mm_cvtsi128_si64(_mm256_castsi256_si128(q)) as usize,
+        );
+        // A short rest is cheaper one by one; its positions come last, so only a higher score wins.
+        if rest < 4 {
+            for i in n - rest..n {
+                let s = score(key, *digests.get_unchecked(i));
+                if s > best.0 {
+                    best = (s, i);
+                }
             }
         }
         best
+    }
+
+    /// Per lane, the better of (score, position) pairs `(b, q)` and `(b2, q2)`.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pick(b: __m256i, q: __m256i, b2: __m256i, q2: __m256i) -> (__m256i, __m256i) {
+        let take = _mm256_or_si256(
+            _mm256_cmpgt_epi64(b2, b),
+            _mm256_and_si256(_mm256_cmpeq_epi64(b2, b), _mm256_cmpgt_epi64(q, q2)),
+        );
+        (
+            _mm256_blendv_epi8(b, b2, take),
+            _mm256_blendv_epi8(q, q2, take),
+        )
     }
 
     #[target_feature(enable = "avx2")]
@@ -346,7 +368,7 @@ mod tests {
     fn ties_resolve_to_the_first_position() {
         // Equal digests give equal scores in every lane and block.
         let simd = Kernel::detect();
-        for n in [1usize, 3, 8, 9, 17, 64] {
+        for n in [1usize, 3, 8, 9, 12, 15, 17, 23, 64] {
             let digests = alloc::vec![42u64; n];
             assert_eq!(simd.argmax(7, &digests).1, 0);
             let mut digests = alloc::vec![1u64; n];
