@@ -468,8 +468,23 @@ impl Placement {
     /// Every selectable node, in ranking order for `key`.
     pub fn ranking(&self, key: impl AsRef<[u8]>) -> Ranking<'_> {
         let kd = key_digest(&self.inner.seed, key.as_ref());
-        let mut lanes: Vec<usize> = (0..self.inner.lanes.len()).collect();
-        self.sort_lanes(kd, &mut lanes);
+        // Scores (and draws, when weights differ) once per node rather than once per comparison.
+        let weighted = self.is_weighted();
+        let mut keyed: Vec<Keyed> = (0..self.inner.lanes.len())
+            .map(|lane| {
+                let c = self.candidate(kd, lane);
+                Keyed {
+                    draw: if weighted { draw(c.score) } else { 0 },
+                    c,
+                }
+            })
+            .collect();
+        keyed.sort_unstable_by(|a, b| match (a.c.lane == b.c.lane, self.before(a, b)) {
+            (true, _) => Ordering::Equal,
+            (false, true) => Ordering::Less,
+            (false, false) => Ordering::Greater,
+        });
+        let lanes = keyed.into_iter().map(|k| k.c.lane).collect();
         Ranking {
             placement: self,
             lanes,
@@ -595,7 +610,13 @@ impl Placement {
         if a.lane == b.lane {
             return Ordering::Equal;
         }
-        if self.before(&self.keyed(*a), &self.keyed(*b)) {
+        // `before` reads draws only across weights, so equal weights skip computing them: the
+        // whole unweighted ranking is then a sort on scores.
+        let keyed = |c: &Candidate| match a.weight == b.weight {
+            true => Keyed { draw: 0, c: *c },
+            false => self.keyed(*c),
+        };
+        if self.before(&keyed(a), &keyed(b)) {
             Ordering::Less
         } else {
             Ordering::Greater
