@@ -204,6 +204,24 @@ pub fn bytes(
 
 /// The contents of a `Uint8Array` (or `Buffer`), borrowed; `None` for any other object.
 pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
+    typed_array(env, value, sys::TypedarrayType::uint8_array)
+}
+
+/// The contents of a `Uint32Array`, borrowed; `None` for any other value.
+pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u32]>> {
+    if type_of(env, value)? != T::napi_object {
+        return Ok(None);
+    }
+    typed_array(env, value, sys::TypedarrayType::uint32_array)
+}
+
+/// The elements of a typed array of type `expected` (whose elements are `E`), borrowed; `None`
+/// for any other value.
+fn typed_array<'a, E>(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    expected: sys::napi_typedarray_type,
+) -> Result<Option<&'a [E]>> {
     unsafe {
         let mut is_ta = false;
         check(env, sys::napi_is_typedarray(env, value, &mut is_ta))?;
@@ -221,46 +239,14 @@ pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Opt
                 env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off,
             ),
         )?;
-        if ty != sys::TypedarrayType::uint8_array {
+        if ty != expected {
             return Ok(None);
         }
         if len == 0 || data.is_null() {
             return Ok(Some(&[]));
         }
         // The backing store stays put for the duration of this native call: no JS runs in it.
-        Ok(Some(std::slice::from_raw_parts(data as *const u8, len)))
-    }
-}
-
-/// The contents of a `Uint32Array`, borrowed; `None` for any other value.
-pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u32]>> {
-    unsafe {
-        if type_of(env, value)? != T::napi_object {
-            return Ok(None);
-        }
-        let mut is_ta = false;
-        check(env, sys::napi_is_typedarray(env, value, &mut is_ta))?;
-        if !is_ta {
-            return Ok(None);
-        }
-        let mut ty = 0;
-        let mut len = 0usize;
-        let mut data = ptr::null_mut();
-        let mut ab = ptr::null_mut();
-        let mut off = 0usize;
-        check(
-            env,
-            sys::napi_get_typedarray_info(
-                env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off,
-            ),
-        )?;
-        if ty != sys::TypedarrayType::uint32_array {
-            return Ok(None);
-        }
-        if len == 0 || data.is_null() {
-            return Ok(Some(&[]));
-        }
-        Ok(Some(std::slice::from_raw_parts(data as *const u32, len)))
+        Ok(Some(std::slice::from_raw_parts(data as *const E, len)))
     }
 }
 
