@@ -298,3 +298,26 @@ def test_results_too_large_are_refused_before_any_work() -> None:
 def test_large_k_is_capped() -> None:
     assert len(P.rank("k", 2**40)) == 3
     assert [len(r) for r in P.rank_many(["k", "j"], 2**40)] == [3, 3]
+
+
+def test_a_huge_length_hint_sizes_nothing() -> None:
+    # Python's nearest thing to an array-like of huge length and no elements (API.md 3): lists are
+    # read element by element, never sized from what an iterator says its length will be.
+    class Hinted:
+        def __init__(self, hint: int) -> None:
+            self.hint = hint
+
+        def __iter__(self) -> "Hinted":
+            return self
+
+        def __next__(self) -> str:
+            raise StopIteration
+
+        def __length_hint__(self) -> int:
+            return self.hint
+
+    for hint in (2**40, 2**62, 2**100):
+        assert P.owners(Hinted(hint)) == [] and P.rank_many(Hinted(hint), 2) == []
+        raises(hrwhash.EmptyMembershipError, lambda: Placement(Hinted(hint)))
+        weights: Any = Hinted(hint)
+        raises(hrwhash.LengthMismatchError, lambda: Placement(["a"], weights), "0 weights for 1 nodes")
