@@ -10,7 +10,9 @@ use std::os::raw::c_char;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyMemoryView, PyString};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyMemoryView, PyString,
+};
 
 use hrwhash::{Seed, Weight};
 
@@ -177,6 +179,11 @@ pub(crate) fn id_bytes<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<&'
 /// The items of a list argument: any iterable but a single str or bytes-like value, which Python
 /// would otherwise iterate character by character (`Placement("abc")` would be nodes a, b, c).
 pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items_iter(obj, what)?.collect()
+}
+
+/// An iterator over the items of a list argument (see [`items`]).
+fn items_iter<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyIterator>> {
     if obj.is_instance_of::<PyString>()
         || obj.is_instance_of::<PyBytes>()
         || obj.is_instance_of::<PyByteArray>()
@@ -192,7 +199,7 @@ pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bo
             None,
         ));
     }
-    let iter = obj.try_iter().map_err(|_| {
+    obj.try_iter().map_err(|_| {
         invalid_argument(
             obj.py(),
             format!(
@@ -202,8 +209,44 @@ pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bo
             ),
             None,
         )
-    })?;
-    iter.collect()
+    })
+}
+
+/// The key objects of a batch call, with the first text error found among them, if any.
+pub(crate) struct Batch<'py> {
+    keys: Vec<Bound<'py, PyAny>>,
+    text_error: Option<PyErr>,
+}
+
+impl<'py> Batch<'py> {
+    /// The keys, once every argument's type has been checked (API.md 4): the first key that has
+    /// no UTF-8 form fails here.
+    pub fn text_checked(self) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        match self.text_error {
+            None => Ok(self.keys),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+/// Reads the keys of a batch call in one pass, each while it is in cache: a key of a wrong type
+/// fails at once; the first str without a UTF-8 form is kept for [`Batch::text_checked`], and the
+/// UTF-8 form of every other str is cached in it for the lookups.
+pub(crate) fn batch_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
+    let mut keys = Vec::new();
+    let mut text_error = None;
+    for (i, key) in items_iter(obj, "keys")?.enumerate() {
+        let key = key?;
+        let at = At::item("the key", i);
+        check_key(&key, at)?;
+        if text_error.is_none() {
+            if let Ok(s) = key.cast::<PyString>() {
+                text_error = str_utf8(s, at).err();
+            }
+        }
+        keys.push(key);
+    }
+    Ok(Batch { keys, text_error })
 }
 
 /// A weight that passed the type check, with the object it came from for error reports.

@@ -17,8 +17,8 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
-    check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items, key_bytes,
-    no_options, repr, seed_arg, weight_arg, At,
+    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
+    key_bytes, no_options, repr, seed_arg, weight_arg, At,
 };
 use error::error;
 
@@ -40,15 +40,6 @@ fn for_each_chunk(
         f(&chunk)?;
     }
     Ok(())
-}
-
-/// The key objects of a batch call, type-checked before any is hashed.
-fn batch_keys<'py>(keys: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    let objs = items(keys, "keys")?;
-    for (i, obj) in objs.iter().enumerate() {
-        check_key(obj, At::item("the key", i))?;
-    }
-    Ok(objs)
 }
 
 /// Adds the offending node ids to a build error's message.
@@ -331,7 +322,7 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let keys = batch_keys(keys)?;
+        let keys = batch_keys(keys)?.text_checked()?;
         let mut out = Vec::with_capacity(keys.len());
         let mut slots = vec![0usize; CHUNK_KEYS];
         for_each_chunk(&keys, CHUNK_KEYS, |chunk| {
@@ -353,13 +344,7 @@ impl Placement {
     ) -> PyResult<Bound<'py, PyList>> {
         let keys = batch_keys(keys)?;
         let k = count_arg(k, "k")?;
-        // The text of every key is checked before k's value (API.md 4); the UTF-8 form this makes
-        // is cached in each str, so hashing it later costs nothing more.
-        for (i, key) in keys.iter().enumerate() {
-            if let Ok(s) = key.cast::<PyString>() {
-                key_bytes(s.as_any(), At::item("the key", i))?;
-            }
-        }
+        let keys = keys.text_checked()?;
         let asked = k.get()?;
         let k = asked.min(self.inner.selectable_len());
         if keys.len().checked_mul(k).is_none_or(|n| n > MAX_RESULT_IDS) {
