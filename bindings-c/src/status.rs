@@ -67,7 +67,8 @@ impl From<&Error> for hrw_status {
     }
 }
 
-/// Details of a failed build, for messages that name the offending node.
+/// Details of a failed call, for messages that name the offending node, value or length. Calls
+/// that take an optional `hrw_error *` write it on failure only.
 ///
 /// Only the fields that the status names are meaningful; the others are zero.
 #[repr(C)]
@@ -75,7 +76,9 @@ impl From<&Error> for hrw_status {
 pub struct hrw_error {
     /// Same as the returned status.
     pub status: hrw_status,
-    /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
+    /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
+    /// `hrw_placement_with_node` the position it would get, the placement's length).
+    /// NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
@@ -85,6 +88,18 @@ pub struct hrw_error {
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
     pub actual: usize,
+}
+
+impl From<hrw_status> for hrw_error {
+    fn from(status: hrw_status) -> hrw_error {
+        hrw_error::from_status(status)
+    }
+}
+
+impl From<Error> for hrw_error {
+    fn from(e: Error) -> hrw_error {
+        hrw_error::from_core(&e)
+    }
 }
 
 impl hrw_error {
@@ -97,6 +112,11 @@ impl hrw_error {
             expected: 0,
             actual: 0,
         }
+    }
+
+    /// This error, about the element at `index` of the caller's list.
+    pub(crate) fn at(self, index: usize) -> hrw_error {
+        hrw_error { index, ..self }
     }
 
     pub(crate) fn from_core(e: &Error) -> hrw_error {
@@ -116,6 +136,7 @@ impl hrw_error {
                 d.expected = expected;
                 d.actual = actual;
             }
+            Error::InvalidText { index: Some(index) } => d.index = index,
             _ => {}
         }
         d

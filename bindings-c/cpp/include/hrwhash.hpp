@@ -173,20 +173,20 @@ public:
     Placement with_node(const Node &node) const {
         hrw_node n = to_c(node);
         hrw_placement *out = nullptr;
-        detail::check(hrw_placement_with_node(p_, &n, node.weight, &out));
+        detail::check(hrw_placement_with_node(p_, &n, node.weight, &out, nullptr));
         return Placement(out);
     }
 
     Placement without_node(std::string_view id) const {
         hrw_placement *out = nullptr;
-        detail::check(hrw_placement_without_node(p_, detail::bytes(id), id.size(), &out));
+        detail::check(hrw_placement_without_node(p_, detail::bytes(id), id.size(), &out, nullptr));
         return Placement(out);
     }
 
     Placement with_weight(std::string_view id, double weight) const {
         hrw_placement *out = nullptr;
         detail::check(
-            hrw_placement_with_weight(p_, detail::bytes(id), id.size(), weight, &out));
+            hrw_placement_with_weight(p_, detail::bytes(id), id.size(), weight, &out, nullptr));
         return Placement(out);
     }
 
@@ -239,7 +239,7 @@ private:
 /// The fixed-point form of a weight (w * 2^32, rounded half-even); throws on an invalid weight.
 inline std::uint64_t weight_to_fixed(double w) {
     std::uint64_t fixed = 0;
-    detail::check(hrw_weight_to_fixed(w, &fixed));
+    detail::check(hrw_weight_to_fixed(w, &fixed, nullptr));
     return fixed;
 }
 
@@ -248,7 +248,7 @@ inline std::uint64_t key_digest(std::string_view key,
                                 std::optional<std::string_view> seed = std::nullopt) {
     std::uint64_t d = 0;
     const std::uint8_t *s = seed ? detail::given_bytes(*seed) : nullptr;
-    detail::check(hrw_key_digest(s, seed ? seed->size() : 0, detail::bytes(key), key.size(), &d));
+    detail::check(hrw_key_digest(s, seed ? seed->size() : 0, detail::bytes(key), key.size(), &d, nullptr));
     return d;
 }
 
