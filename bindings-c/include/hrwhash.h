@@ -36,7 +36,8 @@ enum hrw_status
    */
   HRW_STATUS_OK = 0,
   /**
-   * A required pointer was NULL, or a NULL buffer came with a non-zero length.
+   * A required pointer was NULL, or a NULL buffer came with a non-zero length (API.md's
+   * InvalidArgument).
    */
   HRW_STATUS_NULL_PARAMETER = 1,
   /**
@@ -64,7 +65,8 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_SEED_LENGTH = 7,
   /**
-   * Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes).
+   * Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
+   * input length is one no buffer can have.
    */
   HRW_STATUS_LENGTH_MISMATCH = 8,
   /**
@@ -92,7 +94,8 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_COUNT = 14,
   /**
-   * The requested result cannot be produced: its size overflows (for example keys x k).
+   * The requested result cannot be produced: its size overflows (for example keys x k), or
+   * an output buffer's length is one no buffer can have.
    */
   HRW_STATUS_RESULT_TOO_LARGE = 15,
   /**
@@ -155,8 +158,10 @@ typedef struct hrw_placement_options {
    */
   size_t seed_len;
   /**
-   * One weight per node (in node order), or NULL for weight 1.0 everywhere. Weight 0.0 keeps
-   * a node in the membership but never selects it.
+   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
+   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+   * selects it.
    */
   const double *weights;
   /**

@@ -38,8 +38,10 @@ pub struct hrw_placement_options {
     pub seed: *const u8,
     /// Length of `seed`: 16, or 0 when `seed` is NULL.
     pub seed_len: usize,
-    /// One weight per node (in node order), or NULL for weight 1.0 everywhere. Weight 0.0 keeps
-    /// a node in the membership but never selects it.
+    /// One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+    /// pointer is a weights list even when `weights_len` is 0, so its length must be the number
+    /// of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+    /// selects it.
     pub weights: *const f64,
     /// Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
     pub weights_len: usize,

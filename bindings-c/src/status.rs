@@ -13,7 +13,8 @@ use crate::ffi::guard;
 pub enum hrw_status {
     /// Success; out-params were written.
     Ok = 0,
-    /// A required pointer was NULL, or a NULL buffer came with a non-zero length.
+    /// A required pointer was NULL, or a NULL buffer came with a non-zero length (API.md's
+    /// InvalidArgument).
     NullParameter = 1,
     /// A placement needs at least one node.
     EmptyMembership = 2,
@@ -27,7 +28,8 @@ pub enum hrw_status {
     AllWeightsZero = 6,
     /// A seed must be exactly 16 bytes.
     InvalidSeedLength = 7,
-    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes).
+    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
+    /// input length is one no buffer can have.
     LengthMismatch = 8,
     /// No node with that id is in the placement.
     UnknownNode = 9,
@@ -41,7 +43,8 @@ pub enum hrw_status {
     Unknown = 13,
     /// A count such as `k` is out of range for the call.
     InvalidCount = 14,
-    /// The requested result cannot be produced: its size overflows (for example keys x k).
+    /// The requested result cannot be produced: its size overflows (for example keys x k), or
+    /// an output buffer's length is one no buffer can have.
     ResultTooLarge = 15,
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.

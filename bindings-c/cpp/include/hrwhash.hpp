@@ -73,9 +73,6 @@ private:
         case HRW_STATUS_EMPTY_NODE_ID:
             msg += " (" + node + ")";
             break;
-        case HRW_STATUS_NULL_PARAMETER:
-            if (names_node) msg += " (" + node + ")";
-            break;
         case HRW_STATUS_INVALID_WEIGHT:
             msg += " (" + (names_node ? node + ": " : std::string()) + number(d.value) + ")";
             break;
