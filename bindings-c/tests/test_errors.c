@@ -367,6 +367,8 @@ static void batch_bounds(void) {
           "owners key count no array can hold");
     CHECK(hrw_placement_owners(p, keys, SIZE_MAX, overrun, 2, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
           "owners keys_len no buffer can hold");
+    CHECK(hrw_placement_owners(p, keys, 3, overrun, 0, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners of no keys with key bytes left over");
 
     /* rank_many: rows of k slots; keys x k must not overflow. */
     size_t lens[] = {1, 2, 3};
