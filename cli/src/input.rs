@@ -343,8 +343,17 @@ fn json_nodes(name: &str, text: &[u8]) -> Result<Membership, CliError> {
                 serde_json::from_str(raw).map_err(|e| bad("InvalidArgument", &e.to_string()))?;
             Node::new(id)
         } else if raw.starts_with('{') {
-            let fields: BTreeMap<&str, &RawValue> =
+            let Fields(list) =
                 serde_json::from_str(raw).map_err(|e| bad("InvalidArgument", &e.to_string()))?;
+            let mut fields: BTreeMap<&str, &RawValue> = BTreeMap::new();
+            for (k, v) in list {
+                if fields.insert(k, v).is_some() {
+                    return Err(bad(
+                        "InvalidArgument",
+                        &format!("field '{k}' is given twice"),
+                    ));
+                }
+            }
             if let Some(unknown) = fields
                 .keys()
                 .find(|k| !["id", "id_hex", "weight", "domain", "domain_hex"].contains(k))
@@ -391,6 +400,33 @@ fn json_nodes(name: &str, text: &[u8]) -> Result<Membership, CliError> {
         membership.places.push(place);
     }
     Ok(membership)
+}
+
+/// The fields of a JSON object in their order, a repeated name kept so that it can be rejected
+/// (a map would silently keep one of the values).
+struct Fields<'a>(Vec<(&'a str, &'a serde_json::value::RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields<'de>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 
 /// The bytes of `name` (a JSON string) or `<name>_hex` (hex digits); `null` is absent.

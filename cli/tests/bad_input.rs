@@ -204,6 +204,10 @@ fn json_node_files_are_read_as_json() {
             "error[InvalidArgument]: {f} index 1: the weight \"2\" is not a number",
         ),
         (
+            br#"["a", {"id": "b", "id": "c"}]"#,
+            "error[InvalidArgument]: {f} index 1: field 'id' is given twice",
+        ),
+        (
             br#"["a", 5]"#,
             "error[InvalidArgument]: {f} index 1: 5 is neither",
         ),
