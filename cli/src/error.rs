@@ -138,7 +138,8 @@ pub fn weight_problem(text: &str, value: f64) -> String {
     let digits = text.split(['e', 'E']).next().unwrap_or("");
     if value.is_nan() {
         format!("weight {text} is not a number")
-    } else if value < 0.0 {
+    } else if value < 0.0 || text.starts_with('-') {
+        // `-1e-400` parses to -0.0, but the decimal is negative.
         format!("weight {text} is negative")
     } else if value.is_infinite() && !digits.bytes().any(|b| b.is_ascii_digit()) {
         format!("weight {text} is infinite")

@@ -320,6 +320,27 @@ fn weights_that_would_drain_a_node_are_rejected() {
             "{line}"
         );
     }
+    let (code, line) = failure(&["place", "--nodes", "a,b", "--weights", "1,-1e-400", "k"]);
+    assert_eq!(
+        (code, line.as_str()),
+        (
+            2,
+            "hrwhash: error[InvalidWeight]: --weights index 1: weight -1e-400 is negative"
+        )
+    );
+    // -0 is 0: a drained node.
+    let doc = ok_json(&[
+        "place",
+        "--nodes",
+        "a,b",
+        "--weights",
+        "-0,1",
+        "--k",
+        "2",
+        "--json",
+        "k",
+    ]);
+    assert_eq!(doc[0]["rank"], json!(["b"]));
     // The next binary64 above 2^-33 is the smallest weight that is kept.
     let doc = ok_json(&[
         "place",
