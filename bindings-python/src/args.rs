@@ -183,7 +183,10 @@ pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bo
 }
 
 /// An iterator over the items of a list argument (see [`items`]).
-fn items_iter<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyIterator>> {
+pub(crate) fn items_iter<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyIterator>> {
     if obj.is_instance_of::<PyString>()
         || obj.is_instance_of::<PyBytes>()
         || obj.is_instance_of::<PyByteArray>()

@@ -18,28 +18,79 @@ use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
     batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
-    key_bytes, no_options, repr, seed_arg, weight_arg, At,
+    items_iter, key_bytes, no_options, repr, seed_arg, weight_arg, At,
 };
 use error::error;
 
-/// Feeds the keys of a batch call, whose types are checked, to `f` in chunks of `chunk_len`, as
-/// byte slices that stay valid while the GIL is released. Keys are read chunk by chunk, so each
-/// key object is touched while it is still in cache, and a key the caller mutates from another
-/// thread is either seen whole or not at all.
+/// The bytes of the keys `objs`, the first of which is key `start` of its batch; they stay valid
+/// while the GIL is released.
+fn chunk_bytes<'a>(objs: &'a [Bound<'_, PyAny>], start: usize) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    objs.iter()
+        .enumerate()
+        .map(|(i, obj)| key_bytes(obj, At::item("the key", start + i)))
+        .collect()
+}
+
+/// Feeds the keys of a batch call, whose types are checked, to `f` in chunks of `chunk_len`, so
+/// that each key object is touched while it is still in cache, and a key the caller mutates from
+/// another thread is either seen whole or not at all.
 fn for_each_chunk(
     keys: &[Bound<'_, PyAny>],
     chunk_len: usize,
     mut f: impl FnMut(&[Cow<'_, [u8]>]) -> PyResult<()>,
 ) -> PyResult<()> {
     for (c, objs) in keys.chunks(chunk_len).enumerate() {
-        let chunk = objs
-            .iter()
-            .enumerate()
-            .map(|(i, obj)| key_bytes(obj, At::item("the key", c * chunk_len + i)))
-            .collect::<PyResult<Vec<_>>>()?;
-        f(&chunk)?;
+        f(&chunk_bytes(objs, c * chunk_len)?)?;
     }
     Ok(())
+}
+
+/// [`for_each_chunk`] over an iterable of keys that is read chunk by chunk, never held whole. A
+/// key of a wrong type fails when it is read; a key without a UTF-8 form fails only once every
+/// key's type is checked (API.md 4), the keys after it being read but not hashed.
+fn stream_chunks<'py>(
+    keys: &Bound<'py, PyAny>,
+    chunk_len: usize,
+    mut f: impl FnMut(&[Cow<'_, [u8]>]) -> PyResult<()>,
+) -> PyResult<()> {
+    let mut iter = items_iter(keys, "keys")?;
+    let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(chunk_len);
+    let mut start = 0;
+    let mut text_error = None;
+    loop {
+        objs.clear();
+        for obj in iter.by_ref().take(chunk_len) {
+            let obj = obj?;
+            // Once a text error is pending, keys are only type-checked; before that, key_bytes
+            // checks each key's type as it reads it.
+            if text_error.is_some() {
+                check_key(&obj, At::item("the key", start + objs.len()))?;
+            }
+            objs.push(obj);
+        }
+        if text_error.is_none() && !objs.is_empty() {
+            match chunk_bytes(&objs, start) {
+                Ok(chunk) => f(&chunk)?,
+                Err(e) => {
+                    // The first key that failed, in this chunk, and every key after it in the
+                    // chunk: a type error among them comes first.
+                    let first = objs
+                        .iter()
+                        .enumerate()
+                        .position(|(i, o)| key_bytes(o, At::item("the key", start + i)).is_err())
+                        .unwrap_or(0);
+                    for (i, obj) in objs.iter().enumerate().skip(first) {
+                        check_key(obj, At::item("the key", start + i))?;
+                    }
+                    text_error = Some(e);
+                }
+            }
+        }
+        if objs.len() < chunk_len {
+            return text_error.map_or(Ok(()), Err);
+        }
+        start += chunk_len;
+    }
 }
 
 /// Adds the offending node ids to a build error's message.
@@ -322,10 +373,9 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let keys = batch_keys(keys)?.text_checked()?;
-        let mut out = Vec::with_capacity(keys.len());
+        let mut out = Vec::new();
         let mut slots = vec![0usize; CHUNK_KEYS];
-        for_each_chunk(&keys, CHUNK_KEYS, |chunk| {
+        stream_chunks(keys, CHUNK_KEYS, |chunk| {
             let slots = &mut slots[..chunk.len()];
             py.detach(|| self.inner.owners_into(chunk, slots))
                 .map_err(|e| error(py, e, None))?;

@@ -270,6 +270,14 @@ def test_argument_order() -> None:
     raises(hrwhash.InvalidArgumentError, lambda: P.score(5, "\ud800"))  # type: ignore[arg-type]
     raises(hrwhash.InvalidTextError, lambda: P.score("\ud800", "zz"))
     raises(hrwhash.UnknownNodeError, lambda: P.with_weight("zz", -1.0))
+    # Batches are read in chunks of about a thousand keys; the order holds across chunks.
+    late: Any = ["\ud800"] + ["a"] * 2500 + [5]
+    e = raises(hrwhash.InvalidArgumentError, lambda: P.owners(late), "key at index 2501")
+    assert isinstance(e, hrwhash.InvalidArgumentError) and e.index == 2501
+    e = raises(hrwhash.InvalidTextError, lambda: P.owners(iter(["a"] * 1500 + ["\udc00"] + ["b"] * 10)))
+    assert isinstance(e, hrwhash.InvalidTextError) and e.index == 1500
+    e = raises(hrwhash.InvalidTextError, lambda: P.rank_many(["a"] * 3000 + ["\udc00"], 1))
+    assert isinstance(e, hrwhash.InvalidTextError) and e.index == 3000
 
 
 def test_weight_messages_name_the_problem() -> None:
