@@ -41,11 +41,12 @@ pub enum Error {
     /// No node with the given id is in the placement.
     UnknownNode,
     /// The text is not one well-formed JSON value (a syntax error, characters after the value, a
-    /// number beyond binary64, a string with no UTF-8 form, nesting deeper than 128).
+    /// number beyond binary64, a string with no UTF-8 form, nesting more than 127 levels deep).
     InvalidJson {
         /// 1-based line of the input where parsing failed.
         line: usize,
-        /// 1-based column (in bytes) where parsing failed.
+        /// 1-based column (in bytes) where parsing failed; 0 when the text ended at the start of
+        /// the line.
         column: usize,
     },
     /// A view document is well-formed JSON but not a valid view (conformance/VIEW.md).

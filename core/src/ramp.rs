@@ -164,7 +164,8 @@ impl RampPlan {
 
     /// Sum of the steps' expected movements (a key that moves twice counts twice).
     pub fn total_moved(&self) -> f64 {
-        self.steps.iter().map(|s| s.moved).sum()
+        // From +0.0 in step order (VIEW.md 7); `Sum` for floats would start from -0.0.
+        self.steps.iter().fold(0.0, |sum, s| sum + s.moved)
     }
 
     /// Expected movement of switching directly from the old view to the new one.
