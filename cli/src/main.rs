@@ -4,8 +4,11 @@ mod error;
 mod input;
 mod migrate;
 mod place;
+mod plot;
+mod ramp;
 mod simulate;
 mod stats;
+mod view;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -42,6 +45,10 @@ enum Command {
     Diff(TransitionArgs),
     /// List, per source and destination node, the keys to copy before switching memberships.
     Plan(PlanArgs),
+    /// Check a view document; print its epoch, fingerprints and shares.
+    View(view::ViewArgs),
+    /// Split a change between two views into steps that each move at most --max-move of the keys.
+    Ramp(ramp::RampArgs),
 }
 
 #[derive(Args)]
@@ -178,6 +185,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let (from, to, keys) = transition(&a.transition)?;
             migrate::plan(&from, &to, &keys, a.summary, a.transition.common.json, out)
         }
+        Command::View(a) => view::run(&a, out),
+        Command::Ramp(a) => ramp::run(&a, out),
     }
 }
 
