@@ -52,7 +52,7 @@ enum hrw_status
    */
   HRW_STATUS_DUPLICATE_NODE_ID = 4,
   /**
-   * A weight was NaN, infinite, negative, at least 2^32, or positive but below 2^-33.
+   * A weight was NaN, infinite, negative, at least 2^32, or positive but at most 2^-33.
    */
   HRW_STATUS_INVALID_WEIGHT = 5,
   /**
@@ -87,6 +87,19 @@ enum hrw_status
    * An error this version of the C ABI does not know by name.
    */
   HRW_STATUS_UNKNOWN = 13,
+  /**
+   * A count such as `k` is out of range for the call.
+   */
+  HRW_STATUS_INVALID_COUNT = 14,
+  /**
+   * The requested result cannot be produced: its size overflows (for example keys x k).
+   */
+  HRW_STATUS_RESULT_TOO_LARGE = 15,
+  /**
+   * A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
+   * number is kept so that every language names the same variant.
+   */
+  HRW_STATUS_INVALID_TEXT = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -21,7 +21,7 @@ pub enum hrw_status {
     EmptyNodeId = 3,
     /// Two nodes share an id.
     DuplicateNodeId = 4,
-    /// A weight was NaN, infinite, negative, at least 2^32, or positive but below 2^-33.
+    /// A weight was NaN, infinite, negative, at least 2^32, or positive but at most 2^-33.
     InvalidWeight = 5,
     /// Every node has weight zero.
     AllWeightsZero = 6,
@@ -39,6 +39,13 @@ pub enum hrw_status {
     Panic = 12,
     /// An error this version of the C ABI does not know by name.
     Unknown = 13,
+    /// A count such as `k` is out of range for the call.
+    InvalidCount = 14,
+    /// The requested result cannot be produced: its size overflows (for example keys x k).
+    ResultTooLarge = 15,
+    /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
+    /// number is kept so that every language names the same variant.
+    InvalidText = 16,
 }
 
 impl From<&Error> for hrw_status {
@@ -52,6 +59,9 @@ impl From<&Error> for hrw_status {
             Error::InvalidSeedLength { .. } => hrw_status::InvalidSeedLength,
             Error::LengthMismatch { .. } => hrw_status::LengthMismatch,
             Error::UnknownNode => hrw_status::UnknownNode,
+            Error::InvalidText { .. } => hrw_status::InvalidText,
+            Error::InvalidCount => hrw_status::InvalidCount,
+            Error::ResultTooLarge => hrw_status::ResultTooLarge,
             _ => hrw_status::Unknown,
         }
     }
@@ -113,13 +123,13 @@ impl hrw_error {
 }
 
 fn message(status: u32) -> &'static CStr {
-    const MESSAGES: [&CStr; 14] = [
+    const MESSAGES: [&CStr; 17] = [
         c"ok",
         c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
         c"a placement needs at least one node",
         c"a node id is empty",
         c"two nodes share an id",
-        c"invalid weight: weights must be finite, >= 0 and < 2^32, and a positive weight must be >= 2^-33",
+        c"invalid weight: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33",
         c"every node has weight 0, so no node could be selected",
         c"a seed is exactly 16 bytes",
         c"lengths that must agree do not",
@@ -128,6 +138,9 @@ fn message(status: u32) -> &'static CStr {
         c"node index out of range",
         c"hrwhash panicked (a bug: please report it)",
         c"unknown error",
+        c"a count is out of range",
+        c"the requested result is too large to be produced",
+        c"a string has no UTF-8 form",
     ];
     MESSAGES
         .get(status as usize)
