@@ -309,6 +309,9 @@ fn invalid_cases() -> Vec<Value> {
         ("invalid-utf8".into(), invalid_utf8, None),
         ("lone-surrogate".into(), doc("1", r#"{"id": "\ud800"}"#).into_bytes(), None),
         ("number-beyond-binary64".into(), doc("1", r#"{"id": "a", "weight": 1e400}"#).into_bytes(), None),
+        // Malformed JSON is malformed wherever it is, even in a member that is then unknown.
+        ("number-beyond-binary64-in-unknown-member".into(), with(r#""x": [1e400]"#).into_bytes(), None),
+        ("lone-surrogate-in-unknown-member".into(), with(r#""x": {"\udc00": 1}"#).into_bytes(), None),
         ("nan-literal".into(), doc("1", r#"{"id": "a", "weight": NaN}"#).into_bytes(), None),
         ("raw-control-character".into(), doc("1", "{\"id\": \"a\u{1}\"}").into_bytes(), None),
         ("trailing-comma".into(), doc("1", r#"{"id": "a"},"#).into_bytes(), None),

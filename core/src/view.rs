@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 use crate::error::ViewFault;
 use crate::{Error, Node, Placement, Seed, Weight, ALGORITHM};
 
-use json::Json;
+use json::{Document, Nodes, RawNode, Scalar};
 
 /// The format tag of a view document.
 pub const VIEW_FORMAT: &str = "hrwhash-view-v1";
@@ -178,8 +178,8 @@ impl View {
 
     /// Loads a view from bytes (which must be UTF-8 JSON), placing keys with `seed`.
     pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<View, Error> {
-        let doc = json::parse(bytes)?;
-        let parsed = parse_document(&doc)?;
+        let doc = json::parse(bytes, &parse_node)?;
+        let parsed = parse_document(doc)?;
         let placement = Placement::from_nodes(seed, parsed.nodes)?;
         let actual = SeedFingerprint::of(&seed);
         let matches = match parsed.seed {
@@ -369,7 +369,7 @@ struct Parsed {
     nodes: Vec<Node>,
 }
 
-fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+pub(super) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
     Error::InvalidView {
         field: field.into(),
         index,
@@ -377,34 +377,18 @@ fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
     }
 }
 
-/// The members of one object by name, after rejecting unknown and repeated ones (the first such
-/// member in document order).
-fn members<'a, const N: usize>(
-    object: &'a [(String, Json)],
-    known: [&str; N],
-    index: Option<usize>,
-) -> Result<[Option<&'a Json>; N], Error> {
-    let mut found: [Option<&Json>; N] = [None; N];
-    for (name, value) in object {
-        let slot = known
-            .iter()
-            .position(|k| k == name)
-            .ok_or_else(|| fault(name, index, ViewFault::Unknown))?;
-        if found[slot].is_some() {
-            return Err(fault(name, index, ViewFault::Duplicate));
-        }
-        found[slot] = Some(value);
-    }
-    Ok(found)
+fn required<'a, 'de>(
+    value: &'a Option<Scalar<'de>>,
+    field: &str,
+) -> Result<&'a Scalar<'de>, Error> {
+    value
+        .as_ref()
+        .ok_or_else(|| fault(field, None, ViewFault::Missing))
 }
 
-fn required<'a>(value: Option<&'a Json>, field: &str) -> Result<&'a Json, Error> {
-    value.ok_or_else(|| fault(field, None, ViewFault::Missing))
-}
-
-fn string<'a>(value: &'a Json, field: &str, index: Option<usize>) -> Result<&'a str, Error> {
+fn string<'a>(value: &'a Scalar<'_>, field: &str, index: Option<usize>) -> Result<&'a str, Error> {
     match value {
-        Json::String(s) => Ok(s),
+        Scalar::Str(s) => Ok(s),
         _ => Err(fault(field, index, ViewFault::WrongType)),
     }
 }
@@ -425,12 +409,12 @@ fn parse_epoch(text: &str) -> Result<u64, Error> {
 
 /// Bytes written either as `name` (text) or `name_hex` (hex), never both.
 fn text_or_hex(
-    text: Option<&Json>,
-    hex_value: Option<&Json>,
+    text: &Option<Scalar<'_>>,
+    hex_value: &Option<Scalar<'_>>,
     name: &str,
-    hex_name: &str,
     index: usize,
 ) -> Result<Option<Vec<u8>>, Error> {
+    let hex_name = if name == "id" { "id_hex" } else { "domain_hex" };
     match (text, hex_value) {
         (Some(_), Some(_)) => Err(fault(hex_name, Some(index), ViewFault::Conflict)),
         (Some(t), None) => Ok(Some(string(t, name, Some(index))?.as_bytes().to_vec())),
@@ -441,48 +425,37 @@ fn text_or_hex(
     }
 }
 
-fn parse_node(value: &Json, index: usize) -> Result<Node, Error> {
-    let Json::Object(object) = value else {
-        return Err(fault("nodes", Some(index), ViewFault::WrongType));
-    };
-    let [id, id_hex, weight, domain, domain_hex] = members(
-        object,
-        ["id", "id_hex", "weight", "domain", "domain_hex"],
-        Some(index),
-    )?;
-    let id = text_or_hex(id, id_hex, "id", "id_hex", index)?
+/// VIEW.md, "Loading", check 9 for one node.
+fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> {
+    if let Some((name, reason)) = raw.fault {
+        return Err(fault(&name, Some(index), reason));
+    }
+    let [id, id_hex, weight, domain, domain_hex] = &raw.members;
+    let id = text_or_hex(id, id_hex, "id", index)?
         .ok_or_else(|| fault("id", Some(index), ViewFault::Missing))?;
     let mut node = Node::new(id);
     if let Some(w) = weight {
-        let Json::Number(w) = *w else {
+        let Scalar::Number(w) = *w else {
             return Err(fault("weight", Some(index), ViewFault::WrongType));
         };
         let w = Weight::new(w).map_err(|_| fault("weight", Some(index), ViewFault::OutOfRange))?;
         node = node.with_weight(w);
     }
-    if let Some(d) = text_or_hex(domain, domain_hex, "domain", "domain_hex", index)? {
+    if let Some(d) = text_or_hex(domain, domain_hex, "domain", index)? {
         node = node.with_domain(d);
     }
     Ok(node)
 }
 
 /// Every check of VIEW.md, "Loading", up to the membership checks (which [`Placement`] makes).
-fn parse_document(doc: &Json) -> Result<Parsed, Error> {
-    let Json::Object(object) = doc else {
+fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
+    let Some(doc) = doc else {
         return Err(fault("", None, ViewFault::WrongType));
     };
-    let [format, algorithm, epoch, seed, seed_fingerprint, nodes] = members(
-        object,
-        [
-            "format",
-            "algorithm",
-            "epoch",
-            "seed",
-            "seed_fingerprint",
-            "nodes",
-        ],
-        None,
-    )?;
+    if let Some((name, reason)) = doc.fault {
+        return Err(fault(&name, None, reason));
+    }
+    let [format, algorithm, epoch, seed, seed_fingerprint] = &doc.members;
     if string(required(format, "format")?, "format", None)? != VIEW_FORMAT {
         return Err(fault("format", None, ViewFault::Unsupported));
     }
@@ -505,14 +478,11 @@ fn parse_document(doc: &Json) -> Result<Parsed, Error> {
         }
         _ => return Err(fault("seed", None, ViewFault::Invalid)),
     };
-    let Json::Array(list) = required(nodes, "nodes")? else {
-        return Err(fault("nodes", None, ViewFault::WrongType));
+    let nodes = match doc.nodes {
+        None => return Err(fault("nodes", None, ViewFault::Missing)),
+        Some(Nodes::NotArray) => return Err(fault("nodes", None, ViewFault::WrongType)),
+        Some(Nodes::List(nodes)) => nodes?,
     };
-    let nodes = list
-        .iter()
-        .enumerate()
-        .map(|(i, n)| parse_node(n, i))
-        .collect::<Result<Vec<_>, _>>()?;
     Ok(Parsed { epoch, seed, nodes })
 }
 
