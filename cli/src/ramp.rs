@@ -154,14 +154,11 @@ pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
     }
     writeln!(
         out,
-        "total moved {} (direct switch {}, optimum {}): going gradually moves {} points more",
+        "total moved {} (direct switch {}, optimum {}): going gradually moves {:.2} points more",
         percent(plan.total_moved()),
         percent(plan.direct_moved()),
         percent(plan.optimum()),
-        format!(
-            "{:.2}",
-            100.0 * (plan.total_moved() - plan.direct_moved()).max(0.0)
-        )
+        100.0 * (plan.total_moved() - plan.direct_moved()).max(0.0)
     )?;
     Ok(())
 }

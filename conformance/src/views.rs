@@ -397,8 +397,11 @@ fn w(x: f64) -> u64 {
     Weight::new(x).unwrap().to_fixed()
 }
 
+/// An id with its fixed-point weight before and after (0: absent).
+type Track = (&'static str, u64, u64);
+
 fn movement_cases() -> Vec<Value> {
-    let cases: [(&str, Vec<(&str, u64, u64)>); 7] = [
+    let cases: [(&str, Vec<Track>); 7] = [
         (
             "add-one-of-six",
             (0..6)
