@@ -10,7 +10,7 @@ use hrwhash::RampPlan;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
-use crate::error::{describe, CliError};
+use crate::error::{from_core, CliError};
 use crate::input::parse_seed;
 use crate::plot;
 use crate::view::load;
@@ -67,9 +67,9 @@ pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let (from, to) = (load(&a.from, seed)?, load(&a.to, seed)?);
     let plan = RampPlan::new(&from, &to, limit).map_err(|e| match e {
         hrwhash::Error::InvalidMoveLimit { .. } => {
-            CliError::Usage(format!("--max-move: {}", describe(&e, &|i| i.to_string())))
+            CliError::usage("InvalidMoveLimit", format!("--max-move: {e}"))
         }
-        e => CliError::Input(describe(&e, &|i| format!("nodes[{i}]"))),
+        e => from_core(&e, false, &|i| i.to_string(), &|i| format!("nodes[{i}]")),
     })?;
     let dir = PathBuf::from(&a.out);
     std::fs::create_dir_all(&dir)
@@ -103,7 +103,7 @@ pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
     for (i, s) in steps.iter().enumerate() {
         let view = plan
             .view(i)
-            .map_err(|e| CliError::Input(describe(&e, &|i| format!("nodes[{i}]"))))?;
+            .map_err(|e| from_core(&e, false, &|i| i.to_string(), &|i| format!("nodes[{i}]")))?;
         let file = dir.join(format!("step-{}.json", i + 1));
         std::fs::write(&file, view.to_json())
             .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;

@@ -8,7 +8,7 @@ use clap::Args;
 use hrwhash::{Seed, View};
 use serde_json::{json, Map, Value};
 
-use crate::error::{describe, CliError};
+use crate::error::{from_core, CliError};
 use crate::input::parse_seed;
 
 #[derive(Args)]
@@ -28,10 +28,34 @@ pub struct ViewArgs {
 pub fn load(path: &OsString, seed: Seed) -> Result<View, CliError> {
     let shown = Path::new(path).display().to_string();
     let bytes = std::fs::read(path).map_err(|e| CliError::Input(format!("{shown}: {e}")))?;
-    View::from_json_bytes(&bytes, seed).map_err(|e| {
-        let at = |i: usize| format!("nodes[{i}]");
-        CliError::Input(format!("{shown}: {}", describe(&e, &at)))
-    })
+    View::from_json_bytes(&bytes, seed).map_err(|e| in_file(&shown, &e))
+}
+
+/// A core error about a view file, in the words of the command line.
+pub fn in_file(shown: &str, e: &hrwhash::Error) -> CliError {
+    let at = |i: usize| format!("nodes[{i}]");
+    if let hrwhash::Error::DuplicateNodeId { index, first_index } = e {
+        return CliError::input(
+            "DuplicateNodeId",
+            format!(
+                "{shown}: {}: duplicate node id (already the id of {})",
+                at(*index),
+                at(*first_index)
+            ),
+        );
+    }
+    match from_core(e, false, &|i| format!("of {}", at(i)), &at) {
+        CliError::Invalid {
+            variant,
+            usage,
+            message,
+        } => CliError::Invalid {
+            variant,
+            usage,
+            message: format!("{shown}: {message}"),
+        },
+        other => other,
+    }
 }
 
 /// Text for a terminal: the bytes when they are UTF-8, otherwise `0x` and hex.

@@ -108,12 +108,12 @@ fn view_rejects_bad_documents_with_their_position() {
         (
             "weight.json",
             r#"{"format": "hrwhash-view-v1", "algorithm": "hrw-v1", "epoch": "1", "seed": "default", "nodes": [{"id": "a"}, {"id": "b", "weight": -1}]}"#,
-            "nodes[1] member \"weight\" is out of range",
+            "weight.json: view: nodes[1] member \"weight\" is out of range",
         ),
         (
             "duplicate.json",
             r#"{"format": "hrwhash-view-v1", "algorithm": "hrw-v1", "epoch": "1", "seed": "default", "nodes": [{"id": "a"}, {"id": "a"}]}"#,
-            "nodes[1]: duplicate node id (already given at nodes[0])",
+            "duplicate.json: nodes[1]: duplicate node id (already the id of nodes[0])",
         ),
         (
             "unknown.json",
