@@ -130,10 +130,11 @@ struct PlaceArgs {
 
 #[derive(Args)]
 struct TransitionArgs {
-    /// Node file of the current membership: one `id[,weight[,domain]]` per line.
+    /// The current membership: a node file (one `id[,weight[,domain]]` per line, or a JSON
+    /// array of nodes) or a view (a JSON object, conformance/VIEW.md).
     #[arg(long, value_name = "FILE")]
     from: OsString,
-    /// Node file of the new membership.
+    /// The new membership: a node file or a view.
     #[arg(long, value_name = "FILE")]
     to: OsString,
     /// File of keys, one per line.
@@ -215,8 +216,14 @@ fn transition(
     a: &TransitionArgs,
 ) -> Result<(hrwhash::Placement, hrwhash::Placement, Keys), CliError> {
     let seed = parse_seed(a.common.seed.as_deref())?;
-    let from = Membership::from_file(&a.from)?.build(seed)?;
-    let to = Membership::from_file(&a.to)?.build(seed)?;
+    let membership = |path: &OsString| -> Result<hrwhash::Placement, CliError> {
+        if view::is_view_file(path) {
+            return Ok(view::load(path, seed)?.placement().clone());
+        }
+        Membership::from_file(path)?.build(seed)
+    };
+    let from = membership(&a.from)?;
+    let to = membership(&a.to)?;
     let count = a
         .keys
         .as_deref()

@@ -24,6 +24,12 @@ pub struct ViewArgs {
     json: bool,
 }
 
+/// Whether a membership file is a view: its first character other than whitespace is `{` (a node
+/// file is lines of ids or a JSON array). An unreadable file is left to the node-file reader.
+pub fn is_view_file(path: &OsString) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{'))
+}
+
 /// Reads and checks a view file; errors name the file and, for a node, its 0-based index.
 pub fn load(path: &OsString, seed: Seed) -> Result<View, CliError> {
     let shown = Path::new(path).display().to_string();

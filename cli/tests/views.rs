@@ -227,3 +227,61 @@ fn ramp_rejects_bad_limits_and_mixed_seeds() {
         "seed does not match",
     );
 }
+
+#[test]
+fn diff_and_plan_take_view_files() {
+    let (from, to) = (testdata("view-old.json"), testdata("view-new.json"));
+    let t = hrwhash::Transition::new(&from, &to);
+    let mut diff = t.diff();
+    diff.add_all((0..5000).map(|i| format!("key-{i}")));
+    let args = [
+        "diff",
+        "--from",
+        "testdata/view-old.json",
+        "--to",
+        "testdata/view-new.json",
+        "--keys",
+        "5000",
+        "--json",
+    ];
+    let doc: Value = serde_json::from_str(&ok(&args)).unwrap();
+    assert_eq!(doc["moved_keys"].as_u64().unwrap(), diff.moved());
+    assert_eq!(
+        doc["optimum_percent"].as_f64().unwrap(),
+        100.0 * t.optimum()
+    );
+    let flows: u64 = doc["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(flows, diff.moved());
+    // The node files hold the same memberships, with cache-b drained instead of removed: the
+    // same keys move.
+    let nodes: Value = serde_json::from_str(&ok(&[
+        "diff",
+        "--from",
+        "testdata/nodes-old.txt",
+        "--to",
+        "testdata/nodes-new.txt",
+        "--keys",
+        "5000",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(nodes["moved_keys"], doc["moved_keys"]);
+    let plan: Value = serde_json::from_str(&ok(&[
+        "plan",
+        "--from",
+        "testdata/view-old.json",
+        "--to",
+        "testdata/view-new.json",
+        "--keys",
+        "5000",
+        "--summary",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(plan["moved_keys"].as_u64().unwrap(), diff.moved());
+}
