@@ -148,15 +148,21 @@ pub fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
     }
 }
 
-/// A number as JavaScript prints it for the values messages show (integers without ".0").
+/// A number as JavaScript prints it (`String(d)`), for messages.
 pub fn number_text(d: f64) -> String {
     if d.is_nan() {
         "NaN".into()
     } else if d.is_infinite() {
         if d > 0.0 { "Infinity" } else { "-Infinity" }.into()
-    } else if d == d.trunc() && d.abs() < 1e21 {
-        format!("{d:.0}")
+    } else if d != 0.0 && (d.abs() < 1e-6 || d.abs() >= 1e21) {
+        let e = format!("{d:e}");
+        if e.contains("e-") {
+            e
+        } else {
+            e.replace('e', "e+")
+        }
     } else {
+        // Rust's shortest round-trip form, like JavaScript's, without ".0" on integers.
         format!("{d}")
     }
 }

@@ -451,6 +451,8 @@ fn parse_membership(
     }
     let mut weights: Option<Vec<f64>> = None;
     let mut domains: Option<Vec<Domain>> = None;
+    // The lists' own lengths, which may exceed what was read of them.
+    let (mut weights_len, mut domains_len) = (None, None);
     let mut seed = None;
     if let Some(opts) = options {
         if !js::is_null_or_undefined(env, opts.0)? {
@@ -466,9 +468,11 @@ fn parse_membership(
             let opts = opts.0;
             if let Some(w) = optional(env, opts, c"weights")? {
                 weights = Some(parse_weights(env, w, &given)?);
+                weights_len = Some(js::array_len(env, w)? as usize);
             }
             if let Some(d) = optional(env, opts, c"domains")? {
                 domains = Some(parse_domains(env, d, &given, &mut text)?);
+                domains_len = Some(js::array_len(env, d)? as usize);
             }
             if let Some(s) = optional(env, opts, c"seed")? {
                 seed = Some(seed_arg(env, s, "options.seed")?);
@@ -487,8 +491,8 @@ fn parse_membership(
     }
     no_bad_text(env, text)?;
     for (list, len) in [
-        ("options.weights", weights.as_ref().map(Vec::len)),
-        ("options.domains", domains.as_ref().map(Vec::len)),
+        ("options.weights", weights_len),
+        ("options.domains", domains_len),
     ] {
         if let Some(len) = len.filter(|&l| l != given.len()) {
             return Err(js::throw(
@@ -531,6 +535,15 @@ fn parse_membership(
     Ok((seed, parsed))
 }
 
+/// How many elements of a weights or domains list to read: all of them, or one more than the
+/// nodes when it is longer. That one shows the mismatch; reading on would only check elements the
+/// mismatch already rejects, and a hole is "no domain", so an array-like of length 2^32 - 1 would
+/// take minutes.
+fn list_len(env: sys::napi_env, list: sys::napi_value, nodes: usize) -> Result<u32> {
+    let len = js::array_len(env, list)?;
+    Ok(len.min(u32::try_from(nodes + 1).unwrap_or(u32::MAX)))
+}
+
 /// `options.weights`: numbers, one per node, none for a node that has its own.
 fn parse_weights(env: sys::napi_env, w: sys::napi_value, given: &[Given]) -> Result<Vec<f64>> {
     if !js::is_array(env, w)? {
@@ -543,7 +556,7 @@ fn parse_weights(env: sys::napi_env, w: sys::napi_value, given: &[Given]) -> Res
         ));
     }
     let mut out = Vec::new();
-    for i in 0..js::array_len(env, w)? {
+    for i in 0..list_len(env, w, given.len())? {
         let v = js::element(env, w, i)?;
         let i = i as usize;
         out.push(weight_arg(
@@ -586,7 +599,7 @@ fn parse_domains(
     }
     let mut out = Vec::new();
     let mut buf = KeyBuf::new();
-    for i in 0..js::array_len(env, d)? {
+    for i in 0..list_len(env, d, given.len())? {
         let v = js::element(env, d, i)?;
         let i = i as usize;
         if js::is_null_or_undefined(env, v)? {
