@@ -295,6 +295,8 @@ pub fn bytes<'a>(
 }
 
 /// The first lone surrogate of a string, as (UTF-16 position, code unit).
+#[cold]
+#[inline(never)]
 fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(usize, u16)>> {
     let mut len = 0usize;
     check(env, unsafe {

@@ -193,17 +193,24 @@ fn invalid_at(env: sys::napi_env, message: &str, index: Option<usize>) -> napi::
 
 /// A single key argument, its text checked at once (for calls with no later argument).
 fn key_of<'a>(env: sys::napi_env, v: Raw, buf: &'a mut KeyBuf, what: &str) -> Result<&'a [u8]> {
+    match js::bytes(env, v.0, buf)? {
+        Bytes::Ok(b, _) => Ok(b),
+        other => Err(not_a_key(env, v, other, what)),
+    }
+}
+
+/// The error for a single key argument that `js::bytes` did not read as bytes.
+#[cold]
+#[inline(never)]
+fn not_a_key(env: sys::napi_env, v: Raw, got: Bytes<'_>, what: &str) -> napi::Error {
     let mut text = None;
-    let (key, _) = accept(
-        env,
-        v.0,
-        js::bytes(env, v.0, buf)?,
-        &|| what.to_owned(),
-        None,
-        &mut text,
-    )?;
-    no_bad_text(env, text)?;
-    Ok(key)
+    match accept(env, v.0, got, &|| what.to_owned(), None, &mut text) {
+        Err(e) => e,
+        Ok(_) => match text {
+            Some(t) => t.throw(env),
+            None => js::pending(),
+        },
+    }
 }
 
 /// A weight argument's type: a number (`TypeError` otherwise); its value is checked later.
