@@ -302,14 +302,21 @@ fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(
     check(env, unsafe {
         sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len)
     })?;
-    let mut units = vec![0u16; len + 1];
+    // Keys that fit the inline UTF-8 buffer fit this one too (a UTF-16 unit is never shorter).
+    let mut stack = [0u16; STACK_KEY];
+    let mut heap = Vec::new();
+    let units = if len < STACK_KEY {
+        &mut stack[..]
+    } else {
+        heap.resize(len + 1, 0);
+        &mut heap[..]
+    };
     let mut written = 0usize;
     check(env, unsafe {
-        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), len + 1, &mut written)
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
     })?;
-    let units = &units[..written];
     let mut at = 0;
-    for r in char::decode_utf16(units.iter().copied()) {
+    for r in char::decode_utf16(units[..written].iter().copied()) {
         match r {
             Ok(c) => at += c.len_utf16(),
             Err(e) => return Ok(Some((at, e.unpaired_surrogate()))),
