@@ -1,4 +1,4 @@
-package hrwhash_test
+package bench_test
 
 import (
 	"fmt"
@@ -29,12 +29,15 @@ func benchInputs(n int) ([]string, []string) {
 
 var sink int
 
+// lib names hrwhash's build: hrwhash-cgo (libhrwhash) or hrwhash-purego (Go alone).
+var lib = "hrwhash-" + hrwhash.Backend
+
 // BenchmarkOwner compares one lookup per call with go-rendezvous as go-redis configures it
 // (xxhash), which is what Ring uses by default.
 func BenchmarkOwner(b *testing.B) {
 	for _, n := range benchSizes {
 		nodes, keys := benchInputs(n)
-		b.Run(fmt.Sprintf("lib=hrwhash/N=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("lib=%s/N=%d", lib, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
 			if err != nil {
 				b.Fatal(err)
@@ -60,7 +63,7 @@ func BenchmarkOwners(b *testing.B) {
 	const batch = 256
 	for _, n := range benchSizes {
 		nodes, keys := benchInputs(n)
-		b.Run(fmt.Sprintf("lib=hrwhash-batch/N=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("lib=%s-batch/N=%d", lib, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
 			if err != nil {
 				b.Fatal(err)

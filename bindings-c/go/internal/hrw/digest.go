@@ -1,6 +1,9 @@
 package hrw
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // SeedLen is the length of a seed in bytes.
 const SeedLen = 16
@@ -27,26 +30,105 @@ func NewKeyHasher(seed [SeedLen]byte) KeyHasher {
 }
 
 // Digest is SipHash13(k0, k1, "hrw-v1:key" || u64le(len(key)) || key) (SPEC.md section 2).
+// The rounds are written out: a round as a function is too large for the inliner, and the
+// state would then live in memory.
 func (h *KeyHasher) Digest(key string) uint64 {
-	s := h.pre
+	v0, v1, v2, v3 := h.pre.v0, h.pre.v1, h.pre.v2, h.pre.v3
 	n := uint64(len(key))
-	total := len(key) + len(keyDomain) + 8
 	// Word 1: "ey" and the low six bytes of the length; word 2 starts with its top two bytes.
-	s.compress13(uint64('e') | uint64('y')<<8 | n<<16)
-	hi := n >> 48
+	m := uint64('e') | uint64('y')<<8 | n<<16
+	v3 ^= m
+	v0 += v1
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v0 = bits.RotateLeft64(v0, 32)
+	v2 += v3
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 += v3
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v2 += v1
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	v2 = bits.RotateLeft64(v2, 32)
+	v0 ^= m
 	if len(key) < 6 {
-		s.compress13(hi | tail(key, 0)<<16 | uint64(total&0xff)<<56)
-		return s.finish13()
+		m = n>>48 | tail(key, 0)<<16 | (n+18)<<56
+	} else {
+		m = n>>48 | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
+			uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16
+		v3 ^= m
+		v0 += v1
+		v1 = bits.RotateLeft64(v1, 13) ^ v0
+		v0 = bits.RotateLeft64(v0, 32)
+		v2 += v3
+		v3 = bits.RotateLeft64(v3, 16) ^ v2
+		v0 += v3
+		v3 = bits.RotateLeft64(v3, 21) ^ v0
+		v2 += v1
+		v1 = bits.RotateLeft64(v1, 17) ^ v2
+		v2 = bits.RotateLeft64(v2, 32)
+		v0 ^= m
+		rest := key[6:]
+		for len(rest) >= 8 {
+			m = le64s(rest)
+			v3 ^= m
+			v0 += v1
+			v1 = bits.RotateLeft64(v1, 13) ^ v0
+			v0 = bits.RotateLeft64(v0, 32)
+			v2 += v3
+			v3 = bits.RotateLeft64(v3, 16) ^ v2
+			v0 += v3
+			v3 = bits.RotateLeft64(v3, 21) ^ v0
+			v2 += v1
+			v1 = bits.RotateLeft64(v1, 17) ^ v2
+			v2 = bits.RotateLeft64(v2, 32)
+			v0 ^= m
+			rest = rest[8:]
+		}
+		m = tail(rest, len(key)+18)
 	}
-	s.compress13(hi | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
-		uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16)
-	rest := key[6:]
-	for len(rest) >= 8 {
-		s.compress13(le64s(rest))
-		rest = rest[8:]
-	}
-	s.compress13(tail(rest, total))
-	return s.finish13()
+	v3 ^= m
+	v0 += v1
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v0 = bits.RotateLeft64(v0, 32)
+	v2 += v3
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 += v3
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v2 += v1
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	v2 = bits.RotateLeft64(v2, 32)
+	v0 ^= m
+	v2 ^= 0xff
+	v0 += v1
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v0 = bits.RotateLeft64(v0, 32)
+	v2 += v3
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 += v3
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v2 += v1
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	v2 = bits.RotateLeft64(v2, 32)
+	v0 += v1
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v0 = bits.RotateLeft64(v0, 32)
+	v2 += v3
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 += v3
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v2 += v1
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	v2 = bits.RotateLeft64(v2, 32)
+	v0 += v1
+	v1 = bits.RotateLeft64(v1, 13) ^ v0
+	v0 = bits.RotateLeft64(v0, 32)
+	v2 += v3
+	v3 = bits.RotateLeft64(v3, 16) ^ v2
+	v0 += v3
+	v3 = bits.RotateLeft64(v3, 21) ^ v0
+	v2 += v1
+	v1 = bits.RotateLeft64(v1, 17) ^ v2
+	v2 = bits.RotateLeft64(v2, 32)
+	return v0 ^ v1 ^ v2 ^ v3
 }
 
 func seedKeys(seed [SeedLen]byte) (uint64, uint64) {

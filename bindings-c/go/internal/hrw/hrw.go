@@ -197,15 +197,48 @@ func (p *Placement) Selectable() int { return len(p.lanes) }
 func (p *Placement) KeyDigest(key string) uint64 { return p.hasher.Digest(key) }
 
 // argmax returns the first lane of the highest score among lanes (ties keep the earlier lane).
+// Four running maxima, one per lane modulo 4, keep four independent chains in flight; the merge
+// keeps the earliest lane among equal scores.
 func argmax(kd uint64, lanes []uint64) (uint64, int) {
-	best, at := uint64(0), 0
-	for i, nd := range lanes {
-		x := kd ^ nd
+	best, at := Score(kd, lanes[0]), 0
+	i := 1
+	if len(lanes) >= 8 {
+		b0, b1, b2, b3 := best, Score(kd, lanes[1]), Score(kd, lanes[2]), Score(kd, lanes[3])
+		a0, a1, a2, a3 := 0, 1, 2, 3
+		for i = 4; i+4 <= len(lanes); i += 4 {
+			l := lanes[i : i+4 : i+4]
+			x0, x1, x2, x3 := kd^l[0], kd^l[1], kd^l[2], kd^l[3]
+			s0, s1, s2, s3 := (x0^x0>>32)*Mix, (x1^x1>>32)*Mix, (x2^x2>>32)*Mix, (x3^x3>>32)*Mix
+			if s0 > b0 {
+				b0, a0 = s0, i
+			}
+			if s1 > b1 {
+				b1, a1 = s1, i+1
+			}
+			if s2 > b2 {
+				b2, a2 = s2, i+2
+			}
+			if s3 > b3 {
+				b3, a3 = s3, i+3
+			}
+		}
+		best, at = b0, a0
+		if b1 > best || (b1 == best && a1 < at) {
+			best, at = b1, a1
+		}
+		if b2 > best || (b2 == best && a2 < at) {
+			best, at = b2, a2
+		}
+		if b3 > best || (b3 == best && a3 < at) {
+			best, at = b3, a3
+		}
+	}
+	for ; i < len(lanes); i++ {
+		x := kd ^ lanes[i]
 		if s := (x ^ x>>32) * Mix; s > best {
 			best, at = s, i
 		}
 	}
-	// best stays 0 only when lane 0 scores 0 and no lane scores more: lane 0 is then the winner.
 	return best, at
 }
 
@@ -244,7 +277,12 @@ func (p *Placement) cand(kd uint64, lane int) cand {
 
 // Owner is the node index of the owner of key.
 func (p *Placement) Owner(key string) int {
-	return p.node[p.ownerLane(p.hasher.Digest(key))]
+	kd := p.hasher.Digest(key)
+	if len(p.groups) == 1 {
+		_, lane := argmax(kd, p.lanes)
+		return p.node[lane]
+	}
+	return p.node[p.ownerLane(kd)]
 }
 
 func (p *Placement) ownerLane(kd uint64) int {

@@ -65,11 +65,31 @@ func le64s(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// tail packs the last len(s) < 8 bytes of a message with the length byte on top.
+// tail packs the last len(s) < 8 bytes of a message with the length byte on top; a switch
+// with fallthrough is a jump table, not a loop of variable shifts.
 func tail(s string, total int) uint64 {
 	b := uint64(total&0xff) << 56
-	for i := len(s) - 1; i >= 0; i-- {
-		b |= uint64(s[i]) << (8 * uint(i))
+	switch len(s) {
+	case 7:
+		b |= uint64(s[6]) << 48
+		fallthrough
+	case 6:
+		b |= uint64(s[5]) << 40
+		fallthrough
+	case 5:
+		b |= uint64(s[4]) << 32
+		fallthrough
+	case 4:
+		b |= uint64(s[3]) << 24
+		fallthrough
+	case 3:
+		b |= uint64(s[2]) << 16
+		fallthrough
+	case 2:
+		b |= uint64(s[1]) << 8
+		fallthrough
+	case 1:
+		b |= uint64(s[0])
 	}
 	return b
 }
