@@ -702,7 +702,9 @@ func checkResult(c *apiCase, out outcome) error {
 	return nil
 }
 
-func TestAPICases(t *testing.T) {
+func TestAPICases(t *testing.T) { eachLookupMode(t, testAPICases) }
+
+func testAPICases(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "conformance", "api-cases.json"))
 	if err != nil {
 		t.Fatal(err)

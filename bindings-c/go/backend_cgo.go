@@ -23,6 +23,8 @@ import "C"
 import (
 	"runtime"
 	"unsafe"
+
+	"github.com/hrwhash/hrwhash/bindings-c/go/internal/hrw"
 )
 
 // Backend names the implementation this program was built with: "cgo" (libhrwhash) or
@@ -50,9 +52,13 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }
 
-// backend owns a C handle, released when the backend is garbage collected.
+// backend owns a C handle, released when the backend is garbage collected. For a small
+// membership it also holds the Go implementation: one lookup then costs less than the cgo
+// call alone (see BENCHMARKS.md), so single-key owner lookups stay in Go; rankings, and every
+// lookup of a larger membership, go to libhrwhash.
 type backend struct {
-	h *C.hrw_placement
+	h     *C.hrw_placement
+	small *hrw.Placement
 }
 
 func newBackend(seed Seed, nodes []node) (*backend, int, error) {
@@ -116,6 +122,20 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 	C.hrw_placement_selectable_len(h, &sel)
 	b := &backend{h: h}
 	runtime.SetFinalizer(b, func(b *backend) { C.hrw_placement_free(b.h) })
+	if int(sel) <= goLookupMax {
+		hn := make([]hrw.Node, len(nodes))
+		ws := make([]float64, len(nodes))
+		for i, n := range nodes {
+			hn[i] = hrw.Node{ID: n.id, Domain: n.domain, HasDomain: n.hasDomain}
+			ws[i] = n.weight
+		}
+		small, err := hrw.New([hrw.SeedLen]byte(seed), hn, ws)
+		if err != nil {
+			// libhrwhash accepted what the Go implementation rejects: they disagree on hrw-v1.
+			return nil, 0, &Error{Code: CodeUnknown}
+		}
+		b.small = small
+	}
 	return b, int(sel), nil
 }
 
@@ -126,6 +146,9 @@ func keyPtr(key string) *C.uint8_t {
 }
 
 func (b *backend) owner(key string) (int, error) {
+	if b.small != nil {
+		return b.small.Owner(key), nil
+	}
 	r := C.hrw_go_owner(b.h, keyPtr(key), C.size_t(len(key)))
 	runtime.KeepAlive(b)
 	if r.status != C.HRW_STATUS_OK {
@@ -135,6 +158,12 @@ func (b *backend) owner(key string) (int, error) {
 }
 
 func (b *backend) ownersInto(keys []string, out []int) error {
+	if b.small != nil {
+		for i, k := range keys {
+			out[i] = b.small.Owner(k)
+		}
+		return nil
+	}
 	total := 0
 	for _, k := range keys {
 		total += len(k)

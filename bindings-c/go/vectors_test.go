@@ -126,7 +126,24 @@ func sameInts(a, b []int) bool {
 	return (len(a) == 0 && len(b) == 0) || reflect.DeepEqual(a, b)
 }
 
-func TestVectors(t *testing.T) {
+// eachLookupMode runs f with the cgo build's default split of lookups between Go and
+// libhrwhash, and again with every lookup sent to libhrwhash (the purego build runs the same
+// thing twice).
+func eachLookupMode(t *testing.T, f func(t *testing.T)) {
+	def := hrwhash.SetGoLookupMax(-1)
+	defer hrwhash.SetGoLookupMax(def)
+	for _, m := range []struct {
+		name string
+		max  int
+	}{{"default", def}, {"library", -1}} {
+		hrwhash.SetGoLookupMax(m.max)
+		t.Run(m.name, f)
+	}
+}
+
+func TestVectors(t *testing.T) { eachLookupMode(t, testVectors) }
+
+func testVectors(t *testing.T) {
 	v := loadVectors(t)
 	if v.Algorithm != hrwhash.Algorithm || len(v.Cases) == 0 {
 		t.Fatalf("algorithm %q, %d cases", v.Algorithm, len(v.Cases))
