@@ -53,21 +53,38 @@ type vectors struct {
 	ErrorCases []vcase `json:"error_cases"`
 }
 
+// loadVectors reads vectors.json and every other vectors file of that format beside it
+// (vectors-edge.json once it exists) and merges their cases.
 func loadVectors(t *testing.T) *vectors {
 	t.Helper()
 	path := os.Getenv("HRWHASH_VECTORS")
 	if path == "" {
 		path = filepath.Join("..", "..", "conformance", "vectors.json")
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading vectors: %v", err)
+	files, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "vectors*.json"))
+	var all vectors
+	for _, f := range append([]string{path}, files...) {
+		if f != path && filepath.Clean(f) == filepath.Clean(path) {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("reading vectors: %v", err)
+		}
+		var v vectors
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatalf("parsing %s: %v", f, err)
+		}
+		if v.Algorithm != hrwhash.Algorithm {
+			t.Fatalf("%s: algorithm %q", f, v.Algorithm)
+		}
+		all.Algorithm = v.Algorithm
+		all.Cases = append(all.Cases, v.Cases...)
+		all.DrawCases = append(all.DrawCases, v.DrawCases...)
+		all.WeightCases = append(all.WeightCases, v.WeightCases...)
+		all.ErrorCases = append(all.ErrorCases, v.ErrorCases...)
 	}
-	var v vectors
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatalf("parsing vectors: %v", err)
-	}
-	return &v
+	return &all
 }
 
 func unhex(t *testing.T, s string) string {
