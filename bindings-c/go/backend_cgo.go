@@ -233,7 +233,7 @@ func (b *backend) find(id string) (int, bool) {
 
 func weightToFixed(w float64) (uint64, bool) {
 	var f C.uint64_t
-	st := C.hrw_weight_to_fixed(C.double(w), &f)
+	st := C.hrw_weight_to_fixed(C.double(w), &f, nil)
 	return uint64(f), st == C.HRW_STATUS_OK
 }
 
@@ -241,13 +241,13 @@ func seedPtr(seed *Seed) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&seed[0
 
 func keyDigest(seed Seed, key string) uint64 {
 	var d C.uint64_t
-	C.hrw_key_digest(seedPtr(&seed), SeedLen, keyPtr(key), C.size_t(len(key)), &d)
+	C.hrw_key_digest(seedPtr(&seed), SeedLen, keyPtr(key), C.size_t(len(key)), &d, nil)
 	return uint64(d)
 }
 
 func nodeDigest(seed Seed, id string) uint64 {
 	var d C.uint64_t
-	C.hrw_node_digest(seedPtr(&seed), SeedLen, keyPtr(id), C.size_t(len(id)), &d)
+	C.hrw_node_digest(seedPtr(&seed), SeedLen, keyPtr(id), C.size_t(len(id)), &d, nil)
 	return uint64(d)
 }
 
