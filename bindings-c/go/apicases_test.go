@@ -351,8 +351,12 @@ func newPlacement(a args) (*hrwhash.Placement, error) {
 	if wv, ok, err := a.get("weights"); err != nil {
 		return nil, err
 	} else if ok {
-		if wv.kind != "list" || len(wv.list) != len(nodes) {
-			return nil, cannotPose{"a weights list beside the nodes (weights are Node fields)"}
+		if wv.kind != "list" {
+			return nil, cannotPose{"weights that are not a list"}
+		}
+		if len(wv.list) != len(nodes) {
+			// Parallel lists of ids and weights are NewWeighted's, which checks their lengths.
+			return newWeighted(a, nodes, wv)
 		}
 		for i, e := range wv.list {
 			if nodes[i].Weight != nil {
@@ -380,6 +384,31 @@ func newPlacement(a args) (*hrwhash.Placement, error) {
 		}
 	}
 	return hrwhash.NewNodes(nodes, opts...)
+}
+
+func newWeighted(a args, nodes []hrwhash.Node, wv value) (*hrwhash.Placement, error) {
+	if _, ok := a["domains"]; ok {
+		return nil, cannotPose{"parallel weights and domains"}
+	}
+	if _, ok := a["seed"]; ok {
+		return nil, cannotPose{"parallel weights and a seed"}
+	}
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		if n.Weight != nil {
+			return nil, cannotPose{"a weight given twice"}
+		}
+		ids[i] = n.ID
+	}
+	ws := make([]float64, len(wv.list))
+	for i, e := range wv.list {
+		w, err := e.asFloat()
+		if err != nil {
+			return nil, err
+		}
+		ws[i] = w
+	}
+	return hrwhash.NewWeighted(ids, ws)
 }
 
 // outcome is what a call gave: a placement, a list, rows, a number, or an error.
