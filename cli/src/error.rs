@@ -92,6 +92,11 @@ pub fn variant_name(err: &hrwhash::Error) -> &'static str {
         Error::InvalidText { .. } => "InvalidText",
         Error::InvalidCount => "InvalidCount",
         Error::ResultTooLarge => "ResultTooLarge",
+        // Views (conformance/VIEW.md).
+        Error::InvalidJson { .. } => "InvalidJson",
+        Error::InvalidView { .. } => "InvalidView",
+        Error::SeedMismatch => "SeedMismatch",
+        Error::InvalidMoveLimit { .. } => "InvalidMoveLimit",
         // The enum is non-exhaustive; a variant added later is still reported as an error.
         _ => "Error",
     }

@@ -5,8 +5,11 @@ mod input;
 mod migrate;
 mod output;
 mod place;
+mod plot;
+mod ramp;
 mod simulate;
 mod stats;
+mod view;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -45,6 +48,10 @@ enum Command {
     Diff(TransitionArgs),
     /// List, per source and destination node, the keys to copy before switching memberships.
     Plan(PlanArgs),
+    /// Check a view document; print its epoch, fingerprints and shares.
+    View(view::ViewArgs),
+    /// Split a change between two views into steps that each move at most --max-move of the keys.
+    Ramp(ramp::RampArgs),
 }
 
 #[derive(Args)]
@@ -123,10 +130,11 @@ struct PlaceArgs {
 
 #[derive(Args)]
 struct TransitionArgs {
-    /// Node file of the current membership: one `id[,weight[,domain]]` per line.
+    /// The current membership: a node file (one `id[,weight[,domain]]` per line, or a JSON
+    /// array of nodes) or a view (a JSON object, conformance/VIEW.md).
     #[arg(long, value_name = "FILE")]
     from: OsString,
-    /// Node file of the new membership.
+    /// The new membership: a node file or a view.
     #[arg(long, value_name = "FILE")]
     to: OsString,
     /// File of keys, one per line.
@@ -199,6 +207,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let (from, to, keys) = transition(&a.transition)?;
             migrate::plan(&from, &to, &keys, a.summary, a.transition.common.json, out)
         }
+        Command::View(a) => view::run(&a, out),
+        Command::Ramp(a) => ramp::run(&a, out),
     }
 }
 
@@ -206,8 +216,14 @@ fn transition(
     a: &TransitionArgs,
 ) -> Result<(hrwhash::Placement, hrwhash::Placement, Keys), CliError> {
     let seed = parse_seed(a.common.seed.as_deref())?;
-    let from = Membership::from_file(&a.from)?.build(seed)?;
-    let to = Membership::from_file(&a.to)?.build(seed)?;
+    let membership = |path: &OsString| -> Result<hrwhash::Placement, CliError> {
+        if view::is_view_file(path) {
+            return Ok(view::load(path, seed)?.placement().clone());
+        }
+        Membership::from_file(path)?.build(seed)
+    };
+    let from = membership(&a.from)?;
+    let to = membership(&a.to)?;
     let count = a
         .keys
         .as_deref()

@@ -21,6 +21,7 @@ struct Transition<'a> {
     after: Vec<u64>,
     /// (index in `from`, index in `to`) -> the keys that move that way.
     flows: BTreeMap<(usize, usize), Flow>,
+    optimum: f64,
 }
 
 #[derive(Default)]
@@ -32,13 +33,8 @@ struct Flow {
 
 impl<'a> Transition<'a> {
     fn compute(from: &'a Placement, to: &'a Placement, keys: &Keys, list_keys: bool) -> Self {
-        // A key stays put when its new owner has the same id as its old one. One index by id
-        // keeps this linear in the node count (a search of `to` per node was quadratic).
-        let to_index = index_by_id(to);
-        let same_node: Vec<Option<usize>> = from
-            .nodes()
-            .map(|n| to_index.get(n.id()).copied())
-            .collect();
+        // The core decides owners and what counts as moved (nodes matched by id).
+        let core = hrwhash::Transition::new(from, to);
         let mut t = Transition {
             from,
             to,
@@ -47,15 +43,15 @@ impl<'a> Transition<'a> {
             before: vec![0; from.len()],
             after: vec![0; to.len()],
             flows: BTreeMap::new(),
+            optimum: core.optimum(),
         };
         keys.for_each(|key| {
-            let old = from.owner_index(key);
-            let new = to.owner_index(key);
-            t.before[old] += 1;
-            t.after[new] += 1;
-            if same_node[old] != Some(new) {
+            let r = core.route(key);
+            t.before[r.old] += 1;
+            t.after[r.new] += 1;
+            if r.moved {
                 t.moved += 1;
-                let flow = t.flows.entry((old, new)).or_default();
+                let flow = t.flows.entry((r.old, r.new)).or_default();
                 flow.count += 1;
                 if list_keys {
                     flow.keys.push(key.to_vec());
@@ -66,22 +62,9 @@ impl<'a> Transition<'a> {
     }
 
     /// The least a perfect scheme must move: the total variation distance between the intended
-    /// shares (weight / total weight) of the two memberships.
+    /// shares (weight / total weight) of the two memberships (`hrwhash::Transition::optimum`).
     fn optimum_percent(&self) -> f64 {
-        let mut shares: BTreeMap<&[u8], (f64, f64)> = BTreeMap::new();
-        for (p, side) in [(self.from, 0), (self.to, 1)] {
-            let total: f64 = p.nodes().map(|n| n.weight().to_f64()).sum();
-            for n in p.nodes() {
-                let s = shares.entry(n.id()).or_default();
-                let share = n.weight().to_f64() / total;
-                if side == 0 {
-                    s.0 = share;
-                } else {
-                    s.1 = share;
-                }
-            }
-        }
-        100.0 * shares.values().map(|&(a, b)| (a - b).max(0.0)).sum::<f64>()
+        100.0 * self.optimum
     }
 
     fn moved_percent(&self) -> f64 {
