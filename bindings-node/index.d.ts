@@ -40,7 +40,7 @@ export interface NodeInfo {
 }
 
 /**
- * The `code` of an error thrown by hrwhash, one per kind of failure (conformance/API.md): an
+ * The `code` of an error thrown by hrwhash, one per kind of failure (conformance/API.md, VIEW.md): an
  * `Error` for the `HRW_` codes but two, a `RangeError` for `HRW_INVALID_COUNT` and
  * `HRW_RESULT_TOO_LARGE`, a `TypeError` for `ERR_INVALID_ARG_TYPE`.
  */
@@ -56,6 +56,10 @@ export type HrwErrorCode =
   | 'HRW_INVALID_TEXT'
   | 'HRW_INVALID_COUNT'
   | 'HRW_RESULT_TOO_LARGE'
+  | 'HRW_INVALID_JSON'
+  | 'HRW_INVALID_VIEW'
+  | 'HRW_SEED_MISMATCH'
+  | 'HRW_INVALID_MOVE_LIMIT'
   | 'ERR_INVALID_ARG_TYPE'
   | 'HRW_ERROR'
 
@@ -111,6 +115,101 @@ export interface Placement {
   readonly seed: string
 }
 
+/** Options of `View.fromJson` and `View.fromFile`; any other name is a `TypeError`. */
+export interface ViewLoadOptions {
+  /** The secret seed the view was written for: 16 bytes, or 32 hex digits. */
+  seed?: string | Uint8Array | null
+}
+
+/** What `HRW_INVALID_VIEW` says is wrong with a member of a view document (VIEW.md section 5). */
+export type ViewFault =
+  | 'missing'
+  | 'wrong_type'
+  | 'unknown'
+  | 'duplicate'
+  | 'conflict'
+  | 'unsupported'
+  | 'invalid'
+  | 'out_of_range'
+  | 'not_representable'
+
+/** Where a key is during a migration: read from `new`, on a miss from `old`; write to `new`. */
+export interface Route {
+  old: NodeId
+  new: NodeId
+  /** Whether the two owners have different ids. */
+  moved: boolean
+  /** Position of `old` in the old membership's node list. */
+  oldIndex: number
+  /** Position of `new` in the new membership's node list. */
+  newIndex: number
+}
+
+/** The top-k replica sets of a key before and after a transition. */
+export interface RouteSet {
+  before: NodeId[]
+  after: NodeId[]
+  /** The ids of `after` that are not in `before`: the replicas to fill, in ranking order. */
+  add: NodeId[]
+  /** The ids of `before` that are not in `after`: the replicas to drop once the new ones are filled. */
+  drop: NodeId[]
+}
+
+/** Moved keys between two nodes. */
+export interface Flow {
+  from: NodeId
+  to: NodeId
+  count: number
+}
+
+/** One id of either membership with the keys it owns before and after. */
+export interface NodeChange {
+  id: NodeId
+  before: number
+  after: number
+  inOld: boolean
+  inNew: boolean
+}
+
+/** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
+export interface TransitionDiff {
+  keys: number
+  moved: number
+  /** Ordered by the old node's position, then the new node's. */
+  flows: Flow[]
+  /** Every old node in old order, then the nodes only in the new membership in new order. */
+  nodes: NodeChange[]
+  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1). */
+  expectedMoved: number
+  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2). */
+  optimum: number
+}
+
+/** A key that changes owner: copy it from `from` to `to`. */
+export interface Move {
+  /** The key, as the iterable gave it. */
+  key: Key
+  from: NodeId
+  to: NodeId
+}
+
+/** An iterator over the moved keys (merged into the class). */
+export interface MovePlan {
+  [Symbol.iterator](): MovePlan
+}
+
+/** One step of a ramp. */
+export interface RampStep {
+  /** The epoch of the step's view: the old view's epoch plus the step's 1-based number. */
+  epoch: bigint
+  /** Where the weights are on the line from the old weights (0) to the new ones (65536). */
+  position: number
+  /** Expected fraction of all keys that change owner from the previous step to this one. */
+  moved: number
+  /** Whether this is the last step, which removes the drained leaving nodes. */
+  removesDrained: boolean
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -118,6 +217,12 @@ export interface Placement {
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+/** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
+export declare class MovePlan {
+  /** The next moved key, pulling keys from the source until one moves. */
+  next(): IteratorResult<Move, undefined>
+}
 
 /**
  * An immutable set of nodes that maps keys to nodes with rendezvous hashing (hrw-v1).
@@ -130,6 +235,104 @@ export declare class Placement {
    * node in the membership but never selects it); the seed defaults to `DEFAULT_SEED`.
    */
   constructor(nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null)
+}
+
+/**
+ * A ramp from one view to another in steps that each move at most `maxMove` of the keys
+ * (conformance/VIEW.md section 7).
+ */
+export declare class RampPlan {
+  /**
+   * Plans the ramp; both views need the same seed (`HRW_SEED_MISMATCH`), `maxMove` is a
+   * fraction in (0, 1] (`HRW_INVALID_MOVE_LIMIT`).
+   */
+  constructor(from: View, to: View, maxMove: number)
+  /** The steps, in order (none when the two views already place keys alike). */
+  get steps(): RampStep[]
+  /** The view of step `step` (0-based); the last one places keys like the target view. */
+  view(step: number): View
+  /** Every step's view, in order. */
+  views(): Array<View>
+  /** The per-step limit. */
+  get maxMove(): number
+  /** Sum of the steps' expected movements (a key that moves twice counts twice). */
+  get totalMoved(): number
+  /**
+   * Expected movement of switching directly; `totalMoved - directMoved` is the cost of going
+   * gradually.
+   */
+  get directMoved(): number
+  /** The least movement any scheme needs for the new shares. */
+  get optimum(): number
+}
+
+/**
+ * The change from one membership (a `View` or a `Placement`) to another: where each key is
+ * during a migration, how many keys move, and which.
+ */
+export declare class Transition {
+  /** The transition from `from` to `to`; nodes are the same node when their ids are equal. */
+  constructor(from: View | Placement, to: View | Placement)
+  /** The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`. */
+  route(key: Key): Route
+  /**
+   * The first `k` nodes of the ranking of `key` before and after, the replicas to fill (`add`,
+   * new ids) and those to drop once they are filled (`drop`, old ids).
+   */
+  routeTop(key: Key, k: number): RouteSet
+  /**
+   * Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
+   * the number of keys).
+   */
+  diff(keys: Iterable<Key>): TransitionDiff
+  /**
+   * The keys of `keys` that change owner, each with the node to copy it from and to, as an
+   * iterator that pulls from `keys` as it is advanced (constant memory).
+   */
+  plan(keys: Iterable<Key>): MovePlan
+  /** The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1). */
+  get expectedMoved(): number
+  /** The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2). */
+  get optimum(): number
+}
+
+/**
+ * A membership with its epoch and seed identity: the document every client of one cluster loads
+ * (conformance/VIEW.md).
+ */
+export declare class View {
+  /** A view of `placement` at `epoch` (a bigint or a safe integer). */
+  constructor(placement: Placement, epoch: bigint | number)
+  /**
+   * Loads a view document (a string, or its UTF-8 bytes). A view written for a secret seed
+   * needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`.
+   */
+  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): View
+  /**
+   * Loads the view document in the file at `path`. A file that cannot be read throws an
+   * `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`).
+   */
+  static fromFile(path: string, options?: ViewLoadOptions | null): View
+  /**
+   * The canonical JSON form (VIEW.md section 3), ending in a newline. A secret seed is never
+   * written: only its fingerprint.
+   */
+  toJson(): string
+  /** The same membership at another epoch. */
+  withEpoch(epoch: bigint | number): View
+  /** The membership, as a new `Placement` (ids and domains are strings when they are UTF-8). */
+  get placement(): Placement
+  /** The epoch, as an unsigned 64-bit BigInt. */
+  get epoch(): bigint
+  /**
+   * The view fingerprint (32 hex digits): equal exactly when two views place every key alike,
+   * whatever their node order or epoch.
+   */
+  get fingerprint(): string
+  /** The seed fingerprint (16 hex digits), as written in the view. */
+  get seedFingerprint(): string
+  /** Whether the view uses the public default seed. */
+  get hasDefaultSeed(): boolean
 }
 
 /** Name of the algorithm; placements agree across languages only when this agrees. */
@@ -155,6 +358,9 @@ export declare function keyDigest(key: Key, seed?: string | Uint8Array | null): 
  * BigInt.
  */
 export declare function nodeDigest(id: NodeIdLike, seed?: string | Uint8Array | null): bigint
+
+/** `new RampPlan(from, to, maxMove)`. */
+export declare function ramp(from: View, to: View, maxMove: number): RampPlan
 
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt

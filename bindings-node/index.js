@@ -835,10 +835,15 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.MovePlan = nativeBinding.MovePlan
 module.exports.Placement = nativeBinding.Placement
+module.exports.RampPlan = nativeBinding.RampPlan
+module.exports.Transition = nativeBinding.Transition
+module.exports.View = nativeBinding.View
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
 module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
 module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
 module.exports.nodeDigest = nativeBinding.nodeDigest
+module.exports.ramp = nativeBinding.ramp
 module.exports.weightFixed = nativeBinding.weightFixed

@@ -40,7 +40,7 @@ export interface NodeInfo {
 }
 
 /**
- * The `code` of an error thrown by hrwhash, one per kind of failure (conformance/API.md): an
+ * The `code` of an error thrown by hrwhash, one per kind of failure (conformance/API.md, VIEW.md): an
  * `Error` for the `HRW_` codes but two, a `RangeError` for `HRW_INVALID_COUNT` and
  * `HRW_RESULT_TOO_LARGE`, a `TypeError` for `ERR_INVALID_ARG_TYPE`.
  */
@@ -56,6 +56,10 @@ export type HrwErrorCode =
   | 'HRW_INVALID_TEXT'
   | 'HRW_INVALID_COUNT'
   | 'HRW_RESULT_TOO_LARGE'
+  | 'HRW_INVALID_JSON'
+  | 'HRW_INVALID_VIEW'
+  | 'HRW_SEED_MISMATCH'
+  | 'HRW_INVALID_MOVE_LIMIT'
   | 'ERR_INVALID_ARG_TYPE'
   | 'HRW_ERROR'
 
@@ -109,4 +113,99 @@ export interface Placement {
   readonly isWeighted: boolean
   /** The seed, as 32 lowercase hex digits. */
   readonly seed: string
+}
+
+/** Options of `View.fromJson` and `View.fromFile`; any other name is a `TypeError`. */
+export interface ViewLoadOptions {
+  /** The secret seed the view was written for: 16 bytes, or 32 hex digits. */
+  seed?: string | Uint8Array | null
+}
+
+/** What `HRW_INVALID_VIEW` says is wrong with a member of a view document (VIEW.md section 5). */
+export type ViewFault =
+  | 'missing'
+  | 'wrong_type'
+  | 'unknown'
+  | 'duplicate'
+  | 'conflict'
+  | 'unsupported'
+  | 'invalid'
+  | 'out_of_range'
+  | 'not_representable'
+
+/** Where a key is during a migration: read from `new`, on a miss from `old`; write to `new`. */
+export interface Route {
+  old: NodeId
+  new: NodeId
+  /** Whether the two owners have different ids. */
+  moved: boolean
+  /** Position of `old` in the old membership's node list. */
+  oldIndex: number
+  /** Position of `new` in the new membership's node list. */
+  newIndex: number
+}
+
+/** The top-k replica sets of a key before and after a transition. */
+export interface RouteSet {
+  before: NodeId[]
+  after: NodeId[]
+  /** The ids of `after` that are not in `before`: the replicas to fill, in ranking order. */
+  add: NodeId[]
+  /** The ids of `before` that are not in `after`: the replicas to drop once the new ones are filled. */
+  drop: NodeId[]
+}
+
+/** Moved keys between two nodes. */
+export interface Flow {
+  from: NodeId
+  to: NodeId
+  count: number
+}
+
+/** One id of either membership with the keys it owns before and after. */
+export interface NodeChange {
+  id: NodeId
+  before: number
+  after: number
+  inOld: boolean
+  inNew: boolean
+}
+
+/** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
+export interface TransitionDiff {
+  keys: number
+  moved: number
+  /** Ordered by the old node's position, then the new node's. */
+  flows: Flow[]
+  /** Every old node in old order, then the nodes only in the new membership in new order. */
+  nodes: NodeChange[]
+  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1). */
+  expectedMoved: number
+  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2). */
+  optimum: number
+}
+
+/** A key that changes owner: copy it from `from` to `to`. */
+export interface Move {
+  /** The key, as the iterable gave it. */
+  key: Key
+  from: NodeId
+  to: NodeId
+}
+
+/** An iterator over the moved keys (merged into the class). */
+export interface MovePlan {
+  [Symbol.iterator](): MovePlan
+}
+
+/** One step of a ramp. */
+export interface RampStep {
+  /** The epoch of the step's view: the old view's epoch plus the step's 1-based number. */
+  epoch: bigint
+  /** Where the weights are on the line from the old weights (0) to the new ones (65536). */
+  position: number
+  /** Expected fraction of all keys that change owner from the previous step to this one. */
+  moved: number
+  /** Whether this is the last step, which removes the drained leaving nodes. */
+  removesDrained: boolean
 }

@@ -7,6 +7,7 @@
 
 mod fast;
 mod js;
+mod view;
 
 use std::cell::Cell;
 use std::ffi::CStr;
@@ -68,6 +69,10 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         ),
         E::InvalidCount => (Kind::Range, "HRW_INVALID_COUNT", vec![]),
         E::ResultTooLarge => (Kind::Range, "HRW_RESULT_TOO_LARGE", vec![]),
+        e @ (E::InvalidJson { .. }
+        | E::InvalidView { .. }
+        | E::SeedMismatch
+        | E::InvalidMoveLimit { .. }) => return view::view_error(env, e),
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     };
     js::throw(env, kind, code, &msg, &props)

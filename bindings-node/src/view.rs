@@ -1,0 +1,876 @@
+//! Views, transitions and ramps (conformance/VIEW.md): `View`, `Transition`, `MovePlan` and
+//! `RampPlan`, thin over the core's types of the same names.
+//!
+//! Ids come back as a string when the id was given as one (a view's ids are strings when they are
+//! UTF-8, since the JSON form writes them so) and as a fresh `Buffer` otherwise.
+use std::ffi::CStr;
+use std::ptr;
+
+use hrwhash::{Error as E, Seed};
+use napi::bindgen_prelude::{validate_type_tag, ObjectFinalize, ToNapiValue, TypeTag};
+use napi::sys::ValueType as T;
+use napi::{sys, Env, Result};
+use napi_derive::napi;
+
+use crate::js::{self, Form, KeyBuf, Kind, Raw};
+use crate::{
+    core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, optional, read,
+    seed_arg, seed_of, NodeForm, Parsed, Placement,
+};
+
+/// A detail of an error: a number, a string, or `null`.
+enum Detail<'a> {
+    Number(f64),
+    Text(&'a str),
+    Null,
+}
+
+/// Throws an `Error` with a `code` and details that may be strings (`js::throw` has numbers only).
+fn throw(env: sys::napi_env, code: &str, message: &str, props: &[(&CStr, Detail)]) -> napi::Error {
+    let e = js::throw(env, Kind::Error, code, message, &[]);
+    unsafe {
+        let mut err = ptr::null_mut();
+        // `js::throw` left the error pending; take it back to add the details, then rethrow it.
+        if sys::napi_get_and_clear_last_exception(env, &mut err) != 0 || err.is_null() {
+            return e;
+        }
+        for (name, value) in props {
+            let v = match value {
+                Detail::Number(n) => js::new_number(env, *n),
+                Detail::Text(s) => js::new_string(env, s),
+                Detail::Null => js::null(env),
+            };
+            if let Ok(v) = v {
+                sys::napi_set_named_property(env, err, name.as_ptr(), v);
+            }
+        }
+        sys::napi_throw(env, err);
+    }
+    js::pending()
+}
+
+/// The JS form of the core's view and ramp variants; `core_error` hands them here.
+pub(crate) fn view_error(env: sys::napi_env, e: E) -> napi::Error {
+    let msg = e.to_string();
+    match e {
+        E::InvalidJson { line, column } => throw(
+            env,
+            "HRW_INVALID_JSON",
+            &msg,
+            &[
+                (c"line", Detail::Number(line as f64)),
+                (c"column", Detail::Number(column as f64)),
+            ],
+        ),
+        E::InvalidView {
+            field,
+            index,
+            reason,
+        } => throw(
+            env,
+            "HRW_INVALID_VIEW",
+            &msg,
+            &[
+                (c"field", Detail::Text(&field)),
+                (
+                    c"index",
+                    index.map_or(Detail::Null, |i| Detail::Number(i as f64)),
+                ),
+                (c"reason", Detail::Text(reason.name())),
+            ],
+        ),
+        E::SeedMismatch => throw(env, "HRW_SEED_MISMATCH", &msg, &[]),
+        E::InvalidMoveLimit { value } => throw(
+            env,
+            "HRW_INVALID_MOVE_LIMIT",
+            &msg,
+            &[(c"value", Detail::Number(value))],
+        ),
+        other => core_error(env, other),
+    }
+}
+
+/// The JS value of an id given in `form`.
+fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
+    match (form, std::str::from_utf8(id)) {
+        (Form::Text, Ok(text)) => js::new_string(env, text),
+        _ => js::new_buffer(env, id),
+    }
+}
+
+/// The form a view's ids and domains come back in: text when they are UTF-8.
+fn text_form(bytes: &[u8]) -> Form {
+    if std::str::from_utf8(bytes).is_ok() {
+        Form::Text
+    } else {
+        Form::Binary
+    }
+}
+
+/// `value` as an instance of the class `C`, or `None` when it is something else. The type tag is
+/// checked as napi-rs checks a `&C` argument; the borrow is only used within the current call.
+fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
+    if !matches!(js::type_of(env, value.0), Ok(T::napi_object)) {
+        return None;
+    }
+    let mut wrapped = ptr::null_mut();
+    unsafe {
+        if sys::napi_unwrap(env, value.0, &mut wrapped) != sys::Status::napi_ok || wrapped.is_null()
+        {
+            // A failed unwrap leaves no exception pending, but be sure the next throw is ours.
+            let mut ignored = ptr::null_mut();
+            sys::napi_get_and_clear_last_exception(env, &mut ignored);
+            return None;
+        }
+        validate_type_tag(env, value.0, &C::type_tag(), "").ok()?;
+        Some(&*(wrapped as *const C))
+    }
+}
+
+fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View> {
+    instance::<View>(env, value).ok_or_else(|| {
+        js::type_error(
+            env,
+            &format!("{what} is {}, not a View", js::describe(env, value.0)),
+        )
+    })
+}
+
+/// A membership given as a `View` or a `Placement`, with the form of each id.
+fn membership(
+    env: sys::napi_env,
+    value: Raw,
+    what: &str,
+) -> Result<(hrwhash::Placement, Vec<Form>)> {
+    if let Some(v) = instance::<View>(env, value) {
+        let p = v.inner.placement().clone();
+        let forms = p.node_specs().iter().map(|n| text_form(n.id())).collect();
+        return Ok((p, forms));
+    }
+    if let Some(p) = instance::<Placement>(env, value) {
+        return Ok((p.inner.clone(), p.forms.iter().map(|f| f.id).collect()));
+    }
+    Err(js::type_error(
+        env,
+        &format!(
+            "{what} is {}, not a View or a Placement",
+            js::describe(env, value.0)
+        ),
+    ))
+}
+
+/// An epoch: a `bigint` from 0 to 2^64 - 1 or a safe integer `number`.
+fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
+    match js::bigint_u64(env, value.0)? {
+        Some(Ok(e)) => return Ok(e),
+        Some(Err(())) => {
+            return Err(js::throw(
+                env,
+                Kind::Range,
+                "HRW_INVALID_COUNT",
+                "epoch is a bigint outside 0 to 2^64 - 1",
+                &[],
+            ))
+        }
+        None => {}
+    }
+    let e = count_arg(env, value, "epoch")?;
+    Ok(count_value(env, e, "epoch")? as u64)
+}
+
+/// The seed of `{ seed? }`, the options of `View.fromJson` and `View.fromFile`.
+fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
+    let Some(opts) = options else {
+        return Ok(Seed::DEFAULT);
+    };
+    if js::is_null_or_undefined(env, opts.0)? {
+        return Ok(Seed::DEFAULT);
+    }
+    if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "options is {}, not an object {{ seed? }}",
+                js::describe(env, opts.0)
+            ),
+        ));
+    }
+    let seed = match optional(env, opts.0, c"seed")? {
+        Some(s) => Some(seed_arg(env, s, "options.seed")?),
+        None => None,
+    };
+    for name in js::own_keys(env, opts.0)? {
+        if name != "seed" {
+            return Err(js::type_error(
+                env,
+                &format!("options.{name} is not an option of a view load (it has seed)"),
+            ));
+        }
+    }
+    seed_of(env, seed)
+}
+
+/// A membership with its epoch and seed identity: the document every client of one cluster loads
+/// (conformance/VIEW.md).
+#[napi]
+pub struct View {
+    inner: hrwhash::View,
+}
+
+#[napi]
+impl View {
+    /// A view of `placement` at `epoch` (a bigint or a safe integer).
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "placement: Placement, epoch: bigint | number"
+    )]
+    pub fn new(env: Env, placement: Raw, epoch: Raw) -> Result<View> {
+        let env = env.raw();
+        let p = instance::<Placement>(env, placement).ok_or_else(|| {
+            js::type_error(
+                env,
+                &format!(
+                    "placement is {}, not a Placement",
+                    js::describe(env, placement.0)
+                ),
+            )
+        })?;
+        let epoch = epoch_arg(env, epoch)?;
+        let inner = hrwhash::View::new(p.inner.clone(), epoch).map_err(|e| view_error(env, e))?;
+        Ok(View { inner })
+    }
+
+    /// Loads a view document (a string, or its UTF-8 bytes). A view written for a secret seed
+    /// needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`.
+    #[napi(
+        factory,
+        catch_unwind,
+        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
+    )]
+    pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<View> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let mut bad = None;
+        let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
+        let seed = load_seed(env, options)?;
+        no_bad_text(env, bad)?;
+        let inner = hrwhash::View::from_json_bytes(bytes, seed).map_err(|e| view_error(env, e))?;
+        Ok(View { inner })
+    }
+
+    /// Loads the view document in the file at `path`. A file that cannot be read throws an
+    /// `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`).
+    #[napi(
+        factory,
+        catch_unwind,
+        ts_args_type = "path: string, options?: ViewLoadOptions | null"
+    )]
+    pub fn from_file(env: Env, path: Raw, options: Option<Raw>) -> Result<View> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        if js::type_of(env, path.0)? != T::napi_string {
+            return Err(js::type_error(
+                env,
+                &format!("path is {}, not a string", js::describe(env, path.0)),
+            ));
+        }
+        let path = key_of(env, path, &mut buf, "path")?;
+        let path = String::from_utf8_lossy(path).into_owned();
+        let seed = load_seed(env, options)?;
+        let bytes = std::fs::read(&path).map_err(|e| {
+            use std::io::ErrorKind as K;
+            let code = match e.kind() {
+                K::NotFound => "ENOENT",
+                K::PermissionDenied => "EACCES",
+                K::IsADirectory => "EISDIR",
+                _ => "EIO",
+            };
+            js::throw(
+                env,
+                Kind::Error,
+                code,
+                &format!("cannot read the view file {path}: {e}"),
+                &[],
+            )
+        })?;
+        let inner = hrwhash::View::from_json_bytes(&bytes, seed).map_err(|e| view_error(env, e))?;
+        Ok(View { inner })
+    }
+
+    /// The canonical JSON form (VIEW.md section 3), ending in a newline. A secret seed is never
+    /// written: only its fingerprint.
+    #[napi(catch_unwind)]
+    pub fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+
+    /// The same membership at another epoch.
+    #[napi(catch_unwind, ts_args_type = "epoch: bigint | number")]
+    pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<View> {
+        let epoch = epoch_arg(env.raw(), epoch)?;
+        Ok(View {
+            inner: self.inner.with_epoch(epoch),
+        })
+    }
+
+    /// The membership, as a new `Placement` (ids and domains are strings when they are UTF-8).
+    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    pub fn placement(&self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let p = self.inner.placement();
+        let parsed = p
+            .node_specs()
+            .iter()
+            .map(|node| {
+                let id = text_form(node.id());
+                Ok(Parsed {
+                    node: node.clone(),
+                    form: NodeForm {
+                        id,
+                        domain: node.domain().map(text_form),
+                    },
+                    id_value: match id {
+                        Form::Text => Some(id_value(env, node.id(), id)?),
+                        Form::Binary => None,
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let placement = Placement::build(env, p.seed(), parsed)?;
+        Ok(Raw(unsafe { Placement::to_napi_value(env, placement)? }))
+    }
+
+    /// The epoch, as an unsigned 64-bit BigInt.
+    #[napi(getter, catch_unwind, ts_return_type = "bigint")]
+    pub fn epoch(&self, env: Env) -> Result<Raw> {
+        Ok(Raw(js::new_bigint(env.raw(), self.inner.epoch())?))
+    }
+
+    /// The view fingerprint (32 hex digits): equal exactly when two views place every key alike,
+    /// whatever their node order or epoch.
+    #[napi(getter, catch_unwind)]
+    pub fn fingerprint(&self) -> String {
+        self.inner.fingerprint().to_hex()
+    }
+
+    /// The seed fingerprint (16 hex digits), as written in the view.
+    #[napi(getter, catch_unwind)]
+    pub fn seed_fingerprint(&self) -> String {
+        self.inner.seed_fingerprint().to_hex()
+    }
+
+    /// Whether the view uses the public default seed.
+    #[napi(getter, catch_unwind)]
+    pub fn has_default_seed(&self) -> bool {
+        self.inner.has_default_seed()
+    }
+}
+
+/// The iterator of a JS iterable (`TypeError` for anything else, and for a string, whose
+/// characters are not meant as keys), with its `next` method.
+fn iterator(
+    env: sys::napi_env,
+    iterable: sys::napi_value,
+) -> Result<(sys::napi_value, sys::napi_value)> {
+    let not_iterable = || {
+        js::type_error(
+            env,
+            &format!(
+                "keys is {}, not an iterable of keys",
+                js::describe(env, iterable)
+            ),
+        )
+    };
+    if !matches!(
+        js::type_of(env, iterable)?,
+        T::napi_object | T::napi_function
+    ) {
+        return Err(not_iterable());
+    }
+    let symbol = iterator_symbol(env)?;
+    let mut method = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_get_property(env, iterable, symbol, &mut method)
+    })?;
+    if js::type_of(env, method)? != T::napi_function {
+        return Err(not_iterable());
+    }
+    let mut it = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_call_function(env, iterable, method, 0, ptr::null(), &mut it)
+    })?;
+    let next = match js::type_of(env, it)? {
+        T::napi_object => js::property(env, it, c"next")?,
+        _ => None,
+    };
+    match next {
+        Some(next) if js::type_of(env, next)? == T::napi_function => Ok((it, next)),
+        _ => Err(js::type_error(
+            env,
+            "keys[Symbol.iterator]() did not return an iterator",
+        )),
+    }
+}
+
+fn iterator_symbol(env: sys::napi_env) -> Result<sys::napi_value> {
+    let mut global = ptr::null_mut();
+    js::check(env, unsafe { sys::napi_get_global(env, &mut global) })?;
+    let missing = || napi::Error::from_reason("hrwhash: no Symbol.iterator");
+    let symbol = js::property(env, global, c"Symbol")?.ok_or_else(missing)?;
+    js::property(env, symbol, c"iterator")?.ok_or_else(missing)
+}
+
+/// The next value of an iterator, or `None` once it is done.
+fn step(
+    env: sys::napi_env,
+    it: sys::napi_value,
+    next: sys::napi_value,
+) -> Result<Option<sys::napi_value>> {
+    let mut result = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_call_function(env, it, next, 0, ptr::null(), &mut result)
+    })?;
+    if js::type_of(env, result)? != T::napi_object {
+        return Err(js::type_error(
+            env,
+            "the keys iterator's next() did not return an object",
+        ));
+    }
+    let done = match js::property(env, result, c"done")? {
+        Some(d) => {
+            let mut b = ptr::null_mut();
+            let mut done = false;
+            js::check(env, unsafe { sys::napi_coerce_to_bool(env, d, &mut b) })?;
+            js::check(env, unsafe { sys::napi_get_value_bool(env, b, &mut done) })?;
+            done
+        }
+        None => false,
+    };
+    if done {
+        return Ok(None);
+    }
+    match js::property(env, result, c"value")? {
+        Some(v) => Ok(Some(v)),
+        None => {
+            let mut u = ptr::null_mut();
+            js::check(env, unsafe { sys::napi_get_undefined(env, &mut u) })?;
+            Ok(Some(u))
+        }
+    }
+}
+
+/// Key `i` of a key stream, its text checked at once (nothing later could fail first).
+fn stream_key<'a>(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    buf: &'a mut KeyBuf,
+    i: usize,
+) -> Result<&'a [u8]> {
+    let mut text = None;
+    let (key, _) = read(env, v, buf, &|| format!("keys[{i}]"), Some(i), &mut text)?;
+    no_bad_text(env, text)?;
+    Ok(key)
+}
+
+/// The change from one membership (a `View` or a `Placement`) to another: where each key is
+/// during a migration, how many keys move, and which.
+#[napi]
+pub struct Transition {
+    inner: hrwhash::Transition,
+    old_forms: Vec<Form>,
+    new_forms: Vec<Form>,
+}
+
+impl Transition {
+    fn old_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+        let id = self.inner.old().node_specs()[i].id();
+        id_value(env, id, self.old_forms[i])
+    }
+
+    fn new_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+        let id = self.inner.new_placement().node_specs()[i].id();
+        id_value(env, id, self.new_forms[i])
+    }
+
+    fn id_list(&self, env: sys::napi_env, indices: &[usize], old: bool) -> Result<sys::napi_value> {
+        let arr = js::new_array(env, indices.len())?;
+        for (j, &i) in indices.iter().enumerate() {
+            let v = if old {
+                self.old_id(env, i)?
+            } else {
+                self.new_id(env, i)?
+            };
+            js::set_element(env, arr, j as u32, v)?;
+        }
+        Ok(arr)
+    }
+}
+
+#[napi]
+impl Transition {
+    /// The transition from `from` to `to`; nodes are the same node when their ids are equal.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "from: View | Placement, to: View | Placement"
+    )]
+    pub fn new(env: Env, old: Raw, new: Raw) -> Result<Transition> {
+        let env = env.raw();
+        let (old, old_forms) = membership(env, old, "from")?;
+        let (new, new_forms) = membership(env, new, "to")?;
+        Ok(Transition {
+            inner: hrwhash::Transition::new(&old, &new),
+            old_forms,
+            new_forms,
+        })
+    }
+
+    /// The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`.
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "Route")]
+    pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let r = self.inner.route(key_of(env, key, &mut buf, "key")?);
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"old", self.old_id(env, r.old)?)?;
+        js::set_property(env, o, c"new", self.new_id(env, r.new)?)?;
+        js::set_property(env, o, c"moved", js::new_bool(env, r.moved)?)?;
+        js::set_property(env, o, c"oldIndex", js::new_number(env, r.old as f64)?)?;
+        js::set_property(env, o, c"newIndex", js::new_number(env, r.new as f64)?)?;
+        Ok(Raw(o))
+    }
+
+    /// The first `k` nodes of the ranking of `key` before and after, the replicas to fill (`add`,
+    /// new ids) and those to drop once they are filled (`drop`, old ids).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, k: number",
+        ts_return_type = "RouteSet"
+    )]
+    pub fn route_top(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let (key, k) = key_and_count(env, key, k, &mut buf)?;
+        let r = self.inner.route_top(key, k);
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"before", self.id_list(env, &r.before, true)?)?;
+        js::set_property(env, o, c"after", self.id_list(env, &r.after, false)?)?;
+        js::set_property(env, o, c"add", self.id_list(env, &r.add, false)?)?;
+        js::set_property(env, o, c"drop", self.id_list(env, &r.drop, true)?)?;
+        Ok(Raw(o))
+    }
+
+    /// Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
+    /// the number of keys).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: Iterable<Key>",
+        ts_return_type = "TransitionDiff"
+    )]
+    pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let (it, next) = iterator(env, keys.0)?;
+        let mut diff = self.inner.diff();
+        let mut buf = KeyBuf::new();
+        let mut i = 0usize;
+        while let Some(v) = step(env, it, next)? {
+            diff.add(stream_key(env, v, &mut buf, i)?);
+            i += 1;
+        }
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"keys", js::new_number(env, diff.keys() as f64)?)?;
+        js::set_property(env, o, c"moved", js::new_number(env, diff.moved() as f64)?)?;
+        let flows = diff.flows();
+        let arr = js::new_array(env, flows.len())?;
+        for (j, f) in flows.iter().enumerate() {
+            let fo = js::new_object(env)?;
+            js::set_property(env, fo, c"from", self.old_id(env, f.from)?)?;
+            js::set_property(env, fo, c"to", self.new_id(env, f.to)?)?;
+            js::set_property(env, fo, c"count", js::new_number(env, f.count as f64)?)?;
+            js::set_element(env, arr, j as u32, fo)?;
+        }
+        js::set_property(env, o, c"flows", arr)?;
+        let nodes = diff.nodes();
+        let arr = js::new_array(env, nodes.len())?;
+        for (j, n) in nodes.iter().enumerate() {
+            let no = js::new_object(env)?;
+            let id = match (n.old, n.new) {
+                (Some(i), _) => self.old_id(env, i)?,
+                (None, Some(i)) => self.new_id(env, i)?,
+                (None, None) => js::null(env)?,
+            };
+            js::set_property(env, no, c"id", id)?;
+            js::set_property(env, no, c"before", js::new_number(env, n.before as f64)?)?;
+            js::set_property(env, no, c"after", js::new_number(env, n.after as f64)?)?;
+            js::set_property(env, no, c"inOld", js::new_bool(env, n.old.is_some())?)?;
+            js::set_property(env, no, c"inNew", js::new_bool(env, n.new.is_some())?)?;
+            js::set_element(env, arr, j as u32, no)?;
+        }
+        js::set_property(env, o, c"nodes", arr)?;
+        js::set_property(
+            env,
+            o,
+            c"expectedMoved",
+            js::new_number(env, self.inner.expected_moved())?,
+        )?;
+        js::set_property(
+            env,
+            o,
+            c"optimum",
+            js::new_number(env, self.inner.optimum())?,
+        )?;
+        Ok(Raw(o))
+    }
+
+    /// The keys of `keys` that change owner, each with the node to copy it from and to, as an
+    /// iterator that pulls from `keys` as it is advanced (constant memory).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: Iterable<Key>",
+        ts_return_type = "MovePlan"
+    )]
+    pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let (it, next) = iterator(env, keys.0)?;
+        let plan = MovePlan {
+            transition: Transition {
+                inner: self.inner.clone(),
+                old_forms: self.old_forms.clone(),
+                new_forms: self.new_forms.clone(),
+            },
+            it: reference(env, it)?,
+            next: reference(env, next)?,
+            index: 0,
+            done: false,
+        };
+        let obj = unsafe { MovePlan::to_napi_value(env, plan)? };
+        // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
+        let mut f = ptr::null_mut();
+        js::check(env, unsafe {
+            sys::napi_create_function(
+                env,
+                c"[Symbol.iterator]".as_ptr(),
+                17,
+                Some(return_this),
+                ptr::null_mut(),
+                &mut f,
+            )
+        })?;
+        let symbol = iterator_symbol(env)?;
+        js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
+        Ok(Raw(obj))
+    }
+
+    /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1).
+    #[napi(getter, catch_unwind)]
+    pub fn expected_moved(&self) -> f64 {
+        self.inner.expected_moved()
+    }
+
+    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+    #[napi(getter, catch_unwind)]
+    pub fn optimum(&self) -> f64 {
+        self.inner.optimum()
+    }
+}
+
+unsafe extern "C" fn return_this(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    let mut this = ptr::null_mut();
+    sys::napi_get_cb_info(
+        env,
+        info,
+        ptr::null_mut(),
+        ptr::null_mut(),
+        &mut this,
+        ptr::null_mut(),
+    );
+    this
+}
+
+fn reference(env: sys::napi_env, v: sys::napi_value) -> Result<sys::napi_ref> {
+    let mut r = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_create_reference(env, v, 1, &mut r)
+    })?;
+    Ok(r)
+}
+
+fn dereference(env: sys::napi_env, r: sys::napi_ref) -> Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_get_reference_value(env, r, &mut v)
+    })?;
+    Ok(v)
+}
+
+/// The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given).
+#[napi(custom_finalize)]
+pub struct MovePlan {
+    transition: Transition,
+    it: sys::napi_ref,
+    next: sys::napi_ref,
+    index: usize,
+    done: bool,
+}
+
+impl ObjectFinalize for MovePlan {
+    fn finalize(self, env: Env) -> Result<()> {
+        unsafe {
+            sys::napi_delete_reference(env.raw(), self.it);
+            sys::napi_delete_reference(env.raw(), self.next);
+        }
+        Ok(())
+    }
+}
+
+#[napi]
+impl MovePlan {
+    /// The next moved key, pulling keys from the source until one moves.
+    #[napi(catch_unwind, ts_return_type = "IteratorResult<Move, undefined>")]
+    pub fn next(&mut self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let result = js::new_object(env)?;
+        let mut buf = KeyBuf::new();
+        let (it, next) = (dereference(env, self.it)?, dereference(env, self.next)?);
+        while !self.done {
+            let Some(v) = step(env, it, next)? else {
+                self.done = true;
+                break;
+            };
+            let i = self.index;
+            self.index += 1;
+            let r = self
+                .transition
+                .inner
+                .route(stream_key(env, v, &mut buf, i)?);
+            if r.moved {
+                let m = js::new_object(env)?;
+                js::set_property(env, m, c"key", v)?;
+                js::set_property(env, m, c"from", self.transition.old_id(env, r.old)?)?;
+                js::set_property(env, m, c"to", self.transition.new_id(env, r.new)?)?;
+                js::set_property(env, result, c"value", m)?;
+                js::set_property(env, result, c"done", js::new_bool(env, false)?)?;
+                return Ok(Raw(result));
+            }
+        }
+        js::set_property(env, result, c"done", js::new_bool(env, true)?)?;
+        Ok(Raw(result))
+    }
+}
+
+/// A ramp from one view to another in steps that each move at most `maxMove` of the keys
+/// (conformance/VIEW.md section 7).
+#[napi]
+pub struct RampPlan {
+    inner: hrwhash::RampPlan,
+}
+
+#[napi]
+impl RampPlan {
+    /// Plans the ramp; both views need the same seed (`HRW_SEED_MISMATCH`), `maxMove` is a
+    /// fraction in (0, 1] (`HRW_INVALID_MOVE_LIMIT`).
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "from: View, to: View, maxMove: number"
+    )]
+    pub fn new(env: Env, old: Raw, new: Raw, max_move: Raw) -> Result<RampPlan> {
+        let env = env.raw();
+        let old = view_arg(env, old, "from")?;
+        let new = view_arg(env, new, "to")?;
+        let Some(limit) = js::number(env, max_move.0)? else {
+            return Err(js::type_error(
+                env,
+                &format!("maxMove is {}, not a number", js::describe(env, max_move.0)),
+            ));
+        };
+        let inner = hrwhash::RampPlan::new(&old.inner, &new.inner, limit)
+            .map_err(|e| view_error(env, e))?;
+        Ok(RampPlan { inner })
+    }
+
+    /// The steps, in order (none when the two views already place keys alike).
+    #[napi(getter, catch_unwind, ts_return_type = "RampStep[]")]
+    pub fn steps(&self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let steps = self.inner.steps();
+        let arr = js::new_array(env, steps.len())?;
+        for (i, s) in steps.iter().enumerate() {
+            let o = js::new_object(env)?;
+            js::set_property(env, o, c"epoch", js::new_bigint(env, s.epoch)?)?;
+            js::set_property(env, o, c"position", js::new_number(env, s.position as f64)?)?;
+            js::set_property(env, o, c"moved", js::new_number(env, s.moved)?)?;
+            js::set_property(
+                env,
+                o,
+                c"removesDrained",
+                js::new_bool(env, s.removes_drained)?,
+            )?;
+            js::set_element(env, arr, i as u32, o)?;
+        }
+        Ok(Raw(arr))
+    }
+
+    /// The view of step `step` (0-based); the last one places keys like the target view.
+    #[napi(catch_unwind, ts_args_type = "step: number")]
+    pub fn view(&self, env: Env, step: Raw) -> Result<View> {
+        let env = env.raw();
+        let s = count_arg(env, step, "step")?;
+        let s = count_value(env, s, "step")?;
+        let inner = self.inner.view(s).map_err(|e| view_error(env, e))?;
+        Ok(View { inner })
+    }
+
+    /// Every step's view, in order.
+    #[napi(catch_unwind)]
+    pub fn views(&self, env: Env) -> Result<Vec<View>> {
+        let env = env.raw();
+        (0..self.inner.steps().len())
+            .map(|s| {
+                self.inner
+                    .view(s)
+                    .map(|inner| View { inner })
+                    .map_err(|e| view_error(env, e))
+            })
+            .collect()
+    }
+
+    /// The per-step limit.
+    #[napi(getter, catch_unwind)]
+    pub fn max_move(&self) -> f64 {
+        self.inner.max_move()
+    }
+
+    /// Sum of the steps' expected movements (a key that moves twice counts twice).
+    #[napi(getter, catch_unwind)]
+    pub fn total_moved(&self) -> f64 {
+        self.inner.total_moved()
+    }
+
+    /// Expected movement of switching directly; `totalMoved - directMoved` is the cost of going
+    /// gradually.
+    #[napi(getter, catch_unwind)]
+    pub fn direct_moved(&self) -> f64 {
+        self.inner.direct_moved()
+    }
+
+    /// The least movement any scheme needs for the new shares.
+    #[napi(getter, catch_unwind)]
+    pub fn optimum(&self) -> f64 {
+        self.inner.optimum()
+    }
+}
+
+/// `new RampPlan(from, to, maxMove)`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "from: View, to: View, maxMove: number",
+    ts_return_type = "RampPlan"
+)]
+pub fn ramp(env: Env, old: Raw, new: Raw, max_move: Raw) -> Result<RampPlan> {
+    RampPlan::new(env, old, new, max_move)
+}
