@@ -1,4 +1,4 @@
-// README.md's example is type-checked under `strict` (with test/types.ts) and then run.
+// README.md's examples are type-checked under `strict` (with test/types.ts) and then run.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -10,12 +10,15 @@ const ts = require('typescript');
 const root = path.join(__dirname, '..');
 const tmp = path.join(root, '.tmp'); // inside the package, so 'hrwhash' resolves to it
 
-function readmeExample() {
+function readmeExamples() {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.equal(blocks.length, 1, 'README.md has one TypeScript example');
-  return blocks[0];
+  assert.ok(blocks.length >= 2, 'README.md has its placement and view examples');
+  return blocks;
 }
+
+/** What each example prints, in README order. */
+const OUTPUTS = [/^hrw-v1: session:1234 -> 10\.0\.0\.[123]:11211\n$/, /^\d+ steps moving 0\.\d{3} \(direct: 0\.250\)\n$/];
 
 const compilerOptions = {
   strict: true,
@@ -32,9 +35,12 @@ const compilerOptions = {
 
 test('README example and test/types.ts type-check under strict', () => {
   fs.mkdirSync(tmp, { recursive: true });
-  const example = path.join(tmp, 'readme.ts');
-  fs.writeFileSync(example, readmeExample());
-  const program = ts.createProgram([example, path.join(__dirname, 'types.ts')], compilerOptions);
+  const examples = readmeExamples().map((code, i) => {
+    const file = path.join(tmp, `readme-${i}.ts`);
+    fs.writeFileSync(file, code);
+    return file;
+  });
+  const program = ts.createProgram([...examples, path.join(__dirname, 'types.ts')], compilerOptions);
   const diagnostics = ts.getPreEmitDiagnostics(program);
   const text = ts.formatDiagnostics(diagnostics, {
     getCanonicalFileName: (f) => f,
@@ -44,13 +50,17 @@ test('README example and test/types.ts type-check under strict', () => {
   assert.equal(diagnostics.length, 0, text);
 });
 
-test('README example runs', () => {
+test('README examples run', () => {
   fs.mkdirSync(tmp, { recursive: true });
-  const js = ts.transpileModule(readmeExample(), {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  }).outputText;
-  const file = path.join(tmp, 'readme.js');
-  fs.writeFileSync(file, js);
-  const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
-  assert.match(out, /^hrw-v1: session:1234 -> 10\.0\.0\.[123]:11211\n$/);
+  const examples = readmeExamples();
+  assert.equal(examples.length, OUTPUTS.length, 'every README example has its expected output here');
+  examples.forEach((code, i) => {
+    const js = ts.transpileModule(code, {
+      compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    }).outputText;
+    const file = path.join(tmp, `readme-${i}.js`);
+    fs.writeFileSync(file, js);
+    const out = execFileSync(process.execPath, [file], { encoding: 'utf8' });
+    assert.match(out, OUTPUTS[i]);
+  });
 });
