@@ -461,12 +461,7 @@ fn step(
 }
 
 /// Key `i` of a key stream, its text checked at once (nothing later could fail first).
-fn stream_key<'a>(
-    env: sys::napi_env,
-    v: sys::napi_value,
-    buf: &'a mut KeyBuf,
-    i: usize,
-) -> Result<&'a [u8]> {
+fn stream_key(env: sys::napi_env, v: sys::napi_value, buf: &mut KeyBuf, i: usize) -> Result<&[u8]> {
     let mut text = None;
     let (key, _) = read(env, v, buf, &|| format!("keys[{i}]"), Some(i), &mut text)?;
     no_bad_text(env, text)?;

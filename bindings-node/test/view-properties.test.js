@@ -221,6 +221,23 @@ test('bad arguments are typed errors', () => {
       }),
     (e) => e === boom,
   );
+  // A key source that advances its own plan is refused, not run reentrantly.
+  let plan;
+  const results = [];
+  plan = new Transition(new Placement(['a']), new Placement(['b'])).plan(
+    (function* () {
+      yield 'x';
+      try {
+        plan.next();
+        results.push('reentered');
+      } catch (e) {
+        results.push(e instanceof Error ? 'refused' : 'odd');
+      }
+      yield 'y';
+    })(),
+  );
+  assert.deepEqual([...plan].map((m) => m.key), ['x', 'y']);
+  assert.deepEqual(results, ['refused']);
   assert.throws(() => new RampPlan(v, p, 0.1), typeError);
   assert.throws(() => new RampPlan(v, v, '0.1'), typeError);
   for (const bad of [0, -0.1, 1.5, NaN, Infinity]) {
