@@ -6,6 +6,7 @@
 
 mod args;
 mod error;
+mod view;
 
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
@@ -749,6 +750,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(v1_score, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
+    view::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
