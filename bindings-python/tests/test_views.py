@@ -43,7 +43,7 @@ ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
 }
 
 
-def cases(kind: str) -> Any:
+def cases(kind: str) -> pytest.MarkDecorator:
     return pytest.mark.parametrize("case", DATA[kind], ids=[c["name"] for c in DATA[kind]])
 
 
