@@ -152,8 +152,16 @@ impl View {
                 None,
             )
         })?;
-        // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read.
-        let bytes = std::fs::read(&path).map_err(PyErr::from)?;
+        // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read;
+        // given errno, message and file name, OSError picks the subclass and names the file.
+        let bytes = std::fs::read(&path).map_err(|e| {
+            let message = e.to_string();
+            pyo3::exceptions::PyOSError::new_err((
+                e.raw_os_error().unwrap_or(0),
+                message,
+                path.display().to_string(),
+            ))
+        })?;
         View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))
     }
 
@@ -372,8 +380,8 @@ impl Transition {
     }
 
     /// The membership after.
-    #[getter]
-    fn new(&self, py: Python<'_>) -> Py<Placement> {
+    #[getter(new)]
+    fn new_placement(&self, py: Python<'_>) -> Py<Placement> {
         self.new.clone_ref(py)
     }
 
@@ -418,31 +426,25 @@ impl Transition {
             py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
             Ok(())
         })?;
-        let flows = PyList::new(
-            py,
-            acc.flows().into_iter().map(|f| {
-                PyTuple::new(
-                    py,
-                    [
-                        self.old_id(py, f.from),
-                        self.new_id(py, f.to),
-                        f.count.into_pyobject(py).unwrap().into_any().unbind(),
-                    ],
-                )
-                .unwrap()
-            }),
-        )?;
-        let nodes = PyList::new(
-            py,
-            acc.nodes().into_iter().map(|n| {
+        let flows = acc
+            .flows()
+            .into_iter()
+            .map(|f| (self.old_id(py, f.from), self.new_id(py, f.to), f.count).into_pyobject(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        let nodes = acc
+            .nodes()
+            .into_iter()
+            .map(|n| {
+                // A row always names a node of one side or the other.
                 let id = match (n.old, n.new) {
                     (Some(i), _) => self.old_id(py, i),
                     (None, Some(j)) => self.new_id(py, j),
                     (None, None) => py.None(),
                 };
-                (id, n.before, n.after).into_pyobject(py).unwrap()
-            }),
-        )?;
+                (id, n.before, n.after).into_pyobject(py)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let (flows, nodes) = (PyList::new(py, flows)?, PyList::new(py, nodes)?);
         Ok(Diff {
             keys: acc.keys(),
             moved: acc.moved(),

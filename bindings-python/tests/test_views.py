@@ -3,9 +3,10 @@ and ramps over random memberships (conformance/VIEW.md)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple, Type
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
 
 import pytest
 from hypothesis import given, settings
@@ -218,8 +219,13 @@ def test_argument_errors() -> None:
     secret = View(Placement(["a", "b"], seed=bytes(16)), 3)
     with pytest.raises(hrwhash.SeedMismatchError):
         hrwhash.ramp(view, secret, 0.5)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(FileNotFoundError) as missing:
         View.from_file("/nonexistent/view.json")
+    assert missing.value.filename == "/nonexistent/view.json"
+    with pytest.raises(IsADirectoryError):
+        View.from_file(Path(__file__).parent)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View.from_file(3)  # type: ignore[arg-type]
     t = Transition(view, view)
     with pytest.raises(hrwhash.InvalidCountError):
         t.route_top("k", -1)
@@ -328,3 +334,20 @@ def test_ramp_ends_at_target(views: Tuple[View, View], limit: float) -> None:
     assert [s.epoch for s in plan.steps] == list(range(old.epoch + 1, old.epoch + len(plan) + 1))
     # A key that moves between the ends moves in at least one step.
     assert plan.total_moved >= plan.direct_moved - 1e-9
+
+
+def test_plan_is_streamed() -> None:
+    # An endless key stream: plan must hand out moves as it reads keys, never reading ahead.
+    t = Transition(Placement(["a", "b"]), Placement(["a", "b", "c"]))
+    read = 0
+
+    def endless() -> Iterator[str]:
+        nonlocal read
+        for i in itertools.count():
+            read += 1
+            yield f"key-{i}"
+
+    first = list(itertools.islice(t.plan(endless()), 10))
+    assert len(first) == 10 and all(to == "c" for _, _, to in first)
+    last_key = int(first[-1][0].split("-")[1])
+    assert read == last_key + 1
