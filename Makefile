@@ -2,12 +2,13 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt
+.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
+	fuzz test-fuzz fuzz-build
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
 
-test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go
+test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go test-fuzz
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -53,3 +54,40 @@ peer-harness:
 
 fmt:
 	$(CARGO) fmt --all
+
+# ---- fuzzing (fuzz/README.md) ---------------------------------------------------------------
+# cargo-fuzz needs nightly-only compiler flags; RUSTC_BOOTSTRAP=1 lets the stable compiler take
+# them, for the fuzz crate only (its own workspace).
+CARGO_FUZZ_VERSION := 0.13.1
+CARGO_FUZZ := $(CURDIR)/target/tools/bin/cargo-fuzz
+FUZZ_TARGETS := membership lookups c_abi
+FUZZ_SECONDS ?= 600
+TEST_FUZZ_SECONDS ?= 8
+FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(CURDIR)/target/fuzz --release --debug-assertions
+FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
+
+$(CARGO_FUZZ):
+	$(CARGO) install --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
+
+fuzz-build: $(CARGO_FUZZ)
+	$(FUZZ) build $(FUZZ_OPTS)
+
+# Each target starts from the checked-in seeds and grows a corpus under target/ (not committed).
+# `-max_len` keeps inputs near what the targets read; a finding stops the run and fails make.
+define run-fuzz-target
+	mkdir -p target/fuzz-corpus/$(1)
+	$(FUZZ) run $(FUZZ_OPTS) $(1) target/fuzz-corpus/$(1) fuzz/corpus/$(1) -- \
+	  -max_total_time=$(2) -max_len=4096 -print_final_stats=1 -close_fd_mask=1
+endef
+
+fuzz: fuzz-build
+	$(foreach t,$(FUZZ_TARGETS),$(call run-fuzz-target,$(t),$(FUZZ_SECONDS))
+	)
+	# Fuzz targets of the other languages add their line here, e.g.
+	# $(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+test-fuzz: fuzz-build
+	$(foreach t,$(FUZZ_TARGETS),$(call run-fuzz-target,$(t),$(TEST_FUZZ_SECONDS))
+	)
+	# Short runs of the other languages' fuzz targets add their line here, e.g.
+	# $(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
