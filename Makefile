@@ -22,6 +22,7 @@ test-conformance:
 	$(CARGO) test -p hrwhash-conformance
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
+	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -40,6 +41,7 @@ test-go:
 
 check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 
 bench:
 	$(CARGO) bench -p hrwhash-bench --bench lookup
