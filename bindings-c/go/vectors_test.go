@@ -53,12 +53,33 @@ type vectors struct {
 	ErrorCases []vcase `json:"error_cases"`
 }
 
+// loadVectors reads vectors.json and, beside it, vectors-edge.json (same format), as one set.
 func loadVectors(t *testing.T) *vectors {
 	t.Helper()
 	path := os.Getenv("HRWHASH_VECTORS")
 	if path == "" {
 		path = filepath.Join("..", "..", "conformance", "vectors.json")
 	}
+	v := readVectors(t, path)
+	edge := readVectors(t, filepath.Join(filepath.Dir(path), "vectors-edge.json"))
+	if edge.Algorithm != v.Algorithm {
+		t.Fatalf("vectors-edge.json is %q, vectors.json %q", edge.Algorithm, v.Algorithm)
+	}
+	for i := range edge.Cases {
+		edge.Cases[i].Name = "edge:" + edge.Cases[i].Name
+	}
+	for i := range edge.ErrorCases {
+		edge.ErrorCases[i].Name = "edge:" + edge.ErrorCases[i].Name
+	}
+	v.Cases = append(v.Cases, edge.Cases...)
+	v.DrawCases = append(v.DrawCases, edge.DrawCases...)
+	v.WeightCases = append(v.WeightCases, edge.WeightCases...)
+	v.ErrorCases = append(v.ErrorCases, edge.ErrorCases...)
+	return v
+}
+
+func readVectors(t *testing.T, path string) *vectors {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("reading vectors: %v", err)
