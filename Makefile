@@ -64,7 +64,7 @@ CARGO_FUZZ_VERSION := 0.13.1
 CARGO_FUZZ := $(CURDIR)/target/tools/bin/cargo-fuzz
 FUZZ_TARGETS := membership lookups c_abi
 FUZZ_SECONDS ?= 600
-TEST_FUZZ_SECONDS ?= 8
+TEST_FUZZ_SECONDS ?= 6
 FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(CURDIR)/target/fuzz --release --debug-assertions
 FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
 

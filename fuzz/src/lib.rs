@@ -109,6 +109,22 @@ pub fn memberships(u: &mut Unstructured, max: usize) -> Result<Vec<NodeInput>> {
     } else {
         u.int_in_range(0..=max)?
     };
+    if u.ratio(1, 4)? {
+        // Weights by formula: many distinct weights (or a few, repeating) from a few bytes, so
+        // that large memberships reach both the per-group and the per-node lookups.
+        let (a, m, shift) = (
+            u.int_in_range(1..=97u64)?,
+            u.int_in_range(1..=40u64)?,
+            u.int_in_range(0..=40u32)?,
+        );
+        return Ok((0..n)
+            .map(|i| NodeInput {
+                id: format!("node-{i}").into_bytes(),
+                weight: WeightInput::Fixed(((i as u64 * a) % m) << shift),
+                domain: (i % 3 == 0).then(|| vec![(i % 5) as u8]),
+            })
+            .collect());
+    }
     let generated = u.ratio(1, 2)?;
     (0..n).map(|i| node_input(u, i, generated)).collect()
 }
