@@ -18,7 +18,8 @@ pub enum Error {
         /// Position of the first occurrence.
         first_index: usize,
     },
-    /// A weight is NaN, infinite, negative, at least 2^32, or positive but below 2^-33.
+    /// A weight is NaN, infinite, negative, at least 2^32, or positive but at most 2^-33 (so that it
+    /// would round to 0 at 32 fractional bits).
     InvalidWeight {
         /// The rejected value.
         value: f64,
@@ -39,6 +40,18 @@ pub enum Error {
     },
     /// No node with the given id is in the placement.
     UnknownNode,
+    /// A string has no UTF-8 form (a lone UTF-16 surrogate), so it cannot be a key, id or domain.
+    /// Raised by bindings whose strings are not byte strings; the core itself takes bytes.
+    InvalidText {
+        /// Position in the batch or node list, or `None` for a single argument.
+        index: Option<usize>,
+    },
+    /// A count such as `k` is negative, fractional, not a number, or beyond the platform's range.
+    /// Raised by bindings whose numbers are not unsigned integers.
+    InvalidCount,
+    /// The requested result cannot be produced: its size overflows or exceeds what can be
+    /// allocated (for example keys x k for a batch ranking).
+    ResultTooLarge,
 }
 
 impl fmt::Display for Error {
@@ -52,7 +65,7 @@ impl fmt::Display for Error {
             ),
             Error::InvalidWeight { value } => write!(
                 f,
-                "invalid weight {value}: weights must be finite, >= 0 and < 2^32, and a positive weight must be >= 2^-33"
+                "invalid weight {value}: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33 (it must not round to 0 at 32 fractional bits)"
             ),
             Error::AllWeightsZero => {
                 f.write_str("every node has weight 0, so no node could be selected")
@@ -64,6 +77,16 @@ impl fmt::Display for Error {
                 write!(f, "expected {expected} items, got {actual}")
             }
             Error::UnknownNode => f.write_str("no node with that id is in the placement"),
+            Error::InvalidText { index: Some(i) } => {
+                write!(f, "the string at index {i} has no UTF-8 form (lone surrogate)")
+            }
+            Error::InvalidText { index: None } => {
+                f.write_str("the string has no UTF-8 form (lone surrogate)")
+            }
+            Error::InvalidCount => f.write_str("a count must be a non-negative integer"),
+            Error::ResultTooLarge => {
+                f.write_str("the requested result is too large to be produced")
+            }
         }
     }
 }

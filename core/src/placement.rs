@@ -445,10 +445,7 @@ impl Placement {
         k: usize,
         out: &mut [usize],
     ) -> Result<usize, Error> {
-        let expected = keys.len().checked_mul(k).ok_or(Error::LengthMismatch {
-            expected: usize::MAX,
-            actual: out.len(),
-        })?;
+        let expected = keys.len().checked_mul(k).ok_or(Error::ResultTooLarge)?;
         if out.len() != expected {
             return Err(Error::LengthMismatch {
                 expected,

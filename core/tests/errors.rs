@@ -73,6 +73,12 @@ fn each_error_variant_has_its_input() {
             actual: 5
         }
     );
+    // keys x k overflows usize: the result cannot exist, which is not a length the caller got wrong.
+    assert_eq!(
+        p.rank_many_into(&["x", "y"], usize::MAX, &mut out)
+            .unwrap_err(),
+        Error::ResultTooLarge
+    );
 }
 
 #[test]
