@@ -68,6 +68,20 @@ fn out_len(u: &mut Unstructured, cap: usize) -> Result<(bool, usize)> {
     })
 }
 
+/// Where a call may write its error details: a scratch struct, or NULL.
+fn error_out(u: &mut Unstructured) -> Result<*mut hrw_error> {
+    thread_local! {
+        // SAFETY: zero is a valid bit pattern for hrw_error (a C struct of integers and a float).
+        static SCRATCH: std::cell::UnsafeCell<hrw_error> =
+            std::cell::UnsafeCell::new(unsafe { std::mem::zeroed() });
+    }
+    Ok(if u.ratio(1, 2)? {
+        ptr::null_mut()
+    } else {
+        SCRATCH.with(|s| s.get())
+    })
+}
+
 fn status_ok(s: hrw_status) {
     assert_ne!(s, hrw_status::Panic, "a C ABI call panicked");
     // SAFETY: hrw_status_message accepts any number and returns a static C string.
@@ -162,20 +176,12 @@ fn build(u: &mut Unstructured, arena: &[u8]) -> Result<Option<Built>> {
 
     // The same membership through the core API, when the call was well-formed.
     let weights_used = !options_ptr.is_null() && weights_given;
-    if misuse || (weights_used && weights_len == 0) {
-        // NULL with a length is refused, and a non-NULL weights pointer of length 0 is
-        // binding-level misuse whose treatment the binding decides; neither has a core twin.
-        if misuse {
-            assert_ne!(
-                status,
-                hrw_status::Ok,
-                "a NULL pointer with a length was accepted"
-            );
-        }
-        if status == hrw_status::Ok {
-            // SAFETY: a live handle from hrw_placement_new.
-            unsafe { hrw_placement_free(handle) };
-        }
+    if misuse {
+        assert_ne!(
+            status,
+            hrw_status::Ok,
+            "a NULL pointer with a length was accepted"
+        );
         return Ok(None);
     }
     let seed_bytes = if options_ptr.is_null() || seed.ptr.is_null() {
@@ -183,15 +189,15 @@ fn build(u: &mut Unstructured, arena: &[u8]) -> Result<Option<Built>> {
     } else {
         seed.bytes().to_vec()
     };
-    // SPEC.md 7 checks the seed first; a weights list of the wrong length comes next.
-    let core = if seed_bytes.len() != 16 {
-        Err(hrwhash::Error::InvalidSeedLength {
-            len: seed_bytes.len(),
-        })
-    } else if weights_used && weights_len != count {
+    // The binding checks the weights list's length, then the seed (SPEC.md 7 comes next).
+    let core = if weights_used && weights_len != count {
         Err(hrwhash::Error::LengthMismatch {
             expected: count,
             actual: weights_len,
+        })
+    } else if seed_bytes.len() != 16 {
+        Err(hrwhash::Error::InvalidSeedLength {
+            len: seed_bytes.len(),
         })
     } else {
         for (i, n) in inputs.iter_mut().enumerate() {
@@ -212,8 +218,33 @@ fn build(u: &mut Unstructured, arena: &[u8]) -> Result<Option<Built>> {
         }
         Err(e) => {
             assert_eq!(status, hrw_status::from(&e), "{e:?}");
+            if !error_ptr.is_null() {
+                details_match(&err, &e, &inputs);
+            }
             Ok(None)
         }
+    }
+}
+
+/// The details a failed build reports are those of the core's error; a weight error names the
+/// first invalid weight's position.
+fn details_match(err: &hrw_error, e: &hrwhash::Error, inputs: &[NodeInput]) {
+    use hrwhash::Error as E;
+    match *e {
+        E::EmptyNodeId { index } => assert_eq!(err.index, index),
+        E::DuplicateNodeId { index, first_index } => {
+            assert_eq!((err.index, err.first_index), (index, first_index))
+        }
+        E::InvalidWeight { value } => {
+            assert_eq!(err.value.to_bits(), value.to_bits());
+            let first = inputs.iter().position(|n| n.weight.weight().is_err());
+            assert_eq!(Some(err.index), first);
+        }
+        E::LengthMismatch { expected, actual } => {
+            assert_eq!((err.expected, err.actual), (expected, actual))
+        }
+        E::InvalidSeedLength { len } => assert_eq!((err.expected, err.actual), (16, len)),
+        _ => {}
     }
 }
 
@@ -338,6 +369,72 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
         );
     }
 
+    // Batch rankings: the same keys, rows of k slots.
+    let k = if u.ratio(1, 8)? {
+        usize::MAX - u.int_in_range(0..=1)?
+    } else {
+        u.int_in_range(0..=8)?
+    };
+    let mut buf = vec![usize::MAX; u.int_in_range(0..=96)?];
+    let (null, len) = out_len(u, buf.len())?;
+    let out_ptr = if null {
+        ptr::null_mut()
+    } else {
+        buf.as_mut_ptr()
+    };
+    let mut per_key = usize::MAX;
+    let s = unsafe {
+        hrw_placement_rank_many(
+            h,
+            keys.ptr,
+            keys.len,
+            lens_ptr,
+            lens.len(),
+            k,
+            out_ptr,
+            len,
+            &mut per_key,
+        )
+    };
+    status_ok(s);
+    let sums = lens.iter().try_fold(0usize, |a, &l| a.checked_add(l)) == Some(keys.len);
+    let want = if keys.misuse || (lens_ptr.is_null() && !lens.is_empty()) {
+        None
+    } else {
+        Some(match lens.len().checked_mul(k) {
+            None => hrw_status::ResultTooLarge,
+            Some(_) if null && len > 0 => hrw_status::NullParameter,
+            Some(slots) if len < slots => hrw_status::BufferTooSmall,
+            Some(_) if !sums => hrw_status::LengthMismatch,
+            Some(_) => hrw_status::Ok,
+        })
+    };
+    match want {
+        Some(want) => assert_eq!(s, want),
+        None => assert_ne!(s, hrw_status::Ok),
+    }
+    if s == hrw_status::Ok {
+        assert_eq!(per_key, k.min(n));
+        let mut rest = keys.bytes();
+        for (i, &l) in lens.iter().enumerate() {
+            let (key, tail) = rest.split_at(l);
+            let row = &buf[i * k..i * k + k];
+            let core: Vec<usize> = p.rank(key, k).iter().map(|r| r.index()).collect();
+            assert_eq!(row[..per_key], core[..]);
+            assert!(
+                row[per_key..].iter().all(|&x| x == usize::MAX),
+                "wrote past a row's ranking"
+            );
+            rest = tail;
+        }
+    } else {
+        assert_eq!(per_key, usize::MAX, "out_per_key written on failure");
+        assert!(
+            buf.iter().all(|&x| x == usize::MAX),
+            "rank_many wrote on failure"
+        );
+    }
+
     // Node access.
     let mut len_out = 0usize;
     assert_eq!(
@@ -367,6 +464,13 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     } else {
         assert_eq!(s, hrw_status::IndexOutOfRange);
         assert!(id_ptr.is_null());
+    }
+    let mut weight = -1.0f64;
+    let s = unsafe { hrw_placement_node_weight(h, index, &mut weight) };
+    status_ok(s);
+    match p.node(index) {
+        Some(node) => assert_eq!((s, weight), (hrw_status::Ok, node.weight().to_f64())),
+        None => assert_eq!((s, weight), (hrw_status::IndexOutOfRange, -1.0)),
     }
     let id = span(u, arena)?;
     let mut found = usize::MAX;
@@ -415,7 +519,7 @@ fn derived(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
 
     let mut next = sentinel;
     // SAFETY (every call below): pointers are NULL or valid for their stated lengths.
-    let s = unsafe { hrw_placement_with_node(h, node_ptr, weight, &mut next) };
+    let s = unsafe { hrw_placement_with_node(h, node_ptr, weight, &mut next, error_out(u)?) };
     let want = if misuse || node_ptr.is_null() {
         None
     } else {
@@ -428,14 +532,18 @@ fn derived(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     same_as_core(s, next, sentinel, want, &keys);
 
     let mut next = sentinel;
-    let s = unsafe { hrw_placement_without_node(h, id.ptr, id.len, &mut next) };
+    let s = unsafe { hrw_placement_without_node(h, id.ptr, id.len, &mut next, error_out(u)?) };
     let want = (!id.misuse).then(|| b.core.without_node(id.bytes()));
     same_as_core(s, next, sentinel, want, &keys);
 
     let mut next = sentinel;
-    let s = unsafe { hrw_placement_with_weight(h, id.ptr, id.len, weight, &mut next) };
-    let want =
-        (!id.misuse).then(|| Weight::new(weight).and_then(|w| b.core.with_weight(id.bytes(), w)));
+    let s =
+        unsafe { hrw_placement_with_weight(h, id.ptr, id.len, weight, &mut next, error_out(u)?) };
+    // The node is looked up before the weight is checked (as documented in the header).
+    let want = (!id.misuse).then(|| match b.core.find(id.bytes()) {
+        None => Err(hrwhash::Error::UnknownNode),
+        Some(_) => Weight::new(weight).and_then(|w| b.core.with_weight(id.bytes(), w)),
+    });
     same_as_core(s, next, sentinel, want, &keys);
     Ok(())
 }
@@ -497,25 +605,37 @@ fn free_functions(u: &mut Unstructured, arena: &[u8]) -> Result<()> {
     let w = f64::from_bits(u.arbitrary()?);
     let mut fixed = 3u64;
     // SAFETY (every call below): pointers are NULL or valid for their stated lengths.
-    let s = unsafe { hrw_weight_to_fixed(w, &mut fixed) };
+    let s = unsafe { hrw_weight_to_fixed(w, &mut fixed, error_out(u)?) };
     status_ok(s);
     match Weight::new(w) {
         Ok(want) => assert_eq!((s, fixed), (hrw_status::Ok, want.to_fixed())),
         Err(_) => assert_eq!((s, fixed), (hrw_status::InvalidWeight, 3)),
     }
-    assert_eq!(
-        unsafe { hrw_weight_to_fixed(1.0, ptr::null_mut()) },
-        hrw_status::NullParameter
-    );
+    let s = unsafe { hrw_weight_to_fixed(1.0, ptr::null_mut(), error_out(u)?) };
+    assert_eq!(s, hrw_status::NullParameter);
     let seed = span(u, arena)?;
     let data = span(u, arena)?;
     for node in [false, true] {
         let mut digest = 5u64;
         let s = unsafe {
             if node {
-                hrw_node_digest(seed.ptr, seed.len, data.ptr, data.len, &mut digest)
+                hrw_node_digest(
+                    seed.ptr,
+                    seed.len,
+                    data.ptr,
+                    data.len,
+                    &mut digest,
+                    error_out(u)?,
+                )
             } else {
-                hrw_key_digest(seed.ptr, seed.len, data.ptr, data.len, &mut digest)
+                hrw_key_digest(
+                    seed.ptr,
+                    seed.len,
+                    data.ptr,
+                    data.len,
+                    &mut digest,
+                    error_out(u)?,
+                )
             }
         };
         status_ok(s);
