@@ -84,7 +84,8 @@ CARGO_FUZZ := $(CURDIR)/target/tools/bin/cargo-fuzz
 FUZZ_TARGETS := membership lookups c_abi
 FUZZ_SECONDS ?= 600
 TEST_FUZZ_SECONDS ?= 6
-FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(CURDIR)/target/fuzz --release --debug-assertions
+FUZZ_TARGET_DIR ?= $(CURDIR)/target/fuzz
+FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(FUZZ_TARGET_DIR) --release --debug-assertions
 FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
 
 $(CARGO_FUZZ):
