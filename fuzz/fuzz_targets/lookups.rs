@@ -7,13 +7,13 @@
 use arbitrary::{Result, Unstructured};
 use hrwhash::{Error, Node, Placement};
 use hrwhash_fuzz::{
-    buffer_len, build, distinct_below, memberships, node_input, oracle_ranking, oracle_replicas,
-    seed_input, small_bytes, weight_input, MAX_K, MAX_NODES,
+    buffer_len, build, distinct_below, memberships, node_input, seed_input, small_bytes,
+    weight_input, Oracle, MAX_K, MAX_NODES,
 };
 use libfuzzer_sys::fuzz_target;
 
-fn check_key(u: &mut Unstructured, p: &Placement, key: &[u8]) -> Result<()> {
-    let want = oracle_ranking(p, key);
+fn check_key(u: &mut Unstructured, p: &Placement, o: &Oracle, key: &[u8]) -> Result<()> {
+    let want = o.ranking(key);
     let n = want.len();
     assert_eq!(n, p.selectable_len());
     let full: Vec<usize> = p.ranking(key).map(|r| r.index()).collect();
@@ -39,18 +39,14 @@ fn check_key(u: &mut Unstructured, p: &Placement, key: &[u8]) -> Result<()> {
     let mut out = vec![usize::MAX; len];
     let wrote = p.replicas_into(key, &mut out);
     assert_eq!(wrote, len.min(n), "replicas_into count");
-    assert_eq!(
-        out[..wrote],
-        oracle_replicas(p, &want, len),
-        "replicas_into"
-    );
+    assert_eq!(out[..wrote], o.replicas(&want, len), "replicas_into");
     assert!(distinct_below(&out[..wrote], p.len()));
     let replicas: Vec<usize> = p.replicas(key, k).iter().map(|r| r.index()).collect();
-    assert_eq!(replicas, oracle_replicas(p, &want, k), "replicas");
+    assert_eq!(replicas, o.replicas(&want, k), "replicas");
     Ok(())
 }
 
-fn check_batches(u: &mut Unstructured, p: &Placement, keys: &[Vec<u8>]) -> Result<()> {
+fn check_batches(u: &mut Unstructured, p: &Placement, o: &Oracle, keys: &[Vec<u8>]) -> Result<()> {
     let n = p.selectable_len();
     let len = buffer_len(u, keys.len())?;
     let mut out = vec![usize::MAX; len];
@@ -86,7 +82,7 @@ fn check_batches(u: &mut Unstructured, p: &Placement, keys: &[Vec<u8>]) -> Resul
             assert_eq!(Some(len), exact);
             assert_eq!(per_key, k.min(n));
             for (key, row) in keys.iter().zip(out.chunks_exact(k.max(1))) {
-                let want = oracle_ranking(p, key);
+                let want = o.ranking(key);
                 assert_eq!(row[..per_key], want[..per_key], "rank_many_into row");
             }
         }
@@ -192,10 +188,11 @@ fn run(u: &mut Unstructured) -> Result<()> {
     let keys: Vec<Vec<u8>> = (0..u.int_in_range(1..=8)?)
         .map(|_| small_bytes(u, 12))
         .collect::<Result<_>>()?;
+    let oracle = Oracle::new(&p);
     for key in &keys {
-        check_key(u, &p, key)?;
+        check_key(u, &p, &oracle, key)?;
     }
-    check_batches(u, &p, &keys)?;
+    check_batches(u, &p, &oracle, &keys)?;
     check_changes(u, &p, &keys)
 }
 

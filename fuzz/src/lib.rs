@@ -187,56 +187,74 @@ pub fn same_error(a: &Error, b: &Error) -> bool {
     }
 }
 
-/// SPEC.md 5.3 (which reduces to section 4 when weights are equal), on every selectable node.
-pub fn oracle_ranking(p: &Placement, key: &[u8]) -> Vec<usize> {
-    let kd = key_digest(&p.seed(), key);
-    let nodes = p.node_specs();
-    let facts: Vec<(u64, u64, u128)> = nodes
-        .iter()
-        .map(|n| {
-            let s = score(kd, node_digest(&p.seed(), n.id()));
-            (s, n.weight().to_fixed(), draw(s) as u128)
-        })
-        .collect();
-    let mut order: Vec<usize> = (0..nodes.len())
-        .filter(|&i| !nodes[i].weight().is_zero())
-        .collect();
-    order.sort_by(|&a, &b| {
-        let (sa, wa, da) = facts[a];
-        let (sb, wb, db) = facts[b];
-        (da * wb as u128)
-            .cmp(&(db * wa as u128))
-            .then(sb.cmp(&sa))
-            .then(nodes[a].id().cmp(nodes[b].id()))
-    });
-    order
+/// The plain oracle for one placement: SPEC.md's orders computed from scratch, with the node
+/// digests computed once.
+pub struct Oracle<'a> {
+    p: &'a Placement,
+    digests: Vec<u64>,
 }
 
-/// SPEC.md section 6 on a given ranking.
-pub fn oracle_replicas(p: &Placement, ranking: &[usize], k: usize) -> Vec<usize> {
-    let nodes = p.node_specs();
-    let mut taken: Vec<usize> = Vec::new();
-    for &i in ranking {
-        if taken.len() == k {
-            break;
-        }
-        let clash = match nodes[i].domain() {
-            None => false,
-            Some(d) => taken.iter().any(|&t| nodes[t].domain() == Some(d)),
-        };
-        if !clash {
-            taken.push(i);
-        }
+impl<'a> Oracle<'a> {
+    pub fn new(p: &'a Placement) -> Oracle<'a> {
+        let digests = p
+            .node_specs()
+            .iter()
+            .map(|n| node_digest(&p.seed(), n.id()))
+            .collect();
+        Oracle { p, digests }
     }
-    for &i in ranking {
-        if taken.len() == k {
-            break;
-        }
-        if !taken.contains(&i) {
-            taken.push(i);
-        }
+
+    /// SPEC.md 5.3 (which reduces to section 4 when weights are equal), on every selectable node.
+    pub fn ranking(&self, key: &[u8]) -> Vec<usize> {
+        let kd = key_digest(&self.p.seed(), key);
+        let nodes = self.p.node_specs();
+        let facts: Vec<(u64, u64, u128)> = nodes
+            .iter()
+            .zip(&self.digests)
+            .map(|(n, &nd)| {
+                let s = score(kd, nd);
+                (s, n.weight().to_fixed(), draw(s) as u128)
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..nodes.len())
+            .filter(|&i| !nodes[i].weight().is_zero())
+            .collect();
+        order.sort_by(|&a, &b| {
+            let (sa, wa, da) = facts[a];
+            let (sb, wb, db) = facts[b];
+            (da * wb as u128)
+                .cmp(&(db * wa as u128))
+                .then(sb.cmp(&sa))
+                .then(nodes[a].id().cmp(nodes[b].id()))
+        });
+        order
     }
-    taken
+
+    /// SPEC.md section 6 on a given ranking.
+    pub fn replicas(&self, ranking: &[usize], k: usize) -> Vec<usize> {
+        let nodes = self.p.node_specs();
+        let mut taken: Vec<usize> = Vec::new();
+        let mut is_taken = vec![false; nodes.len()];
+        let mut domains = std::collections::HashSet::new();
+        for &i in ranking {
+            if taken.len() == k {
+                break;
+            }
+            if nodes[i].domain().is_none_or(|d| domains.insert(d)) {
+                taken.push(i);
+                is_taken[i] = true;
+            }
+        }
+        for &i in ranking {
+            if taken.len() == k {
+                break;
+            }
+            if !is_taken[i] {
+                taken.push(i);
+            }
+        }
+        taken
+    }
 }
 
 /// A buffer size for a result of `n` entries: often exact, often off by one, sometimes anything.
