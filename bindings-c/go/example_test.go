@@ -20,5 +20,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// 10.0.0.2:6379 10.0.0.1:6379
-	// hrwhash: invalid weight: weights must be finite, >= 0 and < 2^32, and a positive weight must be >= 2^-33 (node 1: -1)
+	// hrwhash: invalid weight: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33 (node 1: -1)
 }

@@ -335,7 +335,7 @@ func (p *Placement) WithoutNode(id string) (*Placement, error) {
 		return nil, err
 	}
 	var out *C.hrw_placement
-	st := C.hrw_placement_without_node(h, keyPtr(id), C.size_t(len(id)), &out)
+	st := C.hrw_placement_without_node(h, keyPtr(id), C.size_t(len(id)), &out, nil)
 	runtime.KeepAlive(p)
 	if st != C.HRW_STATUS_OK {
 		return nil, errorFromStatus(st)
@@ -350,7 +350,7 @@ func (p *Placement) WithWeight(id string, weight float64) (*Placement, error) {
 		return nil, err
 	}
 	var out *C.hrw_placement
-	st := C.hrw_placement_with_weight(h, keyPtr(id), C.size_t(len(id)), C.double(weight), &out)
+	st := C.hrw_placement_with_weight(h, keyPtr(id), C.size_t(len(id)), C.double(weight), &out, nil)
 	runtime.KeepAlive(p)
 	if st != C.HRW_STATUS_OK {
 		return nil, errorFromStatus(st)
@@ -361,7 +361,7 @@ func (p *Placement) WithWeight(id string, weight float64) (*Placement, error) {
 // WeightToFixed returns the fixed-point form of a weight, round_half_even(w * 2^32).
 func WeightToFixed(w float64) (uint64, error) {
 	var f C.uint64_t
-	if st := C.hrw_weight_to_fixed(C.double(w), &f); st != C.HRW_STATUS_OK {
+	if st := C.hrw_weight_to_fixed(C.double(w), &f, nil); st != C.HRW_STATUS_OK {
 		return 0, errorFromStatus(st)
 	}
 	return uint64(f), nil
@@ -375,7 +375,7 @@ func KeyDigest(key string, seed []byte) (uint64, error) {
 		buf := append(append([]byte(nil), seed...), 0)
 		sp = (*C.uint8_t)(unsafe.Pointer(&buf[0]))
 	}
-	st := C.hrw_key_digest(sp, C.size_t(len(seed)), keyPtr(key), C.size_t(len(key)), &d)
+	st := C.hrw_key_digest(sp, C.size_t(len(seed)), keyPtr(key), C.size_t(len(key)), &d, nil)
 	if st != C.HRW_STATUS_OK {
 		return 0, errorFromStatus(st)
 	}

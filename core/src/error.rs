@@ -63,10 +63,21 @@ impl fmt::Display for Error {
                 f,
                 "node id at index {index} duplicates the id at index {first_index}"
             ),
-            Error::InvalidWeight { value } => write!(
-                f,
-                "invalid weight {value}: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33 (it must not round to 0 at 32 fractional bits)"
-            ),
+            Error::InvalidWeight { value } => {
+                // Name the one rule this value breaks, not the whole list.
+                let why = if value.is_nan() {
+                    "it is not a number"
+                } else if value.is_infinite() {
+                    "it is infinite"
+                } else if *value < 0.0 {
+                    "it is negative"
+                } else if *value >= 4_294_967_296.0 {
+                    "it is not below 2^32"
+                } else {
+                    "it is not above 2^-33, so it would round to 0 at 32 fractional bits (use 0 to drain a node)"
+                };
+                write!(f, "invalid weight {value}: {why}")
+            }
             Error::AllWeightsZero => {
                 f.write_str("every node has weight 0, so no node could be selected")
             }
@@ -78,12 +89,17 @@ impl fmt::Display for Error {
             }
             Error::UnknownNode => f.write_str("no node with that id is in the placement"),
             Error::InvalidText { index: Some(i) } => {
-                write!(f, "the string at index {i} has no UTF-8 form (lone surrogate)")
+                write!(
+                    f,
+                    "the string at index {i} has no UTF-8 form (lone surrogate)"
+                )
             }
             Error::InvalidText { index: None } => {
                 f.write_str("the string has no UTF-8 form (lone surrogate)")
             }
-            Error::InvalidCount => f.write_str("a count must be a non-negative integer"),
+            Error::InvalidCount => {
+                f.write_str("a count must be a whole number >= 0 that fits the platform")
+            }
             Error::ResultTooLarge => {
                 f.write_str("the requested result is too large to be produced")
             }
