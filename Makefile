@@ -96,20 +96,18 @@ fuzz-build: $(CARGO_FUZZ)
 
 # Each target starts from the checked-in seeds and grows a corpus under target/ (not committed).
 # `-max_len` keeps inputs near what the targets read; a finding stops the run and fails make.
-define run-fuzz-target
-	mkdir -p target/fuzz-corpus/$(1)
-	$(FUZZ) run $(FUZZ_OPTS) $(1) target/fuzz-corpus/$(1) fuzz/corpus/$(1) -- \
-	  -max_total_time=$(2) -max_len=4096 -print_final_stats=1 -close_fd_mask=1
-endef
+fuzz-all = for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t && \
+	  $(FUZZ) run $(FUZZ_OPTS) $$t target/fuzz-corpus/$$t fuzz/corpus/$$t -- \
+	    -max_total_time=$(1) -max_len=4096 -print_final_stats=1 -close_fd_mask=1 || exit 1; \
+	done
 
 fuzz: fuzz-build
-	$(foreach t,$(FUZZ_TARGETS),$(call run-fuzz-target,$(t),$(FUZZ_SECONDS))
-	)
+	$(call fuzz-all,$(FUZZ_SECONDS))
 	# Fuzz targets of the other languages add their line here, e.g.
 	# $(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 test-fuzz: fuzz-build
-	$(foreach t,$(FUZZ_TARGETS),$(call run-fuzz-target,$(t),$(TEST_FUZZ_SECONDS))
-	)
+	$(call fuzz-all,$(TEST_FUZZ_SECONDS))
 	# Short runs of the other languages' fuzz targets add their line here, e.g.
 	# $(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
