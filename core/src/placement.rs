@@ -57,6 +57,9 @@ struct Group {
     weight: u64,
     start: usize,
     end: usize,
+    /// `u64::MAX / (end - start)`: scores are uniform, so about `c` of the group's nodes score
+    /// above `u64::MAX - c * hit_step`.
+    hit_step: u64,
 }
 
 // With few distinct weights, a lookup finds each group's best node with the SIMD kernel and
@@ -284,8 +287,12 @@ impl Placement {
                     weight: w,
                     start: lane,
                     end: lane + 1,
+                    hit_step: 0,
                 }),
             }
+        }
+        for g in &mut groups {
+            g.hit_step = u64::MAX / (g.end - g.start) as u64;
         }
         let grouped = groups.len() <= MAX_GROUPS_FOR_GROUPED_LOOKUP
             || lanes.len() >= groups.len() * MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP;
@@ -686,7 +693,13 @@ impl Placement {
         }
         if inner.groups.len() == 1 {
             let mut top = TopScores::new(want);
-            top_scores(inner.kernel, kd, &inner.lanes, &mut top);
+            top_scores(
+                inner.kernel,
+                kd,
+                &inner.lanes,
+                inner.groups[0].hit_step,
+                &mut top,
+            );
             for (slot, &(_, lane)) in out.iter_mut().zip(top.entries()) {
                 *slot = lane;
             }
@@ -701,7 +714,8 @@ impl Placement {
         if inner.grouped {
             for g in &inner.groups {
                 let mut local = TopScores::new(want);
-                top_scores(inner.kernel, kd, &inner.lanes[g.start..g.end], &mut local);
+                let lanes = &inner.lanes[g.start..g.end];
+                top_scores(inner.kernel, kd, lanes, g.hit_step, &mut local);
                 for &(s, pos) in local.entries() {
                     top.offer(
                         self,
@@ -824,7 +838,145 @@ impl TopKeyed {
     }
 }
 
-/// Most nodes sampled by [`top_scores`] for its starting threshold.
+/// The best `top.want` (score, position) pairs of one weight group (`hit_step` is the group's
+/// [`Group::hit_step`]).
+///
+/// Scores are uniform over the 64-bit range, so a threshold `c * hit_step` below the top lets
+/// through about `c` nodes, and the top-k is among them whenever at least `k` get through. One
+/// pass of [`Kernel::hits`] finds them without a branch per node, and a branch-free
+/// insertion keeps the best: the cost is that of the owner's pass plus a few nodes. Where fewer
+/// than `k` get through (about 1.4% of keys for k = 3, from the Poisson tail, or keys chosen to
+/// make it happen) the running-threshold scan of [`top_scores_scan`] gives the same answer.
+fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, top: &mut TopScores) {
+    let expected_hits = 2 * top.want as u64 + 2;
+    if !top_scores_above(kernel, kd, lanes, hit_step, expected_hits, top) {
+        top_scores_scan(kernel, kd, lanes, top);
+    }
+}
+
+/// [`top_scores`] with `expected_hits` nodes let through; false when too few got through (then
+/// `top` is untouched).
+fn top_scores_above(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    hit_step: u64,
+    expected_hits: u64,
+    top: &mut TopScores,
+) -> bool {
+    // When the expected hits reach the group size, every node is one.
+    let threshold = match expected_hits.checked_mul(hit_step) {
+        Some(below_top) if expected_hits < lanes.len() as u64 => u64::MAX - below_top,
+        _ => 0,
+    };
+    match top.want {
+        0..=2 => top_above::<2>(kernel, kd, lanes, threshold, top),
+        3 => top_above::<3>(kernel, kd, lanes, threshold, top),
+        4 => top_above::<4>(kernel, kd, lanes, threshold, top),
+        5..=8 => top_above::<8>(kernel, kd, lanes, threshold, top),
+        _ => top_above::<SMALL_K>(kernel, kd, lanes, threshold, top),
+    }
+}
+
+fn top_above<const K: usize>(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    threshold: u64,
+    top: &mut TopScores,
+) -> bool {
+    let mut best = Best::<K>::new();
+    if threshold == 0 {
+        for (pos, &d) in lanes.iter().enumerate() {
+            best.push(score(kd, d), pos);
+        }
+    } else {
+        kernel.hits(kd, lanes, threshold, &mut |positions| {
+            for &pos in positions {
+                best.push(score(kd, lanes[pos as usize]), pos as usize);
+            }
+        });
+    }
+    // With a threshold of zero every node was offered, however few the group has.
+    if best.count < top.want && threshold != 0 {
+        return false;
+    }
+    top.len = best.count.min(top.want);
+    for (slot, (&s, &pos)) in top.entries[..top.len]
+        .iter_mut()
+        .zip(best.score.iter().zip(&best.pos))
+    {
+        *slot = (s, pos as usize);
+    }
+    true
+}
+
+/// The best `K` (score, position) pairs offered, best first, kept without data-dependent branches:
+/// which slot a pair lands in is random, so a branch there would be mispredicted about once per
+/// offer. Positions arrive in increasing order, so an equal score stays behind (the id tie-break).
+struct Best<const K: usize> {
+    score: [u64; K],
+    pos: [u64; K],
+    /// Pairs offered so far; slots at or beyond it are empty.
+    count: usize,
+}
+
+impl<const K: usize> Best<K> {
+    fn new() -> Self {
+        Best {
+            score: [0; K],
+            pos: [0; K],
+            count: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, s: u64, pos: usize) {
+        // beats[j]: the new pair ranks before slot j (anything ranks before an empty slot). It is
+        // monotone in j, so slot j takes slot j-1 if that is beaten, else the new pair if j is.
+        let beats: [bool; K] = core::array::from_fn(|j| (self.count <= j) | (s > self.score[j]));
+        for j in (1..K).rev() {
+            let (prev_s, prev_p) = (self.score[j - 1], self.pos[j - 1]);
+            let here_s = select(beats[j], s, self.score[j]);
+            let here_p = select(beats[j], pos as u64, self.pos[j]);
+            self.score[j] = select(beats[j - 1], prev_s, here_s);
+            self.pos[j] = select(beats[j - 1], prev_p, here_p);
+        }
+        self.score[0] = select(beats[0], s, self.score[0]);
+        self.pos[0] = select(beats[0], pos as u64, self.pos[0]);
+        self.count += 1;
+    }
+}
+
+/// `if c { a } else { b }` without a branch. The condition is random, and LLVM's x86 backend
+/// turns conditional moves in loops back into branches (written as bit operations too), so on
+/// x86-64 the conditional move is written out.
+#[inline(always)]
+fn select(c: bool, a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut r = b;
+        // SAFETY: two register operands and the flags; no memory is touched.
+        unsafe {
+            core::arch::asm!(
+                "test {c}, {c}",
+                "cmovnz {r}, {a}",
+                c = in(reg_byte) c as u8,
+                a = in(reg) a,
+                r = inout(reg) r,
+                options(pure, nomem, nostack),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mask = (c as u64).wrapping_neg();
+        (a & mask) | (b & !mask)
+    }
+}
+
+/// Most nodes sampled by [`top_scores_scan`] for its starting threshold.
 const SAMPLE: usize = 64;
 
 /// Fills `top` from one weight group in one pass that offers every node scoring at least the
@@ -832,7 +984,7 @@ const SAMPLE: usize = 64;
 /// them would come early, while the k-th best is still low. So the pass starts from a threshold
 /// taken from the first `SAMPLE` nodes: the k-th largest of their eight lane maxima, which is at
 /// most the k-th best score of the group.
-fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) {
+fn top_scores_scan(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) {
     let mut threshold = 0;
     // Half the group at most, and a multiple of eight so that every lane has a maximum.
     let sampled = (lanes.len() / 2 / 8 * 8).min(SAMPLE);
@@ -929,3 +1081,90 @@ impl<'a> Iterator for Ranking<'a> {
 }
 
 impl ExactSizeIterator for Ranking<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state ^ (*state >> 29)
+    }
+
+    /// The best `want` (score, position) pairs by sorting: higher score, then lower position.
+    fn sorted_top(kd: u64, lanes: &[u64], want: usize) -> Vec<(u64, usize)> {
+        let mut all: Vec<(u64, usize)> = lanes
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (score(kd, d), i))
+            .collect();
+        all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.truncate(want);
+        all
+    }
+
+    #[test]
+    fn every_threshold_gives_the_exact_top_or_says_it_cannot() {
+        // Expected hits from 1 (too few get through for most keys: the fallback) to more than
+        // the group (every node is offered), with repeated digests for equal scores.
+        let mut st = 5u64;
+        let mut fallbacks = 0;
+        for n in [1usize, 2, 3, 5, 8, 9, 17, 64, 100, 130, 1000] {
+            let mut lanes: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            if n > 4 {
+                lanes[n - 1] = lanes[1];
+                lanes[n / 2] = lanes[1];
+            }
+            let hit_step = u64::MAX / n as u64;
+            for kernel in [Kernel::detect(), Kernel::Scalar] {
+                for _ in 0..40 {
+                    let kd = lcg(&mut st);
+                    for want in [1usize, 2, 3, 4, 6, 9, 16] {
+                        let expected = sorted_top(kd, &lanes, want);
+                        for expected_hits in [1u64, 2, 3, 8, 2 * n as u64 + 1] {
+                            let mut top = TopScores::new(want);
+                            if top_scores_above(
+                                kernel,
+                                kd,
+                                &lanes,
+                                hit_step,
+                                expected_hits,
+                                &mut top,
+                            ) {
+                                assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                            } else {
+                                assert_eq!(top.len, 0);
+                                fallbacks += 1;
+                            }
+                        }
+                        let mut top = TopScores::new(want);
+                        top_scores(kernel, kd, &lanes, hit_step, &mut top);
+                        assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                        let mut top = TopScores::new(want);
+                        top_scores_scan(kernel, kd, &lanes, &mut top);
+                        assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                    }
+                }
+            }
+        }
+        assert!(
+            fallbacks > 1000,
+            "the fallback was not exercised: {fallbacks}"
+        );
+    }
+
+    #[test]
+    fn best_keeps_equal_scores_in_arrival_order() {
+        let mut best = Best::<3>::new();
+        for (s, pos) in [(5u64, 0usize), (0, 1), (5, 2), (9, 3), (5, 4), (0, 5)] {
+            best.push(s, pos);
+        }
+        assert_eq!(best.score, [9, 5, 5]);
+        assert_eq!(best.pos, [3, 0, 2]);
+        let mut zeros = Best::<2>::new();
+        zeros.push(0, 0);
+        assert_eq!((zeros.count, zeros.score[0], zeros.pos[0]), (1, 0, 0));
+    }
+}
