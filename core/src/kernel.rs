@@ -26,6 +26,10 @@ impl Kernel {
     /// The highest score over `digests` (non-empty) and the first position that has it.
     #[inline]
     pub(crate) fn argmax(self, key: u64, digests: &[u64]) -> (u64, usize) {
+        // Inlined here, so that small groups cost no call.
+        if digests.len() < 8 {
+            return argmax_scalar(key, digests);
+        }
         match self {
             Kernel::Scalar => argmax_scalar(key, digests),
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
@@ -158,16 +162,46 @@ static HIT_COUNTS: [u8; 256] = {
 };
 
 fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
-    let mut best = (0u64, 0usize);
-    let mut first = true;
-    for (i, &d) in digests.iter().enumerate() {
+    let Some((&first, rest)) = digests.split_first() else {
+        return (0, 0);
+    };
+    let (mut best, mut pos) = (score(key, first), 0u64);
+    for (i, &d) in rest.iter().enumerate() {
         let s = score(key, d);
-        if first || s > best.0 {
-            best = (s, i);
-            first = false;
-        }
+        // Which node leads is random: a branch here is mispredicted about once per lookup.
+        let wins = s > best;
+        best = select(wins, s, best);
+        pos = select(wins, i as u64 + 1, pos);
     }
-    best
+    (best, pos as usize)
+}
+
+/// `if c { a } else { b }` without a branch, for conditions that are random. LLVM's x86 backend
+/// turns conditional moves in loops back into branches (even when written as bit operations), so
+/// on x86-64 the conditional move is written out.
+#[inline(always)]
+pub(crate) fn select(c: bool, a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut r = b;
+        // SAFETY: register operands and the flags only; no memory is touched.
+        unsafe {
+            core::arch::asm!(
+                "test {c}, {c}",
+                "cmovnz {r}, {a}",
+                c = in(reg_byte) c as u8,
+                a = in(reg) a,
+                r = inout(reg) r,
+                options(pure, nomem, nostack),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mask = (c as u64).wrapping_neg();
+        (a & mask) | (b & !mask)
+    }
 }
 
 fn scan_scalar<F: FnMut(u64, usize) -> u64>(
@@ -375,14 +409,29 @@ mod avx2 {
             }};
         }
         let blocks = n / 8;
-        let mut base = _mm256_setzero_si256();
-        let eight = _mm256_set1_epi32(8);
-        for b in 0..blocks {
-            append!(base, block!(b * 8));
-            base = _mm256_add_epi32(base, eight);
-            if len >= super::HIT_BATCH {
-                visit(&buf[..len]);
-                len = 0;
+        if u64::MAX - threshold < u64::MAX / 128 {
+            // Fewer than one block in sixteen has a hit: a branch on the block is predictable and
+            // cheaper than writing every block out.
+            for b in 0..blocks {
+                let mask = block!(b * 8);
+                if mask != 0 {
+                    append!(_mm256_set1_epi32((b * 8) as i32), mask);
+                    if len >= super::HIT_BATCH {
+                        visit(&buf[..len]);
+                        len = 0;
+                    }
+                }
+            }
+        } else {
+            let mut base = _mm256_setzero_si256();
+            let eight = _mm256_set1_epi32(8);
+            for b in 0..blocks {
+                append!(base, block!(b * 8));
+                base = _mm256_add_epi32(base, eight);
+                if len >= super::HIT_BATCH {
+                    visit(&buf[..len]);
+                    len = 0;
+                }
             }
         }
         let rest = n % 8;

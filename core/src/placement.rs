@@ -636,20 +636,8 @@ impl Placement {
             return inner.kernel.argmax(kd, &inner.lanes).1;
         }
         let mut best: Option<Keyed> = None;
-        let mut consider = |k: Keyed| {
-            if best.as_ref().map_or(true, |b| self.before(&k, b)) {
-                best = Some(k);
-            }
-        };
         if inner.grouped {
-            for g in &inner.groups {
-                let (s, pos) = inner.kernel.argmax(kd, &inner.lanes[g.start..g.end]);
-                consider(self.keyed(Candidate {
-                    score: s,
-                    weight: g.weight,
-                    lane: g.start + pos,
-                }));
-            }
+            return self.owner_lane_grouped(kd);
         } else {
             let mut bound = DrawBound::default();
             for lane in 0..inner.lanes.len() {
@@ -669,6 +657,46 @@ impl Placement {
             }
         }
         best.map_or(0, |b| b.c.lane)
+    }
+
+    /// The owner among a few weight groups: each group's best node by score, then the best of
+    /// those by weighted draw. Which group wins is random, so the comparison selects without a
+    /// branch; only equal products, which are rare, take the exact path of [`Placement::before`].
+    fn owner_lane_grouped(&self, kd: u64) -> usize {
+        let inner = &*self.inner;
+        let group_best = |g: &Group| {
+            let lanes = &inner.lanes[g.start..g.end];
+            let (s, pos) = inner.kernel.argmax(kd, lanes);
+            (s, draw(s), g.weight, (g.start + pos) as u64)
+        };
+        let (mut best_s, mut best_d, mut best_w, mut best_lane) = group_best(&inner.groups[0]);
+        for g in &inner.groups[1..] {
+            let (s, d, w, lane) = group_best(g);
+            // Below 2^127 each: draws are at most 64 * 2^56 and weights below 2^64.
+            let lhs = d as u128 * best_w as u128;
+            let rhs = best_d as u128 * w as u128;
+            let wins = if lhs == rhs {
+                let keyed = |score, weight, lane| Keyed {
+                    draw: draw(score),
+                    c: Candidate {
+                        score,
+                        weight,
+                        lane,
+                    },
+                };
+                self.before(
+                    &keyed(s, w, lane as usize),
+                    &keyed(best_s, best_w, best_lane as usize),
+                )
+            } else {
+                lhs < rhs
+            };
+            best_s = crate::kernel::select(wins, s, best_s);
+            best_d = crate::kernel::select(wins, d, best_d);
+            best_w = crate::kernel::select(wins, w, best_w);
+            best_lane = crate::kernel::select(wins, lane, best_lane);
+        }
+        best_lane as usize
     }
 
     /// Fills `out` with the first lanes of the ranking; returns how many.
@@ -902,22 +930,22 @@ fn top_above<const K: usize>(
         return false;
     }
     top.len = best.count.min(top.want);
-    for (slot, (&s, &pos)) in top.entries[..top.len]
-        .iter_mut()
-        .zip(best.score.iter().zip(&best.pos))
-    {
-        *slot = (s, pos as usize);
+    for (j, slot) in top.entries[..top.len].iter_mut().enumerate() {
+        *slot = best.get(j);
     }
     true
 }
 
 /// The best `K` (score, position) pairs offered, best first, kept without data-dependent branches:
 /// which slot a pair lands in is random, so a branch there would be mispredicted about once per
-/// offer. Positions arrive in increasing order, so an equal score stays behind (the id tie-break).
+/// offer. A pair is held as the 128-bit key `(score, !position)`, so that one unsigned comparison
+/// is the ranking order (higher score, then lower position), and an empty slot, key 0, ranks
+/// after every pair.
 struct Best<const K: usize> {
     score: [u64; K],
-    pos: [u64; K],
-    /// Pairs offered so far; slots at or beyond it are empty.
+    /// `!position`.
+    inv_pos: [u64; K],
+    /// Pairs offered so far.
     count: usize,
 }
 
@@ -925,54 +953,59 @@ impl<const K: usize> Best<K> {
     fn new() -> Self {
         Best {
             score: [0; K],
-            pos: [0; K],
+            inv_pos: [0; K],
             count: 0,
         }
     }
 
+    /// One pass of a compare-exchange network: the pair sinks to its slot, pushing the ones it
+    /// beats one slot down.
     #[inline(always)]
     fn push(&mut self, s: u64, pos: usize) {
-        // beats[j]: the new pair ranks before slot j (anything ranks before an empty slot). It is
-        // monotone in j, so slot j takes slot j-1 if that is beaten, else the new pair if j is.
-        let beats: [bool; K] = core::array::from_fn(|j| (self.count <= j) | (s > self.score[j]));
-        for j in (1..K).rev() {
-            let (prev_s, prev_p) = (self.score[j - 1], self.pos[j - 1]);
-            let here_s = select(beats[j], s, self.score[j]);
-            let here_p = select(beats[j], pos as u64, self.pos[j]);
-            self.score[j] = select(beats[j - 1], prev_s, here_s);
-            self.pos[j] = select(beats[j - 1], prev_p, here_p);
+        let (mut s, mut q) = (s, !(pos as u64));
+        for j in 0..K {
+            max_into(&mut self.score[j], &mut self.inv_pos[j], &mut s, &mut q);
         }
-        self.score[0] = select(beats[0], s, self.score[0]);
-        self.pos[0] = select(beats[0], pos as u64, self.pos[0]);
         self.count += 1;
+    }
+
+    /// The pair in slot `j`.
+    fn get(&self, j: usize) -> (u64, usize) {
+        (self.score[j], !self.inv_pos[j] as usize)
     }
 }
 
-/// `if c { a } else { b }` without a branch. The condition is random, and LLVM's x86 backend
-/// turns conditional moves in loops back into branches (written as bit operations too), so on
-/// x86-64 the conditional move is written out.
+/// Leaves the larger of the 128-bit keys `(hi, lo)` and `(t_hi, t_lo)` in the first and the
+/// smaller in the second, without a branch. LLVM's x86 backend turns conditional moves in loops
+/// back into branches, and this comparison is random, so on x86-64 it is written out.
 #[inline(always)]
-fn select(c: bool, a: u64, b: u64) -> u64 {
+fn max_into(hi: &mut u64, lo: &mut u64, t_hi: &mut u64, t_lo: &mut u64) {
     #[cfg(target_arch = "x86_64")]
-    {
-        let mut r = b;
-        // SAFETY: two register operands and the flags; no memory is touched.
-        unsafe {
-            core::arch::asm!(
-                "test {c}, {c}",
-                "cmovnz {r}, {a}",
-                c = in(reg_byte) c as u8,
-                a = in(reg) a,
-                r = inout(reg) r,
-                options(pure, nomem, nostack),
-            );
-        }
-        r
+    // SAFETY: register operands and the flags only; no memory is touched.
+    unsafe {
+        core::arch::asm!(
+            // Carry set iff (hi, lo) < (t_hi, t_lo).
+            "cmp {lo}, {t_lo}",
+            "mov {tmp}, {hi}",
+            "sbb {tmp}, {t_hi}",
+            "mov {tmp}, {hi}",
+            "cmovb {hi}, {t_hi}",
+            "cmovb {t_hi}, {tmp}",
+            "mov {tmp}, {lo}",
+            "cmovb {lo}, {t_lo}",
+            "cmovb {t_lo}, {tmp}",
+            hi = inout(reg) *hi,
+            lo = inout(reg) *lo,
+            t_hi = inout(reg) *t_hi,
+            t_lo = inout(reg) *t_lo,
+            tmp = out(reg) _,
+            options(pure, nomem, nostack),
+        );
     }
     #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mask = (c as u64).wrapping_neg();
-        (a & mask) | (b & !mask)
+    if (*t_hi, *t_lo) > (*hi, *lo) {
+        core::mem::swap(hi, t_hi);
+        core::mem::swap(lo, t_lo);
     }
 }
 
@@ -1161,10 +1194,15 @@ mod tests {
         for (s, pos) in [(5u64, 0usize), (0, 1), (5, 2), (9, 3), (5, 4), (0, 5)] {
             best.push(s, pos);
         }
-        assert_eq!(best.score, [9, 5, 5]);
-        assert_eq!(best.pos, [3, 0, 2]);
+        assert_eq!(
+            [best.get(0), best.get(1), best.get(2)],
+            [(9, 3), (5, 0), (5, 2)]
+        );
+        // A score of zero still ranks before an empty slot.
         let mut zeros = Best::<2>::new();
         zeros.push(0, 0);
-        assert_eq!((zeros.count, zeros.score[0], zeros.pos[0]), (1, 0, 0));
+        assert_eq!((zeros.count, zeros.get(0)), (1, (0, 0)));
+        zeros.push(0, 1);
+        assert_eq!(zeros.get(1), (0, 1));
     }
 }
