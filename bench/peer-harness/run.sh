@@ -12,6 +12,11 @@
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 src="${1:-$repo/../shared/bench}"
+if [ ! -d "$src" ]; then
+  # A linked worktree: the harness is beside the main checkout.
+  common="$(git -C "$repo" rev-parse --path-format=absolute --git-common-dir)"
+  src="$(dirname "$common")/../shared/bench"
+fi
 work="$(mktemp -d /tmp/hrwhash-peer-harness.XXXXXX)"
 cp -r "$src/." "$work/"
 chmod -R u+w "$work"
