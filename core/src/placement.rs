@@ -720,17 +720,8 @@ impl Placement {
             _ => return self.rank_lanes_large(kd, &mut out[..want]),
         }
         if inner.groups.len() == 1 {
-            let mut top = TopScores::new(want);
-            top_scores(
-                inner.kernel,
-                kd,
-                &inner.lanes,
-                inner.groups[0].hit_step,
-                &mut top,
-            );
-            for (slot, &(_, lane)) in out.iter_mut().zip(top.entries()) {
-                *slot = lane;
-            }
+            let hit_step = inner.groups[0].hit_step;
+            top_positions(inner.kernel, kd, &inner.lanes, hit_step, &mut out[..want]);
             return want;
         }
         // Weighted: the group-local top lists (or every node) compete on their weighted keys.
@@ -892,27 +883,81 @@ fn top_scores_above(
     expected_hits: u64,
     top: &mut TopScores,
 ) -> bool {
+    let want = top.want;
+    let entries = &mut top.entries;
+    let len = top_above(
+        kernel,
+        kd,
+        lanes,
+        hit_step,
+        expected_hits,
+        want,
+        |j, pair| entries[j] = pair,
+    );
+    match len {
+        Some(len) => top.len = len,
+        None => return false,
+    }
+    true
+}
+
+/// The positions of the best `out.len()` nodes of an unweighted placement, written straight into
+/// `out`, by the method of [`top_scores`].
+fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
+    let want = out.len();
+    let fast = top_above(
+        kernel,
+        kd,
+        lanes,
+        hit_step,
+        2 * want as u64 + 2,
+        want,
+        |j, pair| out[j] = pair.1,
+    );
+    if fast.is_none() {
+        let mut top = TopScores::new(want);
+        top_scores_scan(kernel, kd, lanes, &mut top);
+        for (slot, &(_, pos)) in out.iter_mut().zip(top.entries()) {
+            *slot = pos;
+        }
+    }
+}
+
+/// Offers the nodes scoring at least `u64::MAX - expected_hits * hit_step` to a [`Best`] and
+/// hands its first `want` pairs to `emit(slot, (score, position))`; returns how many, or `None`
+/// (having emitted nothing) when fewer than `want` got through.
+#[inline]
+fn top_above<E: FnMut(usize, (u64, usize))>(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    hit_step: u64,
+    expected_hits: u64,
+    want: usize,
+    emit: E,
+) -> Option<usize> {
     // When the expected hits reach the group size, every node is one.
     let threshold = match expected_hits.checked_mul(hit_step) {
         Some(below_top) if expected_hits < lanes.len() as u64 => u64::MAX - below_top,
         _ => 0,
     };
-    match top.want {
-        0..=2 => top_above::<2>(kernel, kd, lanes, threshold, top),
-        3 => top_above::<3>(kernel, kd, lanes, threshold, top),
-        4 => top_above::<4>(kernel, kd, lanes, threshold, top),
-        5..=8 => top_above::<8>(kernel, kd, lanes, threshold, top),
-        _ => top_above::<SMALL_K>(kernel, kd, lanes, threshold, top),
+    match want {
+        0..=2 => best_above::<2, E>(kernel, kd, lanes, threshold, want, emit),
+        3 => best_above::<3, E>(kernel, kd, lanes, threshold, want, emit),
+        4 => best_above::<4, E>(kernel, kd, lanes, threshold, want, emit),
+        5..=8 => best_above::<8, E>(kernel, kd, lanes, threshold, want, emit),
+        _ => best_above::<SMALL_K, E>(kernel, kd, lanes, threshold, want, emit),
     }
 }
 
-fn top_above<const K: usize>(
+fn best_above<const K: usize, E: FnMut(usize, (u64, usize))>(
     kernel: Kernel,
     kd: u64,
     lanes: &[u64],
     threshold: u64,
-    top: &mut TopScores,
-) -> bool {
+    want: usize,
+    mut emit: E,
+) -> Option<usize> {
     let mut best = Best::<K>::new();
     if threshold == 0 {
         for (pos, &d) in lanes.iter().enumerate() {
@@ -926,14 +971,14 @@ fn top_above<const K: usize>(
         });
     }
     // With a threshold of zero every node was offered, however few the group has.
-    if best.count < top.want && threshold != 0 {
-        return false;
+    if best.count < want && threshold != 0 {
+        return None;
     }
-    top.len = best.count.min(top.want);
-    for (j, slot) in top.entries[..top.len].iter_mut().enumerate() {
-        *slot = best.get(j);
+    let len = best.count.min(want);
+    for j in 0..len {
+        emit(j, best.get(j));
     }
-    true
+    Some(len)
 }
 
 /// The best `K` (score, position) pairs offered, best first, kept without data-dependent branches:
@@ -1186,6 +1231,28 @@ mod tests {
             fallbacks > 1000,
             "the fallback was not exercised: {fallbacks}"
         );
+    }
+
+    #[test]
+    fn top_positions_match_the_sorted_order_on_both_paths() {
+        // 3000 keys at 1.4% each take the fallback some 40 times.
+        let mut st = 17u64;
+        for n in [6usize, 40, 100, 333] {
+            let lanes: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            let hit_step = u64::MAX / n as u64;
+            for kernel in [Kernel::detect(), Kernel::Scalar] {
+                for _ in 0..3000 {
+                    let kd = lcg(&mut st);
+                    for want in [2usize, 3, 5] {
+                        let mut out = [usize::MAX; 5];
+                        top_positions(kernel, kd, &lanes, hit_step, &mut out[..want]);
+                        let expected: Vec<usize> =
+                            sorted_top(kd, &lanes, want).iter().map(|p| p.1).collect();
+                        assert_eq!(&out[..want], &expected[..], "n={n} want={want}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
