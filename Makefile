@@ -2,12 +2,12 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt
+.PHONY: demo test dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
 
-test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go
+test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go test-dist
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -21,6 +21,7 @@ test-conformance:
 	$(CARGO) test -p hrwhash-conformance
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
+	python3 conformance/reference/view_reference.py conformance/views.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -39,6 +40,26 @@ test-go:
 
 check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
+
+# What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
+# platform package, the C release tarball; all in dist/.
+ZIG_VENV := $(CURDIR)/target/tools/zig
+$(ZIG_VENV)/.installed: packaging/requirements.txt
+	python3 -m venv $(ZIG_VENV)
+	$(ZIG_VENV)/bin/pip install --quiet -r packaging/requirements.txt
+	touch $@
+
+dist: $(ZIG_VENV)/.installed
+	rm -rf dist
+	$(MAKE) -C bindings-python dist
+	$(MAKE) -C bindings-node dist ZIG_VENV=$(ZIG_VENV)
+	$(MAKE) -C bindings-c dist ZIG_VENV=$(ZIG_VENV)
+
+# Each artifact installed into a fresh environment with no cargo or rustc on PATH, running the
+# README examples.
+test-dist: dist
+	bash packaging/test-install.sh dist
 
 bench:
 	$(CARGO) bench -p hrwhash-bench --bench lookup

@@ -34,11 +34,17 @@ function fail(message) {
 
 if (!process.env.HRWHASH_BUILD_FROM_SOURCE && loads()) process.exit(0);
 
-console.error('hrwhash: no prebuilt addon loads on this platform; building it from source with cargo (release)');
 const cargo = process.env.CARGO || 'cargo';
-// An explicit --target, as `napi build` passes, so both share one build directory.
 const rustc = spawnSync(process.env.RUSTC || 'rustc', ['-vV'], { encoding: 'utf8' });
-if (rustc.error || rustc.status !== 0) fail('rustc was not found; install a Rust toolchain to build hrwhash from source');
+const cargoFound = spawnSync(cargo, ['--version'], { stdio: 'ignore' });
+if (rustc.error || rustc.status !== 0 || cargoFound.error || cargoFound.status !== 0) {
+  fail(
+    `no prebuilt addon for ${platformSuffix()} is installed (the optional package hrwhash-${platformSuffix()}), ` +
+      "and building one from source needs Rust's cargo and rustc on PATH (https://rustup.rs)",
+  );
+}
+console.error('hrwhash: no prebuilt addon loads on this platform; building it from source with cargo (release)');
+// An explicit --target, as `napi build` passes, so both share one build directory.
 const host = /^host: (\S+)$/m.exec(rustc.stdout)?.[1];
 if (!host) fail('could not read the host target from `rustc -vV`');
 const build = spawnSync(

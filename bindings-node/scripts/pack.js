@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// `make dist`: the npm tarballs users install. Two packages, in napi-rs's layout:
+// - `hrwhash`: the JavaScript loader, the types, and every Rust source a build from source needs
+//   (the core included, manifests without workspace inheritance), with the platform package as
+//   an optional dependency;
+// - `hrwhash-<platform>`: the prebuilt addon of this machine's platform alone.
+// With both, `npm install --ignore-scripts` works on a machine without Rust.
+'use strict';
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const here = path.join(__dirname, '..');
+const root = path.join(here, '..');
+// pack.js [--addon FILE] [OUT_DIR]: FILE is the addon to ship (default: the one `napi build` made).
+const args = process.argv.slice(2);
+const addonArg = args[0] === '--addon' ? (args.shift(), path.resolve(args.shift())) : null;
+const out = path.resolve(args[0] || path.join(root, 'dist'));
+const stage = path.join(here, 'target', 'npm-stage');
+
+const pkg = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
+
+// [workspace.package] and [workspace.dependencies] of the root manifest, to spell out what the
+// members inherit: a tarball has no workspace around it.
+function workspaceTables() {
+  const text = fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8');
+  const table = (name) => {
+    const m = new RegExp(`^\\[${name.replace('.', '\\.')}\\]\\n([\\s\\S]*?)(?=^\\[|(?![\\s\\S]))`, 'm').exec(text);
+    if (!m) throw new Error(`Cargo.toml has no [${name}]`);
+    return Object.fromEntries(
+      m[1]
+        .split('\n')
+        .map((l) => /^([A-Za-z0-9_-]+)\s*=\s*(.+)$/.exec(l.trim()))
+        .filter(Boolean)
+        .map((m2) => [m2[1], m2[2]]),
+    );
+  };
+  return { pkg: table('workspace.package'), deps: table('workspace.dependencies') };
+}
+
+function standalone(manifest, ws, corePath) {
+  let section = '';
+  return manifest
+    .split('\n')
+    .map((line) => {
+      const header = /^\[(.+)\]$/.exec(line);
+      if (header) section = header[1];
+      let m = /^([A-Za-z0-9_-]+)\.workspace = true$/.exec(line);
+      if (m && section === 'package') {
+        if (!(m[1] in ws.pkg)) throw new Error(`no workspace value for ${m[1]}`);
+        return `${m[1]} = ${ws.pkg[m[1]]}`;
+      }
+      if (m) {
+        if (!(m[1] in ws.deps)) throw new Error(`no workspace dependency ${m[1]}`);
+        return `${m[1]} = ${ws.deps[m[1]]}`;
+      }
+      m = /^([A-Za-z0-9_-]+) = \{ workspace = true(.*)\}$/.exec(line);
+      if (m) {
+        const extra = m[2].replace(/\s+$/, '');
+        if (m[1] === 'hrwhash') return `hrwhash = { path = "${corePath}", default-features = false${extra} }`;
+        const inherited = ws.deps[m[1]];
+        if (!inherited) throw new Error(`no workspace dependency ${m[1]}`);
+        const table = inherited.startsWith('{') ? inherited.replace(/\s*\}$/, '') : `{ version = ${inherited}`;
+        return `${m[1]} = ${table}${extra} }`;
+      }
+      if (/workspace/.test(line)) throw new Error(`cannot make this line standalone: ${line}`);
+      return line;
+    })
+    .join('\n');
+}
+
+// Drops a manifest section (tests and benchmarks are not shipped).
+function without(manifest, header) {
+  return manifest.replace(new RegExp(`^\\[${header.replace(/[[\]]/g, '\\$&')}\\]\\n[\\s\\S]*?(?=^\\[|(?![\\s\\S]))`, 'gm'), '');
+}
+
+function copy(from, to) {
+  fs.cpSync(from, to, { recursive: true, dereference: true });
+}
+
+function npmPack(dir) {
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: dir, encoding: 'utf8' });
+  return path.join(out, name.trim().split('\n').pop());
+}
+
+function platformSuffix() {
+  const { platform, arch } = process;
+  if (platform === 'linux') {
+    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
+    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
+  }
+  if (platform === 'win32') return `win32-${arch}-msvc`;
+  return `${platform}-${arch}`;
+}
+
+const ws = workspaceTables();
+fs.rmSync(stage, { recursive: true, force: true });
+fs.mkdirSync(out, { recursive: true });
+
+// --- the platform package: one prebuilt addon
+const suffix = platformSuffix();
+const addon = addonArg || path.join(here, `hrwhash.${suffix}.node`);
+if (!fs.existsSync(addon)) throw new Error(`${addon} is missing: run 'make -C bindings-node build' first`);
+const addonName = `hrwhash.${suffix}.node`;
+const platformName = `${pkg.name}-${suffix}`;
+const platformDir = path.join(stage, suffix);
+fs.mkdirSync(platformDir, { recursive: true });
+fs.copyFileSync(addon, path.join(platformDir, addonName));
+const [os, cpu, libc] = suffix.split('-');
+fs.writeFileSync(
+  path.join(platformDir, 'package.json'),
+  JSON.stringify(
+    {
+      name: platformName,
+      version: pkg.version,
+      description: `The prebuilt ${suffix} addon of ${pkg.name}`,
+      license: pkg.license,
+      repository: pkg.repository,
+      main: addonName,
+      files: [addonName],
+      os: [os === 'win32' ? 'win32' : os],
+      cpu: [cpu],
+      ...(os === 'linux' ? { libc: [libc === 'gnu' ? 'glibc' : 'musl'] } : {}),
+      engines: pkg.engines,
+    },
+    null,
+    2,
+  ) + '\n',
+);
+for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(platformDir, f));
+fs.writeFileSync(path.join(platformDir, 'README.md'), `# ${platformName}\n\nThe prebuilt addon of [${pkg.name}](https://www.npmjs.com/package/${pkg.name}) for ${suffix}; install \`${pkg.name}\`, not this package.\n`);
+
+// --- the main package: loader, types, and the sources of a build from source
+const mainDir = path.join(stage, 'main');
+fs.mkdirSync(mainDir, { recursive: true });
+for (const f of pkg.files) if (f !== 'Cargo.toml') copy(path.join(here, f), path.join(mainDir, f));
+fs.rmSync(path.join(mainDir, 'scripts', 'pack.js'));
+for (const f of ['README.md']) copy(path.join(here, f), path.join(mainDir, f));
+for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(mainDir, f));
+let manifest = fs.readFileSync(path.join(here, 'Cargo.toml'), 'utf8');
+manifest = without(manifest, '[example]');
+// An empty workspace table: the package builds alone even when it sits inside another Cargo project.
+manifest = standalone(manifest, ws, 'core') + '\n[workspace]\n\n[profile.release]\ncodegen-units = 1\nlto = "thin"\n';
+fs.writeFileSync(path.join(mainDir, 'Cargo.toml'), manifest);
+copy(path.join(root, 'Cargo.lock'), path.join(mainDir, 'Cargo.lock'));
+copy(path.join(root, 'core', 'src'), path.join(mainDir, 'core', 'src'));
+let coreManifest = fs.readFileSync(path.join(root, 'core', 'Cargo.toml'), 'utf8');
+coreManifest = without(without(coreManifest, 'dev-dependencies'), '[bench]');
+coreManifest = standalone(coreManifest, ws, '.').replace(/^readme = .*\n/m, '');
+fs.writeFileSync(path.join(mainDir, 'core', 'Cargo.toml'), coreManifest);
+const mainPkg = {
+  ...pkg,
+  files: [...pkg.files, 'Cargo.lock', 'core', 'LICENSE-MIT', 'LICENSE-APACHE'],
+  optionalDependencies: { ...(pkg.optionalDependencies || {}), [platformName]: pkg.version },
+};
+delete mainPkg.devDependencies;
+delete mainPkg.scripts.build;
+delete mainPkg.scripts.test;
+fs.writeFileSync(path.join(mainDir, 'package.json'), JSON.stringify(mainPkg, null, 2) + '\n');
+
+const tarballs = [npmPack(mainDir), npmPack(platformDir)];
+for (const t of tarballs) console.log(path.relative(process.cwd(), t));
