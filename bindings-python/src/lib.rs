@@ -319,8 +319,16 @@ impl Placement {
         let k = count_arg(k, "k")?;
         let key = key_bytes(key, At::one("the key"))?;
         let k = k.get()?.min(self.inner.selectable_len());
-        let mut out = vec![0usize; k];
-        let n = self.inner.rank_into(&key, &mut out);
+        // Common k without a heap allocation per lookup.
+        let mut stack = [0usize; 16];
+        let mut heap = Vec::new();
+        let out = if k <= stack.len() {
+            &mut stack[..k]
+        } else {
+            heap.resize(k, 0);
+            &mut heap[..]
+        };
+        let n = self.inner.rank_into(&key, out);
         self.ids_list(py, &out[..n])
     }
 
