@@ -460,6 +460,66 @@ fn step(
     }
 }
 
+/// Where a stream's keys come from: an array, read by index (the iterator protocol costs more
+/// than a lookup per key), or any other iterable's iterator and its `next`.
+#[derive(Clone, Copy)]
+enum Source {
+    Array(sys::napi_value),
+    Iter(sys::napi_value, sys::napi_value),
+}
+
+fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source> {
+    if js::is_array(env, keys)? {
+        return Ok(Source::Array(keys));
+    }
+    let (it, next) = iterator(env, keys)?;
+    Ok(Source::Iter(it, next))
+}
+
+/// Key `i` of a source (the `i`-th pull), or `None` at its end.
+fn pull(env: sys::napi_env, src: Source, i: usize) -> Result<Option<sys::napi_value>> {
+    match src {
+        // The length is read each time: a getter of an earlier element may have changed it.
+        Source::Array(a) => match u32::try_from(i) {
+            Ok(i) if i < js::array_len(env, a)? => Ok(Some(js::element(env, a, i)?)),
+            _ => Ok(None),
+        },
+        Source::Iter(it, next) => step(env, it, next),
+    }
+}
+
+/// An escapable handle scope, closed when dropped: a stream of any length would otherwise keep
+/// every key's handles alive until the call returns.
+struct Scope {
+    env: sys::napi_env,
+    scope: sys::napi_escapable_handle_scope,
+}
+
+impl Scope {
+    fn open(env: sys::napi_env) -> Result<Scope> {
+        let mut scope = ptr::null_mut();
+        js::check(env, unsafe {
+            sys::napi_open_escapable_handle_scope(env, &mut scope)
+        })?;
+        Ok(Scope { env, scope })
+    }
+
+    /// `v`, kept alive in the enclosing scope (once per scope).
+    fn escape(&self, v: sys::napi_value) -> Result<sys::napi_value> {
+        let mut out = ptr::null_mut();
+        js::check(self.env, unsafe {
+            sys::napi_escape_handle(self.env, self.scope, v, &mut out)
+        })?;
+        Ok(out)
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        unsafe { sys::napi_close_escapable_handle_scope(self.env, self.scope) };
+    }
+}
+
 /// Key `i` of a key stream, its text checked at once (nothing later could fail first).
 fn stream_key(env: sys::napi_env, v: sys::napi_value, buf: &mut KeyBuf, i: usize) -> Result<&[u8]> {
     let mut text = None;
@@ -565,11 +625,13 @@ impl Transition {
     )]
     pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
-        let (it, next) = iterator(env, keys.0)?;
+        let src = source(env, keys.0)?;
         let mut diff = self.inner.diff();
         let mut buf = KeyBuf::new();
         let mut i = 0usize;
-        while let Some(v) = step(env, it, next)? {
+        loop {
+            let _scope = Scope::open(env)?;
+            let Some(v) = pull(env, src, i)? else { break };
             diff.add(stream_key(env, v, &mut buf, i)?);
             i += 1;
         }
@@ -627,15 +689,18 @@ impl Transition {
     )]
     pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
-        let (it, next) = iterator(env, keys.0)?;
+        let (first, second) = match source(env, keys.0)? {
+            Source::Array(a) => (a, None),
+            Source::Iter(it, next) => (it, Some(next)),
+        };
         let plan = MovePlan {
             transition: Transition {
                 inner: self.inner.clone(),
                 old_forms: self.old_forms.clone(),
                 new_forms: self.new_forms.clone(),
             },
-            it: reference(env, it)?,
-            next: reference(env, next)?,
+            first: reference(env, first)?,
+            second: second.map(|n| reference(env, n)).transpose()?,
             index: 0,
             done: false,
         };
@@ -706,8 +771,9 @@ fn dereference(env: sys::napi_env, r: sys::napi_ref) -> Result<sys::napi_value> 
 #[napi(custom_finalize)]
 pub struct MovePlan {
     transition: Transition,
-    it: sys::napi_ref,
-    next: sys::napi_ref,
+    /// The source array, or the source iterator followed by its `next` method.
+    first: sys::napi_ref,
+    second: Option<sys::napi_ref>,
     index: usize,
     done: bool,
 }
@@ -715,8 +781,10 @@ pub struct MovePlan {
 impl ObjectFinalize for MovePlan {
     fn finalize(self, env: Env) -> Result<()> {
         unsafe {
-            sys::napi_delete_reference(env.raw(), self.it);
-            sys::napi_delete_reference(env.raw(), self.next);
+            sys::napi_delete_reference(env.raw(), self.first);
+            if let Some(r) = self.second {
+                sys::napi_delete_reference(env.raw(), r);
+            }
         }
         Ok(())
     }
@@ -730,9 +798,14 @@ impl MovePlan {
         let env = env.raw();
         let result = js::new_object(env)?;
         let mut buf = KeyBuf::new();
-        let (it, next) = (dereference(env, self.it)?, dereference(env, self.next)?);
+        let first = dereference(env, self.first)?;
+        let src = match self.second {
+            Some(next) => Source::Iter(first, dereference(env, next)?),
+            None => Source::Array(first),
+        };
         while !self.done {
-            let Some(v) = step(env, it, next)? else {
+            let scope = Scope::open(env)?;
+            let Some(v) = pull(env, src, self.index)? else {
                 self.done = true;
                 break;
             };
@@ -743,6 +816,8 @@ impl MovePlan {
                 .inner
                 .route(stream_key(env, v, &mut buf, i)?);
             if r.moved {
+                let v = scope.escape(v)?;
+                drop(scope);
                 let m = js::new_object(env)?;
                 js::set_property(env, m, c"key", v)?;
                 js::set_property(env, m, c"from", self.transition.old_id(env, r.old)?)?;
