@@ -290,6 +290,10 @@ export declare class Transition {
    * iterator that pulls from `keys` as it is advanced (constant memory).
    */
   plan(keys: Iterable<Key>): MovePlan
+  /** The membership before, as a new `Placement`. */
+  get old(): Placement
+  /** The membership after, as a new `Placement`. */
+  get new(): Placement
   /** The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1). */
   get expectedMoved(): number
   /** The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2). */

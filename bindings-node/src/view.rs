@@ -107,6 +107,14 @@ fn text_form(bytes: &[u8]) -> Form {
     }
 }
 
+/// How a view's node comes back: its id and domain as text when they are UTF-8.
+fn view_form(node: &hrwhash::Node) -> NodeForm {
+    NodeForm {
+        id: text_form(node.id()),
+        domain: node.domain().map(text_form),
+    }
+}
+
 /// `value` as an instance of the class `C`, or `None` when it is something else. The type tag is
 /// checked as napi-rs checks a `&C` argument; the borrow is only used within the current call.
 fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
@@ -141,14 +149,14 @@ fn membership(
     env: sys::napi_env,
     value: Raw,
     what: &str,
-) -> Result<(hrwhash::Placement, Vec<Form>)> {
+) -> Result<(hrwhash::Placement, Vec<NodeForm>)> {
     if let Some(v) = instance::<View>(env, value) {
         let p = v.inner.placement().clone();
-        let forms = p.node_specs().iter().map(|n| text_form(n.id())).collect();
+        let forms = p.node_specs().iter().map(view_form).collect();
         return Ok((p, forms));
     }
     if let Some(p) = instance::<Placement>(env, value) {
-        return Ok((p.inner.clone(), p.forms.iter().map(|f| f.id).collect()));
+        return Ok((p.inner.clone(), p.forms.clone()));
     }
     Err(js::type_error(
         env,
@@ -208,6 +216,32 @@ fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
         }
     }
     seed_of(env, seed)
+}
+
+/// `p` as a new JS `Placement`, its nodes in `forms` (by default as a view gives them).
+fn placement_value(
+    env: sys::napi_env,
+    p: &hrwhash::Placement,
+    forms: Option<&[NodeForm]>,
+) -> Result<Raw> {
+    let parsed = p
+        .node_specs()
+        .iter()
+        .enumerate()
+        .map(|(i, node)| {
+            let form = forms.map_or_else(|| view_form(node), |f| f[i]);
+            Ok(Parsed {
+                node: node.clone(),
+                form,
+                id_value: match form.id {
+                    Form::Text => Some(id_value(env, node.id(), form.id)?),
+                    Form::Binary => None,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let placement = Placement::build(env, p.seed(), parsed)?;
+    Ok(Raw(unsafe { Placement::to_napi_value(env, placement)? }))
 }
 
 /// A membership with its epoch and seed identity: the document every client of one cluster loads
@@ -317,28 +351,7 @@ impl View {
     /// The membership, as a new `Placement` (ids and domains are strings when they are UTF-8).
     #[napi(getter, catch_unwind, ts_return_type = "Placement")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
-        let p = self.inner.placement();
-        let parsed = p
-            .node_specs()
-            .iter()
-            .map(|node| {
-                let id = text_form(node.id());
-                Ok(Parsed {
-                    node: node.clone(),
-                    form: NodeForm {
-                        id,
-                        domain: node.domain().map(text_form),
-                    },
-                    id_value: match id {
-                        Form::Text => Some(id_value(env, node.id(), id)?),
-                        Form::Binary => None,
-                    },
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let placement = Placement::build(env, p.seed(), parsed)?;
-        Ok(Raw(unsafe { Placement::to_napi_value(env, placement)? }))
+        placement_value(env.raw(), self.inner.placement(), None)
     }
 
     /// The epoch, as an unsigned 64-bit BigInt.
@@ -533,19 +546,19 @@ fn stream_key(env: sys::napi_env, v: sys::napi_value, buf: &mut KeyBuf, i: usize
 #[napi]
 pub struct Transition {
     inner: hrwhash::Transition,
-    old_forms: Vec<Form>,
-    new_forms: Vec<Form>,
+    old_forms: Vec<NodeForm>,
+    new_forms: Vec<NodeForm>,
 }
 
 impl Transition {
     fn old_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
         let id = self.inner.old().node_specs()[i].id();
-        id_value(env, id, self.old_forms[i])
+        id_value(env, id, self.old_forms[i].id)
     }
 
     fn new_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
         let id = self.inner.new_placement().node_specs()[i].id();
-        id_value(env, id, self.new_forms[i])
+        id_value(env, id, self.new_forms[i].id)
     }
 
     fn id_list(&self, env: sys::napi_env, indices: &[usize], old: bool) -> Result<sys::napi_value> {
@@ -720,6 +733,18 @@ impl Transition {
         let symbol = iterator_symbol(env)?;
         js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
         Ok(Raw(obj))
+    }
+
+    /// The membership before, as a new `Placement`.
+    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    pub fn old(&self, env: Env) -> Result<Raw> {
+        placement_value(env.raw(), self.inner.old(), Some(&self.old_forms))
+    }
+
+    /// The membership after, as a new `Placement`.
+    #[napi(getter, js_name = "new", catch_unwind, ts_return_type = "Placement")]
+    pub fn new_placement(&self, env: Env) -> Result<Raw> {
+        placement_value(env.raw(), self.inner.new_placement(), Some(&self.new_forms))
     }
 
     /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1).

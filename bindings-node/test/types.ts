@@ -46,6 +46,7 @@ const fp: string = loaded.fingerprint + loaded.seedFingerprint
 const back: Placement = loaded.placement
 const t = new Transition(view, p)
 const route: Route = t.route('k')
+const sides: Placement[] = [t.old, t.new]
 const moved: boolean = route.moved
 const set: RouteSet = t.routeTop(Buffer.from('k'), 2)
 const diff: TransitionDiff = t.diff(new Set(['a', 'b']))
@@ -56,7 +57,7 @@ const last: View = r.views()[r.steps.length - 1]
 const totals: number = r.totalMoved - r.directMoved + r.optimum + r.maxMove + t.expectedMoved + t.optimum
 const fault: ViewFault = 'wrong_type'
 const viewCodes: HrwErrorCode[] = ['HRW_INVALID_JSON', 'HRW_INVALID_VIEW', 'HRW_SEED_MISMATCH', 'HRW_INVALID_MOVE_LIMIT']
-void [fromFile, epoch, fp, back, moved, set, diff, moves, steps, last, totals, fault, viewCodes]
+void [sides, fromFile, epoch, fp, back, moved, set, diff, moves, steps, last, totals, fault, viewCodes]
 
 // @ts-expect-error a view is built from a Placement, not from ids
 new View(['a'], 1)

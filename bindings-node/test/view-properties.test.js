@@ -41,6 +41,17 @@ test('route() agrees with owner() on both memberships, and moved means the ids d
   );
 });
 
+test('a transition gives back both memberships, ids and domains in the form they were given', () => {
+  const old = new Placement([{ id: Buffer.from('a'), domain: Buffer.from('r1') }, { id: 'b', weight: 2, domain: 'r2' }]);
+  const view = new View(new Placement([{ id: 'a', domain: 'r1' }, { id: Buffer.from([0xff]) }]), 5);
+  const t = new Transition(old, view);
+  assert.deepEqual(t.old.nodes(), old.nodes());
+  assert.deepEqual(t.new.nodes(), view.placement.nodes());
+  assert.deepEqual(t.new.nodes().map((n) => n.id), ['a', Buffer.from([0xff])]);
+  assert.deepEqual(t.old.nodes().map((n) => n.domain), [Buffer.from('r1'), 'r2']);
+  assert.equal(new View(t.new, 5).fingerprint, view.fingerprint);
+});
+
 test('routeTop() is rank() on both sides, and add/drop are the set differences', () => {
   fc.assert(
     fc.property(pair, keys, fc.integer({ min: 0, max: 5 }), ([a, b], ks, k) => {
