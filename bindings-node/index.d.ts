@@ -366,6 +366,9 @@ export declare function nodeDigest(id: NodeIdLike, seed?: string | Uint8Array | 
 /** `new RampPlan(from, to, maxMove)`. */
 export declare function ramp(from: View, to: View, maxMove: number): RampPlan
 
+/** Positions of a ramp's line from the old weights (0) to the new ones (`RAMP_GRID`). */
+export declare const RAMP_GRID: number
+
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt
  * (`NodeInfo.weightFixed` of a node of this weight).

@@ -846,4 +846,5 @@ module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
 module.exports.nodeDigest = nativeBinding.nodeDigest
 module.exports.ramp = nativeBinding.ramp
+module.exports.RAMP_GRID = nativeBinding.RAMP_GRID
 module.exports.weightFixed = nativeBinding.weightFixed

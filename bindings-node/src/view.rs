@@ -857,6 +857,10 @@ impl MovePlan {
     }
 }
 
+/// Positions of a ramp's line from the old weights (0) to the new ones (`RAMP_GRID`).
+#[napi]
+pub const RAMP_GRID: u32 = hrwhash::ramp::GRID;
+
 /// A ramp from one view to another in steps that each move at most `maxMove` of the keys
 /// (conformance/VIEW.md section 7).
 #[napi]

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { Placement, View, Transition, RampPlan, ramp } = require('hrwhash');
+const { Placement, View, Transition, RampPlan, ramp, RAMP_GRID } = require('hrwhash');
 
 const views = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'views.json'), 'utf8'));
 const KINDS = ['valid', 'equivalent', 'invalid', 'movement', 'ramps'];
@@ -124,6 +124,7 @@ for (const c of views.ramps) {
       assert.throws(() => ramp(from, to, c.max_move), (e) => e.code === codeOf(c.error));
       return;
     }
+    assert.equal(RAMP_GRID, c.grid);
     const plan = ramp(from, to, c.max_move);
     assert.equal(plan.maxMove, c.max_move);
     assert.equal(plan.totalMoved, c.total_moved);
