@@ -3,18 +3,8 @@
 'use strict';
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
+const { platformSuffix } = require('./scripts/platform.js');
 
-function platformSuffix() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
-    if (arch === 'arm') return `linux-arm-${glibc ? 'gnueabihf' : 'musleabihf'}`;
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
-  if (platform === 'darwin') return `darwin-${arch}`;
-  return `${platform}-${arch}`;
-}
 
 function resolvable(id) {
   try {

@@ -6,6 +6,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { platformSuffix } = require('./platform.js');
 
 const root = path.join(__dirname, '..');
 
@@ -14,18 +15,6 @@ function loads() {
   return r.status === 0;
 }
 
-// The file name index.js tries first for this platform (napi-rs's `--platform` naming).
-function platformSuffix() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
-    if (arch === 'arm') return `linux-arm-${glibc ? 'gnueabihf' : 'musleabihf'}`;
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
-  if (platform === 'darwin') return `darwin-${arch}`;
-  return `${platform}-${arch}`;
-}
 
 function fail(message) {
   console.error(`hrwhash: ${message}`);

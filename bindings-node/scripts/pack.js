@@ -9,6 +9,7 @@
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { platformSuffix } = require('./platform.js');
 
 const here = path.join(__dirname, '..');
 const root = path.join(here, '..');
@@ -83,15 +84,6 @@ function npmPack(dir) {
   return path.join(out, name.trim().split('\n').pop());
 }
 
-function platformSuffix() {
-  const { platform, arch } = process;
-  if (platform === 'linux') {
-    const glibc = process.report?.getReport()?.header?.glibcVersionRuntime;
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`;
-  }
-  if (platform === 'win32') return `win32-${arch}-msvc`;
-  return `${platform}-${arch}`;
-}
 
 const ws = workspaceTables();
 fs.rmSync(stage, { recursive: true, force: true });
