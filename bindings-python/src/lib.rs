@@ -16,6 +16,8 @@ use pyo3::types::{
 
 use hrwhash::{Error, Node, Seed, Weight};
 
+mod arrow;
+
 extern "C" {
     // Part of the stable ABI since 3.10 and exported by every CPython 3 before that, so the
     // abi3 (3.9) wheel may call it; pyo3 hides it below 3.10. It avoids a temporary bytes
@@ -478,6 +480,12 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        if let fast @ (arrow::Keys::Arrow(_) | arrow::Keys::NumpyFixed { .. }) = arrow::keys(keys)?
+        {
+            let (indices, nulls) = arrow::owner_indices(py, &self.inner, fast)?;
+            arrow::reject_nulls(&nulls)?;
+            return PyList::new(py, indices.iter().map(|&i| self.ids[i as usize].bind(py)));
+        }
         let mut out = Vec::new();
         let mut slots = vec![0usize; CHUNK_KEYS];
         for_each_chunk(keys, CHUNK_KEYS, |chunk| {
@@ -498,6 +506,19 @@ impl Placement {
         k: isize,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = count(k)?.min(self.inner.selectable_len());
+        if let fast @ (arrow::Keys::Arrow(_) | arrow::Keys::NumpyFixed { .. }) = arrow::keys(keys)?
+        {
+            let (flat, nulls, n) = arrow::rank_rows(py, &self.inner, fast, k)?;
+            arrow::reject_nulls(&nulls)?;
+            let rows = flat.chunks_exact(k.max(1)).map(|row| {
+                let row: Vec<usize> = row.iter().map(|&i| i as usize).collect();
+                self.ids_list(py, &row)
+            });
+            if k == 0 {
+                return PyList::new(py, (0..n).map(|_| PyList::empty(py)));
+            }
+            return PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?);
+        }
         let rows = PyList::empty(py);
         let per_chunk = (CHUNK_SLOTS / k.max(1)).clamp(1, CHUNK_KEYS);
         let mut slots = vec![0usize; per_chunk * k];
