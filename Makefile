@@ -21,6 +21,7 @@ test-conformance:
 	$(CARGO) test -p hrwhash-conformance
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
+	python3 conformance/reference/view_reference.py conformance/views.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -39,6 +40,7 @@ test-go:
 
 check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 
 # What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
 # platform package, the C release tarball; all in dist/.

@@ -841,3 +841,4 @@ module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
 module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
 module.exports.nodeDigest = nativeBinding.nodeDigest
+module.exports.weightFixed = nativeBinding.weightFixed

@@ -7,16 +7,17 @@ import statistics
 import sys
 from collections import defaultdict
 
-go = defaultdict(list)  # (lib, n) -> ns
+go = defaultdict(list)  # (build, lib, n) -> ns
 c = defaultdict(list)  # (side, n) -> ns
 for line in sys.stdin:
-    m = re.match(r"Benchmark\w+/lib=([\w-]+)/N=(\d+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
+    m = re.match(r"Benchmark\w+/build=(\w+)/lib=([\w-]+)/N=(\d+)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op", line)
     if m:
-        go[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
+        go[(m.group(1), m.group(2), int(m.group(3)))].append(float(m.group(4)))
         continue
     m = re.match(r"(core|c-abi)\s+N=(\d+)\s+owner\s+([\d.]+) ns/key", line)
     if m:
         c[(m.group(1), int(m.group(2)))].append(float(m.group(3)))
+
 
 def paired(peer, ours):
     """Median over rounds of the ratio within a round: load that hits a round hits both sides."""
@@ -26,14 +27,18 @@ def paired(peer, ours):
 med = {k: statistics.median(v) for k, v in go.items()}
 if med:
     rounds = min(len(v) for v in go.values())
-    print(f"Go, ns per key (median of {rounds} interleaved rounds); speed-up = median of per-round ratios")
-    print(f"{'N':>6} {'go-rendezvous':>14} {'hrwhash':>9} {'hrwhash batch':>14} {'single x':>9} {'batch x':>8}")
-    for n in sorted({n for _, n in med}):
-        peer, one, batch = go[("go-rendezvous", n)], go[("hrwhash", n)], go[("hrwhash-batch", n)]
-        print(
-            f"{n:>6} {med[('go-rendezvous', n)]:>14.1f} {med[('hrwhash', n)]:>9.1f}"
-            f" {med[('hrwhash-batch', n)]:>14.1f} {paired(peer, one):>8.2f}x {paired(peer, batch):>7.2f}x"
-        )
+    print(f"Go, ns per key (median of {rounds} interleaved rounds); x = speed-up over go-rendezvous,")
+    print("the median of per-round ratios taken within one test binary")
+    print(f"{'N':>6} {'build':>7} {'go-rendezvous':>14} {'hrwhash':>9} {'hrwhash batch':>14} {'single x':>9} {'batch x':>8}")
+    for n in sorted({n for _, _, n in med}):
+        for build in ("cgo", "purego"):
+            if (build, "hrwhash", n) not in go:
+                continue
+            peer, one, batch = (go[(build, lib, n)] for lib in ("go-rendezvous", "hrwhash", "hrwhash-batch"))
+            print(
+                f"{n:>6} {build:>7} {med[(build, 'go-rendezvous', n)]:>14.1f} {med[(build, 'hrwhash', n)]:>9.1f}"
+                f" {med[(build, 'hrwhash-batch', n)]:>14.1f} {paired(peer, one):>8.2f}x {paired(peer, batch):>7.2f}x"
+            )
 cmed = {k: statistics.median(v) for k, v in c.items()}
 if cmed:
     rounds = min(len(v) for v in c.values())

@@ -14,10 +14,10 @@ int main() {
               << placement.node_id(replicas[0]) << " " << placement.node_id(replicas[1]) << "\n";
 
     try {
-        hrwhash::Placement bad({hrwhash::Node{"a"}, hrwhash::Node{"a"}});
+        hrwhash::Placement bad({"a", "b", "a"});  // ids alone: weight 1, no domain
     } catch (const hrwhash::Error &e) {
-        std::cout << e.what() << "\n";  // hrwhash: two nodes share an id (node 1 repeats node 0)
-        return e.status() == HRW_STATUS_DUPLICATE_NODE_ID ? 0 : 1;
+        std::cout << e.what() << "\n";  // hrwhash: two nodes share an id (node 2 repeats node 0)
+        return e.status() == HRW_STATUS_DUPLICATE_NODE_ID && e.index() == 2 ? 0 : 1;
     }
     return 1;
 }

@@ -1,30 +1,33 @@
 package hrwhash
 
-/*
-#include <hrwhash.h>
-*/
-import "C"
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
 
-import "fmt"
-
-// Code is a status of the C ABI (hrw_status); the numbers are fixed.
+// Code is the number of an error; it equals the C ABI's status (hrw_status) of the same name,
+// in both builds, and never changes.
 type Code uint32
 
 // The codes; compare with errors.Is(err, hrwhash.ErrDuplicateNodeID) and friends.
 const (
-	CodeNullParameter     Code = C.HRW_STATUS_NULL_PARAMETER
-	CodeEmptyMembership   Code = C.HRW_STATUS_EMPTY_MEMBERSHIP
-	CodeEmptyNodeID       Code = C.HRW_STATUS_EMPTY_NODE_ID
-	CodeDuplicateNodeID   Code = C.HRW_STATUS_DUPLICATE_NODE_ID
-	CodeInvalidWeight     Code = C.HRW_STATUS_INVALID_WEIGHT
-	CodeAllWeightsZero    Code = C.HRW_STATUS_ALL_WEIGHTS_ZERO
-	CodeInvalidSeedLength Code = C.HRW_STATUS_INVALID_SEED_LENGTH
-	CodeLengthMismatch    Code = C.HRW_STATUS_LENGTH_MISMATCH
-	CodeUnknownNode       Code = C.HRW_STATUS_UNKNOWN_NODE
-	CodeBufferTooSmall    Code = C.HRW_STATUS_BUFFER_TOO_SMALL
-	CodeIndexOutOfRange   Code = C.HRW_STATUS_INDEX_OUT_OF_RANGE
-	CodePanic             Code = C.HRW_STATUS_PANIC
-	CodeUnknown           Code = C.HRW_STATUS_UNKNOWN
+	CodeNullParameter     Code = 1
+	CodeEmptyMembership   Code = 2
+	CodeEmptyNodeID       Code = 3
+	CodeDuplicateNodeID   Code = 4
+	CodeInvalidWeight     Code = 5
+	CodeAllWeightsZero    Code = 6
+	CodeInvalidSeedLength Code = 7
+	CodeLengthMismatch    Code = 8
+	CodeUnknownNode       Code = 9
+	CodeBufferTooSmall    Code = 10
+	CodeIndexOutOfRange   Code = 11
+	CodePanic             Code = 12
+	CodeUnknown           Code = 13
+	CodeInvalidCount      Code = 14
+	CodeResultTooLarge    Code = 15
+	CodeInvalidText       Code = 16
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -42,53 +45,130 @@ var (
 	ErrIndexOutOfRange   = &Error{Code: CodeIndexOutOfRange}
 	ErrPanic             = &Error{Code: CodePanic}
 	ErrUnknown           = &Error{Code: CodeUnknown}
+	ErrInvalidCount      = &Error{Code: CodeInvalidCount}
+	ErrResultTooLarge    = &Error{Code: CodeResultTooLarge}
+	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
+	// strings, so no call of this package returns it.
+	ErrInvalidText = &Error{Code: CodeInvalidText}
 )
 
-// Error is every error of this package.
+var codeNames = map[Code]string{
+	CodeNullParameter:     "NullParameter",
+	CodeEmptyMembership:   "EmptyMembership",
+	CodeEmptyNodeID:       "EmptyNodeId",
+	CodeDuplicateNodeID:   "DuplicateNodeId",
+	CodeInvalidWeight:     "InvalidWeight",
+	CodeAllWeightsZero:    "AllWeightsZero",
+	CodeInvalidSeedLength: "InvalidSeedLength",
+	CodeLengthMismatch:    "LengthMismatch",
+	CodeUnknownNode:       "UnknownNode",
+	CodeBufferTooSmall:    "BufferTooSmall",
+	CodeIndexOutOfRange:   "IndexOutOfRange",
+	CodePanic:             "Panic",
+	CodeUnknown:           "Unknown",
+	CodeInvalidCount:      "InvalidCount",
+	CodeResultTooLarge:    "ResultTooLarge",
+	CodeInvalidText:       "InvalidText",
+}
+
+// String is the variant name of conformance/API.md ("InvalidWeight", "EmptyNodeId", ...).
+func (c Code) String() string {
+	if s, ok := codeNames[c]; ok {
+		return s
+	}
+	return "Code(" + strconv.FormatUint(uint64(c), 10) + ")"
+}
+
+// Error is every error of this package. Only the fields that its Code names are meaningful.
 type Error struct {
 	Code Code
-	// Index is the node position for CodeEmptyNodeID, CodeDuplicateNodeID, CodeInvalidWeight.
+	// Index is the position of the node (0-based, in the caller's list) for CodeEmptyNodeID,
+	// CodeDuplicateNodeID and CodeInvalidWeight, -1 for an InvalidWeight that belongs to no node
+	// (WeightToFixed); the rejected index for CodeIndexOutOfRange.
 	Index int
 	// FirstIndex is the first node with the same id, for CodeDuplicateNodeID.
 	FirstIndex int
 	// Weight is the rejected weight, for CodeInvalidWeight.
 	Weight float64
-	// Expected and Actual are the lengths of CodeLengthMismatch and CodeInvalidSeedLength.
+	// ID is the node id of CodeDuplicateNodeID and CodeUnknownNode.
+	ID string
+	// Expected and Actual are the lengths of CodeLengthMismatch, CodeInvalidSeedLength and
+	// CodeBufferTooSmall (Expected: what was needed), and for CodeIndexOutOfRange Expected is
+	// the number of nodes.
 	Expected, Actual int
+	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
+	// CodeResultTooLarge, Actual is the number of keys.
+	Count int
+}
+
+// quoted shows an id as Go source text, shortened: an id may be megabytes long.
+func quoted(id string) string {
+	const limit = 64
+	if len(id) > limit {
+		return strconv.Quote(id[:limit]) + "..."
+	}
+	return strconv.Quote(id)
+}
+
+func weightText(w float64) string { return strconv.FormatFloat(w, 'g', -1, 64) }
+
+// weightProblem says what is wrong with w itself.
+func weightProblem(w float64) string {
+	switch {
+	case math.IsNaN(w):
+		return "not a number"
+	case math.IsInf(w, 0):
+		return "infinite"
+	case w < 0:
+		return "negative"
+	case w >= 1<<32:
+		return "2^32 or more"
+	default:
+		return "positive but rounds to 0 at 32 fractional bits (0 is the weight that drains a node)"
+	}
 }
 
 func (e *Error) Error() string {
-	msg := "hrwhash: " + C.GoString(C.hrw_status_message(C.uint32_t(e.Code)))
 	switch e.Code {
+	case CodeNullParameter:
+		return "hrwhash: the Placement is nil or was not built by a constructor of this package"
+	case CodeEmptyMembership:
+		return "hrwhash: empty membership: no nodes"
 	case CodeEmptyNodeID:
-		return fmt.Sprintf("%s (node %d)", msg, e.Index)
+		return fmt.Sprintf("hrwhash: empty node id at index %d", e.Index)
 	case CodeDuplicateNodeID:
-		return fmt.Sprintf("%s (node %d repeats node %d)", msg, e.Index, e.FirstIndex)
+		return fmt.Sprintf("hrwhash: duplicate node id %s at index %d (first at index %d)", quoted(e.ID), e.Index, e.FirstIndex)
 	case CodeInvalidWeight:
-		return fmt.Sprintf("%s (node %d: %v)", msg, e.Index, e.Weight)
-	case CodeLengthMismatch, CodeInvalidSeedLength:
-		return fmt.Sprintf("%s (expected %d, got %d)", msg, e.Expected, e.Actual)
+		if e.Index < 0 {
+			return fmt.Sprintf("hrwhash: invalid weight %s: %s", weightText(e.Weight), weightProblem(e.Weight))
+		}
+		return fmt.Sprintf("hrwhash: invalid weight %s of node %d: %s", weightText(e.Weight), e.Index, weightProblem(e.Weight))
+	case CodeAllWeightsZero:
+		return "hrwhash: every node has weight 0, so no node can be selected"
+	case CodeInvalidSeedLength:
+		return fmt.Sprintf("hrwhash: seed of %d bytes; a seed has %d", e.Actual, e.Expected)
+	case CodeLengthMismatch:
+		return fmt.Sprintf("hrwhash: length mismatch: %d given for %d", e.Actual, e.Expected)
+	case CodeUnknownNode:
+		return fmt.Sprintf("hrwhash: unknown node id %s", quoted(e.ID))
+	case CodeBufferTooSmall:
+		return fmt.Sprintf("hrwhash: output of length %d for %d results", e.Actual, e.Expected)
+	case CodeIndexOutOfRange:
+		return fmt.Sprintf("hrwhash: node index %d out of range for %d nodes", e.Index, e.Expected)
+	case CodeInvalidCount:
+		return fmt.Sprintf("hrwhash: invalid count k = %d: negative", e.Count)
+	case CodeResultTooLarge:
+		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
+	case CodeInvalidText:
+		return "hrwhash: a string has no UTF-8 form"
+	case CodePanic:
+		return "hrwhash: libhrwhash panicked; the call had no effect"
 	}
-	return msg
+	return fmt.Sprintf("hrwhash: error %s", e.Code)
 }
 
 // Is matches errors of the same code, so errors.Is(err, ErrInvalidWeight) works.
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t.Code == e.Code
-}
-
-func errorFromStatus(st C.hrw_status) error {
-	return &Error{Code: Code(st)}
-}
-
-func errorFromDetail(st C.hrw_status, d *C.hrw_error) error {
-	return &Error{
-		Code:       Code(st),
-		Index:      int(d.index),
-		FirstIndex: int(d.first_index),
-		Weight:     float64(d.value),
-		Expected:   int(d.expected),
-		Actual:     int(d.actual),
-	}
 }

@@ -1,179 +1,168 @@
 // Package hrwhash answers "which node owns this key?" with rendezvous (highest-random-weight)
 // hashing, algorithm hrw-v1, identically to the Rust, Python, Node, C and C++ bindings.
 //
-// It links libhrwhash through cgo and pkg-config (`pkg-config --cflags --libs hrwhash` must
-// work). A Placement is immutable and safe for concurrent use; node ids and keys are Go strings
-// holding arbitrary bytes.
+// There are two builds with one API. With cgo (the default where a C toolchain is present) the
+// package links libhrwhash through pkg-config (`pkg-config --cflags --libs hrwhash` must work)
+// and lookups run in its SIMD kernels. With CGO_ENABLED=0, or with the build tag purego, it is
+// hrw-v1 written in Go alone, with no C library to install. Both give the same answers and the
+// same errors for every input; [Backend] says which one a program was built with.
+//
+// A Placement is immutable and safe for concurrent use; node ids and keys are Go strings holding
+// arbitrary bytes.
 package hrwhash
 
-/*
-#cgo pkg-config: hrwhash
-#include <stdlib.h>
-#include <string.h>
-#include <hrwhash.h>
-
-// Returning the index by value keeps the out-param off the Go heap: a pointer to a Go local
-// passed to C would make it escape and cost an allocation per lookup.
-typedef struct { size_t index; hrw_status status; } hrw_go_owner_result;
-
-static inline hrw_go_owner_result hrw_go_owner(const hrw_placement *p, const uint8_t *key, size_t len) {
-	hrw_go_owner_result r = {0, 0};
-	r.status = hrw_placement_owner(p, key, len, &r.index);
-	return r;
-}
-*/
-import "C"
-
-import (
-	"runtime"
-	"unsafe"
-)
+import "github.com/hrwhash/hrwhash/bindings-c/go/internal/hrw"
 
 // Algorithm is the tag of the hash: placements agree across languages when their tags agree.
 const Algorithm = "hrw-v1"
 
-// Version is the version of the linked libhrwhash.
-func Version() string { return C.GoString(C.hrw_version()) }
+// SeedLen is the length of a seed in bytes.
+const SeedLen = 16
 
-// Placement is an immutable set of nodes. Lookups return node indices in the order the nodes were
-// given. The C handle is released when the Placement is garbage collected.
-type Placement struct {
-	h *C.hrw_placement
+// Seed is the 128-bit SipHash key of hrw-v1. Placements with different seeds are independent;
+// use a secret seed when untrusted parties choose keys.
+type Seed [SeedLen]byte
+
+// DefaultSeed is the public default seed, the ASCII bytes "hrwhash-v1-seed.".
+func DefaultSeed() Seed { return Seed(hrw.DefaultSeed) }
+
+// SeedFromBytes makes a Seed of b, which must hold exactly 16 bytes.
+func SeedFromBytes(b []byte) (Seed, error) {
+	var s Seed
+	if len(b) != SeedLen {
+		return s, &Error{Code: CodeInvalidSeedLength, Expected: SeedLen, Actual: len(b)}
+	}
+	copy(s[:], b)
+	return s, nil
 }
 
-// Node describes one node for NewNodes.
+// String never shows the bytes of a seed that is not the default one: seeds are secrets.
+func (s Seed) String() string {
+	if s == DefaultSeed() {
+		return "hrwhash.DefaultSeed()"
+	}
+	return "hrwhash.Seed(<custom>)"
+}
+
+// GoString is String, so that %#v does not show a secret seed either.
+func (s Seed) GoString() string { return s.String() }
+
+// Node describes one node for NewNodes and WithNode.
 type Node struct {
 	ID string
-	// Weight is the node's relative share of keys; 0 keeps it in the membership without ever
-	// selecting it. Use 1 for an ordinary node.
-	Weight float64
-	// Domain is the failure domain (rack, zone, host); replicas avoid sharing one. Ignored unless
-	// HasDomain is set, so that the empty string can be a domain too.
+	// Weight is the node's relative share of keys. nil, the zero value, means 1, as in every
+	// other language; hrwhash.Weight(0) drains the node (it stays in the membership and is
+	// never selected). A pointer, so that a forgotten field cannot silently mean 0.
+	Weight *float64
+	// Domain is the failure domain (rack, zone, host); replicas avoid sharing one. A node has a
+	// domain when Domain is not empty or HasDomain is set (the empty string is then a domain
+	// too); otherwise it is a domain of its own.
 	Domain    string
 	HasDomain bool
+}
+
+// Weight returns a pointer to w, for Node.Weight: Node{ID: "big", Weight: hrwhash.Weight(4)}.
+func Weight(w float64) *float64 { return &w }
+
+// node is a Node with its weight resolved.
+type node struct {
+	id        string
+	weight    float64
+	domain    string
+	hasDomain bool
+}
+
+func resolve(n Node) node {
+	r := node{id: n.ID, weight: 1, domain: n.Domain, hasDomain: n.HasDomain || n.Domain != ""}
+	if n.Weight != nil {
+		r.weight = *n.Weight
+	}
+	return r
+}
+
+func (n node) public() Node {
+	return Node{ID: n.id, Weight: Weight(n.weight), Domain: n.domain, HasDomain: n.hasDomain}
 }
 
 // Option configures NewNodes.
 type Option func(*config)
 
 type config struct {
-	seed    []byte
-	hasSeed bool
+	seed Seed
 }
 
-// WithSeed sets the 16-byte seed (placements with different seeds are independent).
-func WithSeed(seed []byte) Option {
-	return func(c *config) {
-		c.seed = seed
-		c.hasSeed = true
-	}
+// WithSeed sets the seed (the default is DefaultSeed()).
+func WithSeed(seed Seed) Option {
+	return func(c *config) { c.seed = seed }
+}
+
+// Placement is an immutable set of nodes. Lookups return node indices in the order the nodes were
+// given. The zero Placement is not usable: its methods return ErrNullParameter.
+type Placement struct {
+	b          *backend
+	nodes      []node
+	seed       Seed
+	selectable int
 }
 
 // New builds an unweighted placement over ids with the default seed.
 func New(ids ...string) (*Placement, error) {
-	nodes := make([]Node, len(ids))
+	nodes := make([]node, len(ids))
 	for i, id := range ids {
-		nodes[i] = Node{ID: id, Weight: 1}
+		nodes[i] = node{id: id, weight: 1}
 	}
-	return NewNodes(nodes)
+	return build(DefaultSeed(), nodes)
 }
 
-// NewWeighted builds a placement where ids[i] has weights[i].
+// NewWeighted builds a placement where ids[i] has weights[i] (0 drains a node).
 func NewWeighted(ids []string, weights []float64) (*Placement, error) {
 	if len(weights) != len(ids) {
 		return nil, &Error{Code: CodeLengthMismatch, Expected: len(ids), Actual: len(weights)}
 	}
-	nodes := make([]Node, len(ids))
+	nodes := make([]node, len(ids))
 	for i, id := range ids {
-		nodes[i] = Node{ID: id, Weight: weights[i]}
+		nodes[i] = node{id: id, weight: weights[i]}
 	}
-	return NewNodes(nodes)
+	return build(DefaultSeed(), nodes)
 }
 
 // NewNodes builds a placement from node descriptions.
 func NewNodes(nodes []Node, opts ...Option) (*Placement, error) {
-	var cfg config
+	cfg := config{seed: DefaultSeed()}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	// Every byte the C call reads lives in C memory: cgo forbids passing Go memory that itself
-	// holds Go pointers (the id pointers inside hrw_node).
-	total := 0
-	for _, n := range nodes {
-		total += len(n.ID) + len(n.Domain)
-	}
-	count := len(nodes)
-	nodeSize := C.size_t(unsafe.Sizeof(C.hrw_node{}))
-	cNodes := (*C.hrw_node)(C.calloc(C.size_t(max(count, 1)), nodeSize))
-	weights := (*C.double)(C.calloc(C.size_t(max(count, 1)), C.size_t(unsafe.Sizeof(C.double(0)))))
-	data := (*C.uint8_t)(C.malloc(C.size_t(total + len(cfg.seed) + 1)))
-	defer C.free(unsafe.Pointer(cNodes))
-	defer C.free(unsafe.Pointer(weights))
-	defer C.free(unsafe.Pointer(data))
-	nodeSlice := unsafe.Slice(cNodes, max(count, 1))
-	weightSlice := unsafe.Slice(weights, max(count, 1))
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(data)), total+len(cfg.seed)+1)
-	off := 0
-	put := func(s string) *C.uint8_t {
-		p := (*C.uint8_t)(unsafe.Pointer(&buf[off]))
-		off += copy(buf[off:], s)
-		return p
-	}
+	resolved := make([]node, len(nodes))
 	for i, n := range nodes {
-		nodeSlice[i].id = put(n.ID)
-		nodeSlice[i].id_len = C.size_t(len(n.ID))
-		if n.HasDomain {
-			nodeSlice[i].domain = put(n.Domain)
-			nodeSlice[i].domain_len = C.size_t(len(n.Domain))
+		resolved[i] = resolve(n)
+	}
+	return build(cfg.seed, resolved)
+}
+
+func build(seed Seed, nodes []node) (*Placement, error) {
+	b, selectable, err := newBackend(seed, nodes)
+	if err != nil {
+		if e, ok := err.(*Error); ok && e.Code == CodeDuplicateNodeID && e.Index < len(nodes) {
+			e.ID = nodes[e.Index].id
 		}
-		weightSlice[i] = C.double(n.Weight)
+		return nil, err
 	}
-	var options C.hrw_placement_options
-	options.weights = weights
-	options.weights_len = C.size_t(count)
-	if cfg.hasSeed {
-		options.seed = put(string(cfg.seed))
-		options.seed_len = C.size_t(len(cfg.seed))
-	}
-	var h *C.hrw_placement
-	var detail C.hrw_error
-	st := C.hrw_placement_new(cNodes, C.size_t(count), &options, &h, &detail)
-	if st != C.HRW_STATUS_OK {
-		return nil, errorFromDetail(st, &detail)
-	}
-	return wrap(h), nil
+	return &Placement{b: b, nodes: nodes, seed: seed, selectable: selectable}, nil
 }
 
-func wrap(h *C.hrw_placement) *Placement {
-	p := &Placement{h: h}
-	runtime.SetFinalizer(p, func(p *Placement) { C.hrw_placement_free(p.h) })
-	return p
-}
-
-// handle returns the C handle, or an error for a Placement not made by a constructor.
-func (p *Placement) handle() (*C.hrw_placement, error) {
-	if p == nil || p.h == nil {
-		return nil, &Error{Code: CodeNullParameter}
+func (p *Placement) usable() error {
+	if p == nil || p.b == nil {
+		return &Error{Code: CodeNullParameter}
 	}
-	return p.h, nil
-}
-
-func keyPtr(key string) *C.uint8_t {
-	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(key)))
+	return nil
 }
 
 // Owner returns the index of the node that owns key.
 func (p *Placement) Owner(key string) (int, error) {
-	h, err := p.handle()
-	if err != nil {
+	if err := p.usable(); err != nil {
 		return 0, err
 	}
-	r := C.hrw_go_owner(h, keyPtr(key), C.size_t(len(key)))
-	runtime.KeepAlive(p)
-	if r.status != C.HRW_STATUS_OK {
-		return 0, errorFromStatus(r.status)
-	}
-	return int(r.index), nil
+	return p.b.owner(key)
 }
 
 // OwnerID returns the id of the node that owns key.
@@ -182,10 +171,10 @@ func (p *Placement) OwnerID(key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return p.NodeID(idx)
+	return p.nodes[idx].id, nil
 }
 
-// Owners returns the owner of every key, in one call into the library.
+// Owners returns the owner of every key (with cgo, in one call into the library).
 func (p *Placement) Owners(keys []string) ([]int, error) {
 	out := make([]int, len(keys))
 	if err := p.OwnersInto(keys, out); err != nil {
@@ -196,195 +185,226 @@ func (p *Placement) Owners(keys []string) ([]int, error) {
 
 // OwnersInto writes the owner of keys[i] into out[i]; out must be at least as long as keys.
 func (p *Placement) OwnersInto(keys []string, out []int) error {
-	h, err := p.handle()
-	if err != nil {
+	if err := p.usable(); err != nil {
 		return err
+	}
+	if len(out) < len(keys) {
+		return &Error{Code: CodeBufferTooSmall, Expected: len(keys), Actual: len(out)}
 	}
 	if len(keys) == 0 {
 		return nil
 	}
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	joined := make([]byte, 0, total+1)
-	lens := make([]int, len(keys))
-	for i, k := range keys {
-		joined = append(joined, k...)
-		lens[i] = len(k)
-	}
-	joined = append(joined, 0) // keeps &joined[0] valid when every key is empty
-	// A Go int has the size of a C size_t on every platform Go supports.
-	st := C.hrw_placement_owners(h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
-		(*C.size_t)(unsafe.Pointer(&lens[0])), C.size_t(len(keys)),
-		(*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))), C.size_t(len(out)))
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return errorFromStatus(st)
-	}
-	return nil
+	return p.b.ownersInto(keys, out[:len(keys)])
 }
 
-type topFunc func(*C.hrw_placement, *C.uint8_t, C.size_t, C.size_t, *C.size_t, C.size_t, *C.size_t) C.hrw_status
+// answerLen is how many nodes a ranking of k holds, or ErrInvalidCount for a negative k.
+func (p *Placement) answerLen(k int) (int, error) {
+	if k < 0 {
+		return 0, &Error{Code: CodeInvalidCount, Count: k}
+	}
+	return min(k, p.selectable), nil
+}
 
-func (p *Placement) top(key string, k int, fill topFunc) ([]int, error) {
-	h, err := p.handle()
+// Rank returns the first k nodes of the ranking of key, owner first (all selectable nodes when
+// k exceeds their number). A negative k is ErrInvalidCount.
+func (p *Placement) Rank(key string, k int) ([]int, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	n, err := p.answerLen(k)
 	if err != nil {
 		return nil, err
 	}
-	if k < 0 {
-		return nil, &Error{Code: CodeBufferTooSmall}
+	out := make([]int, n)
+	if err := p.b.rankInto(key, out); err != nil {
+		return nil, err
 	}
-	var sel C.size_t
-	C.hrw_placement_selectable_len(h, &sel)
-	out := make([]int, min(k, int(sel))+1)
-	var n C.size_t
-	st := fill(h, keyPtr(key), C.size_t(len(key)), C.size_t(k),
-		(*C.size_t)(unsafe.Pointer(&out[0])), C.size_t(len(out)), &n)
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return nil, errorFromStatus(st)
-	}
-	return out[:n], nil
+	return out, nil
 }
 
-// Rank returns the first k nodes of the ranking of key, owner first (fewer when fewer nodes can
-// be selected).
-func (p *Placement) Rank(key string, k int) ([]int, error) {
-	return p.top(key, k, func(h *C.hrw_placement, key *C.uint8_t, kl C.size_t, k C.size_t, out *C.size_t, ol C.size_t, n *C.size_t) C.hrw_status {
-		return C.hrw_placement_rank(h, key, kl, k, out, ol, n)
-	})
-}
-
-// Replicas returns up to k nodes for replicas of key, spread over failure domains.
+// Replicas returns up to k nodes for replicas of key, spread over failure domains. A negative k
+// is ErrInvalidCount.
 func (p *Placement) Replicas(key string, k int) ([]int, error) {
-	return p.top(key, k, func(h *C.hrw_placement, key *C.uint8_t, kl C.size_t, k C.size_t, out *C.size_t, ol C.size_t, n *C.size_t) C.hrw_status {
-		return C.hrw_placement_replicas(h, key, kl, k, out, ol, n)
-	})
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	n, err := p.answerLen(k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, n)
+	if err := p.b.replicasInto(key, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// maxResult bounds a batch answer, as in every language: 2^32 - 1 ids, far more than fit in
+// memory as ints.
+const maxResult = 1<<32 - 1
+
+// RankMany returns Rank(keys[i], k) for every key. Every row has the same length, min(k, the
+// number of selectable nodes), and all rows share one allocation. A negative k is
+// ErrInvalidCount; an answer of more than 2^32 - 1 ids is ErrResultTooLarge, before anything is
+// allocated.
+func (p *Placement) RankMany(keys []string, k int) ([][]int, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	row, err := p.answerLen(k)
+	if err != nil {
+		return nil, err
+	}
+	if row > 0 && len(keys) > maxResult/row {
+		return nil, &Error{Code: CodeResultTooLarge, Count: k, Actual: len(keys)}
+	}
+	flat := make([]int, len(keys)*row)
+	rows := make([][]int, len(keys))
+	for i, key := range keys {
+		rows[i] = flat[i*row : (i+1)*row : (i+1)*row]
+		if err := p.b.rankInto(key, rows[i]); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
 }
 
 // Len returns the number of nodes, including those of weight zero.
 func (p *Placement) Len() int {
-	h, err := p.handle()
-	if err != nil {
+	if p.usable() != nil {
 		return 0
 	}
-	var n C.size_t
-	C.hrw_placement_len(h, &n)
-	runtime.KeepAlive(p)
-	return int(n)
+	return len(p.nodes)
+}
+
+// SelectableLen returns the number of nodes that can be selected (weight above zero).
+func (p *Placement) SelectableLen() int {
+	if p.usable() != nil {
+		return 0
+	}
+	return p.selectable
+}
+
+// Seed returns the placement's seed.
+func (p *Placement) Seed() Seed {
+	if p.usable() != nil {
+		return Seed{}
+	}
+	return p.seed
+}
+
+func (p *Placement) checkIndex(index int) error {
+	if err := p.usable(); err != nil {
+		return err
+	}
+	if index < 0 || index >= len(p.nodes) {
+		return &Error{Code: CodeIndexOutOfRange, Index: index, Expected: len(p.nodes)}
+	}
+	return nil
 }
 
 // NodeID returns the id of node index.
 func (p *Placement) NodeID(index int) (string, error) {
-	h, err := p.handle()
-	if err != nil {
+	if err := p.checkIndex(index); err != nil {
 		return "", err
 	}
-	if index < 0 {
-		return "", &Error{Code: CodeIndexOutOfRange}
+	return p.nodes[index].id, nil
+}
+
+// Node returns the description of node index, with its weight always set.
+func (p *Placement) Node(index int) (Node, error) {
+	if err := p.checkIndex(index); err != nil {
+		return Node{}, err
 	}
-	var id *C.uint8_t
-	var n C.size_t
-	st := C.hrw_placement_node_id(h, C.size_t(index), &id, &n)
-	var s string
-	if st == C.HRW_STATUS_OK {
-		s = C.GoStringN((*C.char)(unsafe.Pointer(id)), C.int(n))
-	}
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return "", errorFromStatus(st)
-	}
-	return s, nil
+	return p.nodes[index].public(), nil
 }
 
 // Find returns the index of the node with this id.
 func (p *Placement) Find(id string) (int, bool) {
-	h, err := p.handle()
-	if err != nil {
+	if p.usable() != nil {
 		return 0, false
 	}
-	var idx C.size_t
-	st := C.hrw_placement_find(h, keyPtr(id), C.size_t(len(id)), &idx)
-	runtime.KeepAlive(p)
-	return int(idx), st == C.HRW_STATUS_OK
+	return p.b.find(id)
 }
 
 // Score returns the hrw-v1 score of key for node index.
 func (p *Placement) Score(key string, index int) (uint64, error) {
-	h, err := p.handle()
+	if err := p.checkIndex(index); err != nil {
+		return 0, err
+	}
+	return p.b.score(key, index)
+}
+
+// ScoreOf returns the hrw-v1 score of key for the node of this id (ErrUnknownNode when there is
+// none).
+func (p *Placement) ScoreOf(key, id string) (uint64, error) {
+	i, err := p.index(id)
 	if err != nil {
 		return 0, err
 	}
-	if index < 0 {
-		return 0, &Error{Code: CodeIndexOutOfRange}
+	return p.b.score(key, i)
+}
+
+func (p *Placement) index(id string) (int, error) {
+	if err := p.usable(); err != nil {
+		return 0, err
 	}
-	var s C.uint64_t
-	st := C.hrw_placement_score(h, keyPtr(key), C.size_t(len(key)), C.size_t(index), &s)
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return 0, errorFromStatus(st)
+	i, ok := p.b.find(id)
+	if !ok {
+		return 0, &Error{Code: CodeUnknownNode, ID: id}
 	}
-	return uint64(s), nil
+	return i, nil
+}
+
+// WithNode returns a placement with one more node, appended: it gets index Len(). The errors
+// are those of NewNodes, with the new node's Index.
+func (p *Placement) WithNode(n Node) (*Placement, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	nodes := make([]node, len(p.nodes), len(p.nodes)+1)
+	copy(nodes, p.nodes)
+	return build(p.seed, append(nodes, resolve(n)))
 }
 
 // WithoutNode returns a placement without the node of this id; later indices shift down by one.
 func (p *Placement) WithoutNode(id string) (*Placement, error) {
-	h, err := p.handle()
+	i, err := p.index(id)
 	if err != nil {
 		return nil, err
 	}
-	var out *C.hrw_placement
-	st := C.hrw_placement_without_node(h, keyPtr(id), C.size_t(len(id)), &out)
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return nil, errorFromStatus(st)
-	}
-	return wrap(out), nil
+	nodes := make([]node, 0, len(p.nodes)-1)
+	nodes = append(append(nodes, p.nodes[:i]...), p.nodes[i+1:]...)
+	return build(p.seed, nodes)
 }
 
-// WithWeight returns a placement where the node of this id has another weight.
+// WithWeight returns a placement where the node of this id has another weight (0 drains it).
+// An invalid weight is reported with that node's Index.
 func (p *Placement) WithWeight(id string, weight float64) (*Placement, error) {
-	h, err := p.handle()
+	i, err := p.index(id)
 	if err != nil {
 		return nil, err
 	}
-	var out *C.hrw_placement
-	st := C.hrw_placement_with_weight(h, keyPtr(id), C.size_t(len(id)), C.double(weight), &out)
-	runtime.KeepAlive(p)
-	if st != C.HRW_STATUS_OK {
-		return nil, errorFromStatus(st)
-	}
-	return wrap(out), nil
+	nodes := make([]node, len(p.nodes))
+	copy(nodes, p.nodes)
+	nodes[i].weight = weight
+	return build(p.seed, nodes)
 }
 
 // WeightToFixed returns the fixed-point form of a weight, round_half_even(w * 2^32).
 func WeightToFixed(w float64) (uint64, error) {
-	var f C.uint64_t
-	if st := C.hrw_weight_to_fixed(C.double(w), &f); st != C.HRW_STATUS_OK {
-		return 0, errorFromStatus(st)
+	f, ok := weightToFixed(w)
+	if !ok {
+		return 0, &Error{Code: CodeInvalidWeight, Index: -1, Weight: w}
 	}
-	return uint64(f), nil
+	return f, nil
 }
 
-// KeyDigest returns the hrw-v1 digest of key under seed (nil: the default seed).
-func KeyDigest(key string, seed []byte) (uint64, error) {
-	var d C.uint64_t
-	var sp *C.uint8_t
-	if seed != nil {
-		buf := append(append([]byte(nil), seed...), 0)
-		sp = (*C.uint8_t)(unsafe.Pointer(&buf[0]))
-	}
-	st := C.hrw_key_digest(sp, C.size_t(len(seed)), keyPtr(key), C.size_t(len(key)), &d)
-	if st != C.HRW_STATUS_OK {
-		return 0, errorFromStatus(st)
-	}
-	return uint64(d), nil
-}
+// KeyDigest returns the hrw-v1 digest of key under seed.
+func KeyDigest(seed Seed, key string) uint64 { return keyDigest(seed, key) }
+
+// NodeDigest returns the hrw-v1 digest of a node id under seed.
+func NodeDigest(seed Seed, id string) uint64 { return nodeDigest(seed, id) }
 
 // Draw returns the hrw-v1 draw of a score.
-func Draw(score uint64) uint64 {
-	var d C.uint64_t
-	C.hrw_draw(C.uint64_t(score), &d)
-	return uint64(d)
-}
+func Draw(score uint64) uint64 { return draw(score) }

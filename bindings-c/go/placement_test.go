@@ -17,7 +17,7 @@ func TestBuildErrorsCarryDetails(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != hrwhash.CodeDuplicateNodeID || e.Index != 2 || e.FirstIndex != 0 {
 		t.Fatalf("duplicate: %#v", err)
 	}
-	if !strings.Contains(err.Error(), "node 2 repeats node 0") {
+	if !strings.Contains(err.Error(), `duplicate node id "a" at index 2 (first at index 0)`) {
 		t.Errorf("message %q", err)
 	}
 	if _, err := hrwhash.New(); !errors.Is(err, hrwhash.ErrEmptyMembership) {
@@ -38,8 +38,8 @@ func TestBuildErrorsCarryDetails(t *testing.T) {
 	if _, err := hrwhash.NewWeighted([]string{"a", "b"}, []float64{1}); !errors.Is(err, hrwhash.ErrLengthMismatch) {
 		t.Errorf("short weights: %v", err)
 	}
-	_, err = hrwhash.NewNodes([]hrwhash.Node{{ID: "a", Weight: 1}}, hrwhash.WithSeed(make([]byte, 15)))
-	if !errors.As(err, &e) || e.Code != hrwhash.CodeInvalidSeedLength || e.Actual != 15 {
+	_, err = hrwhash.SeedFromBytes(make([]byte, 15))
+	if !errors.As(err, &e) || e.Code != hrwhash.CodeInvalidSeedLength || e.Actual != 15 || e.Expected != 16 {
 		t.Errorf("seed: %v", err)
 	}
 }

@@ -36,7 +36,8 @@ enum hrw_status
    */
   HRW_STATUS_OK = 0,
   /**
-   * A required pointer was NULL, or a NULL buffer came with a non-zero length.
+   * A required pointer was NULL, or a NULL buffer came with a non-zero length (API.md's
+   * InvalidArgument).
    */
   HRW_STATUS_NULL_PARAMETER = 1,
   /**
@@ -64,7 +65,8 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_SEED_LENGTH = 7,
   /**
-   * Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes).
+   * Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
+   * input length is one no buffer can have.
    */
   HRW_STATUS_LENGTH_MISMATCH = 8,
   /**
@@ -92,7 +94,8 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_COUNT = 14,
   /**
-   * The requested result cannot be produced: its size overflows (for example keys x k).
+   * The requested result cannot be produced: its size overflows (for example keys x k), or
+   * an output buffer's length is one no buffer can have.
    */
   HRW_STATUS_RESULT_TOO_LARGE = 15,
   /**
@@ -155,8 +158,10 @@ typedef struct hrw_placement_options {
    */
   size_t seed_len;
   /**
-   * One weight per node (in node order), or NULL for weight 1.0 everywhere. Weight 0.0 keeps
-   * a node in the membership but never selects it.
+   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
+   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+   * selects it.
    */
   const double *weights;
   /**
@@ -166,7 +171,8 @@ typedef struct hrw_placement_options {
 } hrw_placement_options;
 
 /**
- * Details of a failed build, for messages that name the offending node.
+ * Details of a failed call, for messages that name the offending node, value or length. Calls
+ * that take an optional `hrw_error *` write it on failure only.
  *
  * Only the fields that the status names are meaningful; the others are zero.
  */
@@ -176,7 +182,9 @@ typedef struct hrw_error {
    */
   hrw_status status;
   /**
-   * EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
+   * EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
+   * `hrw_placement_with_node` the position it would get, the placement's length).
+   * NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
    */
   size_t index;
   /**
@@ -255,6 +263,26 @@ hrw_status hrw_placement_owners(const struct hrw_placement *placement,
                                 size_t out_len);
 
 /**
+ * Top-`k` rankings of `key_count` keys in one call, the keys given as for
+ * `hrw_placement_owners`. Row `i` of `out_indices` is `k` slots long (`key_count * k` slots in
+ * all, else BUFFER_TOO_SMALL; RESULT_TOO_LARGE when that product overflows) and its first
+ * `*out_per_key = min(k, selectable nodes)` slots receive the ranking of key `i`; the rest of
+ * each row is left as it was.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_placement_rank_many(const struct hrw_placement *placement,
+                                   const uint8_t *keys,
+                                   size_t keys_len,
+                                   const size_t *key_lens,
+                                   size_t key_count,
+                                   size_t k,
+                                   size_t *out_indices,
+                                   size_t out_len,
+                                   size_t *out_per_key);
+
+/**
  * The first `k` nodes of the ranking of `key` (the owner first), as node indices in
  * `out_indices`; `*out_count` receives how many were written, `min(k, selectable nodes)`.
  * BUFFER_TOO_SMALL when `out_len` is below that count.
@@ -315,6 +343,16 @@ hrw_status hrw_placement_node_id(const struct hrw_placement *placement,
                                  size_t *out_id_len);
 
 /**
+ * The weight of the node at `index` (0 for a drained node).
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_placement_node_weight(const struct hrw_placement *placement,
+                                     size_t index,
+                                     double *out_weight);
+
+/**
  * The index of the node with this id; UNKNOWN_NODE when there is none.
  *
  * # Safety
@@ -349,72 +387,87 @@ hrw_status hrw_placement_score(const struct hrw_placement *placement,
 
 /**
  * A new placement with one more node (appended: it gets index `len`). `weight` as in
- * `hrw_placement_options.weights`.
+ * `hrw_placement_options.weights`. On failure a non-NULL `error` receives the details; their
+ * `index` is the new node's position, `len`.
  *
  * # Safety
- * `placement` is a live handle; `node` points to a valid `hrw_node`.
+ * `placement` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or
+ * writable.
  */
 hrw_status hrw_placement_with_node(const struct hrw_placement *placement,
                                    const struct hrw_node *node,
                                    double weight,
-                                   struct hrw_placement **out_placement);
+                                   struct hrw_placement **out_placement,
+                                   struct hrw_error *error);
 
 /**
  * A new placement without the node of this id; the other nodes keep their relative order (so
  * indices after the removed one shift down by one). UNKNOWN_NODE when there is no such node.
+ * On failure a non-NULL `error` receives the status.
  *
  * # Safety
- * `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+ * `placement` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
  */
 hrw_status hrw_placement_without_node(const struct hrw_placement *placement,
                                       const uint8_t *id,
                                       size_t id_len,
-                                      struct hrw_placement **out_placement);
+                                      struct hrw_placement **out_placement,
+                                      struct hrw_error *error);
 
 /**
- * A new placement where the node of this id has another weight.
+ * A new placement where the node of this id has another weight. The node is looked up first
+ * (UNKNOWN_NODE), then the weight is checked; on failure a non-NULL `error` receives the
+ * details (INVALID_WEIGHT: the node's `index` and the rejected `value`).
  *
  * # Safety
- * `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+ * `placement` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
  */
 hrw_status hrw_placement_with_weight(const struct hrw_placement *placement,
                                      const uint8_t *id,
                                      size_t id_len,
                                      double weight,
-                                     struct hrw_placement **out_placement);
+                                     struct hrw_placement **out_placement,
+                                     struct hrw_error *error);
 
 /**
  * The fixed-point form of a weight, `round_half_even(w * 2^32)`; INVALID_WEIGHT when `w` is
- * not a valid weight.
+ * not a valid weight (a non-NULL `error` then receives the `value`).
  *
  * # Safety
- * `out_fixed` is NULL or writable.
+ * `out_fixed` is NULL or writable; `error` is NULL or writable.
  */
-hrw_status hrw_weight_to_fixed(double weight, uint64_t *out_fixed);
+hrw_status hrw_weight_to_fixed(double weight, uint64_t *out_fixed, struct hrw_error *error);
 
 /**
- * The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed).
+ * The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed). On
+ * failure a non-NULL `error` receives the details (INVALID_SEED_LENGTH: `expected` 16 and the
+ * `actual` length).
  *
  * # Safety
- * Pointers are NULL or valid for their lengths.
+ * Pointers are NULL or valid for their lengths; `error` is NULL or writable.
  */
 hrw_status hrw_key_digest(const uint8_t *seed,
                           size_t seed_len,
                           const uint8_t *key,
                           size_t key_len,
-                          uint64_t *out_digest);
+                          uint64_t *out_digest,
+                          struct hrw_error *error);
 
 /**
- * The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed).
+ * The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed). On
+ * failure a non-NULL `error` receives the details, as for `hrw_key_digest`.
  *
  * # Safety
- * Pointers are NULL or valid for their lengths.
+ * Pointers are NULL or valid for their lengths; `error` is NULL or writable.
  */
 hrw_status hrw_node_digest(const uint8_t *seed,
                            size_t seed_len,
                            const uint8_t *id,
                            size_t id_len,
-                           uint64_t *out_digest);
+                           uint64_t *out_digest,
+                           struct hrw_error *error);
 
 /**
  * The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).

@@ -2,7 +2,7 @@
 
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
-use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
+use crate::ffi::{bytes, guard, guard_detail, non_null, out, span, span_mut};
 use crate::status::{hrw_error, hrw_status};
 
 /// An immutable placement of nodes (build it with `hrw_placement_new`, release it with
@@ -38,8 +38,10 @@ pub struct hrw_placement_options {
     pub seed: *const u8,
     /// Length of `seed`: 16, or 0 when `seed` is NULL.
     pub seed_len: usize,
-    /// One weight per node (in node order), or NULL for weight 1.0 everywhere. Weight 0.0 keeps
-    /// a node in the membership but never selects it.
+    /// One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+    /// pointer is a weights list even when `weights_len` is 0, so its length must be the number
+    /// of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+    /// selects it.
     pub weights: *const f64,
     /// Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
     pub weights_len: usize,
@@ -55,21 +57,35 @@ fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error>, hrw_stat
     Ok(Seed::from_slice(s))
 }
 
+/// The id and domain of a C node, checked for NULL-with-length (NULL_PARAMETER).
+///
 /// # Safety
 /// `n` follows the `hrw_node` contract.
-unsafe fn node_from(n: &hrw_node, weight: Weight) -> Result<Node, hrw_status> {
+unsafe fn node_parts<'a>(n: &hrw_node) -> Result<(&'a [u8], Option<&'a [u8]>), hrw_status> {
     // SAFETY: forwarded from the caller.
     let id = unsafe { bytes(n.id, n.id_len) }?;
-    let node = Node::new(id).with_weight(weight);
     if n.domain.is_null() {
         if n.domain_len != 0 {
             return Err(hrw_status::NullParameter);
         }
-        return Ok(node);
+        return Ok((id, None));
     }
     // SAFETY: forwarded from the caller.
     let domain = unsafe { bytes(n.domain, n.domain_len) }?;
-    Ok(node.with_domain(domain))
+    Ok((id, Some(domain)))
+}
+
+fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
+    let node = Node::new(id).with_weight(weight);
+    match domain {
+        Some(d) => node.with_domain(d),
+        None => node,
+    }
+}
+
+/// A weight from C, or INVALID_WEIGHT naming the node `index` and the value.
+fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
+    Weight::new(w).map_err(|e| hrw_error::from(e).at(index))
 }
 
 fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
@@ -103,27 +119,15 @@ pub unsafe extern "C" fn hrw_placement_new(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
-    let mut detail = None;
-    let status = guard(|| {
-        let dst = out(out_placement)?;
-        // SAFETY: caller contract, forwarded.
-        match unsafe { build(nodes, nodes_len, options) } {
-            Ok(p) => {
-                boxed(p, dst);
-                Ok(())
-            }
-            Err(d) => {
-                detail = Some(d);
-                Err(d.status)
-            }
-        }
-    });
-    if status != hrw_status::Ok && !error.is_null() {
-        let d = detail.unwrap_or_else(|| hrw_error::from_status(status));
-        // SAFETY: a non-NULL `error` points to a writable hrw_error (documented contract).
-        unsafe { error.write(d) };
+    // SAFETY: `error` is NULL or writable (caller contract).
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_placement)?;
+            // SAFETY: caller contract, forwarded.
+            boxed(build(nodes, nodes_len, options)?, dst);
+            Ok(())
+        })
     }
-    status
 }
 
 /// # Safety
@@ -133,39 +137,41 @@ unsafe fn build(
     nodes_len: usize,
     options: *const hrw_placement_options,
 ) -> Result<Placement, hrw_error> {
-    let plain = hrw_error::from_status;
-    let core = |e: Error| hrw_error::from_core(&e);
+    // The order of API.md section 4: the shape of every argument (nodes, weights, seed), then
+    // lengths, then the checks of SPEC.md section 7.
     // SAFETY: caller contract.
-    let nodes = unsafe { span(nodes, nodes_len) }.map_err(plain)?;
+    let nodes = unsafe { span(nodes, nodes_len) }?;
+    let mut parts = Vec::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        // SAFETY: caller contract on every node.
+        parts.push(unsafe { node_parts(n) }.map_err(|s| hrw_error::from(s).at(i))?);
+    }
     // SAFETY: a non-NULL `options` points to a readable struct (caller contract).
     let (seed_ptr, seed_len, w_ptr, w_len) = match unsafe { options.as_ref() } {
         Some(o) => (o.seed, o.seed_len, o.weights, o.weights_len),
         None => (std::ptr::null(), 0, std::ptr::null(), 0),
     };
-    let seed = seed_from(seed_ptr, seed_len)
-        .map_err(plain)?
-        .map_err(core)?;
     // SAFETY: caller contract.
-    let weights = unsafe { span(w_ptr, w_len) }.map_err(plain)?;
-    if !weights.is_empty() && weights.len() != nodes.len() {
-        return Err(core(Error::LengthMismatch {
+    let weights = unsafe { span(w_ptr, w_len) }?;
+    let seed = seed_from(seed_ptr, seed_len)?;
+    // A non-NULL weights pointer is a list of weights, even an empty one: it must match.
+    if !w_ptr.is_null() && weights.len() != nodes.len() {
+        return Err(Error::LengthMismatch {
             expected: nodes.len(),
             actual: weights.len(),
-        }));
+        }
+        .into());
     }
+    let seed = seed?;
     let mut built = Vec::with_capacity(nodes.len());
-    for (i, n) in nodes.iter().enumerate() {
+    for (i, (id, domain)) in parts.into_iter().enumerate() {
         let weight = match weights.get(i) {
-            Some(&w) => Weight::new(w).map_err(|e| hrw_error {
-                index: i,
-                ..hrw_error::from_core(&e)
-            })?,
+            Some(&w) => weight_at(w, i)?,
             None => Weight::ONE,
         };
-        // SAFETY: caller contract on every node.
-        built.push(unsafe { node_from(n, weight) }.map_err(plain)?);
+        built.push(node_of(id, domain, weight));
     }
-    Placement::from_nodes(seed, built).map_err(core)
+    Ok(Placement::from_nodes(seed, built)?)
 }
 
 /// Releases a placement; NULL is a no-op.
@@ -242,19 +248,79 @@ pub unsafe extern "C" fn hrw_placement_owners(
         if dst.len() < lens.len() {
             return Err(hrw_status::BufferTooSmall);
         }
-        let total = lens
-            .iter()
-            .try_fold(0usize, |acc, &l| acc.checked_add(l))
-            .ok_or(hrw_status::LengthMismatch)?;
-        if total != keys.len() {
-            return Err(hrw_status::LengthMismatch);
-        }
-        let mut rest = keys;
-        for (&len, slot) in lens.iter().zip(dst.iter_mut()) {
-            let (key, tail) = rest.split_at(len);
+        for (key, slot) in split_keys(keys, lens)?.zip(dst.iter_mut()) {
             *slot = p.owner_index(key);
-            rest = tail;
         }
+        Ok(())
+    })
+}
+
+/// The keys of a batch, `lens[i]` bytes each, taken in order from `keys`. LENGTH_MISMATCH
+/// unless the lengths add up to exactly `keys.len()` (an overflowing sum never adds up), checked
+/// before any key is read.
+fn split_keys<'a>(
+    keys: &'a [u8],
+    lens: &'a [usize],
+) -> Result<impl Iterator<Item = &'a [u8]> + 'a, hrw_status> {
+    let total = lens
+        .iter()
+        .try_fold(0usize, |acc, &l| acc.checked_add(l))
+        .ok_or(hrw_status::LengthMismatch)?;
+    if total != keys.len() {
+        return Err(hrw_status::LengthMismatch);
+    }
+    let mut rest = keys;
+    Ok(lens.iter().map(move |&len| {
+        let (key, tail) = rest.split_at(len);
+        rest = tail;
+        key
+    }))
+}
+
+/// Top-`k` rankings of `key_count` keys in one call, the keys given as for
+/// `hrw_placement_owners`. Row `i` of `out_indices` is `k` slots long (`key_count * k` slots in
+/// all, else BUFFER_TOO_SMALL; RESULT_TOO_LARGE when that product overflows) and its first
+/// `*out_per_key = min(k, selectable nodes)` slots receive the ranking of key `i`; the rest of
+/// each row is left as it was.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the keys and the rows are each a (pointer, length) pair
+pub unsafe extern "C" fn hrw_placement_rank_many(
+    placement: *const hrw_placement,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_per_key: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let per_key_dst = out(out_per_key)?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        let slots = key_count.checked_mul(k).ok_or(hrw_status::ResultTooLarge)?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        if dst.len() < slots {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let rows = split_keys(keys, lens)?;
+        let per_key = k.min(p.selectable_len());
+        if per_key > 0 {
+            for (key, row) in rows.zip(dst.chunks_exact_mut(k)) {
+                p.rank_into(key, &mut row[..per_key]);
+            }
+        }
+        // SAFETY: checked non-NULL.
+        unsafe { per_key_dst.write(per_key) };
         Ok(())
     })
 }
@@ -419,6 +485,27 @@ pub unsafe extern "C" fn hrw_placement_node_id(
     })
 }
 
+/// The weight of the node at `index` (0 for a drained node).
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_node_weight(
+    placement: *const hrw_placement,
+    index: usize,
+    out_weight: *mut f64,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let dst = out(out_weight)?;
+        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(node.weight().to_f64()) };
+        Ok(())
+    })
+}
+
 /// The index of the node with this id; UNKNOWN_NODE when there is none.
 ///
 /// # Safety
@@ -494,60 +581,69 @@ pub unsafe extern "C" fn hrw_placement_score(
 }
 
 /// A new placement with one more node (appended: it gets index `len`). `weight` as in
-/// `hrw_placement_options.weights`.
+/// `hrw_placement_options.weights`. On failure a non-NULL `error` receives the details; their
+/// `index` is the new node's position, `len`.
 ///
 /// # Safety
-/// `placement` is a live handle; `node` points to a valid `hrw_node`.
+/// `placement` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_with_node(
     placement: *const hrw_placement,
     node: *const hrw_node,
     weight: f64,
     out_placement: *mut *mut hrw_placement,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_placement)?;
-        // SAFETY: caller contract.
-        let node = unsafe { non_null(node)?.as_ref() }.ok_or(hrw_status::NullParameter)?;
-        let weight = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: caller contract.
-        let node = unsafe { node_from(node, weight) }?;
-        let next = p.with_node(node).map_err(|e| hrw_status::from(&e))?;
-        boxed(next, dst);
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let p = placement_ref(placement)?;
+            let dst = out(out_placement)?;
+            let index = p.len();
+            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
+            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
+            let weight = weight_at(weight, index)?;
+            boxed(p.with_node(node_of(id, domain, weight))?, dst);
+            Ok(())
+        })
+    }
 }
 
 /// A new placement without the node of this id; the other nodes keep their relative order (so
 /// indices after the removed one shift down by one). UNKNOWN_NODE when there is no such node.
+/// On failure a non-NULL `error` receives the status.
 ///
 /// # Safety
-/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_without_node(
     placement: *const hrw_placement,
     id: *const u8,
     id_len: usize,
     out_placement: *mut *mut hrw_placement,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_placement)?;
-        // SAFETY: caller contract.
-        let id = unsafe { bytes(id, id_len) }?;
-        let next = p.without_node(id).map_err(|e| hrw_status::from(&e))?;
-        boxed(next, dst);
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let p = placement_ref(placement)?;
+            let dst = out(out_placement)?;
+            let id = bytes(id, id_len)?;
+            boxed(p.without_node(id)?, dst);
+            Ok(())
+        })
+    }
 }
 
-/// A new placement where the node of this id has another weight.
+/// A new placement where the node of this id has another weight. The node is looked up first
+/// (UNKNOWN_NODE), then the weight is checked; on failure a non-NULL `error` receives the
+/// details (INVALID_WEIGHT: the node's `index` and the rejected `value`).
 ///
 /// # Safety
-/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes.
+/// `placement` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_with_weight(
     placement: *const hrw_placement,
@@ -555,42 +651,50 @@ pub unsafe extern "C" fn hrw_placement_with_weight(
     id_len: usize,
     weight: f64,
     out_placement: *mut *mut hrw_placement,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_placement)?;
-        // SAFETY: caller contract.
-        let id = unsafe { bytes(id, id_len) }?;
-        let weight = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
-        let next = p
-            .with_weight(id, weight)
-            .map_err(|e| hrw_status::from(&e))?;
-        boxed(next, dst);
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let p = placement_ref(placement)?;
+            let dst = out(out_placement)?;
+            let id = bytes(id, id_len)?;
+            let index = p.find(id).ok_or(hrw_status::UnknownNode)?.index();
+            let weight = weight_at(weight, index)?;
+            boxed(p.with_weight(id, weight)?, dst);
+            Ok(())
+        })
+    }
 }
 
 /// The fixed-point form of a weight, `round_half_even(w * 2^32)`; INVALID_WEIGHT when `w` is
-/// not a valid weight.
+/// not a valid weight (a non-NULL `error` then receives the `value`).
 ///
 /// # Safety
-/// `out_fixed` is NULL or writable.
+/// `out_fixed` is NULL or writable; `error` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_weight_to_fixed(weight: f64, out_fixed: *mut u64) -> hrw_status {
-    guard(|| {
-        let dst = out(out_fixed)?;
-        let w = Weight::new(weight).map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(w.to_fixed()) };
-        Ok(())
-    })
+pub unsafe extern "C" fn hrw_weight_to_fixed(
+    weight: f64,
+    out_fixed: *mut u64,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_fixed)?;
+            let w = Weight::new(weight)?;
+            dst.write(w.to_fixed());
+            Ok(())
+        })
+    }
 }
 
-/// The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed).
+/// The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed). On
+/// failure a non-NULL `error` receives the details (INVALID_SEED_LENGTH: `expected` 16 and the
+/// `actual` length).
 ///
 /// # Safety
-/// Pointers are NULL or valid for their lengths.
+/// Pointers are NULL or valid for their lengths; `error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_key_digest(
     seed: *const u8,
@@ -598,22 +702,25 @@ pub unsafe extern "C" fn hrw_key_digest(
     key: *const u8,
     key_len: usize,
     out_digest: *mut u64,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
-        let dst = out(out_digest)?;
-        let seed = seed_from(seed, seed_len)?.map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(v1::key_digest(&seed, key)) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_digest)?;
+            let seed = seed_from(seed, seed_len)??;
+            let key = bytes(key, key_len)?;
+            dst.write(v1::key_digest(&seed, key));
+            Ok(())
+        })
+    }
 }
 
-/// The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed).
+/// The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed). On
+/// failure a non-NULL `error` receives the details, as for `hrw_key_digest`.
 ///
 /// # Safety
-/// Pointers are NULL or valid for their lengths.
+/// Pointers are NULL or valid for their lengths; `error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_node_digest(
     seed: *const u8,
@@ -621,16 +728,18 @@ pub unsafe extern "C" fn hrw_node_digest(
     id: *const u8,
     id_len: usize,
     out_digest: *mut u64,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
-        let dst = out(out_digest)?;
-        let seed = seed_from(seed, seed_len)?.map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: caller contract.
-        let id = unsafe { bytes(id, id_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(v1::node_digest(&seed, id)) };
-        Ok(())
-    })
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_digest)?;
+            let seed = seed_from(seed, seed_len)??;
+            let id = bytes(id, id_len)?;
+            dst.write(v1::node_digest(&seed, id));
+            Ok(())
+        })
+    }
 }
 
 /// The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).

@@ -13,7 +13,8 @@ use crate::ffi::guard;
 pub enum hrw_status {
     /// Success; out-params were written.
     Ok = 0,
-    /// A required pointer was NULL, or a NULL buffer came with a non-zero length.
+    /// A required pointer was NULL, or a NULL buffer came with a non-zero length (API.md's
+    /// InvalidArgument).
     NullParameter = 1,
     /// A placement needs at least one node.
     EmptyMembership = 2,
@@ -27,7 +28,8 @@ pub enum hrw_status {
     AllWeightsZero = 6,
     /// A seed must be exactly 16 bytes.
     InvalidSeedLength = 7,
-    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes).
+    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
+    /// input length is one no buffer can have.
     LengthMismatch = 8,
     /// No node with that id is in the placement.
     UnknownNode = 9,
@@ -41,7 +43,8 @@ pub enum hrw_status {
     Unknown = 13,
     /// A count such as `k` is out of range for the call.
     InvalidCount = 14,
-    /// The requested result cannot be produced: its size overflows (for example keys x k).
+    /// The requested result cannot be produced: its size overflows (for example keys x k), or
+    /// an output buffer's length is one no buffer can have.
     ResultTooLarge = 15,
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
@@ -67,7 +70,8 @@ impl From<&Error> for hrw_status {
     }
 }
 
-/// Details of a failed build, for messages that name the offending node.
+/// Details of a failed call, for messages that name the offending node, value or length. Calls
+/// that take an optional `hrw_error *` write it on failure only.
 ///
 /// Only the fields that the status names are meaningful; the others are zero.
 #[repr(C)]
@@ -75,7 +79,9 @@ impl From<&Error> for hrw_status {
 pub struct hrw_error {
     /// Same as the returned status.
     pub status: hrw_status,
-    /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node in the caller's list.
+    /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
+    /// `hrw_placement_with_node` the position it would get, the placement's length).
+    /// NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
@@ -85,6 +91,18 @@ pub struct hrw_error {
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
     pub actual: usize,
+}
+
+impl From<hrw_status> for hrw_error {
+    fn from(status: hrw_status) -> hrw_error {
+        hrw_error::from_status(status)
+    }
+}
+
+impl From<Error> for hrw_error {
+    fn from(e: Error) -> hrw_error {
+        hrw_error::from_core(&e)
+    }
 }
 
 impl hrw_error {
@@ -97,6 +115,11 @@ impl hrw_error {
             expected: 0,
             actual: 0,
         }
+    }
+
+    /// This error, about the element at `index` of the caller's list.
+    pub(crate) fn at(self, index: usize) -> hrw_error {
+        hrw_error { index, ..self }
     }
 
     pub(crate) fn from_core(e: &Error) -> hrw_error {
@@ -116,6 +139,7 @@ impl hrw_error {
                 d.expected = expected;
                 d.actual = actual;
             }
+            Error::InvalidText { index: Some(index) } => d.index = index,
             _ => {}
         }
         d

@@ -31,6 +31,21 @@ static int fail(parser *p, const char *what) {
 
 static int parse_value(parser *p, jvalue *out);
 
+static int hex4(parser *p, unsigned *out) {
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        if (p->pos >= p->len) return 0;
+        char h = p->s[p->pos++];
+        int d = h >= '0' && h <= '9' ? h - '0'
+                : (h | 0x20) >= 'a' && (h | 0x20) <= 'f' ? (h | 0x20) - 'a' + 10
+                                                         : -1;
+        if (d < 0) return 0;
+        v = v * 16 + (unsigned)d;
+    }
+    *out = v;
+    return 1;
+}
+
 static int parse_string(parser *p, char **out, size_t *out_len) {
     size_t cap = 16, n = 0;
     char *buf = xrealloc(NULL, cap);
@@ -47,13 +62,49 @@ static int parse_string(parser *p, char **out, size_t *out_len) {
             case 'b': c = '\b'; break;
             case 'f': c = '\f'; break;
             case 'u': {
-                /* The vectors' text is ASCII; anything else is not needed by the tests. */
                 unsigned v = 0;
-                for (int i = 0; i < 4 && p->pos < p->len; i++) {
-                    char h = p->s[p->pos++];
-                    v = v * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10);
+                if (!hex4(p, &v)) {
+                    free(buf);
+                    return fail(p, "bad \\u escape");
                 }
-                c = v < 0x80 ? (char)v : '?';
+                if (v >= 0xD800 && v <= 0xDBFF) {
+                    unsigned lo = 0;
+                    if (p->pos + 2 > p->len || p->s[p->pos] != '\\' || p->s[p->pos + 1] != 'u') {
+                        free(buf);
+                        return fail(p, "lone surrogate escape");
+                    }
+                    p->pos += 2;
+                    if (!hex4(p, &lo) || lo < 0xDC00 || lo > 0xDFFF) {
+                        free(buf);
+                        return fail(p, "lone surrogate escape");
+                    }
+                    v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
+                } else if (v >= 0xDC00 && v <= 0xDFFF) {
+                    free(buf);
+                    return fail(p, "lone surrogate escape");
+                }
+                /* Escaped text becomes its UTF-8 bytes, as if it had been written unescaped. */
+                char utf8[4];
+                size_t k = 0;
+                if (v < 0x80) {
+                    utf8[k++] = (char)v;
+                } else if (v < 0x800) {
+                    utf8[k++] = (char)(0xC0 | (v >> 6));
+                    utf8[k++] = (char)(0x80 | (v & 0x3F));
+                } else if (v < 0x10000) {
+                    utf8[k++] = (char)(0xE0 | (v >> 12));
+                    utf8[k++] = (char)(0x80 | ((v >> 6) & 0x3F));
+                    utf8[k++] = (char)(0x80 | (v & 0x3F));
+                } else {
+                    utf8[k++] = (char)(0xF0 | (v >> 18));
+                    utf8[k++] = (char)(0x80 | ((v >> 12) & 0x3F));
+                    utf8[k++] = (char)(0x80 | ((v >> 6) & 0x3F));
+                    utf8[k++] = (char)(0x80 | (v & 0x3F));
+                }
+                while (n + k + 1 >= cap) buf = xrealloc(buf, cap *= 2);
+                memcpy(buf + n, utf8, k - 1);
+                n += k - 1;
+                c = utf8[k - 1];
                 break;
             }
             default: c = e;

@@ -1,5 +1,6 @@
-/* A small JSON reader, enough for conformance/vectors.json: numbers keep their source text so
- * that weights parse with strtod exactly, and 64-bit integers are strings in the file anyway. */
+/* A small JSON reader, enough for conformance/vectors.json and api-cases.json: numbers keep their
+ * source text so that weights parse with strtod exactly, and 64-bit integers are strings in the
+ * file anyway. Strings are UTF-8, escaped or not; a lone surrogate escape is a parse error. */
 #ifndef HRW_TEST_JSON_H
 #define HRW_TEST_JSON_H
 

@@ -69,7 +69,7 @@ static void build_errors(void) {
                   err.index == 1 && p == sentinel,
               "bad weight %g", bad[i]);
         uint64_t fixed = 7;
-        CHECK(hrw_weight_to_fixed(bad[i], &fixed) == HRW_STATUS_INVALID_WEIGHT && fixed == 7,
+        CHECK(hrw_weight_to_fixed(bad[i], &fixed, NULL) == HRW_STATUS_INVALID_WEIGHT && fixed == 7,
               "weight_to_fixed %g", bad[i]);
     }
     double zeros[3] = {0.0, 0.0, 0.0};
@@ -177,8 +177,8 @@ static void lookup_errors(void) {
     CHECK(hrw_placement_len(p, &len) == HRW_STATUS_OK && len == 3, "len");
     CHECK(hrw_placement_selectable_len(p, NULL) == HRW_STATUS_NULL_PARAMETER, "selectable NULL");
     uint64_t d = 0;
-    CHECK(hrw_key_digest(seed, 3, KEY("k"), &d) == HRW_STATUS_INVALID_SEED_LENGTH, "digest seed");
-    CHECK(hrw_key_digest(NULL, 0, NULL, 1, &d) == HRW_STATUS_NULL_PARAMETER, "digest NULL key");
+    CHECK(hrw_key_digest(seed, 3, KEY("k"), &d, NULL) == HRW_STATUS_INVALID_SEED_LENGTH, "digest seed");
+    CHECK(hrw_key_digest(NULL, 0, NULL, 1, &d, NULL) == HRW_STATUS_NULL_PARAMETER, "digest NULL key");
     CHECK(hrw_draw(1, NULL) == HRW_STATUS_NULL_PARAMETER, "draw NULL out");
     hrw_placement_free(p);
 }
@@ -186,22 +186,22 @@ static void lookup_errors(void) {
 static void derive_errors(void) {
     hrw_placement *p = three(), *q = NULL;
     hrw_node d = NODE("d"), a = NODE("a"), empty = {(const uint8_t *)"x", 0, NULL, 0};
-    CHECK(hrw_placement_with_node(p, &a, 1.0, &q) == HRW_STATUS_DUPLICATE_NODE_ID && q == NULL,
+    CHECK(hrw_placement_with_node(p, &a, 1.0, &q, NULL) == HRW_STATUS_DUPLICATE_NODE_ID && q == NULL,
           "with_node duplicate");
-    CHECK(hrw_placement_with_node(p, &empty, 1.0, &q) == HRW_STATUS_EMPTY_NODE_ID, "with_node empty");
-    CHECK(hrw_placement_with_node(p, &d, -2.0, &q) == HRW_STATUS_INVALID_WEIGHT, "with_node weight");
-    CHECK(hrw_placement_with_node(p, NULL, 1.0, &q) == HRW_STATUS_NULL_PARAMETER, "with_node NULL");
-    CHECK(hrw_placement_without_node(p, KEY("zz"), &q) == HRW_STATUS_UNKNOWN_NODE && q == NULL,
+    CHECK(hrw_placement_with_node(p, &empty, 1.0, &q, NULL) == HRW_STATUS_EMPTY_NODE_ID, "with_node empty");
+    CHECK(hrw_placement_with_node(p, &d, -2.0, &q, NULL) == HRW_STATUS_INVALID_WEIGHT, "with_node weight");
+    CHECK(hrw_placement_with_node(p, NULL, 1.0, &q, NULL) == HRW_STATUS_NULL_PARAMETER, "with_node NULL");
+    CHECK(hrw_placement_without_node(p, KEY("zz"), &q, NULL) == HRW_STATUS_UNKNOWN_NODE && q == NULL,
           "without unknown");
-    CHECK(hrw_placement_with_weight(p, KEY("zz"), 2.0, &q) == HRW_STATUS_UNKNOWN_NODE,
+    CHECK(hrw_placement_with_weight(p, KEY("zz"), 2.0, &q, NULL) == HRW_STATUS_UNKNOWN_NODE,
           "with_weight unknown");
-    CHECK(hrw_placement_with_weight(p, KEY("a"), NAN, &q) == HRW_STATUS_INVALID_WEIGHT,
+    CHECK(hrw_placement_with_weight(p, KEY("a"), NAN, &q, NULL) == HRW_STATUS_INVALID_WEIGHT,
           "with_weight NaN");
 
     /* Removing a node moves only its keys; adding one moves keys only to it. */
-    CHECK(hrw_placement_without_node(p, KEY("b"), &q) == HRW_STATUS_OK, "without b");
+    CHECK(hrw_placement_without_node(p, KEY("b"), &q, NULL) == HRW_STATUS_OK, "without b");
     hrw_placement *r = NULL;
-    CHECK(hrw_placement_with_node(p, &d, 1.0, &r) == HRW_STATUS_OK, "with d");
+    CHECK(hrw_placement_with_node(p, &d, 1.0, &r, NULL) == HRW_STATUS_OK, "with d");
     int moved_wrongly = 0;
     for (int i = 0; i < 2000; i++) {
         char key[16];
@@ -220,6 +220,189 @@ static void derive_errors(void) {
     hrw_placement_free(p);
 }
 
+/* Regressions of issue 8: positions, pointer/length pairs and the order of checks. */
+static void build_details(void) {
+    hrw_node nodes[] = {NODE("a"), NODE("b"), NODE("c"), NODE("d")};
+    hrw_placement *p = NULL;
+    hrw_error err;
+
+    hrw_node null_id[] = {NODE("a"), NODE("b"), NODE("c"), {NULL, 1, NULL, 0}};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(null_id, 4, NULL, &p, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.status == HRW_STATUS_NULL_PARAMETER && err.index == 3 && p == NULL,
+          "NULL id at node 3: index %zu", err.index);
+    hrw_node null_domain[] = {NODE("a"), NODE("b"), {(const uint8_t *)"c", 1, NULL, 2}};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(null_domain, 3, NULL, &p, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.index == 2,
+          "NULL domain at node 2: index %zu", err.index);
+
+    /* A non-NULL weights pointer is a weights list, whatever its length. */
+    const double drained[] = {0.0, 5.0};
+    hrw_placement_options empty_w = {NULL, 0, drained, 0};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 2, &empty_w, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 2 && err.actual == 0 && p == NULL,
+          "non-NULL weights of length 0: %s (%zu, %zu)", hrw_status_message(err.status),
+          err.expected, err.actual);
+    hrw_placement_options long_w = {NULL, 0, drained, 2};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 1, &long_w, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 1 && err.actual == 2,
+          "weights longer than nodes");
+
+    /* API.md section 4: pointers, then lengths, then SPEC.md section 7 in its order. */
+    const double bad_first[] = {-1.0, 1.0, 1.0, 1.0};
+    hrw_placement_options bad_w = {NULL, 0, bad_first, 4};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(null_id, 4, &bad_w, &p, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.index == 3,
+          "a NULL id is reported before an invalid weight");
+    const uint8_t seed15[15] = {0};
+    hrw_placement_options short_w_seed = {seed15, 15, drained, 1};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 2, &short_w_seed, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 2 && err.actual == 1,
+          "a length mismatch is reported before the seed length: %s",
+          hrw_status_message(err.status));
+    hrw_placement_options null_seed = {NULL, 16, drained, 0};
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, 2, &null_seed, &p, &err) == HRW_STATUS_NULL_PARAMETER,
+          "a NULL seed with a length is reported before a length mismatch");
+
+    /* A node count no array can hold is refused before any node is read. */
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, SIZE_MAX / 2, NULL, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              p == NULL,
+          "impossible node count: %s", hrw_status_message(err.status));
+}
+
+static void derive_details(void) {
+    hrw_placement *p = three(), *q = NULL;
+    hrw_node a = NODE("a"), d = NODE("d"), empty = {(const uint8_t *)"x", 0, NULL, 0};
+    hrw_node null_id = {NULL, 2, NULL, 0};
+    hrw_error err;
+
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_node(p, &a, 1.0, &q, &err) == HRW_STATUS_DUPLICATE_NODE_ID &&
+              err.status == HRW_STATUS_DUPLICATE_NODE_ID && err.index == 3 &&
+              err.first_index == 0 && q == NULL,
+          "with_node duplicate: index %zu first %zu", err.index, err.first_index);
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_node(p, &empty, 1.0, &q, &err) == HRW_STATUS_EMPTY_NODE_ID &&
+              err.index == 3,
+          "with_node empty id: index %zu", err.index);
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_node(p, &d, -2.0, &q, &err) == HRW_STATUS_INVALID_WEIGHT &&
+              err.index == 3 && err.value == -2.0,
+          "with_node weight: index %zu value %g", err.index, err.value);
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_node(p, &null_id, 1.0, &q, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.index == 3,
+          "with_node NULL id: index %zu", err.index);
+
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_weight(p, KEY("b"), -1.0, &q, &err) == HRW_STATUS_INVALID_WEIGHT &&
+              err.index == 1 && err.value == -1.0 && q == NULL,
+          "with_weight: index %zu value %g", err.index, err.value);
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_with_weight(p, KEY("zz"), NAN, &q, &err) == HRW_STATUS_UNKNOWN_NODE &&
+              err.status == HRW_STATUS_UNKNOWN_NODE,
+          "with_weight looks the node up before it checks the weight");
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_without_node(p, KEY("zz"), &q, &err) == HRW_STATUS_UNKNOWN_NODE &&
+              err.status == HRW_STATUS_UNKNOWN_NODE,
+          "without_node reports its status");
+
+    memset(&err, 0, sizeof err);
+    uint64_t fixed = 7;
+    CHECK(hrw_weight_to_fixed(1e-12, &fixed, &err) == HRW_STATUS_INVALID_WEIGHT &&
+              err.value == 1e-12 && fixed == 7,
+          "weight_to_fixed value %g", err.value);
+    const uint8_t seed[15] = {0};
+    uint64_t digest = 7;
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_key_digest(seed, 15, KEY("k"), &digest, &err) == HRW_STATUS_INVALID_SEED_LENGTH &&
+              err.expected == 16 && err.actual == 15 && digest == 7,
+          "key_digest seed: %zu of %zu", err.actual, err.expected);
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_node_digest(seed, 15, KEY("a"), &digest, &err) == HRW_STATUS_INVALID_SEED_LENGTH &&
+              err.actual == 15,
+          "node_digest seed: %zu", err.actual);
+
+    double w = -1.0;
+    CHECK(hrw_placement_node_weight(p, 1, &w) == HRW_STATUS_OK && w == 1.0, "node_weight");
+    CHECK(hrw_placement_node_weight(p, 3, &w) == HRW_STATUS_INDEX_OUT_OF_RANGE && w == 1.0,
+          "node_weight out of range");
+    CHECK(hrw_placement_with_weight(p, KEY("c"), 0.0, &q, NULL) == HRW_STATUS_OK, "drain c");
+    CHECK(hrw_placement_node_weight(q, 2, &w) == HRW_STATUS_OK && w == 0.0, "drained weight");
+    hrw_placement_free(q);
+    hrw_placement_free(p);
+}
+
+static void batch_bounds(void) {
+    hrw_placement *p = three();
+    const uint8_t keys[] = "abcdef";
+    size_t out[12], count = 99, per_key = 99;
+
+    /* An output length whose size in bytes overflows cannot be a real buffer. */
+    CHECK(hrw_placement_rank(p, KEY("k"), 2, out, SIZE_MAX, &count) == HRW_STATUS_RESULT_TOO_LARGE &&
+              count == 99,
+          "rank into an impossible buffer");
+    CHECK(hrw_placement_replicas(p, KEY("k"), 2, out, SIZE_MAX / 4, &count) ==
+              HRW_STATUS_RESULT_TOO_LARGE,
+          "replicas into an impossible buffer");
+    CHECK(hrw_placement_rank(p, KEY("k"), SIZE_MAX, out, 3, &count) == HRW_STATUS_OK && count == 3,
+          "the largest k ranks every node");
+
+    /* Key lengths that overrun or overflow the key bytes are refused before any key is read. */
+    size_t overrun[] = {2, 5};
+    CHECK(hrw_placement_owners(p, keys, 6, overrun, 2, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners lengths beyond the bytes");
+    size_t wrap[] = {SIZE_MAX, 7};
+    CHECK(hrw_placement_owners(p, keys, 6, wrap, 2, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners lengths that wrap around to keys_len");
+    CHECK(hrw_placement_owners(p, keys, 6, overrun, SIZE_MAX / 2, out, 12) ==
+              HRW_STATUS_LENGTH_MISMATCH,
+          "owners key count no array can hold");
+    CHECK(hrw_placement_owners(p, keys, SIZE_MAX, overrun, 2, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners keys_len no buffer can hold");
+    CHECK(hrw_placement_owners(p, keys, 3, overrun, 0, out, 2) == HRW_STATUS_LENGTH_MISMATCH,
+          "owners of no keys with key bytes left over");
+
+    /* rank_many: rows of k slots; keys x k must not overflow. */
+    size_t lens[] = {1, 2, 3};
+    CHECK(hrw_placement_rank_many(p, keys, 6, lens, 3, SIZE_MAX / 2, out, 12, &per_key) ==
+              HRW_STATUS_RESULT_TOO_LARGE && per_key == 99,
+          "rank_many keys x k overflow");
+    CHECK(hrw_placement_rank_many(p, keys, 6, lens, 3, 2, out, 5, &per_key) ==
+              HRW_STATUS_BUFFER_TOO_SMALL && per_key == 99,
+          "rank_many short buffer");
+    CHECK(hrw_placement_rank_many(p, keys, 5, lens, 3, 2, out, 6, &per_key) ==
+              HRW_STATUS_LENGTH_MISMATCH,
+          "rank_many lengths disagree with the bytes");
+    CHECK(hrw_placement_rank_many(p, keys, 6, lens, 3, 4, out, 12, &per_key) == HRW_STATUS_OK &&
+              per_key == 3,
+          "rank_many k beyond the membership");
+    int disagree = 0;
+    for (size_t i = 0, off = 0; i < 3; off += lens[i], i++) {
+        size_t one[3];
+        hrw_placement_rank(p, keys + off, lens[i], 3, one, 3, &count);
+        if (memcmp(one, out + 4 * i, sizeof one) != 0) disagree++;
+    }
+    CHECK(disagree == 0, "rank_many rows differ from rank in %d rows", disagree);
+    CHECK(hrw_placement_rank_many(p, keys, 6, lens, 3, 0, NULL, 0, &per_key) == HRW_STATUS_OK &&
+              per_key == 0,
+          "rank_many k = 0");
+    CHECK(hrw_placement_rank_many(p, NULL, 0, NULL, 0, 2, NULL, 0, &per_key) == HRW_STATUS_OK &&
+              per_key == 2,
+          "rank_many of no keys");
+    CHECK(hrw_placement_rank_many(NULL, keys, 6, lens, 3, 2, out, 6, &per_key) ==
+              HRW_STATUS_NULL_PARAMETER,
+          "rank_many NULL placement");
+    hrw_placement_free(p);
+}
+
 static void static_strings(void) {
     CHECK(strcmp(hrw_version(), HRW_VERSION_STRING) == 0, "header %s vs library %s",
           HRW_VERSION_STRING, hrw_version());
@@ -232,7 +415,8 @@ static void static_strings(void) {
     /* The numbers are ABI: pin them. */
     CHECK(HRW_STATUS_NULL_PARAMETER == 1 && HRW_STATUS_INVALID_WEIGHT == 5 &&
               HRW_STATUS_BUFFER_TOO_SMALL == 10 && HRW_STATUS_PANIC == 12 &&
-              HRW_STATUS_UNKNOWN == 13,
+              HRW_STATUS_UNKNOWN == 13 && HRW_STATUS_INVALID_COUNT == 14 &&
+              HRW_STATUS_RESULT_TOO_LARGE == 15 && HRW_STATUS_INVALID_TEXT == 16,
           "status numbers");
     hrw_placement_free(NULL);
 }
@@ -241,6 +425,9 @@ int main(void) {
     build_errors();
     lookup_errors();
     derive_errors();
+    build_details();
+    derive_details();
+    batch_bounds();
     static_strings();
     return check_report("test_errors");
 }

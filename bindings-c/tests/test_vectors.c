@@ -84,7 +84,7 @@ static node_list nodes_of(const jvalue *c) {
                 const jvalue *fixed = json_get(node, "weight_fixed");
                 uint64_t got = 0;
                 if (fixed) {
-                    CHECK(hrw_weight_to_fixed(l.weights[i], &got) == HRW_STATUS_OK &&
+                    CHECK(hrw_weight_to_fixed(l.weights[i], &got, NULL) == HRW_STATUS_OK &&
                               got == u64(fixed),
                           "weight_fixed of %s", w->str);
                 }
@@ -139,7 +139,7 @@ static void run_case(const jvalue *c) {
     if (st != HRW_STATUS_OK) goto out;
 
     uint64_t digest = 0;
-    CHECK(hrw_key_digest(seed.data, seed.len, key.data, key.len, &digest) == HRW_STATUS_OK &&
+    CHECK(hrw_key_digest(seed.data, seed.len, key.data, key.len, &digest, NULL) == HRW_STATUS_OK &&
               digest == u64(json_get(exp, "key_digest")),
           "%s: key_digest %" PRIu64, name, digest);
 
@@ -170,7 +170,7 @@ static void run_case(const jvalue *c) {
     const jvalue *scores = json_get(exp, "scores");
     for (size_t i = 0; node_digests && i < node_digests->len; i++) {
         uint64_t d = 0, s = 0;
-        CHECK(hrw_node_digest(seed.data, seed.len, l.nodes[i].id, l.nodes[i].id_len, &d) ==
+        CHECK(hrw_node_digest(seed.data, seed.len, l.nodes[i].id, l.nodes[i].id_len, &d, NULL) ==
                       HRW_STATUS_OK &&
                   d == u64(&node_digests->items[i]),
               "%s: node_digest %zu", name, i);
@@ -251,7 +251,7 @@ int main(int argc, char **argv) {
         const jvalue *w = json_get(c, "weight");
         const jvalue *fixed = json_get(c, "fixed");
         uint64_t got = 12345;
-        hrw_status st = hrw_weight_to_fixed(number(w), &got);
+        hrw_status st = hrw_weight_to_fixed(number(w), &got, NULL);
         if (fixed) {
             CHECK(st == HRW_STATUS_OK && got == u64(fixed), "weight %s", w->str);
         } else {

@@ -1,18 +1,20 @@
-//! `owner`, `ownerIndex` and `rank` as plain Node-API callbacks on `Placement.prototype`.
+//! Every method and getter of `Placement.prototype` as a plain Node-API callback.
 //!
 //! napi-derive's generated method glue (borrow-scope bookkeeping around every call) costs about as
-//! much as a whole lookup at small N, so the single-key lookups skip it. The receiver is still
-//! checked as napi-rs checks it (`unwrap_raw`: the object must carry the `Placement` type tag), so
-//! `Placement.prototype.owner.call(somethingElse)` throws instead of reading foreign memory; as
-//! that check costs about a lookup too, its result is remembered per live placement. Their
-//! TypeScript declarations are in types-header.d.ts (merged into the class).
+//! much as a whole lookup at small N, so the lookups skip it; and the methods it defines carry a
+//! V8 signature, so a call on another receiver (`replicas.call({})`) throws V8's "Illegal
+//! invocation" without a `code`. Here the receiver is checked as napi-rs checks it (`unwrap_raw`:
+//! the object must carry the `Placement` type tag), so `Placement.prototype.owner.call(somethingElse)`
+//! throws this package's `TypeError` instead of reading foreign memory; as that check costs about a
+//! lookup too, its result is remembered per live placement. Their TypeScript declarations are in
+//! types-header.d.ts (merged into the class).
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use napi::bindgen_prelude::{panic_to_error, CallbackInfo, Object};
+use napi::bindgen_prelude::{panic_to_error, CallbackInfo, Object, ToNapiValue};
 use napi::{sys, Env, JsError, JsValue, Result};
 use napi_derive::napi;
 
@@ -71,27 +73,65 @@ unsafe fn call(
     }
 }
 
-unsafe extern "C" fn owner(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    call(env, info, |p, [key, _]| p.owner(env, key))
+/// A method that returns a new placement.
+unsafe fn instance(env: sys::napi_env, p: Result<Placement>) -> Result<sys::napi_value> {
+    Placement::to_napi_value(env, p?)
 }
 
-unsafe extern "C" fn owner_index(
-    env: sys::napi_env,
-    info: sys::napi_callback_info,
-) -> sys::napi_value {
-    call(env, info, |p, [key, _]| p.owner_index(env, key))
+macro_rules! callbacks {
+    ($($name:ident => |$p:ident, $env:ident, $args:pat_param| $body:expr;)*) => {
+        $(
+            unsafe extern "C" fn $name(
+                $env: sys::napi_env,
+                info: sys::napi_callback_info,
+            ) -> sys::napi_value {
+                call($env, info, |$p, $args| $body)
+            }
+        )*
+    };
 }
 
-unsafe extern "C" fn rank(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    call(env, info, |p, [key, k]| p.rank(env, key, k))
+callbacks! {
+    owner => |p, env, [key, _]| p.owner(env, key);
+    owner_index => |p, env, [key, _]| p.owner_index(env, key);
+    rank => |p, env, [key, k]| p.rank(env, key, k);
+    replicas => |p, env, [key, k]| p.replicas(env, key, k);
+    score => |p, env, [key, node]| p.score(env, key, node);
+    owners => |p, env, [keys, _]| p.owners(env, keys);
+    rank_many => |p, env, [keys, k]| p.rank_many(env, keys, k);
+    owners_packed => |p, env, [data, offsets]| p.owners_packed(env, data, offsets);
+    with_node => |p, env, [node, _]| instance(env, p.with_node(env, node));
+    without_node => |p, env, [node, _]| instance(env, p.without_node(env, node));
+    with_weight => |p, env, [node, weight]| instance(env, p.with_weight(env, node, weight));
+    nodes => |p, env, _| p.nodes(env);
+    length => |p, env, _| p.length(env);
+    selectable_length => |p, env, _| p.selectable_length(env);
+    is_weighted => |p, env, _| p.is_weighted(env);
+    seed => |p, env, _| p.seed(env);
 }
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-const METHODS: [(&CStr, Callback); 3] = [
+const METHODS: [(&CStr, Callback); 12] = [
     (c"owner", owner),
     (c"ownerIndex", owner_index),
     (c"rank", rank),
+    (c"replicas", replicas),
+    (c"score", score),
+    (c"owners", owners),
+    (c"rankMany", rank_many),
+    (c"ownersPacked", owners_packed),
+    (c"withNode", with_node),
+    (c"withoutNode", without_node),
+    (c"withWeight", with_weight),
+    (c"nodes", nodes),
+];
+
+const GETTERS: [(&CStr, Callback); 4] = [
+    (c"length", length),
+    (c"selectableLength", selectable_length),
+    (c"isWeighted", is_weighted),
+    (c"seed", seed),
 ];
 
 #[napi(module_exports)]
@@ -123,6 +163,22 @@ pub fn install(exports: Object, env: Env) -> Result<()> {
             setter: None,
             value: f,
             attributes: sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        js::check(env, unsafe {
+            sys::napi_define_properties(env, proto, 1, &desc)
+        })?;
+    }
+    for (name, cb) in GETTERS {
+        // Non-enumerable like class accessors.
+        let desc = sys::napi_property_descriptor {
+            utf8name: name.as_ptr(),
+            name: ptr::null_mut(),
+            method: None,
+            getter: Some(cb),
+            setter: None,
+            value: ptr::null_mut(),
+            attributes: sys::PropertyAttributes::configurable,
             data: ptr::null_mut(),
         };
         js::check(env, unsafe {

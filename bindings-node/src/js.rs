@@ -92,12 +92,79 @@ pub fn throw(
     Error::new(Status::GenericFailure, message.to_owned())
 }
 
+/// `InvalidArgument`: a value of the wrong type or shape.
 pub fn type_error(env: sys::napi_env, message: &str) -> Error {
     throw(env, Kind::Type, "ERR_INVALID_ARG_TYPE", message, &[])
 }
 
-pub fn range_error(env: sys::napi_env, message: &str) -> Error {
-    throw(env, Kind::Range, "ERR_OUT_OF_RANGE", message, &[])
+/// `InvalidArgument` for element `index` of a list.
+pub fn type_error_at(env: sys::napi_env, message: &str, index: usize) -> Error {
+    throw(
+        env,
+        Kind::Type,
+        "ERR_INVALID_ARG_TYPE",
+        message,
+        &[(c"index", index as f64)],
+    )
+}
+
+/// How a value that was not accepted looks, for messages: its type, and its value when short.
+pub fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
+    let Ok(t) = type_of(env, value) else {
+        return "a value".into();
+    };
+    match t {
+        T::napi_undefined => "undefined".into(),
+        T::napi_null => "null".into(),
+        T::napi_boolean => {
+            let mut b = false;
+            unsafe { sys::napi_get_value_bool(env, value, &mut b) };
+            format!("the boolean {b}")
+        }
+        T::napi_number => {
+            let mut d = 0.0;
+            unsafe { sys::napi_get_value_double(env, value, &mut d) };
+            format!("the number {}", number_text(d))
+        }
+        T::napi_string => {
+            let mut buf = KeyBuf::new();
+            match bytes(env, value, &mut buf) {
+                Ok(Bytes::Ok(b, _)) if b.len() <= 40 => {
+                    format!("the string {:?}", String::from_utf8_lossy(b))
+                }
+                _ => "a string".into(),
+            }
+        }
+        T::napi_symbol => "a symbol".into(),
+        T::napi_bigint => "a bigint".into(),
+        T::napi_function => "a function".into(),
+        _ => match is_array(env, value) {
+            Ok(true) => "an array".into(),
+            _ => match uint8_array(env, value) {
+                Ok(View::Detached) => "a Uint8Array whose buffer is detached".into(),
+                _ => "an object".into(),
+            },
+        },
+    }
+}
+
+/// A number as JavaScript prints it (`String(d)`), for messages.
+pub fn number_text(d: f64) -> String {
+    if d.is_nan() {
+        "NaN".into()
+    } else if d.is_infinite() {
+        if d > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else if d != 0.0 && (d.abs() < 1e-6 || d.abs() >= 1e21) {
+        let e = format!("{d:e}");
+        if e.contains("e-") {
+            e
+        } else {
+            e.replace('e', "e+")
+        }
+    } else {
+        // Rust's shortest round-trip form, like JavaScript's, without ".0" on integers.
+        format!("{d}")
+    }
 }
 
 /// Turns a failed Node-API status into a thrown error (or keeps the one already pending).
@@ -150,14 +217,25 @@ pub enum Form {
     Binary,
 }
 
+/// What a value given as a key, id or domain turned out to be.
+pub enum Bytes<'a> {
+    /// A string's UTF-8, or a `Uint8Array`'s contents.
+    Ok(&'a [u8], Form),
+    /// A string holding a lone surrogate: code unit `unit` at UTF-16 position `at`. It has no UTF-8
+    /// form (Node-API would have written U+FFFD in its place).
+    IllFormed { at: usize, unit: u16 },
+    /// A `Uint8Array` whose `ArrayBuffer` was detached (transferred): not an empty key.
+    Detached,
+    /// Neither a string nor a `Uint8Array`.
+    Other,
+}
+
 /// The bytes of a key or id: a string's UTF-8, or a `Uint8Array`'s contents.
-///
-/// `None` when the value is neither; the caller raises the `TypeError` naming the argument.
-pub fn bytes(
+pub fn bytes<'a>(
     env: sys::napi_env,
     value: sys::napi_value,
-    buf: &mut KeyBuf,
-) -> Result<Option<(&[u8], Form)>> {
+    buf: &'a mut KeyBuf,
+) -> Result<Bytes<'a>> {
     unsafe {
         // Strings first, without a `napi_typeof`: it is the common case, and the call reports
         // `napi_string_expected` for anything else.
@@ -171,62 +249,123 @@ pub fn bytes(
         );
         if status == sys::Status::napi_string_expected {
             return match type_of(env, value)? {
-                T::napi_object => Ok(uint8_array(env, value)?.map(|b| (b, Form::Binary))),
-                _ => Ok(None),
+                T::napi_object => Ok(match uint8_array(env, value)? {
+                    View::Elements(b) => Bytes::Ok(b, Form::Binary),
+                    View::Detached => Bytes::Detached,
+                    View::Other => Bytes::Other,
+                }),
+                _ => Ok(Bytes::Other),
             };
         }
         check(env, status)?;
         // V8 writes whole code points only, so a result this far below the capacity cannot have
         // been cut short.
-        if len + 4 < STACK_KEY {
-            return Ok(Some((&buf.stack[..len], Form::Text)));
-        }
-        check(
-            env,
-            sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
-        )?;
-        buf.heap.clear();
-        buf.heap.resize(len + 1, 0);
-        let mut written = 0usize;
-        check(
-            env,
-            sys::napi_get_value_string_utf8(
+        let text = if len + 4 < STACK_KEY {
+            &buf.stack[..len]
+        } else {
+            check(
                 env,
-                value,
-                buf.heap.as_mut_ptr() as *mut c_char,
-                len + 1,
-                &mut written,
-            ),
-        )?;
-        Ok(Some((&buf.heap[..written], Form::Text)))
+                sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
+            )?;
+            buf.heap.clear();
+            buf.heap.resize(len + 1, 0);
+            let mut written = 0usize;
+            check(
+                env,
+                sys::napi_get_value_string_utf8(
+                    env,
+                    value,
+                    buf.heap.as_mut_ptr() as *mut c_char,
+                    len + 1,
+                    &mut written,
+                ),
+            )?;
+            &buf.heap[..written]
+        };
+        // Node-API writes U+FFFD for a lone surrogate, so only a string whose UTF-8 holds U+FFFD
+        // (rare, and found with a memchr for its first byte) is read again as UTF-16 to tell a
+        // lone surrogate from a U+FFFD the caller wrote.
+        if text.contains(&0xEF) && text.windows(3).any(|w| w == "\u{FFFD}".as_bytes()) {
+            if let Some((at, unit)) = lone_surrogate(env, value)? {
+                return Ok(Bytes::IllFormed { at, unit });
+            }
+        }
+        Ok(Bytes::Ok(text, Form::Text))
     }
 }
 
-/// The contents of a `Uint8Array` (or `Buffer`), borrowed; `None` for any other object.
-pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u8]>> {
+/// The first lone surrogate of a string, as (UTF-16 position, code unit).
+#[cold]
+#[inline(never)]
+fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(usize, u16)>> {
+    let mut len = 0usize;
+    check(env, unsafe {
+        sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len)
+    })?;
+    // Keys that fit the inline UTF-8 buffer fit this one too (a UTF-16 unit is never shorter).
+    let mut stack = [0u16; STACK_KEY];
+    let mut heap = Vec::new();
+    let units = if len < STACK_KEY {
+        &mut stack[..]
+    } else {
+        heap.resize(len + 1, 0);
+        &mut heap[..]
+    };
+    let mut written = 0usize;
+    check(env, unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
+    })?;
+    let mut at = 0;
+    for r in char::decode_utf16(units[..written].iter().copied()) {
+        match r {
+            Ok(c) => at += c.len_utf16(),
+            Err(e) => return Ok(Some((at, e.unpaired_surrogate()))),
+        }
+    }
+    Ok(None)
+}
+
+/// A typed array's elements, borrowed.
+pub enum View<'a, E> {
+    Elements(&'a [E]),
+    /// A view of a detached `ArrayBuffer`.
+    Detached,
+    /// Not a typed array of the expected element type.
+    Other,
+}
+
+/// The contents of a `Uint8Array` (or `Buffer`).
+pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, u8>> {
     typed_array(env, value, sys::TypedarrayType::uint8_array)
 }
 
-/// The contents of a `Uint32Array`, borrowed; `None` for any other value.
-pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Option<&'a [u32]>> {
+/// The contents of a `Uint32Array`.
+pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, u32>> {
     if type_of(env, value)? != T::napi_object {
-        return Ok(None);
+        return Ok(View::Other);
     }
     typed_array(env, value, sys::TypedarrayType::uint32_array)
 }
 
-/// The elements of a typed array of type `expected` (whose elements are `E`), borrowed; `None`
-/// for any other value.
+/// The contents of an `Int32Array`.
+pub fn int32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, i32>> {
+    if type_of(env, value)? != T::napi_object {
+        return Ok(View::Other);
+    }
+    typed_array(env, value, sys::TypedarrayType::int32_array)
+}
+
+/// The elements of a typed array of type `expected` (whose elements are `E`), borrowed.
 fn typed_array<'a, E>(
     env: sys::napi_env,
     value: sys::napi_value,
     expected: sys::napi_typedarray_type,
-) -> Result<Option<&'a [E]>> {
+) -> Result<View<'a, E>> {
     unsafe {
         let mut is_ta = false;
         check(env, sys::napi_is_typedarray(env, value, &mut is_ta))?;
         if !is_ta {
-            return Ok(None);
+            return Ok(View::Other);
         }
         let mut ty = 0;
         let mut len = 0usize;
@@ -240,13 +379,26 @@ fn typed_array<'a, E>(
             ),
         )?;
         if ty != expected {
-            return Ok(None);
+            return Ok(View::Other);
         }
         if len == 0 || data.is_null() {
-            return Ok(Some(&[]));
+            // A detached buffer reads as empty; only then is it worth asking.
+            let mut detached = false;
+            check(
+                env,
+                sys::napi_is_detached_arraybuffer(env, ab, &mut detached),
+            )?;
+            return Ok(if detached {
+                View::Detached
+            } else {
+                View::Elements(&[])
+            });
         }
         // The backing store stays put for the duration of this native call: no JS runs in it.
-        Ok(Some(std::slice::from_raw_parts(data as *const E, len)))
+        Ok(View::Elements(std::slice::from_raw_parts(
+            data as *const E,
+            len,
+        )))
     }
 }
 
@@ -398,4 +550,98 @@ pub fn bigint_u64(
         sys::napi_get_value_bigint_uint64(env, value, &mut n, &mut lossless)
     })?;
     Ok(Some(if lossless { Ok(n) } else { Err(()) }))
+}
+
+/// The own enumerable string-keyed property names of `obj`.
+pub fn own_keys(env: sys::napi_env, obj: sys::napi_value) -> Result<Vec<String>> {
+    let mut names = ptr::null_mut();
+    check(env, unsafe {
+        sys::napi_get_all_property_names(
+            env,
+            obj,
+            sys::KeyCollectionMode::own_only,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
+            sys::KeyConversion::numbers_to_strings,
+            &mut names,
+        )
+    })?;
+    let n = array_len(env, names)?;
+    let mut out = Vec::new();
+    let mut buf = KeyBuf::new();
+    for i in 0..n {
+        let name = element(env, names, i)?;
+        if let Bytes::Ok(b, _) = bytes(env, name, &mut buf)? {
+            out.push(String::from_utf8_lossy(b).into_owned());
+        }
+    }
+    Ok(out)
+}
+
+pub fn is_null_or_undefined(env: sys::napi_env, value: sys::napi_value) -> Result<bool> {
+    Ok(matches!(
+        type_of(env, value)?,
+        T::napi_undefined | T::napi_null
+    ))
+}
+
+/// The bytes the V8 heap can still grow by (`v8.getHeapStatistics().total_available_size`), or
+/// `None` when this Node cannot say (no `process.getBuiltinModule` before Node 20.16).
+pub fn heap_available(env: sys::napi_env) -> Option<f64> {
+    let found = (|| -> Result<Option<f64>> {
+        let mut global = ptr::null_mut();
+        check(env, unsafe { sys::napi_get_global(env, &mut global) })?;
+        let Some(process) = property(env, global, c"process")? else {
+            return Ok(None);
+        };
+        let Some(get) = property(env, process, c"getBuiltinModule")? else {
+            return Ok(None);
+        };
+        let name = new_string(env, "v8")?;
+        let v8 = call_function(env, process, get, &[name])?;
+        let Some(stats_fn) = property(env, v8, c"getHeapStatistics")? else {
+            return Ok(None);
+        };
+        let stats = call_function(env, v8, stats_fn, &[])?;
+        match property(env, stats, c"total_available_size")? {
+            Some(v) => number(env, v),
+            None => Ok(None),
+        }
+    })();
+    match found {
+        Ok(n) => n,
+        Err(_) => {
+            // Not knowing only skips this check; the caller's call goes on.
+            let mut exc = ptr::null_mut();
+            unsafe { sys::napi_get_and_clear_last_exception(env, &mut exc) };
+            None
+        }
+    }
+}
+
+fn call_function(
+    env: sys::napi_env,
+    this: sys::napi_value,
+    f: sys::napi_value,
+    args: &[sys::napi_value],
+) -> Result<sys::napi_value> {
+    if type_of(env, f)? != T::napi_function {
+        return Err(Error::new(Status::FunctionExpected, String::new()));
+    }
+    let mut out = ptr::null_mut();
+    check(env, unsafe {
+        sys::napi_call_function(env, this, f, args.len(), args.as_ptr(), &mut out)
+    })?;
+    Ok(out)
+}
+
+pub fn null(env: sys::napi_env) -> Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    check(env, unsafe { sys::napi_get_null(env, &mut v) })?;
+    Ok(v)
+}
+
+pub fn new_bool(env: sys::napi_env, b: bool) -> Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    check(env, unsafe { sys::napi_get_boolean(env, b, &mut v) })?;
+    Ok(v)
 }

@@ -18,7 +18,7 @@ use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use js::{Form, KeyBuf, Kind, Raw};
+use js::{Bytes, Form, KeyBuf, Kind, Raw, View};
 
 /// Name of the algorithm; placements agree across languages only when this agrees.
 #[napi]
@@ -28,31 +28,244 @@ pub const ALGORITHM: &str = hrwhash::ALGORITHM;
 #[napi]
 pub const DEFAULT_SEED: &str = "687277686173682d76312d736565642e";
 
-/// Throws the JS form of a core error: an `Error` whose `code` names the variant.
+/// Throws the JS form of a core error: an `Error` (a `RangeError` for counts and result sizes)
+/// whose `code` names the variant, with the variant's details as properties.
 fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
     use hrwhash::Error as E;
     let msg = e.to_string();
-    let (code, props): (&str, Vec<(&CStr, f64)>) = match e {
-        E::EmptyMembership => ("HRW_EMPTY_MEMBERSHIP", vec![]),
-        E::EmptyNodeId { index } => ("HRW_EMPTY_NODE_ID", vec![(c"index", index as f64)]),
+    let (kind, code, props): (Kind, &str, Vec<(&CStr, f64)>) = match e {
+        E::EmptyMembership => (Kind::Error, "HRW_EMPTY_MEMBERSHIP", vec![]),
+        E::EmptyNodeId { index } => (
+            Kind::Error,
+            "HRW_EMPTY_NODE_ID",
+            vec![(c"index", index as f64)],
+        ),
         E::DuplicateNodeId { index, first_index } => (
+            Kind::Error,
             "HRW_DUPLICATE_NODE_ID",
             vec![
                 (c"index", index as f64),
                 (c"firstIndex", first_index as f64),
             ],
         ),
-        E::InvalidWeight { value } => ("HRW_INVALID_WEIGHT", vec![(c"value", value)]),
-        E::AllWeightsZero => ("HRW_ALL_WEIGHTS_ZERO", vec![]),
-        E::InvalidSeedLength { len } => ("HRW_INVALID_SEED_LENGTH", vec![(c"length", len as f64)]),
+        E::InvalidWeight { value } => (Kind::Error, "HRW_INVALID_WEIGHT", vec![(c"value", value)]),
+        E::AllWeightsZero => (Kind::Error, "HRW_ALL_WEIGHTS_ZERO", vec![]),
+        E::InvalidSeedLength { len } => (
+            Kind::Error,
+            "HRW_INVALID_SEED_LENGTH",
+            vec![(c"length", len as f64)],
+        ),
         E::LengthMismatch { expected, actual } => (
+            Kind::Error,
             "HRW_LENGTH_MISMATCH",
             vec![(c"expected", expected as f64), (c"actual", actual as f64)],
         ),
-        E::UnknownNode => ("HRW_UNKNOWN_NODE", vec![]),
-        _ => ("HRW_ERROR", vec![]),
+        E::UnknownNode => (Kind::Error, "HRW_UNKNOWN_NODE", vec![]),
+        E::InvalidText { index } => (
+            Kind::Error,
+            "HRW_INVALID_TEXT",
+            index.map(|i| (c"index", i as f64)).into_iter().collect(),
+        ),
+        E::InvalidCount => (Kind::Range, "HRW_INVALID_COUNT", vec![]),
+        E::ResultTooLarge => (Kind::Range, "HRW_RESULT_TOO_LARGE", vec![]),
+        _ => (Kind::Error, "HRW_ERROR", vec![]),
     };
-    js::throw(env, Kind::Error, code, &msg, &props)
+    js::throw(env, kind, code, &msg, &props)
+}
+
+/// `InvalidWeight` for `value` given as `what`, of the node at `index` when it belongs to one.
+fn weight_error(env: sys::napi_env, value: f64, index: Option<usize>, what: &str) -> napi::Error {
+    let problem = if value.is_nan() {
+        "it is not a number"
+    } else if value.is_infinite() {
+        "it is infinite"
+    } else if value < 0.0 {
+        "it is negative"
+    } else if value >= 4_294_967_296.0 {
+        "it is 2^32 or more"
+    } else {
+        "it is positive but rounds to 0 at 32 fraction bits"
+    };
+    let message = format!(
+        "{what} = {} is not a valid weight: {problem}",
+        js::number_text(value)
+    );
+    let mut props = vec![(c"value", value)];
+    if let Some(i) = index {
+        props.push((c"index", i as f64));
+    }
+    js::throw(env, Kind::Error, "HRW_INVALID_WEIGHT", &message, &props)
+}
+
+/// A string without a UTF-8 form, found while the shapes of a call's arguments are checked and
+/// reported (`InvalidText`) only once every argument has the right shape (API.md section 4).
+struct BadText {
+    what: String,
+    index: Option<usize>,
+    at: usize,
+    unit: u16,
+}
+
+impl BadText {
+    fn throw(self, env: sys::napi_env) -> napi::Error {
+        let message = format!(
+            "{} is a string with a lone surrogate (\\u{:04x} at position {}), which has no UTF-8 form",
+            self.what, self.unit, self.at
+        );
+        let props: Vec<(&CStr, f64)> = self
+            .index
+            .map(|i| (c"index", i as f64))
+            .into_iter()
+            .collect();
+        js::throw(env, Kind::Error, "HRW_INVALID_TEXT", &message, &props)
+    }
+}
+
+/// Throws the first string without a UTF-8 form, if any.
+fn no_bad_text(env: sys::napi_env, text: Option<BadText>) -> Result<()> {
+    match text {
+        Some(t) => Err(t.throw(env)),
+        None => Ok(()),
+    }
+}
+
+/// Reads a key, id or domain (`what`, element `index` of a list): its bytes, or a `TypeError`
+/// for anything but a string, `Buffer` or `Uint8Array`. A string without a UTF-8 form is noted in
+/// `text` (the first one only) and read as empty bytes, which nothing uses: the call throws
+/// `InvalidText` before it looks anything up.
+fn read<'a>(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    buf: &'a mut KeyBuf,
+    what: &dyn Fn() -> String,
+    index: Option<usize>,
+    text: &mut Option<BadText>,
+) -> Result<(&'a [u8], Form)> {
+    let got = js::bytes(env, v, buf)?;
+    accept(env, v, got, what, index, text)
+}
+
+/// `read` for a value `js::bytes` has already read as `got`.
+fn accept<'a>(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    got: Bytes<'a>,
+    what: &dyn Fn() -> String,
+    index: Option<usize>,
+    text: &mut Option<BadText>,
+) -> Result<(&'a [u8], Form)> {
+    match got {
+        Bytes::Ok(b, form) => Ok((b, form)),
+        Bytes::IllFormed { at, unit } => {
+            if text.is_none() {
+                *text = Some(BadText {
+                    what: what(),
+                    index,
+                    at,
+                    unit,
+                });
+            }
+            Ok((&[], Form::Text))
+        }
+        Bytes::Detached => Err(invalid_at(
+            env,
+            &format!("{} is a Uint8Array whose buffer is detached", what()),
+            index,
+        )),
+        Bytes::Other => Err(invalid_at(
+            env,
+            &format!(
+                "{} is {}, not a string, Buffer or Uint8Array",
+                what(),
+                js::describe(env, v)
+            ),
+            index,
+        )),
+    }
+}
+
+fn invalid_at(env: sys::napi_env, message: &str, index: Option<usize>) -> napi::Error {
+    match index {
+        Some(i) => js::type_error_at(env, message, i),
+        None => js::type_error(env, message),
+    }
+}
+
+/// A single key argument, its text checked at once (for calls with no later argument).
+fn key_of<'a>(env: sys::napi_env, v: Raw, buf: &'a mut KeyBuf, what: &str) -> Result<&'a [u8]> {
+    match js::bytes(env, v.0, buf)? {
+        Bytes::Ok(b, _) => Ok(b),
+        other => Err(not_a_key(env, v, other, what)),
+    }
+}
+
+/// The error for a single key argument that `js::bytes` did not read as bytes.
+#[cold]
+#[inline(never)]
+fn not_a_key(env: sys::napi_env, v: Raw, got: Bytes<'_>, what: &str) -> napi::Error {
+    let mut text = None;
+    match accept(env, v.0, got, &|| what.to_owned(), None, &mut text) {
+        Err(e) => e,
+        Ok(_) => match text {
+            Some(t) => t.throw(env),
+            None => js::pending(),
+        },
+    }
+}
+
+/// A weight argument's type: a number (`TypeError` otherwise); its value is checked later.
+fn weight_arg(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    what: &dyn Fn() -> String,
+    index: Option<usize>,
+) -> Result<f64> {
+    match js::number(env, v)? {
+        Some(w) => Ok(w),
+        None => Err(invalid_at(
+            env,
+            &format!("{} is {}, not a number", what(), js::describe(env, v)),
+            index,
+        )),
+    }
+}
+
+/// `k`'s type: a number (`TypeError` otherwise); `count_value` checks its value.
+fn count_arg(env: sys::napi_env, v: Raw, what: &str) -> Result<f64> {
+    match js::number(env, v.0)? {
+        Some(k) => Ok(k),
+        None => Err(js::type_error(
+            env,
+            &format!("{what} is {}, not a number", js::describe(env, v.0)),
+        )),
+    }
+}
+
+/// `k` as a count: an integer from 0 to 2^53 - 1 (`InvalidCount` otherwise). It never sizes an
+/// allocation by itself: callers cap it at the number of selectable nodes.
+fn count_value(env: sys::napi_env, k: f64, what: &str) -> Result<usize> {
+    const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+    let problem = if k.is_nan() {
+        "it is not a number"
+    } else if k.is_infinite() {
+        "it is infinite"
+    } else if k < 0.0 {
+        "it is negative"
+    } else if k.fract() != 0.0 {
+        "it is not an integer"
+    } else if k > MAX_SAFE_INTEGER {
+        "it is above 2^53 - 1, beyond the exact integers"
+    } else {
+        // Saturates on 32-bit targets, where the cap at the node count makes it exact again.
+        return Ok(k as usize);
+    };
+    Err(js::throw(
+        env,
+        Kind::Range,
+        "HRW_INVALID_COUNT",
+        &format!("{what} = {} is not a count: {problem}", js::number_text(k)),
+        &[(c"value", k)],
+    ))
 }
 
 /// How one node was given, so answers go back in the same form.
@@ -69,128 +282,357 @@ struct Parsed {
     id_value: Option<sys::napi_value>,
 }
 
-fn key_of<'a>(env: sys::napi_env, v: Raw, buf: &'a mut KeyBuf, what: &str) -> Result<&'a [u8]> {
-    match js::bytes(env, v.0, buf)? {
-        Some((b, _)) => Ok(b),
-        None => Err(js::type_error(
-            env,
-            &format!("{what} must be a string, Buffer or Uint8Array"),
-        )),
-    }
+/// A node as the caller gave it: its weight, if any, is checked after every argument's shape.
+struct Given {
+    parsed: Parsed,
+    weight: Option<f64>,
 }
 
-fn weight_of(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Weight> {
-    match js::number(env, v)? {
-        Some(w) => Weight::new(w).map_err(|e| core_error(env, e)),
-        None => Err(js::type_error(env, &format!("{what} must be a number"))),
-    }
-}
-
-/// `k` as a count: a non-negative integer.
-fn count_of(env: sys::napi_env, v: Raw, what: &str) -> Result<usize> {
-    match js::number(env, v.0)? {
-        Some(k) if k >= 0.0 && k.fract() == 0.0 && k <= u32::MAX as f64 => Ok(k as usize),
-        Some(k) => Err(js::range_error(
-            env,
-            &format!("{what} must be an integer from 0 to 2^32-1, got {k}"),
-        )),
-        None => Err(js::type_error(env, &format!("{what} must be a number"))),
+/// `obj[name]`, or `None` when it is `undefined` or `null` (both mean "not given").
+fn optional(
+    env: sys::napi_env,
+    obj: sys::napi_value,
+    name: &CStr,
+) -> Result<Option<sys::napi_value>> {
+    match js::property(env, obj, name)? {
+        Some(v) if !js::is_null_or_undefined(env, v)? => Ok(Some(v)),
+        _ => Ok(None),
     }
 }
 
 /// One node: an id (string, `Buffer`, `Uint8Array`) or `{ id, weight?, domain? }`.
-fn parse_node(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Parsed> {
+fn parse_node(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    what: &dyn Fn() -> String,
+    index: Option<usize>,
+    text: &mut Option<BadText>,
+) -> Result<Given> {
     let mut buf = KeyBuf::new();
-    if let Some((id, form)) = js::bytes(env, v, &mut buf)? {
-        return Ok(Parsed {
-            node: Node::new(id),
-            form: NodeForm {
-                id: form,
-                domain: None,
-            },
-            id_value: (form == Form::Text).then_some(v),
-        });
+    match js::bytes(env, v, &mut buf)? {
+        Bytes::Other => {}
+        got => {
+            let (id, form) = accept(env, v, got, what, index, text)?;
+            return Ok(Given {
+                parsed: Parsed {
+                    node: Node::new(id),
+                    form: NodeForm {
+                        id: form,
+                        domain: None,
+                    },
+                    id_value: (form == Form::Text).then_some(v),
+                },
+                weight: None,
+            });
+        }
     }
-    let shape = || {
-        js::type_error(
+    let id_v = match js::type_of(env, v)? {
+        T::napi_object if !js::is_array(env, v)? => js::property(env, v, c"id")?,
+        _ => None,
+    };
+    let Some(id_v) = id_v else {
+        return Err(invalid_at(
             env,
             &format!(
-                "{what} must be a string, Buffer, Uint8Array or {{ id, weight?, domain? }} object"
+                "{} is {}, not a string, Buffer, Uint8Array or {{ id, weight?, domain? }} object",
+                what(),
+                js::describe(env, v)
             ),
-        )
-    };
-    if js::type_of(env, v)? != T::napi_object {
-        return Err(shape());
-    }
-    let Some(id_v) = js::property(env, v, c"id")? else {
-        return Err(shape());
-    };
-    let Some((id, id_form)) = js::bytes(env, id_v, &mut buf)? else {
-        return Err(js::type_error(
-            env,
-            &format!("{what}.id must be a string, Buffer or Uint8Array"),
+            index,
         ));
     };
+    let (id, id_form) = read(
+        env,
+        id_v,
+        &mut buf,
+        &|| format!("{}.id", what()),
+        index,
+        text,
+    )?;
     let mut node = Node::new(id);
-    if let Some(w) = js::property(env, v, c"weight")? {
-        node = node.with_weight(weight_of(env, w, &format!("{what}.weight"))?);
-    }
+    let weight = match optional(env, v, c"weight")? {
+        Some(w) => Some(weight_arg(env, w, &|| format!("{}.weight", what()), index)?),
+        None => None,
+    };
     let mut domain = None;
-    if let Some(d) = js::property(env, v, c"domain")? {
+    if let Some(d) = optional(env, v, c"domain")? {
         let mut dbuf = KeyBuf::new();
-        let Some((d, form)) = js::bytes(env, d, &mut dbuf)? else {
-            return Err(js::type_error(
-                env,
-                &format!("{what}.domain must be a string, Buffer or Uint8Array"),
-            ));
-        };
+        let (d, form) = read(
+            env,
+            d,
+            &mut dbuf,
+            &|| format!("{}.domain", what()),
+            index,
+            text,
+        )?;
         node = node.with_domain(d);
         domain = Some(form);
     }
-    Ok(Parsed {
-        node,
-        form: NodeForm {
-            id: id_form,
-            domain,
+    Ok(Given {
+        parsed: Parsed {
+            node,
+            form: NodeForm {
+                id: id_form,
+                domain,
+            },
+            id_value: (id_form == Form::Text).then_some(id_v),
         },
-        id_value: (id_form == Form::Text).then_some(id_v),
+        weight,
     })
 }
 
-fn parse_seed(env: sys::napi_env, v: sys::napi_value) -> Result<Seed> {
-    let bytes = match js::type_of(env, v)? {
-        T::napi_string => {
-            let mut buf = KeyBuf::new();
-            let Some((text, _)) = js::bytes(env, v, &mut buf)? else {
+/// A seed argument's bytes: 32 hex digits or a `Uint8Array`. Its length is checked later.
+fn seed_arg(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Vec<u8>> {
+    if js::type_of(env, v)? == T::napi_string {
+        let mut buf = KeyBuf::new();
+        if let Bytes::Ok(text, _) = js::bytes(env, v, &mut buf)? {
+            if let Some(b) = decode_hex(text) {
+                return Ok(b);
+            }
+        }
+        return Err(js::type_error(
+            env,
+            &format!(
+                "{what} is {}, not hex digits (32 of them for the 16 seed bytes)",
+                js::describe(env, v)
+            ),
+        ));
+    }
+    match js::uint8_array(env, v)? {
+        View::Elements(b) => Ok(b.to_vec()),
+        View::Detached => Err(js::type_error(
+            env,
+            &format!("{what} is a Uint8Array whose buffer is detached"),
+        )),
+        View::Other => Err(js::type_error(
+            env,
+            &format!(
+                "{what} is {}, not a hex string or a Uint8Array",
+                js::describe(env, v)
+            ),
+        )),
+    }
+}
+
+fn seed_of(env: sys::napi_env, bytes: Option<Vec<u8>>) -> Result<Seed> {
+    match bytes {
+        Some(b) => Seed::from_slice(&b).map_err(|e| core_error(env, e)),
+        None => Ok(Seed::DEFAULT),
+    }
+}
+
+/// The options `new Placement` knows; any other name is a mistake the caller must hear about.
+const OPTIONS: [&str; 3] = ["weights", "domains", "seed"];
+
+/// The ids, weights, domains and seed of `new Placement(nodes, options)`, checked in the order of
+/// API.md section 4.
+fn parse_membership(
+    env: sys::napi_env,
+    nodes: Raw,
+    options: Option<Raw>,
+) -> Result<(Seed, Vec<Parsed>)> {
+    let mut text = None;
+    if !js::is_array(env, nodes.0)? {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "nodes is {}, not an array of ids or {{ id, weight?, domain? }} objects",
+                js::describe(env, nodes.0)
+            ),
+        ));
+    }
+    // Nothing is sized by `length` before its elements are read: an array-like may claim any
+    // length without holding anything.
+    let n = js::array_len(env, nodes.0)?;
+    let mut given = Vec::new();
+    for i in 0..n {
+        let v = js::element(env, nodes.0, i)?;
+        let i = i as usize;
+        given.push(parse_node(
+            env,
+            v,
+            &|| format!("nodes[{i}]"),
+            Some(i),
+            &mut text,
+        )?);
+    }
+    let mut weights: Option<Vec<f64>> = None;
+    let mut domains: Option<Vec<Domain>> = None;
+    // The lists' own lengths, which may exceed what was read of them.
+    let (mut weights_len, mut domains_len) = (None, None);
+    let mut seed = None;
+    if let Some(opts) = options {
+        if !js::is_null_or_undefined(env, opts.0)? {
+            if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
                 return Err(js::type_error(
                     env,
-                    "options.seed must be a hex string or a Uint8Array",
+                    &format!(
+                        "options is {}, not an object {{ weights?, domains?, seed? }}",
+                        js::describe(env, opts.0)
+                    ),
                 ));
-            };
-            match decode_hex(text) {
-                Some(b) => b,
-                None => {
-                    return Err(js::throw(
+            }
+            let opts = opts.0;
+            if let Some(w) = optional(env, opts, c"weights")? {
+                weights = Some(parse_weights(env, w, &given)?);
+                weights_len = Some(js::array_len(env, w)? as usize);
+            }
+            if let Some(d) = optional(env, opts, c"domains")? {
+                domains = Some(parse_domains(env, d, &given, &mut text)?);
+                domains_len = Some(js::array_len(env, d)? as usize);
+            }
+            if let Some(s) = optional(env, opts, c"seed")? {
+                seed = Some(seed_arg(env, s, "options.seed")?);
+            }
+            for name in js::own_keys(env, opts)? {
+                if !OPTIONS.contains(&name.as_str()) {
+                    return Err(js::type_error(
                         env,
-                        Kind::Type,
-                        "ERR_INVALID_ARG_VALUE",
-                        "options.seed as a string must be hex digits (32 of them for the 16 seed bytes)",
-                        &[],
-                    ))
+                        &format!(
+                            "options.{name} is not an option of Placement (it has weights, domains and seed)"
+                        ),
+                    ));
                 }
             }
         }
-        _ => match js::uint8_array(env, v)? {
-            Some(b) => b.to_vec(),
-            None => {
-                return Err(js::type_error(
-                    env,
-                    "options.seed must be a hex string or a Uint8Array",
-                ))
-            }
-        },
-    };
-    Seed::from_slice(&bytes).map_err(|e| core_error(env, e))
+    }
+    no_bad_text(env, text)?;
+    for (list, len) in [
+        ("options.weights", weights_len),
+        ("options.domains", domains_len),
+    ] {
+        if let Some(len) = len.filter(|&l| l != given.len()) {
+            return Err(js::throw(
+                env,
+                Kind::Error,
+                "HRW_LENGTH_MISMATCH",
+                &format!(
+                    "{list} has {len} {} for {} nodes",
+                    if len == 1 { "entry" } else { "entries" },
+                    given.len()
+                ),
+                &[(c"expected", given.len() as f64), (c"actual", len as f64)],
+            ));
+        }
+    }
+    // SPEC.md section 7: the seed, then every weight, then the core's membership checks.
+    let seed = seed_of(env, seed)?;
+    let mut parsed = Vec::with_capacity(given.len());
+    for (i, g) in given.into_iter().enumerate() {
+        let mut p = g.parsed;
+        let (weight, what) = match &weights {
+            Some(ws) => (Some(ws[i]), "options.weights"),
+            None => (g.weight, "nodes"),
+        };
+        if let Some(w) = weight {
+            let what = if what == "nodes" {
+                format!("nodes[{i}].weight")
+            } else {
+                format!("options.weights[{i}]")
+            };
+            let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(i), &what))?;
+            p.node = p.node.with_weight(w);
+        }
+        if let Some(Some((d, form))) = domains.as_mut().map(|ds| ds[i].take()) {
+            p.node = p.node.with_domain(d);
+            p.form.domain = Some(form);
+        }
+        parsed.push(p);
+    }
+    Ok((seed, parsed))
+}
+
+/// How many elements of a weights or domains list to read: all of them, or one more than the
+/// nodes when it is longer. That one shows the mismatch; reading on would only check elements the
+/// mismatch already rejects, and a hole is "no domain", so an array-like of length 2^32 - 1 would
+/// take minutes.
+fn list_len(env: sys::napi_env, list: sys::napi_value, nodes: usize) -> Result<u32> {
+    let len = js::array_len(env, list)?;
+    Ok(len.min(u32::try_from(nodes + 1).unwrap_or(u32::MAX)))
+}
+
+/// `options.weights`: numbers, one per node, none for a node that has its own.
+fn parse_weights(env: sys::napi_env, w: sys::napi_value, given: &[Given]) -> Result<Vec<f64>> {
+    if !js::is_array(env, w)? {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "options.weights is {}, not an array of numbers",
+                js::describe(env, w)
+            ),
+        ));
+    }
+    let mut out = Vec::new();
+    for i in 0..list_len(env, w, given.len())? {
+        let v = js::element(env, w, i)?;
+        let i = i as usize;
+        out.push(weight_arg(
+            env,
+            v,
+            &|| format!("options.weights[{i}]"),
+            Some(i),
+        )?);
+        if given.get(i).is_some_and(|g| g.weight.is_some()) {
+            return Err(js::type_error_at(
+                env,
+                &format!(
+                    "nodes[{i}] has a weight of its own and options.weights[{i}] gives it another"
+                ),
+                i,
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// A node's failure domain from `options.domains`: its bytes and form, or `None` for no domain.
+type Domain = Option<(Vec<u8>, Form)>;
+
+/// `options.domains`: a domain (or `null` for none) per node, none for a node that has its own.
+fn parse_domains(
+    env: sys::napi_env,
+    d: sys::napi_value,
+    given: &[Given],
+    text: &mut Option<BadText>,
+) -> Result<Vec<Domain>> {
+    if !js::is_array(env, d)? {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "options.domains is {}, not an array of strings, Buffers or Uint8Arrays",
+                js::describe(env, d)
+            ),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut buf = KeyBuf::new();
+    for i in 0..list_len(env, d, given.len())? {
+        let v = js::element(env, d, i)?;
+        let i = i as usize;
+        if js::is_null_or_undefined(env, v)? {
+            out.push(None);
+            continue;
+        }
+        let (b, form) = read(
+            env,
+            v,
+            &mut buf,
+            &|| format!("options.domains[{i}]"),
+            Some(i),
+            text,
+        )?;
+        out.push(Some((b.to_vec(), form)));
+        if given.get(i).is_some_and(|g| g.parsed.form.domain.is_some()) {
+            return Err(js::type_error_at(
+                env,
+                &format!(
+                    "nodes[{i}] has a domain of its own and options.domains[{i}] gives it another"
+                ),
+                i,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
@@ -333,9 +775,8 @@ impl Placement {
             .collect()
     }
 
-    fn index_of(&self, env: sys::napi_env, node: Raw) -> Result<usize> {
-        let mut buf = KeyBuf::new();
-        let id = key_of(env, node, &mut buf, "node")?;
+    /// The index of the node whose id `id` is (a `read` result), or `UnknownNode`.
+    fn index_of(&self, env: sys::napi_env, id: &[u8]) -> Result<usize> {
         match self.inner.find(id) {
             Some(n) => Ok(n.index()),
             None => Err(core_error(env, hrwhash::Error::UnknownNode)),
@@ -343,27 +784,43 @@ impl Placement {
     }
 
     /// Keys of a JS array, copied into one buffer (a getter on the array could run JS and free a
-    /// borrowed `Uint8Array`, so nothing is borrowed across elements).
-    fn collect_keys(env: sys::napi_env, keys: Raw) -> Result<(Vec<u8>, Vec<usize>)> {
+    /// borrowed `Uint8Array`, so nothing is borrowed across elements). A key without a UTF-8 form
+    /// is returned, not thrown, so that a later argument's type error comes first.
+    fn collect_keys(
+        env: sys::napi_env,
+        keys: Raw,
+    ) -> Result<(Vec<u8>, Vec<usize>, Option<BadText>)> {
         if !js::is_array(env, keys.0)? {
-            return Err(js::type_error(env, "keys must be an array"));
+            return Err(js::type_error(
+                env,
+                &format!(
+                    "keys is {}, not an array of keys",
+                    js::describe(env, keys.0)
+                ),
+            ));
         }
+        // Nothing is sized by `length` before its elements are read: an array-like may claim any
+        // length without holding anything.
         let n = js::array_len(env, keys.0)?;
         let mut data = Vec::new();
-        let mut ends = Vec::with_capacity(n as usize);
+        let mut ends = Vec::new();
         let mut buf = KeyBuf::new();
+        let mut text = None;
         for i in 0..n {
             let v = js::element(env, keys.0, i)?;
-            let Some((key, _)) = js::bytes(env, v, &mut buf)? else {
-                return Err(js::type_error(
-                    env,
-                    &format!("keys[{i}] must be a string, Buffer or Uint8Array"),
-                ));
-            };
+            let i = i as usize;
+            let (key, _) = read(
+                env,
+                v,
+                &mut buf,
+                &|| format!("keys[{i}]"),
+                Some(i),
+                &mut text,
+            )?;
             data.extend_from_slice(key);
             ends.push(data.len());
         }
-        Ok((data, ends))
+        Ok((data, ends, text))
     }
 }
 
@@ -395,9 +852,9 @@ impl Placement {
     }
 
     fn rank(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
-        let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
         let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
+        let (key, k) = key_and_count(env, key, k, &mut buf)?;
+        let k = k.min(self.inner.selectable_len());
         let mut stack = [0usize; STACK_RANK];
         let mut heap = Vec::new();
         let out = if k <= STACK_RANK {
@@ -415,6 +872,16 @@ impl Placement {
 /// Room for common `k` without a heap allocation per lookup.
 const STACK_RANK: usize = 16;
 
+/// `key` and `k` of `rank`/`replicas`, checked in API.md's order: both types, then the key's
+/// text, then the count.
+fn key_and_count(env: sys::napi_env, key: Raw, k: Raw, buf: &mut KeyBuf) -> Result<(&[u8], usize)> {
+    let mut text = None;
+    let (key, _) = read(env, key.0, buf, &|| "key".to_owned(), None, &mut text)?;
+    let k = count_arg(env, k, "k")?;
+    no_bad_text(env, text)?;
+    Ok((key, count_value(env, k, "k")?))
+}
+
 #[napi]
 impl Placement {
     /// Builds a placement. Node ids are non-empty and unique; weights default to 1 (0 keeps a
@@ -422,179 +889,224 @@ impl Placement {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions"
+        ts_args_type = "nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null"
     )]
     pub fn new(env: Env, nodes: Raw, options: Option<Raw>) -> Result<Placement> {
         let env = env.raw();
-        if !js::is_array(env, nodes.0)? {
-            return Err(js::type_error(env, "nodes must be an array"));
-        }
-        let n = js::array_len(env, nodes.0)?;
-        let mut parsed = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let v = js::element(env, nodes.0, i)?;
-            parsed.push(parse_node(env, v, &format!("nodes[{i}]"))?);
-        }
-        let mut seed = Seed::DEFAULT;
-        if let Some(opts) = options {
-            match js::type_of(env, opts.0)? {
-                T::napi_undefined | T::napi_null => {}
-                T::napi_object => {
-                    if let Some(s) = js::property(env, opts.0, c"seed")? {
-                        seed = parse_seed(env, s)?;
-                    }
-                    if let Some(w) = js::property(env, opts.0, c"weights")? {
-                        if !js::is_array(env, w)? {
-                            return Err(js::type_error(
-                                env,
-                                "options.weights must be an array of numbers",
-                            ));
-                        }
-                        let len = js::array_len(env, w)? as usize;
-                        if len != parsed.len() {
-                            return Err(core_error(
-                                env,
-                                hrwhash::Error::LengthMismatch {
-                                    expected: parsed.len(),
-                                    actual: len,
-                                },
-                            ));
-                        }
-                        for (i, p) in parsed.iter_mut().enumerate() {
-                            let wv = js::element(env, w, i as u32)?;
-                            let weight = weight_of(env, wv, &format!("options.weights[{i}]"))?;
-                            p.node = p.node.clone().with_weight(weight);
-                        }
-                    }
-                }
-                _ => return Err(js::type_error(env, "options must be an object")),
-            }
-        }
+        let (seed, parsed) = parse_membership(env, nodes, options)?;
         Placement::build(env, seed, parsed)
     }
+}
 
-    /// Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
-    /// domain is a domain of its own), then filled in ranking order.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "key: Key, k: number",
-        ts_return_type = "NodeId[]"
-    )]
-    pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let k = count_of(env, k, "k")?.min(self.inner.selectable_len());
+/// The other methods and getters, called from `fast.rs`'s callbacks (see there for why they are
+/// not `#[napi]` methods).
+impl Placement {
+    fn replicas(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
+        let (key, k) = key_and_count(env, key, k, &mut buf)?;
+        let k = k.min(self.inner.selectable_len());
         let mut out = vec![0usize; k];
         let n = self.inner.replicas_into(key, &mut out);
         let ids = self.ids_array(env)?;
-        Ok(Raw(self.id_list(env, ids, &out[..n])?))
+        self.id_list(env, ids, &out[..n])
     }
 
-    /// The hrw-v1 score of `key` for `node` (an id in the placement), as an unsigned 64-bit BigInt.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "key: Key, node: NodeIdLike",
-        ts_return_type = "bigint"
-    )]
-    pub fn score(&self, env: Env, key: Raw, node: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let index = self.index_of(env, node)?;
-        let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
+    fn score(&self, env: sys::napi_env, key: Raw, node: Raw) -> Result<sys::napi_value> {
+        let mut text = None;
+        let (mut kbuf, mut nbuf) = (KeyBuf::new(), KeyBuf::new());
+        let (key, _) = read(env, key.0, &mut kbuf, &|| "key".to_owned(), None, &mut text)?;
+        let (id, _) = read(
+            env,
+            node.0,
+            &mut nbuf,
+            &|| "node".to_owned(),
+            None,
+            &mut text,
+        )?;
+        no_bad_text(env, text)?;
+        let index = self.index_of(env, id)?;
         match self.inner.score(key, index) {
-            Some(s) => Ok(Raw(js::new_bigint(env, s)?)),
+            Some(s) => js::new_bigint(env, s),
             None => Err(core_error(env, hrwhash::Error::UnknownNode)),
         }
     }
 
-    /// Owners of many keys, in order.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "keys: ReadonlyArray<Key>",
-        ts_return_type = "NodeId[]"
-    )]
-    pub fn owners(&self, env: Env, keys: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let (data, ends) = Placement::collect_keys(env, keys)?;
+    fn owners(&self, env: sys::napi_env, keys: Raw) -> Result<sys::napi_value> {
+        let (data, ends, text) = Placement::collect_keys(env, keys)?;
+        no_bad_text(env, text)?;
         let owners = self.inner.owners(&slices(&data, &ends));
         let ids = self.ids_array(env)?;
-        Ok(Raw(self.id_list(env, ids, &owners)?))
+        self.id_list(env, ids, &owners)
     }
 
-    /// The first `k` nodes of the ranking of each key.
-    #[napi(
-        catch_unwind,
-        ts_args_type = "keys: ReadonlyArray<Key>, k: number",
-        ts_return_type = "NodeId[][]"
-    )]
-    pub fn rank_many(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let k = count_of(env, k, "k")?;
-        let (data, ends) = Placement::collect_keys(env, keys)?;
-        let k = k.min(self.inner.selectable_len());
-        let mut out = vec![0usize; ends.len() * k];
-        let per_key = self
-            .inner
-            .rank_many_into(&slices(&data, &ends), k, &mut out)
-            .map_err(|e| core_error(env, e))?;
+    fn rank_many(&self, env: sys::napi_env, keys: Raw, k: Raw) -> Result<sys::napi_value> {
+        let (data, ends, text) = Placement::collect_keys(env, keys)?;
+        let k = count_arg(env, k, "k")?;
+        no_bad_text(env, text)?;
+        let k = count_value(env, k, "k")?.min(self.inner.selectable_len());
+        self.check_result_size(env, ends.len(), k)?;
+        let keys = slices(&data, &ends);
         let ids = self.ids_array(env)?;
-        let rows = js::new_array(env, ends.len())?;
-        for (i, row) in out.chunks_exact(k.max(1)).take(ends.len()).enumerate() {
-            js::set_element(
-                env,
-                rows,
-                i as u32,
-                self.id_list(env, ids, &row[..per_key])?,
-            )?;
-        }
-        if k == 0 {
-            for i in 0..ends.len() {
-                js::set_element(env, rows, i as u32, js::new_array(env, 0)?)?;
+        let rows = js::new_array(env, keys.len())?;
+        // The native buffer holds a slice of the answer at a time, never keys x k slots at once.
+        let per_chunk = (RANK_MANY_SLOTS / k.max(1)).max(1);
+        let mut out = vec![0usize; per_chunk.min(keys.len()) * k];
+        for (c, chunk) in keys.chunks(per_chunk).enumerate() {
+            let out = &mut out[..chunk.len() * k];
+            let per_key = self
+                .inner
+                .rank_many_into(chunk, k, out)
+                .map_err(|e| core_error(env, e))?;
+            for (j, row) in out.chunks_exact(k.max(1)).enumerate() {
+                let row = if k == 0 { &[][..] } else { &row[..per_key] };
+                let i = (c * per_chunk + j) as u32;
+                js::set_element(env, rows, i, self.id_list(env, ids, row)?)?;
+            }
+            if k == 0 {
+                for j in 0..chunk.len() {
+                    let i = (c * per_chunk + j) as u32;
+                    js::set_element(env, rows, i, js::new_array(env, 0)?)?;
+                }
             }
         }
-        Ok(Raw(rows))
+        Ok(rows)
     }
 
-    /// Owners of keys packed into one buffer, without a JS value per key: key `i` is
-    /// `data[offsets[i] .. offsets[i + 1]]`. Returns node indices (positions in `nodes()`).
-    #[napi(
-        catch_unwind,
-        ts_args_type = "data: Uint8Array, offsets: Uint32Array",
-        ts_return_type = "Uint32Array"
-    )]
-    pub fn owners_packed(&self, env: Env, data: Raw, offsets: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let bytes = match js::type_of(env, data.0)? {
-            T::napi_object => js::uint8_array(env, data.0)?,
-            _ => None,
+    /// `ResultTooLarge` for a batch ranking of `keys` keys with `k` ids each (`k` already capped
+    /// at the selectable nodes) that no array could hold or the JS heap has no room for: V8 ends
+    /// the process when it runs out of heap, so this is the last moment to say so.
+    fn check_result_size(&self, env: sys::napi_env, keys: usize, k: usize) -> Result<()> {
+        let too_large = |why: String| {
+            js::throw(
+                env,
+                Kind::Range,
+                "HRW_RESULT_TOO_LARGE",
+                &format!("rankMany of {keys} keys with {k} ids each is {why}"),
+                &[],
+            )
         };
-        let Some(bytes) = bytes else {
-            return Err(js::type_error(env, "data must be a Buffer or Uint8Array"));
+        let Some(ids) = keys.checked_mul(k).filter(|&n| n <= u32::MAX as usize) else {
+            return Err(too_large(format!(
+                "{} ids, more than 2^32 - 1",
+                keys as u128 * k as u128
+            )));
         };
-        let Some(offsets) = js::uint32_array(env, offsets.0)? else {
-            return Err(js::type_error(env, "offsets must be a Uint32Array"));
+        // A row costs at least its array and its elements' slots; a binary id is a new Buffer
+        // each time it appears (a lower bound of their sizes: a result this size surely fails).
+        let per_id = if self.forms.iter().any(|f| f.id == Form::Binary) {
+            8.0 + 96.0
+        } else {
+            8.0
+        };
+        let need = ids as f64 * per_id + keys as f64 * 48.0;
+        if need >= HEAP_CHECK_BYTES {
+            if let Some(available) = js::heap_available(env) {
+                if need > available {
+                    return Err(too_large(format!(
+                        "{ids} ids, which need at least {need:.0} bytes of JavaScript heap; {available:.0} are available"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn owners_packed(
+        &self,
+        env: sys::napi_env,
+        data: Raw,
+        offsets: Raw,
+    ) -> Result<sys::napi_value> {
+        let bytes = match js::uint8_array(env, data.0)? {
+            View::Elements(b) => b,
+            View::Detached => {
+                return Err(js::type_error(
+                    env,
+                    "data is a Uint8Array whose buffer is detached",
+                ))
+            }
+            View::Other => {
+                return Err(js::type_error(
+                    env,
+                    &format!(
+                        "data is {}, not a Buffer or Uint8Array",
+                        js::describe(env, data.0)
+                    ),
+                ))
+            }
+        };
+        // Arrow's string and binary arrays keep int32 offsets; both widths are read as i64.
+        let offsets: Vec<i64> = match js::uint32_array(env, offsets.0)? {
+            View::Elements(o) => o.iter().map(|&x| x as i64).collect(),
+            View::Detached => {
+                return Err(js::type_error(
+                    env,
+                    "offsets is a typed array whose buffer is detached",
+                ))
+            }
+            View::Other => match js::int32_array(env, offsets.0)? {
+                View::Elements(o) => o.iter().map(|&x| x as i64).collect(),
+                View::Detached => {
+                    return Err(js::type_error(
+                        env,
+                        "offsets is a typed array whose buffer is detached",
+                    ))
+                }
+                View::Other => {
+                    return Err(js::type_error(
+                        env,
+                        &format!(
+                            "offsets is {}, not a Uint32Array or Int32Array",
+                            js::describe(env, offsets.0)
+                        ),
+                    ))
+                }
+            },
         };
         if offsets.is_empty() {
-            return Err(js::range_error(
+            return Err(js::type_error(
                 env,
-                "offsets must hold at least one entry (n keys need n + 1)",
+                "offsets is empty; n keys need n + 1 offsets",
             ));
         }
         let mut keys = Vec::with_capacity(offsets.len() - 1);
         for (i, w) in offsets.windows(2).enumerate() {
-            let (a, b) = (w[0] as usize, w[1] as usize);
-            if a > b || b > bytes.len() {
-                return Err(js::range_error(
-                    env,
-                    &format!(
-                        "offsets[{i}..{}] = {a}..{b} is not a range within data ({} bytes)",
+            let (a, b) = (w[0], w[1]);
+            let problem = if a < 0 {
+                Some((i, format!("offsets[{i}] = {a} is negative")))
+            } else if b < a {
+                Some((
+                    i + 1,
+                    format!("offsets[{}] = {b} is below offsets[{i}] = {a}", i + 1),
+                ))
+            } else if b as u64 > bytes.len() as u64 {
+                Some((
+                    i + 1,
+                    format!(
+                        "offsets[{}] = {b} is beyond the end of data ({} bytes)",
                         i + 1,
                         bytes.len()
                     ),
+                ))
+            } else {
+                None
+            };
+            if let Some((at, message)) = problem {
+                return Err(js::type_error_at(env, &message, at));
+            }
+            keys.push(&bytes[a as usize..b as usize]);
+        }
+        if let [only] = offsets[..] {
+            if only < 0 || only as u64 > bytes.len() as u64 {
+                return Err(js::type_error_at(
+                    env,
+                    &format!(
+                        "offsets[0] = {only} is not within data ({} bytes)",
+                        bytes.len()
+                    ),
+                    0,
                 ));
             }
-            keys.push(&bytes[a..b]);
         }
         let mut owners = vec![0usize; keys.len()];
         self.inner
@@ -606,44 +1118,54 @@ impl Placement {
         for (i, o) in owners.iter().enumerate() {
             unsafe { out.add(i).write(*o as u32) };
         }
-        Ok(Raw(arr))
+        Ok(arr)
     }
 
-    /// A placement with one more node (at the end of the node list).
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike | NodeSpec")]
-    pub fn with_node(&self, env: Env, node: Raw) -> Result<Placement> {
-        let env = env.raw();
-        let extra = parse_node(env, node.0, "node")?;
+    fn with_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
+        let mut text = None;
+        let extra = parse_node(env, node.0, &|| "node".to_owned(), None, &mut text)?;
+        no_bad_text(env, text)?;
+        // It is appended, so its index is the current length.
+        let index = self.inner.len();
+        let mut added = extra.parsed;
+        if let Some(w) = extra.weight {
+            let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "node.weight"))?;
+            added.node = added.node.with_weight(w);
+        }
         let mut parsed = self.reparse(env)?;
-        parsed.push(extra);
+        parsed.push(added);
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    /// A placement without the node of this id; the others keep their order.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike")]
-    pub fn without_node(&self, env: Env, node: Raw) -> Result<Placement> {
-        let env = env.raw();
-        let index = self.index_of(env, node)?;
+    fn without_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
+        let mut buf = KeyBuf::new();
+        let index = self.index_of(env, key_of(env, node, &mut buf, "node")?)?;
         let mut parsed = self.reparse(env)?;
         parsed.remove(index);
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    /// A placement where the node of this id has another weight.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
-    pub fn with_weight(&self, env: Env, node: Raw, weight: Raw) -> Result<Placement> {
-        let env = env.raw();
-        let index = self.index_of(env, node)?;
-        let weight = weight_of(env, weight.0, "weight")?;
+    fn with_weight(&self, env: sys::napi_env, node: Raw, weight: Raw) -> Result<Placement> {
+        let mut text = None;
+        let mut buf = KeyBuf::new();
+        let (id, _) = read(
+            env,
+            node.0,
+            &mut buf,
+            &|| "node".to_owned(),
+            None,
+            &mut text,
+        )?;
+        let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
+        no_bad_text(env, text)?;
+        let index = self.index_of(env, id)?;
+        let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "weight"))?;
         let mut parsed = self.reparse(env)?;
-        parsed[index].node = parsed[index].node.clone().with_weight(weight);
+        parsed[index].node = parsed[index].node.clone().with_weight(w);
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    /// The nodes in build order, with their weights and domains.
-    #[napi(catch_unwind, ts_return_type = "NodeInfo[]")]
-    pub fn nodes(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
+    fn nodes(&self, env: sys::napi_env) -> Result<sys::napi_value> {
         let ids = self.ids_array(env)?;
         let arr = js::new_array(env, self.inner.len())?;
         for (i, (node, form)) in self.inner.node_specs().iter().zip(&self.forms).enumerate() {
@@ -664,86 +1186,106 @@ impl Placement {
             let domain = match (node.domain(), form.domain) {
                 (Some(d), Some(Form::Text)) => js::new_string(env, &String::from_utf8_lossy(d))?,
                 (Some(d), _) => js::new_buffer(env, d)?,
-                (None, _) => {
-                    let mut v = ptr::null_mut();
-                    js::check(env, unsafe { sys::napi_get_null(env, &mut v) })?;
-                    v
-                }
+                (None, _) => js::null(env)?,
             };
             js::set_property(env, o, c"domain", domain)?;
             js::set_element(env, arr, i as u32, o)?;
         }
-        Ok(Raw(arr))
+        Ok(arr)
     }
 
     /// Number of nodes, including those of weight zero.
-    #[napi(getter)]
-    pub fn length(&self) -> u32 {
-        self.inner.len() as u32
+    fn length(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+        js::new_number(env, self.inner.len() as f64)
     }
 
     /// Number of nodes that can be selected (weight above zero).
-    #[napi(getter)]
-    pub fn selectable_length(&self) -> u32 {
-        self.inner.selectable_len() as u32
+    fn selectable_length(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+        js::new_number(env, self.inner.selectable_len() as f64)
     }
 
     /// Whether any two selectable nodes have different weights.
-    #[napi(getter)]
-    pub fn is_weighted(&self) -> bool {
-        self.inner.is_weighted()
+    fn is_weighted(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+        js::new_bool(env, self.inner.is_weighted())
     }
 
     /// The seed, as 32 lowercase hex digits.
-    #[napi(getter)]
-    pub fn seed(&self) -> String {
-        encode_hex(&self.inner.seed().to_bytes())
+    fn seed(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+        js::new_string(env, &encode_hex(&self.inner.seed().to_bytes()))
     }
 }
+
+/// Slots of native scratch space `rankMany` fills at a time.
+const RANK_MANY_SLOTS: usize = 1 << 16;
+
+/// Results smaller than this are built without asking V8 how much heap is left.
+const HEAP_CHECK_BYTES: f64 = (64u64 << 20) as f64;
 
 /// hrw-v1's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
 /// 64-bit BigInt: the building block of every score.
 #[napi(
     catch_unwind,
-    ts_args_type = "key: Key, seed?: string | Uint8Array",
+    ts_args_type = "key: Key, seed?: string | Uint8Array | null",
     ts_return_type = "bigint"
 )]
 pub fn key_digest(env: Env, key: Raw, seed: Option<Raw>) -> Result<Raw> {
     let env = env.raw();
-    let seed = optional_seed(env, seed)?;
     let mut buf = KeyBuf::new();
-    let key = key_of(env, key, &mut buf, "key")?;
+    let (key, seed) = bytes_and_seed(env, key, seed, "key", &mut buf)?;
     Ok(Raw(js::new_bigint(
         env,
         hrwhash::v1::key_digest(&seed, key),
     )?))
 }
 
-fn optional_seed(env: sys::napi_env, seed: Option<Raw>) -> Result<Seed> {
-    match seed {
-        Some(s) if !matches!(js::type_of(env, s.0)?, T::napi_undefined | T::napi_null) => {
-            parse_seed(env, s.0)
-        }
-        _ => Ok(Seed::DEFAULT),
-    }
+/// A key or id and an optional seed, checked in API.md's order: both types, the text, the seed's
+/// length.
+fn bytes_and_seed<'a>(
+    env: sys::napi_env,
+    v: Raw,
+    seed: Option<Raw>,
+    what: &str,
+    buf: &'a mut KeyBuf,
+) -> Result<(&'a [u8], Seed)> {
+    let mut text = None;
+    let (b, _) = read(env, v.0, buf, &|| what.to_owned(), None, &mut text)?;
+    let seed = match seed {
+        Some(s) if !js::is_null_or_undefined(env, s.0)? => Some(seed_arg(env, s.0, "seed")?),
+        _ => None,
+    };
+    no_bad_text(env, text)?;
+    Ok((b, seed_of(env, seed)?))
 }
 
 /// hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit
 /// BigInt.
 #[napi(
     catch_unwind,
-    ts_args_type = "id: NodeIdLike, seed?: string | Uint8Array",
+    ts_args_type = "id: NodeIdLike, seed?: string | Uint8Array | null",
     ts_return_type = "bigint"
 )]
 pub fn node_digest(env: Env, id: Raw, seed: Option<Raw>) -> Result<Raw> {
     let env = env.raw();
-    let seed = optional_seed(env, seed)?;
     let mut buf = KeyBuf::new();
-    let id = key_of(env, id, &mut buf, "id")?;
+    let (id, seed) = bytes_and_seed(env, id, seed, "id", &mut buf)?;
     Ok(Raw(js::new_bigint(
         env,
         hrwhash::v1::node_digest(&seed, id),
     )?))
+}
+
+/// A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt
+/// (`NodeInfo.weightFixed` of a node of this weight).
+#[napi(
+    catch_unwind,
+    ts_args_type = "weight: number",
+    ts_return_type = "bigint"
+)]
+pub fn weight_fixed(env: Env, weight: Raw) -> Result<Raw> {
+    let env = env.raw();
+    let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
+    let w = Weight::new(w).map_err(|_| weight_error(env, w, None, "weight"))?;
+    Ok(Raw(js::new_bigint(env, w.to_fixed())?))
 }
 
 /// hrw-v1's draw of a score (the uniform variate weighted ranking divides by the weight), as an
@@ -757,11 +1299,14 @@ pub fn draw(env: Env, score: Raw) -> Result<Raw> {
     let env = env.raw();
     match js::bigint_u64(env, score.0)? {
         Some(Ok(s)) => Ok(Raw(js::new_bigint(env, hrwhash::v1::draw(s))?)),
-        Some(Err(())) => Err(js::range_error(
+        Some(Err(())) => Err(js::type_error(
             env,
-            "score must be a bigint from 0 to 2^64-1",
+            "score is a bigint outside 0 to 2^64 - 1, not a 64-bit score",
         )),
-        None => Err(js::type_error(env, "score must be a bigint")),
+        None => Err(js::type_error(
+            env,
+            &format!("score is {}, not a bigint", js::describe(env, score.0)),
+        )),
     }
 }
 

@@ -19,7 +19,7 @@ function throwsCode(fn, code, extra = {}) {
 }
 
 const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
-const rangeError = (fn) => assert.throws(fn, (err) => err instanceof RangeError && err.code === 'ERR_OUT_OF_RANGE');
+const invalidCount = (fn) => assert.throws(fn, (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT');
 
 test('HRW_EMPTY_MEMBERSHIP', () => throwsCode(() => new Placement([]), 'HRW_EMPTY_MEMBERSHIP'));
 
@@ -34,11 +34,12 @@ test('HRW_DUPLICATE_NODE_ID carries both indices, across text and bytes', () => 
   throwsCode(() => p.withNode('b'), 'HRW_DUPLICATE_NODE_ID');
 });
 
-test('HRW_INVALID_WEIGHT carries the value', () => {
+test('HRW_INVALID_WEIGHT carries the value and the node index', () => {
   for (const w of [NaN, Infinity, -Infinity, -1, 2 ** 32, 2 ** -40]) {
-    throwsCode(() => new Placement([{ id: 'a', weight: w }]), 'HRW_INVALID_WEIGHT', { value: w });
-    throwsCode(() => new Placement(['a'], { weights: [w] }), 'HRW_INVALID_WEIGHT', { value: w });
-    throwsCode(() => p.withWeight('a', w), 'HRW_INVALID_WEIGHT', { value: w });
+    throwsCode(() => new Placement(['z', { id: 'a', weight: w }]), 'HRW_INVALID_WEIGHT', { value: w, index: 1 });
+    throwsCode(() => new Placement(['a', 'z'], { weights: [w, 1] }), 'HRW_INVALID_WEIGHT', { value: w, index: 0 });
+    throwsCode(() => p.withWeight('b', w), 'HRW_INVALID_WEIGHT', { value: w, index: 1 });
+    throwsCode(() => p.withNode({ id: 'd', weight: w }), 'HRW_INVALID_WEIGHT', { value: w, index: 3 });
   }
 });
 
@@ -64,7 +65,7 @@ test('HRW_UNKNOWN_NODE', () => {
 });
 
 test('a seed string that is not hex is a TypeError', () => {
-  assert.throws(() => new Placement(['a'], { seed: 'not hex at all!!' }), { name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+  assert.throws(() => new Placement(['a'], { seed: 'not hex at all!!' }), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
 });
 
 test('wrong argument types are TypeErrors', () => {
@@ -101,21 +102,32 @@ test('wrong argument types are TypeErrors', () => {
   typeError(() => p.withWeight('a', '2'));
   typeError(() => p.ownersPacked('abc', new Uint32Array(1)));
   typeError(() => p.ownersPacked(Buffer.alloc(1), [0, 1]));
-  typeError(() => p.ownersPacked(Buffer.alloc(1), new Int32Array(2)));
+  typeError(() => p.ownersPacked(Buffer.alloc(1), new Int16Array(2)));
+  typeError(() => p.ownersPacked(Buffer.alloc(1), new BigInt64Array(2)));
   typeError(() => draw(5));
 });
 
-test('out-of-range counts, offsets and scores are RangeErrors', () => {
-  for (const k of [-1, 1.5, NaN, Infinity, 2 ** 32]) {
-    rangeError(() => p.rank('k', k));
-    rangeError(() => p.replicas('k', k));
-    rangeError(() => p.rankMany(['k'], k));
+test('counts that are not integers from 0 to 2^53 - 1 are RangeErrors', () => {
+  for (const k of [-1, -0.5, 1.5, NaN, Infinity, -Infinity, 2 ** 53, 2 ** 64]) {
+    invalidCount(() => p.rank('k', k));
+    invalidCount(() => p.replicas('k', k));
+    invalidCount(() => p.rankMany(['k'], k));
   }
-  rangeError(() => p.ownersPacked(Buffer.alloc(4), new Uint32Array(0)));
-  rangeError(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 5)));
-  rangeError(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(3, 1)));
-  rangeError(() => draw(-1n));
-  rangeError(() => draw(2n ** 64n));
+  for (const k of [2 ** 32, 2 ** 53 - 1]) {
+    assert.equal(p.rank('k', k).length, 3);
+    assert.equal(p.replicas('k', k).length, 3);
+    assert.deepEqual(p.rankMany(['k'], k).map((r) => r.length), [3]);
+  }
+});
+
+test('offsets and scores out of range are TypeErrors naming the offset', () => {
+  const at = (fn, index) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE' && err.index === index);
+  typeError(() => p.ownersPacked(Buffer.alloc(4), new Uint32Array(0)));
+  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 5)), 1);
+  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 3, 1)), 2);
+  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(5)), 0);
+  typeError(() => draw(-1n));
+  typeError(() => draw(2n ** 64n));
 });
 
 test('a throwing getter in an argument propagates its own error', () => {
@@ -157,12 +169,11 @@ test('odd but valid inputs work', () => {
   assert.deepEqual(Array.from(p.ownersPacked(Buffer.alloc(0), Uint32Array.of(0))), []);
   const big = 'x'.repeat(1 << 20);
   assert.equal(p.owner(big), p.owner(Buffer.from(big)));
-  // Lone surrogates are hashed as U+FFFD, the way TextEncoder encodes them.
-  assert.equal(p.owner('\ud800'), p.owner(Buffer.from('\ufffd')));
-  // An id holding a lone surrogate still comes back as the very string given.
-  const odd = new Placement(['\ud800x']);
-  assert.equal(odd.owner('k'), '\ud800x');
-  assert.deepEqual(odd.rank('k', 1), ['\ud800x']);
+  // U+FFFD written by the caller is text like any other (only a lone surrogate is refused).
+  assert.equal(p.owner('\ufffd'), p.owner(Buffer.from('\ufffd')));
+  const odd = new Placement(['\ufffdx', '\ud83d\ude00']);
+  assert.equal(odd.owner('k'), odd.nodes()[odd.ownerIndex('k')].id);
+  assert.deepEqual(odd.rank('k', 2).sort(), ['\ufffdx', '\ud83d\ude00'].sort());
   // A string just around the inline key buffer's size.
   for (let n = 240; n < 270; n++) {
     const s = 'é'.repeat(n >> 1) + 'z'.repeat(n & 1);

@@ -24,7 +24,8 @@ const compilerOptions = {
   lib: ['lib.es2022.d.ts'],
   module: ts.ModuleKind.Node16,
   moduleResolution: ts.ModuleResolutionKind.Node16,
-  types: ['node'],
+  // No `types: ['node']`: index.d.ts must bring in the Node types it uses (Buffer) itself.
+  types: [],
   typeRoots: [path.join(root, 'node_modules', '@types')],
   skipLibCheck: true,
 };

@@ -1,6 +1,6 @@
 // Compiled (not run) under `strict` by readme.test.js: the typings accept what the API accepts
 // and reject what it rejects.
-import { Placement, keyDigest, draw, type NodeId, type NodeInfo, type HrwErrorCode } from 'hrwhash'
+import { Placement, keyDigest, draw, weightFixed, type NodeId, type NodeInfo, type HrwErrorCode } from 'hrwhash'
 
 const p = new Placement(['a', Buffer.from('b'), new Uint8Array([99]), { id: 'd', weight: 2, domain: 'r1' }], {
   seed: '00112233445566778899aabbccddeeff',
@@ -16,7 +16,12 @@ const fixed: bigint = info[0].weightFixed
 const n: number = p.length + p.selectableLength + p.ownerIndex('k')
 const seedHex: string = p.seed
 const code: HrwErrorCode = 'HRW_UNKNOWN_NODE'
-void [owner, owners, rows, idx, score, d, fixed, n, seedHex, code]
+const codes: HrwErrorCode[] = ['HRW_INVALID_TEXT', 'HRW_INVALID_COUNT', 'HRW_RESULT_TOO_LARGE', 'ERR_INVALID_ARG_TYPE']
+const arrow: Uint32Array = p.ownersPacked(Buffer.from('ab'), Int32Array.of(0, 1, 2))
+const zoned = new Placement(['a', 'b'], { weights: [1, 2], domains: ['r1', null], seed: null })
+const again = new Placement(zoned.nodes())
+const w: bigint = weightFixed(1.5)
+void [owner, owners, rows, idx, score, d, fixed, n, seedHex, code, codes, arrow, again, w]
 
 // @ts-expect-error keys are strings or bytes
 p.owner(42)
@@ -27,3 +32,7 @@ new Placement(['a'], { weights: ['1'] })
 // @ts-expect-error a lookup may return a Buffer
 const s: string = p.owner('k')
 void s
+// @ts-expect-error unknown option names are errors
+new Placement(['a'], { domainz: ['x'] })
+// @ts-expect-error the getters are read-only
+p.length = 3

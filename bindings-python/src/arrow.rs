@@ -14,7 +14,6 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBuffer, NullBufferBuilder, ScalarBuffer};
 use arrow_schema::{DataType, Field};
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use pyo3_arrow::input::AnyArray;
@@ -22,6 +21,8 @@ use pyo3_arrow::PyArray;
 
 use hrwhash::Error;
 
+use crate::args::{count_arg, id_bytes, At};
+use crate::error::invalid_argument;
 use crate::{error, Placement};
 
 /// Keys per GIL-free section when keys are read from Python objects.
@@ -41,22 +42,33 @@ pub(crate) enum Keys<'py> {
     Objects(Bound<'py, PyAny>),
 }
 
+/// `InvalidArgumentError` (a `TypeError`) for keys of a kind hrwhash cannot read.
+fn misuse(message: String) -> PyErr {
+    Python::attach(|py| invalid_argument(py, message, None))
+}
+
 fn has(obj: &Bound<'_, PyAny>, name: &str) -> bool {
     obj.hasattr(name).unwrap_or(false)
+}
+
+/// The keys of a batch argument when they can be read without a Python object per key.
+pub(crate) fn fast_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Keys<'py>>> {
+    Ok(match keys(obj)? {
+        Keys::Objects(_) => None,
+        fast => Some(fast),
+    })
 }
 
 /// Sorts a batch argument into the fastest way to read it.
 pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
     if has(obj, "__arrow_c_array__") || has(obj, "__arrow_c_stream__") {
-        let any: AnyArray = obj.extract().map_err(|e| {
-            PyTypeError::new_err(format!("keys: could not read the Arrow data ({e})"))
-        })?;
+        let any: AnyArray = obj
+            .extract()
+            .map_err(|e| misuse(format!("keys: could not read the Arrow data ({e})")))?;
         let reader = any.into_reader()?;
         check_key_type(reader.field().data_type())?;
         return Ok(Keys::Arrow(Box::new(reader.map(|r| {
-            r.map_err(|e| {
-                PyTypeError::new_err(format!("keys: reading the Arrow stream failed ({e})"))
-            })
+            r.map_err(|e| misuse(format!("keys: reading the Arrow stream failed ({e})")))
         }))));
     }
     // NumPy, recognised by what it exposes rather than by importing it.
@@ -75,7 +87,7 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
             });
         }
         if kind != "O" && kind != "T" {
-            return Err(PyTypeError::new_err(format!(
+            return Err(misuse(format!(
                 "keys: a NumPy array of keys holds bytes_, str_ or objects, not dtype {}",
                 dtype.str()?
             )));
@@ -93,7 +105,7 @@ fn check_key_type(dt: &DataType) -> PyResult<()> {
         | DataType::LargeBinary
         | DataType::BinaryView => Ok(()),
         DataType::Dictionary(_, values) => check_key_type(values),
-        other => Err(PyTypeError::new_err(format!(
+        other => Err(misuse(format!(
             "keys: an Arrow array of keys is string, large_string, string_view, binary, large_binary or binary_view (or a dictionary of them), not {other}"
         ))),
     }
@@ -209,7 +221,7 @@ pub(crate) fn owner_indices(
                     });
                     (r.map(|_| local), chunk.logical_nulls())
                 });
-                let local = result.map_err(|m| PyTypeError::new_err(format!("keys: {m}")))?;
+                let local = result.map_err(|m| misuse(format!("keys: {m}")))?;
                 match chunk_nulls {
                     Some(n) => nulls.append_buffer(&n),
                     None => nulls.append_n_non_nulls(local.len()),
@@ -242,7 +254,7 @@ pub(crate) fn owner_indices(
         }
         Keys::Objects(obj) => {
             let mut slots = vec![0usize; OBJECT_CHUNK];
-            crate::for_each_chunk(&obj, OBJECT_CHUNK, |chunk| {
+            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
                 let slots = &mut slots[..chunk.len()];
                 py.detach(|| placement.owners_into(chunk, slots))
                     .map_err(|e| error(py, e, None))?;
@@ -256,12 +268,14 @@ pub(crate) fn owner_indices(
 }
 
 /// The first null position, for answers that cannot hold a null.
-pub(crate) fn reject_nulls(nulls: &Option<NullBuffer>) -> PyResult<()> {
+pub(crate) fn reject_nulls(py: Python<'_>, nulls: &Option<NullBuffer>) -> PyResult<()> {
     if let Some(n) = nulls {
         if let Some(i) = (0..n.len()).find(|&i| n.is_null(i)) {
-            return Err(PyTypeError::new_err(format!(
-                "keys: the key at index {i} is null; an Arrow answer (owners_arrow, owner_indices, rank_many_arrow) keeps nulls, a list cannot"
-            )));
+            return Err(invalid_argument(
+                py,
+                format!("keys: the key at index {i} is null; an Arrow answer (owners_arrow, owner_indices, rank_many_arrow) keeps nulls, a list cannot"),
+                Some(i),
+            ));
         }
     }
     Ok(())
@@ -273,12 +287,8 @@ fn id_values(py: Python<'_>, placement: &Placement) -> PyResult<ArrayRef> {
     let mut ids: Vec<Vec<u8>> = Vec::with_capacity(placement.ids.len());
     for id in &placement.ids {
         let id = id.bind(py);
-        if let Ok(s) = id.cast::<PyString>() {
-            ids.push(crate::str_utf8(s)?.to_vec());
-        } else {
-            all_text = false;
-            ids.push(id.cast::<PyBytes>()?.as_bytes().to_vec());
-        }
+        all_text &= id.is_instance_of::<PyString>();
+        ids.push(id_bytes(id, At::one("the node id"))?.to_vec());
     }
     Ok(if all_text {
         let text = ids
@@ -306,7 +316,7 @@ impl Placement {
         let (indices, nulls) = owner_indices(py, &self.inner, self::keys(keys)?)?;
         let codes = UInt32Array::new(ScalarBuffer::from(indices), nulls);
         let dict = DictionaryArray::<UInt32Type>::try_new(codes, id_values(py, self)?)
-            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            .map_err(|e| misuse(e.to_string()))?;
         export(py, Arc::new(dict), "owner")
     }
 
@@ -326,10 +336,11 @@ impl Placement {
         &self,
         py: Python<'_>,
         keys: &Bound<'_, PyAny>,
-        k: isize,
+        k: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
-        let k = crate::count(k)?.min(self.inner.selectable_len());
-        let (rows, nulls, n) = rank_rows(py, &self.inner, self::keys(keys)?, k)?;
+        let keys = self::keys(keys)?;
+        let k = count_arg(k, "k")?.get()?.min(self.inner.selectable_len());
+        let (rows, nulls, n) = rank_rows(py, &self.inner, keys, k)?;
         // With k = 0 the list length cannot come from the values; a validity buffer carries it.
         let nulls = if k == 0 {
             Some(nulls.unwrap_or_else(|| NullBuffer::new_valid(n)))
@@ -339,7 +350,7 @@ impl Placement {
         let values = UInt32Array::from(rows);
         let field = Arc::new(Field::new("item", DataType::UInt32, false));
         let list = FixedSizeListArray::try_new(field, k as i32, Arc::new(values), nulls)
-            .map_err(|e| PyTypeError::new_err(e.to_string()))?;
+            .map_err(|e| misuse(e.to_string()))?;
         export(py, Arc::new(list), "ranking")
     }
 }
@@ -359,10 +370,25 @@ pub(crate) fn rank_rows(
         placement.rank_into(key, row);
         out.extend(row.iter().map(|&i| i as u32));
     };
+    // The answer is refused before it grows past what a list or array of ids can hold (API.md 3).
+    let too_large = |rows: usize| {
+        rows.checked_mul(k)
+            .is_none_or(|ids| ids > crate::MAX_RESULT_IDS)
+            .then(|| {
+                error(
+                    py,
+                    Error::ResultTooLarge,
+                    Some(format!("{rows} keys with k = {k}")),
+                )
+            })
+    };
     match keys {
         Keys::Arrow(chunks) => {
             for chunk in chunks {
                 let chunk = chunk?;
+                if let Some(e) = too_large(nulls.len() + chunk.len()) {
+                    return Err(e);
+                }
                 let local = py.detach(|| {
                     let mut local: Vec<u32> = Vec::with_capacity(chunk.len() * k);
                     let mut row = vec![0usize; k];
@@ -372,7 +398,7 @@ pub(crate) fn rank_rows(
                     })
                     .map(|_| local)
                 });
-                let local = local.map_err(|m| PyTypeError::new_err(format!("keys: {m}")))?;
+                let local = local.map_err(|m| misuse(format!("keys: {m}")))?;
                 match chunk.logical_nulls() {
                     Some(n) => nulls.append_buffer(&n),
                     None => nulls.append_n_non_nulls(chunk.len()),
@@ -390,6 +416,9 @@ pub(crate) fn rank_rows(
             } else {
                 data.len() / itemsize
             };
+            if let Some(e) = too_large(n) {
+                return Err(e);
+            }
             let mut scratch = Vec::new();
             for i in 0..n {
                 let key = numpy_item(&data, itemsize, unicode, i, &mut scratch)
@@ -399,7 +428,10 @@ pub(crate) fn rank_rows(
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
-            crate::for_each_chunk(&obj, OBJECT_CHUNK, |chunk| {
+            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
+                if let Some(e) = too_large(nulls.len() + chunk.len()) {
+                    return Err(e);
+                }
                 for key in chunk {
                     push(&mut out, key, &mut row);
                 }

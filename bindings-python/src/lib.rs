@@ -1,237 +1,97 @@
 //! The native half of the `hrwhash` Python package: a thin layer over the Rust core.
 //!
 //! Node ids are kept as the caller's Python objects so that lookups hand back exactly what was
-//! given (str in, str out; bytes in, bytes out); the core only ever sees their bytes.
+//! given (str in, str out; bytes in, bytes out); the core only ever sees their bytes. Arguments
+//! are converted and checked in `args`, errors mapped in `error`.
+
+mod args;
+mod arrow;
+mod error;
 
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::os::raw::c_char;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyByteArray, PyBytes, PyDict, PyIterator, PyList, PyMemoryView, PyString, PyTuple, PyType,
-};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 
 use hrwhash::{Error, Node, Seed, Weight};
 
-mod arrow;
+use args::{
+    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
+    items_iter, key_bytes, no_options, repr, seed_arg, weight_arg, At,
+};
+use error::error;
 
-extern "C" {
-    // Part of the stable ABI since 3.10 and exported by every CPython 3 before that, so the
-    // abi3 (3.9) wheel may call it; pyo3 hides it below 3.10. It avoids a temporary bytes
-    // object per str key, which would otherwise cost more than the lookup itself.
-    fn PyUnicode_AsUTF8AndSize(
-        unicode: *mut pyo3::ffi::PyObject,
-        size: *mut pyo3::ffi::Py_ssize_t,
-    ) -> *const c_char;
+/// The bytes of the keys `objs`, the first of which is key `start` of its batch; they stay valid
+/// while the GIL is released.
+fn chunk_bytes<'a>(objs: &'a [Bound<'_, PyAny>], start: usize) -> PyResult<Vec<Cow<'a, [u8]>>> {
+    objs.iter()
+        .enumerate()
+        .map(|(i, obj)| key_bytes(obj, At::item("the key", start + i)))
+        .collect()
 }
 
-/// The UTF-8 bytes of a str, cached inside the str object and valid as long as it lives.
-fn str_utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
-    let mut size: pyo3::ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is a live str; on success CPython returns a buffer owned by `s` of `size` bytes.
-    let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
-    if ptr.is_null() {
-        return Err(PyErr::fetch(s.py()));
+/// Feeds the keys of a batch call, whose types are checked, to `f` in chunks of `chunk_len`, so
+/// that each key object is touched while it is still in cache, and a key the caller mutates from
+/// another thread is either seen whole or not at all.
+fn for_each_chunk(
+    keys: &[Bound<'_, PyAny>],
+    chunk_len: usize,
+    mut f: impl FnMut(&[Cow<'_, [u8]>]) -> PyResult<()>,
+) -> PyResult<()> {
+    for (c, objs) in keys.chunks(chunk_len).enumerate() {
+        f(&chunk_bytes(objs, c * chunk_len)?)?;
     }
-    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize) })
+    Ok(())
 }
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_else(|_| "?".to_owned())
-}
-
-/// The bytes of a key. str and bytes are immutable and borrowed; a bytearray or memoryview may
-/// change while the GIL is released, so it is copied.
-fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<Cow<'a, [u8]>> {
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(Cow::Borrowed(b.as_bytes()));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return str_utf8(s).map(Cow::Borrowed);
-    }
-    if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok(Cow::Owned(b.to_vec()));
-    }
-    if obj.cast::<PyMemoryView>().is_ok() {
-        let copy = obj.call_method0("tobytes")?;
-        return Ok(Cow::Owned(copy.cast::<PyBytes>()?.as_bytes().to_vec()));
-    }
-    Err(PyTypeError::new_err(format!(
-        "a key must be str, bytes, bytearray or memoryview, not {}",
-        type_name(obj)
-    )))
-}
-
-/// The bytes of a node id or failure domain, which must be str or bytes (immutable, hashable).
-fn id_bytes<'a>(obj: &'a Bound<'_, PyAny>, what: &str) -> PyResult<&'a [u8]> {
-    if let Ok(s) = obj.cast::<PyString>() {
-        return str_utf8(s);
-    }
-    if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok(b.as_bytes());
-    }
-    Err(PyTypeError::new_err(format!(
-        "{what} must be str or bytes, not {}",
-        type_name(obj)
-    )))
-}
-
-/// An iterator over an iterable argument that must not be a single str or bytes-like value, which
-/// Python would otherwise happily iterate character by character.
-fn iterate<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Bound<'py, PyIterator>> {
-    if obj.is_instance_of::<PyString>()
-        || obj.is_instance_of::<PyBytes>()
-        || obj.is_instance_of::<PyByteArray>()
-        || obj.is_instance_of::<PyMemoryView>()
-    {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be an iterable of items, not a single {}",
-            type_name(obj)
-        )));
-    }
-    obj.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{what} must be an iterable, not {}",
-            type_name(obj)
-        ))
-    })
-}
-
-/// The items of an iterable argument (see [`iterate`]).
-fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    iterate(obj, what)?.collect()
-}
-
-/// Feeds the keys of a batch call to `f` in chunks of `chunk_len`, as byte slices that stay valid
-/// while the GIL is released. Keys are read chunk by chunk, so each key object is touched while it
-/// is still in cache, and a key the caller mutates from another thread is either seen whole or
-/// not at all.
-fn for_each_chunk<'py>(
+/// [`for_each_chunk`] over an iterable of keys that is read chunk by chunk, never held whole. A
+/// key of a wrong type fails when it is read; a key without a UTF-8 form fails only once every
+/// key's type is checked (API.md 4), the keys after it being read but not hashed.
+fn stream_chunks<'py>(
     keys: &Bound<'py, PyAny>,
     chunk_len: usize,
     mut f: impl FnMut(&[Cow<'_, [u8]>]) -> PyResult<()>,
 ) -> PyResult<()> {
-    let mut iter = iterate(keys, "keys")?;
+    let mut iter = items_iter(keys, "keys")?;
     let mut objs: Vec<Bound<'py, PyAny>> = Vec::with_capacity(chunk_len);
+    let mut start = 0;
+    let mut text_error = None;
     loop {
         objs.clear();
         for obj in iter.by_ref().take(chunk_len) {
-            objs.push(obj?);
+            let obj = obj?;
+            // Once a text error is pending, keys are only type-checked; before that, key_bytes
+            // checks each key's type as it reads it.
+            if text_error.is_some() {
+                check_key(&obj, At::item("the key", start + objs.len()))?;
+            }
+            objs.push(obj);
         }
-        if objs.is_empty() {
-            return Ok(());
+        if text_error.is_none() && !objs.is_empty() {
+            match chunk_bytes(&objs, start) {
+                Ok(chunk) => f(&chunk)?,
+                Err(e) => {
+                    // The first key that failed, in this chunk, and every key after it in the
+                    // chunk: a type error among them comes first.
+                    let first = objs
+                        .iter()
+                        .enumerate()
+                        .position(|(i, o)| key_bytes(o, At::item("the key", start + i)).is_err())
+                        .unwrap_or(0);
+                    for (i, obj) in objs.iter().enumerate().skip(first) {
+                        check_key(obj, At::item("the key", start + i))?;
+                    }
+                    text_error = Some(e);
+                }
+            }
         }
-        let chunk = objs.iter().map(key_bytes).collect::<PyResult<Vec<_>>>()?;
-        f(&chunk)?;
         if objs.len() < chunk_len {
-            return Ok(());
+            return text_error.map_or(Ok(()), Err);
         }
+        start += chunk_len;
     }
-}
-
-fn weight(py: Python<'_>, obj: &Bound<'_, PyAny>, node: &Bound<'_, PyAny>) -> PyResult<Weight> {
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
-        return Err(PyTypeError::new_err(format!(
-            "the weight of node {} must be a float, not {}",
-            repr(node),
-            type_name(obj)
-        )));
-    }
-    let value: f64 = obj.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "the weight of node {} must be a float, not {}",
-            repr(node),
-            type_name(obj)
-        ))
-    })?;
-    checked_weight(py, value, node)
-}
-
-fn checked_weight(py: Python<'_>, value: f64, node: &Bound<'_, PyAny>) -> PyResult<Weight> {
-    Weight::new(value).map_err(|e| error(py, e, Some(format!("node {}", repr(node)))))
-}
-
-fn seed(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<Seed> {
-    let Some(obj) = obj else {
-        return Ok(Seed::DEFAULT);
-    };
-    if obj.is_none() {
-        return Ok(Seed::DEFAULT);
-    }
-    if obj.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(
-            "a seed must be 16 bytes (bytes, bytearray or memoryview), not str",
-        ));
-    }
-    let bytes = key_bytes(obj).map_err(|_| {
-        PyTypeError::new_err(format!(
-            "a seed must be 16 bytes (bytes, bytearray or memoryview), not {}",
-            type_name(obj)
-        ))
-    })?;
-    // The seed may be secret, so the message gives its length and never its bytes.
-    Seed::from_slice(&bytes).map_err(|e| error(py, e, None))
-}
-
-fn count(k: isize) -> PyResult<usize> {
-    usize::try_from(k).map_err(|_| PyValueError::new_err(format!("k must be >= 0, got {k}")))
-}
-
-fn repr(obj: &Bound<'_, PyAny>) -> String {
-    obj.repr()
-        .map(|r| r.to_string())
-        .unwrap_or_else(|_| "<unprintable>".to_owned())
-}
-
-/// Maps a core error variant to its Python exception class (defined in `hrwhash/_errors.py`),
-/// with the variant's fields as attributes and `detail` naming the offending value.
-fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr {
-    let message = match &detail {
-        Some(d) => format!("{err} ({d})"),
-        None => err.to_string(),
-    };
-    let fields = PyDict::new(py);
-    let class = match &err {
-        Error::EmptyMembership => "EmptyMembershipError",
-        Error::EmptyNodeId { index } => {
-            let _ = fields.set_item("index", index);
-            "EmptyNodeIdError"
-        }
-        Error::DuplicateNodeId { index, first_index } => {
-            let _ = fields.set_item("index", index);
-            let _ = fields.set_item("first_index", first_index);
-            "DuplicateNodeIdError"
-        }
-        Error::InvalidWeight { value } => {
-            let _ = fields.set_item("value", value);
-            "InvalidWeightError"
-        }
-        Error::AllWeightsZero => "AllWeightsZeroError",
-        Error::InvalidSeedLength { len } => {
-            let _ = fields.set_item("length", len);
-            "InvalidSeedLengthError"
-        }
-        Error::LengthMismatch { expected, actual } => {
-            let _ = fields.set_item("expected", expected);
-            let _ = fields.set_item("actual", actual);
-            "LengthMismatchError"
-        }
-        Error::UnknownNode => "UnknownNodeError",
-        // A variant added to the core after this binding was written.
-        _ => "HrwError",
-    };
-    let build = || -> PyResult<PyErr> {
-        let module = py.import("hrwhash._errors")?;
-        let exc = module.getattr(class)?.call((message,), Some(&fields))?;
-        Ok(PyErr::from_value(exc))
-    };
-    build().unwrap_or_else(|e| e)
 }
 
 /// Adds the offending node ids to a build error's message.
@@ -245,6 +105,9 @@ fn build_error(py: Python<'_>, err: Error, ids: &[Py<PyAny>]) -> PyErr {
     error(py, err, detail)
 }
 
+/// The longest answer a batch call makes: the longest JavaScript array, so that every binding
+/// refuses the same requests, and far more ids than fit in memory.
+const MAX_RESULT_IDS: usize = u32::MAX as usize;
 /// Keys per GIL-free section of a batch call: enough that releasing the GIL costs next to nothing
 /// per key, few enough that the key slices and results stay in cache.
 const CHUNK_KEYS: usize = 1024;
@@ -271,9 +134,11 @@ impl Placement {
     ) -> PyResult<Placement> {
         let mut nodes = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {
-            let mut node = Node::new(id_bytes(id.bind(py), "a node id")?).with_weight(weights[i]);
+            // Every id and domain passed id_bytes when it was given, so these never fail.
+            let mut node = Node::new(id_bytes(id.bind(py), At::item("the node id", i))?)
+                .with_weight(weights[i]);
             if let Some(Some(d)) = domains.as_ref().map(|d| &d[i]) {
-                node = node.with_domain(id_bytes(d.bind(py), "a failure domain")?);
+                node = node.with_domain(id_bytes(d.bind(py), At::item("the failure domain", i))?);
             }
             nodes.push(node);
         }
@@ -299,7 +164,7 @@ impl Placement {
     }
 
     fn index_of(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<usize> {
-        let bytes = id_bytes(node, "a node id")?;
+        let bytes = id_bytes(node, At::one("the node id"))?;
         match self.inner.find(bytes) {
             Some(n) => Ok(n.index()),
             None => Err(error(
@@ -350,73 +215,96 @@ impl Placement {
 #[pymethods]
 impl Placement {
     #[new]
-    #[pyo3(signature = (nodes, weights=None, *, seed=None, domains=None))]
+    #[pyo3(
+        signature = (nodes, weights=None, *, seed=None, domains=None, **options),
+        text_signature = "(nodes, weights=None, *, seed=None, domains=None)"
+    )]
     fn new(
         py: Python<'_>,
         nodes: &Bound<'_, PyAny>,
         weights: Option<&Bound<'_, PyAny>>,
         seed: Option<&Bound<'_, PyAny>>,
         domains: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Placement> {
-        // SPEC.md 7 checks the seed first, then the weights, then the ids.
-        let seed = self::seed(py, seed)?;
+        // API.md 4: every argument's type, then its text, then the lengths, then SPEC.md 7.
         let ids = items(nodes, "nodes")?;
         for (i, id) in ids.iter().enumerate() {
-            id_bytes(id, &format!("the node id at index {i}"))?;
+            check_id(id, At::item("the node id", i))?;
         }
         let weights = match weights.filter(|w| !w.is_none()) {
-            None => vec![Weight::ONE; ids.len()],
-            Some(w) => {
-                let w = items(w, "weights")?;
-                if w.len() != ids.len() {
-                    return Err(error(
-                        py,
-                        Error::LengthMismatch {
-                            expected: ids.len(),
-                            actual: w.len(),
-                        },
-                        Some("one weight per node".to_owned()),
-                    ));
-                }
-                w.iter()
-                    .zip(&ids)
-                    .map(|(w, id)| weight(py, w, id))
-                    .collect::<PyResult<Vec<_>>>()?
-            }
+            None => None,
+            Some(w) => Some(
+                items(w, "weights")?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
         };
         let domains = match domains.filter(|d| !d.is_none()) {
             None => None,
             Some(d) => {
                 let d = items(d, "domains")?;
-                if d.len() != ids.len() {
-                    return Err(error(
-                        py,
-                        Error::LengthMismatch {
-                            expected: ids.len(),
-                            actual: d.len(),
-                        },
-                        Some("one domain (or None) per node".to_owned()),
-                    ));
-                }
-                let mut out = Vec::with_capacity(d.len());
-                for (i, d) in d.into_iter().enumerate() {
-                    if d.is_none() {
-                        out.push(None);
-                    } else {
-                        id_bytes(&d, &format!("the failure domain at index {i}"))?;
-                        out.push(Some(d.unbind()));
+                for (i, d) in d.iter().enumerate() {
+                    if !d.is_none() {
+                        check_id(d, At::item("the failure domain", i))?;
                     }
                 }
-                Some(out)
+                Some(d)
             }
         };
+        let seed = seed_arg(seed)?;
+        no_options(options)?;
+
+        for (i, id) in ids.iter().enumerate() {
+            id_bytes(id, At::item("the node id", i))?;
+        }
+        for (i, d) in domains.iter().flatten().enumerate() {
+            if !d.is_none() {
+                id_bytes(d, At::item("the failure domain", i))?;
+            }
+        }
+
+        let mismatch = |actual: usize, what: &str| {
+            error(
+                py,
+                Error::LengthMismatch {
+                    expected: ids.len(),
+                    actual,
+                },
+                Some(format!("{actual} {what} for {} nodes", ids.len())),
+            )
+        };
+        if let Some(w) = weights.as_ref().filter(|w| w.len() != ids.len()) {
+            return Err(mismatch(w.len(), "weights"));
+        }
+        if let Some(d) = domains.as_ref().filter(|d| d.len() != ids.len()) {
+            return Err(mismatch(d.len(), "domains"));
+        }
+
+        let seed = args::seed(py, seed)?;
+        let weights = match weights {
+            None => vec![Weight::ONE; ids.len()],
+            Some(w) => w
+                .iter()
+                .zip(&ids)
+                .enumerate()
+                .map(|(i, (w, id))| checked_weight(w, Some(i), id))
+                .collect::<PyResult<Vec<_>>>()?,
+        };
+        let domains = domains.map(|d| {
+            d.into_iter()
+                .map(|d| (!d.is_none()).then(|| d.unbind()))
+                .collect()
+        });
         let ids = ids.into_iter().map(Bound::unbind).collect();
         Placement::build(py, seed, ids, weights, domains)
     }
 
     /// The owner of `key`: the node ranked first.
     fn owner(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let key = key_bytes(key)?;
+        let key = key_bytes(key, At::one("the key"))?;
         Ok(self.id(py, self.inner.owner_index(&key)))
     }
 
@@ -425,10 +313,12 @@ impl Placement {
         &self,
         py: Python<'py>,
         key: &Bound<'_, PyAny>,
-        k: isize,
+        k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let k = count(k)?.min(self.inner.selectable_len());
-        let key = key_bytes(key)?;
+        check_key(key, At::one("the key"))?;
+        let k = count_arg(k, "k")?;
+        let key = key_bytes(key, At::one("the key"))?;
+        let k = k.get()?.min(self.inner.selectable_len());
         let mut out = vec![0usize; k];
         let n = self.inner.rank_into(&key, &mut out);
         self.ids_list(py, &out[..n])
@@ -437,7 +327,7 @@ impl Placement {
     /// Every selectable node, in ranking order for `key`.
     fn ranking(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Ranking> {
         let this = slf.get();
-        let key = key_bytes(key)?;
+        let key = key_bytes(key, At::one("the key"))?;
         let order = this.inner.ranking(&key).map(|n| n.index()).collect();
         Ok(Ranking {
             placement: slf.clone().unbind(),
@@ -451,10 +341,12 @@ impl Placement {
         &self,
         py: Python<'py>,
         key: &Bound<'_, PyAny>,
-        k: isize,
+        k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let k = count(k)?.min(self.inner.selectable_len());
-        let key = key_bytes(key)?;
+        check_key(key, At::one("the key"))?;
+        let k = count_arg(k, "k")?;
+        let key = key_bytes(key, At::one("the key"))?;
+        let k = k.get()?.min(self.inner.selectable_len());
         let mut out = vec![0usize; k];
         let n = self.inner.replicas_into(&key, &mut out);
         self.ids_list(py, &out[..n])
@@ -467,8 +359,10 @@ impl Placement {
         key: &Bound<'_, PyAny>,
         node: &Bound<'_, PyAny>,
     ) -> PyResult<u64> {
+        check_key(key, At::one("the key"))?;
+        check_id(node, At::one("the node id"))?;
+        let key = key_bytes(key, At::one("the key"))?;
         let index = self.index_of(py, node)?;
-        let key = key_bytes(key)?;
         self.inner
             .score(&key, index)
             .ok_or_else(|| error(py, Error::UnknownNode, Some(format!("node {}", repr(node)))))
@@ -480,15 +374,14 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        if let fast @ (arrow::Keys::Arrow(_) | arrow::Keys::NumpyFixed { .. }) = arrow::keys(keys)?
-        {
+        if let Some(fast) = arrow::fast_keys(keys)? {
             let (indices, nulls) = arrow::owner_indices(py, &self.inner, fast)?;
-            arrow::reject_nulls(&nulls)?;
+            arrow::reject_nulls(py, &nulls)?;
             return PyList::new(py, indices.iter().map(|&i| self.ids[i as usize].bind(py)));
         }
         let mut out = Vec::new();
         let mut slots = vec![0usize; CHUNK_KEYS];
-        for_each_chunk(keys, CHUNK_KEYS, |chunk| {
+        stream_chunks(keys, CHUNK_KEYS, |chunk| {
             let slots = &mut slots[..chunk.len()];
             py.detach(|| self.inner.owners_into(chunk, slots))
                 .map_err(|e| error(py, e, None))?;
@@ -503,26 +396,42 @@ impl Placement {
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
-        k: isize,
+        k: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let k = count(k)?.min(self.inner.selectable_len());
-        if let fast @ (arrow::Keys::Arrow(_) | arrow::Keys::NumpyFixed { .. }) = arrow::keys(keys)?
-        {
+        if let Some(fast) = arrow::fast_keys(keys)? {
+            let k = count_arg(k, "k")?.get()?.min(self.inner.selectable_len());
             let (flat, nulls, n) = arrow::rank_rows(py, &self.inner, fast, k)?;
-            arrow::reject_nulls(&nulls)?;
-            let rows = flat.chunks_exact(k.max(1)).map(|row| {
-                let row: Vec<usize> = row.iter().map(|&i| i as usize).collect();
-                self.ids_list(py, &row)
-            });
+            arrow::reject_nulls(py, &nulls)?;
             if k == 0 {
                 return PyList::new(py, (0..n).map(|_| PyList::empty(py)));
             }
+            let rows = flat.chunks_exact(k).map(|row| {
+                let row: Vec<usize> = row.iter().map(|&i| i as usize).collect();
+                self.ids_list(py, &row)
+            });
             return PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?);
+        }
+        let keys = batch_keys(keys)?;
+        let k = count_arg(k, "k")?;
+        let keys = keys.text_checked()?;
+        let asked = k.get()?;
+        let k = asked.min(self.inner.selectable_len());
+        if keys.len().checked_mul(k).is_none_or(|n| n > MAX_RESULT_IDS) {
+            return Err(error(
+                py,
+                Error::ResultTooLarge,
+                Some(format!(
+                    "{} keys with k = {asked} on {} selectable nodes would be {} ids, more than 2**32 - 1",
+                    keys.len(),
+                    self.inner.selectable_len(),
+                    keys.len() as u128 * k as u128
+                )),
+            ));
         }
         let rows = PyList::empty(py);
         let per_chunk = (CHUNK_SLOTS / k.max(1)).clamp(1, CHUNK_KEYS);
         let mut slots = vec![0usize; per_chunk * k];
-        for_each_chunk(keys, per_chunk, |chunk| {
+        for_each_chunk(&keys, per_chunk, |chunk| {
             let slots = &mut slots[..chunk.len() * k];
             let per_key = py
                 .detach(|| self.inner.rank_many_into(chunk, k, slots))
@@ -541,20 +450,37 @@ impl Placement {
     }
 
     /// A placement with one more node.
-    #[pyo3(signature = (node, weight=1.0, *, domain=None))]
+    #[pyo3(
+        signature = (node, weight=None, *, domain=None, **options),
+        text_signature = "(self, node, weight=None, *, domain=None)"
+    )]
     fn with_node(
         &self,
         py: Python<'_>,
         node: &Bound<'_, PyAny>,
-        weight: f64,
+        weight: Option<&Bound<'_, PyAny>>,
         domain: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Placement> {
-        id_bytes(node, "a node id")?;
-        let w = checked_weight(py, weight, node)?;
+        check_id(node, At::one("the node id"))?;
+        let weight = weight.filter(|w| !w.is_none());
+        let weight = weight
+            .map(|w| weight_arg(w, At::one("the weight")))
+            .transpose()?;
         let domain = domain.filter(|d| !d.is_none());
         if let Some(d) = domain {
-            id_bytes(d, "a failure domain")?;
+            check_id(d, At::one("the failure domain"))?;
         }
+        no_options(options)?;
+        id_bytes(node, At::one("the node id"))?;
+        if let Some(d) = domain {
+            id_bytes(d, At::one("the failure domain"))?;
+        }
+        // The new node is appended, so its index is the current length (API.md 2).
+        let w = match &weight {
+            Some(w) => checked_weight(w, Some(self.ids.len()), node)?,
+            None => Weight::ONE,
+        };
         let mut ids = self.clone_ids(py);
         ids.push(node.clone().unbind());
         let mut weights = self.weights_vec();
@@ -593,11 +519,13 @@ impl Placement {
         &self,
         py: Python<'_>,
         node: &Bound<'_, PyAny>,
-        weight: f64,
+        weight: &Bound<'_, PyAny>,
     ) -> PyResult<Placement> {
+        check_id(node, At::one("the node id"))?;
+        let weight = weight_arg(weight, At::one("the weight"))?;
         let index = self.index_of(py, node)?;
         let mut weights = self.weights_vec();
-        weights[index] = checked_weight(py, weight, node)?;
+        weights[index] = checked_weight(&weight, Some(index), node)?;
         Placement::build(
             py,
             self.inner.seed(),
@@ -648,7 +576,10 @@ impl Placement {
     }
 
     fn __contains__(&self, node: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.find(id_bytes(node, "a node id")?).is_some())
+        Ok(self
+            .inner
+            .find(id_bytes(node, At::one("the node id"))?)
+            .is_some())
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -776,29 +707,36 @@ impl Ranking {
 
 /// The hrw-v1 digest of a key (SPEC.md), for checking other implementations against this one.
 #[pyfunction]
-#[pyo3(signature = (key, seed=None))]
+#[pyo3(signature = (key, seed=None, **options), text_signature = "(key, seed=None)")]
 fn key_digest(
     py: Python<'_>,
     key: &Bound<'_, PyAny>,
     seed: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<u64> {
-    let seed = self::seed(py, seed)?;
-    Ok(hrwhash::v1::key_digest(&seed, &key_bytes(key)?))
+    check_key(key, At::one("the key"))?;
+    let seed = seed_arg(seed)?;
+    no_options(options)?;
+    let key = key_bytes(key, At::one("the key"))?;
+    let seed = args::seed(py, seed)?;
+    Ok(hrwhash::v1::key_digest(&seed, &key))
 }
 
 /// The hrw-v1 digest of a node id.
 #[pyfunction]
-#[pyo3(signature = (node, seed=None))]
+#[pyo3(signature = (node, seed=None, **options), text_signature = "(node, seed=None)")]
 fn node_digest(
     py: Python<'_>,
     node: &Bound<'_, PyAny>,
     seed: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<u64> {
-    let seed = self::seed(py, seed)?;
-    Ok(hrwhash::v1::node_digest(
-        &seed,
-        id_bytes(node, "a node id")?,
-    ))
+    check_id(node, At::one("the node id"))?;
+    let seed = seed_arg(seed)?;
+    no_options(options)?;
+    let node = id_bytes(node, At::one("the node id"))?;
+    let seed = args::seed(py, seed)?;
+    Ok(hrwhash::v1::node_digest(&seed, node))
 }
 
 /// The hrw-v1 score of a key digest for a node digest.
@@ -816,10 +754,8 @@ fn draw(score: u64) -> u64 {
 
 /// The fixed-point form of a weight (`round_half_even(weight * 2**32)`) that hrw-v1 compares.
 #[pyfunction]
-fn weight_fixed(py: Python<'_>, weight: f64) -> PyResult<u64> {
-    Weight::new(weight)
-        .map(Weight::to_fixed)
-        .map_err(|e| error(py, e, None))
+fn weight_fixed(weight: &Bound<'_, PyAny>) -> PyResult<u64> {
+    free_weight(weight).map(Weight::to_fixed)
 }
 
 #[pymodule]

@@ -20,14 +20,24 @@ VARIANTS = [
     hrwhash.InvalidSeedLengthError,
     hrwhash.LengthMismatchError,
     hrwhash.UnknownNodeError,
+    hrwhash.InvalidTextError,
+    hrwhash.InvalidCountError,
+    hrwhash.ResultTooLargeError,
 ]
 
 
 @pytest.mark.parametrize("cls", VARIANTS)
 def test_hierarchy(cls: Type[Exception]) -> None:
     assert issubclass(cls, hrwhash.HrwError) and issubclass(cls, ValueError)
+    assert not issubclass(cls, TypeError)
     assert cls.__module__ == "hrwhash"
     assert not issubclass(hrwhash.HrwError, ValueError)
+
+
+def test_misuse_is_a_type_error() -> None:
+    cls = hrwhash.InvalidArgumentError
+    assert issubclass(cls, hrwhash.HrwError) and issubclass(cls, TypeError)
+    assert not issubclass(cls, ValueError) and cls.__module__ == "hrwhash"
 
 
 def raises(cls: Type[BaseException], fn: Callable[[], Any], *fragments: str) -> BaseException:
@@ -64,8 +74,8 @@ def test_seed_errors_never_print_the_seed() -> None:
     assert isinstance(e, hrwhash.InvalidSeedLengthError) and e.length == 15
     assert "secret" not in str(e)
     raises(hrwhash.InvalidSeedLengthError, lambda: hrwhash.v1.key_digest("k", b""), "got 0")
-    raises(TypeError, lambda: Placement(["a"], seed="0123456789abcdef"), "not str")  # type: ignore[arg-type]
-    raises(TypeError, lambda: Placement(["a"], seed=16), "not int")  # type: ignore[arg-type]
+    raises(hrwhash.InvalidArgumentError, lambda: Placement(["a"], seed="0123456789abcdef"), "is a str")  # type: ignore[arg-type]
+    raises(hrwhash.InvalidArgumentError, lambda: Placement(["a"], seed=16), "is int")  # type: ignore[arg-type]
 
 
 def test_length_mismatches() -> None:
@@ -86,35 +96,236 @@ def test_unknown_nodes() -> None:
 
 def test_wrong_types() -> None:
     bad: Any = 3
-    raises(TypeError, lambda: Placement(["a", bad]), "index 1", "not int")
-    raises(TypeError, lambda: Placement(["a", bytearray(b"b")]), "not bytearray")
-    raises(TypeError, lambda: Placement("abc"), "single str")
-    raises(TypeError, lambda: Placement(bad), "iterable")
-    raises(TypeError, lambda: Placement(["a"], ["1.0"]), "weight of node 'a'", "not str")  # type: ignore[list-item]
-    raises(TypeError, lambda: Placement(["a"], [None]), "not NoneType")  # type: ignore[list-item]
-    raises(TypeError, lambda: Placement(["a"], domains=[1]), "failure domain at index 0", "not int")  # type: ignore[list-item]
-    raises(TypeError, lambda: P.owner(bad), "key", "not int")
-    raises(TypeError, lambda: P.owner(None), "not NoneType")  # type: ignore[arg-type]
-    raises(TypeError, lambda: P.rank(1.5, 2), "not float")  # type: ignore[arg-type]
-    raises(TypeError, lambda: P.rank("k", "2"))  # type: ignore[arg-type]
-    raises(TypeError, lambda: P.owners("abc"), "single str")
-    raises(TypeError, lambda: P.owners(["a", bad]), "not int")
-    raises(TypeError, lambda: P.rank_many([b"a", None], 2), "not NoneType")  # type: ignore[list-item]
-    raises(TypeError, lambda: P.owners(bad), "iterable")
-    raises(TypeError, lambda: bad in P, "not int")
-    raises(TypeError, lambda: P.with_node(bad), "not int")
-    raises(TypeError, lambda: P.with_weight("a", "heavy"))  # type: ignore[arg-type]
-    raises(TypeError, lambda: hrwhash.v1.node_digest(bad), "not int")
-    raises(UnicodeEncodeError, lambda: P.owner("\ud800"))  # a lone surrogate has no UTF-8 form
+    misuse = hrwhash.InvalidArgumentError
+
+    def at(index: Any, fn: Callable[[], Any], *fragments: str) -> None:
+        e = raises(misuse, fn, *fragments)
+        assert isinstance(e, misuse)
+        assert e.index == index, (e.index, str(e))
+
+    at(1, lambda: Placement(["a", bad]), "node id at index 1", "int 3")
+    at(1, lambda: Placement(["a", bytearray(b"b")]), "is bytearray")
+    at(3, lambda: Placement(["a", "b", "c", None]), "index 3", "NoneType")
+    at(None, lambda: Placement(bad), "not an iterable")
+    at(0, lambda: Placement(["a"], ["1.0"]), "weight at index 0", "str '1.0'")  # type: ignore[list-item]
+    at(0, lambda: Placement(["a"], [None]), "NoneType")  # type: ignore[list-item]
+    at(0, lambda: Placement(["a"], domains=[1]), "failure domain at index 0", "int 1")  # type: ignore[list-item]
+    at(None, lambda: P.owner(bad), "the key is int 3")
+    at(None, lambda: P.owner(None), "NoneType")  # type: ignore[arg-type]
+    at(None, lambda: P.rank(1.5, 2), "float 1.5")  # type: ignore[arg-type]
+    at(None, lambda: P.rank("k", "2"), "k is str '2'")  # type: ignore[arg-type]
+    at(None, lambda: P.rank("k", None), "k is NoneType")  # type: ignore[arg-type]
+    at(1, lambda: P.owners(["a", bad]), "key at index 1", "int 3")
+    at(1, lambda: P.rank_many([b"a", None], 2), "NoneType")  # type: ignore[list-item]
+    at(None, lambda: P.owners(bad), "not an iterable")
+    at(None, lambda: bad in P, "int 3")
+    at(None, lambda: P.with_node(bad), "int 3")
+    at(None, lambda: P.with_weight("a", "heavy"), "str 'heavy'")  # type: ignore[arg-type]
+    at(None, lambda: P.with_weight("a", None), "NoneType")  # type: ignore[arg-type]
+    at(None, lambda: P.score("k", 5), "node id is int 5")  # type: ignore[arg-type]
+    at(None, lambda: hrwhash.v1.node_digest(bad), "int 3")
+    at(None, lambda: hrwhash.v1.weight_fixed("1"), "str '1'")  # type: ignore[arg-type]
 
 
-def test_negative_k() -> None:
-    raises(ValueError, lambda: P.rank("k", -1), "k must be >= 0, got -1")
-    raises(ValueError, lambda: P.replicas("k", -2), "got -2")
-    raises(ValueError, lambda: P.rank_many(["k"], -1), "got -1")
-    raises(OverflowError, lambda: P.rank("k", 2**70))
+@pytest.mark.parametrize("single", ["abc", b"abc", bytearray(b"abc"), memoryview(b"abc")])
+def test_a_single_value_is_not_a_list(single: Any) -> None:
+    # Iterating would make nodes a, b, c (or 97, 98, 99) out of one string.
+    misuse = hrwhash.InvalidArgumentError
+    raises(misuse, lambda: Placement(single), "nodes is a single")
+    raises(misuse, lambda: Placement(["a", "b", "c"], single), "weights is a single")
+    raises(misuse, lambda: Placement(["a", "b", "c"], domains=single), "domains is a single")
+    raises(misuse, lambda: P.owners(single), "keys is a single")
+    raises(misuse, lambda: P.rank_many(single, 1), "keys is a single")
+
+
+def test_booleans_are_not_numbers() -> None:
+    # bool is an int subclass, so True used to be weight 1 and k = 1.
+    misuse = hrwhash.InvalidArgumentError
+    e = raises(misuse, lambda: Placement(["a", "b"], [1.0, True]), "weight at index 1", "bool True")
+    assert isinstance(e, misuse) and e.index == 1
+    raises(misuse, lambda: Placement(["a", "b"], [False, 1.0]), "bool False")
+    raises(misuse, lambda: P.with_node("d", True), "bool True")
+    raises(misuse, lambda: P.with_weight("a", False), "bool False")
+    raises(misuse, lambda: hrwhash.v1.weight_fixed(True), "bool True")
+    for call in (P.rank, P.replicas):
+        raises(misuse, lambda: call("k", True), "k is bool True")
+        raises(misuse, lambda: call("k", False), "k is bool False")
+    raises(misuse, lambda: P.rank_many(["k"], True), "k is bool True")
+
+
+@pytest.mark.parametrize(
+    "text, index, where",
+    [
+        ("\ud800", 1, "node id at index 1"),
+        ("k\udfff", 1, "node id at index 1"),
+    ],
+)
+def test_lone_surrogate_ids(text: str, index: int, where: str) -> None:
+    e = raises(hrwhash.InvalidTextError, lambda: Placement(["a", text]), where, repr(text), "no UTF-8 form")
+    assert isinstance(e, hrwhash.InvalidTextError) and e.index == index
+
+
+def test_lone_surrogates_are_text_errors_everywhere() -> None:
+    text = hrwhash.InvalidTextError
+
+    def at(index: Any, fn: Callable[[], Any], *fragments: str) -> None:
+        e = raises(text, fn, *fragments)
+        assert isinstance(e, text)
+        assert e.index == index, (e.index, str(e))
+
+    # Never a UnicodeEncodeError, and never hashed as some other key.
+    at(None, lambda: P.owner("k\ud800"), "the key 'k\\ud800'")
+    at(None, lambda: P.rank("\udc00", 2), "the key")
+    at(None, lambda: P.replicas("\udc00", 2), "the key")
+    at(None, lambda: P.ranking("\udc00"), "the key")
+    at(2, lambda: P.owners(["a", "b", "\udc00"]), "key at index 2")
+    at(1, lambda: P.rank_many(["a", "\ud800"], 2), "key at index 1")
+    at(1, lambda: Placement(["a", "b"], domains=["x", "\udc00"]), "failure domain at index 1")
+    at(None, lambda: P.with_node("\ud800"), "the node id")
+    at(None, lambda: P.with_node("d", domain="\ud800"), "the failure domain")
+    at(None, lambda: P.without_node("\ud800"), "the node id")
+    at(None, lambda: P.with_weight("\ud800", 2.0), "the node id")
+    at(None, lambda: P.score("k", "\ud800"), "the node id")
+    at(None, lambda: "\ud800" in P, "the node id")
+    at(None, lambda: hrwhash.v1.key_digest("\ud800"), "the key")
+    at(None, lambda: hrwhash.v1.node_digest("\udc00"), "the node id")
+    # A pair of surrogates is one valid character, not an error.
+    assert P.owner("\U0001f600") == P.owner("\U0001f600".encode())
+
+
+def test_released_buffers() -> None:
+    view = memoryview(b"key")
+    view.release()
+    misuse = hrwhash.InvalidArgumentError
+    raises(misuse, lambda: P.owner(view), "the key is a released memoryview")
+    e = raises(misuse, lambda: P.owners([b"a", view]), "key at index 1 is a released memoryview")
+    assert isinstance(e, misuse) and e.index == 1
+    raises(misuse, lambda: P.rank(view, 1), "released")
+    raises(misuse, lambda: hrwhash.v1.key_digest(view), "released")
+    seed = memoryview(bytes(16))
+    seed.release()
+    raises(misuse, lambda: Placement(["a"], seed=seed), "the seed is a released memoryview")
+    raises(misuse, lambda: hrwhash.v1.key_digest("k", seed), "the seed is a released memoryview")
+
+
+def test_unknown_keywords() -> None:
+    kw: Any = {"domainz": ["x", "y"]}
+    misuse = hrwhash.InvalidArgumentError
+    raises(misuse, lambda: Placement(["a", "b"], **kw), "unknown keyword argument 'domainz'")
+    domian: Any = {"domian": "x"}
+    sed: Any = {"sed": bytes(16)}
+    raises(misuse, lambda: P.with_node("d", **domian), "'domian'")
+    raises(misuse, lambda: hrwhash.v1.key_digest("k", **sed), "'sed'")
+    raises(misuse, lambda: hrwhash.v1.node_digest("a", **sed), "'sed'")
+    # Calls without options get Python's own TypeError for an unknown keyword.
+    kk: Any = {"kk": 2}
+    raises(TypeError, lambda: P.rank("k", **kk))
+
+
+@pytest.mark.parametrize(
+    "k, problem",
+    [
+        (-1, "k is -1: negative"),
+        (-(2**70), "negative"),
+        (1.5, "k is 1.5: not an integer"),
+        (-2.0, "negative"),
+        (float("nan"), "k is nan: not a number"),
+        (float("inf"), "k is inf: infinite"),
+        (float("-inf"), "infinite"),
+        (2**64, "k is 18446744073709551616: above the largest size"),
+        (2.0**64, "above the largest size"),
+    ],
+)
+def test_invalid_counts(k: Any, problem: str) -> None:
+    for fn in (lambda: P.rank("k", k), lambda: P.replicas("k", k), lambda: P.rank_many(["k"], k)):
+        e = raises(hrwhash.InvalidCountError, fn, problem)
+        assert isinstance(e, hrwhash.InvalidCountError)
+        assert e.value is k
+
+
+def test_counts_that_are_integers() -> None:
+    class Index:
+        def __index__(self) -> int:
+            return 2
+
+    two: Any = 2.0
+    assert len(P.rank("k", two)) == 2
+    assert len(P.rank("k", Index())) == 2
+    assert P.rank("k", 2**64 - 1) == P.rank("k", 3)
+    assert P.rank_many(["a", "b"], 2**64 - 1) == P.rank_many(["a", "b"], 3)
+
+
+def test_argument_order() -> None:
+    # API.md 4: types before text, text before lengths, lengths before SPEC.md 7.
+    raises(hrwhash.InvalidArgumentError, lambda: Placement(["\ud800", 5]))
+    raises(hrwhash.InvalidArgumentError, lambda: Placement(["\ud800"], [True]))
+    raises(hrwhash.InvalidArgumentError, lambda: Placement(["\ud800"], seed=5))  # type: ignore[arg-type]
+    raises(hrwhash.InvalidTextError, lambda: Placement(["\ud800"], [1.0, 2.0]))
+    raises(hrwhash.LengthMismatchError, lambda: Placement(["a"], [1.0, 2.0], seed=b"short"))
+    raises(hrwhash.InvalidSeedLengthError, lambda: Placement([""], [-1.0], seed=b"short"))
+    raises(hrwhash.InvalidArgumentError, lambda: P.rank("\ud800", True))
+    raises(hrwhash.InvalidTextError, lambda: P.rank("\ud800", -1))
+    raises(hrwhash.InvalidArgumentError, lambda: P.rank_many(["\ud800", 5], 1))  # type: ignore[list-item]
+    raises(hrwhash.InvalidTextError, lambda: P.rank_many(["\ud800"], -1))
+    raises(hrwhash.InvalidArgumentError, lambda: P.score(5, "\ud800"))  # type: ignore[arg-type]
+    raises(hrwhash.InvalidTextError, lambda: P.score("\ud800", "zz"))
+    raises(hrwhash.UnknownNodeError, lambda: P.with_weight("zz", -1.0))
+    # Batches are read in chunks of about a thousand keys; the order holds across chunks.
+    late: Any = ["\ud800"] + ["a"] * 2500 + [5]
+    e = raises(hrwhash.InvalidArgumentError, lambda: P.owners(late), "key at index 2501")
+    assert isinstance(e, hrwhash.InvalidArgumentError) and e.index == 2501
+    e = raises(hrwhash.InvalidTextError, lambda: P.owners(iter(["a"] * 1500 + ["\udc00"] + ["b"] * 10)))
+    assert isinstance(e, hrwhash.InvalidTextError) and e.index == 1500
+    e = raises(hrwhash.InvalidTextError, lambda: P.rank_many(["a"] * 3000 + ["\udc00"], 1))
+    assert isinstance(e, hrwhash.InvalidTextError) and e.index == 3000
+
+
+def test_weight_messages_name_the_problem() -> None:
+    e = raises(hrwhash.InvalidWeightError, lambda: Placement(["a", "b"], [1.0, 1e-12]), "'b' (index 1)", "1e-12")
+    # 1e-12 is finite, >= 0 and < 2**32: the message must not state those rules as the problem.
+    assert "finite" not in str(e) and ">= 0" not in str(e) and "at most 2**-33" in str(e)
+    assert isinstance(e, hrwhash.InvalidWeightError) and e.index == 1
+    e = raises(hrwhash.InvalidWeightError, lambda: P.with_node("d", 2**2000), "too large for a float")
+    assert isinstance(e, hrwhash.InvalidWeightError) and e.value == 2**2000 and e.index == 3
+    e = raises(hrwhash.InvalidWeightError, lambda: P.with_weight("c", -1), "'c' (index 2) is -1: negative")
+    assert isinstance(e, hrwhash.InvalidWeightError) and e.index == 2
+    e = raises(hrwhash.InvalidWeightError, lambda: hrwhash.v1.weight_fixed(2.0**32), "not below 2**32")
+    assert isinstance(e, hrwhash.InvalidWeightError) and e.index is None
+
+
+def test_results_too_large_are_refused_before_any_work() -> None:
+    # 2**16 keys x 2**16 nodes is 2**32 ids, one more than the longest answer allowed.
+    big = Placement([f"n{i}" for i in range(2**16)])
+    keys = [f"k{i}" for i in range(2**16)]
+    e = raises(hrwhash.ResultTooLargeError, lambda: big.rank_many(keys, 2**16), "65536 keys", "4294967296 ids")
+    assert isinstance(e, hrwhash.ResultTooLargeError)
+    raises(hrwhash.ResultTooLargeError, lambda: big.rank_many(iter(keys), 2**64 - 1))
+    assert len(big.rank_many(keys[:4], 2**64 - 1)) == 4  # k is capped at the nodes, not sized
 
 
 def test_large_k_is_capped() -> None:
     assert len(P.rank("k", 2**40)) == 3
     assert [len(r) for r in P.rank_many(["k", "j"], 2**40)] == [3, 3]
+
+
+def test_a_huge_length_hint_sizes_nothing() -> None:
+    # Python's nearest thing to an array-like of huge length and no elements (API.md 3): lists are
+    # read element by element, never sized from what an iterator says its length will be.
+    class Hinted:
+        def __init__(self, hint: int) -> None:
+            self.hint = hint
+
+        def __iter__(self) -> "Hinted":
+            return self
+
+        def __next__(self) -> str:
+            raise StopIteration
+
+        def __length_hint__(self) -> int:
+            return self.hint
+
+    for hint in (2**40, 2**62, 2**100):
+        assert P.owners(Hinted(hint)) == [] and P.rank_many(Hinted(hint), 2) == []
+        raises(hrwhash.EmptyMembershipError, lambda: Placement(Hinted(hint)))
+        weights: Any = Hinted(hint)
+        raises(hrwhash.LengthMismatchError, lambda: Placement(["a"], weights), "0 weights for 1 nodes")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -12,8 +13,9 @@ from typing import Dict, Iterator, List, Tuple
 import pytest
 from pymemcache.client.base import Client
 from pymemcache.client.hash import HashClient
+from pymemcache.exceptions import MemcacheError
 
-from hrwhash import Placement, UnknownNodeError
+from hrwhash import InvalidWeightError, Placement, UnknownNodeError
 from hrwhash.pymemcache import Hasher
 
 KEYS = [f"key-{i}" for i in range(10_000)]
@@ -138,3 +140,51 @@ def test_hasher_options() -> None:
     want = Placement(["a:1", "b:2", "c:3"], [1.0, 1.0, 0.0], seed=seed)
     assert h.placement == want
     assert all(h.get_node(k) != "c:3" for k in KEYS[:500])
+
+
+def test_hasher_with_only_drained_servers_returns_no_server() -> None:
+    h = Hasher(["a:1", "c:3"], weights={"c:3": 0.0})
+    h.remove_node("a:1")  # the last selectable server leaves; a drained one remains
+    assert h.placement is None and h.get_node("k") is None
+    h.add_node("b:2")
+    assert h.placement == Placement(["c:3", "b:2"], [0.0, 1.0])
+    assert all(h.get_node(k) == "b:2" for k in KEYS[:100])
+    first_drained = Hasher(weights={"c:3": 0.0})
+    first_drained.add_node("c:3")
+    assert first_drained.placement is None and first_drained.get_node("k") is None
+    first_drained.remove_node("c:3")
+    with pytest.raises(UnknownNodeError):
+        first_drained.remove_node("c:3")
+    with pytest.raises(InvalidWeightError):
+        Hasher(weights={"a:1": -1.0})
+
+
+def outcome(call: "functools.partial[object]") -> Tuple[str, object]:
+    try:
+        return "value", call()
+    except Exception as e:  # the exception pymemcache lets through is what is compared
+        return type(e).__name__, str(e) if isinstance(e, MemcacheError) else None
+
+
+@pytest.mark.parametrize("ignore_exc", [True, False])
+def test_hash_client_with_only_drained_servers_acts_as_with_none(
+    servers: Dict[str, "subprocess.Popen[bytes]"], ignore_exc: bool
+) -> None:
+    live, drained = list(servers)[:2]
+    options: Dict[str, object] = dict(retry_attempts=0, dead_timeout=3600, ignore_exc=ignore_exc, connect_timeout=1, timeout=2)
+    ours = HashClient([live, drained], hasher=functools.partial(Hasher, weights={drained: 0.0}), **options)
+    # pymemcache's own hasher, with only the live server, is what HashClient does by design.
+    theirs = HashClient([live], **options)
+    for client in (ours, theirs):
+        assert client.set("k", b"v") is True and client.get("k") == b"v"
+    servers[live].kill()
+    servers[live].wait()
+    # The first call finds the server dead and drops it; every later call has no server to ask.
+    for _ in range(3):
+        got = [outcome(functools.partial(c.get, "k")) for c in (ours, theirs)]
+        assert got[0] == got[1], got
+        got = [outcome(functools.partial(c.set, "k", b"w")) for c in (ours, theirs)]
+        assert got[0] == got[1], got
+    assert got[0] == (("value", False) if ignore_exc else ("MemcacheError", "All servers seem to be down right now"))
+    hasher = ours.hasher
+    assert isinstance(hasher, Hasher) and hasher.placement is None and hasher.get_node("k") is None

@@ -1,5 +1,6 @@
 //! The tool's one error type. Its variant decides the exit status, so a script can tell a mistyped
-//! command line (2) from input data that cannot be used (1).
+//! command line (2) from input data that cannot be used (1), and an error that
+//! `conformance/API.md` names carries that name, printed as `hrwhash: error[<Variant>]: ...`.
 
 use std::fmt;
 use std::io;
@@ -12,13 +13,46 @@ pub enum CliError {
     Input(String),
     /// Writing the result failed. Exit status 1.
     Output(io::Error),
+    /// A bad value of a kind the bad-input contract names (`variant` is the name of API.md
+    /// section 1), given on the command line (`usage`, exit 2) or in input data (exit 1).
+    Invalid {
+        variant: &'static str,
+        usage: bool,
+        message: String,
+    },
 }
 
 impl CliError {
+    /// A contract error in a command-line value.
+    pub fn usage(variant: &'static str, message: impl Into<String>) -> CliError {
+        CliError::Invalid {
+            variant,
+            usage: true,
+            message: message.into(),
+        }
+    }
+
+    /// A contract error in a file or on stdin.
+    pub fn input(variant: &'static str, message: impl Into<String>) -> CliError {
+        CliError::Invalid {
+            variant,
+            usage: false,
+            message: message.into(),
+        }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
-            CliError::Usage(_) => 2,
-            CliError::Input(_) | CliError::Output(_) => 1,
+            CliError::Usage(_) | CliError::Invalid { usage: true, .. } => 2,
+            CliError::Input(_) | CliError::Output(_) | CliError::Invalid { usage: false, .. } => 1,
+        }
+    }
+
+    /// The API.md variant, when the error is one the contract names.
+    pub fn variant(&self) -> Option<&'static str> {
+        match self {
+            CliError::Invalid { variant, .. } => Some(variant),
+            _ => None,
         }
     }
 }
@@ -26,7 +60,12 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Usage(m) | CliError::Input(m) => f.write_str(m),
+            CliError::Usage(m) | CliError::Input(m) | CliError::Invalid { message: m, .. } => {
+                f.write_str(m)
+            }
+            CliError::Output(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                f.write_str("cannot write output: the reader of standard output closed it")
+            }
             CliError::Output(e) => write!(f, "cannot write output: {e}"),
         }
     }
@@ -38,31 +77,88 @@ impl From<io::Error> for CliError {
     }
 }
 
-/// Explains a core error in the words of the command line. `at(i)` names where node `i` came
-/// from ("--nodes item 3", "nodes.txt line 4"), because the core only knows positions.
-pub fn describe(err: &hrwhash::Error, at: &dyn Fn(usize) -> String) -> String {
+/// The API.md section 1 name of a core error.
+pub fn variant_name(err: &hrwhash::Error) -> &'static str {
     use hrwhash::Error;
     match err {
-        Error::EmptyMembership => "no nodes given: a placement needs at least one node".to_string(),
+        Error::EmptyMembership => "EmptyMembership",
+        Error::EmptyNodeId { .. } => "EmptyNodeId",
+        Error::DuplicateNodeId { .. } => "DuplicateNodeId",
+        Error::InvalidWeight { .. } => "InvalidWeight",
+        Error::AllWeightsZero => "AllWeightsZero",
+        Error::InvalidSeedLength { .. } => "InvalidSeedLength",
+        Error::LengthMismatch { .. } => "LengthMismatch",
+        Error::UnknownNode => "UnknownNode",
+        Error::InvalidText { .. } => "InvalidText",
+        Error::InvalidCount => "InvalidCount",
+        Error::ResultTooLarge => "ResultTooLarge",
+        // Views (conformance/VIEW.md).
+        Error::InvalidJson { .. } => "InvalidJson",
+        Error::InvalidView { .. } => "InvalidView",
+        Error::SeedMismatch => "SeedMismatch",
+        Error::InvalidMoveLimit { .. } => "InvalidMoveLimit",
+        // The enum is non-exhaustive; a variant added later is still reported as an error.
+        _ => "Error",
+    }
+}
+
+/// A core error as a contract error, in the words of the command line. `at(i)` names where node
+/// `i` came from ("--nodes index 3", "nodes.txt line 4"), because the core only knows positions.
+pub fn from_core(
+    err: &hrwhash::Error,
+    usage: bool,
+    ids: &dyn Fn(usize) -> String,
+    at: &dyn Fn(usize) -> String,
+) -> CliError {
+    use hrwhash::Error;
+    let message = match err {
+        Error::EmptyMembership => "no nodes given".to_string(),
         Error::EmptyNodeId { index } => format!("{}: node id is empty", at(*index)),
         Error::DuplicateNodeId { index, first_index } => format!(
-            "{}: duplicate node id (already given at {})",
+            "{}: node id {} is already the id at {}",
             at(*index),
+            ids(*index),
             at(*first_index)
         ),
-        Error::InvalidWeight { value } => format!(
-            "invalid weight {value}: a weight must be a finite number >= 0 and < 4294967296 \
-             (0 keeps a node but never selects it)"
-        ),
+        Error::InvalidWeight { value } => weight_problem(&value.to_string(), *value),
         Error::AllWeightsZero => "every node has weight 0, so no node could own a key".to_string(),
         Error::InvalidSeedLength { len } => {
-            format!("a seed is 16 bytes (32 hex digits), got {len} bytes")
+            format!("--seed is {len} bytes ({} hex digits), not 16", 2 * len)
         }
         Error::LengthMismatch { expected, actual } => {
-            format!("expected {expected} items, got {actual}")
+            format!("{actual} items given where {expected} are needed")
         }
-        Error::UnknownNode => "no node with that id is in the placement".to_string(),
-        // The enum is non-exhaustive: a newer core may add variants, which still explain themselves.
         other => other.to_string(),
+    };
+    CliError::Invalid {
+        variant: variant_name(err),
+        usage,
+        message,
+    }
+}
+
+/// What is wrong with a weight that `hrwhash::Weight::new` rejects or that parsing lost, written
+/// as it was given: only the rule this value breaks.
+pub fn weight_problem(text: &str, value: f64) -> String {
+    let digits = text.split(['e', 'E']).next().unwrap_or("");
+    if value.is_nan() {
+        format!("weight {text} is not a number")
+    } else if value < 0.0 || text.starts_with('-') {
+        // `-1e-400` parses to -0.0, but the decimal is negative.
+        format!("weight {text} is negative")
+    } else if value.is_infinite() && !digits.bytes().any(|b| b.is_ascii_digit()) {
+        format!("weight {text} is infinite")
+    } else if value >= 4_294_967_296.0 {
+        format!("weight {text} is 2^32 (4294967296) or more")
+    } else if value == 0.0 {
+        format!(
+            "weight {text} is not 0 but is too small to be represented as a binary64 number; \
+             it would silently drain the node (write 0 for that)"
+        )
+    } else {
+        format!(
+            "weight {text} is not above 2^-33, so it rounds to 0 at 32 fractional bits and would \
+             silently drain the node (write 0 for that)"
+        )
     }
 }

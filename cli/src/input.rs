@@ -7,24 +7,39 @@ use std::io::BufRead;
 
 use hrwhash::{Node, Placement, Seed, Weight};
 
-use crate::error::{describe, CliError};
+use crate::error::{from_core, weight_problem, CliError};
+use crate::output::escaped;
 
-/// Parses `--seed`: 32 hex digits. The length check is the core's, so its message stays the same
-/// as in every other binding.
-pub fn parse_seed(hex: Option<&str>) -> Result<Seed, CliError> {
+/// Decodes `--seed` text into bytes; their length is checked later, in the contract's order.
+pub fn seed_bytes(hex: Option<&str>) -> Result<Option<Vec<u8>>, CliError> {
     let Some(hex) = hex else {
-        return Ok(Seed::DEFAULT);
+        return Ok(None);
     };
-    let bytes = decode_hex(hex).map_err(|m| CliError::Usage(format!("--seed: {m}")))?;
-    Seed::from_slice(&bytes)
-        .map_err(|e| CliError::Usage(format!("--seed: {}", describe(&e, &|i| i.to_string()))))
+    if hex.is_empty() {
+        return Err(CliError::usage("InvalidArgument", "--seed is empty"));
+    }
+    decode_hex(hex)
+        .map(Some)
+        .map_err(|m| CliError::usage("InvalidArgument", format!("--seed: {m}")))
+}
+
+/// The seed of `--seed` bytes (default: the public hrw-v1 seed). The length check is the core's.
+pub fn seed_from(bytes: Option<&[u8]>) -> Result<Seed, CliError> {
+    match bytes {
+        None => Ok(Seed::DEFAULT),
+        Some(bytes) => Seed::from_slice(bytes)
+            .map_err(|e| from_core(&e, true, &|_| String::new(), &|_| String::new())),
+    }
+}
+
+/// Parses `--seed`: 32 hex digits.
+pub fn parse_seed(hex: Option<&str>) -> Result<Seed, CliError> {
+    seed_from(seed_bytes(hex)?.as_deref())
 }
 
 fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
     if hex.len() % 2 != 0 {
-        return Err(format!(
-            "'{hex}' has an odd number of hex digits; a seed is 32 hex digits"
-        ));
+        return Err(format!("'{hex}' has an odd number of hex digits"));
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     hex.as_bytes()
@@ -40,127 +55,404 @@ pub fn seed_hex(seed: Seed) -> String {
     seed.to_bytes().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Parses a comma-separated weight list such as `1,2,3,4`.
+/// A count flag (`--k`, `--nodes N`, `--keys N`, ...): decimal digits. Anything else is
+/// `InvalidCount` when it is a number that is not such a count, else `InvalidArgument`.
+pub fn parse_count(text: &str, flag: &str) -> Result<u64, CliError> {
+    let invalid =
+        |problem: &str| CliError::usage("InvalidCount", format!("{flag} {text} {problem}"));
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        if negative && digits.bytes().any(|b| b != b'0') {
+            return Err(invalid("is negative"));
+        }
+        return digits
+            .parse::<u64>()
+            .map_err(|_| invalid(&format!("is more than {}", u64::MAX)));
+    }
+    match text.parse::<f64>() {
+        Ok(v) if v.is_nan() => Err(invalid("is not a number")),
+        Ok(v) if v.is_infinite() => Err(invalid("is infinite")),
+        Ok(v) if v < 0.0 => Err(invalid("is negative")),
+        Ok(v) if v.fract() != 0.0 => Err(invalid("is not a whole number")),
+        Ok(_) => Err(invalid("is not written in decimal digits")),
+        Err(_) => Err(CliError::usage(
+            "InvalidArgument",
+            format!("{flag} '{text}' is not a number"),
+        )),
+    }
+}
+
+/// [`parse_count`] for counts that size something in memory.
+pub fn parse_usize(text: &str, flag: &str) -> Result<usize, CliError> {
+    let n = parse_count(text, flag)?;
+    usize::try_from(n).map_err(|_| {
+        CliError::usage(
+            "InvalidCount",
+            format!("{flag} {text} is more than {}", usize::MAX),
+        )
+    })
+}
+
+/// The items of a comma-separated flag value, with ASCII whitespace around each removed (the
+/// rule of node files too). An empty or blank value is an empty list.
+fn list_items(list: &str) -> Vec<&str> {
+    if list.trim_ascii().is_empty() {
+        return Vec::new();
+    }
+    list.split(',').map(str::trim_ascii).collect()
+}
+
+/// The number a weight's text stands for; text that is not a number is a wrong type.
+fn weight_number(text: &str) -> Result<f64, String> {
+    text.parse()
+        .map_err(|_| format!("'{text}' is not a number"))
+}
+
+/// The weight a decimal stands for. A decimal that is not 0 but became 0 as a binary64 number
+/// (`1e-400`) is rejected like one that rounds to 0 at 32 fractional bits: both would drain a node
+/// the caller meant to keep.
+fn weight_of(text: &str, value: f64) -> Result<Weight, String> {
+    let significand = text.split(['e', 'E']).next().unwrap_or("");
+    if value == 0.0 && significand.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        return Err(weight_problem(text, value));
+    }
+    Weight::new(value).map_err(|_| weight_problem(text, value))
+}
+
+/// Parses a comma-separated weight list such as `1,2,3,4`, reporting the first item that is not
+/// a number, then the first that is not a valid weight, by 0-based index.
 pub fn parse_weights(list: &str, flag: &str) -> Result<Vec<Weight>, CliError> {
-    list.split(',')
+    let numbers = weight_numbers(list, flag)?;
+    validate_weights(&numbers, flag)
+}
+
+fn weight_numbers<'a>(list: &'a str, flag: &str) -> Result<Vec<(&'a str, f64)>, CliError> {
+    list_items(list)
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| {
-            parse_weight(item.trim())
-                .map_err(|m| CliError::Usage(format!("{flag} item {}: {m}", i + 1)))
+        .map(|(i, text)| {
+            weight_number(text)
+                .map(|v| (text, v))
+                .map_err(|m| CliError::usage("InvalidArgument", format!("{flag} index {i}: {m}")))
         })
         .collect()
 }
 
-fn parse_weight(text: &str) -> Result<Weight, String> {
-    let value: f64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
-    Weight::new(value).map_err(|e| describe(&e, &|i| i.to_string()))
+fn validate_weights(numbers: &[(&str, f64)], flag: &str) -> Result<Vec<Weight>, CliError> {
+    numbers
+        .iter()
+        .enumerate()
+        .map(|(i, &(text, v))| {
+            weight_of(text, v)
+                .map_err(|m| CliError::usage("InvalidWeight", format!("{flag} index {i}: {m}")))
+        })
+        .collect()
+}
+
+/// The placement of `place`: `--nodes a,b,c` with optional `--weights` and `--seed`, checked in
+/// the order of conformance/API.md section 4 (types, then lengths, then the seed's length, then
+/// weights, then the core's membership checks).
+pub fn place_membership(
+    ids: &str,
+    weights: Option<&str>,
+    seed: Option<&str>,
+) -> Result<Placement, CliError> {
+    let ids = list_items(ids);
+    let numbers = weights
+        .map(|w| weight_numbers(w, "--weights"))
+        .transpose()?;
+    let seed = seed_bytes(seed)?;
+    if let Some(numbers) = &numbers {
+        if numbers.len() != ids.len() {
+            return Err(CliError::usage(
+                "LengthMismatch",
+                format!(
+                    "--weights has {} items but --nodes has {}",
+                    numbers.len(),
+                    ids.len()
+                ),
+            ));
+        }
+    }
+    let seed = seed_from(seed.as_deref())?;
+    let weights = match numbers {
+        Some(numbers) => validate_weights(&numbers, "--weights")?,
+        None => vec![Weight::ONE; ids.len()],
+    };
+    let nodes = ids
+        .iter()
+        .zip(weights)
+        .map(|(id, w)| Node::new(id).with_weight(w))
+        .collect();
+    Placement::from_nodes(seed, nodes).map_err(|e| {
+        from_core(
+            &e,
+            true,
+            &|i| format!("'{}'", escaped(ids[i].as_bytes())),
+            &|i| format!("--nodes index {i}"),
+        )
+    })
+}
+
+/// Drops a UTF-8 byte order mark, which editors on some systems write at the start of text files
+/// and which would otherwise become part of the first id. Keys keep theirs: a key is bytes, used
+/// byte for byte, and may begin with U+FEFF.
+fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text)
 }
 
 /// Nodes and where each came from, so that the core's index-based errors can name a line.
 pub struct Membership {
+    name: String,
     nodes: Vec<Node>,
     places: Vec<String>,
-    from_file: bool,
 }
 
 impl Membership {
-    /// `--nodes a,b,c` with optional `--weights`.
-    pub fn from_args(ids: &str, weights: Option<&str>) -> Result<Membership, CliError> {
-        let ids: Vec<&str> = if ids.is_empty() {
-            Vec::new()
-        } else {
-            ids.split(',').collect()
-        };
-        let weights = match weights {
-            None => vec![Weight::ONE; ids.len()],
-            Some(list) => {
-                let weights = parse_weights(list, "--weights")?;
-                if weights.len() != ids.len() {
-                    return Err(CliError::Usage(format!(
-                        "--weights has {} items but --nodes has {}",
-                        weights.len(),
-                        ids.len()
-                    )));
-                }
-                weights
-            }
-        };
-        Ok(Membership {
-            nodes: ids
-                .iter()
-                .zip(weights)
-                .map(|(id, w)| Node::new(id).with_weight(w))
-                .collect(),
-            places: (1..=ids.len())
-                .map(|i| format!("--nodes item {i}"))
-                .collect(),
-            from_file: false,
-        })
-    }
-
-    /// A node file: one `id[,weight[,domain]]` per line; blank lines and `#` comments are skipped.
+    /// A node file: one `id[,weight[,domain]]` per line (blank lines and `#` comments skipped), or
+    /// a JSON array of ids and `{"id", "weight", "domain"}` objects when its first character other
+    /// than whitespace is `[`.
     pub fn from_file(path: &OsStr) -> Result<Membership, CliError> {
-        let name = path.to_string_lossy();
-        let text = read_file(path)?;
-        let mut membership = Membership {
-            nodes: Vec::new(),
-            places: Vec::new(),
-            from_file: true,
+        let name = path.to_string_lossy().into_owned();
+        let bytes = read_file(path)?;
+        let text = without_bom(&bytes);
+        let mut membership = if text.trim_ascii_start().starts_with(b"[") {
+            json_nodes(&name, text)?
+        } else {
+            line_nodes(&name, text)?
         };
-        for (number, line) in lines(&text).enumerate() {
-            let place = format!("{name} line {}", number + 1);
-            let line = line.trim_ascii();
-            if line.is_empty() || line.starts_with(b"#") {
-                continue;
-            }
-            let fields: Vec<&[u8]> = line.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
-            let mut node = Node::new(fields[0]);
-            if let Some(&weight) = fields.get(1).filter(|w| !w.is_empty()) {
-                let weight = std::str::from_utf8(weight)
-                    .map_err(|_| "the weight is not text".to_string())
-                    .and_then(parse_weight)
-                    .map_err(|m| CliError::Input(format!("{place}: {m}")))?;
-                node = node.with_weight(weight);
-            }
-            if let Some(&domain) = fields.get(2).filter(|d| !d.is_empty()) {
-                node = node.with_domain(domain);
-            }
-            if fields.len() > 3 {
-                return Err(CliError::Input(format!(
-                    "{place}: expected id[,weight[,domain]], found {} fields",
-                    fields.len()
-                )));
-            }
-            membership.nodes.push(node);
-            membership.places.push(place);
-        }
         if membership.nodes.is_empty() {
-            return Err(CliError::Input(format!("{name}: no nodes in the file")));
+            return Err(CliError::input(
+                "EmptyMembership",
+                format!("{name}: no nodes in the file"),
+            ));
         }
+        membership.name = name;
         Ok(membership)
     }
 
     pub fn build(self, seed: Seed) -> Result<Placement, CliError> {
         let Membership {
+            name,
             nodes,
             places,
-            from_file,
         } = self;
-        Placement::from_nodes(seed, nodes).map_err(|e| {
-            let message = describe(&e, &|i| {
-                places
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| format!("node {i}"))
-            });
-            if from_file {
-                CliError::Input(message)
-            } else {
-                CliError::Usage(message)
+        Placement::from_nodes(seed, nodes.clone()).map_err(|e| {
+            let err = from_core(
+                &e,
+                false,
+                &|i| format!("'{}'", escaped(nodes[i].id())),
+                &|i| {
+                    places
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| format!("node {i}"))
+                },
+            );
+            match err {
+                CliError::Invalid {
+                    variant,
+                    usage,
+                    message,
+                } if e == hrwhash::Error::AllWeightsZero => CliError::Invalid {
+                    variant,
+                    usage,
+                    message: format!("{name}: {message}"),
+                },
+                other => other,
             }
         })
+    }
+}
+
+fn line_nodes(name: &str, text: &[u8]) -> Result<Membership, CliError> {
+    let mut membership = Membership {
+        name: String::new(),
+        nodes: Vec::new(),
+        places: Vec::new(),
+    };
+    for (number, line) in lines(text).enumerate() {
+        let place = format!("{name} line {}", number + 1);
+        let line = line.trim_ascii();
+        if line.is_empty() || line.starts_with(b"#") {
+            continue;
+        }
+        let fields: Vec<&[u8]> = line.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
+        if fields.len() > 3 {
+            return Err(CliError::Input(format!(
+                "{place}: expected id[,weight[,domain]], found {} fields",
+                fields.len()
+            )));
+        }
+        let mut node = Node::new(fields[0]);
+        if let Some(&weight) = fields.get(1).filter(|w| !w.is_empty()) {
+            let text = std::str::from_utf8(weight).map_err(|_| {
+                CliError::input(
+                    "InvalidArgument",
+                    format!("{place}: the weight {} is not a number", escaped(weight)),
+                )
+            })?;
+            let value = weight_number(text)
+                .map_err(|m| CliError::input("InvalidArgument", format!("{place}: {m}")))?;
+            let weight = weight_of(text, value)
+                .map_err(|m| CliError::input("InvalidWeight", format!("{place}: {m}")))?;
+            node = node.with_weight(weight);
+        }
+        if let Some(&domain) = fields.get(2).filter(|d| !d.is_empty()) {
+            node = node.with_domain(domain);
+        }
+        membership.nodes.push(node);
+        membership.places.push(place);
+    }
+    Ok(membership)
+}
+
+/// A JSON node file: `["a", {"id": "b", "weight": 2, "domain": "rack-1"}, ...]`. Ids and domains
+/// that are not UTF-8 are given as `id_hex` / `domain_hex`. Weights are checked from their JSON
+/// text with the rules of `--weights`, so `1e-400` is rejected here too.
+fn json_nodes(name: &str, text: &[u8]) -> Result<Membership, CliError> {
+    use serde_json::value::RawValue;
+    use std::collections::BTreeMap;
+
+    let bad = |variant: &'static str, m: String| CliError::input(variant, format!("{name}: {m}"));
+    let items: Vec<&RawValue> = serde_json::from_slice(text).map_err(|e| {
+        bad(
+            "InvalidArgument",
+            format!(
+                "a node file starting with '[' is a JSON array of nodes, and this one is not \
+                 valid ({e}); a line-based file whose first id starts with '[' can begin with a \
+                 '#' comment line"
+            ),
+        )
+    })?;
+    let mut membership = Membership {
+        name: String::new(),
+        nodes: Vec::new(),
+        places: Vec::new(),
+    };
+    for (i, item) in items.iter().enumerate() {
+        let place = format!("{name} index {i}");
+        let bad =
+            |variant: &'static str, m: &str| CliError::input(variant, format!("{place}: {m}"));
+        let raw = item.get().trim_ascii_start();
+        let node = if raw.starts_with('"') {
+            let id: String =
+                serde_json::from_str(raw).map_err(|e| bad("InvalidArgument", &e.to_string()))?;
+            Node::new(id)
+        } else if raw.starts_with('{') {
+            let Fields(list) =
+                serde_json::from_str(raw).map_err(|e| bad("InvalidArgument", &e.to_string()))?;
+            let mut fields: BTreeMap<&str, &RawValue> = BTreeMap::new();
+            for (k, v) in list {
+                if fields.insert(k, v).is_some() {
+                    return Err(bad(
+                        "InvalidArgument",
+                        &format!("field '{k}' is given twice"),
+                    ));
+                }
+            }
+            if let Some(unknown) = fields
+                .keys()
+                .find(|k| !["id", "id_hex", "weight", "domain", "domain_hex"].contains(k))
+            {
+                return Err(bad(
+                    "InvalidArgument",
+                    &format!("unknown field '{unknown}' (a node has id or id_hex, weight, domain or domain_hex)"),
+                ));
+            }
+            let id = json_text(&fields, "id")
+                .map_err(|m| bad("InvalidArgument", &m))?
+                .ok_or_else(|| bad("InvalidArgument", "the node has no id or id_hex"))?;
+            let mut node = Node::new(id);
+            if let Some(raw) = fields.get("weight") {
+                let text = raw.get().trim_ascii();
+                // JSON has already checked the syntax; a number starts with a sign or a digit.
+                let is_number = text.starts_with(|c: char| c == '-' || c.is_ascii_digit());
+                let value: f64 =
+                    is_number
+                        .then(|| text.parse().ok())
+                        .flatten()
+                        .ok_or_else(|| {
+                            bad(
+                                "InvalidArgument",
+                                &format!("the weight {text} is not a number"),
+                            )
+                        })?;
+                let weight = weight_of(text, value).map_err(|m| bad("InvalidWeight", &m))?;
+                node = node.with_weight(weight);
+            }
+            if let Some(domain) =
+                json_text(&fields, "domain").map_err(|m| bad("InvalidArgument", &m))?
+            {
+                node = node.with_domain(domain);
+            }
+            node
+        } else {
+            return Err(bad(
+                "InvalidArgument",
+                &format!("{raw} is neither an id string nor a node object"),
+            ));
+        };
+        membership.nodes.push(node);
+        membership.places.push(place);
+    }
+    Ok(membership)
+}
+
+/// The fields of a JSON object in their order, a repeated name kept so that it can be rejected
+/// (a map would silently keep one of the values).
+struct Fields<'a>(Vec<(&'a str, &'a serde_json::value::RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a node object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields<'de>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    fields.push(entry);
+                }
+                Ok(Fields(fields))
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
+}
+
+/// The bytes of `name` (a JSON string) or `<name>_hex` (hex digits); `null` is absent.
+fn json_text(
+    fields: &std::collections::BTreeMap<&str, &serde_json::value::RawValue>,
+    name: &str,
+) -> Result<Option<Vec<u8>>, String> {
+    let hex_name = format!("{name}_hex");
+    let (text, hexed) = match (fields.get(name), fields.get(hex_name.as_str())) {
+        (Some(_), Some(_)) => return Err(format!("gives both {name} and {hex_name}")),
+        (Some(raw), None) => (raw.get(), false),
+        (None, Some(raw)) => (raw.get(), true),
+        (None, None) => return Ok(None),
+    };
+    let field = if hexed { hex_name.as_str() } else { name };
+    let value: Option<String> = serde_json::from_str(text)
+        .map_err(|_| format!("{field} {} is not a string", text.trim_ascii()))?;
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    if hexed {
+        decode_hex(&value)
+            .map(Some)
+            .map_err(|m| format!("{field}: {m}"))
+    } else {
+        Ok(Some(value.into_bytes()))
     }
 }
 
@@ -201,7 +493,9 @@ impl Keys {
                 Ok(Keys::Listed(keys))
             }
             None => match count.unwrap_or(crate::DEFAULT_KEYS) {
-                0 => Err(CliError::Usage("--keys must be at least 1".to_string())),
+                0 => Err(CliError::Usage(
+                    "--keys 0 gives no keys to compare".to_string(),
+                )),
                 n => Ok(Keys::Generated(n)),
             },
         }
@@ -270,8 +564,4 @@ pub fn arg_bytes(arg: &OsStr) -> Vec<u8> {
     {
         arg.to_string_lossy().into_owned().into_bytes()
     }
-}
-
-pub fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }

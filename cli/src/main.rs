@@ -3,9 +3,13 @@
 mod error;
 mod input;
 mod migrate;
+mod output;
 mod place;
+mod plot;
+mod ramp;
 mod simulate;
 mod stats;
+mod view;
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -14,7 +18,9 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 
 use crate::error::CliError;
-use crate::input::{arg_bytes, for_each_stdin_key, parse_seed, parse_weights, Keys, Membership};
+use crate::input::{
+    parse_count, parse_seed, parse_usize, parse_weights, place_membership, Keys, Membership,
+};
 
 /// Keys used when none are given: `key-0` .. `key-99999`.
 const DEFAULT_KEYS: u64 = 100_000;
@@ -42,6 +48,10 @@ enum Command {
     Diff(TransitionArgs),
     /// List, per source and destination node, the keys to copy before switching memberships.
     Plan(PlanArgs),
+    /// Check a view document; print its epoch, fingerprints and shares.
+    View(view::ViewArgs),
+    /// Split a change between two views into steps that each move at most --max-move of the keys.
+    Ramp(ramp::RampArgs),
 }
 
 #[derive(Args)]
@@ -57,11 +67,16 @@ struct Common {
 #[derive(Args)]
 struct SimulateArgs {
     /// Number of equal nodes, node-0 .. node-(N-1).
-    #[arg(long, value_name = "N", default_value_t = 5)]
-    nodes: usize,
+    #[arg(
+        long,
+        value_name = "N",
+        default_value = "5",
+        allow_hyphen_values = true
+    )]
+    nodes: String,
     /// Number of keys, key-0 .. key-(K-1).
-    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEYS)]
-    keys: u64,
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEYS.to_string(), allow_hyphen_values = true)]
+    keys: String,
     /// Weights of the weighted fleet, comma-separated.
     #[arg(
         long,
@@ -71,11 +86,21 @@ struct SimulateArgs {
     )]
     weights: String,
     /// How many nodes to add.
-    #[arg(long, value_name = "A", default_value_t = 1)]
-    add: usize,
+    #[arg(
+        long,
+        value_name = "A",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    add: String,
     /// How many nodes to remove (the first ones).
-    #[arg(long, value_name = "R", default_value_t = 1)]
-    remove: usize,
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    remove: String,
     #[command(flatten)]
     common: Common,
 }
@@ -89,8 +114,13 @@ struct PlaceArgs {
     #[arg(long, value_name = "W,W,...", allow_hyphen_values = true)]
     weights: Option<String>,
     /// Print the first k nodes of each key's ranking instead of only the owner.
-    #[arg(long, value_name = "K", default_value_t = 1)]
-    k: usize,
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    k: String,
     #[command(flatten)]
     common: Common,
     /// Keys to place; without any, keys are read from stdin, one per line.
@@ -100,18 +130,19 @@ struct PlaceArgs {
 
 #[derive(Args)]
 struct TransitionArgs {
-    /// Node file of the current membership: one `id[,weight[,domain]]` per line.
+    /// The current membership: a node file (one `id[,weight[,domain]]` per line, or a JSON
+    /// array of nodes) or a view (a JSON object, conformance/VIEW.md).
     #[arg(long, value_name = "FILE")]
     from: OsString,
-    /// Node file of the new membership.
+    /// The new membership: a node file or a view.
     #[arg(long, value_name = "FILE")]
     to: OsString,
     /// File of keys, one per line.
     #[arg(long, value_name = "FILE", conflicts_with = "keys")]
     keys_from: Option<OsString>,
     /// Use N generated keys key-0 .. key-(N-1) [default: 100000].
-    #[arg(long, value_name = "N")]
-    keys: Option<u64>,
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    keys: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -129,13 +160,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let result = run(cli.command, &mut out).and_then(|()| out.flush().map_err(CliError::from));
+    let result = if output::stdout_was_closed() {
+        Err(CliError::Output(io::Error::other(
+            "standard output is closed",
+        )))
+    } else {
+        run(cli.command, &mut out).and_then(|()| out.flush().map_err(CliError::from))
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        // A reader such as `head` closing the pipe early is not a failure.
-        Err(CliError::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // Output that did not arrive is a failure, also when a reader closed the pipe early.
         Err(e) => {
-            eprintln!("hrwhash: error: {e}");
+            match e.variant() {
+                Some(variant) => eprintln!("hrwhash: error[{variant}]: {e}"),
+                None => eprintln!("hrwhash: error: {e}"),
+            }
             ExitCode::from(e.exit_code() as u8)
         }
     }
@@ -145,30 +184,20 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
         Command::Simulate(a) => {
             let opts = simulate::Options {
-                nodes: a.nodes,
-                keys: a.keys,
+                nodes: parse_usize(&a.nodes, "--nodes")?,
+                keys: parse_count(&a.keys, "--keys")?,
                 weights: parse_weights(&a.weights, "--weights")?,
-                add: a.add,
-                remove: a.remove,
+                add: parse_usize(&a.add, "--add")?,
+                remove: parse_usize(&a.remove, "--remove")?,
                 seed: parse_seed(a.common.seed.as_deref())?,
             };
             simulate::run(&opts, out, a.common.json)
         }
         Command::Place(a) => {
-            if a.k == 0 {
-                return Err(CliError::Usage("--k must be at least 1".into()));
-            }
-            let seed = parse_seed(a.common.seed.as_deref())?;
-            let placement = Membership::from_args(&a.nodes, a.weights.as_deref())?.build(seed)?;
-            let mut printer = place::Printer::new(&placement, a.k, a.common.json, out);
-            if a.keys.is_empty() {
-                for_each_stdin_key(|key| printer.key(key))?;
-            } else {
-                for key in &a.keys {
-                    printer.key(&arg_bytes(key))?;
-                }
-            }
-            printer.finish()
+            let placement =
+                place_membership(&a.nodes, a.weights.as_deref(), a.common.seed.as_deref())?;
+            let k = parse_usize(&a.k, "--k")?;
+            place::run(&placement, k, a.common.json, &a.keys, out)
         }
         Command::Diff(a) => {
             let (from, to, keys) = transition(&a)?;
@@ -178,6 +207,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let (from, to, keys) = transition(&a.transition)?;
             migrate::plan(&from, &to, &keys, a.summary, a.transition.common.json, out)
         }
+        Command::View(a) => view::run(&a, out),
+        Command::Ramp(a) => ramp::run(&a, out),
     }
 }
 
@@ -185,8 +216,19 @@ fn transition(
     a: &TransitionArgs,
 ) -> Result<(hrwhash::Placement, hrwhash::Placement, Keys), CliError> {
     let seed = parse_seed(a.common.seed.as_deref())?;
-    let from = Membership::from_file(&a.from)?.build(seed)?;
-    let to = Membership::from_file(&a.to)?.build(seed)?;
-    let keys = Keys::from_args(a.keys, a.keys_from.as_deref())?;
+    let membership = |path: &OsString| -> Result<hrwhash::Placement, CliError> {
+        if view::is_view_file(path) {
+            return Ok(view::load(path, seed)?.placement().clone());
+        }
+        Membership::from_file(path)?.build(seed)
+    };
+    let from = membership(&a.from)?;
+    let to = membership(&a.to)?;
+    let count = a
+        .keys
+        .as_deref()
+        .map(|n| parse_count(n, "--keys"))
+        .transpose()?;
+    let keys = Keys::from_args(count, a.keys_from.as_deref())?;
     Ok((from, to, keys))
 }

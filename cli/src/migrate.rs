@@ -1,14 +1,15 @@
 //! `hrwhash diff` and `hrwhash plan`: which keys change owner between two memberships, and from
 //! which node to which, so data can be copied before the switch.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use hrwhash::Placement;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
-use crate::input::{text, Keys};
+use crate::input::Keys;
+use crate::output::{escaped, key_item, put_text};
 
 /// Owners of every key before and after a membership change.
 struct Transition<'a> {
@@ -20,6 +21,7 @@ struct Transition<'a> {
     after: Vec<u64>,
     /// (index in `from`, index in `to`) -> the keys that move that way.
     flows: BTreeMap<(usize, usize), Flow>,
+    optimum: f64,
 }
 
 #[derive(Default)]
@@ -31,11 +33,8 @@ struct Flow {
 
 impl<'a> Transition<'a> {
     fn compute(from: &'a Placement, to: &'a Placement, keys: &Keys, list_keys: bool) -> Self {
-        // A key stays put when its new owner has the same id as its old one.
-        let same_node: Vec<Option<usize>> = from
-            .nodes()
-            .map(|n| to.find(n.id()).map(|m| m.index()))
-            .collect();
+        // The core decides owners and what counts as moved (nodes matched by id).
+        let core = hrwhash::Transition::new(from, to);
         let mut t = Transition {
             from,
             to,
@@ -44,15 +43,15 @@ impl<'a> Transition<'a> {
             before: vec![0; from.len()],
             after: vec![0; to.len()],
             flows: BTreeMap::new(),
+            optimum: core.optimum(),
         };
         keys.for_each(|key| {
-            let old = from.owner_index(key);
-            let new = to.owner_index(key);
-            t.before[old] += 1;
-            t.after[new] += 1;
-            if same_node[old] != Some(new) {
+            let r = core.route(key);
+            t.before[r.old] += 1;
+            t.after[r.new] += 1;
+            if r.moved {
                 t.moved += 1;
-                let flow = t.flows.entry((old, new)).or_default();
+                let flow = t.flows.entry((r.old, r.new)).or_default();
                 flow.count += 1;
                 if list_keys {
                     flow.keys.push(key.to_vec());
@@ -63,54 +62,57 @@ impl<'a> Transition<'a> {
     }
 
     /// The least a perfect scheme must move: the total variation distance between the intended
-    /// shares (weight / total weight) of the two memberships.
+    /// shares (weight / total weight) of the two memberships (`hrwhash::Transition::optimum`).
     fn optimum_percent(&self) -> f64 {
-        let mut shares: BTreeMap<&[u8], (f64, f64)> = BTreeMap::new();
-        for (p, side) in [(self.from, 0), (self.to, 1)] {
-            let total: f64 = p.nodes().map(|n| n.weight().to_f64()).sum();
-            for n in p.nodes() {
-                let s = shares.entry(n.id()).or_default();
-                let share = n.weight().to_f64() / total;
-                if side == 0 {
-                    s.0 = share;
-                } else {
-                    s.1 = share;
-                }
-            }
-        }
-        100.0 * shares.values().map(|&(a, b)| (a - b).max(0.0)).sum::<f64>()
+        100.0 * self.optimum
     }
 
     fn moved_percent(&self) -> f64 {
         100.0 * self.moved as f64 / self.total as f64
     }
 
-    fn old_id(&self, i: usize) -> String {
-        self.from.node(i).map_or_else(String::new, |n| text(n.id()))
+    fn old_id(&self, i: usize) -> &'a [u8] {
+        self.from.node(i).map_or(&[], |n| n.id())
     }
 
-    fn new_id(&self, i: usize) -> String {
-        self.to.node(i).map_or_else(String::new, |n| text(n.id()))
+    fn new_id(&self, i: usize) -> &'a [u8] {
+        self.to.node(i).map_or(&[], |n| n.id())
+    }
+
+    /// A flow as JSON: `from`/`to` ids (or `from_hex`/`to_hex`) and the key count.
+    fn flow_json(&self, (a, b): (usize, usize), flow: &Flow) -> Map<String, Value> {
+        let mut m = Map::new();
+        put_text(&mut m, "from", self.old_id(a));
+        put_text(&mut m, "to", self.new_id(b));
+        m.insert("count".into(), json!(flow.count));
+        m
     }
 
     /// Every node of either membership with its key count before and after (None: not a member).
-    fn node_counts(&self) -> Vec<(String, Option<u64>, Option<u64>)> {
-        let mut rows: Vec<(String, Option<u64>, Option<u64>)> = self
+    fn node_counts(&self) -> Vec<(&'a [u8], Option<u64>, Option<u64>)> {
+        let from_index = index_by_id(self.from);
+        let to_index = index_by_id(self.to);
+        let mut rows: Vec<(&'a [u8], Option<u64>, Option<u64>)> = self
             .from
             .nodes()
             .map(|n| {
-                let after = self.to.find(n.id()).map(|m| self.after[m.index()]);
-                (text(n.id()), Some(self.before[n.index()]), after)
+                let after = to_index.get(n.id()).map(|&m| self.after[m]);
+                (n.id(), Some(self.before[n.index()]), after)
             })
             .collect();
         rows.extend(
             self.to
                 .nodes()
-                .filter(|n| self.from.find(n.id()).is_none())
-                .map(|n| (text(n.id()), None, Some(self.after[n.index()]))),
+                .filter(|n| !from_index.contains_key(n.id()))
+                .map(|n| (n.id(), None, Some(self.after[n.index()]))),
         );
         rows
     }
+}
+
+/// Build-order index of every id; ids are unique within a placement.
+fn index_by_id(p: &Placement) -> HashMap<&[u8], usize> {
+    p.nodes().map(|n| (n.id(), n.index())).collect()
 }
 
 fn json_doc(v: &Value, out: &mut dyn Write) -> std::io::Result<()> {
@@ -139,12 +141,14 @@ pub fn diff(
             "moved_keys": t.moved,
             "moved_percent": t.moved_percent(),
             "optimum_percent": t.optimum_percent(),
-            "flows": t.flows.iter().map(|(&(a, b), flow)| json!({
-                "from": t.old_id(a), "to": t.new_id(b), "count": flow.count,
-            })).collect::<Vec<_>>(),
-            "nodes": rows.iter().map(|(id, before, after)| json!({
-                "id": id, "before": before, "after": after,
-            })).collect::<Vec<_>>(),
+            "flows": t.flows.iter().map(|(&pair, flow)| t.flow_json(pair, flow)).collect::<Vec<_>>(),
+            "nodes": rows.iter().map(|(id, before, after)| {
+                let mut m = Map::new();
+                put_text(&mut m, "id", id);
+                m.insert("before".into(), json!(before));
+                m.insert("after".into(), json!(after));
+                m
+            }).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
         return Ok(());
@@ -169,8 +173,8 @@ pub fn diff(
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            t.old_id(a),
-            t.new_id(b),
+            escaped(t.old_id(a)),
+            escaped(t.new_id(b)),
             flow.count
         )?;
     }
@@ -185,7 +189,7 @@ pub fn diff(
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
-            id,
+            escaped(id),
             show(*before),
             show(*after),
             change
@@ -208,10 +212,10 @@ pub fn plan(
             "algorithm": hrwhash::ALGORITHM,
             "keys": t.total,
             "moved_keys": t.moved,
-            "moves": t.flows.iter().map(|(&(a, b), flow)| {
-                let mut m = json!({ "from": t.old_id(a), "to": t.new_id(b), "count": flow.count });
+            "moves": t.flows.iter().map(|(&pair, flow)| {
+                let mut m = t.flow_json(pair, flow);
                 if !summary {
-                    m["keys"] = flow.keys.iter().map(|k| text(k)).collect();
+                    m.insert("keys".into(), flow.keys.iter().map(|k| key_item(k)).collect());
                 }
                 m
             }).collect::<Vec<_>>(),
@@ -232,12 +236,12 @@ pub fn plan(
         writeln!(
             out,
             "{} -> {}: {} {noun}",
-            t.old_id(a),
-            t.new_id(b),
+            escaped(t.old_id(a)),
+            escaped(t.new_id(b)),
             flow.count
         )?;
         for key in &flow.keys {
-            writeln!(out, "  {}", text(key))?;
+            writeln!(out, "  {}", escaped(key))?;
         }
     }
     Ok(())

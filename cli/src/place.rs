@@ -1,15 +1,49 @@
 //! `hrwhash place`: the owner, or the first k nodes of the ranking, of each key.
 
+use std::ffi::OsString;
 use std::io::Write;
 
 use hrwhash::Placement;
-use serde_json::json;
+use serde_json::{Map, Value};
 
 use crate::error::CliError;
-use crate::input::text;
+use crate::input::{arg_bytes, for_each_stdin_key};
+use crate::output::{escaped, put_text};
+
+/// Places the keys given as arguments or, without any, every stdin line. When reading stdin fails
+/// part-way, the JSON array still ends: its last element is `{"error": "<message>"}`.
+pub fn run(
+    placement: &Placement,
+    k: usize,
+    as_json: bool,
+    keys: &[OsString],
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let mut printer = Printer {
+        placement,
+        k,
+        as_json,
+        printed: 0,
+        out,
+    };
+    if !keys.is_empty() {
+        for key in keys {
+            printer.key(&arg_bytes(key))?;
+        }
+        return printer.finish(None);
+    }
+    match for_each_stdin_key(|key| printer.key(key)) {
+        Ok(()) => printer.finish(None),
+        Err(CliError::Output(e)) => Err(CliError::Output(e)),
+        Err(e) => {
+            printer.finish(Some(&e))?;
+            Err(e)
+        }
+    }
+}
 
 /// Prints placements as keys arrive, so stdin of any length streams through.
-pub struct Printer<'a> {
+struct Printer<'a> {
     placement: &'a Placement,
     k: usize,
     as_json: bool,
@@ -17,37 +51,40 @@ pub struct Printer<'a> {
     out: &'a mut dyn Write,
 }
 
-impl<'a> Printer<'a> {
-    pub fn new(placement: &'a Placement, k: usize, as_json: bool, out: &'a mut dyn Write) -> Self {
-        Printer {
-            placement,
-            k,
-            as_json,
-            printed: 0,
-            out,
+impl Printer<'_> {
+    fn key(&mut self, key: &[u8]) -> Result<(), CliError> {
+        let owner = self.placement.owner(key);
+        let rank = self.placement.rank(key, self.k);
+        if self.as_json {
+            let mut item = Map::new();
+            put_text(&mut item, "key", key);
+            put_text(&mut item, "owner", owner.id());
+            // --nodes is UTF-8 text, so every id is a JSON string.
+            let rank: Vec<Value> = rank
+                .iter()
+                .map(|n| Value::from(String::from_utf8_lossy(n.id())))
+                .collect();
+            item.insert("rank".into(), Value::from(rank));
+            self.element(&Value::Object(item))?;
+        } else {
+            let rank: Vec<String> = rank.iter().map(|n| escaped(n.id())).collect();
+            writeln!(self.out, "{}\t{}", escaped(key), rank.join(","))?;
         }
+        Ok(())
     }
 
-    pub fn key(&mut self, key: &[u8]) -> Result<(), CliError> {
-        let rank: Vec<String> = self
-            .placement
-            .rank(key, self.k)
-            .iter()
-            .map(|n| text(n.id()))
-            .collect();
-        if self.as_json {
-            let item = json!({ "key": text(key), "owner": rank[0], "rank": rank });
-            let sep = if self.printed == 0 { "[\n  " } else { ",\n  " };
-            write!(self.out, "{sep}{item}")?;
-        } else {
-            writeln!(self.out, "{}\t{}", text(key), rank.join(","))?;
-        }
+    fn element(&mut self, item: &Value) -> Result<(), CliError> {
+        let sep = if self.printed == 0 { "[\n  " } else { ",\n  " };
+        write!(self.out, "{sep}{item}")?;
         self.printed += 1;
         Ok(())
     }
 
-    pub fn finish(self) -> Result<(), CliError> {
+    fn finish(mut self, error: Option<&CliError>) -> Result<(), CliError> {
         if self.as_json {
+            if let Some(e) = error {
+                self.element(&serde_json::json!({ "error": e.to_string() }))?;
+            }
             let close = if self.printed == 0 { "[]\n" } else { "\n]\n" };
             self.out.write_all(close.as_bytes())?;
         }

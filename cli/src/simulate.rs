@@ -47,8 +47,9 @@ fn id(i: usize) -> String {
 }
 
 fn build(seed: Seed, nodes: Vec<Node>) -> Result<Placement, CliError> {
-    Placement::from_nodes(seed, nodes)
-        .map_err(|e| CliError::Usage(crate::error::describe(&e, &|i| format!("node-{i}"))))
+    Placement::from_nodes(seed, nodes).map_err(|e| {
+        crate::error::from_core(&e, true, &|i| id(i), &|i| format!("--weights index {i}"))
+    })
 }
 
 pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), CliError> {
@@ -61,26 +62,47 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         ..
     } = *opts;
     if n == 0 {
-        return Err(CliError::Usage("--nodes must be at least 1".into()));
+        return Err(CliError::usage(
+            "EmptyMembership",
+            "--nodes 0 gives no node to place keys on",
+        ));
     }
     if keys == 0 {
-        return Err(CliError::Usage("--keys must be at least 1".into()));
+        return Err(CliError::Usage("--keys 0 gives no keys to simulate".into()));
     }
     if remove >= n {
-        return Err(CliError::Usage(format!(
-            "--remove {remove} would leave no node out of --nodes {n}"
-        )));
+        return Err(CliError::usage(
+            "EmptyMembership",
+            format!("--remove {remove} would leave no node out of --nodes {n}"),
+        ));
     }
-    if n + add > crate::MAX_NODES || opts.weights.len() > crate::MAX_NODES {
-        return Err(CliError::Usage(format!(
-            "at most {} nodes can be simulated",
-            crate::MAX_NODES
-        )));
+    // Checked: a huge --add must not wrap around to a small fleet.
+    let grown_len = n
+        .checked_add(add)
+        .filter(|&total| total <= crate::MAX_NODES);
+    let Some(grown_len) = grown_len else {
+        return Err(CliError::usage(
+            "ResultTooLarge",
+            format!(
+                "--nodes {n} plus --add {add} is more than the {} nodes a simulation holds",
+                crate::MAX_NODES
+            ),
+        ));
+    };
+    if opts.weights.len() > crate::MAX_NODES {
+        return Err(CliError::usage(
+            "ResultTooLarge",
+            format!(
+                "--weights has {} items, more than the {} nodes a simulation holds",
+                opts.weights.len(),
+                crate::MAX_NODES
+            ),
+        ));
     }
     // Build order is index order, so index i of `grown` is node-i of `base`, and index j of
     // `shrunk` is node-(j + remove): owners can be compared as indices.
     let base = build(seed, node_ids(0..n))?;
-    let grown = build(seed, node_ids(0..n + add))?;
+    let grown = build(seed, node_ids(0..grown_len))?;
     let shrunk = build(seed, node_ids(remove..n))?;
     let fleet = build(
         seed,
@@ -113,7 +135,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         // `hash % N` over the very same key digest, so only the placement rule differs.
         let digest = key_digest(&seed, key);
         let owner = (digest % n as u64) as usize;
-        let after = (digest % (n + add) as u64) as usize;
+        let after = (digest % grown_len as u64) as usize;
         count(&mut r.add[1], owner, after, after < n);
         let after = remove + (digest % (n - remove) as u64) as usize;
         count(&mut r.remove[1], owner, after, owner >= remove);

@@ -1,3 +1,4 @@
+use alloc::string::String;
 use core::fmt;
 
 /// Every way an hrwhash call can fail. Bindings map each variant to their own error type.
@@ -52,6 +53,94 @@ pub enum Error {
     /// The requested result cannot be produced: its size overflows or exceeds what can be
     /// allocated (for example keys x k for a batch ranking).
     ResultTooLarge,
+    /// The text is not one well-formed JSON value (a syntax error, characters after the value, a
+    /// number beyond binary64, a string with no UTF-8 form, nesting more than 127 levels deep).
+    InvalidJson {
+        /// 1-based line of the input where parsing failed.
+        line: usize,
+        /// 1-based column (in bytes) where parsing failed; 0 when the text ended at the start of
+        /// the line.
+        column: usize,
+    },
+    /// A view document is well-formed JSON but not a valid view (conformance/VIEW.md).
+    InvalidView {
+        /// The member at fault: `"format"`, `"epoch"`, `"nodes"`, `"weight"`, an unknown member's
+        /// own name, or `""` for the document itself.
+        field: String,
+        /// 0-based position in `"nodes"` when the fault is inside a node.
+        index: Option<usize>,
+        /// What is wrong with it.
+        reason: ViewFault,
+    },
+    /// The seed given is not the seed the view was written for: its fingerprint differs, or the
+    /// view names the default seed and a secret one was given, or two views of one transition or
+    /// ramp have different seeds.
+    SeedMismatch,
+    /// A ramp's per-step limit is not a fraction in (0, 1], or is too small for any step to move
+    /// weights by one grid position (conformance/VIEW.md, "Ramps").
+    InvalidMoveLimit {
+        /// The rejected limit.
+        value: f64,
+    },
+}
+
+/// What is wrong with a member of a view document; see [`Error::InvalidView`].
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ViewFault {
+    /// A required member is absent.
+    Missing,
+    /// The member's JSON type is not the one the format requires.
+    WrongType,
+    /// The member is not part of the format.
+    Unknown,
+    /// The member appears twice in one object.
+    Duplicate,
+    /// The member excludes another one that is present (`id` and `id_hex`, ...).
+    Conflict,
+    /// The format tag or algorithm is not one this version supports.
+    Unsupported,
+    /// The value is malformed (an epoch that is not a canonical decimal, bad hex, an unknown seed
+    /// kind).
+    Invalid,
+    /// The value is outside its range (an epoch above 2^64 - 1, an invalid weight).
+    OutOfRange,
+    /// A weight of a placement has more than 53 significant bits, so no JSON number written as a
+    /// binary64 holds it exactly.
+    NotRepresentable,
+}
+
+impl ViewFault {
+    /// The fault's name in conformance/views.json (`"missing"`, `"wrong_type"`, ...).
+    pub const fn name(self) -> &'static str {
+        match self {
+            ViewFault::Missing => "missing",
+            ViewFault::WrongType => "wrong_type",
+            ViewFault::Unknown => "unknown",
+            ViewFault::Duplicate => "duplicate",
+            ViewFault::Conflict => "conflict",
+            ViewFault::Unsupported => "unsupported",
+            ViewFault::Invalid => "invalid",
+            ViewFault::OutOfRange => "out_of_range",
+            ViewFault::NotRepresentable => "not_representable",
+        }
+    }
+}
+
+impl fmt::Display for ViewFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ViewFault::Missing => "is missing",
+            ViewFault::WrongType => "has the wrong JSON type",
+            ViewFault::Unknown => "is not a member of the view format",
+            ViewFault::Duplicate => "appears twice",
+            ViewFault::Conflict => "conflicts with another member that is present",
+            ViewFault::Unsupported => "names a version this hrwhash does not support",
+            ViewFault::Invalid => "is malformed",
+            ViewFault::OutOfRange => "is out of range",
+            ViewFault::NotRepresentable => "cannot be written exactly as a binary64 number",
+        })
+    }
 }
 
 impl fmt::Display for Error {
@@ -63,10 +152,21 @@ impl fmt::Display for Error {
                 f,
                 "node id at index {index} duplicates the id at index {first_index}"
             ),
-            Error::InvalidWeight { value } => write!(
-                f,
-                "invalid weight {value}: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33 (it must not round to 0 at 32 fractional bits)"
-            ),
+            Error::InvalidWeight { value } => {
+                // Name the one rule this value breaks, not the whole list.
+                let why = if value.is_nan() {
+                    "it is not a number"
+                } else if value.is_infinite() {
+                    "it is infinite"
+                } else if *value < 0.0 {
+                    "it is negative"
+                } else if *value >= 4_294_967_296.0 {
+                    "it is not below 2^32"
+                } else {
+                    "it is not above 2^-33, so it would round to 0 at 32 fractional bits (use 0 to drain a node)"
+                };
+                write!(f, "invalid weight {value}: {why}")
+            }
             Error::AllWeightsZero => {
                 f.write_str("every node has weight 0, so no node could be selected")
             }
@@ -78,15 +178,41 @@ impl fmt::Display for Error {
             }
             Error::UnknownNode => f.write_str("no node with that id is in the placement"),
             Error::InvalidText { index: Some(i) } => {
-                write!(f, "the string at index {i} has no UTF-8 form (lone surrogate)")
+                write!(
+                    f,
+                    "the string at index {i} has no UTF-8 form (lone surrogate)"
+                )
             }
             Error::InvalidText { index: None } => {
                 f.write_str("the string has no UTF-8 form (lone surrogate)")
             }
-            Error::InvalidCount => f.write_str("a count must be a non-negative integer"),
+            Error::InvalidCount => {
+                f.write_str("a count must be a whole number >= 0 that fits the platform")
+            }
             Error::ResultTooLarge => {
                 f.write_str("the requested result is too large to be produced")
             }
+            Error::InvalidJson { line, column } => {
+                write!(f, "not well-formed JSON at line {line}, column {column}")
+            }
+            Error::InvalidView {
+                field,
+                index,
+                reason,
+            } => match (index, field.is_empty()) {
+                (Some(i), _) => write!(f, "view: nodes[{i}] member \"{field}\" {reason}"),
+                (None, true) => write!(f, "view: the document {reason}"),
+                (None, false) => write!(f, "view: member \"{field}\" {reason}"),
+            },
+            Error::SeedMismatch => f.write_str(
+                "the seed does not match the view's seed (its fingerprint differs): \
+                 placing keys with it would put them on other nodes",
+            ),
+            Error::InvalidMoveLimit { value } => write!(
+                f,
+                "invalid per-step move limit {value}: it must be a fraction in (0, 1] large \
+                 enough to move weights by one ramp grid step"
+            ),
         }
     }
 }

@@ -33,13 +33,19 @@ extern crate alloc;
 mod error;
 mod kernel;
 mod placement;
+pub mod ramp;
+pub mod transition;
 mod util;
 pub mod v1;
+pub mod view;
 mod weight;
 
-pub use error::Error;
+pub use error::{Error, ViewFault};
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
+pub use ramp::RampPlan;
+pub use transition::Transition;
 pub use v1::{Seed, ALGORITHM};
+pub use view::View;
 pub use weight::Weight;
 
 // The README's Rust snippets compile and run as doctests.

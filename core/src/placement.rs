@@ -385,6 +385,12 @@ impl Placement {
         self.inner.lane_node[self.owner_lane(kd)] as usize
     }
 
+    /// The build-order index of the owner of the key whose digest (under this seed) is `kd`, so
+    /// that two placements with one seed hash a key once.
+    pub(crate) fn owner_index_of_digest(&self, kd: u64) -> usize {
+        self.inner.lane_node[self.owner_lane(kd)] as usize
+    }
+
     /// Owners of many keys, as build-order indices into `out` (which must be as long as `keys`).
     pub fn owners_into<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [usize]) -> Result<(), Error> {
         if keys.len() != out.len() {
@@ -926,3 +932,9 @@ impl<'a> Iterator for Ranking<'a> {
 }
 
 impl ExactSizeIterator for Ranking<'_> {}
+
+impl AsRef<Placement> for Placement {
+    fn as_ref(&self) -> &Placement {
+        self
+    }
+}

@@ -109,6 +109,20 @@ fn messages_name_the_problem_and_the_value() {
 }
 
 #[test]
+fn a_weight_message_states_the_rule_the_weight_breaks() {
+    let message = |w: f64| Weight::new(w).unwrap_err().to_string();
+    assert!(message(f64::NAN).contains("not a number"));
+    assert!(message(f64::INFINITY).contains("infinite"));
+    assert!(message(-1.0).contains("negative"));
+    assert!(message(4294967296.0).contains("not below 2^32"));
+    // 1e-12 is >= 0 and < 2^32: the message must not offer those rules as the reason.
+    let tiny = message(1e-12);
+    assert!(tiny.contains("not above 2^-33"), "{tiny}");
+    assert!(!tiny.contains(">= 0"), "{tiny}");
+    assert!(message(2f64.powi(-33)).contains("not above 2^-33"));
+}
+
+#[test]
 fn small_lookups_never_fail() {
     let p = Placement::new(["only"]).unwrap();
     assert_eq!(p.owner("").id(), b"only");

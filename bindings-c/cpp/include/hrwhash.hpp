@@ -11,10 +11,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+#include <iterator>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -22,28 +27,64 @@ namespace hrwhash {
 
 inline constexpr std::string_view algorithm = HRW_ALGORITHM;
 
-/// Every failure of the C ABI, with its status (hrw_status numbers) and build details.
+/// Every failure of the C ABI, with its status (hrw_status numbers) and details (API.md
+/// section 2): the 0-based index() of the node, first_index() of an earlier duplicate, the
+/// rejected weight value(), and the expected() and actual() lengths.
 class Error : public std::runtime_error {
 public:
-    explicit Error(hrw_status status, const hrw_error &detail = hrw_error{})
-        : std::runtime_error(describe(status, detail)), status_(status), detail_(detail) {}
+    explicit Error(hrw_status status, const hrw_error &detail = hrw_error{},
+                   bool names_node = true)
+        : std::runtime_error(describe(status, detail, names_node)),
+          status_(status),
+          detail_(detail) {
+        detail_.status = status;
+    }
 
     hrw_status status() const noexcept { return status_; }
-    /// Node position for EMPTY_NODE_ID, DUPLICATE_NODE_ID and INVALID_WEIGHT.
+    /// Node position for EMPTY_NODE_ID, DUPLICATE_NODE_ID and INVALID_WEIGHT (for with_node the
+    /// position the new node would have had, for with_weight that node's position).
     std::size_t index() const noexcept { return detail_.index; }
+    /// DUPLICATE_NODE_ID: position of the first node with that id.
+    std::size_t first_index() const noexcept { return detail_.first_index; }
+    /// INVALID_WEIGHT: the rejected weight.
+    double value() const noexcept { return detail_.value; }
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+    std::size_t expected() const noexcept { return detail_.expected; }
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
+    std::size_t actual() const noexcept { return detail_.actual; }
     const hrw_error &detail() const noexcept { return detail_; }
 
 private:
-    static std::string describe(hrw_status status, const hrw_error &d) {
+    // The shortest decimal that reads back as the same double, so that a message shows the
+    // value the caller passed (1e-12, not 9.9999999999999998e-13).
+    static std::string number(double v) {
+        char buf[32];
+        for (int precision = 1; precision <= 17; precision++) {
+            std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+            if (std::strtod(buf, nullptr) == v) break;
+        }
+        return buf;
+    }
+
+    static std::string describe(hrw_status status, const hrw_error &d, bool names_node) {
         std::string msg = std::string("hrwhash: ") + hrw_status_message(status);
+        const std::string node = "node " + std::to_string(d.index);
         switch (status) {
         case HRW_STATUS_EMPTY_NODE_ID:
+            msg += " (" + node + ")";
+            break;
         case HRW_STATUS_INVALID_WEIGHT:
-            msg += " (node " + std::to_string(d.index) + ")";
+            msg += " (" + (names_node ? node + ": " : std::string()) + number(d.value) + ")";
             break;
         case HRW_STATUS_DUPLICATE_NODE_ID:
-            msg += " (node " + std::to_string(d.index) + " repeats node " +
-                   std::to_string(d.first_index) + ")";
+            msg += " (" + node + " repeats node " + std::to_string(d.first_index) + ")";
+            break;
+        case HRW_STATUS_LENGTH_MISMATCH:
+            msg += " (expected " + std::to_string(d.expected) + ", got " +
+                   std::to_string(d.actual) + ")";
+            break;
+        case HRW_STATUS_INVALID_SEED_LENGTH:
+            msg += " (got " + std::to_string(d.actual) + " bytes)";
             break;
         default:
             break;
@@ -59,6 +100,10 @@ namespace detail {
 inline void check(hrw_status status) {
     if (status != HRW_STATUS_OK) throw Error(status);
 }
+// For calls whose details are not about a node of a list (a lone weight, a seed).
+inline void check(hrw_status status, const hrw_error &err, bool names_node) {
+    if (status != HRW_STATUS_OK) throw Error(status, err, names_node);
+}
 inline const std::uint8_t *bytes(std::string_view s) {
     // An empty view may hold nullptr; the C ABI accepts NULL only with length 0, which holds.
     return reinterpret_cast<const std::uint8_t *>(s.data());
@@ -67,6 +112,26 @@ inline const std::uint8_t *bytes(std::string_view s) {
 inline const std::uint8_t *given_bytes(std::string_view s) {
     return s.data() ? bytes(s) : reinterpret_cast<const std::uint8_t *>("");
 }
+inline Error length_mismatch(std::size_t expected, std::size_t actual) {
+    hrw_error err{};
+    err.expected = expected;
+    err.actual = actual;
+    return Error(HRW_STATUS_LENGTH_MISMATCH, err);
+}
+
+// A list of ids or keys: any range whose elements convert to std::string_view
+// (std::vector<std::string>, std::vector<std::string_view>, std::array<const char *, N>, ...).
+template <typename T, typename = void>
+struct is_text_list : std::false_type {};
+template <typename T>
+struct is_text_list<T, std::void_t<decltype(std::begin(std::declval<const T &>())),
+                                   decltype(std::end(std::declval<const T &>()))>>
+    : std::bool_constant<
+          std::is_convertible_v<decltype(*std::begin(std::declval<const T &>())),
+                                std::string_view> &&
+          !std::is_convertible_v<const T &, std::string_view>> {};
+template <typename T>
+inline constexpr bool is_text_list_v = is_text_list<T>::value;
 }  // namespace detail
 
 /// A node as the caller describes it.
@@ -76,21 +141,40 @@ struct Node {
     std::optional<std::string_view> domain = std::nullopt;
 };
 
+/// Parallel lists for a membership of ids: each list, when given, has one entry per id (else
+/// LENGTH_MISMATCH). A missing weights list means weight 1 everywhere; a domain of nullopt
+/// means no domain.
+struct Options {
+    std::optional<std::vector<double>> weights = std::nullopt;
+    std::optional<std::vector<std::optional<std::string_view>>> domains = std::nullopt;
+    /// 16 bytes; nullopt for the default seed.
+    std::optional<std::string_view> seed = std::nullopt;
+};
+
 /// An immutable placement of nodes; lookups return node indices in build order.
 class Placement {
 public:
-    /// Unweighted nodes with the default seed.
-    explicit Placement(const std::vector<std::string_view> &ids) {
-        std::vector<Node> nodes;
-        nodes.reserve(ids.size());
-        for (auto id : ids) nodes.push_back(Node{id});
-        build(nodes, std::nullopt);
+    /// Nodes given by id (`Placement p({"a", "b"})`), with optional parallel weights and
+    /// domains and a seed.
+    explicit Placement(std::initializer_list<std::string_view> ids, const Options &options = {}) {
+        build_ids(ids, options);
+    }
+
+    /// Nodes given by id from any list of strings (`std::vector<std::string>`, ...).
+    template <typename Ids, typename = std::enable_if_t<detail::is_text_list_v<Ids>>>
+    explicit Placement(const Ids &ids, const Options &options = {}) {
+        build_ids(ids, options);
     }
 
     /// Weighted nodes with failure domains, and an optional 16-byte seed.
+    explicit Placement(std::initializer_list<Node> nodes,
+                       std::optional<std::string_view> seed = std::nullopt) {
+        build(nodes.begin(), nodes.end(), seed);
+    }
+
     explicit Placement(const std::vector<Node> &nodes,
                        std::optional<std::string_view> seed = std::nullopt) {
-        build(nodes, seed);
+        build(nodes.begin(), nodes.end(), seed);
     }
 
     Placement(Placement &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
@@ -112,18 +196,49 @@ public:
     }
 
     /// Owners of many keys in one call.
-    std::vector<std::size_t> owners(const std::vector<std::string_view> &keys) const {
-        std::string joined;
-        std::vector<std::size_t> lens;
-        lens.reserve(keys.size());
-        for (auto k : keys) {
-            joined.append(k);
-            lens.push_back(k.size());
-        }
-        std::vector<std::size_t> out(keys.size());
-        detail::check(hrw_placement_owners(p_, detail::bytes(joined), joined.size(), lens.data(),
-                                           lens.size(), out.data(), out.size()));
+    std::vector<std::size_t> owners(std::initializer_list<std::string_view> keys) const {
+        return owners<std::initializer_list<std::string_view>>(keys);
+    }
+
+    template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
+    std::vector<std::size_t> owners(const Keys &keys) const {
+        Joined joined(keys);
+        std::vector<std::size_t> out(joined.lens.size());
+        detail::check(hrw_placement_owners(p_, joined.data(), joined.bytes.size(),
+                                           joined.lens.data(), joined.lens.size(), out.data(),
+                                           out.size()));
         return out;
+    }
+
+    /// The first k nodes of the ranking of each key: one row of min(k, selectable nodes)
+    /// indices per key. RESULT_TOO_LARGE, before anything is allocated, when the answer would
+    /// hold more than 2^32 - 1 indices.
+    std::vector<std::vector<std::size_t>> rank_many(std::initializer_list<std::string_view> keys,
+                                                    std::size_t k) const {
+        return rank_many<std::initializer_list<std::string_view>>(keys, k);
+    }
+
+    template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
+    std::vector<std::vector<std::size_t>> rank_many(const Keys &keys, std::size_t k) const {
+        const std::size_t per_key = std::min(k, selectable_size());
+        const std::size_t count =
+            static_cast<std::size_t>(std::distance(std::begin(keys), std::end(keys)));
+        constexpr std::size_t max_ids = 0xFFFFFFFFu;
+        if (per_key != 0 && count > max_ids / per_key) throw Error(HRW_STATUS_RESULT_TOO_LARGE);
+        Joined joined(keys);
+        std::vector<std::size_t> flat(count * per_key);
+        std::size_t got = 0;
+        // Rows of per_key slots: ranking min(k, selectable) is ranking k.
+        detail::check(hrw_placement_rank_many(p_, joined.data(), joined.bytes.size(),
+                                              joined.lens.data(), joined.lens.size(), per_key,
+                                              flat.data(), flat.size(), &got));
+        std::vector<std::vector<std::size_t>> rows;
+        rows.reserve(count);
+        for (std::size_t i = 0; i < count; i++) {
+            auto first = flat.begin() + static_cast<std::ptrdiff_t>(i * per_key);
+            rows.emplace_back(first, first + static_cast<std::ptrdiff_t>(got));
+        }
+        return rows;
     }
 
     /// The first k nodes of the ranking of key (fewer when fewer nodes are selectable).
@@ -148,6 +263,13 @@ public:
         return n;
     }
 
+    /// The weight of node `index` (0 for a drained node).
+    double node_weight(std::size_t index) const {
+        double w = 0;
+        detail::check(hrw_placement_node_weight(p_, index, &w));
+        return w;
+    }
+
     /// The id of node `index`; the view lives as long as this placement.
     std::string_view node_id(std::size_t index) const {
         const std::uint8_t *id = nullptr;
@@ -170,23 +292,31 @@ public:
         return s;
     }
 
+    /// A placement with one more node, appended (its index is size()).
     Placement with_node(const Node &node) const {
         hrw_node n = to_c(node);
         hrw_placement *out = nullptr;
-        detail::check(hrw_placement_with_node(p_, &n, node.weight, &out));
+        hrw_error err{};
+        hrw_status st = hrw_placement_with_node(p_, &n, node.weight, &out, &err);
+        if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
 
     Placement without_node(std::string_view id) const {
         hrw_placement *out = nullptr;
-        detail::check(hrw_placement_without_node(p_, detail::bytes(id), id.size(), &out));
+        hrw_error err{};
+        hrw_status st =
+            hrw_placement_without_node(p_, detail::bytes(id), id.size(), &out, &err);
+        if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
 
     Placement with_weight(std::string_view id, double weight) const {
         hrw_placement *out = nullptr;
-        detail::check(
-            hrw_placement_with_weight(p_, detail::bytes(id), id.size(), weight, &out));
+        hrw_error err{};
+        hrw_status st =
+            hrw_placement_with_weight(p_, detail::bytes(id), id.size(), weight, &out, &err);
+        if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
 
@@ -205,16 +335,49 @@ private:
         return c;
     }
 
-    void build(const std::vector<Node> &nodes, std::optional<std::string_view> seed) {
+    // Keys laid out for the batch calls: the bytes end to end and each key's length.
+    struct Joined {
+        std::string bytes;
+        std::vector<std::size_t> lens;
+        template <typename Keys>
+        explicit Joined(const Keys &keys) {
+            for (const auto &k : keys) {
+                std::string_view v(k);
+                bytes.append(v);
+                lens.push_back(v.size());
+            }
+        }
+        const std::uint8_t *data() const { return detail::bytes(bytes); }
+    };
+
+    template <typename Ids>
+    void build_ids(const Ids &ids, const Options &options) {
+        std::vector<Node> nodes;
+        for (const auto &id : ids) nodes.push_back(Node{std::string_view(id)});
+        // API.md section 4: weights, then domains, against the number of nodes.
+        if (options.weights && options.weights->size() != nodes.size())
+            throw detail::length_mismatch(nodes.size(), options.weights->size());
+        if (options.domains && options.domains->size() != nodes.size())
+            throw detail::length_mismatch(nodes.size(), options.domains->size());
+        for (std::size_t i = 0; i < nodes.size(); i++) {
+            if (options.weights) nodes[i].weight = (*options.weights)[i];
+            if (options.domains) nodes[i].domain = (*options.domains)[i];
+        }
+        build(nodes.begin(), nodes.end(), options.seed);
+    }
+
+    template <typename It>
+    void build(It first, It last, std::optional<std::string_view> seed) {
         std::vector<hrw_node> c_nodes;
         std::vector<double> weights;
-        c_nodes.reserve(nodes.size());
-        weights.reserve(nodes.size());
-        for (const Node &n : nodes) {
-            c_nodes.push_back(to_c(n));
-            weights.push_back(n.weight);
+        for (It it = first; it != last; ++it) {
+            c_nodes.push_back(to_c(*it));
+            weights.push_back(it->weight);
         }
-        hrw_placement_options opts{nullptr, 0, weights.data(), weights.size()};
+        // A non-NULL weights pointer is a list to match against the nodes, even when empty.
+        static const double no_weights = 0;
+        hrw_placement_options opts{nullptr, 0, weights.empty() ? &no_weights : weights.data(),
+                                   weights.size()};
         if (seed) {
             opts.seed = detail::given_bytes(*seed);
             opts.seed_len = seed->size();
@@ -239,7 +402,8 @@ private:
 /// The fixed-point form of a weight (w * 2^32, rounded half-even); throws on an invalid weight.
 inline std::uint64_t weight_to_fixed(double w) {
     std::uint64_t fixed = 0;
-    detail::check(hrw_weight_to_fixed(w, &fixed));
+    hrw_error err{};
+    detail::check(hrw_weight_to_fixed(w, &fixed, &err), err, false);
     return fixed;
 }
 
@@ -247,8 +411,23 @@ inline std::uint64_t weight_to_fixed(double w) {
 inline std::uint64_t key_digest(std::string_view key,
                                 std::optional<std::string_view> seed = std::nullopt) {
     std::uint64_t d = 0;
+    hrw_error err{};
     const std::uint8_t *s = seed ? detail::given_bytes(*seed) : nullptr;
-    detail::check(hrw_key_digest(s, seed ? seed->size() : 0, detail::bytes(key), key.size(), &d));
+    detail::check(
+        hrw_key_digest(s, seed ? seed->size() : 0, detail::bytes(key), key.size(), &d, &err),
+        err, false);
+    return d;
+}
+
+/// The hrw-v1 node digest of an id under a seed (nullopt: the default seed).
+inline std::uint64_t node_digest(std::string_view id,
+                                 std::optional<std::string_view> seed = std::nullopt) {
+    std::uint64_t d = 0;
+    hrw_error err{};
+    const std::uint8_t *s = seed ? detail::given_bytes(*seed) : nullptr;
+    detail::check(
+        hrw_node_digest(s, seed ? seed->size() : 0, detail::bytes(id), id.size(), &d, &err),
+        err, false);
     return d;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <array>
 #include <limits>
 #include <string>
 #include <thread>
@@ -227,4 +228,110 @@ TEST(Placement, SharedAcrossThreads) {
     for (int m : mismatches) {
         EXPECT_EQ(m, 0);
     }
+}
+
+// Issue 8: a braced list of ids and any list of strings build a placement.
+TEST(Placement, BracedIdsAndStringLists) {
+    hrwhash::Placement braced({"a", "b"});
+    EXPECT_EQ(braced.size(), 2u);
+    EXPECT_EQ(braced.node_id(1), "b");
+    std::vector<std::string> ids{"x", "y", "z"};
+    hrwhash::Placement strings(ids);
+    EXPECT_EQ(strings.size(), 3u);
+    std::array<const char *, 3> pointers{"x", "y", "z"};
+    hrwhash::Placement from_pointers(pointers);
+    std::vector<std::string> keys{"k1", "k2", "k3", "k4"};
+    std::vector<std::size_t> owners = strings.owners(keys);
+    ASSERT_EQ(owners.size(), keys.size());
+    for (std::size_t i = 0; i < keys.size(); i++) {
+        EXPECT_EQ(owners[i], strings.owner(keys[i]));
+        EXPECT_EQ(from_pointers.owner(keys[i]), owners[i]);
+    }
+    hrwhash::Placement weighted({"a", "b"}, hrwhash::Options{std::vector<double>{0.0, 5.0}});
+    EXPECT_EQ(weighted.selectable_size(), 1u);
+    EXPECT_EQ(weighted.node_weight(0), 0.0);
+    EXPECT_EQ(weighted.node_id(weighted.owner("k")), "b");
+}
+
+TEST(Placement, ParallelListsMustMatch) {
+    try {
+        hrwhash::Placement p({"a", "b"}, hrwhash::Options{std::vector<double>{}});
+        FAIL() << "an empty weights list was accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_LENGTH_MISMATCH);
+        EXPECT_EQ(e.expected(), 2u);
+        EXPECT_EQ(e.actual(), 0u);
+        EXPECT_NE(std::string(e.what()).find("expected 2, got 0"), std::string::npos) << e.what();
+    }
+    hrwhash::Options short_domains;
+    short_domains.domains = std::vector<std::optional<std::string_view>>{"x"};
+    short_domains.weights = std::vector<double>{1.0};
+    try {
+        hrwhash::Placement p({"a", "b", "c"}, short_domains);
+        FAIL() << "short lists were accepted";
+    } catch (const hrwhash::Error &e) {
+        // Weights are checked before domains.
+        EXPECT_EQ(e.status(), HRW_STATUS_LENGTH_MISMATCH);
+        EXPECT_EQ(e.actual(), 1u);
+    }
+}
+
+// Issue 8: with_node and with_weight name the node's position and the rejected weight.
+TEST(Placement, DerivedErrorsNameTheNodeAndValue) {
+    hrwhash::Placement p({"a", "b", "c"});
+    try {
+        p.with_node(hrwhash::Node{"a"});
+        FAIL() << "duplicate accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_DUPLICATE_NODE_ID);
+        EXPECT_EQ(e.index(), 3u);
+        EXPECT_EQ(e.first_index(), 0u);
+        EXPECT_NE(std::string(e.what()).find("(node 3 repeats node 0)"), std::string::npos)
+            << e.what();
+    }
+    try {
+        p.with_node(hrwhash::Node{"d", -2.0});
+        FAIL() << "negative weight accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_INVALID_WEIGHT);
+        EXPECT_EQ(e.index(), 3u);
+        EXPECT_EQ(e.value(), -2.0);
+        EXPECT_NE(std::string(e.what()).find("(node 3: -2)"), std::string::npos) << e.what();
+    }
+    try {
+        p.with_weight("b", 1e-12);
+        FAIL() << "a weight that rounds to 0 was accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_INVALID_WEIGHT);
+        EXPECT_EQ(e.index(), 1u);
+        EXPECT_EQ(e.value(), 1e-12);
+        EXPECT_NE(std::string(e.what()).find("(node 1: 1e-12)"), std::string::npos) << e.what();
+    }
+    try {
+        hrwhash::weight_to_fixed(std::nan(""));
+        FAIL() << "NaN accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(std::string(e.what()).find("node"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("(nan)"), std::string::npos) << e.what();
+    }
+    try {
+        hrwhash::key_digest("k", std::string_view("short"));
+        FAIL() << "a 5-byte seed was accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_INVALID_SEED_LENGTH);
+        EXPECT_EQ(e.expected(), 16u);
+        EXPECT_EQ(e.actual(), 5u);
+    }
+}
+
+TEST(Placement, RankManyRowsAgreeWithRank) {
+    hrwhash::Placement p({"a", "b", "c", "d"});
+    std::vector<std::string> keys{"k1", "k2", "k3"};
+    auto rows = p.rank_many(keys, 2);
+    ASSERT_EQ(rows.size(), keys.size());
+    for (std::size_t i = 0; i < keys.size(); i++) EXPECT_EQ(rows[i], p.rank(keys[i], 2));
+    auto all = p.rank_many({"k1"}, std::numeric_limits<std::size_t>::max());
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0], p.rank("k1", 4));
+    EXPECT_EQ(p.rank_many(std::vector<std::string>{}, 3).size(), 0u);
 }

@@ -1,4 +1,5 @@
-"""The exceptions hrwhash raises: one base class and one subclass per core error variant."""
+"""The exceptions hrwhash raises: one base class, one subclass per core error variant, and
+InvalidArgumentError for misuse that only Python's dynamic types allow (conformance/API.md)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,16 @@ class DuplicateNodeIdError(HrwError, ValueError):
 
 
 class InvalidWeightError(HrwError, ValueError):
-    """A weight is NaN, infinite, negative, at least 2**32, or positive but below 2**-33."""
+    """A weight is NaN, infinite, negative, at least 2**32, or positive but at most 2**-33."""
 
-    def __init__(self, message: str, *, value: Optional[float] = None) -> None:
+    def __init__(
+        self, message: str, *, value: Optional[float] = None, index: Optional[int] = None
+    ) -> None:
         super().__init__(message)
         self.value = value
         """The rejected weight."""
+        self.index = index
+        """Position of the node the weight belongs to, or None for a weight of no node."""
 
 
 class AllWeightsZeroError(HrwError, ValueError):
@@ -72,6 +77,38 @@ class LengthMismatchError(HrwError, ValueError):
 
 class UnknownNodeError(HrwError, ValueError):
     """No node with the given id is in the placement."""
+
+
+class InvalidTextError(HrwError, ValueError):
+    """A str has no UTF-8 form (it holds a lone surrogate), so it is no key, node id or domain."""
+
+    def __init__(self, message: str, *, index: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the str in its list, or None for a single argument."""
+
+
+class InvalidCountError(HrwError, ValueError):
+    """A count such as ``k`` is negative, fractional, NaN, infinite or beyond the platform's size."""
+
+    def __init__(self, message: str, *, value: object = None) -> None:
+        super().__init__(message)
+        self.value = value
+        """The rejected count."""
+
+
+class ResultTooLargeError(HrwError, ValueError):
+    """The answer asked for has more than 2**32 - 1 ids, so it is refused before any is made."""
+
+
+class InvalidArgumentError(HrwError, TypeError):
+    """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
+    released buffer, or is an unknown keyword."""
+
+    def __init__(self, message: str, *, index: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.index = index
+        """Position of the value in its list, or None for a single argument."""
 
 
 # Shown and pickled under the public package name, where users import them from.

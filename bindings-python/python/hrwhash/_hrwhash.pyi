@@ -1,9 +1,15 @@
-from typing import Any, Generic, Iterable, Iterator, List, Optional, Tuple, TypeVar, Union, final
+from typing import Any, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
 _Key = Union[str, bytes, bytearray, memoryview]
 """What a key may be: text (hashed as UTF-8) or bytes."""
+
+_Weight = SupportsFloat
+"""What a weight may be: a real number (never a bool, None or text)."""
+
+_Count = SupportsIndex
+"""What a count ``k`` may be: an int >= 0 (an integral float is accepted too; a bool is not)."""
 
 ALGORITHM: str
 """The algorithm every answer follows: ``"hrw-v1"``."""
@@ -30,33 +36,38 @@ __all__ = [
 class Placement(Generic[_Id]):
     """An immutable set of nodes that answers "which node owns this key?" with hrw-v1.
 
-    Node ids are str or bytes and come back as given. ``weights`` are floats >= 0 (0 keeps a node
+    Node ids are str or bytes and come back as given. ``weights`` are numbers >= 0 (0 keeps a node
     in the membership but never selects it); ``seed`` is 16 bytes; ``domains`` names a failure
-    domain (str, bytes or None) per node for :meth:`replicas`.
+    domain (str, bytes or None) per node for :meth:`replicas`. Bad arguments raise the errors of
+    conformance/API.md: :class:`hrwhash.InvalidArgumentError` (a TypeError) for a wrong type or an
+    unknown keyword, the ValueError subclasses of :class:`hrwhash.HrwError` for bad values.
     """
 
     def __new__(
         cls,
         nodes: Iterable[_Id],
-        weights: Optional[Iterable[float]] = None,
+        weights: Optional[Iterable[_Weight]] = None,
         *,
         seed: Optional[Union[bytes, bytearray, memoryview]] = None,
         domains: Optional[Iterable[Union[str, bytes, None]]] = None,
     ) -> "Placement[_Id]": ...
     def owner(self, key: _Key) -> _Id:
         """The node that owns ``key``: the first of its ranking."""
-    def rank(self, key: _Key, k: int) -> List[_Id]:
+    def rank(self, key: _Key, k: _Count) -> List[_Id]:
         """The first ``k`` nodes of the ranking of ``key`` (fewer if fewer can be selected)."""
     def ranking(self, key: _Key) -> "Ranking[_Id]":
         """Every selectable node, in ranking order for ``key``."""
-    def replicas(self, key: _Key, k: int) -> List[_Id]:
+    def replicas(self, key: _Key, k: _Count) -> List[_Id]:
         """Up to ``k`` nodes for replicas of ``key``, in distinct failure domains first."""
     def score(self, key: _Key, node: Union[str, bytes]) -> int:
         """The 64-bit hrw-v1 score of ``key`` for ``node``."""
     def owners(self, keys: Iterable[_Key]) -> List[_Id]:
         """The owner of each key; the lookups run without holding the GIL."""
-    def rank_many(self, keys: Iterable[_Key], k: int) -> List[List[_Id]]:
-        """``rank(key, k)`` for each key; the lookups run without holding the GIL."""
+    def rank_many(self, keys: Iterable[_Key], k: _Count) -> List[List[_Id]]:
+        """``rank(key, k)`` for each key; the lookups run without holding the GIL.
+
+        Raises :class:`hrwhash.ResultTooLargeError` before any lookup when the answer would hold
+        more than 2**32 - 1 ids."""
     def owners_arrow(self, keys: Any) -> Any:
         """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array (an object
         with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
@@ -64,15 +75,15 @@ class Placement(Generic[_Id]):
         NumPy array of ``bytes_``/``str_``/objects, or an iterable of keys; null keys give null."""
     def owner_indices(self, keys: Any) -> Any:
         """The build-order index of the owner of each key, as an Arrow ``uint32`` array."""
-    def rank_many_arrow(self, keys: Any, k: int) -> Any:
+    def rank_many_arrow(self, keys: Any, k: _Count) -> Any:
         """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices."""
     def with_node(
-        self, node: _Id, weight: float = 1.0, *, domain: Union[str, bytes, None] = None
+        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Union[str, bytes, None] = None
     ) -> "Placement[_Id]":
-        """A placement with one more node."""
+        """A placement with one more node, of weight 1 unless ``weight`` is given."""
     def without_node(self, node: Union[str, bytes]) -> "Placement[_Id]":
         """A placement without ``node``; the others keep their order."""
-    def with_weight(self, node: Union[str, bytes], weight: float) -> "Placement[_Id]":
+    def with_weight(self, node: Union[str, bytes], weight: _Weight) -> "Placement[_Id]":
         """A placement where ``node`` has another weight (0 drains it)."""
     @property
     def nodes(self) -> Tuple[_Id, ...]:
@@ -115,5 +126,5 @@ def score(key_digest: int, node_digest: int) -> int:
     """The hrw-v1 score of a key digest for a node digest."""
 def draw(score: int) -> int:
     """The hrw-v1 draw of a score."""
-def weight_fixed(weight: float) -> int:
+def weight_fixed(weight: _Weight) -> int:
     """The fixed-point form of a weight, ``round_half_even(weight * 2**32)``."""

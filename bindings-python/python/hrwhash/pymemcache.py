@@ -12,16 +12,21 @@ secret seed or weights, pass ``functools.partial(Hasher, seed=..., weights={...}
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Optional, Union
+from typing import Dict, Iterable, Mapping, Optional, Union
 
 from ._errors import UnknownNodeError
-from ._hrwhash import Placement
+from ._hrwhash import Placement, weight_fixed
 
 __all__ = ["Hasher"]
 
 
 class Hasher:
-    """Tracks the live servers of a ``HashClient`` as an immutable :class:`hrwhash.Placement`."""
+    """Tracks the live servers of a ``HashClient`` as an immutable :class:`hrwhash.Placement`.
+
+    A server whose weight is 0 is drained: it stays a member but owns no key. While no live server
+    can own a key (none is live, or every live one is drained), :meth:`get_node` returns None, as
+    pymemcache's own hasher does once every server is gone.
+    """
 
     def __init__(
         self,
@@ -32,34 +37,40 @@ class Hasher:
     ) -> None:
         self._seed = seed
         self._weights = dict(weights or {})
+        for weight in self._weights.values():
+            weight_fixed(weight)  # a bad weight fails here, not when its server joins
+        # The live servers and their weights, in the order they joined.
+        self._live: Dict[str, float] = {}
         self._placement: Optional[Placement[str]] = None
         for node in nodes:
             self.add_node(node)
 
     @property
     def placement(self) -> Optional[Placement[str]]:
-        """The current placement, or None while no server is live."""
+        """The current placement, or None while no live server can own a key."""
         return self._placement
 
     def add_node(self, node: str) -> None:
         """Adds a server; adding one that is already present does nothing."""
-        weight = self._weights.get(node, 1.0)
-        if self._placement is None:
-            self._placement = Placement([node], [weight], seed=self._seed)
-        elif node not in self._placement:
-            self._placement = self._placement.with_node(node, weight)
+        if node not in self._live:
+            self._live[node] = self._weights.get(node, 1.0)
+            self._rebuild()
 
     def remove_node(self, node: str) -> None:
         """Removes a server; raises :class:`hrwhash.UnknownNodeError` (a ValueError) if absent."""
-        if self._placement is not None and len(self._placement) == 1 and node in self._placement:
-            # A placement is never empty, so the last server leaves by dropping the placement.
-            self._placement = None
-        elif self._placement is None:
-            raise UnknownNodeError(f"no server is live, so none can be removed (node {node!r})")
+        if node not in self._live:
+            raise UnknownNodeError(f"no live server is {node!r}, so it cannot be removed")
+        del self._live[node]
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        # A placement needs a selectable node, so with none the hasher holds no placement.
+        if any(w > 0 for w in self._live.values()):
+            self._placement = Placement(list(self._live), list(self._live.values()), seed=self._seed)
         else:
-            self._placement = self._placement.without_node(node)
+            self._placement = None
 
     def get_node(self, key: Union[str, bytes]) -> Optional[str]:
-        """The server that owns ``key``, or None when no server is left."""
+        """The server that owns ``key``, or None when no live server can own it."""
         placement = self._placement
         return None if placement is None else placement.owner(key)

@@ -1,4 +1,4 @@
-package hrwhash_test
+package bench_test
 
 import (
 	"fmt"
@@ -29,12 +29,16 @@ func benchInputs(n int) ([]string, []string) {
 
 var sink int
 
+// build names hrwhash's build, cgo (libhrwhash) or purego (Go alone); go-rendezvous runs in
+// both test binaries, so each build has a peer measured in its own process.
+var build = "build=" + hrwhash.Backend
+
 // BenchmarkOwner compares one lookup per call with go-rendezvous as go-redis configures it
 // (xxhash), which is what Ring uses by default.
 func BenchmarkOwner(b *testing.B) {
 	for _, n := range benchSizes {
 		nodes, keys := benchInputs(n)
-		b.Run(fmt.Sprintf("lib=hrwhash/N=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/lib=hrwhash/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
 			if err != nil {
 				b.Fatal(err)
@@ -45,7 +49,7 @@ func BenchmarkOwner(b *testing.B) {
 				sink += o
 			}
 		})
-		b.Run(fmt.Sprintf("lib=go-rendezvous/N=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/lib=go-rendezvous/N=%d", build, n), func(b *testing.B) {
 			r := rendezvous.New(nodes, xxhash.Sum64String)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
@@ -55,12 +59,13 @@ func BenchmarkOwner(b *testing.B) {
 	}
 }
 
-// BenchmarkOwners amortises the cgo call over 256 keys; ns/op is per key.
+// BenchmarkOwners amortises the cgo call over 256 keys (the purego build loops); ns/op is per
+// key.
 func BenchmarkOwners(b *testing.B) {
 	const batch = 256
 	for _, n := range benchSizes {
 		nodes, keys := benchInputs(n)
-		b.Run(fmt.Sprintf("lib=hrwhash-batch/N=%d", n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-batch/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
 			if err != nil {
 				b.Fatal(err)

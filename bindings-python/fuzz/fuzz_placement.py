@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""atheris target for the hrwhash Python package: placements built from fuzzed nodes, weights,
+seeds and domains, then lookups, batches and membership changes with fuzzed keys and counts.
+
+Every call either answers, and the answer is checked against the placement, or raises an
+hrwhash.HrwError subclass. Anything else (another exception, a crash, a hang) is a finding.
+
+    python fuzz/fuzz_placement.py -max_total_time=60 fuzz/corpus
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, List, Optional
+
+import atheris
+
+with atheris.instrument_imports(include=["hrwhash"]):
+    import hrwhash
+    from hrwhash import Placement, v1
+    from hrwhash.pymemcache import Hasher
+
+MAX_NODES = 12
+MAX_KEYS = 40
+HUGE = [2**31, 2**32 - 1, 2**32, 2**53 + 1, 2**63, 2**64 - 1, 2**64, 2**100]
+
+
+def lone_surrogate(s: str) -> bool:
+    # A str with a surrogate code point has no UTF-8 form (valid pairs are joined by Python).
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in s)
+
+
+class Gen:
+    """Values drawn from the fuzzer's bytes: mostly valid, sometimes any Python object."""
+
+    def __init__(self, data: bytes) -> None:
+        self.fdp = atheris.FuzzedDataProvider(data)
+
+    def pick(self, n: int) -> int:
+        return self.fdp.ConsumeIntInRange(0, n - 1)
+
+    def text(self) -> str:
+        return str(self.fdp.ConsumeUnicode(self.pick(6)))
+
+    def junk(self) -> Any:
+        choices: List[Callable[[], Any]] = [
+            lambda: None,
+            lambda: self.fdp.ConsumeBool(),
+            lambda: self.fdp.ConsumeInt(4),
+            lambda: self.fdp.ConsumeFloat(),
+            lambda: [self.text()],
+            lambda: {"id": self.text()},
+            lambda: object(),
+            lambda: 1j,
+        ]
+        return choices[self.pick(len(choices))]()
+
+    def released(self) -> memoryview:
+        view = memoryview(self.fdp.ConsumeBytes(self.pick(4)))
+        view.release()
+        return view
+
+    def key(self) -> Any:
+        c = self.pick(16)
+        if c < 6:
+            return self.text()
+        if c < 11:
+            return self.fdp.ConsumeBytes(self.pick(8))
+        if c == 11:
+            return bytearray(self.fdp.ConsumeBytes(self.pick(8)))
+        if c == 12:
+            raw = self.fdp.ConsumeBytes(self.pick(8) + 2)
+            return memoryview(raw)[1:]
+        if c == 13:
+            return self.released()
+        return self.junk()
+
+    def node_id(self) -> Any:
+        c = self.pick(12)
+        if c < 6:
+            return "n" + self.text() if self.fdp.ConsumeBool() else self.text()
+        if c < 10:
+            return self.fdp.ConsumeBytes(self.pick(4))
+        return self.junk()
+
+    def weight(self) -> Any:
+        c = self.pick(12)
+        if c < 3:
+            return float(self.pick(5))
+        if c < 6:
+            return self.fdp.ConsumeRegularFloat()
+        if c < 8:
+            return self.fdp.ConsumeFloat()
+        if c == 8:
+            return self.fdp.ConsumeIntInRange(-2, 2**33)
+        if c == 9:
+            return 2.0 ** -self.pick(40)
+        return self.junk()
+
+    def count(self) -> Any:
+        c = self.pick(10)
+        if c < 5:
+            return self.pick(MAX_NODES + 2)
+        if c == 5:
+            return HUGE[self.pick(len(HUGE))] * (-1 if self.fdp.ConsumeBool() else 1)
+        if c == 6:
+            return self.fdp.ConsumeFloat()
+        if c == 7:
+            return float(self.pick(6))
+        return self.junk()
+
+    def seed(self) -> Any:
+        c = self.pick(8)
+        if c < 3:
+            return None
+        if c < 5:
+            return bytes(self.fdp.ConsumeBytes(16)).ljust(16, b"\0")
+        if c == 5:
+            return self.fdp.ConsumeBytes(self.pick(20))
+        if c == 6:
+            return self.released()
+        return self.junk()
+
+    def some(self, item: Callable[[], Any], limit: int) -> Any:
+        items = [item() for _ in range(self.pick(limit + 1))]
+        c = self.pick(10)
+        if c < 7:
+            return items
+        if c == 7:
+            return tuple(items)
+        if c == 8:
+            return iter(items)
+        return self.junk() if self.fdp.ConsumeBool() else self.text()
+
+
+def build(g: Gen) -> Optional[Placement[Any]]:
+    nodes = g.some(g.node_id, MAX_NODES)
+    named: dict[str, Any] = {}
+    if g.fdp.ConsumeBool():
+        named["seed"] = g.seed()
+    if g.fdp.ConsumeBool():
+        named["domains"] = g.some(lambda: None if g.fdp.ConsumeBool() else g.node_id(), MAX_NODES)
+    if g.pick(16) == 0:
+        named["domainz"] = []
+    try:
+        if g.fdp.ConsumeBool():
+            return Placement(nodes, g.some(g.weight, MAX_NODES), **named)
+        return Placement(nodes, **named)
+    except hrwhash.HrwError:
+        return None
+
+
+def check_key_answer(key: Any, answer: Any) -> None:
+    # A call that answered for a key must have had a key it could hash.
+    assert not (isinstance(key, str) and lone_surrogate(key)), (key, answer)
+
+
+def lookups(g: Gen, p: Placement[Any]) -> None:
+    selectable = sum(1 for w in p.weights if w > 0)
+    for _ in range(g.pick(6) + 1):
+        op = g.pick(11)
+        key = g.key()
+        if op == 0:
+            owner = p.owner(key)
+            check_key_answer(key, owner)
+            assert owner in p and p.rank(key, 1) == [owner]
+        elif op in (1, 2):
+            k = g.count()
+            got = p.rank(key, k) if op == 1 else p.replicas(key, k)
+            check_key_answer(key, got)
+            assert isinstance(k, (int, float)) and not isinstance(k, bool) and k >= 0
+            assert len(got) == min(int(k), selectable) and len(set(got)) == len(got)
+            if op == 1:
+                assert got == list(p.ranking(key))[: len(got)]
+        elif op == 3:
+            node = g.node_id() if g.fdp.ConsumeBool() else p.nodes[g.pick(len(p))]
+            score = p.score(key, node)
+            assert 0 <= score < 2**64 and node in p
+        elif op == 4:
+            keys = [g.key() for _ in range(g.pick(MAX_KEYS))]
+            owners = p.owners(keys)
+            assert owners == [p.owner(k) for k in keys]
+        elif op == 5:
+            keys = [g.key() for _ in range(g.pick(MAX_KEYS))]
+            k = g.count()
+            rows = p.rank_many(keys, k)
+            assert rows == [p.rank(key, k) for key in keys]
+        elif op == 6:
+            grown = p.with_node(g.node_id(), g.weight() if g.fdp.ConsumeBool() else None, domain=g.node_id() if g.fdp.ConsumeBool() else None)
+            assert len(grown) == len(p) + 1 and grown.nodes[:-1] == p.nodes
+        elif op == 7:
+            node = g.node_id() if g.fdp.ConsumeBool() else p.nodes[g.pick(len(p))]
+            shrunk = p.without_node(node)
+            assert len(shrunk) == len(p) - 1 and node not in shrunk
+        elif op == 8:
+            node = g.node_id() if g.fdp.ConsumeBool() else p.nodes[g.pick(len(p))]
+            changed = p.with_weight(node, g.weight())
+            assert changed.nodes == p.nodes
+        elif op == 9:
+            digest = v1.key_digest(key, g.seed()) if g.fdp.ConsumeBool() else v1.key_digest(key)
+            check_key_answer(key, digest)
+            assert 0 <= digest < 2**64
+        else:
+            fixed = v1.weight_fixed(g.weight())
+            assert 0 <= fixed < 2**64
+
+
+def hasher(g: Gen) -> None:
+    # HashClient's calls: servers join and leave, drained or not; get_node never raises.
+    names = [f"s{i}" for i in range(4)]
+    h = Hasher(weights={n: float(g.pick(2)) for n in names})
+    live: List[str] = []
+    for _ in range(g.pick(10)):
+        name = names[g.pick(len(names))]
+        if g.fdp.ConsumeBool():
+            h.add_node(name)
+            live += [] if name in live else [name]
+        elif name in live:
+            h.remove_node(name)
+            live.remove(name)
+        owner = h.get_node(g.key() if g.pick(4) else "k")
+        assert owner is None or owner in live
+
+
+def test_one_input(data: bytes) -> None:
+    g = Gen(data)
+    try:
+        if g.pick(8) == 0:
+            hasher(g)
+            return
+        p = build(g)
+        if p is not None:
+            lookups(g, p)
+    except hrwhash.HrwError:
+        pass
+
+
+# Coverage of the target's own branches steers the fuzzer towards every kind of value and call.
+for _name, _fn in list(vars(Gen).items()):
+    if callable(_fn):
+        setattr(Gen, _name, atheris.instrument_func(_fn))
+build = atheris.instrument_func(build)
+lookups = atheris.instrument_func(lookups)
+hasher = atheris.instrument_func(hasher)
+test_one_input = atheris.instrument_func(test_one_input)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,453 @@
+//! Python arguments to the core's values, with the checks of conformance/API.md section 3.
+//!
+//! Each argument is checked in two steps so that a call can report the first failure in the order
+//! of API.md section 4: first its type and shape (`InvalidArgumentError`), then its text
+//! (`InvalidTextError`), and only then the values the core rules on.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::os::raw::c_char;
+
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyMemoryView, PyString,
+};
+
+use hrwhash::{Seed, Weight};
+
+use crate::error::{error, invalid_argument, invalid_count, invalid_text, invalid_weight};
+
+extern "C" {
+    // Part of the stable ABI since 3.10 and exported by every CPython 3 before that, so the
+    // abi3 (3.9) wheel may call it; pyo3 hides it below 3.10. It avoids a temporary bytes
+    // object per str key, which would otherwise cost more than the lookup itself.
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut pyo3::ffi::PyObject,
+        size: *mut pyo3::ffi::Py_ssize_t,
+    ) -> *const c_char;
+}
+
+/// What an argument is and where it sits, for messages and the `index` of an error.
+#[derive(Clone, Copy)]
+pub(crate) struct At<'a> {
+    pub what: &'a str,
+    pub index: Option<usize>,
+}
+
+impl<'a> At<'a> {
+    /// A single argument.
+    pub fn one(what: &'a str) -> At<'a> {
+        At { what, index: None }
+    }
+
+    /// Element `index` of a list argument.
+    pub fn item(what: &'a str, index: usize) -> At<'a> {
+        At {
+            what,
+            index: Some(index),
+        }
+    }
+}
+
+impl fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.index {
+            Some(i) => write!(f, "{} at index {i}", self.what),
+            None => f.write_str(self.what),
+        }
+    }
+}
+
+pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".to_owned())
+}
+
+pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
+    const SHOWN: usize = 80;
+    let r = obj
+        .repr()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|_| "<unprintable>".to_owned());
+    // A 16 MiB key must not make a 16 MiB message.
+    match r.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}...", &r[..cut]),
+        None => r,
+    }
+}
+
+fn wrong_type(obj: &Bound<'_, PyAny>, at: At<'_>, wanted: &str) -> PyErr {
+    invalid_argument(
+        obj.py(),
+        format!("{at} is {} {}, not {wanted}", type_name(obj), repr(obj)),
+        at.index,
+    )
+}
+
+/// The UTF-8 bytes of a str, cached inside the str object and valid as long as it lives.
+fn str_utf8<'a>(s: &'a Bound<'_, PyString>, at: At<'_>) -> PyResult<&'a [u8]> {
+    let mut size: pyo3::ffi::Py_ssize_t = 0;
+    // SAFETY: `s` is a live str; on success CPython returns a buffer owned by `s` of `size` bytes.
+    let ptr = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
+    if ptr.is_null() {
+        let py = s.py();
+        let err = PyErr::fetch(py);
+        if err.is_instance_of::<PyUnicodeEncodeError>(py) {
+            return Err(invalid_text(
+                py,
+                format!(
+                    "{at} {} has no UTF-8 form: it holds a lone surrogate",
+                    repr(s.as_any())
+                ),
+                at.index,
+            ));
+        }
+        return Err(err);
+    }
+    Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), size as usize) })
+}
+
+/// Whether a memoryview was released: every attribute of a released one raises ValueError.
+fn is_released(view: &Bound<'_, PyAny>) -> PyResult<bool> {
+    match view.getattr(pyo3::intern!(view.py(), "nbytes")) {
+        Ok(_) => Ok(false),
+        Err(e) if e.is_instance_of::<PyValueError>(view.py()) => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// The type check of a key: str, bytes, bytearray or a memoryview that is not released.
+pub(crate) fn check_key(obj: &Bound<'_, PyAny>, at: At<'_>) -> PyResult<()> {
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+    {
+        return Ok(());
+    }
+    if obj.is_instance_of::<PyMemoryView>() {
+        if is_released(obj)? {
+            return Err(invalid_argument(
+                obj.py(),
+                format!("{at} is a released memoryview"),
+                at.index,
+            ));
+        }
+        return Ok(());
+    }
+    Err(wrong_type(obj, at, "str, bytes, bytearray or memoryview"))
+}
+
+/// The bytes of a key. str and bytes are immutable and borrowed; a bytearray or memoryview may
+/// change while the GIL is released, so it is copied.
+pub(crate) fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<Cow<'a, [u8]>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(Cow::Borrowed(b.as_bytes()));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return str_utf8(s, at).map(Cow::Borrowed);
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(Cow::Owned(b.to_vec()));
+    }
+    check_key(obj, at)?;
+    let copy = obj.call_method0(pyo3::intern!(obj.py(), "tobytes"))?;
+    Ok(Cow::Owned(copy.cast::<PyBytes>()?.as_bytes().to_vec()))
+}
+
+/// The type check of a node id or failure domain: str or bytes (immutable, hashable).
+pub(crate) fn check_id(obj: &Bound<'_, PyAny>, at: At<'_>) -> PyResult<()> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Ok(());
+    }
+    Err(wrong_type(obj, at, "str or bytes"))
+}
+
+/// The bytes of a node id or failure domain.
+pub(crate) fn id_bytes<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<&'a [u8]> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return str_utf8(s, at);
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes());
+    }
+    Err(wrong_type(obj, at, "str or bytes"))
+}
+
+/// The items of a list argument: any iterable but a single str or bytes-like value, which Python
+/// would otherwise iterate character by character (`Placement("abc")` would be nodes a, b, c).
+pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items_iter(obj, what)?.collect()
+}
+
+/// An iterator over the items of a list argument (see [`items`]).
+pub(crate) fn items_iter<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<Bound<'py, PyIterator>> {
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+        || obj.is_instance_of::<PyMemoryView>()
+    {
+        return Err(invalid_argument(
+            obj.py(),
+            format!(
+                "{what} is a single {} {}, not an iterable of items",
+                type_name(obj),
+                repr(obj)
+            ),
+            None,
+        ));
+    }
+    obj.try_iter().map_err(|_| {
+        invalid_argument(
+            obj.py(),
+            format!(
+                "{what} is {} {}, not an iterable",
+                type_name(obj),
+                repr(obj)
+            ),
+            None,
+        )
+    })
+}
+
+/// The key objects of a batch call, with the first text error found among them, if any.
+pub(crate) struct Batch<'py> {
+    keys: Vec<Bound<'py, PyAny>>,
+    text_error: Option<PyErr>,
+}
+
+impl<'py> Batch<'py> {
+    /// The keys, once every argument's type has been checked (API.md 4): the first key that has
+    /// no UTF-8 form fails here.
+    pub fn text_checked(self) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        match self.text_error {
+            None => Ok(self.keys),
+            Some(e) => Err(e),
+        }
+    }
+}
+
+/// Reads the keys of a batch call in one pass, each while it is in cache: a key of a wrong type
+/// fails at once; the first str without a UTF-8 form is kept for [`Batch::text_checked`], and the
+/// UTF-8 form of every other str is cached in it for the lookups.
+pub(crate) fn batch_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
+    let mut keys = Vec::new();
+    let mut text_error = None;
+    for (i, key) in items_iter(obj, "keys")?.enumerate() {
+        let key = key?;
+        let at = At::item("the key", i);
+        check_key(&key, at)?;
+        if text_error.is_none() {
+            if let Ok(s) = key.cast::<PyString>() {
+                text_error = str_utf8(s, at).err();
+            }
+        }
+        keys.push(key);
+    }
+    Ok(Batch { keys, text_error })
+}
+
+/// A weight that passed the type check, with the object it came from for error reports.
+pub(crate) struct WeightArg<'py> {
+    value: f64,
+    obj: Bound<'py, PyAny>,
+}
+
+/// The type check of a weight: a real number (int, float, or anything with `__float__`), not a
+/// bool, None or text.
+pub(crate) fn weight_arg<'py>(obj: &Bound<'py, PyAny>, at: At<'_>) -> PyResult<WeightArg<'py>> {
+    let py = obj.py();
+    let number = || wrong_type(obj, at, "a number");
+    if obj.is_instance_of::<PyBool>()
+        || obj.is_none()
+        || obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+    {
+        return Err(number());
+    }
+    let value = match obj.extract::<f64>() {
+        Ok(v) => v,
+        // An int too large for a float is a number, and far above every valid weight.
+        Err(e) if e.is_instance_of::<PyOverflowError>(py) => f64::INFINITY,
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => return Err(number()),
+        Err(e) => return Err(e),
+    };
+    Ok(WeightArg {
+        value,
+        obj: obj.clone(),
+    })
+}
+
+/// The value check of a weight (SPEC.md 5.1); `index` is the node's position, `node` its id.
+pub(crate) fn checked_weight(
+    arg: &WeightArg<'_>,
+    index: Option<usize>,
+    node: &Bound<'_, PyAny>,
+) -> PyResult<Weight> {
+    let v = arg.value;
+    Weight::new(v).map_err(|_| {
+        let problem = if v.is_nan() {
+            "not a number"
+        } else if v.is_infinite() && !arg.obj.is_instance_of::<PyFloat>() {
+            "too large for a float"
+        } else if v.is_infinite() {
+            "infinite"
+        } else if v < 0.0 {
+            "negative"
+        } else if v >= 4294967296.0 {
+            "not below 2**32"
+        } else {
+            "positive but at most 2**-33, so it rounds to 0 at 32 fractional bits"
+        };
+        let whose = match index {
+            Some(i) => format!("the weight of node {} (index {i})", repr(node)),
+            None => "the weight".to_owned(),
+        };
+        invalid_weight(
+            node.py(),
+            format!("{whose} is {}: {problem}", repr(&arg.obj)),
+            &arg.obj,
+            index,
+        )
+    })
+}
+
+/// A weight that is not a member's own: `weight_fixed`'s argument.
+pub(crate) fn free_weight(obj: &Bound<'_, PyAny>) -> PyResult<Weight> {
+    let arg = weight_arg(obj, At::one("the weight"))?;
+    checked_weight(&arg, None, &arg.obj)
+}
+
+/// A count that passed the type check; its value is checked by [`Count::get`], after the
+/// arguments before it have had their text checked.
+pub(crate) enum Count {
+    Valid(usize),
+    Invalid(PyErr),
+}
+
+impl Count {
+    pub fn get(self) -> PyResult<usize> {
+        match self {
+            Count::Valid(k) => Ok(k),
+            Count::Invalid(e) => Err(e),
+        }
+    }
+}
+
+/// A count such as `k`: an int, an integral float, or anything with `__index__` (numpy ints), but
+/// never a bool, None or text.
+pub(crate) fn count_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Count> {
+    let py = obj.py();
+    let invalid = |problem: &str| {
+        Count::Invalid(invalid_count(
+            py,
+            format!("{what} is {}: {problem}", repr(obj)),
+            obj,
+        ))
+    };
+    if obj.is_instance_of::<PyBool>() {
+        return Err(wrong_type(obj, At::one(what), "an int"));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return Ok(if v.is_nan() {
+            invalid("not a number")
+        } else if v.is_infinite() {
+            invalid("infinite")
+        } else if v < 0.0 {
+            invalid("negative")
+        } else if v.fract() != 0.0 {
+            invalid("not an integer")
+        } else if v >= usize::MAX as f64 {
+            invalid("above the largest size of this platform")
+        } else {
+            Count::Valid(v as usize)
+        });
+    }
+    let int = if obj.is_instance_of::<PyInt>() {
+        obj.clone()
+    } else {
+        let index = py.import("operator")?.getattr("index")?;
+        match index.call1((obj,)) {
+            Ok(i) => i,
+            Err(e) if e.is_instance_of::<PyTypeError>(py) => {
+                return Err(wrong_type(obj, At::one(what), "an int"))
+            }
+            Err(e) => return Err(e),
+        }
+    };
+    Ok(match int.extract::<usize>() {
+        Ok(k) => Count::Valid(k),
+        Err(_) if int.lt(0)? => invalid("negative"),
+        Err(_) => invalid(&format!(
+            "above the largest size of this platform, {}",
+            usize::MAX
+        )),
+    })
+}
+
+/// The type check of a seed: None (the default seed) or bytes-like, but not a str, whose bytes
+/// would depend on an encoding.
+pub(crate) fn seed_arg<'a>(obj: Option<&'a Bound<'_, PyAny>>) -> PyResult<Option<Cow<'a, [u8]>>> {
+    let at = At::one("the seed");
+    match obj {
+        None => Ok(None),
+        Some(obj) if obj.is_none() => Ok(None),
+        Some(obj) if obj.is_instance_of::<PyString>() => {
+            // The seed may be secret, so the message never shows it.
+            Err(invalid_argument(
+                obj.py(),
+                "the seed is a str, not 16 bytes (bytes, bytearray or memoryview)".to_owned(),
+                None,
+            ))
+        }
+        Some(obj) => {
+            if obj.is_instance_of::<PyMemoryView>() && is_released(obj)? {
+                return Err(invalid_argument(
+                    obj.py(),
+                    "the seed is a released memoryview".to_owned(),
+                    None,
+                ));
+            }
+            key_bytes(obj, at).map(Some).map_err(|_| {
+                invalid_argument(
+                    obj.py(),
+                    format!(
+                        "the seed is {}, not 16 bytes (bytes, bytearray or memoryview)",
+                        type_name(obj)
+                    ),
+                    None,
+                )
+            })
+        }
+    }
+}
+
+/// The length check of a seed; the message gives its length and never its bytes.
+pub(crate) fn seed(py: Python<'_>, bytes: Option<Cow<'_, [u8]>>) -> PyResult<Seed> {
+    match bytes {
+        None => Ok(Seed::DEFAULT),
+        Some(b) => Seed::from_slice(&b).map_err(|e| error(py, e, None)),
+    }
+}
+
+/// Rejects keyword arguments a call does not have: a misspelled `domains` must not be ignored.
+pub(crate) fn no_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+    let Some(options) = options else {
+        return Ok(());
+    };
+    match options.keys().iter().next() {
+        None => Ok(()),
+        Some(name) => Err(invalid_argument(
+            options.py(),
+            format!("unknown keyword argument {}", repr(&name)),
+            None,
+        )),
+    }
+}

@@ -1,0 +1,98 @@
+//! Writing keys and ids so that no output names a key that does not exist: text output escapes
+//! what would break its lines and columns, and JSON writes bytes that are not UTF-8 as hex.
+
+use serde_json::{Map, Value};
+
+/// A key or id in text output: UTF-8 text as it is, except that `\` is written `\\`, tab, newline
+/// and carriage return `\t`, `\n` and `\r`, other control characters and every byte that is not
+/// part of valid UTF-8 `\xHH`. Distinct byte strings always give distinct text.
+pub fn escaped(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_ascii_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Sets `name` to the text when `bytes` are UTF-8, else `<name>_hex` to their hex (the project's
+/// lossless-text convention).
+pub fn put_text(object: &mut Map<String, Value>, name: &str, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => object.insert(name.to_string(), Value::from(text)),
+        Err(_) => object.insert(format!("{name}_hex"), Value::from(hex(bytes))),
+    };
+}
+
+/// A key as an element of a JSON list: a string when it is UTF-8, else `{"key_hex": ...}`, so
+/// that a reader expecting strings fails loudly instead of using a different key.
+pub fn key_item(bytes: &[u8]) -> Value {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Value::from(text),
+        Err(_) => {
+            let mut object = Map::new();
+            put_text(&mut object, "key", bytes);
+            Value::Object(object)
+        }
+    }
+}
+
+/// Whether standard output was closed when the process started. The Rust runtime reopens a closed
+/// descriptor 1 on /dev/null before `main`, after which every write succeeds and the output would
+/// vanish with exit status 0; a constructor that runs before the runtime records the truth.
+pub fn stdout_was_closed() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        closed_at_start::STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod closed_at_start {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    pub static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn record() {
+        // SAFETY: F_GETFD only queries the descriptor table; it has no memory arguments.
+        let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1;
+        STDOUT_CLOSED.store(closed, Ordering::Relaxed);
+    }
+
+    #[used]
+    #[link_section = ".init_array"]
+    static RECORD: extern "C" fn() = record;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_is_reversible_on_tricky_bytes() {
+        assert_eq!(escaped(b"a\tb\nc\\d\r"), "a\\tb\\nc\\\\d\\r");
+        assert_eq!(escaped(b"\xff\xfe ok \x01"), "\\xff\\xfe ok \\x01");
+        assert_eq!(escaped("é".as_bytes()), "é");
+        // A literal backslash-x in a key cannot be confused with an escaped byte.
+        assert_ne!(escaped(b"\\xff"), escaped(b"\xff"));
+    }
+}

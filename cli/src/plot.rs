@@ -1,0 +1,135 @@
+//! SVG charts with `plotters` (its SVG backend only).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use hrwhash::{RampPlan, View};
+use plotters::prelude::*;
+
+use crate::error::CliError;
+use crate::view::show;
+
+/// Most node lines drawn; with more nodes, the ones whose weight changes most are drawn.
+const MAX_LINES: usize = 12;
+
+fn failed(path: &Path, e: impl std::fmt::Display) -> CliError {
+    CliError::Input(format!("{}: cannot draw the plot: {e}", path.display()))
+}
+
+/// Top: the share of keys each step moves, against the limit. Bottom: every node's weight per step.
+pub fn ramp(plan: &RampPlan, from: &View, path: &Path) -> Result<(), CliError> {
+    let steps = plan.steps();
+    // Weight of every id at step 0 (the old view) and after each step (0 when not listed).
+    let mut lines: BTreeMap<Vec<u8>, Vec<f64>> = BTreeMap::new();
+    let columns = steps.len() + 1;
+    for n in from.placement().node_specs() {
+        lines.entry(n.id().to_vec()).or_insert(vec![0.0; columns])[0] = n.weight().to_f64();
+    }
+    for i in 0..steps.len() {
+        for (id, w) in plan.weights(i).unwrap_or_default() {
+            lines.entry(id.to_vec()).or_insert(vec![0.0; columns])[i + 1] = w.to_f64();
+        }
+    }
+    let mut drawn: Vec<(Vec<u8>, Vec<f64>)> = lines.into_iter().collect();
+    let change = |v: &[f64]| {
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        hi - lo
+    };
+    if drawn.len() > MAX_LINES {
+        drawn.sort_by(|a, b| change(&b.1).total_cmp(&change(&a.1)));
+        drawn.truncate(MAX_LINES);
+        drawn.sort_by(|a, b| a.0.cmp(&b.0));
+    }
+    let max_weight = drawn
+        .iter()
+        .flat_map(|(_, v)| v.iter().copied())
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let max_moved = steps
+        .iter()
+        .map(|s| s.moved)
+        .fold(plan.max_move(), f64::max);
+
+    let root = SVGBackend::new(path, (900, 700)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| failed(path, e))?;
+    let (top, bottom) = root.split_vertically(300);
+    let last = steps.len().max(1) as f64;
+
+    let mut moved = ChartBuilder::on(&top)
+        .caption(
+            format!(
+                "keys moved per step (limit {:.2}%, total {:.2}%, direct {:.2}%)",
+                100.0 * plan.max_move(),
+                100.0 * plan.total_moved(),
+                100.0 * plan.direct_moved()
+            ),
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.5f64..last + 0.5, 0f64..100.0 * max_moved * 1.1)
+        .map_err(|e| failed(path, e))?;
+    moved
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("% of keys")
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    moved
+        .draw_series(steps.iter().enumerate().map(|(i, s)| {
+            let x = (i + 1) as f64;
+            Rectangle::new(
+                [(x - 0.35, 0.0), (x + 0.35, 100.0 * s.moved)],
+                BLUE.filled(),
+            )
+        }))
+        .map_err(|e| failed(path, e))?;
+    moved
+        .draw_series(LineSeries::new(
+            [
+                (0.5, 100.0 * plan.max_move()),
+                (last + 0.5, 100.0 * plan.max_move()),
+            ],
+            RED.stroke_width(1),
+        ))
+        .map_err(|e| failed(path, e))?;
+
+    let mut weights = ChartBuilder::on(&bottom)
+        .caption(
+            "node weights per step (0: the current view)",
+            ("sans-serif", 18),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..last, 0f64..max_weight * 1.1)
+        .map_err(|e| failed(path, e))?;
+    weights
+        .configure_mesh()
+        .x_desc("step")
+        .y_desc("weight")
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    for (n, (id, values)) in drawn.iter().enumerate() {
+        let color = Palette99::pick(n).to_rgba();
+        weights
+            .draw_series(LineSeries::new(
+                values.iter().enumerate().map(|(i, &w)| (i as f64, w)),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| failed(path, e))?
+            .label(show(id))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+    }
+    weights
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    root.present().map_err(|e| failed(path, e))?;
+    Ok(())
+}

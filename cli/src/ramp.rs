@@ -1,0 +1,178 @@
+//! `hrwhash ramp`: split a change from one view to another into steps that each move at most a
+//! given share of the keys, and write the step views.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use hrwhash::RampPlan;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::error::{from_core, CliError};
+use crate::input::parse_seed;
+use crate::plot;
+use crate::view::load;
+
+#[derive(Args)]
+pub struct RampArgs {
+    /// The current view.
+    #[arg(long, value_name = "FILE")]
+    from: OsString,
+    /// The target view.
+    #[arg(long, value_name = "FILE")]
+    to: OsString,
+    /// Most keys one step may move: a percentage (`5%`) or a fraction (`0.05`).
+    #[arg(long, value_name = "LIMIT")]
+    max_move: String,
+    /// Folder for the step views, `step-1.json` .. (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out: OsString,
+    /// Draw movement per step and per-node weights to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<OsString>,
+    /// The secret seed of both views, 32 hex digits (default: the public hrw-v1 seed).
+    #[arg(long, value_name = "HEX")]
+    seed: Option<String>,
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    json: bool,
+}
+
+/// `5%` -> 0.05, `0.05` -> 0.05; the range is the core's to check.
+pub fn parse_limit(text: &str) -> Result<f64, CliError> {
+    let bad = || {
+        CliError::Usage(format!(
+            "--max-move: '{text}' is not a percentage or a fraction"
+        ))
+    };
+    match text.trim().strip_suffix('%') {
+        Some(p) => p
+            .trim()
+            .parse::<f64>()
+            .map(|p| p / 100.0)
+            .map_err(|_| bad()),
+        None => text.trim().parse::<f64>().map_err(|_| bad()),
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.2}%", 100.0 * x)
+}
+
+pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
+    let seed = parse_seed(a.seed.as_deref())?;
+    let limit = parse_limit(&a.max_move)?;
+    let (from, to) = (load(&a.from, seed)?, load(&a.to, seed)?);
+    let plan = RampPlan::new(&from, &to, limit).map_err(|e| match e {
+        hrwhash::Error::InvalidMoveLimit { .. } => {
+            CliError::usage("InvalidMoveLimit", format!("--max-move: {e}"))
+        }
+        e => from_core(&e, false, &|i| i.to_string(), &|i| format!("nodes[{i}]")),
+    })?;
+    let dir = PathBuf::from(&a.out);
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
+    let steps = plan.steps();
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(steps.len() as u64).with_style(
+            ProgressStyle::with_template("writing step views {bar:30} {pos}/{len}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    if !a.json {
+        writeln!(
+            out,
+            "hrwhash ramp: epoch {} -> {} in {} step(s) moving at most {} of the keys each",
+            from.epoch(),
+            steps.last().map_or(from.epoch(), |s| s.epoch),
+            steps.len(),
+            percent(limit)
+        )?;
+        writeln!(
+            out,
+            "  {:>4} {:>8} {:>8} {:>11}  file",
+            "step", "epoch", "moved", "cumulative"
+        )?;
+    }
+    let mut rows = Vec::new();
+    let mut cumulative = 0.0;
+    for (i, s) in steps.iter().enumerate() {
+        let view = plan
+            .view(i)
+            .map_err(|e| from_core(&e, false, &|i| i.to_string(), &|i| format!("nodes[{i}]")))?;
+        let file = dir.join(format!("step-{}.json", i + 1));
+        std::fs::write(&file, view.to_json())
+            .map_err(|e| CliError::Input(format!("{}: {e}", file.display())))?;
+        cumulative += s.moved;
+        if a.json {
+            rows.push(json!({
+                "step": i + 1,
+                "epoch": s.epoch.to_string(),
+                "moved": s.moved,
+                "removes_drained": s.removes_drained,
+                "fingerprint": view.fingerprint().to_hex(),
+                "file": file.display().to_string(),
+            }));
+        } else {
+            // Streamed: each line appears when its view is on disk.
+            writeln!(
+                out,
+                "  {:>4} {:>8} {:>8} {:>11}  {}",
+                i + 1,
+                s.epoch,
+                percent(s.moved),
+                percent(cumulative),
+                file.display()
+            )?;
+            out.flush()?;
+        }
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    if let Some(svg) = &a.plot {
+        plot::ramp(&plan, &from, Path::new(svg))?;
+    }
+    if a.json {
+        let doc = json!({
+            "from_epoch": from.epoch().to_string(),
+            "max_move": limit,
+            "steps": rows,
+            "total_moved": plan.total_moved(),
+            "direct_moved": plan.direct_moved(),
+            "optimum": plan.optimum(),
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "total moved {} (direct switch {}, optimum {}): going gradually moves {:.2} points more",
+        percent(plan.total_moved()),
+        percent(plan.direct_moved()),
+        percent(plan.optimum()),
+        100.0 * (plan.total_moved() - plan.direct_moved()).max(0.0)
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_parse_as_percentages_or_fractions() {
+        assert_eq!(parse_limit("5%").unwrap(), 0.05);
+        assert_eq!(parse_limit(" 12.5 % ").unwrap(), 0.125);
+        assert_eq!(parse_limit("0.05").unwrap(), 0.05);
+        assert!(parse_limit("five").is_err());
+        assert!(parse_limit("%").is_err());
+    }
+}

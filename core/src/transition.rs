@@ -1,0 +1,687 @@
+//! Transitions: what a change from one membership to the next does to keys. Per key during a
+//! migration ([`Transition::route`], [`Transition::route_top`]), over any number of keys in
+//! constant memory ([`Diff`], [`Transition::plan`]), and in expectation from the weights alone
+//! ([`Transition::expected_moved`], [`Transition::optimum`]); see `conformance/VIEW.md`.
+//!
+//! Nodes of the two memberships are the same node when their ids are equal; a key has *moved*
+//! when the id of its new owner differs from the id of its old one.
+
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+use crate::v1::key_digest;
+use crate::Placement;
+
+/// No node of the other membership has this id.
+const NONE: u32 = u32::MAX;
+
+struct Inner {
+    old: Placement,
+    new: Placement,
+    old_to_new: Vec<u32>,
+    new_to_old: Vec<u32>,
+    same_seed: bool,
+}
+
+/// The change from one membership to another. Cheap to clone (shared).
+///
+/// ```
+/// use hrwhash::{Placement, Transition};
+///
+/// let old = Placement::new(["a", "b", "c"])?;
+/// let new = Placement::new(["a", "b", "c", "d"])?;
+/// let t = Transition::new(&old, &new);
+/// let r = t.route("user:42");
+/// // Read from the old owner on a miss, write to the new one.
+/// assert_eq!(r.moved, old.node(r.old).unwrap().id() != new.node(r.new).unwrap().id());
+/// assert!((t.expected_moved() - 0.25).abs() < 1e-12);
+/// # Ok::<(), hrwhash::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Transition {
+    inner: Arc<Inner>,
+}
+
+impl core::fmt::Debug for Transition {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Transition")
+            .field("old", &self.inner.old)
+            .field("new", &self.inner.new)
+            .finish()
+    }
+}
+
+/// Where one key is during a migration: indices into the old and the new placement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// Build-order index of the owner in the old membership.
+    pub old: usize,
+    /// Build-order index of the owner in the new membership.
+    pub new: usize,
+    /// Whether the two owners have different ids.
+    pub moved: bool,
+}
+
+/// The top-k replica sets of one key before and after, and what changes between them.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct RouteSet {
+    /// Old-membership indices of the first `k` nodes of the old ranking.
+    pub before: Vec<usize>,
+    /// New-membership indices of the first `k` nodes of the new ranking.
+    pub after: Vec<usize>,
+    /// The members of `after` (new indices, in ranking order) whose id is not in `before`: the
+    /// replicas to fill.
+    pub add: Vec<usize>,
+    /// The members of `before` (old indices, in ranking order) whose id is not in `after`: the
+    /// replicas to drop once the new ones are filled.
+    pub drop: Vec<usize>,
+}
+
+/// One key that changes owner, as [`Transition::plan`] streams it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move<K> {
+    /// The key, as the caller gave it.
+    pub key: K,
+    /// Old-membership index of the node to copy from.
+    pub from: usize,
+    /// New-membership index of the node to copy to.
+    pub to: usize,
+}
+
+impl Transition {
+    /// The transition from `old` to `new` (a [`Placement`] or a [`crate::View`]). Nodes are
+    /// matched by id through a sorted index: O(N log N).
+    pub fn new(old: &impl AsRef<Placement>, new: &impl AsRef<Placement>) -> Transition {
+        let (old, new) = (old.as_ref().clone(), new.as_ref().clone());
+        let mut old_to_new = alloc::vec![NONE; old.len()];
+        let mut new_to_old = alloc::vec![NONE; new.len()];
+        let sorted = |p: &Placement| {
+            let mut order: Vec<u32> = (0..p.len() as u32).collect();
+            order.sort_unstable_by(|&a, &b| {
+                p.node_specs()[a as usize]
+                    .id()
+                    .cmp(p.node_specs()[b as usize].id())
+            });
+            order
+        };
+        let (a, b) = (sorted(&old), sorted(&new));
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() && j < b.len() {
+            let (x, y) = (a[i], b[j]);
+            match old.node_specs()[x as usize]
+                .id()
+                .cmp(new.node_specs()[y as usize].id())
+            {
+                core::cmp::Ordering::Less => i += 1,
+                core::cmp::Ordering::Greater => j += 1,
+                core::cmp::Ordering::Equal => {
+                    old_to_new[x as usize] = y;
+                    new_to_old[y as usize] = x;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        let same_seed = old.seed() == new.seed();
+        Transition {
+            inner: Arc::new(Inner {
+                old,
+                new,
+                old_to_new,
+                new_to_old,
+                same_seed,
+            }),
+        }
+    }
+
+    /// The membership before.
+    pub fn old(&self) -> &Placement {
+        &self.inner.old
+    }
+
+    /// The membership after.
+    pub fn new_placement(&self) -> &Placement {
+        &self.inner.new
+    }
+
+    /// The index in the new membership of the node with the id of old node `old_index`.
+    pub fn old_to_new(&self, old_index: usize) -> Option<usize> {
+        match self.inner.old_to_new.get(old_index) {
+            Some(&i) if i != NONE => Some(i as usize),
+            _ => None,
+        }
+    }
+
+    /// The index in the old membership of the node with the id of new node `new_index`.
+    pub fn new_to_old(&self, new_index: usize) -> Option<usize> {
+        match self.inner.new_to_old.get(new_index) {
+            Some(&i) if i != NONE => Some(i as usize),
+            _ => None,
+        }
+    }
+
+    /// The owners of `key` before and after.
+    pub fn route(&self, key: impl AsRef<[u8]>) -> Route {
+        let inner = &*self.inner;
+        let key = key.as_ref();
+        let (old, new) = if inner.same_seed {
+            let kd = key_digest(&inner.old.seed(), key);
+            (
+                inner.old.owner_index_of_digest(kd),
+                inner.new.owner_index_of_digest(kd),
+            )
+        } else {
+            (inner.old.owner_index(key), inner.new.owner_index(key))
+        };
+        Route {
+            old,
+            new,
+            moved: inner.old_to_new[old] != new as u32,
+        }
+    }
+
+    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add
+    /// and to drop.
+    pub fn route_top(&self, key: impl AsRef<[u8]>, k: usize) -> RouteSet {
+        let inner = &*self.inner;
+        let key = key.as_ref();
+        let mut before = alloc::vec![0usize; k.min(inner.old.selectable_len())];
+        let mut after = alloc::vec![0usize; k.min(inner.new.selectable_len())];
+        inner.old.rank_into(key, &mut before);
+        inner.new.rank_into(key, &mut after);
+        let add = after
+            .iter()
+            .copied()
+            .filter(|&n| {
+                let o = inner.new_to_old[n];
+                o == NONE || !before.contains(&(o as usize))
+            })
+            .collect();
+        let drop = before
+            .iter()
+            .copied()
+            .filter(|&o| {
+                let n = inner.old_to_new[o];
+                n == NONE || !after.contains(&(n as usize))
+            })
+            .collect();
+        RouteSet {
+            before,
+            after,
+            add,
+            drop,
+        }
+    }
+
+    /// An accumulator of owner changes over keys fed one by one.
+    pub fn diff(&self) -> Diff {
+        Diff {
+            transition: self.clone(),
+            keys: 0,
+            moved: 0,
+            before: alloc::vec![0; self.inner.old.len()],
+            after: alloc::vec![0; self.inner.new.len()],
+            flows: BTreeMap::new(),
+        }
+    }
+
+    /// The keys of `keys` that change owner, each with the node to copy it from and to, streamed
+    /// in input order: memory stays constant whatever the number of keys.
+    ///
+    /// ```
+    /// use hrwhash::{Placement, Transition};
+    ///
+    /// let t = Transition::new(&Placement::new(["a", "b"])?, &Placement::new(["a", "b", "c"])?);
+    /// for m in t.plan((0..1000).map(|i| format!("key-{i}"))) {
+    ///     assert_eq!(t.new_placement().node(m.to).unwrap().id(), b"c");
+    /// }
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn plan<I>(&self, keys: I) -> Plan<I::IntoIter>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Plan {
+            transition: self.clone(),
+            keys: keys.into_iter(),
+        }
+    }
+
+    /// The expected fraction of all keys whose owner changes, computed from the weights alone
+    /// (VIEW.md, "Expected movement"): exact for hrw-v1's logarithmic method up to its draw
+    /// error (below 2^-26 relative).
+    pub fn expected_moved(&self) -> f64 {
+        let pairs = self.weight_pairs();
+        if self.inner.same_seed {
+            expected_moved(pairs)
+        } else {
+            // Unrelated scores: a key stays only when two independent choices agree.
+            let (sw, sv) = totals(&pairs);
+            let stay: f64 = pairs
+                .iter()
+                .map(|p| (p.old as f64 / sw) * (p.new as f64 / sv))
+                .sum();
+            (1.0 - stay).max(0.0)
+        }
+    }
+
+    /// The least fraction of keys any scheme must move to go from the old shares to the new
+    /// ones: the total variation distance between the two share vectors.
+    pub fn optimum(&self) -> f64 {
+        optimum(&self.weight_pairs())
+    }
+
+    /// Fixed-point weights of every id of either membership, in bytewise id order.
+    fn weight_pairs(&self) -> Vec<WeightPair<'_>> {
+        let inner = &*self.inner;
+        let mut pairs: Vec<WeightPair<'_>> = inner
+            .old
+            .node_specs()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| WeightPair {
+                id: n.id(),
+                old: n.weight().to_fixed(),
+                new: match inner.old_to_new[i] {
+                    NONE => 0,
+                    j => inner.new.node_specs()[j as usize].weight().to_fixed(),
+                },
+            })
+            .collect();
+        pairs.extend(
+            inner
+                .new
+                .node_specs()
+                .iter()
+                .zip(&inner.new_to_old)
+                .filter(|(_, &o)| o == NONE)
+                .map(|(n, _)| WeightPair {
+                    id: n.id(),
+                    old: 0,
+                    new: n.weight().to_fixed(),
+                }),
+        );
+        pairs.sort_unstable_by(|a, b| a.id.cmp(b.id));
+        pairs
+    }
+}
+
+/// One id's fixed-point weight before and after (0 when absent).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WeightPair<'a> {
+    pub(crate) id: &'a [u8],
+    pub(crate) old: u64,
+    pub(crate) new: u64,
+}
+
+fn totals(pairs: &[WeightPair<'_>]) -> (f64, f64) {
+    let sw: u128 = pairs.iter().map(|p| p.old as u128).sum();
+    let sv: u128 = pairs.iter().map(|p| p.new as u128).sum();
+    (sw as f64, sv as f64)
+}
+
+/// Total variation distance of the shares, summed in the order of `pairs`.
+pub(crate) fn optimum(pairs: &[WeightPair<'_>]) -> f64 {
+    let (sw, sv) = totals(pairs);
+    let mut sum = 0.0;
+    for p in pairs {
+        let d = p.old as f64 / sw - p.new as f64 / sv;
+        if d > 0.0 {
+            sum += d;
+        }
+    }
+    sum
+}
+
+/// VIEW.md, "Expected movement": with one seed, node j keeps a key with probability
+/// `1 / (sum_i max(w_i / w_j, v_i / v_j))`. Sorting the nodes by `w / v` splits that sum into a
+/// suffix sum of old weights and a prefix sum of new ones, so the whole takes O(N log N).
+pub(crate) fn expected_moved(mut pairs: Vec<WeightPair<'_>>) -> f64 {
+    pairs.retain(|p| p.old != 0 || p.new != 0);
+    // a before b when w_a / v_a < w_b / v_b (exact cross products), then by id.
+    let ratio = |a: &WeightPair<'_>, b: &WeightPair<'_>| {
+        (a.old as u128 * b.new as u128).cmp(&(b.old as u128 * a.new as u128))
+    };
+    pairs.sort_unstable_by(|a, b| ratio(a, b).then_with(|| a.id.cmp(b.id)));
+    let total_old: u128 = pairs.iter().map(|p| p.old as u128).sum();
+    let mut old_before = 0u128; // old weight of the groups before the current one
+    let mut new_before = 0u128; // new weight of the groups before the current one
+    let mut stay = 0.0f64;
+    let mut start = 0;
+    while start < pairs.len() {
+        let mut end = start + 1;
+        while end < pairs.len() && ratio(&pairs[start], &pairs[end]).is_eq() {
+            end += 1;
+        }
+        let a = (total_old - old_before) as f64;
+        let b = new_before as f64;
+        for p in &pairs[start..end] {
+            if p.old != 0 && p.new != 0 {
+                stay += 1.0 / (a / p.old as f64 + b / p.new as f64);
+            }
+        }
+        for p in &pairs[start..end] {
+            old_before += p.old as u128;
+            new_before += p.new as u128;
+        }
+        start = end;
+    }
+    (1.0 - stay).max(0.0)
+}
+
+/// Keys that move between two specific nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flow {
+    /// Old-membership index of the node the keys leave.
+    pub from: usize,
+    /// New-membership index of the node they go to.
+    pub to: usize,
+    /// How many keys.
+    pub count: u64,
+}
+
+/// One id of either membership with its key counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeChange {
+    /// Index in the old membership, if the id is there.
+    pub old: Option<usize>,
+    /// Index in the new membership, if the id is there.
+    pub new: Option<usize>,
+    /// Keys it owned before.
+    pub before: u64,
+    /// Keys it owns after.
+    pub after: u64,
+}
+
+/// Owner changes accumulated over keys; see [`Transition::diff`]. Memory depends on the number of
+/// nodes and flows, never on the number of keys.
+///
+/// ```
+/// use hrwhash::{Placement, Transition};
+///
+/// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b"])?);
+/// let mut diff = t.diff();
+/// diff.add_all((0..10_000).map(|i| format!("key-{i}")));
+/// let flows: u64 = diff.flows().iter().map(|f| f.count).sum();
+/// assert_eq!(flows, diff.moved());
+/// assert_eq!(diff.moved(), diff.nodes()[2].before); // exactly c's keys move
+/// # Ok::<(), hrwhash::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Diff {
+    transition: Transition,
+    keys: u64,
+    moved: u64,
+    before: Vec<u64>,
+    after: Vec<u64>,
+    flows: BTreeMap<(u32, u32), u64>,
+}
+
+impl Diff {
+    /// Counts one key.
+    pub fn add(&mut self, key: impl AsRef<[u8]>) {
+        let r = self.transition.route(key);
+        self.keys += 1;
+        self.before[r.old] += 1;
+        self.after[r.new] += 1;
+        if r.moved {
+            self.moved += 1;
+            *self.flows.entry((r.old as u32, r.new as u32)).or_insert(0) += 1;
+        }
+    }
+
+    /// Counts every key of `keys`.
+    pub fn add_all<I>(&mut self, keys: I)
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        keys.into_iter().for_each(|k| self.add(k));
+    }
+
+    /// Adds the counts of another accumulator of the same transition (for parallel feeding).
+    /// Returns false, adding nothing, when `other` belongs to another transition.
+    pub fn merge(&mut self, other: &Diff) -> bool {
+        if !Arc::ptr_eq(&self.transition.inner, &other.transition.inner) {
+            return false;
+        }
+        self.keys += other.keys;
+        self.moved += other.moved;
+        self.before
+            .iter_mut()
+            .zip(&other.before)
+            .for_each(|(a, b)| *a += b);
+        self.after
+            .iter_mut()
+            .zip(&other.after)
+            .for_each(|(a, b)| *a += b);
+        for (&k, &c) in &other.flows {
+            *self.flows.entry(k).or_insert(0) += c;
+        }
+        true
+    }
+
+    /// Keys counted.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// Keys whose owner changed.
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    /// Moved keys per (old node, new node), ordered by old index then new index.
+    pub fn flows(&self) -> Vec<Flow> {
+        self.flows
+            .iter()
+            .map(|(&(from, to), &count)| Flow {
+                from: from as usize,
+                to: to as usize,
+                count,
+            })
+            .collect()
+    }
+
+    /// Every old node in old order, then every node only in the new membership in new order.
+    pub fn nodes(&self) -> Vec<NodeChange> {
+        let t = &self.transition;
+        let mut rows: Vec<NodeChange> = (0..self.before.len())
+            .map(|i| {
+                let new = t.old_to_new(i);
+                NodeChange {
+                    old: Some(i),
+                    new,
+                    before: self.before[i],
+                    after: new.map_or(0, |j| self.after[j]),
+                }
+            })
+            .collect();
+        rows.extend(
+            (0..self.after.len())
+                .filter(|&j| t.new_to_old(j).is_none())
+                .map(|j| NodeChange {
+                    old: None,
+                    new: Some(j),
+                    before: 0,
+                    after: self.after[j],
+                }),
+        );
+        rows
+    }
+
+    /// The transition counted.
+    pub fn transition(&self) -> &Transition {
+        &self.transition
+    }
+}
+
+/// The moved keys of a key stream; see [`Transition::plan`].
+pub struct Plan<I> {
+    transition: Transition,
+    keys: I,
+}
+
+impl<I> Iterator for Plan<I>
+where
+    I: Iterator,
+    I::Item: AsRef<[u8]>,
+{
+    type Item = Move<I::Item>;
+
+    fn next(&mut self) -> Option<Move<I::Item>> {
+        loop {
+            let key = self.keys.next()?;
+            let r = self.transition.route(&key);
+            if r.moved {
+                return Some(Move {
+                    key,
+                    from: r.old,
+                    to: r.new,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Node, Seed, Weight};
+
+    fn weighted(nodes: &[(&str, f64)]) -> Placement {
+        Placement::weighted(nodes.iter().copied()).unwrap()
+    }
+
+    #[test]
+    fn expected_movement_of_simple_changes() {
+        let five = weighted(&[("a", 1.), ("b", 1.), ("c", 1.), ("d", 1.), ("e", 1.)]);
+        let six = five.with_node(Node::new("f")).unwrap();
+        let t = Transition::new(&five, &six);
+        assert!((t.expected_moved() - 1.0 / 6.0).abs() < 1e-15);
+        assert!((t.optimum() - 1.0 / 6.0).abs() < 1e-15);
+        assert_eq!(Transition::new(&five, &five).expected_moved(), 0.0);
+        // A drained node and a joining one at once: a and c each keep 1/5.
+        let old = weighted(&[("a", 1.), ("b", 1.), ("c", 1.)]);
+        let new = weighted(&[("a", 1.), ("b", 0.), ("c", 1.), ("d", 2.)]);
+        let t = Transition::new(&old, &new);
+        assert!((t.expected_moved() - 0.6).abs() < 1e-15);
+        assert!((t.optimum() - 0.5).abs() < 1e-15);
+    }
+
+    #[test]
+    fn expected_movement_matches_the_quadratic_formula() {
+        let old = weighted(&[("a", 1.), ("b", 2.), ("c", 3.), ("d", 0.5), ("e", 4.)]);
+        let new = weighted(&[("a", 2.), ("b", 2.), ("c", 1.), ("f", 1.5), ("e", 4.)]);
+        let t = Transition::new(&old, &new);
+        let w = [1., 2., 3., 0.5, 4., 0.];
+        let v = [2., 2., 1., 0., 4., 1.5];
+        let mut stay = 0.0;
+        for j in 0..6 {
+            if w[j] > 0.0 && v[j] > 0.0 {
+                let s: f64 = (0..6).map(|i| f64::max(w[i] / w[j], v[i] / v[j])).sum();
+                stay += 1.0 / s;
+            }
+        }
+        assert!((t.expected_moved() - (1.0 - stay)).abs() < 1e-14);
+    }
+
+    #[test]
+    fn routes_agree_with_owners_and_diff_flows_sum_to_moved() {
+        let old = weighted(&[("a", 1.), ("b", 2.), ("c", 1.)]);
+        let new = weighted(&[("c", 1.), ("a", 1.), ("d", 1.)]);
+        let t = Transition::new(&old, &new);
+        let mut diff = t.diff();
+        for i in 0..2000 {
+            let key = alloc::format!("k{i}");
+            let r = t.route(&key);
+            assert_eq!(r.old, old.owner_index(&key));
+            assert_eq!(r.new, new.owner_index(&key));
+            assert_eq!(r.moved, old.owner(&key).id() != new.owner(&key).id());
+            diff.add(&key);
+        }
+        let flows = diff.flows();
+        assert_eq!(flows.iter().map(|f| f.count).sum::<u64>(), diff.moved());
+        assert!(flows
+            .iter()
+            .all(|f| old.node(f.from).unwrap().id() != new.node(f.to).unwrap().id()));
+        let nodes = diff.nodes();
+        assert_eq!(nodes.len(), 4);
+        assert_eq!(nodes.iter().map(|n| n.before).sum::<u64>(), 2000);
+        assert_eq!(nodes.iter().map(|n| n.after).sum::<u64>(), 2000);
+        let planned = t.plan((0..2000).map(|i| alloc::format!("k{i}"))).count() as u64;
+        assert_eq!(planned, diff.moved());
+    }
+
+    #[test]
+    fn different_seeds_route_each_side_with_its_own() {
+        let old = Placement::new(["a", "b", "c"]).unwrap();
+        let new = Placement::builder()
+            .seed(Seed::from_bytes([7; 16]))
+            .nodes(["a", "b", "c"].map(Node::new))
+            .build()
+            .unwrap();
+        let t = Transition::new(&old, &new);
+        for key in ["x", "y", "z", "w"] {
+            assert_eq!(t.route(key).new, new.owner_index(key));
+        }
+        assert!((t.expected_moved() - 2.0 / 3.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn top_k_sets_say_what_to_add_and_drop() {
+        let old = Placement::new(["a", "b", "c", "d"]).unwrap();
+        let new = old.without_node("b").unwrap();
+        let t = Transition::new(&old, &new);
+        for i in 0..200 {
+            let key = alloc::format!("k{i}");
+            let s = t.route_top(&key, 2);
+            let ids = |p: &Placement, v: &[usize]| -> Vec<Vec<u8>> {
+                v.iter()
+                    .map(|&i| p.node(i).unwrap().id().to_vec())
+                    .collect()
+            };
+            let (before, after) = (ids(&old, &s.before), ids(&new, &s.after));
+            let added = ids(&new, &s.add);
+            let dropped = ids(&old, &s.drop);
+            assert!(added
+                .iter()
+                .all(|id| !before.contains(id) && after.contains(id)));
+            assert!(dropped
+                .iter()
+                .all(|id| before.contains(id) && !after.contains(id)));
+            assert_eq!(added.len(), dropped.len());
+            assert_eq!(dropped.is_empty(), !before.contains(&b"b".to_vec()));
+        }
+        let w = Weight::new(3.0).unwrap();
+        let heavier = old.with_weight("a", w).unwrap();
+        assert_eq!(
+            Transition::new(&old, &heavier).route_top("x", 0),
+            RouteSet::default()
+        );
+    }
+
+    #[test]
+    fn merged_diffs_equal_one_diff() {
+        let t = Transition::new(
+            &Placement::new(["a", "b"]).unwrap(),
+            &Placement::new(["b", "c"]).unwrap(),
+        );
+        let (mut one, mut left, mut right) = (t.diff(), t.diff(), t.diff());
+        for i in 0..500 {
+            let key = alloc::format!("k{i}");
+            one.add(&key);
+            if i % 2 == 0 { &mut left } else { &mut right }.add(&key);
+        }
+        assert!(left.merge(&right));
+        assert_eq!(left.flows(), one.flows());
+        assert_eq!(left.nodes(), one.nodes());
+        let other = Transition::new(
+            &Placement::new(["a"]).unwrap(),
+            &Placement::new(["a"]).unwrap(),
+        );
+        assert!(!left.merge(&other.diff()));
+    }
+}

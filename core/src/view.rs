@@ -1,0 +1,558 @@
+//! Views: one membership made a shared fact — a format tag, the algorithm, a monotonic epoch, the
+//! seed's identity and the nodes — as one JSON document every client loads
+//! (`conformance/VIEW.md`, tag `hrwhash-view-v1`).
+
+mod json;
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use core::fmt;
+
+use sha2::{Digest, Sha256};
+
+use crate::error::ViewFault;
+use crate::{Error, Node, Placement, Seed, Weight, ALGORITHM};
+
+use json::{Document, Nodes, RawNode, Scalar};
+
+/// The format tag of a view document.
+pub const VIEW_FORMAT: &str = "hrwhash-view-v1";
+
+/// Prefix of the message whose SHA-256 is a seed fingerprint.
+const SEED_FINGERPRINT_PREFIX: &[u8] = b"hrwhash-view-v1:seed";
+
+/// A short public digest of a seed (the first 8 bytes of SHA-256), written into views instead of a
+/// secret seed so that loading a view with another seed fails instead of placing keys elsewhere.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SeedFingerprint([u8; 8]);
+
+impl SeedFingerprint {
+    /// `SHA-256("hrwhash-view-v1:seed" || seed)[0..8]`.
+    pub fn of(seed: &Seed) -> SeedFingerprint {
+        let mut h = Sha256::new();
+        h.update(SEED_FINGERPRINT_PREFIX);
+        h.update(seed.to_bytes());
+        let digest = h.finalize();
+        let mut out = [0u8; 8];
+        out.copy_from_slice(&digest[..8]);
+        SeedFingerprint(out)
+    }
+
+    /// The 8 bytes.
+    pub const fn to_bytes(self) -> [u8; 8] {
+        self.0
+    }
+
+    /// 16 lowercase hex digits, as written in a view.
+    pub fn to_hex(self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl fmt::Display for SeedFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for SeedFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SeedFingerprint({self})")
+    }
+}
+
+/// The 128-bit digest of a view's canonical form: equal exactly when two views place every key on
+/// the same node id (same seed, ids, weights and domains), whatever their node order or epoch.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ViewFingerprint([u8; 16]);
+
+impl ViewFingerprint {
+    /// The 16 bytes.
+    pub const fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+
+    /// 32 lowercase hex digits.
+    pub fn to_hex(self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl fmt::Display for ViewFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for ViewFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ViewFingerprint({self})")
+    }
+}
+
+/// A membership with its epoch and seed identity. Cloning is cheap (the placement is shared).
+///
+/// ```
+/// use hrwhash::{Placement, View};
+///
+/// let view = View::new(Placement::weighted([("a", 1.0), ("b", 2.5)])?, 7)?;
+/// let text = view.to_json();
+/// let loaded = View::from_json(&text)?;
+/// assert_eq!(loaded.epoch(), 7);
+/// assert_eq!(loaded.fingerprint(), view.fingerprint());
+/// assert_eq!(loaded.placement().owner("k").id(), view.placement().owner("k").id());
+/// # Ok::<(), hrwhash::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct View {
+    placement: Placement,
+    epoch: u64,
+    seed_fingerprint: SeedFingerprint,
+    fingerprint: ViewFingerprint,
+}
+
+impl fmt::Debug for View {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("View")
+            .field("epoch", &self.epoch)
+            .field("fingerprint", &self.fingerprint)
+            .field("seed_fingerprint", &self.seed_fingerprint)
+            .field("nodes", &self.placement.len())
+            .finish()
+    }
+}
+
+impl AsRef<Placement> for View {
+    fn as_ref(&self) -> &Placement {
+        &self.placement
+    }
+}
+
+impl View {
+    /// A view of `placement` at `epoch`. Fails only when a weight has more than 53 significant
+    /// bits (possible only through [`Weight::from_fixed`]): no JSON number could carry it exactly.
+    pub fn new(placement: Placement, epoch: u64) -> Result<View, Error> {
+        if let Some(index) = placement
+            .node_specs()
+            .iter()
+            .position(|n| !representable(n.weight()))
+        {
+            return Err(Error::InvalidView {
+                field: "weight".into(),
+                index: Some(index),
+                reason: ViewFault::NotRepresentable,
+            });
+        }
+        let seed_fingerprint = SeedFingerprint::of(&placement.seed());
+        let fingerprint = fingerprint(&placement, seed_fingerprint);
+        Ok(View {
+            placement,
+            epoch,
+            seed_fingerprint,
+            fingerprint,
+        })
+    }
+
+    /// Loads a view written for the default seed. See [`View::from_json_with_seed`].
+    pub fn from_json(text: &str) -> Result<View, Error> {
+        View::from_json_bytes(text.as_bytes(), Seed::DEFAULT)
+    }
+
+    /// Loads a view, placing keys with `seed`; fails with [`Error::SeedMismatch`] when the view
+    /// was written for another seed.
+    ///
+    /// ```
+    /// use hrwhash::{Error, Placement, Seed, View};
+    ///
+    /// let secret = Seed::from_bytes(*b"0123456789abcdef");
+    /// let placement = Placement::builder().seed(secret).node(hrwhash::Node::new("a")).build()?;
+    /// let text = View::new(placement, 1)?.to_json();
+    /// assert!(!text.contains("0123456789abcdef"));
+    /// assert!(View::from_json_with_seed(&text, secret).is_ok());
+    /// assert_eq!(View::from_json(&text).unwrap_err(), Error::SeedMismatch);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn from_json_with_seed(text: &str, seed: Seed) -> Result<View, Error> {
+        View::from_json_bytes(text.as_bytes(), seed)
+    }
+
+    /// Loads a view from bytes (which must be UTF-8 JSON), placing keys with `seed`.
+    pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<View, Error> {
+        let doc = json::parse(bytes, &parse_node)?;
+        let parsed = parse_document(doc)?;
+        let placement = Placement::from_nodes(seed, parsed.nodes)?;
+        let actual = SeedFingerprint::of(&seed);
+        let matches = match parsed.seed {
+            SeedIdentity::Default => seed == Seed::DEFAULT,
+            SeedIdentity::Fingerprint(fp) => fp == actual,
+        };
+        if !matches {
+            return Err(Error::SeedMismatch);
+        }
+        Ok(View {
+            fingerprint: fingerprint(&placement, actual),
+            placement,
+            epoch: parsed.epoch,
+            seed_fingerprint: actual,
+        })
+    }
+
+    /// The same membership at another epoch.
+    pub fn with_epoch(&self, epoch: u64) -> View {
+        View {
+            epoch,
+            ..self.clone()
+        }
+    }
+
+    /// The membership, ready for lookups.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// The digest of the canonical form (epoch excluded).
+    pub fn fingerprint(&self) -> ViewFingerprint {
+        self.fingerprint
+    }
+
+    /// The fingerprint of the seed.
+    pub fn seed_fingerprint(&self) -> SeedFingerprint {
+        self.seed_fingerprint
+    }
+
+    /// Whether the view uses the public default seed (written as `"seed": "default"`).
+    pub fn has_default_seed(&self) -> bool {
+        self.placement.seed() == Seed::DEFAULT
+    }
+
+    /// The canonical JSON form (VIEW.md, "Canonical form"): members in a fixed order, nodes in
+    /// bytewise id order, weight 1 omitted, every weight as its exact decimal, ending in a newline.
+    pub fn to_json(&self) -> String {
+        let mut nodes: Vec<&Node> = self.placement.node_specs().iter().collect();
+        nodes.sort_unstable_by(|a, b| a.id().cmp(b.id()));
+        let mut out = String::with_capacity(128 + nodes.len() * 40);
+        out.push_str("{\n  \"format\": \"");
+        out.push_str(VIEW_FORMAT);
+        out.push_str("\",\n  \"algorithm\": \"");
+        out.push_str(ALGORITHM);
+        out.push_str("\",\n  \"epoch\": \"");
+        out.push_str(&self.epoch.to_string());
+        if self.has_default_seed() {
+            out.push_str("\",\n  \"seed\": \"default\",\n");
+        } else {
+            out.push_str("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"");
+            out.push_str(&self.seed_fingerprint.to_hex());
+            out.push_str("\",\n");
+        }
+        out.push_str("  \"nodes\": [\n");
+        for (i, node) in nodes.iter().enumerate() {
+            out.push_str("    {");
+            write_text(&mut out, "id", node.id());
+            if node.weight() != Weight::ONE {
+                out.push_str(", \"weight\": ");
+                out.push_str(&weight_decimal(node.weight()));
+            }
+            if let Some(domain) = node.domain() {
+                out.push_str(", ");
+                write_text(&mut out, "domain", domain);
+            }
+            out.push_str(if i + 1 == nodes.len() { "}\n" } else { "},\n" });
+        }
+        out.push_str("  ]\n}\n");
+        out
+    }
+}
+
+/// `"name": "<text>"` when the bytes are UTF-8, `"name_hex": "<hex>"` otherwise.
+fn write_text(out: &mut String, name: &str, bytes: &[u8]) {
+    out.push('"');
+    out.push_str(name);
+    match core::str::from_utf8(bytes) {
+        Ok(text) => {
+            out.push_str("\": ");
+            json::write_string(out, text);
+        }
+        Err(_) => {
+            out.push_str("_hex\": \"");
+            out.push_str(&hex(bytes));
+            out.push('"');
+        }
+    }
+}
+
+/// Whether `W / 2^32` is a binary64, so that its exact decimal parses back to it.
+fn representable(w: Weight) -> bool {
+    let w = w.to_fixed();
+    w == 0 || 64 - w.leading_zeros() - w.trailing_zeros() <= 53
+}
+
+/// The exact decimal value of `W / 2^32`: the integer part, then, when the fraction is not zero,
+/// a point and its digits without trailing zeros (at most 32, since `2^-32 = 5^32 / 10^32`).
+pub(crate) fn weight_decimal(w: Weight) -> String {
+    let w = w.to_fixed();
+    let int = w >> 32;
+    let frac = w & 0xFFFF_FFFF;
+    let mut s = int.to_string();
+    if frac != 0 {
+        let digits = alloc::format!("{:032}", frac as u128 * 5u128.pow(32));
+        s.push('.');
+        s.push_str(digits.trim_end_matches('0'));
+    }
+    s
+}
+
+/// The view fingerprint (VIEW.md, "Fingerprints").
+fn fingerprint(placement: &Placement, seed: SeedFingerprint) -> ViewFingerprint {
+    let mut nodes: Vec<&Node> = placement.node_specs().iter().collect();
+    nodes.sort_unstable_by(|a, b| a.id().cmp(b.id()));
+    let mut h = Sha256::new();
+    let framed = |h: &mut Sha256, bytes: &[u8]| {
+        h.update((bytes.len() as u64).to_le_bytes());
+        h.update(bytes);
+    };
+    framed(&mut h, VIEW_FORMAT.as_bytes());
+    framed(&mut h, ALGORITHM.as_bytes());
+    h.update(seed.to_bytes());
+    h.update((nodes.len() as u64).to_le_bytes());
+    for node in nodes {
+        framed(&mut h, node.id());
+        h.update(node.weight().to_fixed().to_le_bytes());
+        match node.domain() {
+            None => h.update([0u8]),
+            Some(d) => {
+                h.update([1u8]);
+                framed(&mut h, d);
+            }
+        }
+    }
+    let digest = h.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    ViewFingerprint(out)
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    let bytes = text.as_bytes();
+    if bytes.len() % 2 != 0 {
+        return None;
+    }
+    bytes
+        .chunks_exact(2)
+        .map(|p| Some(digit(p[0])? << 4 | digit(p[1])?))
+        .collect()
+}
+
+enum SeedIdentity {
+    Default,
+    Fingerprint(SeedFingerprint),
+}
+
+struct Parsed {
+    epoch: u64,
+    seed: SeedIdentity,
+    nodes: Vec<Node>,
+}
+
+pub(super) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+    Error::InvalidView {
+        field: field.into(),
+        index,
+        reason,
+    }
+}
+
+fn required<'a, 'de>(
+    value: &'a Option<Scalar<'de>>,
+    field: &str,
+) -> Result<&'a Scalar<'de>, Error> {
+    value
+        .as_ref()
+        .ok_or_else(|| fault(field, None, ViewFault::Missing))
+}
+
+fn string<'a>(value: &'a Scalar<'_>, field: &str, index: Option<usize>) -> Result<&'a str, Error> {
+    match value {
+        Scalar::Str(s) => Ok(s),
+        _ => Err(fault(field, index, ViewFault::WrongType)),
+    }
+}
+
+/// A decimal of 1 to 20 digits with no leading zero (except `"0"`), at most 2^64 - 1.
+fn parse_epoch(text: &str) -> Result<u64, Error> {
+    let b = text.as_bytes();
+    let canonical = !b.is_empty()
+        && b.len() <= 20
+        && b.iter().all(u8::is_ascii_digit)
+        && (b[0] != b'0' || b.len() == 1);
+    if !canonical {
+        return Err(fault("epoch", None, ViewFault::Invalid));
+    }
+    text.parse::<u64>()
+        .map_err(|_| fault("epoch", None, ViewFault::OutOfRange))
+}
+
+/// Bytes written either as `name` (text) or `name_hex` (hex), never both.
+fn text_or_hex(
+    text: &Option<Scalar<'_>>,
+    hex_value: &Option<Scalar<'_>>,
+    name: &str,
+    index: usize,
+) -> Result<Option<Vec<u8>>, Error> {
+    let hex_name = if name == "id" { "id_hex" } else { "domain_hex" };
+    match (text, hex_value) {
+        (Some(_), Some(_)) => Err(fault(hex_name, Some(index), ViewFault::Conflict)),
+        (Some(t), None) => Ok(Some(string(t, name, Some(index))?.as_bytes().to_vec())),
+        (None, Some(h)) => unhex(string(h, hex_name, Some(index))?)
+            .map(Some)
+            .ok_or_else(|| fault(hex_name, Some(index), ViewFault::Invalid)),
+        (None, None) => Ok(None),
+    }
+}
+
+/// VIEW.md, "Loading", check 9 for one node.
+fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> {
+    if let Some((name, reason)) = raw.fault {
+        return Err(fault(&name, Some(index), reason));
+    }
+    let [id, id_hex, weight, domain, domain_hex] = &raw.members;
+    let id = text_or_hex(id, id_hex, "id", index)?
+        .ok_or_else(|| fault("id", Some(index), ViewFault::Missing))?;
+    let mut node = Node::new(id);
+    if let Some(w) = weight {
+        let Scalar::Number(w) = *w else {
+            return Err(fault("weight", Some(index), ViewFault::WrongType));
+        };
+        let w = Weight::new(w).map_err(|_| fault("weight", Some(index), ViewFault::OutOfRange))?;
+        node = node.with_weight(w);
+    }
+    if let Some(d) = text_or_hex(domain, domain_hex, "domain", index)? {
+        node = node.with_domain(d);
+    }
+    Ok(node)
+}
+
+/// Every check of VIEW.md, "Loading", up to the membership checks (which [`Placement`] makes).
+fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
+    let Some(doc) = doc else {
+        return Err(fault("", None, ViewFault::WrongType));
+    };
+    if let Some((name, reason)) = doc.fault {
+        return Err(fault(&name, None, reason));
+    }
+    let [format, algorithm, epoch, seed, seed_fingerprint] = &doc.members;
+    if string(required(format, "format")?, "format", None)? != VIEW_FORMAT {
+        return Err(fault("format", None, ViewFault::Unsupported));
+    }
+    if string(required(algorithm, "algorithm")?, "algorithm", None)? != ALGORITHM {
+        return Err(fault("algorithm", None, ViewFault::Unsupported));
+    }
+    let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
+    let seed = match string(required(seed, "seed")?, "seed", None)? {
+        "default" => match seed_fingerprint {
+            Some(_) => return Err(fault("seed_fingerprint", None, ViewFault::Conflict)),
+            None => SeedIdentity::Default,
+        },
+        "secret" => {
+            let fp = required(seed_fingerprint, "seed_fingerprint")?;
+            let fp = string(fp, "seed_fingerprint", None)?;
+            let bytes = unhex(fp)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .ok_or_else(|| fault("seed_fingerprint", None, ViewFault::Invalid))?;
+            SeedIdentity::Fingerprint(SeedFingerprint(bytes))
+        }
+        _ => return Err(fault("seed", None, ViewFault::Invalid)),
+    };
+    let nodes = match doc.nodes {
+        None => return Err(fault("nodes", None, ViewFault::Missing)),
+        Some(Nodes::NotArray) => return Err(fault("nodes", None, ViewFault::WrongType)),
+        Some(Nodes::List(nodes)) => nodes?,
+    };
+    Ok(Parsed { epoch, seed, nodes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weight_decimals_are_exact() {
+        let w = |x: f64| weight_decimal(Weight::new(x).unwrap());
+        assert_eq!(w(1.0), "1");
+        assert_eq!(w(2.5), "2.5");
+        assert_eq!(w(0.0), "0");
+        assert_eq!(w(0.1), "0.1000000000931322574615478515625");
+        assert_eq!(
+            weight_decimal(Weight::from_fixed(1)),
+            "0.00000000023283064365386962890625"
+        );
+        for x in [0.1, 1e-9, 3.75, 123456.789, 4294967295.5] {
+            let text = w(x);
+            let back: f64 = text.parse().unwrap();
+            assert_eq!(
+                Weight::new(back).unwrap(),
+                Weight::new(x).unwrap(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn representability_is_53_significant_bits() {
+        assert!(representable(Weight::from_fixed((1 << 53) - 1)));
+        assert!(representable(Weight::from_fixed(u64::MAX - 2047)));
+        assert!(!representable(Weight::from_fixed((1 << 53) + 1)));
+        let p = Placement::from_nodes(
+            Seed::DEFAULT,
+            alloc::vec![
+                Node::new("a"),
+                Node::new("b").with_weight(Weight::from_fixed((1 << 60) + 1))
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            View::new(p, 0).unwrap_err(),
+            fault("weight", Some(1), ViewFault::NotRepresentable)
+        );
+    }
+
+    #[test]
+    fn hex_round_trips_and_rejects() {
+        assert_eq!(unhex("00ffA0").unwrap(), [0, 255, 160]);
+        assert!(unhex("0").is_none());
+        assert!(unhex("zz").is_none());
+        assert_eq!(hex(&[0, 255, 160]), "00ffa0");
+    }
+
+    #[test]
+    fn epochs_must_be_canonical_decimals() {
+        assert_eq!(parse_epoch("0").unwrap(), 0);
+        assert_eq!(parse_epoch("18446744073709551615").unwrap(), u64::MAX);
+        for bad in ["", "01", "+1", "-1", " 1", "1.0", "1e3", "0x10"] {
+            assert_eq!(
+                parse_epoch(bad).unwrap_err(),
+                fault("epoch", None, ViewFault::Invalid),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(
+            parse_epoch("18446744073709551616").unwrap_err(),
+            fault("epoch", None, ViewFault::OutOfRange)
+        );
+    }
+}

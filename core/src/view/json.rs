@@ -1,0 +1,480 @@
+//! Reading a view document with `serde_json` in one pass, without building a JSON tree: nodes
+//! become [`Node`]s as they are parsed and strings without escapes are borrowed from the input.
+//!
+//! Nothing is rejected while parsing except malformed JSON: every fault of the document is
+//! recorded (the first one of each kind, in document order) so that [`super::parse_document`] can
+//! report them in the order VIEW.md, "Loading", prescribes.
+
+use alloc::borrow::Cow;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use crate::error::ViewFault;
+use crate::Error;
+
+/// A member value where the format expects a string or a number.
+pub(super) enum Scalar<'de> {
+    Str(Cow<'de, str>),
+    /// Every number as the binary64 nearest to it (serde_json's `float_roundtrip` parsing).
+    Number(f64),
+    /// `null`, `true`, `false`, an array or an object: no scalar member has these types.
+    Other,
+}
+
+/// A member's name or value fault, the first one in document order.
+pub(super) type Fault<'de> = Option<(Cow<'de, str>, ViewFault)>;
+
+/// The members of one node, after its first unknown or repeated member if any.
+#[derive(Default)]
+pub(super) struct RawNode<'de> {
+    pub(super) fault: Fault<'de>,
+    /// `id`, `id_hex`, `weight`, `domain`, `domain_hex`.
+    pub(super) members: [Option<Scalar<'de>>; 5],
+}
+
+pub(super) const NODE_MEMBERS: [&str; 5] = ["id", "id_hex", "weight", "domain", "domain_hex"];
+pub(super) const TOP_MEMBERS: [&str; 6] = [
+    "format",
+    "algorithm",
+    "epoch",
+    "seed",
+    "seed_fingerprint",
+    "nodes",
+];
+
+/// What `"nodes"` held.
+pub(super) enum Nodes<T> {
+    NotArray,
+    /// The converted nodes, or the first node's error (later nodes are then only parsed).
+    List(Result<Vec<T>, Error>),
+}
+
+pub(super) struct Document<'de, T> {
+    pub(super) fault: Fault<'de>,
+    /// `format` .. `seed_fingerprint`, in the order of [`TOP_MEMBERS`].
+    pub(super) members: [Option<Scalar<'de>>; 5],
+    pub(super) nodes: Option<Nodes<T>>,
+}
+
+/// `None` when the document is not an object.
+pub(super) fn parse<'de, T>(
+    bytes: &'de [u8],
+    node: &dyn Fn(RawNode<'de>, usize) -> Result<T, Error>,
+) -> Result<Option<Document<'de, T>>, Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let doc = de
+        .deserialize_any(DocumentVisitor { node })
+        .and_then(|doc| de.end().map(|()| doc));
+    doc.map_err(|e| Error::InvalidJson {
+        line: e.line(),
+        column: e.column(),
+    })
+}
+
+/// Appends `text` as a JSON string: `"` and `\` escaped with a backslash, U+0008, U+0009, U+000A,
+/// U+000C and U+000D as `\b \t \n \f \r`, the other characters below U+0020 as `\u00xx`
+/// (lowercase hex), everything else as itself.
+pub(super) fn write_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                const DIGITS: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(DIGITS[(c as usize) >> 4] as char);
+                out.push(DIGITS[(c as usize) & 15] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+// ---- visitors ---------------------------------------------------------------------------
+
+/// A value that is only parsed. Unlike `serde::de::IgnoredAny` it goes through
+/// `deserialize_any`, so numbers beyond binary64 and lone surrogates are errors wherever they are,
+/// as VIEW.md requires.
+struct Skip;
+
+impl<'de> Deserialize<'de> for Skip {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
+        d.deserialize_any(SkipVisitor)
+    }
+}
+
+struct SkipVisitor;
+
+impl<'de> Visitor<'de> for SkipVisitor {
+    type Value = Skip;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Skip, E> {
+        Ok(Skip)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Skip, A::Error> {
+        drain_seq(seq).map(|()| Skip)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Skip, A::Error> {
+        drain_map(map).map(|()| Skip)
+    }
+}
+
+fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<Skip>()?.is_some() {}
+    Ok(())
+}
+
+fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_entry::<Skip, Skip>()?.is_some() {}
+    Ok(())
+}
+
+/// A string, borrowed from the input when it has no escapes.
+struct Text;
+
+impl<'de> Visitor<'de> for Text {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v.into()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Text {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Other)
+    }
+    // Integer casts to f64 round to nearest, ties to even: the binary64 nearest to the digits.
+    fn visit_u64<E>(self, v: u64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Number(v as f64))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Number(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Owned(v.into())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Scalar<'de>, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Scalar<'de>, A::Error> {
+        drain_seq(seq).map(|()| Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar<'de>, A::Error> {
+        drain_map(map).map(|()| Scalar::Other)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Scalar<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// Reads the members of an object into `slots` by name, recording the first unknown or repeated
+/// member and only parsing the values after it.
+fn members<'de, A: MapAccess<'de>, const N: usize>(
+    map: &mut A,
+    names: &[&str; N],
+    slots: &mut [Option<Scalar<'de>>],
+    fault: &mut Fault<'de>,
+    mut other: impl FnMut(&mut A) -> Result<(), A::Error>,
+) -> Result<(), A::Error> {
+    let mut seen = [false; N];
+    while let Some(name) = map.next_key_seed(Text)? {
+        let slot = names.iter().position(|n| *n == name);
+        let problem = match slot {
+            None => Some(ViewFault::Unknown),
+            Some(i) if seen[i] => Some(ViewFault::Duplicate),
+            Some(_) => None,
+        };
+        match (slot, problem) {
+            (Some(i), None) => {
+                seen[i] = true;
+                // A member beyond `slots` (the node list) is read by `other`.
+                if i < slots.len() {
+                    slots[i] = Some(map.next_value_seed(ScalarVisitor)?);
+                } else {
+                    other(map)?;
+                }
+            }
+            (_, problem) => {
+                if fault.is_none() {
+                    *fault = Some((name, problem.unwrap_or(ViewFault::Unknown)));
+                }
+                map.next_value::<Skip>()?;
+            }
+        }
+    }
+    Ok(())
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    /// `None`: not an object.
+    type Value = Option<RawNode<'de>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a node")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut node = RawNode::default();
+        members(
+            &mut map,
+            &NODE_MEMBERS,
+            &mut node.members,
+            &mut node.fault,
+            |map| map.next_value::<Skip>().map(|_| ()),
+        )?;
+        Ok(Some(node))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for NodeVisitor {
+    type Value = Option<RawNode<'de>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+struct NodesVisitor<'f, 'de, T> {
+    node: &'f dyn Fn(RawNode<'de>, usize) -> Result<T, Error>,
+}
+
+impl<'de, T> Visitor<'de> for NodesVisitor<'_, 'de, T> {
+    type Value = Nodes<T>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a list of nodes")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Nodes<T>, A::Error> {
+        let mut list = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        let mut index = 0;
+        while let Some(raw) = seq.next_element_seed(NodeVisitor)? {
+            let converted = match raw {
+                None => Err(super::fault("nodes", Some(index), ViewFault::WrongType)),
+                Some(raw) => (self.node)(raw, index),
+            };
+            match converted {
+                Ok(n) => list.push(n),
+                Err(e) => {
+                    drain_seq(seq)?;
+                    return Ok(Nodes::List(Err(e)));
+                }
+            }
+            index += 1;
+        }
+        Ok(Nodes::List(Ok(list)))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Nodes<T>, A::Error> {
+        drain_map(map).map(|()| Nodes::NotArray)
+    }
+    fn visit_unit<E>(self) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Nodes<T>, E> {
+        Ok(Nodes::NotArray)
+    }
+}
+
+impl<'de, T> DeserializeSeed<'de> for NodesVisitor<'_, 'de, T> {
+    type Value = Nodes<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Nodes<T>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+struct DocumentVisitor<'f, 'de, T> {
+    node: &'f dyn Fn(RawNode<'de>, usize) -> Result<T, Error>,
+}
+
+impl<'de, T> Visitor<'de> for DocumentVisitor<'_, 'de, T> {
+    /// `None`: not an object.
+    type Value = Option<Document<'de, T>>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a view document")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut doc = Document {
+            fault: None,
+            members: Default::default(),
+            nodes: None,
+        };
+        let node = self.node;
+        let mut nodes = None;
+        members(
+            &mut map,
+            &TOP_MEMBERS,
+            &mut doc.members,
+            &mut doc.fault,
+            |map| {
+                nodes = Some(map.next_value_seed(NodesVisitor { node })?);
+                Ok(())
+            },
+        )?;
+        doc.nodes = nodes;
+        Ok(Some(doc))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        drain_seq(seq).map(|()| None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(text: &str) -> Result<Option<Vec<String>>, Error> {
+        let node = |raw: RawNode<'_>, _| match &raw.members[0] {
+            Some(Scalar::Str(s)) => Ok(String::from(s.as_ref())),
+            _ => Err(Error::EmptyMembership),
+        };
+        Ok(parse(text.as_bytes(), &node)?.map(|d| match d.nodes {
+            Some(Nodes::List(Ok(v))) => v,
+            _ => Vec::new(),
+        }))
+    }
+
+    #[test]
+    fn nodes_are_read_in_order() {
+        let got = ids(r#"{"nodes": [{"id": "a"}, {"id": "b\u0041"}], "x": [1, {"y": 2}]}"#);
+        assert_eq!(got.unwrap().unwrap(), ["a", "bA"]);
+        assert!(ids("[1, 2]").unwrap().is_none());
+    }
+
+    #[test]
+    fn syntax_errors_have_a_position() {
+        for (text, line, column) in [
+            ("{\"a\": 1} x", 1, 10),
+            ("{\n  \"a\": }", 2, 8),
+            ("[1e400]", 1, 6),
+            ("\"\\ud800\"", 1, 8),
+        ] {
+            match ids(text) {
+                Err(Error::InvalidJson { line: l, column: c }) => {
+                    assert_eq!((l, c), (line, column), "{text}")
+                }
+                _ => panic!("{text} must fail"),
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_like_serde_json() {
+        let all: String = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .chain(['é', '\u{2028}'])
+            .collect();
+        let mut ours = String::new();
+        write_string(&mut ours, &all);
+        assert_eq!(ours, serde_json::to_string(&all).unwrap());
+    }
+}
