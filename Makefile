@@ -2,12 +2,13 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt
+.PHONY: demo test dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
+	fuzz test-fuzz fuzz-build
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
 
-test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go test-dist
+test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go test-dist test-fuzz
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -22,6 +23,7 @@ test-conformance:
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
+	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -41,6 +43,7 @@ test-go:
 check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 
 # What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
 # platform package, the C release tarball; all in dist/.
@@ -74,3 +77,41 @@ peer-harness:
 
 fmt:
 	$(CARGO) fmt --all
+
+# ---- fuzzing (fuzz/README.md) ---------------------------------------------------------------
+# cargo-fuzz needs nightly-only compiler flags; RUSTC_BOOTSTRAP=1 lets the stable compiler take
+# them, for the fuzz crate only (its own workspace).
+CARGO_FUZZ_VERSION := 0.13.1
+CARGO_FUZZ := $(CURDIR)/target/tools/bin/cargo-fuzz
+FUZZ_TARGETS := membership lookups c_abi
+FUZZ_SECONDS ?= 600
+TEST_FUZZ_SECONDS ?= 6
+FUZZ_TARGET_DIR ?= $(CURDIR)/target/fuzz
+FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(FUZZ_TARGET_DIR) --release --debug-assertions
+FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
+
+$(CARGO_FUZZ):
+	$(CARGO) install --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
+
+fuzz-build: $(CARGO_FUZZ)
+	$(FUZZ) build $(FUZZ_OPTS)
+
+# Each target starts from the checked-in seeds and grows a corpus under target/ (not committed).
+# `-max_len` keeps inputs near what the targets read; a finding stops the run and fails make.
+fuzz-all = for t in $(FUZZ_TARGETS); do \
+	  mkdir -p target/fuzz-corpus/$$t && \
+	  $(FUZZ) run $(FUZZ_OPTS) $$t target/fuzz-corpus/$$t fuzz/corpus/$$t -- \
+	    -max_total_time=$(1) -max_len=4096 -print_final_stats=1 -close_fd_mask=1 || exit 1; \
+	done
+
+# Every fuzz target of every language: the core and C ABI (cargo-fuzz), Go (go test -fuzz) and
+# the Python binding (atheris), each for FUZZ_SECONDS.
+fuzz: fuzz-build
+	$(call fuzz-all,$(FUZZ_SECONDS))
+	$(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
+	$(MAKE) -C bindings-python fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+test-fuzz: fuzz-build
+	$(call fuzz-all,$(TEST_FUZZ_SECONDS))
+	$(MAKE) -C bindings-c test-fuzz-go
+	$(MAKE) -C bindings-python test-fuzz

@@ -1,5 +1,5 @@
-// Every case of ../conformance/vectors.json, through the public API, with ids and keys as bytes
-// and (where they are valid UTF-8) again as strings.
+// Every case of ../conformance/vectors.json and ../conformance/vectors-edge.json, through the
+// public API, with ids and keys as bytes and (where they are valid UTF-8) again as strings.
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -7,7 +7,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Placement, ALGORITHM, DEFAULT_SEED, keyDigest, nodeDigest, draw } = require('hrwhash');
 
-const vectors = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'vectors.json'), 'utf8'));
+const read = (file) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', file), 'utf8'));
+/** Both files, in the same format and with the same default seed, as one list per section. */
+function bothFiles() {
+  const [main, edge] = [read('vectors.json'), read('vectors-edge.json')];
+  assert.equal(edge.algorithm, main.algorithm);
+  assert.equal(edge.default_seed, main.default_seed);
+  edge.cases.forEach((c) => (c.name = `edge:${c.name}`));
+  edge.error_cases.forEach((c) => (c.name = `edge:${c.name}`));
+  for (const section of ['cases', 'draw_cases', 'weight_cases', 'error_cases']) main[section].push(...edge[section]);
+  return main;
+}
+const vectors = bothFiles();
 const hex = (s) => Buffer.from(s, 'hex');
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

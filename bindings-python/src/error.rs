@@ -56,6 +56,26 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
         }
         Error::InvalidCount => "InvalidCountError",
         Error::ResultTooLarge => "ResultTooLargeError",
+        Error::InvalidJson { line, column } => {
+            let _ = fields.set_item("line", line);
+            let _ = fields.set_item("column", column);
+            "InvalidJsonError"
+        }
+        Error::InvalidView {
+            field,
+            index,
+            reason,
+        } => {
+            let _ = fields.set_item("field", field);
+            let _ = fields.set_item("index", index);
+            let _ = fields.set_item("reason", reason.name());
+            "InvalidViewError"
+        }
+        Error::SeedMismatch => "SeedMismatchError",
+        Error::InvalidMoveLimit { value } => {
+            let _ = fields.set_item("value", value);
+            "InvalidMoveLimitError"
+        }
         // A variant added to the core after this binding was written.
         _ => "HrwError",
     };

@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod view;
 
 use std::borrow::Cow;
 use std::collections::hash_map::DefaultHasher;
@@ -319,8 +320,16 @@ impl Placement {
         let k = count_arg(k, "k")?;
         let key = key_bytes(key, At::one("the key"))?;
         let k = k.get()?.min(self.inner.selectable_len());
-        let mut out = vec![0usize; k];
-        let n = self.inner.rank_into(&key, &mut out);
+        // Common k without a heap allocation per lookup.
+        let mut stack = [0usize; 16];
+        let mut heap = Vec::new();
+        let out = if k <= stack.len() {
+            &mut stack[..k]
+        } else {
+            heap.resize(k, 0);
+            &mut heap[..]
+        };
+        let n = self.inner.rank_into(&key, out);
         self.ids_list(py, &out[..n])
     }
 
@@ -768,6 +777,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(v1_score, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
+    view::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,19 +1,31 @@
-"""Every case of conformance/vectors.json, the answers every hrwhash binding must give."""
+"""Every case of conformance/vectors.json and conformance/vectors-edge.json, the answers every
+hrwhash binding must give."""
 
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Type
+from typing import Any, Callable, Dict, List, Optional, Type
 
 import pytest
 
 import hrwhash
 from hrwhash import v1
 
-VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "vectors.json"
+CONFORMANCE = Path(__file__).resolve().parents[2] / "conformance"
+VECTORS = CONFORMANCE / "vectors.json"
 DATA: Dict[str, Any] = json.loads(VECTORS.read_text())
+# Same format and default seed; every test below runs its entries too.
+FILES: Dict[str, Dict[str, Any]] = {
+    "vectors": DATA,
+    "edge": json.loads((CONFORMANCE / "vectors-edge.json").read_text()),
+}
+
+
+def entries(section: str, label: Callable[[Dict[str, Any]], str]) -> List[Any]:
+    """Every entry of one section of both files, as pytest params named file:label."""
+    return [pytest.param(c, id=f"{f}:{label(c)}") for f, d in FILES.items() for c in d[section]]
 
 ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
     "EmptyMembership": hrwhash.EmptyMembershipError,
@@ -54,9 +66,11 @@ def test_file_is_hrw_v1() -> None:
     assert DATA["algorithm"] == hrwhash.ALGORITHM == "hrw-v1"
     assert bytes.fromhex(DATA["default_seed"]) == hrwhash.DEFAULT_SEED
     assert len(DATA["cases"]) > 1000
+    for data in FILES.values():
+        assert data["algorithm"] == "hrw-v1" and data["default_seed"] == DATA["default_seed"]
 
 
-@pytest.mark.parametrize("case", DATA["cases"], ids=[c["name"] for c in DATA["cases"]])
+@pytest.mark.parametrize("case", entries("cases", lambda c: str(c["name"])))
 def test_case(case: Dict[str, Any]) -> None:
     ids, weights, domains = membership(case)
     seed = seed_of(case)
@@ -88,11 +102,11 @@ def test_case(case: Dict[str, Any]) -> None:
 
 
 def test_draw_cases() -> None:
-    for case in DATA["draw_cases"]:
+    for case in DATA["draw_cases"] + FILES["edge"]["draw_cases"]:
         assert v1.draw(int(case["score"])) == int(case["draw"]), case
 
 
-@pytest.mark.parametrize("case", DATA["weight_cases"], ids=lambda c: repr(c["weight"]))
+@pytest.mark.parametrize("case", entries("weight_cases", lambda c: repr(c["weight"])))
 def test_weight_case(case: Dict[str, Any]) -> None:
     w = number(case["weight"])
     if "error" in case:
@@ -107,7 +121,7 @@ def test_weight_case(case: Dict[str, Any]) -> None:
         assert v1.weight_fixed(w) == int(case["fixed"])
 
 
-@pytest.mark.parametrize("case", DATA["error_cases"], ids=[c["name"] for c in DATA["error_cases"]])
+@pytest.mark.parametrize("case", entries("error_cases", lambda c: str(c["name"])))
 def test_error_case(case: Dict[str, Any]) -> None:
     ids, weights, domains = membership(case)
     with pytest.raises(ERRORS[case["error"]]) as info:

@@ -2,6 +2,7 @@
 //!
 //! Inputs come from a fixed pseudo-random stream, so the file is the same on every run and machine.
 
+pub mod edge;
 pub mod views;
 
 use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};

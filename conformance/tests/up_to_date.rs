@@ -112,3 +112,95 @@ fn views_cover_what_view_md_promises() {
         .as_array()
         .is_some_and(|s| s.len() > 3 && s.iter().any(|s| s["removes_drained"] == true))));
 }
+
+#[test]
+fn checked_in_edge_vectors_match_the_generator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/vectors-edge.json");
+    let current = std::fs::read_to_string(path).expect("conformance/vectors-edge.json is readable");
+    let fresh = hrwhash_conformance::edge::generate();
+    assert!(
+        current == fresh,
+        "conformance/vectors-edge.json differs from the generator's output; cases may be added, \
+         but an existing case's outputs are hrw-v1 and never change. Regenerate with: \
+         cargo run -p hrwhash-conformance --bin generate-edge-vectors -- conformance/vectors-edge.json"
+    );
+}
+
+#[test]
+fn edge_vectors_hold_what_they_claim() {
+    use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::edge::generate()).expect("valid JSON");
+    assert_eq!(v["algorithm"], "hrw-v1");
+    let hex = |s: &str| -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    };
+    let fixed = |n: &serde_json::Value| -> u128 {
+        n.get("weight_fixed")
+            .map_or(1 << 32, |f| f.as_str().unwrap().parse().unwrap())
+    };
+    // Each tie family has, for every case, two nodes whose cross products are exactly equal, and
+    // (except tie-ids) whose scores differ; each near-tie case has two whose cross products differ
+    // by less than one part in 2^53.
+    let (mut ties, mut near) = (0, 0);
+    for c in v["cases"].as_array().unwrap() {
+        let name = c["name"].as_str().unwrap();
+        let key = hex(c["key"].as_str().unwrap());
+        let kd = key_digest(&Seed::DEFAULT, &key);
+        let nodes: Vec<(u64, u128, u128)> = c["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let s = score(
+                    kd,
+                    node_digest(&Seed::DEFAULT, &hex(n["id"].as_str().unwrap())),
+                );
+                (s, draw(s) as u128, fixed(n))
+            })
+            .collect();
+        let pairs = || {
+            nodes
+                .iter()
+                .enumerate()
+                .flat_map(|(i, a)| nodes[i + 1..].iter().map(move |b| (a, b)))
+                .filter(|(a, b)| a.2 != 0 && b.2 != 0)
+        };
+        if name.starts_with("tie-") {
+            let equal_scores = name.starts_with("tie-ids");
+            assert!(
+                pairs().any(|(a, b)| a.1 * b.2 == b.1 * a.2 && (a.0 == b.0) == equal_scores),
+                "{name}"
+            );
+            ties += 1;
+        }
+        if name.starts_with("near-tie") {
+            assert!(
+                pairs().any(|(a, b)| {
+                    let (x, y) = (a.1 * b.2, b.1 * a.2);
+                    x != y && x.abs_diff(y) < x >> 53
+                }),
+                "{name}"
+            );
+            near += 1;
+        }
+    }
+    assert!(
+        ties >= 60 && near >= 60,
+        "{ties} tie cases, {near} near-tie cases"
+    );
+    let halves = v["weight_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| {
+            w["weight"]
+                .as_f64()
+                .is_some_and(|w| (w * 4294967296.0).fract() == 0.5)
+        })
+        .count();
+    assert!(halves >= 15, "{halves} half-way weight cases");
+}

@@ -26,6 +26,10 @@ impl Kernel {
     /// The highest score over `digests` (non-empty) and the first position that has it.
     #[inline]
     pub(crate) fn argmax(self, key: u64, digests: &[u64]) -> (u64, usize) {
+        // Inlined here, so that small groups cost no call.
+        if digests.len() < 8 {
+            return argmax_scalar(key, digests);
+        }
         match self {
             Kernel::Scalar => argmax_scalar(key, digests),
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
@@ -54,6 +58,26 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// Calls `visit` with the positions, in increasing order, whose score is at least
+    /// `threshold`, in one or more batches (more only when there are many). Unlike
+    /// [`Kernel::scan`], nothing here branches on a score: the positions are written out with a
+    /// table, so a caller that expects a handful of them pays no mispredicted branch per one.
+    #[inline]
+    pub(crate) fn hits<F: FnMut(&[u32])>(
+        self,
+        key: u64,
+        digests: &[u64],
+        threshold: u64,
+        visit: &mut F,
+    ) {
+        match self {
+            Kernel::Scalar => hits_scalar(key, digests, threshold, visit),
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::hits(key, digests, threshold, visit) },
+        }
+    }
+
     /// Writes the score of every digest into `out` (as long as `digests`) and returns, for each
     /// position class `i mod 8` of the first `8 * (len / 8)` positions, the highest score (0 where
     /// there is none). The `k`-th largest of these is a lower bound of the `k`-th best score.
@@ -85,17 +109,99 @@ fn scores_and_lane_max_scalar(key: u64, digests: &[u64], out: &mut [u64]) -> [u6
     lane_max
 }
 
-fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
-    let mut best = (0u64, 0usize);
-    let mut first = true;
+/// Positions gathered by [`Kernel::hits`] before a batch is handed over; a multiple of eight
+/// plus room for one more block.
+const HIT_BATCH: usize = 64;
+
+fn hits_scalar<F: FnMut(&[u32])>(key: u64, digests: &[u64], threshold: u64, visit: &mut F) {
+    let mut buf = [0u32; HIT_BATCH + 8];
+    let mut len = 0;
     for (i, &d) in digests.iter().enumerate() {
-        let s = score(key, d);
-        if first || s > best.0 {
-            best = (s, i);
-            first = false;
+        // Written always, kept only when it is a hit: no branch on the score.
+        buf[len] = i as u32;
+        len += (score(key, d) >= threshold) as usize;
+        if len == HIT_BATCH {
+            visit(&buf[..len]);
+            len = 0;
         }
     }
-    best
+    if len != 0 {
+        visit(&buf[..len]);
+    }
+}
+
+/// For each 8-bit hit mask, the positions of its set bits in increasing order (then zeros).
+#[cfg(target_arch = "x86_64")]
+static HIT_OFFSETS: [[u32; 8]; 256] = {
+    let mut table = [[0u32; 8]; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let (mut bit, mut n) = (0, 0);
+        while bit < 8 {
+            if mask >> bit & 1 == 1 {
+                table[mask][n] = bit as u32;
+                n += 1;
+            }
+            bit += 1;
+        }
+        mask += 1;
+    }
+    table
+};
+
+/// Set bits of each 8-bit mask (`count_ones` is a long sequence without the POPCNT feature).
+#[cfg(target_arch = "x86_64")]
+static HIT_COUNTS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        table[mask] = (mask as u32).count_ones() as u8;
+        mask += 1;
+    }
+    table
+};
+
+fn argmax_scalar(key: u64, digests: &[u64]) -> (u64, usize) {
+    let Some((&first, rest)) = digests.split_first() else {
+        return (0, 0);
+    };
+    let (mut best, mut pos) = (score(key, first), 0u64);
+    for (i, &d) in rest.iter().enumerate() {
+        let s = score(key, d);
+        // Which node leads is random: a branch here is mispredicted about once per lookup.
+        let wins = s > best;
+        best = select(wins, s, best);
+        pos = select(wins, i as u64 + 1, pos);
+    }
+    (best, pos as usize)
+}
+
+/// `if c { a } else { b }` without a branch, for conditions that are random. LLVM's x86 backend
+/// turns conditional moves in loops back into branches (even when written as bit operations), so
+/// on x86-64 the conditional move is written out.
+#[inline(always)]
+pub(crate) fn select(c: bool, a: u64, b: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let mut r = b;
+        // SAFETY: register operands and the flags only; no memory is touched.
+        unsafe {
+            core::arch::asm!(
+                "test {c}, {c}",
+                "cmovnz {r}, {a}",
+                c = in(reg_byte) c as u8,
+                a = in(reg) a,
+                r = inout(reg) r,
+                options(pure, nomem, nostack),
+            );
+        }
+        r
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mask = (c as u64).wrapping_neg();
+        (a & mask) | (b & !mask)
+    }
 }
 
 fn scan_scalar<F: FnMut(u64, usize) -> u64>(
@@ -265,6 +371,81 @@ mod avx2 {
         }
     }
     #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn hits<F: FnMut(&[u32])>(
+        key: u64,
+        digests: &[u64],
+        threshold: u64,
+        visit: &mut F,
+    ) {
+        let n = digests.len();
+        if n < 8 {
+            return super::hits_scalar(key, digests, threshold, visit);
+        }
+        let k = _mm256_set1_epi64x(key as i64);
+        let p = digests.as_ptr();
+        let limit = _mm256_set1_epi64x((threshold ^ FLIP as u64) as i64);
+        let mut buf = [0u32; super::HIT_BATCH + 8];
+        let mut len = 0usize;
+        // Appends the positions at + j of block `at` whose bit j is set in `$mask`. (Macros, not
+        // closures, so that the code is compiled with AVX2 enabled.)
+        macro_rules! append {
+            ($base:expr, $mask:expr) => {{
+                let mask = $mask as usize;
+                let offsets =
+                    _mm256_loadu_si256(super::HIT_OFFSETS.as_ptr().add(mask) as *const __m256i);
+                let positions = _mm256_add_epi32(offsets, $base);
+                _mm256_storeu_si256(buf.as_mut_ptr().add(len) as *mut __m256i, positions);
+                len += *super::HIT_COUNTS.get_unchecked(mask) as usize;
+            }};
+        }
+        // Bit j: position at + j scores at least the threshold.
+        macro_rules! block {
+            ($at:expr) => {{
+                let s0 = scores4(k, p.add($at));
+                let s1 = scores4(k, p.add($at + 4));
+                let below0 = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s0)));
+                let below1 = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(limit, s1)));
+                !(below0 | (below1 << 4)) & 0xFF
+            }};
+        }
+        let blocks = n / 8;
+        if u64::MAX - threshold < u64::MAX / 128 {
+            // Fewer than one block in sixteen has a hit: a branch on the block is predictable and
+            // cheaper than writing every block out.
+            for b in 0..blocks {
+                let mask = block!(b * 8);
+                if mask != 0 {
+                    append!(_mm256_set1_epi32((b * 8) as i32), mask);
+                    if len >= super::HIT_BATCH {
+                        visit(&buf[..len]);
+                        len = 0;
+                    }
+                }
+            }
+        } else {
+            let mut base = _mm256_setzero_si256();
+            let eight = _mm256_set1_epi32(8);
+            for b in 0..blocks {
+                append!(base, block!(b * 8));
+                base = _mm256_add_epi32(base, eight);
+                if len >= super::HIT_BATCH {
+                    visit(&buf[..len]);
+                    len = 0;
+                }
+            }
+        }
+        let rest = n % 8;
+        if rest != 0 {
+            // The last eight positions, overlapping blocks already seen: keep the new ones only.
+            let base = _mm256_set1_epi32((n - rest) as i32);
+            append!(base, block!(n - 8) >> (8 - rest));
+        }
+        if len != 0 {
+            visit(&buf[..len]);
+        }
+    }
+
+    #[target_feature(enable = "avx2")]
     pub(super) unsafe fn scores_and_lane_max(
         key: u64,
         digests: &[u64],
@@ -340,6 +521,35 @@ mod tests {
                         s.saturating_add(1).max(thr)
                     });
                     assert_eq!(a, b);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hits_match_scalar_and_the_scores() {
+        let simd = Kernel::detect();
+        let mut st = 13u64;
+        for n in (1..80).chain([100, 127, 128, 129, 1000, 1003]) {
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            for _ in 0..20 {
+                let key = lcg(&mut st);
+                // A threshold equal to one of the scores checks that equality is a hit; zero
+                // makes every position one, in several batches.
+                let exact = score(key, digests[n / 2]);
+                let few = u64::MAX - (u64::MAX / n as u64).saturating_mul(3);
+                for thr in [0u64, 1 << 63, few, exact] {
+                    let expected: Vec<u32> = (0..n as u32)
+                        .filter(|&i| score(key, digests[i as usize]) >= thr)
+                        .collect();
+                    for kernel in [simd, Kernel::Scalar] {
+                        let mut got = Vec::new();
+                        kernel.hits(key, &digests, thr, &mut |batch| {
+                            assert!(!batch.is_empty());
+                            got.extend_from_slice(batch)
+                        });
+                        assert_eq!(got, expected, "{kernel:?} n={n} thr={thr}");
+                    }
                 }
             }
         }

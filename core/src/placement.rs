@@ -57,6 +57,9 @@ struct Group {
     weight: u64,
     start: usize,
     end: usize,
+    /// `u64::MAX / (end - start)`: scores are uniform, so about `c` of the group's nodes score
+    /// above `u64::MAX - c * hit_step`.
+    hit_step: u64,
 }
 
 // With few distinct weights, a lookup finds each group's best node with the SIMD kernel and
@@ -284,8 +287,12 @@ impl Placement {
                     weight: w,
                     start: lane,
                     end: lane + 1,
+                    hit_step: 0,
                 }),
             }
+        }
+        for g in &mut groups {
+            g.hit_step = u64::MAX / (g.end - g.start) as u64;
         }
         let grouped = groups.len() <= MAX_GROUPS_FOR_GROUPED_LOOKUP
             || lanes.len() >= groups.len() * MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP;
@@ -632,20 +639,8 @@ impl Placement {
             return inner.kernel.argmax(kd, &inner.lanes).1;
         }
         let mut best: Option<Keyed> = None;
-        let mut consider = |k: Keyed| {
-            if best.as_ref().map_or(true, |b| self.before(&k, b)) {
-                best = Some(k);
-            }
-        };
         if inner.grouped {
-            for g in &inner.groups {
-                let (s, pos) = inner.kernel.argmax(kd, &inner.lanes[g.start..g.end]);
-                consider(self.keyed(Candidate {
-                    score: s,
-                    weight: g.weight,
-                    lane: g.start + pos,
-                }));
-            }
+            return self.owner_lane_grouped(kd);
         } else {
             let mut bound = DrawBound::default();
             for lane in 0..inner.lanes.len() {
@@ -665,6 +660,46 @@ impl Placement {
             }
         }
         best.map_or(0, |b| b.c.lane)
+    }
+
+    /// The owner among a few weight groups: each group's best node by score, then the best of
+    /// those by weighted draw. Which group wins is random, so the comparison selects without a
+    /// branch; only equal products, which are rare, take the exact path of [`Placement::before`].
+    fn owner_lane_grouped(&self, kd: u64) -> usize {
+        let inner = &*self.inner;
+        let group_best = |g: &Group| {
+            let lanes = &inner.lanes[g.start..g.end];
+            let (s, pos) = inner.kernel.argmax(kd, lanes);
+            (s, draw(s), g.weight, (g.start + pos) as u64)
+        };
+        let (mut best_s, mut best_d, mut best_w, mut best_lane) = group_best(&inner.groups[0]);
+        for g in &inner.groups[1..] {
+            let (s, d, w, lane) = group_best(g);
+            // Below 2^127 each: draws are at most 64 * 2^56 and weights below 2^64.
+            let lhs = d as u128 * best_w as u128;
+            let rhs = best_d as u128 * w as u128;
+            let wins = if lhs == rhs {
+                let keyed = |score, weight, lane| Keyed {
+                    draw: draw(score),
+                    c: Candidate {
+                        score,
+                        weight,
+                        lane,
+                    },
+                };
+                self.before(
+                    &keyed(s, w, lane as usize),
+                    &keyed(best_s, best_w, best_lane as usize),
+                )
+            } else {
+                lhs < rhs
+            };
+            best_s = crate::kernel::select(wins, s, best_s);
+            best_d = crate::kernel::select(wins, d, best_d);
+            best_w = crate::kernel::select(wins, w, best_w);
+            best_lane = crate::kernel::select(wins, lane, best_lane);
+        }
+        best_lane as usize
     }
 
     /// Fills `out` with the first lanes of the ranking; returns how many.
@@ -688,11 +723,8 @@ impl Placement {
             _ => return self.rank_lanes_large(kd, &mut out[..want]),
         }
         if inner.groups.len() == 1 {
-            let mut top = TopScores::new(want);
-            top_scores(inner.kernel, kd, &inner.lanes, &mut top);
-            for (slot, &(_, lane)) in out.iter_mut().zip(top.entries()) {
-                *slot = lane;
-            }
+            let hit_step = inner.groups[0].hit_step;
+            top_positions(inner.kernel, kd, &inner.lanes, hit_step, &mut out[..want]);
             return want;
         }
         // Weighted: the group-local top lists (or every node) compete on their weighted keys.
@@ -704,7 +736,8 @@ impl Placement {
         if inner.grouped {
             for g in &inner.groups {
                 let mut local = TopScores::new(want);
-                top_scores(inner.kernel, kd, &inner.lanes[g.start..g.end], &mut local);
+                let lanes = &inner.lanes[g.start..g.end];
+                top_scores(inner.kernel, kd, lanes, g.hit_step, &mut local);
                 for &(s, pos) in local.entries() {
                     top.offer(
                         self,
@@ -827,7 +860,204 @@ impl TopKeyed {
     }
 }
 
-/// Most nodes sampled by [`top_scores`] for its starting threshold.
+/// The best `top.want` (score, position) pairs of one weight group (`hit_step` is the group's
+/// [`Group::hit_step`]).
+///
+/// Scores are uniform over the 64-bit range, so a threshold `c * hit_step` below the top lets
+/// through about `c` nodes, and the top-k is among them whenever at least `k` get through. One
+/// pass of [`Kernel::hits`] finds them without a branch per node, and a branch-free
+/// insertion keeps the best: the cost is that of the owner's pass plus a few nodes. Where fewer
+/// than `k` get through (about 1.4% of keys for k = 3, from the Poisson tail, or keys chosen to
+/// make it happen) the running-threshold scan of [`top_scores_scan`] gives the same answer.
+fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, top: &mut TopScores) {
+    let expected_hits = 2 * top.want as u64 + 2;
+    if !top_scores_above(kernel, kd, lanes, hit_step, expected_hits, top) {
+        top_scores_scan(kernel, kd, lanes, top);
+    }
+}
+
+/// [`top_scores`] with `expected_hits` nodes let through; false when too few got through (then
+/// `top` is untouched).
+fn top_scores_above(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    hit_step: u64,
+    expected_hits: u64,
+    top: &mut TopScores,
+) -> bool {
+    let want = top.want;
+    let entries = &mut top.entries;
+    let len = top_above(
+        kernel,
+        kd,
+        lanes,
+        hit_step,
+        expected_hits,
+        want,
+        |j, pair| entries[j] = pair,
+    );
+    match len {
+        Some(len) => top.len = len,
+        None => return false,
+    }
+    true
+}
+
+/// The positions of the best `out.len()` nodes of an unweighted placement, written straight into
+/// `out`, by the method of [`top_scores`].
+fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
+    let want = out.len();
+    let fast = top_above(
+        kernel,
+        kd,
+        lanes,
+        hit_step,
+        2 * want as u64 + 2,
+        want,
+        |j, pair| out[j] = pair.1,
+    );
+    if fast.is_none() {
+        let mut top = TopScores::new(want);
+        top_scores_scan(kernel, kd, lanes, &mut top);
+        for (slot, &(_, pos)) in out.iter_mut().zip(top.entries()) {
+            *slot = pos;
+        }
+    }
+}
+
+/// Offers the nodes scoring at least `u64::MAX - expected_hits * hit_step` to a [`Best`] and
+/// hands its first `want` pairs to `emit(slot, (score, position))`; returns how many, or `None`
+/// (having emitted nothing) when fewer than `want` got through.
+#[inline]
+fn top_above<E: FnMut(usize, (u64, usize))>(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    hit_step: u64,
+    expected_hits: u64,
+    want: usize,
+    emit: E,
+) -> Option<usize> {
+    // When the expected hits reach the group size, every node is one.
+    let threshold = match expected_hits.checked_mul(hit_step) {
+        Some(below_top) if expected_hits < lanes.len() as u64 => u64::MAX - below_top,
+        _ => 0,
+    };
+    match want {
+        0..=2 => best_above::<2, E>(kernel, kd, lanes, threshold, want, emit),
+        3 => best_above::<3, E>(kernel, kd, lanes, threshold, want, emit),
+        4 => best_above::<4, E>(kernel, kd, lanes, threshold, want, emit),
+        5..=8 => best_above::<8, E>(kernel, kd, lanes, threshold, want, emit),
+        _ => best_above::<SMALL_K, E>(kernel, kd, lanes, threshold, want, emit),
+    }
+}
+
+fn best_above<const K: usize, E: FnMut(usize, (u64, usize))>(
+    kernel: Kernel,
+    kd: u64,
+    lanes: &[u64],
+    threshold: u64,
+    want: usize,
+    mut emit: E,
+) -> Option<usize> {
+    let mut best = Best::<K>::new();
+    if threshold == 0 {
+        for (pos, &d) in lanes.iter().enumerate() {
+            best.push(score(kd, d), pos);
+        }
+    } else {
+        kernel.hits(kd, lanes, threshold, &mut |positions| {
+            for &pos in positions {
+                best.push(score(kd, lanes[pos as usize]), pos as usize);
+            }
+        });
+    }
+    // With a threshold of zero every node was offered, however few the group has.
+    if best.count < want && threshold != 0 {
+        return None;
+    }
+    let len = best.count.min(want);
+    for j in 0..len {
+        emit(j, best.get(j));
+    }
+    Some(len)
+}
+
+/// The best `K` (score, position) pairs offered, best first, kept without data-dependent branches:
+/// which slot a pair lands in is random, so a branch there would be mispredicted about once per
+/// offer. A pair is held as the 128-bit key `(score, !position)`, so that one unsigned comparison
+/// is the ranking order (higher score, then lower position), and an empty slot, key 0, ranks
+/// after every pair.
+struct Best<const K: usize> {
+    score: [u64; K],
+    /// `!position`.
+    inv_pos: [u64; K],
+    /// Pairs offered so far.
+    count: usize,
+}
+
+impl<const K: usize> Best<K> {
+    fn new() -> Self {
+        Best {
+            score: [0; K],
+            inv_pos: [0; K],
+            count: 0,
+        }
+    }
+
+    /// One pass of a compare-exchange network: the pair sinks to its slot, pushing the ones it
+    /// beats one slot down.
+    #[inline(always)]
+    fn push(&mut self, s: u64, pos: usize) {
+        let (mut s, mut q) = (s, !(pos as u64));
+        for j in 0..K {
+            max_into(&mut self.score[j], &mut self.inv_pos[j], &mut s, &mut q);
+        }
+        self.count += 1;
+    }
+
+    /// The pair in slot `j`.
+    fn get(&self, j: usize) -> (u64, usize) {
+        (self.score[j], !self.inv_pos[j] as usize)
+    }
+}
+
+/// Leaves the larger of the 128-bit keys `(hi, lo)` and `(t_hi, t_lo)` in the first and the
+/// smaller in the second, without a branch. LLVM's x86 backend turns conditional moves in loops
+/// back into branches, and this comparison is random, so on x86-64 it is written out.
+#[inline(always)]
+fn max_into(hi: &mut u64, lo: &mut u64, t_hi: &mut u64, t_lo: &mut u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: register operands and the flags only; no memory is touched.
+    unsafe {
+        core::arch::asm!(
+            // Carry set iff (hi, lo) < (t_hi, t_lo).
+            "cmp {lo}, {t_lo}",
+            "mov {tmp}, {hi}",
+            "sbb {tmp}, {t_hi}",
+            "mov {tmp}, {hi}",
+            "cmovb {hi}, {t_hi}",
+            "cmovb {t_hi}, {tmp}",
+            "mov {tmp}, {lo}",
+            "cmovb {lo}, {t_lo}",
+            "cmovb {t_lo}, {tmp}",
+            hi = inout(reg) *hi,
+            lo = inout(reg) *lo,
+            t_hi = inout(reg) *t_hi,
+            t_lo = inout(reg) *t_lo,
+            tmp = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    if (*t_hi, *t_lo) > (*hi, *lo) {
+        core::mem::swap(hi, t_hi);
+        core::mem::swap(lo, t_lo);
+    }
+}
+
+/// Most nodes sampled by [`top_scores_scan`] for its starting threshold.
 const SAMPLE: usize = 64;
 
 /// Fills `top` from one weight group in one pass that offers every node scoring at least the
@@ -835,7 +1065,7 @@ const SAMPLE: usize = 64;
 /// them would come early, while the k-th best is still low. So the pass starts from a threshold
 /// taken from the first `SAMPLE` nodes: the k-th largest of their eight lane maxima, which is at
 /// most the k-th best score of the group.
-fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) {
+fn top_scores_scan(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) {
     let mut threshold = 0;
     // Half the group at most, and a multiple of eight so that every lane has a maximum.
     let sampled = (lanes.len() / 2 / 8 * 8).min(SAMPLE);
@@ -936,5 +1166,119 @@ impl ExactSizeIterator for Ranking<'_> {}
 impl AsRef<Placement> for Placement {
     fn as_ref(&self) -> &Placement {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *state ^ (*state >> 29)
+    }
+
+    /// The best `want` (score, position) pairs by sorting: higher score, then lower position.
+    fn sorted_top(kd: u64, lanes: &[u64], want: usize) -> Vec<(u64, usize)> {
+        let mut all: Vec<(u64, usize)> = lanes
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (score(kd, d), i))
+            .collect();
+        all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.truncate(want);
+        all
+    }
+
+    #[test]
+    fn every_threshold_gives_the_exact_top_or_says_it_cannot() {
+        // Expected hits from 1 (too few get through for most keys: the fallback) to more than
+        // the group (every node is offered), with repeated digests for equal scores.
+        let mut st = 5u64;
+        let mut fallbacks = 0;
+        for n in [1usize, 2, 3, 5, 8, 9, 17, 64, 100, 130, 1000] {
+            let mut lanes: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            if n > 4 {
+                lanes[n - 1] = lanes[1];
+                lanes[n / 2] = lanes[1];
+            }
+            let hit_step = u64::MAX / n as u64;
+            for kernel in [Kernel::detect(), Kernel::Scalar] {
+                for _ in 0..40 {
+                    let kd = lcg(&mut st);
+                    for want in [1usize, 2, 3, 4, 6, 9, 16] {
+                        let expected = sorted_top(kd, &lanes, want);
+                        for expected_hits in [1u64, 2, 3, 8, 2 * n as u64 + 1] {
+                            let mut top = TopScores::new(want);
+                            if top_scores_above(
+                                kernel,
+                                kd,
+                                &lanes,
+                                hit_step,
+                                expected_hits,
+                                &mut top,
+                            ) {
+                                assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                            } else {
+                                assert_eq!(top.len, 0);
+                                fallbacks += 1;
+                            }
+                        }
+                        let mut top = TopScores::new(want);
+                        top_scores(kernel, kd, &lanes, hit_step, &mut top);
+                        assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                        let mut top = TopScores::new(want);
+                        top_scores_scan(kernel, kd, &lanes, &mut top);
+                        assert_eq!(top.entries(), &expected[..], "n={n} want={want}");
+                    }
+                }
+            }
+        }
+        assert!(
+            fallbacks > 1000,
+            "the fallback was not exercised: {fallbacks}"
+        );
+    }
+
+    #[test]
+    fn top_positions_match_the_sorted_order_on_both_paths() {
+        // 3000 keys at 1.4% each take the fallback some 40 times.
+        let mut st = 17u64;
+        for n in [6usize, 40, 100, 333] {
+            let lanes: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            let hit_step = u64::MAX / n as u64;
+            for kernel in [Kernel::detect(), Kernel::Scalar] {
+                for _ in 0..3000 {
+                    let kd = lcg(&mut st);
+                    for want in [2usize, 3, 5] {
+                        let mut out = [usize::MAX; 5];
+                        top_positions(kernel, kd, &lanes, hit_step, &mut out[..want]);
+                        let expected: Vec<usize> =
+                            sorted_top(kd, &lanes, want).iter().map(|p| p.1).collect();
+                        assert_eq!(&out[..want], &expected[..], "n={n} want={want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn best_keeps_equal_scores_in_arrival_order() {
+        let mut best = Best::<3>::new();
+        for (s, pos) in [(5u64, 0usize), (0, 1), (5, 2), (9, 3), (5, 4), (0, 5)] {
+            best.push(s, pos);
+        }
+        assert_eq!(
+            [best.get(0), best.get(1), best.get(2)],
+            [(9, 3), (5, 0), (5, 2)]
+        );
+        // A score of zero still ranks before an empty slot.
+        let mut zeros = Best::<2>::new();
+        zeros.push(0, 0);
+        assert_eq!((zeros.count, zeros.get(0)), (1, (0, 0)));
+        zeros.push(0, 1);
+        assert_eq!(zeros.get(1), (0, 1));
     }
 }

@@ -5,9 +5,14 @@ use hrwhash::v1::{draw, key_digest, node_digest, score};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::Value;
 
+/// vectors.json, or (same format) vectors-edge.json.
+fn vectors_in(file: &str) -> Value {
+    let path = format!("{}/../conformance/{file}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect(file)).expect("JSON")
+}
+
 fn vectors() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/vectors.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("vectors.json")).expect("JSON")
+    vectors_in("vectors.json")
 }
 
 fn hex(s: &str) -> Vec<u8> {
@@ -85,7 +90,19 @@ fn indices(v: &Value) -> Vec<usize> {
 
 #[test]
 fn every_case() {
-    let v = vectors();
+    let cases = every_case_in(&vectors());
+    assert!(cases >= 2000);
+}
+
+#[test]
+fn every_edge_case() {
+    let v = vectors_in("vectors-edge.json");
+    assert!(every_case_in(&v) > 0);
+    every_draw_weight_and_error_case_in(&v);
+}
+
+/// Runs every entry of "cases"; returns how many there were.
+fn every_case_in(v: &Value) -> usize {
     assert_eq!(v["algorithm"], hrwhash::ALGORITHM);
     let default = &v["default_seed"];
     assert_eq!(hex(default.as_str().unwrap()), Seed::DEFAULT.to_bytes());
@@ -128,12 +145,15 @@ fn every_case() {
             }
         }
     }
-    assert!(cases.len() >= 2000);
+    cases.len()
 }
 
 #[test]
 fn every_draw_weight_and_error_case() {
-    let v = vectors();
+    every_draw_weight_and_error_case_in(&vectors());
+}
+
+fn every_draw_weight_and_error_case_in(v: &Value) {
     for c in v["draw_cases"].as_array().unwrap() {
         assert_eq!(draw(u64_of(&c["score"])), u64_of(&c["draw"]), "{c}");
     }

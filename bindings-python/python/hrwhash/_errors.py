@@ -101,6 +101,52 @@ class ResultTooLargeError(HrwError, ValueError):
     """The answer asked for has more than 2**32 - 1 ids, so it is refused before any is made."""
 
 
+class InvalidJsonError(HrwError, ValueError):
+    """A view document is not well-formed JSON (conformance/VIEW.md section 5, check 1)."""
+
+    def __init__(self, message: str, *, line: Optional[int] = None, column: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.line = line
+        """1-based line where parsing stopped."""
+        self.column = column
+        """1-based column where parsing stopped."""
+
+
+class InvalidViewError(HrwError, ValueError):
+    """A view document is JSON but not a valid view, or a placement cannot be written as one."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: Optional[str] = None,
+        index: Optional[int] = None,
+        reason: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.field = field
+        """The member at fault (``""`` for the document itself)."""
+        self.index = index
+        """0-based position of the node in ``nodes``, or None outside nodes."""
+        self.reason = reason
+        """One of ``missing``, ``wrong_type``, ``unknown``, ``duplicate``, ``conflict``,
+        ``unsupported``, ``invalid``, ``out_of_range``, ``not_representable``."""
+
+
+class SeedMismatchError(HrwError, ValueError):
+    """A view was written for another seed than the one given (or two views of a ramp differ in
+    seed): placing keys with it would put them on other nodes."""
+
+
+class InvalidMoveLimitError(HrwError, ValueError):
+    """A ramp's per-step limit is outside (0, 1] or NaN, or too small to advance one step."""
+
+    def __init__(self, message: str, *, value: Optional[float] = None) -> None:
+        super().__init__(message)
+        self.value = value
+        """The rejected limit."""
+
+
 class InvalidArgumentError(HrwError, TypeError):
     """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
     released buffer, or is an unknown keyword."""

@@ -1,4 +1,5 @@
-from typing import Any, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from os import PathLike
+from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -24,6 +25,16 @@ __all__ = [
     "DEFAULT_SEED",
     "Placement",
     "Ranking",
+    "VIEW_FORMAT",
+    "Diff",
+    "Plan",
+    "RampPlan",
+    "RampStep",
+    "Route",
+    "RouteSet",
+    "Transition",
+    "View",
+    "ramp",
     "draw",
     "key_digest",
     "node_digest",
@@ -128,3 +139,159 @@ def draw(score: int) -> int:
     """The hrw-v1 draw of a score."""
 def weight_fixed(weight: _Weight) -> int:
     """The fixed-point form of a weight, ``round_half_even(weight * 2**32)``."""
+
+# Views, transitions and ramps (conformance/VIEW.md). Ids read from a view document are str when
+# they are valid UTF-8 and bytes otherwise.
+
+_Seed = Union[bytes, bytearray, memoryview]
+
+VIEW_FORMAT: str
+"""The view format tag: ``"hrwhash-view-v1"``."""
+
+@final
+class View:
+    """A membership view: a placement with an epoch and the identity of its seed, written and read
+    as the JSON document of conformance/VIEW.md."""
+
+    def __new__(cls, placement: Placement[Any], epoch: int) -> "View": ...
+    @staticmethod
+    def from_json(document: Union[str, bytes, bytearray, memoryview], *, seed: Optional[_Seed] = None) -> "View":
+        """Loads a view document; ``seed`` is the secret seed it was written for."""
+    @staticmethod
+    def from_file(path: Union[str, "PathLike[str]"], *, seed: Optional[_Seed] = None) -> "View":
+        """Loads the view document in the file at ``path``."""
+    def to_json(self) -> str:
+        """The canonical JSON form, ending in a newline."""
+    def with_epoch(self, epoch: int) -> "View":
+        """The same membership at another epoch."""
+    @property
+    def placement(self) -> Placement[Any]:
+        """The membership, ready for lookups."""
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def fingerprint(self) -> str:
+        """The view fingerprint: 32 hex digits."""
+    @property
+    def seed_fingerprint(self) -> str:
+        """The seed fingerprint: 16 hex digits."""
+    @property
+    def has_default_seed(self) -> bool:
+        """Whether the view uses the public default seed."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Route:
+    """Where one key is during a migration."""
+
+    @property
+    def new(self) -> Any:
+        """The owner after the change: write here, read here first."""
+    @property
+    def old(self) -> Any:
+        """The owner before the change: read here on a miss."""
+    @property
+    def moved(self) -> bool:
+        """Whether the two owners have different ids."""
+
+@final
+class RouteSet:
+    """The top-k replica sets of one key before and after a change."""
+
+    @property
+    def before(self) -> List[Any]: ...
+    @property
+    def after(self) -> List[Any]: ...
+    @property
+    def add(self) -> List[Any]:
+        """Nodes of ``after`` not in ``before``: the replicas to fill."""
+    @property
+    def drop(self) -> List[Any]:
+        """Nodes of ``before`` not in ``after``: the replicas to drop."""
+
+@final
+class Diff:
+    """The counts of a diff over a stream of keys."""
+
+    @property
+    def keys(self) -> int: ...
+    @property
+    def moved(self) -> int: ...
+    @property
+    def flows(self) -> List[Tuple[Any, Any, int]]:
+        """``(from, to, count)`` per pair of old and new owner."""
+    @property
+    def nodes(self) -> List[Tuple[Any, int, int]]:
+        """``(node, before, after)``: every old node, then every new-only node."""
+    @property
+    def expected_moved(self) -> float: ...
+    @property
+    def optimum(self) -> float: ...
+
+@final
+class Transition:
+    """The change from one membership (a View or a Placement) to another."""
+
+    def __new__(cls, old: Union[View, Placement[Any]], new: Union[View, Placement[Any]]) -> "Transition": ...
+    @property
+    def old(self) -> Placement[Any]: ...
+    @property
+    def new(self) -> Placement[Any]: ...
+    def route(self, key: _Key) -> Route:
+        """The owners of ``key`` after and before, and whether it moved."""
+    def route_top(self, key: _Key, k: _Count) -> RouteSet:
+        """The first ``k`` nodes of the ranking of ``key`` before and after."""
+    def diff(self, keys: Iterable[_Key]) -> Diff:
+        """Counts the owner changes of every key of ``keys``."""
+    def plan(self, keys: Iterable[_Key]) -> "Plan":
+        """The moved keys as ``(key, from, to)``, streamed in input order."""
+    @property
+    def expected_moved(self) -> float: ...
+    @property
+    def optimum(self) -> float: ...
+
+@final
+class Plan:
+    """The moved keys of a key stream, as ``(key, from, to)``."""
+
+    def __iter__(self) -> "Plan": ...
+    def __next__(self) -> Tuple[Any, Any, Any]: ...
+
+@final
+class RampStep:
+    """One step of a ramp."""
+
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def moved(self) -> float: ...
+    @property
+    def removes_drained(self) -> bool: ...
+
+@final
+class RampPlan:
+    """A gradual change from one view to another in steps that each move at most ``max_move``."""
+
+    GRID: ClassVar[int]
+    def __new__(cls, old: View, new: View, max_move: float) -> "RampPlan": ...
+    @property
+    def steps(self) -> Tuple[RampStep, ...]: ...
+    def view(self, step: _Count) -> View:
+        """The view of step ``step`` (0-based)."""
+    def views(self) -> List[View]:
+        """Every step's view, in order."""
+    @property
+    def max_move(self) -> float: ...
+    @property
+    def total_moved(self) -> float: ...
+    @property
+    def direct_moved(self) -> float: ...
+    @property
+    def optimum(self) -> float: ...
+    def __len__(self) -> int: ...
+
+def ramp(old: View, new: View, max_move: float) -> RampPlan:
+    """The ramp from ``old`` to ``new`` moving at most ``max_move`` of the keys per step."""

@@ -1,0 +1,690 @@
+//! Views, transitions and ramps (conformance/VIEW.md) over the core's `View`, `Transition` and
+//! `RampPlan`. Ids that come from a view document are str when they are valid UTF-8 and bytes
+//! otherwise, the way the document itself writes them (`id` / `id_hex`).
+
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyIterator, PyList, PyMemoryView, PyString,
+    PyTuple,
+};
+
+use hrwhash::{Error, ViewFault};
+
+use crate::args::{self, check_key, items_iter, key_bytes, seed_arg, type_name, At};
+use crate::error::{error, invalid_argument};
+use crate::{stream_chunks, Placement, CHUNK_KEYS};
+
+/// A str for bytes that are UTF-8, bytes otherwise (VIEW.md writes them as `id` / `id_hex`).
+fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => PyString::new(py, s).into_any().unbind(),
+        Err(_) => PyBytes::new(py, bytes).into_any().unbind(),
+    }
+}
+
+/// The Python placement of a core placement, ids and domains as [`text_or_bytes`].
+fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<Placement> {
+    let specs = p.node_specs();
+    let ids = specs.iter().map(|n| text_or_bytes(py, n.id())).collect();
+    let weights = specs.iter().map(|n| n.weight()).collect();
+    let domains = specs.iter().any(|n| n.domain().is_some()).then(|| {
+        specs
+            .iter()
+            .map(|n| n.domain().map(|d| text_or_bytes(py, d)))
+            .collect()
+    });
+    Placement::build(py, p.seed(), ids, weights, domains)
+}
+
+/// An epoch argument: an int from 0 to 2**64 - 1.
+fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+        return Err(invalid_argument(
+            py,
+            format!("the epoch is {}, not an int", type_name(obj)),
+            None,
+        ));
+    }
+    obj.extract::<u64>().map_err(|_| {
+        error(
+            py,
+            Error::InvalidView {
+                field: "epoch".into(),
+                index: None,
+                reason: ViewFault::OutOfRange,
+            },
+            Some(format!("epoch {obj}, not in 0 ..= 2**64 - 1")),
+        )
+    })
+}
+
+/// A membership view: a placement with an epoch and the identity of its seed, written and read as
+/// the JSON document of VIEW.md.
+#[pyclass(frozen, module = "hrwhash", name = "View")]
+pub struct View {
+    inner: hrwhash::View,
+    placement: Py<Placement>,
+}
+
+impl View {
+    fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
+        let placement = Py::new(py, placement_of(py, inner.placement())?)?;
+        Ok(View { inner, placement })
+    }
+
+    fn load(
+        py: Python<'_>,
+        bytes: &[u8],
+        seed: Option<&Bound<'_, PyAny>>,
+        what: Option<&str>,
+    ) -> PyResult<View> {
+        let seed = args::seed(py, seed_arg(seed)?)?;
+        let inner = hrwhash::View::from_json_bytes(bytes, seed)
+            .map_err(|e| error(py, e, what.map(str::to_owned)))?;
+        View::loaded(py, inner)
+    }
+}
+
+#[pymethods]
+impl View {
+    #[new]
+    #[pyo3(signature = (placement, epoch))]
+    fn new(
+        py: Python<'_>,
+        placement: &Bound<'_, PyAny>,
+        epoch: &Bound<'_, PyAny>,
+    ) -> PyResult<View> {
+        let placement = placement.cast::<Placement>().map_err(|_| {
+            invalid_argument(
+                py,
+                format!("the placement is {}, not a Placement", type_name(placement)),
+                None,
+            )
+        })?;
+        let epoch = epoch_arg(py, epoch)?;
+        let inner = hrwhash::View::new(placement.get().inner.clone(), epoch)
+            .map_err(|e| error(py, e, None))?;
+        Ok(View {
+            inner,
+            placement: placement.clone().unbind(),
+        })
+    }
+
+    /// Loads a view document (str, or bytes of UTF-8 JSON); `seed` is the secret seed it was
+    /// written for (default: the public seed).
+    #[staticmethod]
+    #[pyo3(signature = (document, *, seed=None))]
+    fn from_json(
+        py: Python<'_>,
+        document: &Bound<'_, PyAny>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<View> {
+        if document.is_instance_of::<PyString>() {
+            let text = key_bytes(document, At::one("the document"))?;
+            return View::load(py, &text, seed, None);
+        }
+        if document.is_instance_of::<PyBytes>()
+            || document.is_instance_of::<PyByteArray>()
+            || document.is_instance_of::<PyMemoryView>()
+        {
+            let bytes = key_bytes(document, At::one("the document"))?;
+            return View::load(py, &bytes, seed, None);
+        }
+        Err(invalid_argument(
+            py,
+            format!("the document is {}, not str or bytes", type_name(document)),
+            None,
+        ))
+    }
+
+    /// Loads the view document in the file at `path` (str or os.PathLike).
+    #[staticmethod]
+    #[pyo3(signature = (path, *, seed=None))]
+    fn from_file(
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        seed: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<View> {
+        let path: std::path::PathBuf = path.extract().map_err(|_| {
+            invalid_argument(
+                py,
+                format!("the path is {}, not str or os.PathLike", type_name(path)),
+                None,
+            )
+        })?;
+        // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read;
+        // given errno, message and file name, OSError picks the subclass and names the file.
+        let bytes = std::fs::read(&path).map_err(|e| {
+            let message = e.to_string();
+            pyo3::exceptions::PyOSError::new_err((
+                e.raw_os_error().unwrap_or(0),
+                message,
+                path.display().to_string(),
+            ))
+        })?;
+        View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))
+    }
+
+    /// The canonical JSON form (VIEW.md section 3), ending in a newline.
+    fn to_json(&self) -> String {
+        self.inner.to_json()
+    }
+
+    /// The same membership at another epoch.
+    fn with_epoch(&self, py: Python<'_>, epoch: &Bound<'_, PyAny>) -> PyResult<View> {
+        let epoch = epoch_arg(py, epoch)?;
+        Ok(View {
+            inner: self.inner.with_epoch(epoch),
+            placement: self.placement.clone_ref(py),
+        })
+    }
+
+    /// The membership, ready for lookups.
+    #[getter]
+    fn placement(&self, py: Python<'_>) -> Py<Placement> {
+        self.placement.clone_ref(py)
+    }
+
+    #[getter]
+    fn epoch(&self) -> u64 {
+        self.inner.epoch()
+    }
+
+    /// The view fingerprint: 32 hex digits, equal for views that place every key alike.
+    #[getter]
+    fn fingerprint(&self) -> String {
+        self.inner.fingerprint().to_hex()
+    }
+
+    /// The seed fingerprint: 16 hex digits that name the seed without revealing it.
+    #[getter]
+    fn seed_fingerprint(&self) -> String {
+        self.inner.seed_fingerprint().to_hex()
+    }
+
+    /// Whether the view uses the public default seed.
+    #[getter]
+    fn has_default_seed(&self) -> bool {
+        self.inner.has_default_seed()
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.cast::<View>() else {
+            return Ok(py.NotImplemented());
+        };
+        let other = &other.get().inner;
+        let equal =
+            self.inner.epoch() == other.epoch() && self.inner.fingerprint() == other.fingerprint();
+        Ok(equal.into_pyobject(py)?.to_owned().into_any().unbind())
+    }
+
+    fn __hash__(&self) -> isize {
+        let b = self.inner.fingerprint().to_bytes();
+        let mut h = [0u8; 8];
+        h.copy_from_slice(&b[..8]);
+        (u64::from_le_bytes(h) ^ self.inner.epoch()) as isize
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "View(epoch={}, fingerprint='{}', nodes={})",
+            self.inner.epoch(),
+            self.inner.fingerprint().to_hex(),
+            self.inner.placement().len()
+        )
+    }
+}
+
+/// A view argument.
+fn view_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<&'a Bound<'py, View>> {
+    obj.cast::<View>().map_err(|_| {
+        invalid_argument(
+            obj.py(),
+            format!("{what} is {}, not a View", type_name(obj)),
+            None,
+        )
+    })
+}
+
+/// A view or a placement argument: the Python placement (for its ids) and the core one.
+fn membership(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<(Py<Placement>, hrwhash::Placement)> {
+    if let Ok(v) = obj.cast::<View>() {
+        let v = v.get();
+        return Ok((v.placement.clone_ref(py), v.inner.placement().clone()));
+    }
+    if let Ok(p) = obj.cast::<Placement>() {
+        return Ok((p.clone().unbind(), p.get().inner.clone()));
+    }
+    Err(invalid_argument(
+        py,
+        format!("{what} is {}, not a View or a Placement", type_name(obj)),
+        None,
+    ))
+}
+
+/// Where one key is during a migration.
+#[pyclass(frozen, module = "hrwhash", name = "Route")]
+pub struct Route {
+    /// The owner after the change: write here, read here first.
+    #[pyo3(get)]
+    new: Py<PyAny>,
+    /// The owner before the change: read here on a miss.
+    #[pyo3(get)]
+    old: Py<PyAny>,
+    /// Whether the two owners have different ids.
+    #[pyo3(get)]
+    moved: bool,
+}
+
+#[pymethods]
+impl Route {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "Route(new={}, old={}, moved={})",
+            args::repr(self.new.bind(py)),
+            args::repr(self.old.bind(py)),
+            if self.moved { "True" } else { "False" }
+        )
+    }
+}
+
+/// The top-k replica sets of one key before and after a change.
+#[pyclass(frozen, module = "hrwhash", name = "RouteSet")]
+pub struct RouteSet {
+    #[pyo3(get)]
+    before: Py<PyList>,
+    #[pyo3(get)]
+    after: Py<PyList>,
+    /// Nodes of `after` not in `before`: the replicas to fill, in ranking order.
+    #[pyo3(get)]
+    add: Py<PyList>,
+    /// Nodes of `before` not in `after`: the replicas to drop once the new ones are filled.
+    #[pyo3(get)]
+    drop: Py<PyList>,
+}
+
+/// The counts of a diff over a stream of keys.
+#[pyclass(frozen, module = "hrwhash", name = "Diff")]
+pub struct Diff {
+    /// Keys counted.
+    #[pyo3(get)]
+    keys: u64,
+    /// Keys whose owner changed.
+    #[pyo3(get)]
+    moved: u64,
+    /// `(from, to, count)` per pair of old and new owner, ordered by old then new build order.
+    #[pyo3(get)]
+    flows: Py<PyList>,
+    /// `(node, before, after)`: every old node in old order, then every new-only node.
+    #[pyo3(get)]
+    nodes: Py<PyList>,
+    /// The expected fraction of all keys that move (VIEW.md 6.1).
+    #[pyo3(get)]
+    expected_moved: f64,
+    /// The least fraction of keys any scheme must move (VIEW.md 6.2).
+    #[pyo3(get)]
+    optimum: f64,
+}
+
+#[pymethods]
+impl Diff {
+    fn __repr__(&self) -> String {
+        format!(
+            "Diff(keys={}, moved={}, expected_moved={:?}, optimum={:?})",
+            self.keys, self.moved, self.expected_moved, self.optimum
+        )
+    }
+}
+
+/// The change from one membership (view or placement) to another; nodes are the same node when
+/// their ids are equal.
+#[pyclass(frozen, module = "hrwhash", name = "Transition")]
+pub struct Transition {
+    inner: hrwhash::Transition,
+    old: Py<Placement>,
+    new: Py<Placement>,
+}
+
+impl Transition {
+    fn old_id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
+        self.old.get().id(py, i)
+    }
+
+    fn new_id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
+        self.new.get().id(py, i)
+    }
+}
+
+#[pymethods]
+impl Transition {
+    #[new]
+    #[pyo3(signature = (old, new))]
+    fn py_new(py: Python<'_>, old: &Bound<'_, PyAny>, new: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (old, a) = membership(py, old, "old")?;
+        let (new, b) = membership(py, new, "new")?;
+        Ok(Transition {
+            inner: hrwhash::Transition::new(&a, &b),
+            old,
+            new,
+        })
+    }
+
+    /// The membership before.
+    #[getter]
+    fn old(&self, py: Python<'_>) -> Py<Placement> {
+        self.old.clone_ref(py)
+    }
+
+    /// The membership after.
+    #[getter(new)]
+    fn new_placement(&self, py: Python<'_>) -> Py<Placement> {
+        self.new.clone_ref(py)
+    }
+
+    /// The owners of `key` after and before, and whether it moved.
+    fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Route> {
+        let key = key_bytes(key, At::one("the key"))?;
+        let r = self.inner.route(&key);
+        Ok(Route {
+            new: self.new_id(py, r.new),
+            old: self.old_id(py, r.old),
+            moved: r.moved,
+        })
+    }
+
+    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add and
+    /// to drop.
+    fn route_top(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<RouteSet> {
+        check_key(key, At::one("the key"))?;
+        let k = args::count_arg(k, "k")?;
+        let key = key_bytes(key, At::one("the key"))?;
+        let r = self.inner.route_top(&key, k.get()?);
+        let old = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.old_id(py, i)));
+        let new = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.new_id(py, i)));
+        Ok(RouteSet {
+            before: old(&r.before)?.unbind(),
+            after: new(&r.after)?.unbind(),
+            add: new(&r.add)?.unbind(),
+            drop: old(&r.drop)?.unbind(),
+        })
+    }
+
+    /// Counts the owner changes of every key of `keys` (any iterable, read in chunks and never
+    /// held whole), without holding the GIL while hashing.
+    fn diff(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Diff> {
+        let mut acc = self.inner.diff();
+        stream_chunks(keys, CHUNK_KEYS, |chunk| {
+            py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
+            Ok(())
+        })?;
+        let flows = acc
+            .flows()
+            .into_iter()
+            .map(|f| (self.old_id(py, f.from), self.new_id(py, f.to), f.count).into_pyobject(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        let nodes = acc
+            .nodes()
+            .into_iter()
+            .map(|n| {
+                // A row always names a node of one side or the other.
+                let id = match (n.old, n.new) {
+                    (Some(i), _) => self.old_id(py, i),
+                    (None, Some(j)) => self.new_id(py, j),
+                    (None, None) => py.None(),
+                };
+                (id, n.before, n.after).into_pyobject(py)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let (flows, nodes) = (PyList::new(py, flows)?, PyList::new(py, nodes)?);
+        Ok(Diff {
+            keys: acc.keys(),
+            moved: acc.moved(),
+            flows: flows.unbind(),
+            nodes: nodes.unbind(),
+            expected_moved: self.inner.expected_moved(),
+            optimum: self.inner.optimum(),
+        })
+    }
+
+    /// The keys of `keys` that change owner, as `(key, from, to)` in input order: an iterator
+    /// that reads one key at a time, so memory stays constant.
+    fn plan(slf: &Bound<'_, Self>, keys: &Bound<'_, PyAny>) -> PyResult<Plan> {
+        Ok(Plan {
+            transition: slf.clone().unbind(),
+            keys: items_iter(keys, "keys")?.unbind(),
+            next_index: 0,
+        })
+    }
+
+    /// The expected fraction of all keys whose owner changes (VIEW.md 6.1).
+    #[getter]
+    fn expected_moved(&self) -> f64 {
+        self.inner.expected_moved()
+    }
+
+    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+    #[getter]
+    fn optimum(&self) -> f64 {
+        self.inner.optimum()
+    }
+}
+
+/// The moved keys of a key stream; see `Transition.plan`.
+#[pyclass(module = "hrwhash", name = "Plan")]
+pub struct Plan {
+    transition: Py<Transition>,
+    keys: Py<PyIterator>,
+    next_index: usize,
+}
+
+#[pymethods]
+impl Plan {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let t = self.transition.get();
+        let mut keys = self.keys.bind(py).clone();
+        loop {
+            let Some(key) = keys.next() else {
+                return Ok(None);
+            };
+            let key = key?;
+            let at = At::item("the key", self.next_index);
+            self.next_index += 1;
+            let r = t.inner.route(key_bytes(&key, at)?);
+            if r.moved {
+                return Ok(Some(PyTuple::new(
+                    py,
+                    [key.unbind(), t.old_id(py, r.old), t.new_id(py, r.new)],
+                )?));
+            }
+        }
+    }
+}
+
+/// One step of a ramp.
+#[pyclass(frozen, module = "hrwhash", name = "RampStep")]
+pub struct RampStep {
+    /// The epoch of the step's view.
+    #[pyo3(get)]
+    epoch: u64,
+    /// Where the weights are on the line from old (0) to new (`RampPlan.GRID`).
+    #[pyo3(get)]
+    position: u32,
+    /// Expected fraction of all keys that change owner from the previous step.
+    #[pyo3(get)]
+    moved: f64,
+    /// Whether this is the last step, which removes the drained leaving nodes.
+    #[pyo3(get)]
+    removes_drained: bool,
+}
+
+#[pymethods]
+impl RampStep {
+    fn __repr__(&self) -> String {
+        format!(
+            "RampStep(epoch={}, position={}, moved={:?}, removes_drained={})",
+            self.epoch,
+            self.position,
+            self.moved,
+            if self.removes_drained {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+}
+
+/// The limit of a ramp step: a real number (not a bool), checked by the core.
+fn max_move_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let number = obj.is_instance_of::<PyFloat>()
+        || (obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>());
+    if !number {
+        return Err(invalid_argument(
+            py,
+            format!("max_move is {}, not a number", type_name(obj)),
+            None,
+        ));
+    }
+    // An int too large for a float is beyond 1 all the same.
+    Ok(obj.extract::<f64>().unwrap_or(f64::INFINITY))
+}
+
+/// A gradual change from one view to another in steps that each move at most `max_move` of the
+/// keys (VIEW.md section 7).
+#[pyclass(frozen, module = "hrwhash", name = "RampPlan")]
+pub struct RampPlan {
+    inner: hrwhash::RampPlan,
+}
+
+#[pymethods]
+impl RampPlan {
+    /// Positions of the line from the old weights to the new ones.
+    #[classattr]
+    const GRID: u32 = hrwhash::ramp::GRID;
+
+    #[new]
+    #[pyo3(signature = (old, new, max_move))]
+    fn new(
+        py: Python<'_>,
+        old: &Bound<'_, PyAny>,
+        new: &Bound<'_, PyAny>,
+        max_move: &Bound<'_, PyAny>,
+    ) -> PyResult<RampPlan> {
+        let (old, new) = (view_arg(old, "old")?, view_arg(new, "new")?);
+        let max_move = max_move_arg(py, max_move)?;
+        let (old, new) = (old.get().inner.clone(), new.get().inner.clone());
+        let inner = py
+            .detach(|| hrwhash::RampPlan::new(&old, &new, max_move))
+            .map_err(|e| error(py, e, None))?;
+        Ok(RampPlan { inner })
+    }
+
+    /// The steps, in order; empty when the two views already place keys alike.
+    #[getter]
+    fn steps<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let steps = self.inner.steps().iter().map(|s| RampStep {
+            epoch: s.epoch,
+            position: s.position,
+            moved: s.moved,
+            removes_drained: s.removes_drained,
+        });
+        let steps = steps
+            .map(|s| Py::new(py, s))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyTuple::new(py, steps)
+    }
+
+    /// The view of step `step` (0-based); the last one has the target view's membership.
+    fn view(&self, py: Python<'_>, step: &Bound<'_, PyAny>) -> PyResult<View> {
+        let step = args::count_arg(step, "step")?.get()?;
+        let inner = self.inner.view(step).map_err(|e| error(py, e, None))?;
+        View::loaded(py, inner)
+    }
+
+    /// Every step's view, in order.
+    fn views(&self, py: Python<'_>) -> PyResult<Vec<View>> {
+        (0..self.inner.steps().len())
+            .map(|i| {
+                let inner = self.inner.view(i).map_err(|e| error(py, e, None))?;
+                View::loaded(py, inner)
+            })
+            .collect()
+    }
+
+    #[getter]
+    fn max_move(&self) -> f64 {
+        self.inner.max_move()
+    }
+
+    /// Sum of the steps' expected movements (a key that moves twice counts twice).
+    #[getter]
+    fn total_moved(&self) -> f64 {
+        self.inner.total_moved()
+    }
+
+    /// Expected movement of switching directly.
+    #[getter]
+    fn direct_moved(&self) -> f64 {
+        self.inner.direct_moved()
+    }
+
+    /// The least movement any scheme needs for the new shares.
+    #[getter]
+    fn optimum(&self) -> f64 {
+        self.inner.optimum()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.steps().len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RampPlan(steps={}, max_move={:?}, total_moved={:?}, direct_moved={:?})",
+            self.inner.steps().len(),
+            self.inner.max_move(),
+            self.inner.total_moved(),
+            self.inner.direct_moved()
+        )
+    }
+}
+
+/// The ramp from `old` to `new` moving at most `max_move` of the keys per step.
+#[pyfunction]
+#[pyo3(signature = (old, new, max_move))]
+pub(crate) fn ramp(
+    py: Python<'_>,
+    old: &Bound<'_, PyAny>,
+    new: &Bound<'_, PyAny>,
+    max_move: &Bound<'_, PyAny>,
+) -> PyResult<RampPlan> {
+    RampPlan::new(py, old, new, max_move)
+}
+
+/// Registers the classes and functions of this module.
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<View>()?;
+    m.add_class::<Transition>()?;
+    m.add_class::<Route>()?;
+    m.add_class::<RouteSet>()?;
+    m.add_class::<Diff>()?;
+    m.add_class::<Plan>()?;
+    m.add_class::<RampPlan>()?;
+    m.add_class::<RampStep>()?;
+    m.add_function(wrap_pyfunction!(ramp, m)?)?;
+    m.add("VIEW_FORMAT", hrwhash::view::VIEW_FORMAT)?;
+    Ok(())
+}

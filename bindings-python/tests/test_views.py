@@ -1,0 +1,353 @@
+"""Every case of conformance/views.json through the binding, plus properties of views, transitions
+and ramps over random memberships (conformance/VIEW.md)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import hrwhash
+from hrwhash import Placement, RampPlan, Transition, View, v1
+
+VIEWS = Path(__file__).resolve().parents[2] / "conformance" / "views.json"
+DATA: Dict[str, Any] = json.loads(VIEWS.read_text())
+
+# Every member of the file and of its cases that this suite reads; anything else is a case kind or a
+# field added to the file that the binding is not yet checked against.
+KINDS: Dict[str, List[str]] = {
+    "valid": ["name", "document", "seed", "canonical", "fingerprint", "seed_fingerprint", "epoch", "owners"],
+    "equivalent": ["name", "a", "b", "fingerprint"],
+    "invalid": ["name", "document", "document_hex", "seed", "error", "field", "index", "reason", "first_index"],
+    "movement": ["name", "nodes", "expected_moved", "optimum"],
+    "ramps": [
+        "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error",
+    ],
+}
+TOP_LEVEL = {"format", "_comment", "default_seed_fingerprint", *KINDS}
+
+ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
+    "EmptyMembership": hrwhash.EmptyMembershipError,
+    "EmptyNodeId": hrwhash.EmptyNodeIdError,
+    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
+    "InvalidWeight": hrwhash.InvalidWeightError,
+    "AllWeightsZero": hrwhash.AllWeightsZeroError,
+    "InvalidJson": hrwhash.InvalidJsonError,
+    "InvalidView": hrwhash.InvalidViewError,
+    "SeedMismatch": hrwhash.SeedMismatchError,
+    "InvalidMoveLimit": hrwhash.InvalidMoveLimitError,
+}
+
+
+def cases(kind: str) -> pytest.MarkDecorator:
+    return pytest.mark.parametrize("case", DATA[kind], ids=[c["name"] for c in DATA[kind]])
+
+
+def document(case: Dict[str, Any]) -> bytes:
+    if "document_hex" in case:
+        return bytes.fromhex(case["document_hex"])
+    text: str = case["document"]
+    # A lone surrogate escape is JSON text; the document itself is plain UTF-8.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def seed(case: Dict[str, Any]) -> Optional[bytes]:
+    return bytes.fromhex(case["seed"]) if "seed" in case else None
+
+
+def test_file_has_only_known_kinds_and_fields() -> None:
+    assert DATA["format"] == hrwhash.VIEW_FORMAT == "hrwhash-view-v1"
+    assert set(DATA) == TOP_LEVEL, f"unknown members of views.json: {set(DATA) - TOP_LEVEL}"
+    for kind, fields in KINDS.items():
+        assert DATA[kind], f"no {kind} cases"
+        for case in DATA[kind]:
+            unknown = set(case) - set(fields)
+            assert not unknown, f"{kind} case {case['name']} has unknown fields {unknown}"
+
+
+def test_default_seed_fingerprint() -> None:
+    view = View(Placement(["a"]), 0)
+    assert view.seed_fingerprint == DATA["default_seed_fingerprint"]
+    assert view.has_default_seed
+
+
+@cases("valid")
+def test_valid(case: Dict[str, Any], tmp_path: Path) -> None:
+    text = case["document"]
+    view = View.from_json(text, seed=seed(case))
+    assert view.to_json() == case["canonical"]
+    assert view.fingerprint == case["fingerprint"]
+    assert view.seed_fingerprint == case["seed_fingerprint"]
+    assert view.epoch == int(case["epoch"])
+    nodes = view.placement.nodes
+    for o in case["owners"]:
+        assert view.placement.owner(o["key"]) == nodes[o["owner"]], o["key"]
+    # The same document as bytes and from a file, and the canonical form read back.
+    assert View.from_json(document(case), seed=seed(case)).to_json() == case["canonical"]
+    path = tmp_path / "view.json"
+    path.write_bytes(document(case))
+    assert View.from_file(path, seed=seed(case)).fingerprint == case["fingerprint"]
+    again = View.from_json(case["canonical"], seed=seed(case))
+    assert again.to_json() == case["canonical"]
+    assert again == view
+    # Built from the loaded placement, the view writes the same bytes.
+    assert View(view.placement, view.epoch).to_json() == case["canonical"]
+
+
+@cases("equivalent")
+def test_equivalent(case: Dict[str, Any]) -> None:
+    a, b = View.from_json(case["a"]), View.from_json(case["b"])
+    assert a.fingerprint == b.fingerprint == case["fingerprint"]
+    assert a.with_epoch(0).to_json() == b.with_epoch(0).to_json()
+
+
+def check_error(case: Dict[str, Any], err: hrwhash.HrwError) -> None:
+    assert type(err) is ERRORS[case["error"]], repr(err)
+    assert isinstance(err, ValueError)
+    if case["error"] == "InvalidView":
+        assert isinstance(err, hrwhash.InvalidViewError)
+        assert (err.field, err.index, err.reason) == (case["field"], case["index"], case["reason"])
+    elif "index" in case:
+        assert getattr(err, "index") == case["index"]
+    if "first_index" in case:
+        assert getattr(err, "first_index") == case["first_index"]
+    if isinstance(err, hrwhash.InvalidJsonError):
+        # The attributes are the core's position, the one its message names.
+        assert err.line is not None and err.line >= 1 and err.column is not None
+        assert f"line {err.line}, column {err.column}" in str(err)
+
+
+@cases("invalid")
+def test_invalid(case: Dict[str, Any], tmp_path: Path) -> None:
+    with pytest.raises(hrwhash.HrwError) as info:
+        View.from_json(document(case), seed=seed(case))
+    check_error(case, info.value)
+    path = tmp_path / "view.json"
+    path.write_bytes(document(case))
+    with pytest.raises(hrwhash.HrwError) as info:
+        View.from_file(str(path), seed=seed(case))
+    check_error(case, info.value)
+    assert str(path) in str(info.value)
+
+
+@cases("movement")
+def test_movement(case: Dict[str, Any]) -> None:
+    def side(which: str) -> Placement[str]:
+        nodes = [n for n in case["nodes"] if n[which] != "0"]
+        weights = [int(n[which]) / 2**32 for n in nodes]
+        assert [v1.weight_fixed(w) for w in weights] == [int(n[which]) for n in nodes]
+        return Placement([n["id"] for n in nodes], weights)
+
+    t = Transition(side("old"), side("new"))
+    assert t.expected_moved == case["expected_moved"]
+    assert t.optimum == case["optimum"]
+    diff = t.diff([])
+    assert (diff.expected_moved, diff.optimum) == (case["expected_moved"], case["optimum"])
+
+
+@cases("ramps")
+def test_ramp(case: Dict[str, Any]) -> None:
+    old, new = View.from_json(case["from"]), View.from_json(case["to"])
+    if "error" in case:
+        with pytest.raises(hrwhash.HrwError) as info:
+            hrwhash.ramp(old, new, case["max_move"])
+        check_error(case, info.value)
+        return
+    assert case["grid"] == RampPlan.GRID
+    plan = RampPlan(old, new, case["max_move"])
+    assert plan.max_move == case["max_move"]
+    assert len(plan) == len(plan.steps) == len(case["steps"])
+    views = plan.views()
+    for i, (step, want) in enumerate(zip(plan.steps, case["steps"])):
+        assert step.epoch == int(want["epoch"])
+        assert step.position == want["position"]
+        assert step.moved == want["moved"]
+        assert step.moved <= case["max_move"]
+        assert step.removes_drained == want["removes_drained"]
+        view = plan.view(i)
+        assert view == views[i]
+        assert view.epoch == step.epoch
+        got = [(n, v1.weight_fixed(w)) for n, w in zip(view.placement.nodes, view.placement.weights)]
+        assert got == [(w["id"], int(w["weight"])) for w in want["weights"]]
+    assert plan.total_moved == case["total_moved"]
+    assert plan.direct_moved == case["direct_moved"]
+    assert plan.optimum == case["optimum"]
+    if plan.steps:
+        assert views[-1].fingerprint == new.fingerprint
+        assert views[-1].epoch == old.epoch + len(plan.steps)
+    else:
+        assert old.fingerprint == new.fingerprint
+
+
+# --- the binding's own checks: argument errors --------------------------------------------------
+
+
+def test_argument_errors() -> None:
+    view = View(Placement(["a", "b"]), 3)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View.from_json(42)  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View(Placement(["a"]), True)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View(Placement(["a"]), "1")  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidViewError) as info:
+        View(Placement(["a"]), -1)
+    assert (info.value.field, info.value.index, info.value.reason) == ("epoch", None, "out_of_range")
+    with pytest.raises(hrwhash.InvalidViewError):
+        view.with_epoch(2**64)
+    assert view.with_epoch(2**64 - 1).epoch == 2**64 - 1
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View.from_json(view.to_json(), seed="0123456789abcdef")  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidSeedLengthError):
+        View.from_json(view.to_json(), seed=b"short")
+    with pytest.raises(hrwhash.InvalidTextError):
+        View.from_json("\ud800")
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        Transition(view, ["a"])  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        hrwhash.ramp(view, view, True)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        hrwhash.ramp(view, Placement(["a"]), 0.5)  # type: ignore[arg-type]
+    for bad in (0.0, -0.5, 1.5, float("nan"), 10**400):
+        with pytest.raises(hrwhash.InvalidMoveLimitError):
+            hrwhash.ramp(view, view, bad)
+    secret = View(Placement(["a", "b"], seed=bytes(16)), 3)
+    with pytest.raises(hrwhash.SeedMismatchError):
+        hrwhash.ramp(view, secret, 0.5)
+    with pytest.raises(FileNotFoundError) as missing:
+        View.from_file("/nonexistent/view.json")
+    assert missing.value.filename == "/nonexistent/view.json"
+    with pytest.raises(IsADirectoryError):
+        View.from_file(Path(__file__).parent)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        View.from_file(3)  # type: ignore[arg-type]
+    t = Transition(view, view)
+    with pytest.raises(hrwhash.InvalidCountError):
+        t.route_top("k", -1)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        t.route(None)  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        t.diff("abc")
+    with pytest.raises(hrwhash.InvalidArgumentError) as arg:
+        list(Transition(view, View(Placement(["a"]), 4)).plan(["x", "y", 3]))  # type: ignore[list-item]
+    assert arg.value.index == 2
+    plan = hrwhash.ramp(view, View(Placement(["a", "b", "c"]), 4), 1.0)
+    with pytest.raises(hrwhash.LengthMismatchError):
+        plan.view(len(plan))
+
+
+def test_secret_seed_is_never_written() -> None:
+    secret = b"0123456789abcdef"
+    view = View(Placement(["a", "b"], seed=secret), 1)
+    text = view.to_json()
+    assert secret.decode() not in text and secret.hex() not in text
+    assert not view.has_default_seed
+    assert View.from_json(text, seed=secret).fingerprint == view.fingerprint
+    with pytest.raises(hrwhash.SeedMismatchError):
+        View.from_json(text)
+
+
+def test_float_weights_round_trip() -> None:
+    # Weights from floats have at most 53 significant bits, so the canonical decimal reads back to
+    # the same fixed-point weight (VIEW.md 3).
+    view = View(Placement(["a", "b"], [1 + 2**-32, 3.0]), 0)
+    again = View.from_json(view.to_json())
+    assert again.placement.weights == view.placement.weights
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+ids = st.lists(st.text(min_size=1, max_size=6), min_size=1, max_size=12, unique=True)
+keys = st.lists(st.binary(max_size=20), max_size=60)
+weights = st.one_of(st.just(0.0), st.just(1.0), st.sampled_from([0.5, 2.0, 3.25]))
+
+
+@st.composite
+def placements(draw: st.DrawFn) -> Placement[str]:
+    nodes = draw(ids)
+    ws = draw(st.lists(weights, min_size=len(nodes), max_size=len(nodes)))
+    if all(w == 0 for w in ws):
+        ws[0] = 1.0
+    return Placement(nodes, ws)
+
+
+@st.composite
+def pairs(draw: st.DrawFn) -> Tuple[View, View]:
+    a = draw(placements())
+    b = draw(placements())
+    return View(a, draw(st.integers(0, 1000))), View(b, 5000)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs(), keys)
+def test_route_agrees_with_owner(views: Tuple[View, View], ks: List[bytes]) -> None:
+    old, new = views
+    t = Transition(old, new)
+    for k in ks:
+        r = t.route(k)
+        assert r.old == old.placement.owner(k)
+        assert r.new == new.placement.owner(k)
+        assert r.moved == (r.old != r.new)
+        top = t.route_top(k, 2)
+        assert top.before == old.placement.rank(k, 2)
+        assert top.after == new.placement.rank(k, 2)
+        assert top.add == [n for n in top.after if n not in top.before]
+        assert top.drop == [n for n in top.before if n not in top.after]
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs(), keys)
+def test_diff_and_plan(views: Tuple[View, View], ks: List[bytes]) -> None:
+    old, new = views
+    t = Transition(old, new)
+    diff = t.diff(iter(ks))
+    assert diff.keys == len(ks)
+    assert sum(c for _, _, c in diff.flows) == diff.moved
+    moved = [(k, old.placement.owner(k), new.placement.owner(k)) for k in ks]
+    moved = [m for m in moved if m[1] != m[2]]
+    assert diff.moved == len(moved)
+    assert list(t.plan(iter(ks))) == moved
+    before = {n: sum(1 for k in ks if old.placement.owner(k) == n) for n in old.placement.nodes}
+    after = {n: sum(1 for k in ks if new.placement.owner(k) == n) for n in new.placement.nodes}
+    rows = {n: (b, a) for n, b, a in diff.nodes}
+    assert set(rows) == set(before) | set(after)
+    assert rows == {n: (before.get(n, 0), after.get(n, 0)) for n in rows}
+
+
+@settings(max_examples=25, deadline=None)
+@given(pairs(), st.sampled_from([0.05, 0.2, 1.0]))
+def test_ramp_ends_at_target(views: Tuple[View, View], limit: float) -> None:
+    old, new = views
+    plan = hrwhash.ramp(old, new, limit)
+    assert all(s.moved <= limit for s in plan.steps)
+    if old.fingerprint == new.fingerprint:
+        assert len(plan) == 0
+        return
+    last = plan.view(len(plan) - 1)
+    assert last.fingerprint == new.fingerprint
+    assert last.to_json() == new.with_epoch(old.epoch + len(plan)).to_json()
+    assert [s.epoch for s in plan.steps] == list(range(old.epoch + 1, old.epoch + len(plan) + 1))
+    # A key that moves between the ends moves in at least one step.
+    assert plan.total_moved >= plan.direct_moved - 1e-9
+
+
+def test_plan_is_streamed() -> None:
+    # An endless key stream: plan must hand out moves as it reads keys, never reading ahead.
+    t = Transition(Placement(["a", "b"]), Placement(["a", "b", "c"]))
+    read = 0
+
+    def endless() -> Iterator[str]:
+        nonlocal read
+        for i in itertools.count():
+            read += 1
+            yield f"key-{i}"
+
+    first = list(itertools.islice(t.plan(endless()), 10))
+    assert len(first) == 10 and all(to == "c" for _, _, to in first)
+    last_key = int(first[-1][0].split("-")[1])
+    assert read == last_key + 1
