@@ -61,6 +61,22 @@ pub(crate) fn fast_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Keys<'p
 
 /// Sorts a batch argument into the fastest way to read it.
 pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
+    // pandas: a Series or array backed by Arrow hands over its Arrow data through
+    // `__arrow_array__` (a pyarrow array), not the capsule protocol.
+    if !has(obj, "__arrow_c_array__") && !has(obj, "__arrow_c_stream__") {
+        let backing = if has(obj, "__arrow_array__") {
+            Some(obj.clone())
+        } else if has(obj, "array") && has(obj, "dtype") && has(obj, "to_numpy") {
+            obj.getattr("array")
+                .ok()
+                .filter(|a| has(a, "__arrow_array__"))
+        } else {
+            None
+        };
+        if let Some(backing) = backing {
+            return keys(&backing.call_method0("__arrow_array__")?);
+        }
+    }
     if has(obj, "__arrow_c_array__") || has(obj, "__arrow_c_stream__") {
         let any: AnyArray = obj
             .extract()
@@ -187,12 +203,15 @@ fn numpy_item<'a>(
         return Ok(&item[..end]);
     }
     scratch.clear();
-    let units: Vec<u32> = item
+    let units = item
         .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let end = units.iter().rposition(|&u| u != 0).map_or(0, |p| p + 1);
-    for &u in &units[..end] {
+        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
+    // Trailing NULs are padding: count the code points up to the last non-NUL one.
+    let len = item
+        .chunks_exact(4)
+        .rposition(|c| c != [0, 0, 0, 0])
+        .map_or(0, |p| p + 1);
+    for u in units.take(len) {
         let c = char::from_u32(u).ok_or(Error::InvalidText { index: Some(i) })?;
         let mut buf = [0u8; 4];
         scratch.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());

@@ -112,9 +112,11 @@ def test_numpy_str_with_a_lone_surrogate_is_invalid_text(placement: "Placement[s
 def test_pandas_columns(placement: "Placement[str]") -> None:
     want = placement.owners(KEYS)
     for series in (pd.Series(KEYS), pd.Series(KEYS, dtype="string[pyarrow]"), pd.Series(KEYS, dtype=pd.ArrowDtype(pa.string()))):
-        keys = series.array if hasattr(series.array, "__arrow_c_array__") else series.to_numpy()
-        assert placement.owners(keys) == want
+        # The Series itself (Arrow-backed ones hand over their Arrow data), its array, and pyarrow's copy.
+        assert placement.owners(series) == want
+        assert placement.owners(series.array) == want
         assert placement.owners(pa.array(series)) == want
+        assert pa.array(placement.owners_arrow(series)).dictionary_decode().to_pylist() == want
 
 
 def test_polars_expression_in_a_lazy_streaming_query(placement: "Placement[str]") -> None:

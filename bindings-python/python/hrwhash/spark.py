@@ -10,23 +10,26 @@ ship a packed virtualenv with ``spark.archives``.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any, Iterator
 
-import pyarrow as pa
-import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, DataType, StringType, StructField, StructType
 
 from ._hrwhash import Placement
 
+# pyarrow ships no type information; it is used untyped, as mypy would see it anyway.
+pa: Any = importlib.import_module("pyarrow")
+pc: Any = importlib.import_module("pyarrow.compute")
 
-def _id_type(placement: Placement[Any]) -> "tuple[DataType, pa.DataType]":
+
+def _id_type(placement: Placement[Any]) -> "tuple[DataType, Any]":
     if any(isinstance(n, bytes) for n in placement.nodes):
         return BinaryType(), pa.binary()
     return StringType(), pa.string()
 
 
-def _ids(placement: Placement[Any], arrow_type: pa.DataType) -> pa.Array:
+def _ids(placement: Placement[Any], arrow_type: Any) -> Any:
     nodes = [n.encode() if arrow_type == pa.binary() and isinstance(n, str) else n for n in placement.nodes]
     return pa.array(nodes, arrow_type)
 
@@ -37,7 +40,7 @@ def owners(df: DataFrame, key_col: str, placement: Placement[Any], *, output_col
     spark_type, arrow_type = _id_type(placement)
     schema = StructType(df.schema.fields + [StructField(output_col, spark_type, True)])
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
         ids = _ids(placement, arrow_type)
         for batch in batches:
             codes = pa.array(placement.owner_indices(batch.column(key_col)))
@@ -67,7 +70,7 @@ def moves(
          StructField(to_col, new_spark, False)]
     )
 
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
         old_ids, new_ids = _ids(old, old_arrow), _ids(new, new_arrow)
         for batch in batches:
             keys = batch.column(key_col)
