@@ -5,6 +5,7 @@
 //! are converted and checked in `args`, errors mapped in `error`.
 
 mod args;
+mod arrow;
 mod error;
 mod view;
 
@@ -382,6 +383,11 @@ impl Placement {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        if let Some(fast) = arrow::fast_keys(keys)? {
+            let (indices, nulls) = arrow::owner_indices(py, &self.inner, fast)?;
+            arrow::reject_nulls(py, &nulls)?;
+            return PyList::new(py, indices.iter().map(|&i| self.ids[i as usize].bind(py)));
+        }
         let mut out = Vec::new();
         let mut slots = vec![0usize; CHUNK_KEYS];
         stream_chunks(keys, CHUNK_KEYS, |chunk| {
@@ -401,6 +407,19 @@ impl Placement {
         keys: &Bound<'py, PyAny>,
         k: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        if let Some(fast) = arrow::fast_keys(keys)? {
+            let k = count_arg(k, "k")?.get()?.min(self.inner.selectable_len());
+            let (flat, nulls, n) = arrow::rank_rows(py, &self.inner, fast, k)?;
+            arrow::reject_nulls(py, &nulls)?;
+            if k == 0 {
+                return PyList::new(py, (0..n).map(|_| PyList::empty(py)));
+            }
+            let rows = flat.chunks_exact(k).map(|row| {
+                let row: Vec<usize> = row.iter().map(|&i| i as usize).collect();
+                self.ids_list(py, &row)
+            });
+            return PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?);
+        }
         let keys = batch_keys(keys)?;
         let k = count_arg(k, "k")?;
         let keys = keys.text_checked()?;

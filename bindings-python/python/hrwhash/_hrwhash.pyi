@@ -79,6 +79,15 @@ class Placement(Generic[_Id]):
 
         Raises :class:`hrwhash.ResultTooLargeError` before any lookup when the answer would hold
         more than 2**32 - 1 ids."""
+    def owners_arrow(self, keys: Any) -> Any:
+        """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array (an object
+        with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
+        any Arrow array, chunked array or stream of string/binary (or a dictionary of them), a
+        NumPy array of ``bytes_``/``str_``/objects, or an iterable of keys; null keys give null."""
+    def owner_indices(self, keys: Any) -> Any:
+        """The build-order index of the owner of each key, as an Arrow ``uint32`` array."""
+    def rank_many_arrow(self, keys: Any, k: _Count) -> Any:
+        """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices."""
     def with_node(
         self, node: _Id, weight: Optional[_Weight] = None, *, domain: Union[str, bytes, None] = None
     ) -> "Placement[_Id]":
