@@ -232,20 +232,21 @@ pub(crate) fn owner_indices(
         Keys::Arrow(chunks) => {
             for chunk in chunks {
                 let chunk = chunk?;
-                out.reserve(chunk.len());
+                // The answers go straight into `out`: 4 bytes per key, no second copy.
+                let start = out.len();
+                out.resize(start + chunk.len(), 0);
+                let slots = &mut out[start..];
                 let (result, chunk_nulls) = py.detach(|| {
-                    let mut local: Vec<u32> = Vec::with_capacity(chunk.len());
-                    let r = each_arrow_key(chunk.as_ref(), &mut |_, key| {
-                        local.push(key.map_or(0, |key| placement.owner_index(key) as u32))
+                    let r = each_arrow_key(chunk.as_ref(), &mut |i, key| {
+                        slots[i] = key.map_or(0, |key| placement.owner_index(key) as u32)
                     });
-                    (r.map(|_| local), chunk.logical_nulls())
+                    (r, chunk.logical_nulls())
                 });
-                let local = result.map_err(|m| misuse(format!("keys: {m}")))?;
+                result.map_err(|m| misuse(format!("keys: {m}")))?;
                 match chunk_nulls {
                     Some(n) => nulls.append_buffer(&n),
-                    None => nulls.append_n_non_nulls(local.len()),
+                    None => nulls.append_n_non_nulls(chunk.len()),
                 }
-                out.extend_from_slice(&local);
             }
         }
         Keys::NumpyFixed {
