@@ -66,8 +66,10 @@ EOF
 }
 check "pip installs the wheel without Rust" \
   no_rust "$work/py/bin" pip install --quiet --no-index "$wheel"
-check "pymemcache for the README's second example" \
-  no_rust "$work/py/bin" pip install --quiet pymemcache==4.0.0
+# What the README's other examples import (pymemcache, the DataFrame libraries), at the pinned versions.
+readme_deps=$(grep -E '^(pymemcache|numpy|polars|pyarrow)==' "$root/bindings-python/requirements-test.txt")
+check "pymemcache and the DataFrame libraries for the README's other examples" \
+  no_rust "$work/py/bin" pip install --quiet $readme_deps
 check "the Python README examples run on the installed wheel" no_rust "$work/py/bin" py_readme
 sdist_without_cargo() {
   ! pip install --no-cache-dir "$sdist" >"$work/sdist.log" 2>&1 || return 1
