@@ -414,10 +414,9 @@ impl Placement {
             if k == 0 {
                 return PyList::new(py, (0..n).map(|_| PyList::empty(py)));
             }
-            let rows = flat.chunks_exact(k).map(|row| {
-                let row: Vec<usize> = row.iter().map(|&i| i as usize).collect();
-                self.ids_list(py, &row)
-            });
+            let rows = flat
+                .chunks_exact(k)
+                .map(|row| PyList::new(py, row.iter().map(|&i| self.ids[i as usize].bind(py))));
             return PyList::new(py, rows.collect::<PyResult<Vec<_>>>()?);
         }
         let keys = batch_keys(keys)?;
