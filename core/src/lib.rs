@@ -33,6 +33,7 @@ extern crate alloc;
 mod error;
 mod kernel;
 mod placement;
+pub mod policy;
 pub mod ramp;
 pub mod transition;
 mod util;
