@@ -58,8 +58,8 @@ pub enum Error {
     InvalidJson {
         /// 1-based line of the input where parsing failed.
         line: usize,
-        /// 1-based column (in bytes) where parsing failed; 0 when the text ended at the start of
-        /// the line.
+        /// 1-based column (in bytes) where parsing failed; when the text ended too early, the
+        /// column just past its last byte (1 for empty text).
         column: usize,
     },
     /// A view document is well-formed JSON but not a valid view (conformance/VIEW.md).

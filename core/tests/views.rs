@@ -90,7 +90,7 @@ fn invalid_documents_get_their_error() {
         let err = View::from_json_bytes(&document(case), seed(case)).expect_err(name(case));
         let index = |v: &Value| v.as_u64().map(|i| i as usize);
         let ok = match (&err, case["error"].as_str().unwrap()) {
-            (Error::InvalidJson { line, .. }, "InvalidJson") => *line >= 1,
+            (Error::InvalidJson { line, column }, "InvalidJson") => *line >= 1 && *column >= 1,
             (
                 Error::InvalidView {
                     field,

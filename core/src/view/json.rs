@@ -68,9 +68,15 @@ pub(super) fn parse<'de, T>(
     let doc = de
         .deserialize_any(DocumentVisitor { node })
         .and_then(|doc| de.end().map(|()| doc));
-    doc.map_err(|e| Error::InvalidJson {
-        line: e.line(),
-        column: e.column(),
+    doc.map_err(|e| {
+        // serde_json names the last byte it read when the text ends too early (column 0 when
+        // that line is still empty); VIEW.md's position is where parsing stopped, which at the
+        // end of the text is just past its last byte, so never column 0.
+        let past_end = usize::from(e.classify() == serde_json::error::Category::Eof);
+        Error::InvalidJson {
+            line: e.line(),
+            column: e.column() + past_end,
+        }
     })
 }
 
@@ -457,6 +463,11 @@ mod tests {
             ("{\n  \"a\": }", 2, 8),
             ("[1e400]", 1, 6),
             ("\"\\ud800\"", 1, 8),
+            // The end of the text: just past its last byte, on the last line.
+            ("", 1, 1),
+            ("   ", 1, 4),
+            ("{\"a\": 1", 1, 8),
+            ("{\"a\": 1,\n", 2, 1),
         ] {
             match ids(text) {
                 Err(Error::InvalidJson { line: l, column: c }) => {
