@@ -13,6 +13,9 @@ use alloc::vec::Vec;
 use crate::v1::key_digest;
 use crate::Placement;
 
+mod replicas;
+pub use replicas::{ReplicaChange, ReplicaDiff, ReplicaMove, ReplicaPlan};
+
 /// No node of the other membership has this id.
 const NONE: u32 = u32::MAX;
 
@@ -184,34 +187,72 @@ impl Transition {
     /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add
     /// and to drop.
     pub fn route_top(&self, key: impl AsRef<[u8]>, k: usize) -> RouteSet {
+        let mut set = RouteSet::default();
+        self.route_top_into(key, k, &mut set);
+        set
+    }
+
+    /// [`Transition::route_top`] into `set`, reusing its allocations (for loops over many keys).
+    pub fn route_top_into(&self, key: impl AsRef<[u8]>, k: usize, set: &mut RouteSet) {
         let inner = &*self.inner;
         let key = key.as_ref();
-        let mut before = alloc::vec![0usize; k.min(inner.old.selectable_len())];
-        let mut after = alloc::vec![0usize; k.min(inner.new.selectable_len())];
-        inner.old.rank_into(key, &mut before);
-        inner.new.rank_into(key, &mut after);
-        let add = after
-            .iter()
-            .copied()
-            .filter(|&n| {
-                let o = inner.new_to_old[n];
-                o == NONE || !before.contains(&(o as usize))
-            })
-            .collect();
-        let drop = before
-            .iter()
-            .copied()
-            .filter(|&o| {
-                let n = inner.old_to_new[o];
-                n == NONE || !after.contains(&(n as usize))
-            })
-            .collect();
-        RouteSet {
+        let RouteSet {
             before,
             after,
             add,
             drop,
+        } = set;
+        before.clear();
+        before.resize(k.min(inner.old.selectable_len()), 0);
+        after.clear();
+        after.resize(k.min(inner.new.selectable_len()), 0);
+        inner.old.rank_into(key, before);
+        inner.new.rank_into(key, after);
+        add.clear();
+        add.extend(after.iter().copied().filter(|&n| {
+            let o = inner.new_to_old[n];
+            o == NONE || !before.contains(&(o as usize))
+        }));
+        drop.clear();
+        drop.extend(before.iter().copied().filter(|&o| {
+            let n = inner.old_to_new[o];
+            n == NONE || !after.contains(&(n as usize))
+        }));
+    }
+
+    /// An accumulator of replica-set changes (the first `k` nodes of each key's ranking) over
+    /// keys fed one by one.
+    pub fn diff_top(&self, k: usize) -> ReplicaDiff {
+        ReplicaDiff::new(self, k)
+    }
+
+    /// The keys of `keys` whose set of first `k` replicas changes, each with its [`RouteSet`]
+    /// (the copies to add and to drop), streamed in input order.
+    ///
+    /// ```
+    /// use hrwhash::{Placement, Transition};
+    ///
+    /// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b", "c", "d"])?);
+    /// for m in t.plan_top((0..1000).map(|i| format!("key-{i}")), 2) {
+    ///     assert_eq!(t.new_placement().node(m.route.add[0]).unwrap().id(), b"d");
+    /// }
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn plan_top<I>(&self, keys: I, k: usize) -> ReplicaPlan<I::IntoIter>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        ReplicaPlan {
+            transition: self.clone(),
+            k,
+            keys: keys.into_iter(),
         }
+    }
+
+    /// Whether `other` is this very transition (a clone of it), not merely an equal one.
+    fn same(&self, other: &Transition) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
     }
 
     /// An accumulator of owner changes over keys fed one by one.
@@ -444,7 +485,7 @@ impl Diff {
     /// Adds the counts of another accumulator of the same transition (for parallel feeding).
     /// Returns false, adding nothing, when `other` belongs to another transition.
     pub fn merge(&mut self, other: &Diff) -> bool {
-        if !Arc::ptr_eq(&self.transition.inner, &other.transition.inner) {
+        if !self.transition.same(&other.transition) {
             return false;
         }
         self.keys += other.keys;

@@ -1,0 +1,208 @@
+//! Replica sets across a transition: the first `k` nodes of each key's ranking before and after,
+//! counted over a key stream ([`ReplicaDiff`]) or listed key by key ([`ReplicaPlan`]). A key
+//! *changes* when the ids of its replica set differ (the order within the set does not count),
+//! which for `k = 1` is exactly [`super::Route::moved`].
+
+use alloc::vec::Vec;
+
+use super::{RouteSet, Transition};
+
+/// Replica changes accumulated over keys; see [`Transition::diff_top`]. Memory depends on the
+/// number of nodes, never on the number of keys.
+///
+/// ```
+/// use hrwhash::{Placement, Transition};
+///
+/// let t = Transition::new(&Placement::new(["a", "b", "c", "d"])?, &Placement::new(["a", "b", "c"])?);
+/// let mut diff = t.diff_top(2);
+/// diff.add_all((0..10_000).map(|i| format!("key-{i}")));
+/// // Every key that kept d as a replica gets one new copy elsewhere, and d's copies all go.
+/// assert_eq!(diff.copies_added(), diff.copies_dropped());
+/// assert_eq!(diff.nodes()[3].dropped, diff.nodes()[3].before);
+/// # Ok::<(), hrwhash::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReplicaDiff {
+    transition: Transition,
+    k: usize,
+    keys: u64,
+    changed: u64,
+    /// Per old index: keys with a replica there before, and copies dropped from it.
+    before: Vec<u64>,
+    dropped: Vec<u64>,
+    /// Per new index: keys with a replica there after, and copies added to it.
+    after: Vec<u64>,
+    added: Vec<u64>,
+    scratch: RouteSet,
+}
+
+/// One id of either membership with its replica counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReplicaChange {
+    /// Index in the old membership, if the id is there.
+    pub old: Option<usize>,
+    /// Index in the new membership, if the id is there.
+    pub new: Option<usize>,
+    /// Keys it held a replica of before.
+    pub before: u64,
+    /// Keys it holds a replica of after.
+    pub after: u64,
+    /// Keys it must receive a copy of (it is in `add` of their [`RouteSet`]).
+    pub added: u64,
+    /// Keys whose copy it can drop (it is in `drop` of their [`RouteSet`]).
+    pub dropped: u64,
+}
+
+impl ReplicaDiff {
+    pub(super) fn new(transition: &Transition, k: usize) -> ReplicaDiff {
+        ReplicaDiff {
+            transition: transition.clone(),
+            k,
+            keys: 0,
+            changed: 0,
+            before: alloc::vec![0; transition.old().len()],
+            dropped: alloc::vec![0; transition.old().len()],
+            after: alloc::vec![0; transition.new_placement().len()],
+            added: alloc::vec![0; transition.new_placement().len()],
+            scratch: RouteSet::default(),
+        }
+    }
+
+    /// Counts one key.
+    pub fn add(&mut self, key: impl AsRef<[u8]>) {
+        self.transition
+            .route_top_into(key, self.k, &mut self.scratch);
+        let s = &self.scratch;
+        self.keys += 1;
+        s.before.iter().for_each(|&o| self.before[o] += 1);
+        s.after.iter().for_each(|&n| self.after[n] += 1);
+        s.drop.iter().for_each(|&o| self.dropped[o] += 1);
+        s.add.iter().for_each(|&n| self.added[n] += 1);
+        if !s.add.is_empty() || !s.drop.is_empty() {
+            self.changed += 1;
+        }
+    }
+
+    /// Counts every key of `keys`.
+    pub fn add_all<I>(&mut self, keys: I)
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        keys.into_iter().for_each(|k| self.add(k));
+    }
+
+    /// Adds the counts of another accumulator of the same transition and `k` (for parallel
+    /// feeding). Returns false, adding nothing, when `other` counts something else.
+    pub fn merge(&mut self, other: &ReplicaDiff) -> bool {
+        if !self.transition.same(&other.transition) || self.k != other.k {
+            return false;
+        }
+        self.keys += other.keys;
+        self.changed += other.changed;
+        for (mine, theirs) in [
+            (&mut self.before, &other.before),
+            (&mut self.dropped, &other.dropped),
+            (&mut self.after, &other.after),
+            (&mut self.added, &other.added),
+        ] {
+            mine.iter_mut().zip(theirs).for_each(|(a, b)| *a += b);
+        }
+        true
+    }
+
+    /// The number of replicas compared per key.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Keys counted.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// Keys whose replica set changed.
+    pub fn changed(&self) -> u64 {
+        self.changed
+    }
+
+    /// Copies to make: the sum of `add` over every key.
+    pub fn copies_added(&self) -> u64 {
+        self.added.iter().sum()
+    }
+
+    /// Copies to drop: the sum of `drop` over every key.
+    pub fn copies_dropped(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+
+    /// Every old node in old order, then every node only in the new membership in new order.
+    pub fn nodes(&self) -> Vec<ReplicaChange> {
+        let t = &self.transition;
+        let mut rows: Vec<ReplicaChange> = (0..self.before.len())
+            .map(|i| {
+                let new = t.old_to_new(i);
+                ReplicaChange {
+                    old: Some(i),
+                    new,
+                    before: self.before[i],
+                    after: new.map_or(0, |j| self.after[j]),
+                    added: new.map_or(0, |j| self.added[j]),
+                    dropped: self.dropped[i],
+                }
+            })
+            .collect();
+        rows.extend(
+            (0..self.after.len())
+                .filter(|&j| t.new_to_old(j).is_none())
+                .map(|j| ReplicaChange {
+                    old: None,
+                    new: Some(j),
+                    before: 0,
+                    after: self.after[j],
+                    added: self.added[j],
+                    dropped: 0,
+                }),
+        );
+        rows
+    }
+
+    /// The transition counted.
+    pub fn transition(&self) -> &Transition {
+        &self.transition
+    }
+}
+
+/// One key whose replica set changes, as [`Transition::plan_top`] streams it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicaMove<K> {
+    /// The key, as the caller gave it.
+    pub key: K,
+    /// Its replica sets and the copies to add and drop.
+    pub route: RouteSet,
+}
+
+/// The keys of a key stream whose replica set changes; see [`Transition::plan_top`].
+pub struct ReplicaPlan<I> {
+    pub(super) transition: Transition,
+    pub(super) k: usize,
+    pub(super) keys: I,
+}
+
+impl<I> Iterator for ReplicaPlan<I>
+where
+    I: Iterator,
+    I::Item: AsRef<[u8]>,
+{
+    type Item = ReplicaMove<I::Item>;
+
+    fn next(&mut self) -> Option<ReplicaMove<I::Item>> {
+        loop {
+            let key = self.keys.next()?;
+            let route = self.transition.route_top(&key, self.k);
+            if !route.add.is_empty() || !route.drop.is_empty() {
+                return Some(ReplicaMove { key, route });
+            }
+        }
+    }
+}
