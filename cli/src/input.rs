@@ -3,12 +3,15 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::BufRead;
+use std::io::{BufRead, BufReader, Read};
+
+use indicatif::ProgressBar;
 
 use hrwhash::{Node, Placement, Seed, Weight};
 
 use crate::error::{from_core, weight_problem, CliError};
 use crate::output::escaped;
+use crate::progress::{self, Unit};
 
 /// Decodes `--seed` text into bytes; their length is checked later, in the contract's order.
 pub fn seed_bytes(hex: Option<&str>) -> Result<Option<Vec<u8>>, CliError> {
@@ -469,28 +472,49 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
 }
 
-/// The keys a diff or plan is computed over: `key-0`, `key-1`... or the lines of a file.
+/// The keys a diff or plan is computed over: `key-0`, `key-1`... or the lines of a file or of
+/// stdin (`-`), read as they are used so that no number of keys is held in memory.
 pub enum Keys {
     Generated(u64),
-    Listed(Vec<Vec<u8>>),
+    Lines {
+        name: String,
+        reader: Box<dyn Read>,
+        /// The file's size, for a progress bar in bytes; `None` for stdin or a pipe.
+        size: Option<u64>,
+    },
+}
+
+/// What [`Keys::for_each`] hands its callback.
+pub enum KeyEvent<'a> {
+    Key(&'a [u8]),
+    /// No input is ready yet: reading on may wait, so what was written should be flushed now.
+    Waiting,
 }
 
 impl Keys {
+    /// `--keys N` or `--keys-from FILE` (`-`: stdin). A file is opened now, so that a missing
+    /// one is reported before any output.
     pub fn from_args(count: Option<u64>, file: Option<&OsStr>) -> Result<Keys, CliError> {
         match file {
+            Some(path) if path == OsStr::new("-") => Ok(Keys::Lines {
+                name: "stdin".into(),
+                reader: Box::new(std::io::stdin()),
+                size: None,
+            }),
             Some(path) => {
-                let text = read_file(path)?;
-                let keys: Vec<Vec<u8>> = lines(&text)
-                    .filter(|l| !l.is_empty())
-                    .map(<[u8]>::to_vec)
-                    .collect();
-                if keys.is_empty() {
-                    return Err(CliError::Input(format!(
-                        "{}: no keys in the file",
-                        path.to_string_lossy()
-                    )));
-                }
-                Ok(Keys::Listed(keys))
+                let name = path.to_string_lossy().into_owned();
+                let file = fs::File::open(path)
+                    .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+                let size = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                Ok(Keys::Lines {
+                    name,
+                    reader: Box::new(file),
+                    size,
+                })
             }
             None => match count.unwrap_or(crate::DEFAULT_KEYS) {
                 0 => Err(CliError::Usage(
@@ -501,24 +525,74 @@ impl Keys {
         }
     }
 
-    pub fn len(&self) -> u64 {
-        match self {
-            Keys::Generated(n) => *n,
-            Keys::Listed(keys) => keys.len() as u64,
-        }
+    /// A progress bar for going through these keys (hidden unless stderr is a terminal).
+    pub fn progress(&self, what: &str, quiet: bool) -> ProgressBar {
+        let unit = match self {
+            Keys::Generated(n) => Unit::Items(*n, "keys"),
+            Keys::Lines { size: Some(n), .. } => Unit::Bytes(*n),
+            Keys::Lines { size: None, .. } => Unit::Open("keys"),
+        };
+        progress::bar(what, unit, quiet)
     }
 
-    /// Calls `f` on every key without holding generated keys in memory.
-    pub fn for_each(&self, mut f: impl FnMut(&[u8])) {
+    /// Calls `f` on every key in order (a file's empty lines skipped, a trailing `\r` dropped),
+    /// and with [`KeyEvent::Waiting`] before each read of input that may block. Returns the
+    /// number of keys; a file without any is an error.
+    pub fn for_each(
+        self,
+        bar: &ProgressBar,
+        mut f: impl FnMut(KeyEvent<'_>) -> Result<(), CliError>,
+    ) -> Result<u64, CliError> {
         match self {
             Keys::Generated(n) => {
                 let mut buf = String::new();
-                for i in 0..*n {
+                for i in 0..n {
                     generated_key(&mut buf, i);
-                    f(buf.as_bytes());
+                    f(KeyEvent::Key(buf.as_bytes()))?;
+                    if i % progress::EVERY == 0 {
+                        bar.set_position(i);
+                    }
                 }
+                bar.finish_and_clear();
+                Ok(n)
             }
-            Keys::Listed(keys) => keys.iter().for_each(|k| f(k)),
+            Keys::Lines { name, reader, size } => {
+                let mut reader = BufReader::with_capacity(1 << 16, reader);
+                let (mut count, mut read) = (0u64, 0u64);
+                let mut line = Vec::new();
+                loop {
+                    if reader.buffer().is_empty() {
+                        f(KeyEvent::Waiting)?;
+                    }
+                    line.clear();
+                    let n = reader
+                        .read_until(b'\n', &mut line)
+                        .map_err(|e| CliError::Input(format!("cannot read {name}: {e}")))?;
+                    if n == 0 {
+                        break;
+                    }
+                    read += n as u64;
+                    let key = line.strip_suffix(b"\n").unwrap_or(&line);
+                    let key = key.strip_suffix(b"\r").unwrap_or(key);
+                    if key.is_empty() {
+                        continue;
+                    }
+                    f(KeyEvent::Key(key))?;
+                    if count % progress::EVERY == 0 {
+                        bar.set_position(if size.is_some() { read } else { count });
+                    }
+                    count += 1;
+                }
+                bar.finish_and_clear();
+                if count == 0 {
+                    return Err(CliError::Input(if name == "stdin" {
+                        "no keys on stdin".to_string()
+                    } else {
+                        format!("{name}: no keys in the file")
+                    }));
+                }
+                Ok(count)
+            }
         }
     }
 }

@@ -6,6 +6,7 @@ mod migrate;
 mod output;
 mod place;
 mod plot;
+mod progress;
 mod ramp;
 mod simulate;
 mod stats;
@@ -44,8 +45,8 @@ enum Command {
     Simulate(SimulateArgs),
     /// Print the owner (or first k nodes) of each KEY, or of each stdin line when no KEY is given.
     Place(PlaceArgs),
-    /// Count the keys that change owner between two node files, and between which nodes.
-    Diff(TransitionArgs),
+    /// Count the keys that change owner (or replica set) between two memberships, and between which nodes.
+    Diff(DiffArgs),
     /// List, per source and destination node, the keys to copy before switching memberships.
     Plan(PlanArgs),
     /// Check a view document; print its epoch, fingerprints and shares.
@@ -62,6 +63,9 @@ struct Common {
     /// Machine-readable JSON output.
     #[arg(long)]
     json: bool,
+    /// No progress bars (they are drawn on stderr only when it is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 #[derive(Args)]
@@ -101,6 +105,9 @@ struct SimulateArgs {
         allow_hyphen_values = true
     )]
     remove: String,
+    /// Draw the keys per node before and after the addition and the removal to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<OsString>,
     #[command(flatten)]
     common: Common,
 }
@@ -137,14 +144,32 @@ struct TransitionArgs {
     /// The new membership: a node file or a view.
     #[arg(long, value_name = "FILE")]
     to: OsString,
-    /// File of keys, one per line.
+    /// File of keys, one per line (`-`: stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "keys")]
     keys_from: Option<OsString>,
     /// Use N generated keys key-0 .. key-(N-1) [default: 100000].
     #[arg(long, value_name = "N", allow_hyphen_values = true)]
     keys: Option<String>,
+    /// Compare each key's first R replicas (its ranking) instead of its owner: a key changes
+    /// when the set of those nodes changes.
+    #[arg(
+        long,
+        value_name = "R",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    k: String,
     #[command(flatten)]
     common: Common,
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    #[command(flatten)]
+    transition: TransitionArgs,
+    /// Draw the keys (or replicas) per node before and after to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<OsString>,
 }
 
 #[derive(Args)]
@@ -190,6 +215,8 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
                 add: parse_usize(&a.add, "--add")?,
                 remove: parse_usize(&a.remove, "--remove")?,
                 seed: parse_seed(a.common.seed.as_deref())?,
+                quiet: a.common.quiet,
+                plot: a.plot,
             };
             simulate::run(&opts, out, a.common.json)
         }
@@ -197,24 +224,31 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let placement =
                 place_membership(&a.nodes, a.weights.as_deref(), a.common.seed.as_deref())?;
             let k = parse_usize(&a.k, "--k")?;
-            place::run(&placement, k, a.common.json, &a.keys, out)
+            place::run(&placement, k, a.common.json, a.common.quiet, &a.keys, out)
         }
         Command::Diff(a) => {
-            let (from, to, keys) = transition(&a)?;
-            migrate::diff(&from, &to, &keys, a.common.json, out)
+            let (from, to, keys, mut opts) = transition(&a.transition)?;
+            opts.plot = a.plot;
+            migrate::diff(&from, &to, keys, &opts, out)
         }
         Command::Plan(a) => {
-            let (from, to, keys) = transition(&a.transition)?;
-            migrate::plan(&from, &to, &keys, a.summary, a.transition.common.json, out)
+            let (from, to, keys, mut opts) = transition(&a.transition)?;
+            opts.summary = a.summary;
+            migrate::plan(&from, &to, keys, &opts, out)
         }
         Command::View(a) => view::run(&a, out),
         Command::Ramp(a) => ramp::run(&a, out),
     }
 }
 
-fn transition(
-    a: &TransitionArgs,
-) -> Result<(hrwhash::Placement, hrwhash::Placement, Keys), CliError> {
+type Memberships = (
+    hrwhash::Placement,
+    hrwhash::Placement,
+    Keys,
+    migrate::Options,
+);
+
+fn transition(a: &TransitionArgs) -> Result<Memberships, CliError> {
     let seed = parse_seed(a.common.seed.as_deref())?;
     let membership = |path: &OsString| -> Result<hrwhash::Placement, CliError> {
         if view::is_view_file(path) {
@@ -229,6 +263,14 @@ fn transition(
         .as_deref()
         .map(|n| parse_count(n, "--keys"))
         .transpose()?;
+    let k = parse_usize(&a.k, "--k")?;
     let keys = Keys::from_args(count, a.keys_from.as_deref())?;
-    Ok((from, to, keys))
+    let opts = migrate::Options {
+        k,
+        json: a.common.json,
+        quiet: a.common.quiet,
+        plot: None,
+        summary: false,
+    };
+    Ok((from, to, keys, opts))
 }

@@ -1,118 +1,78 @@
-//! `hrwhash diff` and `hrwhash plan`: which keys change owner between two memberships, and from
-//! which node to which, so data can be copied before the switch.
+//! `hrwhash diff` and `hrwhash plan`: which keys change owner (or, with `--k R`, replica set)
+//! between two memberships, and from which node to which, so data can be copied before the
+//! switch. `hrwhash::Transition` decides everything; this module reads keys and writes results.
+//! Keys are read as they are used and a plan is written as it is found, so neither command holds
+//! the keys in memory.
 
-use std::collections::{BTreeMap, HashMap};
+use std::ffi::OsString;
 use std::io::Write;
+use std::path::Path;
 
-use hrwhash::Placement;
+use hrwhash::transition::{Diff, ReplicaDiff, RouteSet};
+use hrwhash::{Placement, Transition};
 use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
-use crate::input::Keys;
-use crate::output::{escaped, key_item, put_text};
+use crate::input::{KeyEvent, Keys};
+use crate::output::{escaped, put_text};
+use crate::plot;
 
-/// Owners of every key before and after a membership change.
-struct Transition<'a> {
-    from: &'a Placement,
-    to: &'a Placement,
-    total: u64,
-    moved: u64,
-    before: Vec<u64>,
-    after: Vec<u64>,
-    /// (index in `from`, index in `to`) -> the keys that move that way.
-    flows: BTreeMap<(usize, usize), Flow>,
-    optimum: f64,
+/// What `diff` and `plan` were asked for beyond the memberships and the keys.
+pub struct Options {
+    /// Replicas per key compared (1: the owner).
+    pub k: usize,
+    pub json: bool,
+    pub quiet: bool,
+    /// `diff --plot`: per-node load before and after, as SVG.
+    pub plot: Option<OsString>,
+    /// `plan --summary`: counts only.
+    pub summary: bool,
 }
 
-#[derive(Default)]
-struct Flow {
-    count: u64,
-    /// Filled only when a plan lists keys.
-    keys: Vec<Vec<u8>>,
+fn id(p: &Placement, i: usize) -> &[u8] {
+    p.node(i).map_or(&[], |n| n.id())
 }
 
-impl<'a> Transition<'a> {
-    fn compute(from: &'a Placement, to: &'a Placement, keys: &Keys, list_keys: bool) -> Self {
-        // The core decides owners and what counts as moved (nodes matched by id).
-        let core = hrwhash::Transition::new(from, to);
-        let mut t = Transition {
-            from,
-            to,
-            total: keys.len(),
-            moved: 0,
-            before: vec![0; from.len()],
-            after: vec![0; to.len()],
-            flows: BTreeMap::new(),
-            optimum: core.optimum(),
-        };
-        keys.for_each(|key| {
-            let r = core.route(key);
-            t.before[r.old] += 1;
-            t.after[r.new] += 1;
-            if r.moved {
-                t.moved += 1;
-                let flow = t.flows.entry((r.old, r.new)).or_default();
-                flow.count += 1;
-                if list_keys {
-                    flow.keys.push(key.to_vec());
-                }
-            }
-        });
-        t
-    }
-
-    /// The least a perfect scheme must move: the total variation distance between the intended
-    /// shares (weight / total weight) of the two memberships (`hrwhash::Transition::optimum`).
-    fn optimum_percent(&self) -> f64 {
-        100.0 * self.optimum
-    }
-
-    fn moved_percent(&self) -> f64 {
-        100.0 * self.moved as f64 / self.total as f64
-    }
-
-    fn old_id(&self, i: usize) -> &'a [u8] {
-        self.from.node(i).map_or(&[], |n| n.id())
-    }
-
-    fn new_id(&self, i: usize) -> &'a [u8] {
-        self.to.node(i).map_or(&[], |n| n.id())
-    }
-
-    /// A flow as JSON: `from`/`to` ids (or `from_hex`/`to_hex`) and the key count.
-    fn flow_json(&self, (a, b): (usize, usize), flow: &Flow) -> Map<String, Value> {
-        let mut m = Map::new();
-        put_text(&mut m, "from", self.old_id(a));
-        put_text(&mut m, "to", self.new_id(b));
-        m.insert("count".into(), json!(flow.count));
-        m
-    }
-
-    /// Every node of either membership with its key count before and after (None: not a member).
-    fn node_counts(&self) -> Vec<(&'a [u8], Option<u64>, Option<u64>)> {
-        let from_index = index_by_id(self.from);
-        let to_index = index_by_id(self.to);
-        let mut rows: Vec<(&'a [u8], Option<u64>, Option<u64>)> = self
-            .from
-            .nodes()
-            .map(|n| {
-                let after = to_index.get(n.id()).map(|&m| self.after[m]);
-                (n.id(), Some(self.before[n.index()]), after)
-            })
-            .collect();
-        rows.extend(
-            self.to
-                .nodes()
-                .filter(|n| !from_index.contains_key(n.id()))
-                .map(|n| (n.id(), None, Some(self.after[n.index()]))),
-        );
-        rows
+/// The id of either node of a row, from whichever membership holds it.
+fn row_id<'a>(t: &'a Transition, old: Option<usize>, new: Option<usize>) -> &'a [u8] {
+    match (old, new) {
+        (Some(i), _) => id(t.old(), i),
+        (None, Some(j)) => id(t.new_placement(), j),
+        (None, None) => &[],
     }
 }
 
-/// Build-order index of every id; ids are unique within a placement.
-fn index_by_id(p: &Placement) -> HashMap<&[u8], usize> {
-    p.nodes().map(|n| (n.id(), n.index())).collect()
+fn percent(part: u64, whole: u64) -> f64 {
+    100.0 * part as f64 / whole.max(1) as f64
+}
+
+/// An id as an element of a JSON list: a string when it is UTF-8, else `{"id_hex": ...}`.
+fn id_item(bytes: &[u8]) -> Value {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Value::from(text),
+        Err(_) => {
+            let mut object = Map::new();
+            put_text(&mut object, "id", bytes);
+            Value::Object(object)
+        }
+    }
+}
+
+/// `name` and the text, or `<name>_hex` and the hex when the bytes are not UTF-8.
+fn text_pair(name: &str, bytes: &[u8]) -> (String, Value) {
+    let mut m = Map::new();
+    put_text(&mut m, name, bytes);
+    m.into_iter().next().unwrap_or_default()
+}
+
+/// A JSON object with its members in the given order (serde_json's map sorts them), so that
+/// each streamed move starts with its key.
+fn ordered(members: &[(String, Value)]) -> String {
+    let parts: Vec<String> = members
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+        .collect();
+    format!("{{{}}}", parts.join(","))
 }
 
 fn json_doc(v: &Value, out: &mut dyn Write) -> std::io::Result<()> {
@@ -123,30 +83,104 @@ fn json_doc(v: &Value, out: &mut dyn Write) -> std::io::Result<()> {
     )
 }
 
+fn show(c: Option<u64>) -> String {
+    c.map_or_else(|| "-".to_string(), |c| c.to_string())
+}
+
+/// Counts owners (k = 1) or replica sets over every key.
+fn count(t: &Transition, keys: Keys, opts: &Options) -> Result<Counts, CliError> {
+    let bar = keys.progress("diff", opts.quiet);
+    if opts.k == 1 {
+        let mut d = t.diff();
+        keys.for_each(&bar, |e| {
+            if let KeyEvent::Key(key) = e {
+                d.add(key);
+            }
+            Ok(())
+        })?;
+        Ok(Counts::Owners(d))
+    } else {
+        let mut d = t.diff_top(opts.k);
+        keys.for_each(&bar, |e| {
+            if let KeyEvent::Key(key) = e {
+                d.add(key);
+            }
+            Ok(())
+        })?;
+        Ok(Counts::Replicas(d))
+    }
+}
+
+enum Counts {
+    Owners(Diff),
+    Replicas(ReplicaDiff),
+}
+
 pub fn diff(
     from: &Placement,
     to: &Placement,
-    keys: &Keys,
+    keys: Keys,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let t = Transition::new(from, to);
+    let counts = count(&t, keys, opts)?;
+    if let Some(path) = &opts.plot {
+        let (caption, unit, rows) = match &counts {
+            Counts::Owners(d) => (
+                format!("keys per node, {} keys", d.keys()),
+                "keys",
+                d.nodes()
+                    .iter()
+                    .map(|n| (row_id(&t, n.old, n.new).to_vec(), [n.before, n.after]))
+                    .collect::<Vec<_>>(),
+            ),
+            Counts::Replicas(d) => (
+                format!("replicas per node, {} keys x {} replicas", d.keys(), d.k()),
+                "replicas",
+                d.nodes()
+                    .iter()
+                    .map(|n| (row_id(&t, n.old, n.new).to_vec(), [n.before, n.after]))
+                    .collect(),
+            ),
+        };
+        plot::node_loads(Path::new(path), &caption, unit, &["before", "after"], &rows)?;
+    }
+    match counts {
+        Counts::Owners(d) => diff_owners(&t, &d, opts.json, out),
+        Counts::Replicas(d) => diff_replicas(&t, &d, opts.json, out),
+    }
+}
+
+fn diff_owners(
+    t: &Transition,
+    d: &Diff,
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let t = Transition::compute(from, to, keys, false);
-    let rows = t.node_counts();
+    let (from, to) = (t.old(), t.new_placement());
+    let optimum = 100.0 * t.optimum();
     if as_json {
         let doc = json!({
             "algorithm": hrwhash::ALGORITHM,
-            "keys": t.total,
+            "keys": d.keys(),
             "nodes_before": from.len(),
             "nodes_after": to.len(),
-            "moved_keys": t.moved,
-            "moved_percent": t.moved_percent(),
-            "optimum_percent": t.optimum_percent(),
-            "flows": t.flows.iter().map(|(&pair, flow)| t.flow_json(pair, flow)).collect::<Vec<_>>(),
-            "nodes": rows.iter().map(|(id, before, after)| {
+            "moved_keys": d.moved(),
+            "moved_percent": percent(d.moved(), d.keys()),
+            "optimum_percent": optimum,
+            "flows": d.flows().iter().map(|f| {
                 let mut m = Map::new();
-                put_text(&mut m, "id", id);
-                m.insert("before".into(), json!(before));
-                m.insert("after".into(), json!(after));
+                put_text(&mut m, "from", id(from, f.from));
+                put_text(&mut m, "to", id(to, f.to));
+                m.insert("count".into(), json!(f.count));
+                m
+            }).collect::<Vec<_>>(),
+            "nodes": d.nodes().iter().map(|n| {
+                let mut m = Map::new();
+                put_text(&mut m, "id", row_id(t, n.old, n.new));
+                m.insert("before".into(), json!(n.old.map(|_| n.before)));
+                m.insert("after".into(), json!(n.new.map(|_| n.after)));
                 m
             }).collect::<Vec<_>>(),
         });
@@ -157,25 +191,25 @@ pub fn diff(
         out,
         "hrwhash diff ({}): {} keys, {} -> {} nodes",
         hrwhash::ALGORITHM,
-        t.total,
+        d.keys(),
         from.len(),
         to.len()
     )?;
     writeln!(
         out,
         "moved: {} keys ({:.2}%), optimum {:.2}%",
-        t.moved,
-        t.moved_percent(),
-        t.optimum_percent()
+        d.moved(),
+        percent(d.moved(), d.keys()),
+        optimum
     )?;
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for (&(a, b), flow) in &t.flows {
+    for f in d.flows() {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(t.old_id(a)),
-            escaped(t.new_id(b)),
-            flow.count
+            escaped(id(from, f.from)),
+            escaped(id(to, f.to)),
+            f.count
         )?;
     }
     writeln!(
@@ -183,40 +217,44 @@ pub fn diff(
         "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
         "node", "before", "after", "change"
     )?;
-    let show = |c: Option<u64>| c.map_or_else(|| "-".to_string(), |c| c.to_string());
-    for (id, before, after) in &rows {
-        let change = after.unwrap_or(0) as i128 - before.unwrap_or(0) as i128;
+    for n in d.nodes() {
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(id),
-            show(*before),
-            show(*after),
-            change
+            escaped(row_id(t, n.old, n.new)),
+            show(n.old.map(|_| n.before)),
+            show(n.new.map(|_| n.after)),
+            n.after as i128 - n.before as i128
         )?;
     }
     Ok(())
 }
 
-pub fn plan(
-    from: &Placement,
-    to: &Placement,
-    keys: &Keys,
-    summary: bool,
+fn diff_replicas(
+    t: &Transition,
+    d: &ReplicaDiff,
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let t = Transition::compute(from, to, keys, !summary);
+    let (from, to) = (t.old(), t.new_placement());
     if as_json {
         let doc = json!({
             "algorithm": hrwhash::ALGORITHM,
-            "keys": t.total,
-            "moved_keys": t.moved,
-            "moves": t.flows.iter().map(|(&pair, flow)| {
-                let mut m = t.flow_json(pair, flow);
-                if !summary {
-                    m.insert("keys".into(), flow.keys.iter().map(|k| key_item(k)).collect());
-                }
+            "keys": d.keys(),
+            "k": d.k(),
+            "nodes_before": from.len(),
+            "nodes_after": to.len(),
+            "changed_keys": d.changed(),
+            "changed_percent": percent(d.changed(), d.keys()),
+            "copies_added": d.copies_added(),
+            "copies_dropped": d.copies_dropped(),
+            "nodes": d.nodes().iter().map(|n| {
+                let mut m = Map::new();
+                put_text(&mut m, "id", row_id(t, n.old, n.new));
+                m.insert("before".into(), json!(n.old.map(|_| n.before)));
+                m.insert("after".into(), json!(n.new.map(|_| n.after)));
+                m.insert("added".into(), json!(n.added));
+                m.insert("dropped".into(), json!(n.dropped));
                 m
             }).collect::<Vec<_>>(),
         });
@@ -225,23 +263,294 @@ pub fn plan(
     }
     writeln!(
         out,
-        "# hrwhash plan ({}): copy {} of {} keys ({:.2}%) to their new owner before switching",
+        "hrwhash diff ({}): {} keys, {} -> {} nodes, {} replicas per key",
         hrwhash::ALGORITHM,
-        t.moved,
-        t.total,
-        t.moved_percent()
+        d.keys(),
+        from.len(),
+        to.len(),
+        d.k()
     )?;
-    for (&(a, b), flow) in &t.flows {
-        let noun = if flow.count == 1 { "key" } else { "keys" };
+    writeln!(
+        out,
+        "replica set changed: {} keys ({:.2}%); copies to add {}, to drop {}",
+        d.changed(),
+        percent(d.changed(), d.keys()),
+        d.copies_added(),
+        d.copies_dropped()
+    )?;
+    writeln!(
+        out,
+        "\nreplicas per node\n  {:<16} {:>10} {:>10} {:>10} {:>10}",
+        "node", "before", "after", "added", "dropped"
+    )?;
+    for n in d.nodes() {
         writeln!(
             out,
-            "{} -> {}: {} {noun}",
-            escaped(t.old_id(a)),
-            escaped(t.new_id(b)),
-            flow.count
+            "  {:<16} {:>10} {:>10} {:>10} {:>10}",
+            escaped(row_id(t, n.old, n.new)),
+            show(n.old.map(|_| n.before)),
+            show(n.new.map(|_| n.after)),
+            n.added,
+            n.dropped
         )?;
-        for key in &flow.keys {
-            writeln!(out, "  {}", escaped(key))?;
+    }
+    Ok(())
+}
+
+pub fn plan(
+    from: &Placement,
+    to: &Placement,
+    keys: Keys,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let t = Transition::new(from, to);
+    if opts.summary {
+        return plan_summary(&t, count(&t, keys, opts)?, opts.json, out);
+    }
+    let bar = keys.progress("plan", opts.quiet);
+    let mut listed = 0u64;
+    // Written as found; flushed whenever reading on may wait, so a reader of a pipe sees each
+    // move while the input is still open.
+    let mut start_item = |out: &mut dyn Write| -> std::io::Result<()> {
+        let sep = if listed == 0 { "\n" } else { ",\n" };
+        listed += 1;
+        write!(out, "{sep}    ")
+    };
+    if opts.k == 1 {
+        if opts.json {
+            write!(
+                out,
+                "{{\n  \"algorithm\": \"{}\",\n  \"moves\": [",
+                hrwhash::ALGORITHM
+            )?;
+        } else {
+            writeln!(
+                out,
+                "# hrwhash plan ({}): key, node to copy it from, node to copy it to",
+                hrwhash::ALGORITHM
+            )?;
+        }
+        let mut d = t.diff();
+        keys.for_each(&bar, |e| {
+            let key = match e {
+                KeyEvent::Key(key) => key,
+                KeyEvent::Waiting => return Ok(out.flush()?),
+            };
+            let r = d.route(key);
+            if !r.moved {
+                return Ok(());
+            }
+            if opts.json {
+                let m = [
+                    text_pair("key", key),
+                    text_pair("from", id(from, r.old)),
+                    text_pair("to", id(to, r.new)),
+                ];
+                start_item(out)?;
+                write!(out, "{}", ordered(&m))?;
+            } else {
+                writeln!(
+                    out,
+                    "{}\t{}\t{}",
+                    escaped(key),
+                    escaped(id(from, r.old)),
+                    escaped(id(to, r.new))
+                )?;
+            }
+            Ok(())
+        })?;
+        if opts.json {
+            let close = if listed == 0 { "]" } else { "\n  ]" };
+            writeln!(
+                out,
+                "{close},\n  \"keys\": {},\n  \"moved_keys\": {}\n}}",
+                d.keys(),
+                d.moved()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "# copy {} of {} keys ({:.2}%) to their new owner before switching",
+                d.moved(),
+                d.keys(),
+                percent(d.moved(), d.keys())
+            )?;
+        }
+        return Ok(());
+    }
+    if opts.json {
+        write!(
+            out,
+            "{{\n  \"algorithm\": \"{}\",\n  \"k\": {},\n  \"moves\": [",
+            hrwhash::ALGORITHM,
+            opts.k
+        )?;
+    } else {
+        writeln!(
+            out,
+            "# hrwhash plan ({}, {} replicas): key, node to copy it from, replicas to add, replicas to drop",
+            hrwhash::ALGORITHM,
+            opts.k
+        )?;
+    }
+    let ids = |p: &Placement, v: &[usize]| -> String {
+        if v.is_empty() {
+            return "-".into();
+        }
+        v.iter()
+            .map(|&i| escaped(id(p, i)))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut d = t.diff_top(opts.k);
+    keys.for_each(&bar, |e| {
+        let key = match e {
+            KeyEvent::Key(key) => key,
+            KeyEvent::Waiting => return Ok(out.flush()?),
+        };
+        let s: &RouteSet = d.route_top(key);
+        if !s.changed() {
+            return Ok(());
+        }
+        // The old first replica holds the key until the switch: the copy source.
+        let source = id(from, s.before[0]);
+        if opts.json {
+            let m = [
+                text_pair("key", key),
+                text_pair("from", source),
+                (
+                    "add".into(),
+                    s.add.iter().map(|&j| id_item(id(to, j))).collect(),
+                ),
+                (
+                    "drop".into(),
+                    s.drop.iter().map(|&i| id_item(id(from, i))).collect(),
+                ),
+            ];
+            start_item(out)?;
+            write!(out, "{}", ordered(&m))?;
+        } else {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{}",
+                escaped(key),
+                escaped(source),
+                ids(to, &s.add),
+                ids(from, &s.drop)
+            )?;
+        }
+        Ok(())
+    })?;
+    if opts.json {
+        let close = if listed == 0 { "]" } else { "\n  ]" };
+        writeln!(
+            out,
+            "{close},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
+            d.keys(),
+            d.changed(),
+            d.copies_added(),
+            d.copies_dropped()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "# {} of {} keys ({:.2}%) change replica set: {} copies to add, {} to drop",
+            d.changed(),
+            d.keys(),
+            percent(d.changed(), d.keys()),
+            d.copies_added(),
+            d.copies_dropped()
+        )?;
+    }
+    Ok(())
+}
+
+/// `plan --summary`: the counts of a plan without its keys.
+fn plan_summary(
+    t: &Transition,
+    counts: Counts,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let (from, to) = (t.old(), t.new_placement());
+    let noun = |n: u64| if n == 1 { "key" } else { "keys" };
+    match counts {
+        Counts::Owners(d) => {
+            if as_json {
+                let doc = json!({
+                    "algorithm": hrwhash::ALGORITHM,
+                    "keys": d.keys(),
+                    "moved_keys": d.moved(),
+                    "flows": d.flows().iter().map(|f| {
+                        let mut m = Map::new();
+                        put_text(&mut m, "from", id(from, f.from));
+                        put_text(&mut m, "to", id(to, f.to));
+                        m.insert("count".into(), json!(f.count));
+                        m
+                    }).collect::<Vec<_>>(),
+                });
+                return Ok(json_doc(&doc, out)?);
+            }
+            writeln!(
+                out,
+                "# hrwhash plan ({}): copy {} of {} keys ({:.2}%) to their new owner before switching",
+                hrwhash::ALGORITHM,
+                d.moved(),
+                d.keys(),
+                percent(d.moved(), d.keys())
+            )?;
+            for f in d.flows() {
+                writeln!(
+                    out,
+                    "{} -> {}: {} {}",
+                    escaped(id(from, f.from)),
+                    escaped(id(to, f.to)),
+                    f.count,
+                    noun(f.count)
+                )?;
+            }
+        }
+        Counts::Replicas(d) => {
+            let nodes = d.nodes();
+            if as_json {
+                let doc = json!({
+                    "algorithm": hrwhash::ALGORITHM,
+                    "k": d.k(),
+                    "keys": d.keys(),
+                    "changed_keys": d.changed(),
+                    "copies_added": d.copies_added(),
+                    "copies_dropped": d.copies_dropped(),
+                    "nodes": nodes.iter().map(|n| {
+                        let mut m = Map::new();
+                        put_text(&mut m, "id", row_id(t, n.old, n.new));
+                        m.insert("added".into(), json!(n.added));
+                        m.insert("dropped".into(), json!(n.dropped));
+                        m
+                    }).collect::<Vec<_>>(),
+                });
+                return Ok(json_doc(&doc, out)?);
+            }
+            writeln!(
+                out,
+                "# hrwhash plan ({}, {} replicas): {} of {} keys ({:.2}%) change replica set",
+                hrwhash::ALGORITHM,
+                d.k(),
+                d.changed(),
+                d.keys(),
+                percent(d.changed(), d.keys())
+            )?;
+            for n in nodes.iter().filter(|n| n.added + n.dropped > 0) {
+                writeln!(
+                    out,
+                    "{}: add {} {}, drop {} {}",
+                    escaped(row_id(t, n.old, n.new)),
+                    n.added,
+                    noun(n.added),
+                    n.dropped,
+                    noun(n.dropped)
+                )?;
+            }
         }
     }
     Ok(())

@@ -39,19 +39,6 @@ pub fn put_text(object: &mut Map<String, Value>, name: &str, bytes: &[u8]) {
     };
 }
 
-/// A key as an element of a JSON list: a string when it is UTF-8, else `{"key_hex": ...}`, so
-/// that a reader expecting strings fails loudly instead of using a different key.
-pub fn key_item(bytes: &[u8]) -> Value {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Value::from(text),
-        Err(_) => {
-            let mut object = Map::new();
-            put_text(&mut object, "key", bytes);
-            Value::Object(object)
-        }
-    }
-}
-
 /// Whether standard output was closed when the process started. The Rust runtime reopens a closed
 /// descriptor 1 on /dev/null before `main`, after which every write succeeds and the output would
 /// vanish with exit status 0; a constructor that runs before the runtime records the truth.

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use crate::error::CliError;
 use crate::input::{arg_bytes, for_each_stdin_key};
 use crate::output::{escaped, put_text};
+use crate::progress::{self, Unit};
 
 /// Places the keys given as arguments or, without any, every stdin line. When reading stdin fails
 /// part-way, the JSON array still ends: its last element is `{"error": "<message>"}`.
@@ -16,9 +17,11 @@ pub fn run(
     placement: &Placement,
     k: usize,
     as_json: bool,
+    quiet: bool,
     keys: &[OsString],
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let bar = progress::bar("place", Unit::Open("keys"), quiet || !keys.is_empty());
     let mut printer = Printer {
         placement,
         k,
@@ -32,7 +35,16 @@ pub fn run(
         }
         return printer.finish(None);
     }
-    match for_each_stdin_key(|key| printer.key(key)) {
+    let mut seen = 0u64;
+    let result = for_each_stdin_key(|key| {
+        if seen % progress::EVERY == 0 {
+            bar.set_position(seen);
+        }
+        seen += 1;
+        printer.key(key)
+    });
+    bar.finish_and_clear();
+    match result {
         Ok(()) => printer.finish(None),
         Err(CliError::Output(e)) => Err(CliError::Output(e)),
         Err(e) => {

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use hrwhash::{RampPlan, View};
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::CliError;
 use crate::view::show;
@@ -126,6 +127,84 @@ pub fn ramp(plan: &RampPlan, from: &View, path: &Path) -> Result<(), CliError> {
     }
     weights
         .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    root.present().map_err(|e| failed(path, e))?;
+    Ok(())
+}
+
+/// Series colours of [`node_loads`], in series order.
+const SERIES: [RGBColor; 3] = [
+    RGBColor(70, 110, 200),
+    RGBColor(230, 140, 40),
+    RGBColor(80, 170, 90),
+];
+
+/// One group of bars per node (`rows`: id and one count per series), side by side, with a legend:
+/// how many keys (or replicas) each node holds before and after a change. Every node gets one
+/// bar per series, also a bar of height 0, so no node silently disappears from the chart.
+pub fn node_loads<const S: usize>(
+    path: &Path,
+    caption: &str,
+    unit: &str,
+    series: &[&str; S],
+    rows: &[(Vec<u8>, [u64; S])],
+) -> Result<(), CliError> {
+    let n = rows.len().max(1);
+    let top = rows
+        .iter()
+        .flat_map(|(_, c)| c.iter().copied())
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let width = (160 + 14 * n * S).clamp(900, 20_000) as u32;
+    let root = SVGBackend::new(path, (width, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| failed(path, e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(caption, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..n as f64, 0f64..top * 1.3)
+        .map_err(|e| failed(path, e))?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .x_desc("node")
+        .y_desc(unit)
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    // Ids under their bars, while they fit.
+    if rows.len() <= 40 {
+        let style =
+            TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        chart
+            .draw_series(
+                rows.iter()
+                    .enumerate()
+                    .map(|(i, (id, _))| Text::new(show(id), (i as f64 + 0.5, 0.0), style.clone())),
+            )
+            .map_err(|e| failed(path, e))?;
+    }
+    let bar = 0.8 / S as f64;
+    for (s, name) in series.iter().enumerate() {
+        let color = SERIES[s % SERIES.len()];
+        chart
+            .draw_series(rows.iter().enumerate().map(|(i, (_, counts))| {
+                let x = i as f64 + 0.1 + s as f64 * bar;
+                Rectangle::new([(x, 0.0), (x + bar, counts[s] as f64)], color.filled())
+            }))
+            .map_err(|e| failed(path, e))?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .draw()

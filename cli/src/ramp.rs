@@ -2,17 +2,17 @@
 //! given share of the keys, and write the step views.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use hrwhash::RampPlan;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use crate::error::{from_core, CliError};
 use crate::input::parse_seed;
 use crate::plot;
+use crate::progress::{self, Unit};
 use crate::view::load;
 
 #[derive(Args)]
@@ -38,6 +38,9 @@ pub struct RampArgs {
     /// Machine-readable JSON output.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is drawn on stderr only when it is a terminal).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// `5%` -> 0.05, `0.05` -> 0.05; the range is the core's to check.
@@ -75,14 +78,11 @@ pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
     std::fs::create_dir_all(&dir)
         .map_err(|e| CliError::Input(format!("{}: {e}", dir.display())))?;
     let steps = plan.steps();
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(steps.len() as u64).with_style(
-            ProgressStyle::with_template("writing step views {bar:30} {pos}/{len}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        )
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = progress::bar(
+        "writing step views",
+        Unit::Items(steps.len() as u64, "steps"),
+        a.quiet,
+    );
     if !a.json {
         writeln!(
             out,

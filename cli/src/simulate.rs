@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use crate::error::CliError;
 use crate::input::{generated_key, seed_hex};
+use crate::progress::{self, Unit};
 use crate::stats::{chi_square, ChiSquare};
 
 pub struct Options {
@@ -19,6 +20,9 @@ pub struct Options {
     pub add: usize,
     pub remove: usize,
     pub seed: Seed,
+    pub quiet: bool,
+    /// Keys per node before, after the addition and after the removal, drawn as SVG.
+    pub plot: Option<std::ffi::OsString>,
 }
 
 /// Keys moved by one membership change under one placement scheme.
@@ -33,6 +37,9 @@ struct Moves {
 struct Report {
     keys: u64,
     balance: Vec<u64>,
+    /// Keys per node of the grown and of the shrunk fleet (index j of `shrunk`: node-(j + R)).
+    grown: Vec<u64>,
+    shrunk: Vec<u64>,
     add: [Moves; 2],
     remove: [Moves; 2],
     weighted: Vec<u64>,
@@ -116,20 +123,29 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
     let mut r = Report {
         keys,
         balance: vec![0; n],
+        grown: vec![0; grown_len],
+        shrunk: vec![0; n - remove],
         add: Default::default(),
         remove: Default::default(),
         weighted: vec![0; fleet.len()],
     };
+    let bar = progress::bar("simulate", Unit::Items(keys, "keys"), opts.quiet);
     let mut key = String::new();
     for i in 0..keys {
+        if i % progress::EVERY == 0 {
+            bar.set_position(i);
+        }
         generated_key(&mut key, i);
         let key = key.as_bytes();
         let owner = base.owner_index(key);
         r.balance[owner] += 1;
 
         let after = grown.owner_index(key);
+        r.grown[after] += 1;
         count(&mut r.add[0], owner, after, after < n);
-        let after = remove + shrunk.owner_index(key);
+        let after = shrunk.owner_index(key);
+        r.shrunk[after] += 1;
+        let after = remove + after;
         count(&mut r.remove[0], owner, after, owner >= remove);
 
         // `hash % N` over the very same key digest, so only the placement rule differs.
@@ -141,6 +157,10 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         count(&mut r.remove[1], owner, after, owner >= remove);
 
         r.weighted[fleet.owner_index(key)] += 1;
+    }
+    bar.finish_and_clear();
+    if let Some(path) = &opts.plot {
+        plot(&r, opts, std::path::Path::new(path))?;
     }
     let intended = intended_shares(&opts.weights);
     if as_json {
@@ -154,6 +174,38 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         write_text(opts, &r, &intended, out)?;
     }
     Ok(())
+}
+
+/// Every node of the grown fleet, with its keys in each of the three fleets (0 where it is not a
+/// member).
+fn plot(r: &Report, opts: &Options, path: &std::path::Path) -> Result<(), CliError> {
+    let (n, remove) = (opts.nodes, opts.remove);
+    let rows: Vec<(Vec<u8>, [u64; 3])> = r
+        .grown
+        .iter()
+        .enumerate()
+        .map(|(i, &grown)| {
+            let base = r.balance.get(i).copied().unwrap_or(0);
+            let shrunk = i
+                .checked_sub(remove)
+                .and_then(|j| r.shrunk.get(j))
+                .copied()
+                .unwrap_or(0);
+            (id(i).into_bytes(), [base, grown, shrunk])
+        })
+        .collect();
+    let added = format!("+{} node(s)", opts.add);
+    let removed = format!("-{} node(s)", remove);
+    crate::plot::node_loads(
+        path,
+        &format!(
+            "keys per node, {} keys: {n} nodes, then {added}, then {removed}",
+            r.keys
+        ),
+        "keys",
+        &[&format!("{n} nodes"), &added, &removed],
+        &rows,
+    )
 }
 
 fn count(m: &mut Moves, before: usize, after: usize, avoidable: bool) {

@@ -458,14 +458,13 @@ fn json_output_names_only_keys_that_exist() {
     ]);
     let mut planned = Vec::new();
     for m in plan["moves"].as_array().unwrap() {
-        for k in m["keys"].as_array().unwrap() {
-            let hex = k["key_hex"].as_str().expect("these keys are not UTF-8");
-            let bytes: Vec<u8> = (0..hex.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-                .collect();
-            planned.push((bytes, m["to"].as_str().unwrap().as_bytes().to_vec()));
-        }
+        assert!(m.get("key").is_none(), "these keys are not UTF-8");
+        let hex = m["key_hex"].as_str().expect("these keys are not UTF-8");
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        planned.push((bytes, m["to"].as_str().unwrap().as_bytes().to_vec()));
     }
     planned.sort();
     expected.sort();
@@ -482,7 +481,11 @@ fn json_output_names_only_keys_that_exist() {
         &keys_file,
     ]);
     let text = String::from_utf8(out.stdout).expect("text output is UTF-8");
-    let listed: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("  ")).collect();
+    let listed: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
     assert_eq!(listed.len(), expected.len());
     assert!(
         listed

@@ -81,6 +81,13 @@ pub struct RouteSet {
     pub drop: Vec<usize>,
 }
 
+impl RouteSet {
+    /// Whether the ids of the replica set differ before and after (their order aside).
+    pub fn changed(&self) -> bool {
+        !self.add.is_empty() || !self.drop.is_empty()
+    }
+}
+
 /// One key that changes owner, as [`Transition::plan`] streams it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Move<K> {
@@ -463,6 +470,12 @@ pub struct Diff {
 impl Diff {
     /// Counts one key.
     pub fn add(&mut self, key: impl AsRef<[u8]>) {
+        self.route(key);
+    }
+
+    /// Counts one key and gives its route, for callers that also list moved keys as they come
+    /// (a streamed plan with its totals).
+    pub fn route(&mut self, key: impl AsRef<[u8]>) -> Route {
         let r = self.transition.route(key);
         self.keys += 1;
         self.before[r.old] += 1;
@@ -471,6 +484,7 @@ impl Diff {
             self.moved += 1;
             *self.flows.entry((r.old as u32, r.new as u32)).or_insert(0) += 1;
         }
+        r
     }
 
     /// Counts every key of `keys`.

@@ -70,6 +70,12 @@ impl ReplicaDiff {
 
     /// Counts one key.
     pub fn add(&mut self, key: impl AsRef<[u8]>) {
+        self.route_top(key);
+    }
+
+    /// Counts one key and gives its replica sets, for callers that also list the keys whose set
+    /// changes as they come. The set is overwritten by the next key.
+    pub fn route_top(&mut self, key: impl AsRef<[u8]>) -> &RouteSet {
         self.transition
             .route_top_into(key, self.k, &mut self.scratch);
         let s = &self.scratch;
@@ -78,9 +84,10 @@ impl ReplicaDiff {
         s.after.iter().for_each(|&n| self.after[n] += 1);
         s.drop.iter().for_each(|&o| self.dropped[o] += 1);
         s.add.iter().for_each(|&n| self.added[n] += 1);
-        if !s.add.is_empty() || !s.drop.is_empty() {
+        if s.changed() {
             self.changed += 1;
         }
+        s
     }
 
     /// Counts every key of `keys`.
@@ -200,7 +207,7 @@ where
         loop {
             let key = self.keys.next()?;
             let route = self.transition.route_top(&key, self.k);
-            if !route.add.is_empty() || !route.drop.is_empty() {
+            if route.changed() {
                 return Some(ReplicaMove { key, route });
             }
         }
