@@ -129,7 +129,7 @@ proptest! {
                 *flows.entry((r.old, r.new)).or_default() += 1;
                 moved.push((key.clone(), r.old, r.new));
             }
-            diff.add(&key);
+            prop_assert_eq!(diff.route(&key), r);
             if i < split { &mut left } else { &mut right }.add(&key);
         }
         prop_assert_eq!(diff.keys(), 500);
@@ -162,10 +162,10 @@ proptest! {
             s.add.iter().for_each(|&n| added[n] += 1);
             let a: BTreeSet<Vec<u8>> = ids(&old, &s.before).into_iter().collect();
             let b: BTreeSet<Vec<u8>> = ids(&new, &s.after).into_iter().collect();
+            prop_assert_eq!(diff.route_top(&key), &s);
             if a != b {
                 changed.push((key.clone(), s));
             }
-            diff.add(&key);
         }
         prop_assert_eq!(diff.keys(), 400);
         prop_assert_eq!(diff.changed(), changed.len() as u64);
