@@ -317,26 +317,43 @@ pub fn plan(
         listed += 1;
         write!(out, "{sep}    ")
     };
-    if opts.k == 1 {
-        if opts.json {
-            write!(
-                out,
-                "{{\n  \"algorithm\": \"{}\",\n  \"moves\": [",
-                hrwhash::ALGORITHM
-            )?;
+    // The first line waits for the first key, so that input without keys prints nothing.
+    let mut header = Some(if opts.json {
+        let k = if opts.k == 1 {
+            String::new()
         } else {
-            writeln!(
-                out,
-                "# hrwhash plan ({}): key, node to copy it from, node to copy it to",
-                hrwhash::ALGORITHM
-            )?;
+            format!("\n  \"k\": {},", opts.k)
+        };
+        format!(
+            "{{\n  \"algorithm\": \"{}\",{k}\n  \"moves\": [",
+            hrwhash::ALGORITHM
+        )
+    } else if opts.k == 1 {
+        format!(
+            "# hrwhash plan ({}): key, node to copy it from, node to copy it to\n",
+            hrwhash::ALGORITHM
+        )
+    } else {
+        format!(
+            "# hrwhash plan ({}, {} replicas): key, node to copy it from, replicas to add, replicas to drop\n",
+            hrwhash::ALGORITHM,
+            opts.k
+        )
+    });
+    let mut begin = |out: &mut dyn Write| -> std::io::Result<()> {
+        match header.take() {
+            Some(h) => out.write_all(h.as_bytes()),
+            None => Ok(()),
         }
+    };
+    if opts.k == 1 {
         let mut d = t.diff();
         keys.for_each(&bar, |e| {
             let key = match e {
                 KeyEvent::Key(key) => key,
                 KeyEvent::Waiting => return Ok(out.flush()?),
             };
+            begin(out)?;
             let r = d.route(key);
             if !r.moved {
                 return Ok(());
@@ -379,21 +396,6 @@ pub fn plan(
         }
         return Ok(());
     }
-    if opts.json {
-        write!(
-            out,
-            "{{\n  \"algorithm\": \"{}\",\n  \"k\": {},\n  \"moves\": [",
-            hrwhash::ALGORITHM,
-            opts.k
-        )?;
-    } else {
-        writeln!(
-            out,
-            "# hrwhash plan ({}, {} replicas): key, node to copy it from, replicas to add, replicas to drop",
-            hrwhash::ALGORITHM,
-            opts.k
-        )?;
-    }
     let ids = |p: &Placement, v: &[usize]| -> String {
         if v.is_empty() {
             return "-".into();
@@ -409,6 +411,7 @@ pub fn plan(
             KeyEvent::Key(key) => key,
             KeyEvent::Waiting => return Ok(out.flush()?),
         };
+        begin(out)?;
         let s: &RouteSet = d.route_top(key);
         if !s.changed() {
             return Ok(());

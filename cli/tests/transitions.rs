@@ -570,3 +570,45 @@ fn progress_bars_are_drawn_on_a_terminal_unless_quiet() {
     let quiet = run(true);
     assert!(!quiet.contains("simulate"), "--quiet still drew: {quiet:?}");
 }
+
+/// Input without keys is an error, and a plan then prints nothing rather than half a document.
+#[test]
+fn a_plan_without_keys_prints_nothing() {
+    let dir = scratch("no-keys");
+    let blank = dir.join("blank.txt");
+    std::fs::write(&blank, "\n\r\n\n").unwrap();
+    for extra in [
+        &[][..],
+        &["--json"][..],
+        &["--k", "2"][..],
+        &["--summary"][..],
+    ] {
+        let mut args = vec![
+            "plan",
+            "--from",
+            OLD,
+            "--to",
+            NEW,
+            "--keys-from",
+            blank.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let out = hrwhash(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("blank.txt: no keys in the file"));
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
+        .args(["plan", "--from", OLD, "--to", NEW, "--keys-from", "-"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no keys on stdin"));
+}
