@@ -18,8 +18,7 @@ MEMBERSHIPS = [
     # Any string is a server; the port does not change the point strings ("<server>-i").
     [("cache-a", 1), ("cache-a:11212", 1), ("redis://cache-b:6379", 1)],
     [("café:11211", 2), ("東京:11211", 1), ("ключ:11300", 1), ("🚀", 1)],
-    # hashring takes a weight of 0 as 1, and fractional weights as they are.
-    [("w0:11211", 0), ("w1:11211", 1), ("w-half:11211", 0.5), ("w-1.5:11211", 1.5)],
+    [("big:11211", 100), ("small:11211", 1), ("mid:11211", 10)],
     # Weights where (weight / total) * 40 * servers lands just under an integer in double precision,
     # so the weight-18 server gets one point string fewer than exact arithmetic gives.
     [(f"d{i}:11211", w) for i, w in enumerate([6, 6, 17, 8, 1, 7, 18])],
@@ -48,11 +47,13 @@ def main(out_dir):
         "The npm hashring package's defaults, recorded by conformance/profiles/record/hashring_node_3.py "
         "from HashRing.get and HashRing.range. A node id is hashring's server string; for each server "
         "Math.floor(weight / total * 40 * servers) point strings \"<id>-i\" (double precision, so a "
-        "weighting can land one under exact arithmetic; a weight of 0 counts as 1), each MD5 digest "
+        "weighting can land one under exact arithmetic), each MD5 digest "
         "giving 4 points. A key maps to the first point at or after the first 4 bytes (little-endian) "
         "of the MD5 of its UTF-8 text, wrapping around; equal points keep server order. replicas is "
         "range(key): every server once, walking the ring from the key's point, so top-k is its first "
-        "k entries. Keys are text (JavaScript strings)."
+        "k entries. Weights are whole numbers: hashring also takes fractional weights and takes a "
+        "weight of 0 as 1, both of which the profile refuses, so no membership here has one. Keys are "
+        "text (JavaScript strings)."
     )
     print(common.write_profile(out_dir, PROFILE, comment, "hashring", hashring_version, recorded))
 
