@@ -27,13 +27,15 @@ def ratio(build, peer, n):
 
 print(f"ns per key, median of {rounds} interleaved rounds; x = speed-up of hrwhash over go-redis")
 print()
-print("| shards | build | go-redis hash (`ConsistentHash.Get`) | go-redis Ring (`GetShardClientForKey`) "
-      "| hrwhash `ProfilePlacement.Owner` | x vs hash | x vs Ring |")
-print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+print("| shards | build | go-redis `Get` of a reduced key | go-redis `hashtag.Key` + `Get` "
+      "| go-redis Ring `GetShardClientForKey` | hrwhash `Owner` | x vs `Get` | x vs `hashtag.Key` + `Get` "
+      "| x vs Ring |")
+print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 for n in sorted({n for _, _, n in med}):
     for build in ("cgo", "purego"):
         if (build, "hrwhash", n) not in med:
             continue
-        print(f"| {n} | {build} | {med[(build, 'go-redis-hash', n)]:.1f} | {med[(build, 'go-redis-ring', n)]:.1f} "
+        print(f"| {n} | {build} | {med[(build, 'go-redis-hash', n)]:.1f} "
+              f"| {med[(build, 'go-redis-hashtag-hash', n)]:.1f} | {med[(build, 'go-redis-ring', n)]:.1f} "
               f"| {med[(build, 'hrwhash', n)]:.1f} | {ratio(build, 'go-redis-hash', n):.2f}x "
-              f"| {ratio(build, 'go-redis-ring', n):.2f}x |")
+              f"| {ratio(build, 'go-redis-hashtag-hash', n):.2f}x | {ratio(build, 'go-redis-ring', n):.2f}x |")

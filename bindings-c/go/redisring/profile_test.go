@@ -129,9 +129,9 @@ func benchKeys(n int) []string {
 var sink int
 
 // BenchmarkGoRedisRingV9 compares one lookup of the go-redis-ring-v9 profile with go-redis
-// itself in the same binary: the Ring's consistent-hash object (Get of the hashtag-reduced
-// key, what Ring computes per command) and the Ring's whole routing (GetShardClientForKey,
-// which adds hashtag.Key and a lock).
+// itself in the same binary: the Ring's consistent-hash object alone (Get of keys reduced
+// beforehand), hashtag.Key then Get (what Ring computes for each command), and the Ring's whole
+// routing (GetShardClientForKey, which adds a lock and the shard map).
 func BenchmarkGoRedisRingV9(b *testing.B) {
 	keys := benchKeys(4096)
 	build := "build=" + hrwhash.Backend
@@ -165,6 +165,14 @@ func BenchmarkGoRedisRingV9(b *testing.B) {
 				sink += len(hash.Get(reduced[i%len(reduced)]))
 			}
 		})
+		b.Run(fmt.Sprintf("%s/lib=go-redis-hashtag-hash/N=%d", build, n), func(b *testing.B) {
+			ring, _ := offlineRing(b, shards)
+			hash := ring.Options().NewConsistentHash(shards)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sink += len(hash.Get(hashtagKey(keys[i%len(keys)])))
+			}
+		})
 		b.Run(fmt.Sprintf("%s/lib=go-redis-ring/N=%d", build, n), func(b *testing.B) {
 			ring, _ := offlineRing(b, shards)
 			b.ResetTimer()
@@ -178,8 +186,7 @@ func BenchmarkGoRedisRingV9(b *testing.B) {
 	}
 }
 
-// hashtagKey is go-redis hashtag.Key (internal to go-redis), for the hash-object benchmark's
-// inputs only.
+// hashtagKey is go-redis hashtag.Key, copied as it is (the package is internal to go-redis).
 func hashtagKey(key string) string {
 	if s := strings.IndexByte(key, '{'); s > -1 {
 		if e := strings.IndexByte(key[s+1:], '}'); e > 0 {

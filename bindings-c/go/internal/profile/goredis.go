@@ -46,14 +46,3 @@ func newGoRedis(nodes []Node) *goRedis {
 	}
 	return g
 }
-
-func (g *goRedis) owner(key string) int {
-	kh := xxh64(hashtag(key))
-	best, bestScore := 0, mix64(kh^g.hashes[0])
-	for i := 1; i < len(g.hashes); i++ {
-		if s := mix64(kh ^ g.hashes[i]); s > bestScore {
-			best, bestScore = i, s
-		}
-	}
-	return g.index[best]
-}

@@ -134,9 +134,19 @@ func containsNUL(s string) bool {
 
 // Owner is the position of the node the incumbent gives key to.
 func (p *Placement) Owner(key string) int {
+	if g := p.goRedis; g != nil {
+		// The hot loop of go-redis-ring-v9 lives here rather than one call further down: every
+		// nanosecond counts against go-redis's own hash.
+		kh := xxh64(hashtag(key))
+		best, bestScore := 0, mix64(kh^g.hashes[0])
+		for i := 1; i < len(g.hashes); i++ {
+			if s := mix64(kh ^ g.hashes[i]); s > bestScore {
+				best, bestScore = i, s
+			}
+		}
+		return g.index[best]
+	}
 	switch {
-	case p.goRedis != nil:
-		return p.goRedis.owner(key)
 	case p.pymemc != nil:
 		return p.pymemc.owner(key)
 	case p.hashring:

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -154,4 +155,31 @@ func TestBadMemberships(t *testing.T) {
 	if _, err := New("ketama-libmemcached", []Node{{ID: ":11211", Weight: 1}}); err.(*Error).Code != CodeNotOffered {
 		t.Errorf("empty host: %v", err)
 	}
+}
+
+// The short-key scan of hashtag is go-redis hashtag.Key (the strings.IndexByte form) too.
+func TestHashtagShortAndLong(t *testing.T) {
+	ref := func(key string) string {
+		if s := strings.IndexByte(key, '{'); s > -1 {
+			if e := strings.IndexByte(key[s+1:], '}'); e > 0 {
+				return key[s+1 : s+e+1]
+			}
+		}
+		return key
+	}
+	pieces := []string{"{", "}", "a", "bc", "{}", "é"}
+	var walk func(prefix string, depth int)
+	walk = func(prefix string, depth int) {
+		if got, want := hashtag(prefix), ref(prefix); got != want {
+			t.Fatalf("hashtag(%q) = %q, go-redis %q", prefix, got, want)
+		}
+		if depth == 0 {
+			return
+		}
+		for _, p := range pieces {
+			walk(prefix+p, depth-1)
+		}
+	}
+	walk("", 5)
+	walk(strings.Repeat("x", 30), 3)
 }
