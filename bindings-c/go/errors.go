@@ -28,6 +28,8 @@ const (
 	CodeInvalidCount      Code = 14
 	CodeResultTooLarge    Code = 15
 	CodeInvalidText       Code = 16
+	CodeUnknownProfile    Code = 28
+	CodeNotOffered        Code = 29
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -50,6 +52,11 @@ var (
 	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
 	// strings, so no call of this package returns it.
 	ErrInvalidText = &Error{Code: CodeInvalidText}
+	// ErrUnknownProfile: no compatibility profile has the name (conformance/PROFILES.md).
+	ErrUnknownProfile = &Error{Code: CodeUnknownProfile}
+	// ErrNotOffered: the profile's incumbent does not offer what was asked for (weights, top-k,
+	// a domain, a weight or node id it cannot take).
+	ErrNotOffered = &Error{Code: CodeNotOffered}
 )
 
 var codeNames = map[Code]string{
@@ -69,6 +76,8 @@ var codeNames = map[Code]string{
 	CodeInvalidCount:      "InvalidCount",
 	CodeResultTooLarge:    "ResultTooLarge",
 	CodeInvalidText:       "InvalidText",
+	CodeUnknownProfile:    "UnknownProfile",
+	CodeNotOffered:        "NotOffered",
 }
 
 // String is the variant name of conformance/API.md ("InvalidWeight", "EmptyNodeId", ...).
@@ -99,6 +108,10 @@ type Error struct {
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
 	// CodeResultTooLarge, Actual is the number of keys.
 	Count int
+	// Profile is the profile name of CodeUnknownProfile and CodeNotOffered.
+	Profile string
+	// What is what the profile does not offer, for CodeNotOffered.
+	What string
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -161,6 +174,10 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
+	case CodeUnknownProfile:
+		return fmt.Sprintf("hrwhash: unknown profile %s (conformance/PROFILES.md lists the profiles)", quoted(e.Profile))
+	case CodeNotOffered:
+		return fmt.Sprintf("hrwhash: profile %s does not offer %s", e.Profile, e.What)
 	case CodePanic:
 		return "hrwhash: libhrwhash panicked; the call had no effect"
 	}

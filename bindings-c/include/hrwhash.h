@@ -103,6 +103,15 @@ enum hrw_status
    * number is kept so that every language names the same variant.
    */
   HRW_STATUS_INVALID_TEXT = 16,
+  /**
+   * No compatibility profile has this name (conformance/PROFILES.md).
+   */
+  HRW_STATUS_UNKNOWN_PROFILE = 28,
+  /**
+   * A compatibility profile's incumbent does not offer what was asked for: weights on an
+   * unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
+   */
+  HRW_STATUS_NOT_OFFERED = 29,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -120,6 +129,15 @@ typedef uint32_t hrw_status;
  * once without locking; only `hrw_placement_free` must not race with other calls on it.
  */
 typedef struct hrw_placement hrw_placement;
+
+/**
+ * A membership placed the way an incumbent places it (build it with
+ * `hrw_profile_placement_new`, release it with `hrw_profile_placement_free`).
+ *
+ * Immutable once built: one handle may be used from any number of threads at once; only
+ * `hrw_profile_placement_free` must not race with other calls on it.
+ */
+typedef struct hrw_profile_placement hrw_profile_placement;
 
 /**
  * A node as the caller describes it. Zero-initialised fields mean "no domain".
@@ -476,6 +494,121 @@ hrw_status hrw_node_digest(const uint8_t *seed,
  * `out_draw` is NULL or writable.
  */
 hrw_status hrw_draw(uint64_t score, uint64_t *out_draw);
+
+/**
+ * The name of profile number `index` (0-based, in the order of conformance/PROFILES.md) as a
+ * static NUL-terminated string; INDEX_OUT_OF_RANGE past the last one, so a loop from 0 lists
+ * every profile this library knows.
+ *
+ * # Safety
+ * `out_name` is NULL or writable.
+ */
+hrw_status hrw_profile_name(size_t index, const char **out_name);
+
+/**
+ * Builds the placement of profile `profile_name` (`name_len` bytes, for example
+ * "ketama-libmemcached"; UNKNOWN_PROFILE for any other name) over `count` nodes: node `i` has
+ * the id `ids[i]` of `id_lens[i]` bytes and, when `weights` is non-NULL, the weight
+ * `weights[i]` (`weights` holds `count` values). Lookups return positions in this order. Ids
+ * are copied.
+ *
+ * NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
+ * on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+ * written only on success; release it with `hrw_profile_placement_free`.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
+ * `weights` for `count` elements).
+ */
+hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
+                                     size_t name_len,
+                                     const uint8_t *const *ids,
+                                     const size_t *id_lens,
+                                     const double *weights,
+                                     size_t count,
+                                     struct hrw_profile_placement **out_placement);
+
+/**
+ * Releases a profile placement; NULL is a no-op.
+ *
+ * # Safety
+ * `placement` is NULL or a live handle that no other thread is using.
+ */
+void hrw_profile_placement_free(struct hrw_profile_placement *placement);
+
+/**
+ * The index of the node the incumbent gives `key` to (`key` may be NULL when `key_len` is 0).
+ *
+ * # Safety
+ * `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_profile_placement_owner(const struct hrw_profile_placement *placement,
+                                       const uint8_t *key,
+                                       size_t key_len,
+                                       size_t *out_index);
+
+/**
+ * Owners of `key_count` keys in one call, the keys given as for `hrw_placement_owners`
+ * (concatenated in `keys`, `key_lens[i]` bytes each; BUFFER_TOO_SMALL when `out_len` is below
+ * `key_count`, LENGTH_MISMATCH when the lengths do not add up to `keys_len`).
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_profile_placement_owners(const struct hrw_profile_placement *placement,
+                                        const uint8_t *keys,
+                                        size_t keys_len,
+                                        const size_t *key_lens,
+                                        size_t key_count,
+                                        size_t *out_indices,
+                                        size_t out_len);
+
+/**
+ * The incumbent's top-`k` lookup for `key`: the first `k` distinct nodes, owner first, as
+ * node indices in `out_indices`; `*out_count` receives how many there are (fewer than `k`
+ * when fewer nodes can be reached). BUFFER_TOO_SMALL when `out_len` is below that count;
+ * NOT_OFFERED for a profile whose incumbent has no top-k lookup.
+ *
+ * # Safety
+ * `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_profile_placement_replicas(const struct hrw_profile_placement *placement,
+                                          const uint8_t *key,
+                                          size_t key_len,
+                                          size_t k,
+                                          size_t *out_indices,
+                                          size_t out_len,
+                                          size_t *out_count);
+
+/**
+ * The number of nodes.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_len(const struct hrw_profile_placement *placement,
+                                     size_t *out_len);
+
+/**
+ * The id of the node at `index`: `*out_id` points into the placement (valid until it is freed,
+ * not NUL-terminated) and `*out_id_len` is its length.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_node_id(const struct hrw_profile_placement *placement,
+                                         size_t index,
+                                         const uint8_t **out_id,
+                                         size_t *out_id_len);
+
+/**
+ * The placement's profile name, static and NUL-terminated.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_profile(const struct hrw_profile_placement *placement,
+                                         const char **out_name);
 
 /**
  * A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.

@@ -11,7 +11,9 @@
 
 mod ffi;
 mod placement;
+mod profile;
 mod status;
 
 pub use placement::*;
+pub use profile::*;
 pub use status::*;

@@ -258,7 +258,7 @@ pub unsafe extern "C" fn hrw_placement_owners(
 /// The keys of a batch, `lens[i]` bytes each, taken in order from `keys`. LENGTH_MISMATCH
 /// unless the lengths add up to exactly `keys.len()` (an overflowing sum never adds up), checked
 /// before any key is read.
-fn split_keys<'a>(
+pub(crate) fn split_keys<'a>(
     keys: &'a [u8],
     lens: &'a [usize],
 ) -> Result<impl Iterator<Item = &'a [u8]> + 'a, hrw_status> {

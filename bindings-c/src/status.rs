@@ -49,6 +49,11 @@ pub enum hrw_status {
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
     InvalidText = 16,
+    /// No compatibility profile has this name (conformance/PROFILES.md).
+    UnknownProfile = 28,
+    /// A compatibility profile's incumbent does not offer what was asked for: weights on an
+    /// unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
+    NotOffered = 29,
 }
 
 impl From<&Error> for hrw_status {
@@ -65,6 +70,8 @@ impl From<&Error> for hrw_status {
             Error::InvalidText { .. } => hrw_status::InvalidText,
             Error::InvalidCount => hrw_status::InvalidCount,
             Error::ResultTooLarge => hrw_status::ResultTooLarge,
+            Error::UnknownProfile { .. } => hrw_status::UnknownProfile,
+            Error::NotOffered { .. } => hrw_status::NotOffered,
             _ => hrw_status::Unknown,
         }
     }
@@ -147,6 +154,9 @@ impl hrw_error {
 }
 
 fn message(status: u32) -> &'static CStr {
+    if let Some(m) = crate::profile::status_message(status) {
+        return m;
+    }
     const MESSAGES: [&CStr; 17] = [
         c"ok",
         c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
