@@ -6,7 +6,7 @@ use std::ffi::OsStr;
 use std::io::Write;
 
 use hrwhash::profile::{Lookup, Switch};
-use hrwhash::{Node, Placement, Profile, ProfilePlacement};
+use hrwhash::{Node, Profile, ProfilePlacement};
 use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
@@ -92,41 +92,7 @@ pub fn place(
     result
 }
 
-/// Either side of a `diff`: an hrw-v1 membership or an incumbent's.
-pub enum Side {
-    Hrw(Placement),
-    Profile(ProfilePlacement),
-}
-
-impl Side {
-    fn name(&self) -> &'static str {
-        match self {
-            Side::Hrw(_) => hrwhash::ALGORITHM,
-            Side::Profile(p) => p.profile().name(),
-        }
-    }
-}
-
-impl Lookup for Side {
-    fn node_count(&self) -> usize {
-        match self {
-            Side::Hrw(p) => p.node_count(),
-            Side::Profile(p) => p.node_count(),
-        }
-    }
-    fn node_id(&self, index: usize) -> &[u8] {
-        match self {
-            Side::Hrw(p) => p.node_id(index),
-            Side::Profile(p) => p.node_id(index),
-        }
-    }
-    fn owner_of(&self, key: &[u8]) -> usize {
-        match self {
-            Side::Hrw(p) => p.owner_of(key),
-            Side::Profile(p) => p.owner_of(key),
-        }
-    }
-}
+pub use hrwhash::profile::AnyPlacement as Side;
 
 /// `diff` where either side is a profile: keys moved, the flows, and keys per node.
 pub fn diff(
@@ -136,7 +102,7 @@ pub fn diff(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from_name, to_name) = (from.name(), to.name());
+    let (from_name, to_name) = (from.algorithm(), to.algorithm());
     let switch = Switch::new(from, to);
     let mut d = switch.diff();
     keys.for_each(|key| d.add(key));
