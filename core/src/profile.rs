@@ -32,7 +32,7 @@ mod pymemcache_rendezvous;
 mod switch;
 mod text;
 
-pub use switch::{Lookup, Switch, SwitchDiff};
+pub use switch::{AnyPlacement, Lookup, Switch, SwitchDiff};
 
 /// An incumbent placement algorithm hrwhash reproduces (conformance/PROFILES.md).
 #[non_exhaustive]

@@ -56,6 +56,46 @@ impl Lookup for ProfilePlacement {
     }
 }
 
+/// An hrw-v1 membership or an incumbent's, for a [`Switch`] whose sides are chosen at run time.
+#[derive(Clone, Debug)]
+pub enum AnyPlacement {
+    /// Placed by hrw-v1.
+    Hrw(Placement),
+    /// Placed by an incumbent's profile.
+    Profile(ProfilePlacement),
+}
+
+impl AnyPlacement {
+    /// `hrw-v1` or the profile's name.
+    pub fn algorithm(&self) -> &'static str {
+        match self {
+            AnyPlacement::Hrw(_) => crate::ALGORITHM,
+            AnyPlacement::Profile(p) => p.profile().name(),
+        }
+    }
+}
+
+impl Lookup for AnyPlacement {
+    fn node_count(&self) -> usize {
+        match self {
+            AnyPlacement::Hrw(p) => p.node_count(),
+            AnyPlacement::Profile(p) => p.node_count(),
+        }
+    }
+    fn node_id(&self, index: usize) -> &[u8] {
+        match self {
+            AnyPlacement::Hrw(p) => p.node_id(index),
+            AnyPlacement::Profile(p) => p.node_id(index),
+        }
+    }
+    fn owner_of(&self, key: &[u8]) -> usize {
+        match self {
+            AnyPlacement::Hrw(p) => p.owner_of(key),
+            AnyPlacement::Profile(p) => p.owner_of(key),
+        }
+    }
+}
+
 /// No node of the other side has this id.
 const NONE: u32 = u32::MAX;
 
