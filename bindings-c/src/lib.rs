@@ -11,7 +11,13 @@
 
 mod ffi;
 mod placement;
+mod ramp;
 mod status;
+mod transition;
+mod view;
 
 pub use placement::*;
+pub use ramp::*;
 pub use status::*;
+pub use transition::*;
+pub use view::*;
