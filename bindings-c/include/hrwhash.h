@@ -840,10 +840,10 @@ hrw_status hrw_ramp_len(const struct hrw_ramp *ramp, size_t *out_len);
  * # Safety
  * `ramp` is a live handle; `error` is NULL or writable.
  */
-hrw_status hrw_ramp_step(const struct hrw_ramp *ramp,
-                         size_t step,
-                         struct hrw_ramp_step *out_step,
-                         struct hrw_error *error);
+hrw_status hrw_ramp_get_step(const struct hrw_ramp *ramp,
+                             size_t step,
+                             struct hrw_ramp_step *out_step,
+                             struct hrw_error *error);
 
 /**
  * The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last

@@ -115,7 +115,7 @@ pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize
 /// # Safety
 /// `ramp` is a live handle; `error` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_step(
+pub unsafe extern "C" fn hrw_ramp_get_step(
     ramp: *const hrw_ramp,
     step: usize,
     out_step: *mut hrw_ramp_step,
