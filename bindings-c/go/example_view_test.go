@@ -1,5 +1,3 @@
-//go:build cgo && !purego
-
 package hrwhash_test
 
 import (

@@ -17,9 +17,9 @@ import (
 	"github.com/hrwhash/hrwhash/bindings-c/go"
 )
 
-// Every case of conformance/views.json (with cgo), transitions against plain lookups, and the
-// errors of every view, transition, diff and ramp call. The pure-Go build has no views: there
-// every constructor must return ErrViewsNeedCgo.
+// Every case of conformance/views.json, transitions against plain lookups, and the errors of
+// every view, transition, diff and ramp call, in both builds: libhrwhash with cgo, the Go
+// implementation of VIEW.md (internal/hrwview) without.
 
 type viewOwner struct {
 	Key   string `json:"key"`
@@ -211,45 +211,7 @@ func checkViewError(t *testing.T, c viewCase, err error) {
 	}
 }
 
-func TestViewsPureGoHasNoViews(t *testing.T) {
-	if hrwhash.Backend == "cgo" {
-		t.Log("the cgo build has views: see TestViews*")
-		return
-	}
-	p, err := hrwhash.New("a", "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := hrwhash.NewView(p, 1); !errors.Is(err, hrwhash.ErrViewsNeedCgo) {
-		t.Errorf("NewView: %v", err)
-	}
-	if _, err := hrwhash.ViewFromJSON([]byte("{}")); !errors.Is(err, hrwhash.ErrViewsNeedCgo) {
-		t.Errorf("ViewFromJSON: %v", err)
-	}
-	if _, err := hrwhash.NewPlacementTransition(p, p); !errors.Is(err, hrwhash.ErrViewsNeedCgo) {
-		t.Errorf("NewPlacementTransition: %v", err)
-	}
-	// Every case of the file gets the same typed error.
-	f := loadViews(t)
-	for _, c := range f.Valid {
-		if _, err := hrwhash.ViewFromJSON(c.doc(t), c.opts(t)...); !errors.Is(err, hrwhash.ErrViewsNeedCgo) {
-			t.Errorf("%s: %v", c.Name, err)
-		}
-	}
-}
-
-// needViews stops a test of the view API in the pure-Go build, where
-// TestViewsPureGoHasNoViews checks instead that the API refuses with ErrViewsNeedCgo.
-func needViews(t *testing.T) {
-	t.Helper()
-	if hrwhash.Backend != "cgo" {
-		t.Log("pure-Go build: views are checked by TestViewsPureGoHasNoViews")
-		t.SkipNow()
-	}
-}
-
 func TestViewsValid(t *testing.T) {
-	needViews(t)
 	f := loadViews(t)
 	p, _ := hrwhash.New("a")
 	v, err := hrwhash.NewView(p, 0)
@@ -315,7 +277,6 @@ func TestViewsValid(t *testing.T) {
 }
 
 func TestViewsEquivalent(t *testing.T) {
-	needViews(t)
 	for _, c := range loadViews(t).Equivalent {
 		t.Run(c.Name, func(t *testing.T) {
 			a, errA := hrwhash.ViewFromJSON([]byte(c.A))
@@ -338,7 +299,6 @@ func TestViewsEquivalent(t *testing.T) {
 }
 
 func TestViewsInvalid(t *testing.T) {
-	needViews(t)
 	for _, c := range loadViews(t).Invalid {
 		t.Run(c.Name, func(t *testing.T) {
 			v, err := hrwhash.ViewFromJSON(c.doc(t), c.opts(t)...)
@@ -360,7 +320,6 @@ func TestViewsInvalid(t *testing.T) {
 }
 
 func TestViewsMovement(t *testing.T) {
-	needViews(t)
 	for _, c := range loadViews(t).Movement {
 		t.Run(c.Name, func(t *testing.T) {
 			side := func(old bool) *hrwhash.Placement {
@@ -415,7 +374,6 @@ func TestViewsMovement(t *testing.T) {
 }
 
 func TestViewsRamps(t *testing.T) {
-	needViews(t)
 	for _, c := range loadViews(t).Ramps {
 		t.Run(c.Name, func(t *testing.T) {
 			old, errO := hrwhash.ViewFromJSON([]byte(c.From))
@@ -486,7 +444,6 @@ func TestViewsRamps(t *testing.T) {
 }
 
 func TestViewsTransitionAgreesWithLookups(t *testing.T) {
-	needViews(t)
 	old, _ := hrwhash.New("a", "b", "c", "d", "e")
 	now, err := hrwhash.NewNodes([]hrwhash.Node{
 		{ID: "f"}, {ID: "b", Weight: hrwhash.Weight(2)}, {ID: "a", Weight: hrwhash.Weight(0)}, {ID: "d"}, {ID: "c", Domain: "z"},
@@ -644,7 +601,6 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 }
 
 func TestViewsErrors(t *testing.T) {
-	needViews(t)
 	p, _ := hrwhash.New("a", "b")
 	v, _ := hrwhash.NewView(p, 3)
 	text, _ := v.JSON()
