@@ -183,6 +183,11 @@ func (e *Error) Error() string {
 	case CodeEmptyNodeID:
 		return fmt.Sprintf("hrwhash: empty node id at index %d", e.Index)
 	case CodeDuplicateNodeID:
+		if e.ID == "" {
+			// A view document's duplicate: libhrwhash names the positions, not the id (an empty
+			// id is never a duplicate, it is ErrEmptyNodeID first).
+			return fmt.Sprintf("hrwhash: duplicate node id at index %d (first at index %d)", e.Index, e.FirstIndex)
+		}
 		return fmt.Sprintf("hrwhash: duplicate node id %s at index %d (first at index %d)", quoted(e.ID), e.Index, e.FirstIndex)
 	case CodeInvalidWeight:
 		if e.Index < 0 {

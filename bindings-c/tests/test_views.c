@@ -1,8 +1,9 @@
 /* Runs every case of conformance/views.json through the C ABI (views, movement, ramps), checks
- * transitions and diffs against plain lookups, and gives every view, transition, diff and ramp
- * function each bad input it can get from C. */
+ * transitions and diffs against plain lookups and under threads sharing one handle, and gives
+ * every view, transition, diff and ramp function each bad input it can get from C. */
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -741,6 +742,67 @@ static void test_transitions(void) {
     hrw_placement_free(new_);
 }
 
+/* ---- one transition and one view shared by threads without locking ------------------------ */
+
+enum { THREADS = 4, THREAD_KEYS = 3000 };
+
+static hrw_transition *shared_t;
+static hrw_view *shared_v;
+static hrw_route expected_routes[THREAD_KEYS];
+
+static void *route_worker(void *arg) {
+    size_t offset = *(size_t *)arg, mismatches = 0;
+    hrw_diff *d = NULL;
+    if (hrw_transition_diff(shared_t, &d) != HRW_STATUS_OK) return (void *)1;
+    for (size_t round = 0; round < THREAD_KEYS; round++) {
+        size_t i = (round + offset * 701) % THREAD_KEYS;
+        char key[24];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        hrw_route r;
+        if (hrw_transition_route(shared_t, (const uint8_t *)key, (size_t)kl, &r) != HRW_STATUS_OK ||
+            r.old_index != expected_routes[i].old_index || r.new_index != expected_routes[i].new_index ||
+            r.moved != expected_routes[i].moved)
+            mismatches++;
+        if (hrw_diff_add(d, (const uint8_t *)key, (size_t)kl) != HRW_STATUS_OK) mismatches++;
+        char fp[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        if (round % 100 == 0 && hrw_view_fingerprint_hex(shared_v, (uint8_t *)fp, sizeof fp) != HRW_STATUS_OK)
+            mismatches++;
+    }
+    uint64_t keys = 0;
+    hrw_diff_keys(d, &keys);
+    if (keys != THREAD_KEYS) mismatches++;
+    hrw_diff_free(d);
+    return (void *)(uintptr_t)mismatches;
+}
+
+static void test_threads(void) {
+    current = "threads";
+    static const char *const a[] = {"a", "b", "c"}, *const b[] = {"a", "b", "c", "d"};
+    hrw_placement *old = make(a, 3, NULL), *new_ = make(b, 4, NULL);
+    CHECK(hrw_view_new(new_, 9, &shared_v, NULL) == HRW_STATUS_OK, "view");
+    CHECK(hrw_transition_from_placements(old, new_, &shared_t) == HRW_STATUS_OK, "transition");
+    for (size_t i = 0; i < THREAD_KEYS; i++) {
+        char key[24];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        hrw_transition_route(shared_t, (const uint8_t *)key, (size_t)kl, &expected_routes[i]);
+    }
+    pthread_t threads[THREADS];
+    size_t offsets[THREADS];
+    for (size_t i = 0; i < THREADS; i++) {
+        offsets[i] = i;
+        CHECK(pthread_create(&threads[i], NULL, route_worker, &offsets[i]) == 0, "pthread_create");
+    }
+    for (size_t i = 0; i < THREADS; i++) {
+        void *mismatches = NULL;
+        pthread_join(threads[i], &mismatches);
+        CHECK(mismatches == NULL, "thread %zu: %zu mismatches", i, (size_t)(uintptr_t)mismatches);
+    }
+    hrw_transition_free(shared_t);
+    hrw_view_free(shared_v);
+    hrw_placement_free(old);
+    hrw_placement_free(new_);
+}
+
 /* ---- bad inputs ---------------------------------------------------------------------------- */
 
 static const char VIEW_TEXT[] = "{\"format\": \"hrwhash-view-v1\", \"algorithm\": \"hrw-v1\", \"epoch\": \"5\", "
@@ -939,6 +1001,7 @@ int main(int argc, char **argv) {
     run_kind(root, "movement", run_movement);
     run_kind(root, "ramps", run_ramp);
     test_transitions();
+    test_threads();
     test_errors(default_fp);
     json_free(root);
     return check_report("test_views");
