@@ -999,7 +999,8 @@ hrw_status hrw_transition_route(const struct hrw_transition *transition,
  * The top-`k` replica sets of `key` before and after, and what changes between them: into
  * `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
  * least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
- * receives how many indices each array got; slots past them are left as they were.
+ * receives how many indices each array got; slots past them are left as they were. The arrays
+ * should not overlap (if they do, the later ones overwrite the earlier ones).
  *
  * # Safety
  * `transition` is a live handle; `key` is NULL or valid for `key_len` bytes; each array is NULL

@@ -331,7 +331,8 @@ pub unsafe extern "C" fn hrw_transition_route(
 /// The top-`k` replica sets of `key` before and after, and what changes between them: into
 /// `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
 /// least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
-/// receives how many indices each array got; slots past them are left as they were.
+/// receives how many indices each array got; slots past them are left as they were. The arrays
+/// should not overlap (if they do, the later ones overwrite the earlier ones).
 ///
 /// # Safety
 /// `transition` is a live handle; `key` is NULL or valid for `key_len` bytes; each array is NULL
@@ -356,15 +357,14 @@ pub unsafe extern "C" fn hrw_transition_route_top(
         let set_dst = out(out_set)?;
         // SAFETY: caller contract.
         let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract, for each array.
-        let (before, after, add, drop) = unsafe {
-            (
-                span_mut(before, capacity)?,
-                span_mut(after, capacity)?,
-                span_mut(add, capacity)?,
-                span_mut(drop, capacity)?,
-            )
-        };
+        // The four arrays may overlap (a caller's mistake that is still no reason for UB): they
+        // are written through raw pointers, never as slices that would alias.
+        let arrays = [
+            out_array(before, capacity)?,
+            out_array(after, capacity)?,
+            out_array(add, capacity)?,
+            out_array(drop, capacity)?,
+        ];
         let need = k
             .min(t.old().selectable_len())
             .max(k.min(t.new_placement().selectable_len()));
@@ -372,10 +372,16 @@ pub unsafe extern "C" fn hrw_transition_route_top(
             return Err(hrw_status::BufferTooSmall);
         }
         let r = t.route_top(key, k);
-        before[..r.before.len()].copy_from_slice(&r.before);
-        after[..r.after.len()].copy_from_slice(&r.after);
-        add[..r.add.len()].copy_from_slice(&r.add);
-        drop[..r.drop.len()].copy_from_slice(&r.drop);
+        for (dst, src) in arrays
+            .into_iter()
+            .zip([&r.before, &r.after, &r.add, &r.drop])
+        {
+            if !src.is_empty() {
+                // SAFETY: `dst` is valid for `capacity` >= `need` >= `src.len()` elements (caller
+                // contract, checked non-NULL), and `src` is our own vector.
+                unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
+            }
+        }
         put(
             set_dst,
             hrw_route_set {
@@ -386,6 +392,18 @@ pub unsafe extern "C" fn hrw_transition_route_top(
             },
         )
     })
+}
+
+/// A caller array of `capacity` indices: NULL only with capacity 0 (NULL_PARAMETER), and a
+/// capacity some buffer can have (RESULT_TOO_LARGE).
+fn out_array(ptr: *mut usize, capacity: usize) -> Result<*mut usize, hrw_status> {
+    if ptr.is_null() && capacity != 0 {
+        return Err(hrw_status::NullParameter);
+    }
+    if capacity > isize::MAX as usize / std::mem::size_of::<usize>() {
+        return Err(hrw_status::ResultTooLarge);
+    }
+    Ok(ptr)
 }
 
 /// The moved keys of a batch, in batch order: the keys are given as for

@@ -689,6 +689,15 @@ static void test_transitions(void) {
     CHECK(hrw_transition_route_top(t, (const uint8_t *)"k", 1, K, small, small, small, small, K - 1, &set) ==
               HRW_STATUS_BUFFER_TOO_SMALL,
           "route_top capacity");
+    /* Overlapping arrays are the caller's mistake, not undefined behaviour: the last one wins. */
+    size_t shared[K], sep[4][K];
+    hrw_route_set sep_set;
+    CHECK(hrw_transition_route_top(t, (const uint8_t *)"key-7", 5, K, shared, shared, shared, shared, K, &set) ==
+                  HRW_STATUS_OK &&
+              hrw_transition_route_top(t, (const uint8_t *)"key-7", 5, K, sep[0], sep[1], sep[2], sep[3], K,
+                                       &sep_set) == HRW_STATUS_OK &&
+              set.before_len == sep_set.before_len && set.drop_len == sep_set.drop_len,
+          "route_top with one array for all four");
     CHECK(hrw_transition_route_top(t, (const uint8_t *)"k", 1, 0, NULL, NULL, NULL, NULL, 0, &set) == HRW_STATUS_OK &&
               set.before_len == 0 && set.after_len == 0,
           "route_top k = 0");
