@@ -10,7 +10,10 @@ import "C"
 
 import (
 	"runtime"
+	"strings"
 	"unsafe"
+
+	"github.com/hrwhash/hrwhash/bindings-c/go/internal/hrwview"
 )
 
 // detailError is the *Error of a failed call that filled an hrw_error.
@@ -123,9 +126,25 @@ func viewFromJSON(doc []byte, seed Seed) (*View, error) {
 	st := C.hrw_view_from_json(bytesPtr(doc), C.size_t(len(doc)), seedPtr(&seed), SeedLen, &h, &detail)
 	runtime.KeepAlive(doc)
 	if st != C.HRW_STATUS_OK {
-		return nil, detailError(st, &detail)
+		err := detailError(st, &detail)
+		if e := err.(*Error); e.Code == CodeInvalidView && int(detail.field_len) > len(e.Field) {
+			e.Field = fullField(doc, e, int(detail.field_len))
+		}
+		return nil, err
 	}
 	return wrapView(h)
+}
+
+// fullField recovers a member name longer than hrw_error.field holds: the Go implementation of
+// VIEW.md (the pure-Go build's, held to the same answers by FuzzViewJSON and views.json) names
+// the same member; it is used only when its name has the length and the start libhrwhash gave.
+func fullField(doc []byte, e *Error, length int) string {
+	g, ok := hrwview.ParseError(doc)
+	if ok && g.Code == uint32(CodeInvalidView) && len(g.Field) == length && strings.HasPrefix(g.Field, e.Field) &&
+		g.Index == e.Index && g.Reason == string(e.Reason) {
+		return g.Field
+	}
+	return e.Field
 }
 
 func newView(p *Placement, epoch uint64) (*View, error) {

@@ -631,6 +631,12 @@ func TestViewsErrors(t *testing.T) {
 		e.Reason != hrwhash.FaultWrongType || e.Index != -1 {
 		t.Errorf("wrong type: %v", err)
 	}
+	// A member name longer than the C ABI's hrw_error.field: both builds give it whole.
+	long := strings.Repeat("z", 100)
+	if _, err := hrwhash.ViewFromJSON([]byte(`{"` + long + `": 1}`)); !errors.As(err, &e) || e.Field != long ||
+		e.Reason != hrwhash.FaultUnknown {
+		t.Errorf("long member name: %v", err)
+	}
 	if _, err := hrwhash.NewRampPlan(v, sv, 0.5); !errors.Is(err, hrwhash.ErrSeedMismatch) {
 		t.Errorf("ramp across seeds: %v", err)
 	}

@@ -143,6 +143,13 @@ func Parse(doc []byte) (*Doc, error) {
 	return out, nil
 }
 
+// ParseError is the error Parse gives for doc, if it is one of this package's.
+func ParseError(doc []byte) (*Error, bool) {
+	_, err := Parse(doc)
+	e, ok := err.(*Error)
+	return e, ok
+}
+
 func epoch(m map[string]value) (uint64, error) {
 	v, ok := m["epoch"]
 	switch {
