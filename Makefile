@@ -3,12 +3,13 @@ SHELL := /bin/bash
 CARGO ?= cargo
 
 .PHONY: demo test dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
+	record-profiles \
 	fuzz test-fuzz fuzz-build
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
 
-test: check-generated test-core test-conformance test-cli test-py test-node test-c test-go test-dist test-fuzz
+test: check-generated record-profiles test-core test-conformance test-cli test-py test-node test-c test-go test-dist test-fuzz
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -44,6 +45,11 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
+
+# Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
+# the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).
+record-profiles:
+	$(MAKE) -C conformance/profiles/record check
 
 # What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
 # platform package, the C release tarball; all in dist/.

@@ -28,6 +28,12 @@ const (
 	CodeInvalidCount      Code = 14
 	CodeResultTooLarge    Code = 15
 	CodeInvalidText       Code = 16
+	CodeInvalidJSON       Code = 17
+	CodeInvalidView       Code = 18
+	CodeSeedMismatch      Code = 19
+	CodeInvalidMoveLimit  Code = 20
+	CodeUnknownProfile    Code = 28
+	CodeNotOffered        Code = 29
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -50,6 +56,21 @@ var (
 	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
 	// strings, so no call of this package returns it.
 	ErrInvalidText = &Error{Code: CodeInvalidText}
+	// ErrInvalidJSON: a view document is not one well-formed JSON value (Line, Column).
+	ErrInvalidJSON = &Error{Code: CodeInvalidJSON}
+	// ErrInvalidView: a view document is JSON but not a valid view (Field, Index, Reason).
+	ErrInvalidView = &Error{Code: CodeInvalidView}
+	// ErrSeedMismatch: the seed is not the one the view was written for, or the two views of
+	// a ramp have different seeds.
+	ErrSeedMismatch = &Error{Code: CodeSeedMismatch}
+	// ErrInvalidMoveLimit: a ramp's per-step limit is not a fraction in (0, 1] large enough to
+	// advance (MaxMove).
+	ErrInvalidMoveLimit = &Error{Code: CodeInvalidMoveLimit}
+	// ErrUnknownProfile: no compatibility profile has the name (conformance/PROFILES.md).
+	ErrUnknownProfile = &Error{Code: CodeUnknownProfile}
+	// ErrNotOffered: the profile's incumbent does not offer what was asked for (weights, top-k,
+	// a domain, a weight or node id it cannot take).
+	ErrNotOffered = &Error{Code: CodeNotOffered}
 )
 
 var codeNames = map[Code]string{
@@ -69,7 +90,30 @@ var codeNames = map[Code]string{
 	CodeInvalidCount:      "InvalidCount",
 	CodeResultTooLarge:    "ResultTooLarge",
 	CodeInvalidText:       "InvalidText",
+	CodeInvalidJSON:       "InvalidJson",
+	CodeInvalidView:       "InvalidView",
+	CodeSeedMismatch:      "SeedMismatch",
+	CodeInvalidMoveLimit:  "InvalidMoveLimit",
+	CodeUnknownProfile:    "UnknownProfile",
+	CodeNotOffered:        "NotOffered",
 }
+
+// ViewFault says what is wrong with the member of a view document that an ErrInvalidView
+// names; the values are the names conformance/views.json uses.
+type ViewFault string
+
+// The faults of conformance/VIEW.md section 5.
+const (
+	FaultMissing          ViewFault = "missing"
+	FaultWrongType        ViewFault = "wrong_type"
+	FaultUnknown          ViewFault = "unknown"
+	FaultDuplicate        ViewFault = "duplicate"
+	FaultConflict         ViewFault = "conflict"
+	FaultUnsupported      ViewFault = "unsupported"
+	FaultInvalid          ViewFault = "invalid"
+	FaultOutOfRange       ViewFault = "out_of_range"
+	FaultNotRepresentable ViewFault = "not_representable"
+)
 
 // String is the variant name of conformance/API.md ("InvalidWeight", "EmptyNodeId", ...).
 func (c Code) String() string {
@@ -99,6 +143,21 @@ type Error struct {
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
 	// CodeResultTooLarge, Actual is the number of keys.
 	Count int
+	// Line and Column are where parsing stopped, for CodeInvalidJSON (1-based; Column counts
+	// bytes and is 0 when the text ended at the start of a line).
+	Line, Column int
+	// Field is the member of the view document at fault for CodeInvalidView ("format",
+	// "weight", an unknown member's own name, "" for the document itself); Index is then the
+	// node's position in "nodes", or -1 when the fault is not inside a node; Reason says what
+	// is wrong.
+	Field  string
+	Reason ViewFault
+	// MaxMove is the rejected limit of CodeInvalidMoveLimit.
+	MaxMove float64
+	// Profile is the profile name of CodeUnknownProfile and CodeNotOffered.
+	Profile string
+	// What is what the profile does not offer, for CodeNotOffered.
+	What string
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -131,12 +190,17 @@ func weightProblem(w float64) string {
 func (e *Error) Error() string {
 	switch e.Code {
 	case CodeNullParameter:
-		return "hrwhash: the Placement is nil or was not built by a constructor of this package"
+		return "hrwhash: the Placement, View, Transition, Diff or RampPlan is nil or was not built by a constructor of this package"
 	case CodeEmptyMembership:
 		return "hrwhash: empty membership: no nodes"
 	case CodeEmptyNodeID:
 		return fmt.Sprintf("hrwhash: empty node id at index %d", e.Index)
 	case CodeDuplicateNodeID:
+		if e.ID == "" {
+			// A view document's duplicate: libhrwhash names the positions, not the id (an empty
+			// id is never a duplicate, it is ErrEmptyNodeID first).
+			return fmt.Sprintf("hrwhash: duplicate node id at index %d (first at index %d)", e.Index, e.FirstIndex)
+		}
 		return fmt.Sprintf("hrwhash: duplicate node id %s at index %d (first at index %d)", quoted(e.ID), e.Index, e.FirstIndex)
 	case CodeInvalidWeight:
 		if e.Index < 0 {
@@ -161,8 +225,26 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
+	case CodeUnknownProfile:
+		return fmt.Sprintf("hrwhash: unknown profile %s (conformance/PROFILES.md lists the profiles)", quoted(e.Profile))
+	case CodeNotOffered:
+		return fmt.Sprintf("hrwhash: profile %s does not offer %s", e.Profile, e.What)
 	case CodePanic:
 		return "hrwhash: libhrwhash panicked; the call had no effect"
+	case CodeInvalidJSON:
+		return fmt.Sprintf("hrwhash: view: not well-formed JSON at line %d, column %d", e.Line, e.Column)
+	case CodeInvalidView:
+		switch {
+		case e.Index >= 0:
+			return fmt.Sprintf("hrwhash: view: nodes[%d] member %s: %s", e.Index, quoted(e.Field), e.Reason)
+		case e.Field == "":
+			return fmt.Sprintf("hrwhash: view: the document: %s", e.Reason)
+		}
+		return fmt.Sprintf("hrwhash: view: member %s: %s", quoted(e.Field), e.Reason)
+	case CodeSeedMismatch:
+		return "hrwhash: the seed does not match the view's seed fingerprint: keys would be placed on other nodes"
+	case CodeInvalidMoveLimit:
+		return fmt.Sprintf("hrwhash: invalid per-step move limit %s: a fraction in (0, 1] large enough to advance the ramp", weightText(e.MaxMove))
 	}
 	return fmt.Sprintf("hrwhash: error %s", e.Code)
 }

@@ -12,6 +12,7 @@
 #ifndef HRWHASH_H
 #define HRWHASH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #define HRW_VERSION_MAJOR 0
@@ -21,6 +22,36 @@
 #define HRW_ALGORITHM "hrw-v1"
 #define HRW_SEED_LEN 16
 
+
+/**
+ * Positions of a ramp's line from the old weights (0) to the new ones (`HRW_RAMP_GRID`).
+ */
+#define HRW_RAMP_GRID 65536
+
+/**
+ * Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
+ */
+#define HRW_ERROR_FIELD_SIZE 64
+
+/**
+ * Length of a view fingerprint in bytes.
+ */
+#define HRW_VIEW_FINGERPRINT_LEN 16
+
+/**
+ * Length of a seed fingerprint in bytes.
+ */
+#define HRW_SEED_FINGERPRINT_LEN 8
+
+/**
+ * Size of the buffer `hrw_view_fingerprint_hex` needs: 32 hex digits and a NUL.
+ */
+#define HRW_VIEW_FINGERPRINT_HEX_SIZE ((2 * HRW_VIEW_FINGERPRINT_LEN) + 1)
+
+/**
+ * Size of the buffer `hrw_view_seed_fingerprint_hex` needs: 16 hex digits and a NUL.
+ */
+#define HRW_SEED_FINGERPRINT_HEX_SIZE ((2 * HRW_SEED_FINGERPRINT_LEN) + 1)
 
 /**
  * The result of every hrwhash call. The numbers are part of the ABI: they never change and a
@@ -103,6 +134,35 @@ enum hrw_status
    * number is kept so that every language names the same variant.
    */
   HRW_STATUS_INVALID_TEXT = 16,
+  /**
+   * A view document is not one well-formed JSON value (details: `line`, `column`).
+   */
+  HRW_STATUS_INVALID_JSON = 17,
+  /**
+   * A view document is JSON but not a valid view (details: `field`, `index`/`has_index`,
+   * `reason`), or a view would be invalid (an epoch out of range, a weight no JSON number
+   * holds exactly).
+   */
+  HRW_STATUS_INVALID_VIEW = 18,
+  /**
+   * The seed given is not the seed the view was written for, or the two views of a ramp have
+   * different seeds.
+   */
+  HRW_STATUS_SEED_MISMATCH = 19,
+  /**
+   * A ramp's per-step move limit is not a fraction in (0, 1] large enough to advance (details:
+   * `value`).
+   */
+  HRW_STATUS_INVALID_MOVE_LIMIT = 20,
+  /**
+   * No compatibility profile has this name (conformance/PROFILES.md).
+   */
+  HRW_STATUS_UNKNOWN_PROFILE = 28,
+  /**
+   * A compatibility profile's incumbent does not offer what was asked for: weights on an
+   * unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
+   */
+  HRW_STATUS_NOT_OFFERED = 29,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -113,6 +173,77 @@ typedef uint32_t hrw_status;
 #endif // __cplusplus
 
 /**
+ * What is wrong with a member of a view document (`hrw_error.reason` of INVALID_VIEW; its
+ * name in conformance/views.json comes from `hrw_view_fault_name`). The numbers never change.
+ */
+enum hrw_view_fault
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not an INVALID_VIEW error.
+   */
+  HRW_VIEW_FAULT_NONE = 0,
+  /**
+   * A required member is absent.
+   */
+  HRW_VIEW_FAULT_MISSING = 1,
+  /**
+   * The member's JSON type is not the one the format requires.
+   */
+  HRW_VIEW_FAULT_WRONG_TYPE = 2,
+  /**
+   * The member is not part of the format.
+   */
+  HRW_VIEW_FAULT_UNKNOWN = 3,
+  /**
+   * The member appears twice in one object.
+   */
+  HRW_VIEW_FAULT_DUPLICATE = 4,
+  /**
+   * The member excludes another one that is present.
+   */
+  HRW_VIEW_FAULT_CONFLICT = 5,
+  /**
+   * The format tag or algorithm is not one this version supports.
+   */
+  HRW_VIEW_FAULT_UNSUPPORTED = 6,
+  /**
+   * The value is malformed.
+   */
+  HRW_VIEW_FAULT_INVALID = 7,
+  /**
+   * The value is outside its range.
+   */
+  HRW_VIEW_FAULT_OUT_OF_RANGE = 8,
+  /**
+   * A weight has more than 53 significant bits: no JSON number holds it exactly.
+   */
+  HRW_VIEW_FAULT_NOT_REPRESENTABLE = 9,
+  /**
+   * A fault this version of the C ABI does not know by name.
+   */
+  HRW_VIEW_FAULT_OTHER = 10,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_view_fault hrw_view_fault;
+#else
+typedef uint32_t hrw_view_fault;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Owner counts of a stream of keys under one transition (`hrw_transition_diff`). Its memory
+ * depends on the number of nodes and flows, never on the number of keys.
+ *
+ * `hrw_diff_add` and `hrw_diff_add_many` change it: a diff is used by one thread at a time
+ * (give each thread its own and combine them with `hrw_diff_merge`).
+ */
+typedef struct hrw_diff hrw_diff;
+
+/**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
  * `hrw_placement_free`).
  *
@@ -120,6 +251,41 @@ typedef uint32_t hrw_status;
  * once without locking; only `hrw_placement_free` must not race with other calls on it.
  */
 typedef struct hrw_placement hrw_placement;
+
+/**
+ * A membership placed the way an incumbent places it (build it with
+ * `hrw_profile_placement_new`, release it with `hrw_profile_placement_free`).
+ *
+ * Immutable once built: one handle may be used from any number of threads at once; only
+ * `hrw_profile_placement_free` must not race with other calls on it.
+ */
+typedef struct hrw_profile_placement hrw_profile_placement;
+
+/**
+ * A planned ramp (`hrw_ramp_new`, released by `hrw_ramp_free`). Immutable: one handle may be
+ * used from any number of threads at once; only `hrw_ramp_free` must not race with other
+ * calls on it.
+ */
+typedef struct hrw_ramp hrw_ramp;
+
+/**
+ * The change from an old membership to a new one (`hrw_transition_new`,
+ * `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
+ * the same node when their ids are equal.
+ *
+ * Immutable: one handle may be used from any number of threads at once; only
+ * `hrw_transition_free` must not race with other calls on it.
+ */
+typedef struct hrw_transition hrw_transition;
+
+/**
+ * An immutable view (load it with `hrw_view_from_json`, or make one with `hrw_view_new`;
+ * release it with `hrw_view_free`).
+ *
+ * A view never changes, so one handle may be used from any number of threads at once without
+ * locking; only `hrw_view_free` must not race with other calls on it.
+ */
+typedef struct hrw_view hrw_view;
 
 /**
  * A node as the caller describes it. Zero-initialised fields mean "no domain".
@@ -192,7 +358,7 @@ typedef struct hrw_error {
    */
   size_t first_index;
   /**
-   * INVALID_WEIGHT: the rejected weight.
+   * INVALID_WEIGHT: the rejected weight. INVALID_MOVE_LIMIT: the rejected limit.
    */
   double value;
   /**
@@ -203,7 +369,167 @@ typedef struct hrw_error {
    * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
    */
   size_t actual;
+  /**
+   * INVALID_JSON: the 1-based line where parsing stopped.
+   */
+  size_t line;
+  /**
+   * INVALID_JSON: the 1-based column (in bytes) where parsing stopped; 0 when the text ended
+   * at the start of the line.
+   */
+  size_t column;
+  /**
+   * INVALID_VIEW: whether `index` names a node (a position in `"nodes"`); when false the
+   * fault is outside the nodes and `index` is 0.
+   */
+  bool has_index;
+  /**
+   * INVALID_VIEW: what is wrong with the member `field`.
+   */
+  hrw_view_fault reason;
+  /**
+   * INVALID_VIEW: the length in bytes of the member name at fault (`"format"`, `"weight"`, an
+   * unknown member's own name, or empty for the document itself). The name may be longer
+   * than `field` holds: then `field` has its first `HRW_ERROR_FIELD_SIZE - 1` bytes.
+   */
+  size_t field_len;
+  /**
+   * INVALID_VIEW: the member name at fault, NUL-terminated (a name that itself contains NUL
+   * is cut there for `%s`; `field_len` is its real length).
+   */
+  uint8_t field[HRW_ERROR_FIELD_SIZE];
 } hrw_error;
+
+/**
+ * One step of a ramp.
+ */
+typedef struct hrw_ramp_step {
+  /**
+   * The epoch of the step's view: the old view's epoch plus the step's 1-based number.
+   */
+  uint64_t epoch;
+  /**
+   * Where the weights are on the line, 0 to `HRW_RAMP_GRID`.
+   */
+  uint32_t position;
+  /**
+   * Expected fraction of all keys that change owner from the previous step to this one.
+   */
+  double moved;
+  /**
+   * Whether this is the last step, which removes the drained leaving nodes.
+   */
+  bool removes_drained;
+} hrw_ramp_step;
+
+/**
+ * Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
+ * write to `new_index`.
+ */
+typedef struct hrw_route {
+  /**
+   * Index of the owner in the old membership.
+   */
+  size_t old_index;
+  /**
+   * Index of the owner in the new membership.
+   */
+  size_t new_index;
+  /**
+   * Whether the two owners have different ids.
+   */
+  bool moved;
+} hrw_route;
+
+/**
+ * How many indices `hrw_transition_route_top` wrote into each of its four arrays.
+ */
+typedef struct hrw_route_set {
+  /**
+   * The first `k` nodes of the old ranking (old indices): `min(k, old selectable nodes)`.
+   */
+  size_t before_len;
+  /**
+   * The first `k` nodes of the new ranking (new indices): `min(k, new selectable nodes)`.
+   */
+  size_t after_len;
+  /**
+   * Nodes of `after` whose id is not in `before` (new indices, in ranking order): the
+   * replicas to fill.
+   */
+  size_t add_len;
+  /**
+   * Nodes of `before` whose id is not in `after` (old indices, in ranking order): the
+   * replicas to drop once the new ones are filled.
+   */
+  size_t drop_len;
+} hrw_route_set;
+
+/**
+ * One key that changes owner, as `hrw_transition_plan` lists it.
+ */
+typedef struct hrw_move {
+  /**
+   * Position of the key in the batch (0-based).
+   */
+  size_t key_index;
+  /**
+   * Old-membership index of the node to copy it from.
+   */
+  size_t from;
+  /**
+   * New-membership index of the node to copy it to.
+   */
+  size_t to;
+} hrw_move;
+
+/**
+ * Keys that moved from one old node to one new node.
+ */
+typedef struct hrw_flow {
+  /**
+   * Old-membership index of the node the keys leave.
+   */
+  size_t from;
+  /**
+   * New-membership index of the node they go to.
+   */
+  size_t to;
+  /**
+   * How many keys.
+   */
+  uint64_t count;
+} hrw_flow;
+
+/**
+ * One id of either membership with the keys it owns before and after.
+ */
+typedef struct hrw_node_change {
+  /**
+   * Whether the id is in the old membership (then `old_index` is its index; else 0).
+   */
+  bool has_old;
+  /**
+   * Index in the old membership.
+   */
+  size_t old_index;
+  /**
+   * Whether the id is in the new membership (then `new_index` is its index; else 0).
+   */
+  bool has_new;
+  /**
+   * Index in the new membership.
+   */
+  size_t new_index;
+  /**
+   * Keys it owned before.
+   */
+  uint64_t before;
+  /**
+   * Keys it owns after.
+   */
+  uint64_t after;
+} hrw_node_change;
 
 #ifdef __cplusplus
 extern "C" {
@@ -343,6 +669,21 @@ hrw_status hrw_placement_node_id(const struct hrw_placement *placement,
                                  size_t *out_id_len);
 
 /**
+ * The failure domain of the node at `index`: `*out_has_domain` says whether it has one, and
+ * when it does `*out_domain` points into the placement (valid until it is freed, not
+ * NUL-terminated; possibly empty) and `*out_domain_len` is its length. Without a domain they
+ * receive NULL and 0.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_placement_node_domain(const struct hrw_placement *placement,
+                                     size_t index,
+                                     bool *out_has_domain,
+                                     const uint8_t **out_domain,
+                                     size_t *out_domain_len);
+
+/**
  * The weight of the node at `index` (0 for a drained node).
  *
  * # Safety
@@ -478,6 +819,217 @@ hrw_status hrw_node_digest(const uint8_t *seed,
 hrw_status hrw_draw(uint64_t score, uint64_t *out_draw);
 
 /**
+ * The name of profile number `index` (0-based, in the order of conformance/PROFILES.md) as a
+ * static NUL-terminated string; INDEX_OUT_OF_RANGE past the last one, so a loop from 0 lists
+ * every profile this library knows.
+ *
+ * # Safety
+ * `out_name` is NULL or writable.
+ */
+hrw_status hrw_profile_name(size_t index, const char **out_name);
+
+/**
+ * Builds the placement of profile `profile_name` (`name_len` bytes, for example
+ * "ketama-libmemcached"; UNKNOWN_PROFILE for any other name) over `count` nodes: node `i` has
+ * the id `ids[i]` of `id_lens[i]` bytes and, when `weights` is non-NULL, the weight
+ * `weights[i]` (`weights` holds `count` values). Lookups return positions in this order. Ids
+ * are copied.
+ *
+ * NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
+ * on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+ * written only on success; release it with `hrw_profile_placement_free`.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
+ * `weights` for `count` elements).
+ */
+hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
+                                     size_t name_len,
+                                     const uint8_t *const *ids,
+                                     const size_t *id_lens,
+                                     const double *weights,
+                                     size_t count,
+                                     struct hrw_profile_placement **out_placement);
+
+/**
+ * Releases a profile placement; NULL is a no-op.
+ *
+ * # Safety
+ * `placement` is NULL or a live handle that no other thread is using.
+ */
+void hrw_profile_placement_free(struct hrw_profile_placement *placement);
+
+/**
+ * The index of the node the incumbent gives `key` to (`key` may be NULL when `key_len` is 0).
+ *
+ * # Safety
+ * `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_profile_placement_owner(const struct hrw_profile_placement *placement,
+                                       const uint8_t *key,
+                                       size_t key_len,
+                                       size_t *out_index);
+
+/**
+ * Owners of `key_count` keys in one call, the keys given as for `hrw_placement_owners`
+ * (concatenated in `keys`, `key_lens[i]` bytes each; BUFFER_TOO_SMALL when `out_len` is below
+ * `key_count`, LENGTH_MISMATCH when the lengths do not add up to `keys_len`).
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_profile_placement_owners(const struct hrw_profile_placement *placement,
+                                        const uint8_t *keys,
+                                        size_t keys_len,
+                                        const size_t *key_lens,
+                                        size_t key_count,
+                                        size_t *out_indices,
+                                        size_t out_len);
+
+/**
+ * The incumbent's top-`k` lookup for `key`: the first `k` distinct nodes, owner first, as
+ * node indices in `out_indices`; `*out_count` receives how many there are (fewer than `k`
+ * when fewer nodes can be reached). BUFFER_TOO_SMALL when `out_len` is below that count;
+ * NOT_OFFERED for a profile whose incumbent has no top-k lookup.
+ *
+ * # Safety
+ * `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_profile_placement_replicas(const struct hrw_profile_placement *placement,
+                                          const uint8_t *key,
+                                          size_t key_len,
+                                          size_t k,
+                                          size_t *out_indices,
+                                          size_t out_len,
+                                          size_t *out_count);
+
+/**
+ * The number of nodes.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_len(const struct hrw_profile_placement *placement,
+                                     size_t *out_len);
+
+/**
+ * The id of the node at `index`: `*out_id` points into the placement (valid until it is freed,
+ * not NUL-terminated) and `*out_id_len` is its length.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_node_id(const struct hrw_profile_placement *placement,
+                                         size_t index,
+                                         const uint8_t **out_id,
+                                         size_t *out_id_len);
+
+/**
+ * The placement's profile name, static and NUL-terminated.
+ *
+ * # Safety
+ * `placement` is a live handle.
+ */
+hrw_status hrw_profile_placement_profile(const struct hrw_profile_placement *placement,
+                                         const char **out_name);
+
+/**
+ * Plans the ramp from view `old` to view `new`, each step moving at most `max_move` of the keys.
+ * INVALID_MOVE_LIMIT (detail `value`) for a limit outside (0, 1], NaN, or too small to advance
+ * one grid position; SEED_MISMATCH when the views have different seeds; ALL_WEIGHTS_ZERO should
+ * a step have no selectable node; INVALID_VIEW (field `epoch`) when the step epochs would pass
+ * 2^64 - 1. On failure a non-NULL `error` receives the details. Both views may be freed
+ * afterwards.
+ *
+ * # Safety
+ * `old` and `new` are live handles; `error` is NULL or writable.
+ */
+hrw_status hrw_ramp_new(const struct hrw_view *old,
+                        const struct hrw_view *new_,
+                        double max_move,
+                        struct hrw_ramp **out_ramp,
+                        struct hrw_error *error);
+
+/**
+ * Releases a ramp; NULL is a no-op. Step views taken from it stay valid.
+ *
+ * # Safety
+ * `ramp` is NULL or a live handle that no other thread is using.
+ */
+void hrw_ramp_free(struct hrw_ramp *ramp);
+
+/**
+ * The number of steps (0 when the two views already place every key alike).
+ *
+ * # Safety
+ * `ramp` is a live handle.
+ */
+hrw_status hrw_ramp_len(const struct hrw_ramp *ramp, size_t *out_len);
+
+/**
+ * Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
+ * steps, `actual` the step asked for), as for `hrw_ramp_view`.
+ *
+ * # Safety
+ * `ramp` is a live handle; `error` is NULL or writable.
+ */
+hrw_status hrw_ramp_get_step(const struct hrw_ramp *ramp,
+                             size_t step,
+                             struct hrw_ramp_step *out_step,
+                             struct hrw_error *error);
+
+/**
+ * The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
+ * step's view has the new view's membership (equal fingerprint) at the old epoch plus the
+ * number of steps. LENGTH_MISMATCH past the last step.
+ *
+ * # Safety
+ * `ramp` is a live handle; `error` is NULL or writable.
+ */
+hrw_status hrw_ramp_view(const struct hrw_ramp *ramp,
+                         size_t step,
+                         struct hrw_view **out_view,
+                         struct hrw_error *error);
+
+/**
+ * The per-step limit the ramp was planned with.
+ *
+ * # Safety
+ * `ramp` is a live handle.
+ */
+hrw_status hrw_ramp_max_move(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * The sum of the steps' expected movements (a key that moves twice counts twice).
+ *
+ * # Safety
+ * `ramp` is a live handle.
+ */
+hrw_status hrw_ramp_total_moved(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * The expected movement of switching directly from the old view to the new one.
+ *
+ * # Safety
+ * `ramp` is a live handle.
+ */
+hrw_status hrw_ramp_direct_moved(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * The least movement any scheme needs for the new shares (VIEW.md 6.2).
+ *
+ * # Safety
+ * `ramp` is a live handle.
+ */
+hrw_status hrw_ramp_optimum(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;
+ * "" for NONE), static and NUL-terminated; never NULL, also for unknown numbers ("unknown fault").
+ */
+const char *hrw_view_fault_name(uint32_t reason);
+
+/**
  * A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.
  */
 const char *hrw_status_message(uint32_t status);
@@ -493,6 +1045,412 @@ const char *hrw_version(void);
  * only when their tags agree.
  */
 const char *hrw_algorithm(void);
+
+/**
+ * The transition from view `old` to view `new`. Both views may be freed afterwards.
+ *
+ * # Safety
+ * `old` and `new` are live handles.
+ */
+hrw_status hrw_transition_new(const struct hrw_view *old,
+                              const struct hrw_view *new_,
+                              struct hrw_transition **out_transition);
+
+/**
+ * The transition from placement `old` to placement `new` (for memberships that are not
+ * views). Both placements may be freed afterwards.
+ *
+ * # Safety
+ * `old` and `new` are live handles.
+ */
+hrw_status hrw_transition_from_placements(const struct hrw_placement *old,
+                                          const struct hrw_placement *new_,
+                                          struct hrw_transition **out_transition);
+
+/**
+ * Releases a transition; NULL is a no-op. Diffs made from it stay valid.
+ *
+ * # Safety
+ * `transition` is NULL or a live handle that no other thread is using.
+ */
+void hrw_transition_free(struct hrw_transition *transition);
+
+/**
+ * The old membership as a new placement handle (the caller releases it with
+ * `hrw_placement_free`; it shares the nodes, so this is cheap).
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_old_placement(const struct hrw_transition *transition,
+                                        struct hrw_placement **out_placement);
+
+/**
+ * The new membership as a new placement handle, as `hrw_transition_old_placement`.
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_new_placement(const struct hrw_transition *transition,
+                                        struct hrw_placement **out_placement);
+
+/**
+ * The index in the new membership of the node with the id of old node `old_index`:
+ * INDEX_OUT_OF_RANGE past the old membership's last node, UNKNOWN_NODE when the new membership
+ * has no node of that id.
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_old_to_new(const struct hrw_transition *transition,
+                                     size_t old_index,
+                                     size_t *out_new_index);
+
+/**
+ * The index in the old membership of the node with the id of new node `new_index`, as
+ * `hrw_transition_old_to_new` the other way.
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_new_to_old(const struct hrw_transition *transition,
+                                     size_t new_index,
+                                     size_t *out_old_index);
+
+/**
+ * The owners of `key` before and after, and whether their ids differ.
+ *
+ * # Safety
+ * `transition` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_transition_route(const struct hrw_transition *transition,
+                                const uint8_t *key,
+                                size_t key_len,
+                                struct hrw_route *out_route);
+
+/**
+ * The top-`k` replica sets of `key` before and after, and what changes between them: into
+ * `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
+ * least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
+ * receives how many indices each array got; slots past them are left as they were. The arrays
+ * should not overlap (if they do, the later ones overwrite the earlier ones).
+ *
+ * # Safety
+ * `transition` is a live handle; `key` is NULL or valid for `key_len` bytes; each array is NULL
+ * or valid for `capacity` elements.
+ */
+hrw_status hrw_transition_route_top(const struct hrw_transition *transition,
+                                    const uint8_t *key,
+                                    size_t key_len,
+                                    size_t k,
+                                    size_t *before,
+                                    size_t *after,
+                                    size_t *add,
+                                    size_t *drop,
+                                    size_t capacity,
+                                    struct hrw_route_set *out_set);
+
+/**
+ * The moved keys of a batch, in batch order: the keys are given as for
+ * `hrw_placement_owners` (concatenated in `keys`, `key_lens[i]` bytes each, adding up to
+ * `keys_len`, else LENGTH_MISMATCH), and each key whose owner changes gets one `hrw_move` in
+ * `out_moves`. `out_len` must be at least `key_count` (else BUFFER_TOO_SMALL, checked before any
+ * key is read); `*out_count` receives how many moves were written. Call it batch by batch to
+ * plan a stream of any length.
+ *
+ * # Safety
+ * `transition` is a live handle; every other pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_transition_plan(const struct hrw_transition *transition,
+                               const uint8_t *keys,
+                               size_t keys_len,
+                               const size_t *key_lens,
+                               size_t key_count,
+                               struct hrw_move *out_moves,
+                               size_t out_len,
+                               size_t *out_count);
+
+/**
+ * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1;
+ * the same binary64 value in every language).
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_expected_moved(const struct hrw_transition *transition,
+                                         double *out_fraction);
+
+/**
+ * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_optimum(const struct hrw_transition *transition, double *out_fraction);
+
+/**
+ * A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
+ * of the transition, which may be freed first).
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_diff(const struct hrw_transition *transition, struct hrw_diff **out_diff);
+
+/**
+ * Releases a diff; NULL is a no-op.
+ *
+ * # Safety
+ * `diff` is NULL or a live handle that no other thread is using.
+ */
+void hrw_diff_free(struct hrw_diff *diff);
+
+/**
+ * Counts one key.
+ *
+ * # Safety
+ * `diff` is a live handle no other thread is using; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_diff_add(struct hrw_diff *diff, const uint8_t *key, size_t key_len);
+
+/**
+ * Counts a batch of keys, given as for `hrw_placement_owners`. The lengths are checked
+ * (LENGTH_MISMATCH) before any key is counted, so a failed call counts nothing.
+ *
+ * # Safety
+ * `diff` is a live handle no other thread is using; every other pointer is NULL or valid for
+ * its stated length.
+ */
+hrw_status hrw_diff_add_many(struct hrw_diff *diff,
+                             const uint8_t *keys,
+                             size_t keys_len,
+                             const size_t *key_lens,
+                             size_t key_count);
+
+/**
+ * Adds the counts of `other` to `diff` (for diffs fed by several threads). NULL_PARAMETER (the
+ * contract's InvalidArgument), adding nothing, when `other` is a diff of another transition
+ * handle, or is `diff` itself.
+ *
+ * # Safety
+ * `diff` is a live handle no other thread is using; `other` is a live handle.
+ */
+hrw_status hrw_diff_merge(struct hrw_diff *diff, const struct hrw_diff *other);
+
+/**
+ * The number of keys counted.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_keys(const struct hrw_diff *diff, uint64_t *out_keys);
+
+/**
+ * The number of counted keys whose owner changed.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_moved(const struct hrw_diff *diff, uint64_t *out_moved);
+
+/**
+ * `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_expected_moved(const struct hrw_diff *diff, double *out_fraction);
+
+/**
+ * `hrw_transition_optimum` of the diff's transition.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_optimum(const struct hrw_diff *diff, double *out_fraction);
+
+/**
+ * The number of flows `hrw_diff_flows` would write now.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_flows_len(const struct hrw_diff *diff, size_t *out_len);
+
+/**
+ * The moved keys per (old node, new node), ordered by old index then new index, into `out`
+ * (`out_len` at least `hrw_diff_flows_len`, else BUFFER_TOO_SMALL); `*out_count` receives how
+ * many. Their counts add up to `hrw_diff_moved`.
+ *
+ * # Safety
+ * `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
+ */
+hrw_status hrw_diff_flows(const struct hrw_diff *diff,
+                          struct hrw_flow *out,
+                          size_t out_len,
+                          size_t *out_count);
+
+/**
+ * The number of rows `hrw_diff_nodes` writes: the ids of either membership.
+ *
+ * # Safety
+ * `diff` is a live handle.
+ */
+hrw_status hrw_diff_nodes_len(const struct hrw_diff *diff, size_t *out_len);
+
+/**
+ * Per id of either membership the keys it owns before and after: every old node in old order,
+ * then every node only in the new membership in new order, into `out` (`out_len` at least
+ * `hrw_diff_nodes_len`, else BUFFER_TOO_SMALL); `*out_count` receives how many.
+ *
+ * # Safety
+ * `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
+ */
+hrw_status hrw_diff_nodes(const struct hrw_diff *diff,
+                          struct hrw_node_change *out,
+                          size_t out_len,
+                          size_t *out_count);
+
+/**
+ * Loads a view document (`text_len` bytes of UTF-8 JSON, not NUL-terminated), placing keys
+ * with `seed` (16 bytes, or NULL with length 0 for the default seed). The checks and their
+ * order are those of VIEW.md section 5: INVALID_JSON (details `line`, `column`), INVALID_VIEW
+ * (`field`, `index` when `has_index`, `reason`), EMPTY_MEMBERSHIP, EMPTY_NODE_ID (`index`),
+ * DUPLICATE_NODE_ID (`index`, `first_index`), ALL_WEIGHTS_ZERO, then SEED_MISMATCH when the view
+ * was written for another seed. INVALID_SEED_LENGTH for a seed that is not 16 bytes.
+ *
+ * On failure a non-NULL `error` receives the details; `*out_view` is written only on success.
+ * Release the result with `hrw_view_free`. Node indices of the view's placement are positions
+ * in the document's `"nodes"`.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
+ */
+hrw_status hrw_view_from_json(const uint8_t *text,
+                              size_t text_len,
+                              const uint8_t *seed,
+                              size_t seed_len,
+                              struct hrw_view **out_view,
+                              struct hrw_error *error);
+
+/**
+ * A view of `placement` at `epoch` (the placement is shared, not copied: the caller may free
+ * its handle afterwards). INVALID_VIEW (field `weight`, the node's `index`, reason
+ * NOT_REPRESENTABLE) when a weight has more than 53 significant bits.
+ *
+ * # Safety
+ * `placement` is a live handle; `error` is NULL or writable.
+ */
+hrw_status hrw_view_new(const struct hrw_placement *placement,
+                        uint64_t epoch,
+                        struct hrw_view **out_view,
+                        struct hrw_error *error);
+
+/**
+ * The same membership at another epoch, as a new handle.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_view_with_epoch(const struct hrw_view *view,
+                               uint64_t epoch,
+                               struct hrw_view **out_view);
+
+/**
+ * Releases a view; NULL is a no-op. Placements taken from it stay valid.
+ *
+ * # Safety
+ * `view` is NULL or a live handle that no other thread is using.
+ */
+void hrw_view_free(struct hrw_view *view);
+
+/**
+ * The view's membership as a new placement handle, owned by the caller: release it with
+ * `hrw_placement_free`; it stays valid after the view is freed. It shares the view's nodes
+ * (no copy), so taking it is cheap.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_view_placement(const struct hrw_view *view, struct hrw_placement **out_placement);
+
+/**
+ * The epoch.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_view_epoch(const struct hrw_view *view, uint64_t *out_epoch);
+
+/**
+ * Whether the view uses the public default seed (its document says `"seed": "default"`).
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_view_has_default_seed(const struct hrw_view *view, bool *out_default);
+
+/**
+ * The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
+ * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
+ * same node id; the epoch does not enter it.
+ *
+ * # Safety
+ * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_view_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
+
+/**
+ * The view fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
+ * `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_view_fingerprint_hex(const struct hrw_view *view, uint8_t *out, size_t out_len);
+
+/**
+ * The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
+ * `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
+ *
+ * # Safety
+ * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_view_seed_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
+
+/**
+ * The seed fingerprint as 16 lowercase hex digits and a NUL (`out_len` at least
+ * `HRW_SEED_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_view_seed_fingerprint_hex(const struct hrw_view *view, uint8_t *out, size_t out_len);
+
+/**
+ * The length in bytes of the view's canonical JSON form, as `hrw_view_to_json` writes it.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_view_json_len(const struct hrw_view *view, size_t *out_len);
+
+/**
+ * The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
+ * NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. When
+ * `out_len` is shorter, BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length
+ * needed and `actual` = `out_len` (or ask `hrw_view_json_len` first). A secret seed is never
+ * written, only its fingerprint.
+ *
+ * # Safety
+ * `view` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_view_to_json(const struct hrw_view *view,
+                            uint8_t *out,
+                            size_t out_len,
+                            size_t *out_written,
+                            struct hrw_error *error);
 
 #ifdef __cplusplus
 }  // extern "C"

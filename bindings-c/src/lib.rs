@@ -11,7 +11,15 @@
 
 mod ffi;
 mod placement;
+mod profile;
+mod ramp;
 mod status;
+mod transition;
+mod view;
 
 pub use placement::*;
+pub use profile::*;
+pub use ramp::*;
 pub use status::*;
+pub use transition::*;
+pub use view::*;

@@ -11,7 +11,7 @@ use crate::status::{hrw_error, hrw_status};
 /// A built placement never changes, so one handle may be used from any number of threads at
 /// once without locking; only `hrw_placement_free` must not race with other calls on it.
 pub struct hrw_placement {
-    inner: Placement,
+    pub(crate) inner: Placement,
 }
 
 /// A node as the caller describes it. Zero-initialised fields mean "no domain".
@@ -48,7 +48,7 @@ pub struct hrw_placement_options {
 }
 
 /// The seed of a (pointer, length) span: NULL with length 0 is the default seed.
-fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error>, hrw_status> {
+pub(crate) fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error>, hrw_status> {
     if ptr.is_null() && len == 0 {
         return Ok(Ok(Seed::DEFAULT));
     }
@@ -88,7 +88,7 @@ fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
     Weight::new(w).map_err(|e| hrw_error::from(e).at(index))
 }
 
-fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
+pub(crate) fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
     let handle = Box::into_raw(Box::new(hrw_placement { inner: p }));
     // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
     unsafe { dst.write(handle) };
@@ -96,7 +96,7 @@ fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
 
 /// # Safety
 /// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
-unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
+pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
     let p = non_null(p)?;
     // SAFETY: forwarded from the caller.
     Ok(unsafe { &(*p).inner })
@@ -258,7 +258,7 @@ pub unsafe extern "C" fn hrw_placement_owners(
 /// The keys of a batch, `lens[i]` bytes each, taken in order from `keys`. LENGTH_MISMATCH
 /// unless the lengths add up to exactly `keys.len()` (an overflowing sum never adds up), checked
 /// before any key is read.
-fn split_keys<'a>(
+pub(crate) fn split_keys<'a>(
     keys: &'a [u8],
     lens: &'a [usize],
 ) -> Result<impl Iterator<Item = &'a [u8]> + 'a, hrw_status> {
@@ -480,6 +480,39 @@ pub unsafe extern "C" fn hrw_placement_node_id(
         unsafe {
             id_dst.write(id.as_ptr());
             len_dst.write(id.len());
+        }
+        Ok(())
+    })
+}
+
+/// The failure domain of the node at `index`: `*out_has_domain` says whether it has one, and
+/// when it does `*out_domain` points into the placement (valid until it is freed, not
+/// NUL-terminated; possibly empty) and `*out_domain_len` is its length. Without a domain they
+/// receive NULL and 0.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_node_domain(
+    placement: *const hrw_placement,
+    index: usize,
+    out_has_domain: *mut bool,
+    out_domain: *mut *const u8,
+    out_domain_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_ref(placement) }?;
+        let has_dst = out(out_has_domain)?;
+        let domain_dst = out(out_domain)?;
+        let len_dst = out(out_domain_len)?;
+        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+        let domain = node.domain();
+        // SAFETY: all three checked non-NULL.
+        unsafe {
+            has_dst.write(domain.is_some());
+            domain_dst.write(domain.map_or(std::ptr::null(), |d| d.as_ptr()));
+            len_dst.write(domain.map_or(0, |d| d.len()));
         }
         Ok(())
     })

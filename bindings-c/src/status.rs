@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, CStr};
 
-use hrwhash_core::Error;
+use hrwhash_core::{Error, ViewFault};
 
 use crate::ffi::guard;
 
@@ -49,6 +49,23 @@ pub enum hrw_status {
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
     InvalidText = 16,
+    /// A view document is not one well-formed JSON value (details: `line`, `column`).
+    InvalidJson = 17,
+    /// A view document is JSON but not a valid view (details: `field`, `index`/`has_index`,
+    /// `reason`), or a view would be invalid (an epoch out of range, a weight no JSON number
+    /// holds exactly).
+    InvalidView = 18,
+    /// The seed given is not the seed the view was written for, or the two views of a ramp have
+    /// different seeds.
+    SeedMismatch = 19,
+    /// A ramp's per-step move limit is not a fraction in (0, 1] large enough to advance (details:
+    /// `value`).
+    InvalidMoveLimit = 20,
+    /// No compatibility profile has this name (conformance/PROFILES.md).
+    UnknownProfile = 28,
+    /// A compatibility profile's incumbent does not offer what was asked for: weights on an
+    /// unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
+    NotOffered = 29,
 }
 
 impl From<&Error> for hrw_status {
@@ -65,6 +82,12 @@ impl From<&Error> for hrw_status {
             Error::InvalidText { .. } => hrw_status::InvalidText,
             Error::InvalidCount => hrw_status::InvalidCount,
             Error::ResultTooLarge => hrw_status::ResultTooLarge,
+            Error::InvalidJson { .. } => hrw_status::InvalidJson,
+            Error::InvalidView { .. } => hrw_status::InvalidView,
+            Error::SeedMismatch => hrw_status::SeedMismatch,
+            Error::InvalidMoveLimit { .. } => hrw_status::InvalidMoveLimit,
+            Error::UnknownProfile { .. } => hrw_status::UnknownProfile,
+            Error::NotOffered { .. } => hrw_status::NotOffered,
             _ => hrw_status::Unknown,
         }
     }
@@ -85,12 +108,101 @@ pub struct hrw_error {
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
-    /// INVALID_WEIGHT: the rejected weight.
+    /// INVALID_WEIGHT: the rejected weight. INVALID_MOVE_LIMIT: the rejected limit.
     pub value: f64,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
     pub actual: usize,
+    /// INVALID_JSON: the 1-based line where parsing stopped.
+    pub line: usize,
+    /// INVALID_JSON: the 1-based column (in bytes) where parsing stopped; 0 when the text ended
+    /// at the start of the line.
+    pub column: usize,
+    /// INVALID_VIEW: whether `index` names a node (a position in `"nodes"`); when false the
+    /// fault is outside the nodes and `index` is 0.
+    pub has_index: bool,
+    /// INVALID_VIEW: what is wrong with the member `field`.
+    pub reason: hrw_view_fault,
+    /// INVALID_VIEW: the length in bytes of the member name at fault (`"format"`, `"weight"`, an
+    /// unknown member's own name, or empty for the document itself). The name may be longer
+    /// than `field` holds: then `field` has its first `HRW_ERROR_FIELD_SIZE - 1` bytes.
+    pub field_len: usize,
+    /// INVALID_VIEW: the member name at fault, NUL-terminated (a name that itself contains NUL
+    /// is cut there for `%s`; `field_len` is its real length).
+    pub field: [u8; HRW_ERROR_FIELD_SIZE],
+}
+
+/// Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
+pub const HRW_ERROR_FIELD_SIZE: usize = 64;
+
+/// What is wrong with a member of a view document (`hrw_error.reason` of INVALID_VIEW; its
+/// name in conformance/views.json comes from `hrw_view_fault_name`). The numbers never change.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum hrw_view_fault {
+    /// Not an INVALID_VIEW error.
+    None = 0,
+    /// A required member is absent.
+    Missing = 1,
+    /// The member's JSON type is not the one the format requires.
+    WrongType = 2,
+    /// The member is not part of the format.
+    Unknown = 3,
+    /// The member appears twice in one object.
+    Duplicate = 4,
+    /// The member excludes another one that is present.
+    Conflict = 5,
+    /// The format tag or algorithm is not one this version supports.
+    Unsupported = 6,
+    /// The value is malformed.
+    Invalid = 7,
+    /// The value is outside its range.
+    OutOfRange = 8,
+    /// A weight has more than 53 significant bits: no JSON number holds it exactly.
+    NotRepresentable = 9,
+    /// A fault this version of the C ABI does not know by name.
+    Other = 10,
+}
+
+impl From<ViewFault> for hrw_view_fault {
+    fn from(f: ViewFault) -> hrw_view_fault {
+        match f {
+            ViewFault::Missing => hrw_view_fault::Missing,
+            ViewFault::WrongType => hrw_view_fault::WrongType,
+            ViewFault::Unknown => hrw_view_fault::Unknown,
+            ViewFault::Duplicate => hrw_view_fault::Duplicate,
+            ViewFault::Conflict => hrw_view_fault::Conflict,
+            ViewFault::Unsupported => hrw_view_fault::Unsupported,
+            ViewFault::Invalid => hrw_view_fault::Invalid,
+            ViewFault::OutOfRange => hrw_view_fault::OutOfRange,
+            ViewFault::NotRepresentable => hrw_view_fault::NotRepresentable,
+            _ => hrw_view_fault::Other,
+        }
+    }
+}
+
+/// The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;
+/// "" for NONE), static and NUL-terminated; never NULL, also for unknown numbers ("unknown fault").
+#[no_mangle]
+pub extern "C" fn hrw_view_fault_name(reason: u32) -> *const c_char {
+    const NAMES: [&CStr; 10] = [
+        c"",
+        c"missing",
+        c"wrong_type",
+        c"unknown",
+        c"duplicate",
+        c"conflict",
+        c"unsupported",
+        c"invalid",
+        c"out_of_range",
+        c"not_representable",
+    ];
+    NAMES
+        .get(reason as usize)
+        .copied()
+        .unwrap_or(c"unknown fault")
+        .as_ptr()
 }
 
 impl From<hrw_status> for hrw_error {
@@ -114,6 +226,12 @@ impl hrw_error {
             value: 0.0,
             expected: 0,
             actual: 0,
+            line: 0,
+            column: 0,
+            has_index: false,
+            reason: hrw_view_fault::None,
+            field_len: 0,
+            field: [0; HRW_ERROR_FIELD_SIZE],
         }
     }
 
@@ -140,6 +258,23 @@ impl hrw_error {
                 d.actual = actual;
             }
             Error::InvalidText { index: Some(index) } => d.index = index,
+            Error::InvalidJson { line, column } => {
+                d.line = line;
+                d.column = column;
+            }
+            Error::InvalidView {
+                ref field,
+                index,
+                reason,
+            } => {
+                d.has_index = index.is_some();
+                d.index = index.unwrap_or(0);
+                d.reason = reason.into();
+                d.field_len = field.len();
+                let kept = field.len().min(HRW_ERROR_FIELD_SIZE - 1);
+                d.field[..kept].copy_from_slice(&field.as_bytes()[..kept]);
+            }
+            Error::InvalidMoveLimit { value } => d.value = value,
             _ => {}
         }
         d
@@ -147,7 +282,10 @@ impl hrw_error {
 }
 
 fn message(status: u32) -> &'static CStr {
-    const MESSAGES: [&CStr; 17] = [
+    if let Some(m) = crate::profile::status_message(status) {
+        return m;
+    }
+    const MESSAGES: [&CStr; 21] = [
         c"ok",
         c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
         c"a placement needs at least one node",
@@ -165,6 +303,10 @@ fn message(status: u32) -> &'static CStr {
         c"a count is out of range",
         c"the requested result is too large to be produced",
         c"a string has no UTF-8 form",
+        c"a view document is not well-formed JSON",
+        c"not a valid view (conformance/VIEW.md)",
+        c"the seed does not match the view's seed fingerprint",
+        c"invalid per-step move limit: a fraction in (0, 1] large enough to advance the ramp",
     ];
     MESSAGES
         .get(status as usize)

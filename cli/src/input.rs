@@ -168,7 +168,32 @@ pub fn place_membership(
         .map(|w| weight_numbers(w, "--weights"))
         .transpose()?;
     let seed = seed_bytes(seed)?;
-    if let Some(numbers) = &numbers {
+    check_weight_count(&ids, numbers.as_deref())?;
+    let seed = seed_from(seed.as_deref())?;
+    let nodes = nodes_with_weights(&ids, numbers)?;
+    Placement::from_nodes(seed, nodes).map_err(|e| {
+        from_core(
+            &e,
+            true,
+            &|i| format!("'{}'", escaped(ids[i].as_bytes())),
+            &|i| format!("--nodes index {i}"),
+        )
+    })
+}
+
+/// The nodes of `--nodes a,b,c` and optional `--weights`, for a placement built elsewhere (a
+/// compatibility profile).
+pub fn place_nodes(ids: &str, weights: Option<&str>) -> Result<Vec<Node>, CliError> {
+    let ids = list_items(ids);
+    let numbers = weights
+        .map(|w| weight_numbers(w, "--weights"))
+        .transpose()?;
+    check_weight_count(&ids, numbers.as_deref())?;
+    nodes_with_weights(&ids, numbers)
+}
+
+fn check_weight_count(ids: &[&str], numbers: Option<&[(&str, f64)]>) -> Result<(), CliError> {
+    if let Some(numbers) = numbers {
         if numbers.len() != ids.len() {
             return Err(CliError::usage(
                 "LengthMismatch",
@@ -180,24 +205,22 @@ pub fn place_membership(
             ));
         }
     }
-    let seed = seed_from(seed.as_deref())?;
+    Ok(())
+}
+
+fn nodes_with_weights(
+    ids: &[&str],
+    numbers: Option<Vec<(&str, f64)>>,
+) -> Result<Vec<Node>, CliError> {
     let weights = match numbers {
         Some(numbers) => validate_weights(&numbers, "--weights")?,
         None => vec![Weight::ONE; ids.len()],
     };
-    let nodes = ids
+    Ok(ids
         .iter()
         .zip(weights)
         .map(|(id, w)| Node::new(id).with_weight(w))
-        .collect();
-    Placement::from_nodes(seed, nodes).map_err(|e| {
-        from_core(
-            &e,
-            true,
-            &|i| format!("'{}'", escaped(ids[i].as_bytes())),
-            &|i| format!("--nodes index {i}"),
-        )
-    })
+        .collect())
 }
 
 /// Drops a UTF-8 byte order mark, which editors on some systems write at the start of text files
@@ -235,6 +258,11 @@ impl Membership {
         }
         membership.name = name;
         Ok(membership)
+    }
+
+    /// The nodes and, for each, where it came from ("nodes.txt line 4").
+    pub fn into_nodes(self) -> (Vec<Node>, Vec<String>) {
+        (self.nodes, self.places)
     }
 
     pub fn build(self, seed: Seed) -> Result<Placement, CliError> {

@@ -6,6 +6,7 @@ mod migrate;
 mod output;
 mod place;
 mod plot;
+mod profile;
 mod progress;
 mod ramp;
 mod simulate;
@@ -128,6 +129,9 @@ struct PlaceArgs {
         allow_hyphen_values = true
     )]
     k: String,
+    /// Place as an incumbent library does (conformance/PROFILES.md), e.g. go-redis-ring-v9.
+    #[arg(long, value_name = "NAME", conflicts_with = "seed")]
+    profile: Option<String>,
     #[command(flatten)]
     common: Common,
     /// Keys to place; without any, keys are read from stdin, one per line.
@@ -139,11 +143,26 @@ struct PlaceArgs {
 struct TransitionArgs {
     /// The current membership: a node file (one `id[,weight[,domain]]` per line, or a JSON
     /// array of nodes) or a view (a JSON object, conformance/VIEW.md).
-    #[arg(long, value_name = "FILE")]
-    from: OsString,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "from_profile",
+        conflicts_with = "from_profile"
+    )]
+    from: Option<OsString>,
+    /// The current membership is placed by this incumbent (conformance/PROFILES.md); its nodes
+    /// are the node file --nodes.
+    #[arg(long, value_name = "NAME", requires = "nodes")]
+    from_profile: Option<String>,
+    /// The node file of --from-profile.
+    #[arg(long, value_name = "FILE", requires = "from_profile")]
+    nodes: Option<OsString>,
     /// The new membership: a node file or a view.
     #[arg(long, value_name = "FILE")]
     to: OsString,
+    /// The new membership is placed by this incumbent; --to is then a node file.
+    #[arg(long, value_name = "NAME")]
+    to_profile: Option<String>,
     /// File of keys, one per line (`-`: stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "keys")]
     keys_from: Option<OsString>,
@@ -220,11 +239,33 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             };
             simulate::run(&opts, out, a.common.json)
         }
+        Command::Place(a) if a.profile.is_some() => {
+            let name = a.profile.as_deref().unwrap_or_default();
+            let profile = profile::parse_profile(name, "--profile")?;
+            let nodes = input::place_nodes(&a.nodes, a.weights.as_deref())?;
+            let placement =
+                profile::build(profile, nodes, true, &|i| format!("--nodes index {i}"))?;
+            let k = parse_usize(&a.k, "--k")?;
+            profile::place(
+                &placement,
+                k,
+                a.common.json,
+                &profile::key_args(&a.keys),
+                out,
+            )
+        }
         Command::Place(a) => {
             let placement =
                 place_membership(&a.nodes, a.weights.as_deref(), a.common.seed.as_deref())?;
             let k = parse_usize(&a.k, "--k")?;
             place::run(&placement, k, a.common.json, a.common.quiet, &a.keys, out)
+        }
+        Command::Diff(a)
+            if a.transition.from_profile.is_some() || a.transition.to_profile.is_some() =>
+        {
+            let (from, to, keys) = profile_switch(&a.transition)?;
+            let common = &a.transition.common;
+            profile::diff(from, to, keys, common.json, common.quiet, out)
         }
         Command::Diff(a) => {
             let (from, to, keys, mut opts) = transition(&a.transition)?;
@@ -241,6 +282,42 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     }
 }
 
+/// The two sides of `diff --from-profile` / `--to-profile`: a side without a profile is hrw-v1.
+fn profile_switch(a: &TransitionArgs) -> Result<(profile::Side, profile::Side, Keys), CliError> {
+    let seed = parse_seed(a.common.seed.as_deref())?;
+    let hrw = |path: &OsString| -> Result<profile::Side, CliError> {
+        if view::is_view_file(path) {
+            return Ok(profile::Side::Hrw(
+                view::load(path, seed)?.placement().clone(),
+            ));
+        }
+        Ok(profile::Side::Hrw(
+            Membership::from_file(path)?.build(seed)?,
+        ))
+    };
+    let side = |name: Option<&str>, flag: &str, path: &OsString| match name {
+        Some(name) => Ok(profile::Side::Profile(profile::from_file(
+            profile::parse_profile(name, flag)?,
+            path,
+        )?)),
+        None => hrw(path),
+    };
+    let from_file = a.nodes.as_ref().or(a.from.as_ref());
+    let from = side(
+        a.from_profile.as_deref(),
+        "--from-profile",
+        from_file.unwrap_or(&a.to),
+    )?;
+    let to = side(a.to_profile.as_deref(), "--to-profile", &a.to)?;
+    let count = a
+        .keys
+        .as_deref()
+        .map(|n| parse_count(n, "--keys"))
+        .transpose()?;
+    let keys = Keys::from_args(count, a.keys_from.as_deref())?;
+    Ok((from, to, keys))
+}
+
 type Memberships = (
     hrwhash::Placement,
     hrwhash::Placement,
@@ -249,6 +326,13 @@ type Memberships = (
 );
 
 fn transition(a: &TransitionArgs) -> Result<Memberships, CliError> {
+    if a.from_profile.is_some() || a.to_profile.is_some() {
+        return Err(CliError::Usage(
+            "plan does not take --from-profile or --to-profile: `hrwhash diff` compares a \
+             profile with another placement"
+                .into(),
+        ));
+    }
     let seed = parse_seed(a.common.seed.as_deref())?;
     let membership = |path: &OsString| -> Result<hrwhash::Placement, CliError> {
         if view::is_view_file(path) {
@@ -256,7 +340,7 @@ fn transition(a: &TransitionArgs) -> Result<Memberships, CliError> {
         }
         Membership::from_file(path)?.build(seed)
     };
-    let from = membership(&a.from)?;
+    let from = membership(a.from.as_ref().unwrap_or(&a.to))?;
     let to = membership(&a.to)?;
     let count = a
         .keys

@@ -82,6 +82,21 @@ pub enum Error {
         /// The rejected limit.
         value: f64,
     },
+    /// No compatibility profile has this name (conformance/PROFILES.md).
+    UnknownProfile {
+        /// The name that was given.
+        name: String,
+    },
+    /// A compatibility profile does not offer what was asked for, because its incumbent has no
+    /// such thing or places it differently: weights on an unweighted incumbent, a weight the
+    /// incumbent cannot take, a top-k lookup where it has none, failure domains
+    /// (conformance/PROFILES.md).
+    NotOffered {
+        /// The profile's name.
+        profile: &'static str,
+        /// What it does not offer.
+        what: &'static str,
+    },
 }
 
 /// What is wrong with a member of a view document; see [`Error::InvalidView`].
@@ -213,6 +228,13 @@ impl fmt::Display for Error {
                 "invalid per-step move limit {value}: it must be a fraction in (0, 1] large \
                  enough to move weights by one ramp grid step"
             ),
+            Error::UnknownProfile { name } => write!(
+                f,
+                "unknown profile {name:?} (conformance/PROFILES.md lists the profiles)"
+            ),
+            Error::NotOffered { profile, what } => {
+                write!(f, "profile {profile} does not offer {what}")
+            }
         }
     }
 }

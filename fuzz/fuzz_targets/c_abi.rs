@@ -71,7 +71,8 @@ fn out_len(u: &mut Unstructured, cap: usize) -> Result<(bool, usize)> {
 /// Where a call may write its error details: a scratch struct, or NULL.
 fn error_out(u: &mut Unstructured) -> Result<*mut hrw_error> {
     thread_local! {
-        // SAFETY: zero is a valid bit pattern for hrw_error (a C struct of integers and a float).
+        // SAFETY: zero is a valid bit pattern for hrw_error (integers, floats, a bool and an enum
+        // whose 0 is NONE).
         static SCRATCH: std::cell::UnsafeCell<hrw_error> =
             std::cell::UnsafeCell::new(unsafe { std::mem::zeroed() });
     }
@@ -156,7 +157,8 @@ fn build(u: &mut Unstructured, arena: &[u8]) -> Result<Option<Built>> {
 
     let sentinel = 0x5a5a_5a5a_usize as *mut hrw_placement;
     let mut handle = sentinel;
-    // SAFETY: zero is a valid bit pattern for hrw_error (a C struct of integers and a float).
+    // SAFETY: zero is a valid bit pattern for hrw_error (integers, floats, a bool and an enum
+    // whose 0 is NONE).
     let mut err: hrw_error = unsafe { std::mem::zeroed() };
     let error_ptr: *mut hrw_error = if u.ratio(1, 4)? {
         ptr::null_mut()

@@ -52,6 +52,23 @@ public:
     std::size_t expected() const noexcept { return detail_.expected; }
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
     std::size_t actual() const noexcept { return detail_.actual; }
+    /// INVALID_JSON: the 1-based line and column (in bytes) where parsing stopped.
+    std::size_t line() const noexcept { return detail_.line; }
+    std::size_t column() const noexcept { return detail_.column; }
+    /// INVALID_VIEW: the member at fault ("format", "weight", an unknown member's own name, or
+    /// "" for the document itself), cut to HRW_ERROR_FIELD_SIZE - 1 bytes.
+    std::string field() const {
+        const std::size_t kept = std::min(detail_.field_len, std::size_t{HRW_ERROR_FIELD_SIZE - 1});
+        return std::string(reinterpret_cast<const char *>(detail_.field), kept);
+    }
+    /// INVALID_VIEW: the node's position in "nodes" when the fault is inside a node.
+    std::optional<std::size_t> node_index() const {
+        if (!detail_.has_index) return std::nullopt;
+        return detail_.index;
+    }
+    /// INVALID_VIEW: what is wrong, and its name in conformance/views.json ("missing", ...).
+    hrw_view_fault reason() const noexcept { return detail_.reason; }
+    std::string_view reason_name() const noexcept { return hrw_view_fault_name(detail_.reason); }
     const hrw_error &detail() const noexcept { return detail_; }
 
 private:
@@ -85,6 +102,27 @@ private:
             break;
         case HRW_STATUS_INVALID_SEED_LENGTH:
             msg += " (got " + std::to_string(d.actual) + " bytes)";
+            break;
+        case HRW_STATUS_BUFFER_TOO_SMALL:
+            if (d.expected != 0)
+                msg += " (" + std::to_string(d.expected) + " bytes needed, " +
+                       std::to_string(d.actual) + " given)";
+            break;
+        case HRW_STATUS_INVALID_JSON:
+            msg += " (line " + std::to_string(d.line) + ", column " + std::to_string(d.column) + ")";
+            break;
+        case HRW_STATUS_INVALID_VIEW: {
+            const std::size_t kept = std::min(d.field_len, std::size_t{HRW_ERROR_FIELD_SIZE - 1});
+            const std::string field(reinterpret_cast<const char *>(d.field), kept);
+            msg += " (";
+            if (d.has_index) msg += "nodes[" + std::to_string(d.index) + "] ";
+            msg += field.empty() && !d.has_index ? std::string("the document")
+                                                 : "member \"" + field + "\"";
+            msg += std::string(": ") + hrw_view_fault_name(d.reason) + ")";
+            break;
+        }
+        case HRW_STATUS_INVALID_MOVE_LIMIT:
+            msg += " (" + number(d.value) + ")";
             break;
         default:
             break;
@@ -322,6 +360,10 @@ public:
 
     /// The C handle, for calls the wrapper does not cover; still owned by this object.
     const hrw_placement *get() const noexcept { return p_; }
+
+    /// Takes ownership of a handle from the C ABI (hrw_view_placement, ...): the Placement
+    /// frees it.
+    static Placement adopt(hrw_placement *owned) noexcept { return Placement(owned); }
 
 private:
     explicit Placement(hrw_placement *p) noexcept : p_(p) {}

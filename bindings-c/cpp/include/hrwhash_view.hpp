@@ -1,0 +1,484 @@
+// hrwhash_view.hpp: views, transitions and ramps of conformance/VIEW.md over the C ABI
+// (hrw_view_*, hrw_transition_*, hrw_diff_*, hrw_ramp_*), header-only C++17.
+//
+// hrwhash::View, Transition, Diff and RampPlan own their C handles (move-only); failures throw
+// hrwhash::Error with the C status and its details (line()/column() of INVALID_JSON; field(),
+// node_index() and reason() of INVALID_VIEW). Views, transitions and ramps are immutable, so
+// their const methods may be called from many threads at once; a Diff is used by one thread at
+// a time (give each thread its own and merge them).
+#ifndef HRWHASH_VIEW_HPP
+#define HRWHASH_VIEW_HPP
+
+#include <hrwhash.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace hrwhash {
+
+namespace detail {
+inline void check(hrw_status status, const hrw_error &err) {
+    if (status != HRW_STATUS_OK) throw Error(status, err);
+}
+inline const std::uint8_t *seed_ptr(const std::optional<std::string_view> &seed) {
+    return seed ? given_bytes(*seed) : nullptr;
+}
+inline std::size_t seed_len(const std::optional<std::string_view> &seed) {
+    return seed ? seed->size() : 0;
+}
+
+// Keys laid out for the batch calls: the bytes end to end and each key's length.
+struct KeyBatch {
+    std::string bytes;
+    std::vector<std::size_t> lens;
+    template <typename Keys>
+    explicit KeyBatch(const Keys &keys) {
+        for (const auto &k : keys) {
+            std::string_view v(k);
+            bytes.append(v);
+            lens.push_back(v.size());
+        }
+    }
+    const std::uint8_t *data() const { return detail::bytes(bytes); }
+};
+
+// Owns one C handle and frees it with `Free`.
+template <typename T, void (*Free)(T *)>
+class Handle {
+public:
+    Handle() = default;
+    explicit Handle(T *p) noexcept : p_(p) {}
+    Handle(Handle &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+    Handle &operator=(Handle &&o) noexcept {
+        if (this != &o) {
+            Free(p_);
+            p_ = std::exchange(o.p_, nullptr);
+        }
+        return *this;
+    }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    ~Handle() { Free(p_); }
+    T *get() const noexcept { return p_; }
+
+private:
+    T *p_ = nullptr;
+};
+}  // namespace detail
+
+/// A membership with its epoch and seed identity, read from and written as one JSON document.
+class View {
+public:
+    /// Loads a view document (UTF-8 JSON), placing keys with `seed` (16 bytes; nullopt: the
+    /// default seed). Throws Error: INVALID_JSON, INVALID_VIEW, the membership errors, or
+    /// SEED_MISMATCH when the view was written for another seed.
+    static View from_json(std::string_view text, std::optional<std::string_view> seed = std::nullopt) {
+        hrw_view *v = nullptr;
+        hrw_error err{};
+        detail::check(hrw_view_from_json(detail::bytes(text), text.size(), detail::seed_ptr(seed),
+                                         detail::seed_len(seed), &v, &err),
+                      err);
+        return View(v);
+    }
+
+    /// Loads the view document in the file at `path`. A file that cannot be read throws
+    /// std::system_error (its code the errno of the failure); its contents as from_json.
+    static View from_file(const std::string &path, std::optional<std::string_view> seed = std::nullopt) {
+        errno = 0;
+        std::FILE *f = std::fopen(path.c_str(), "rb");
+        if (f == nullptr) throw file_error(path);
+        std::string text;
+        char buf[1 << 16];
+        std::size_t got;
+        while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, got);
+        // A directory opens but fails to read (EISDIR): ferror tells it from an empty file.
+        const bool failed = std::ferror(f) != 0;
+        const int code = errno;
+        std::fclose(f);
+        if (failed) {
+            errno = code;
+            throw file_error(path);
+        }
+        return from_json(text, seed);
+    }
+
+    /// A view of `placement` at `epoch` (the nodes are shared, not copied).
+    View(const Placement &placement, std::uint64_t epoch) {
+        hrw_view *v = nullptr;
+        hrw_error err{};
+        detail::check(hrw_view_new(placement.get(), epoch, &v, &err), err);
+        h_ = Owned(v);
+    }
+
+    /// The same membership at another epoch.
+    View with_epoch(std::uint64_t epoch) const {
+        hrw_view *v = nullptr;
+        detail::check(hrw_view_with_epoch(get(), epoch, &v));
+        return View(v);
+    }
+
+    std::uint64_t epoch() const {
+        std::uint64_t e = 0;
+        detail::check(hrw_view_epoch(get(), &e));
+        return e;
+    }
+
+    /// The 16-byte view fingerprint: equal exactly when two views place every key alike.
+    std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> fingerprint() const {
+        std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> out{};
+        detail::check(hrw_view_fingerprint(get(), out.data(), out.size()));
+        return out;
+    }
+
+    /// The fingerprint as 32 lowercase hex digits.
+    std::string fingerprint_hex() const {
+        char out[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        detail::check(hrw_view_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
+        return out;
+    }
+
+    /// The 8-byte seed fingerprint, which names the seed without revealing it.
+    std::array<std::uint8_t, HRW_SEED_FINGERPRINT_LEN> seed_fingerprint() const {
+        std::array<std::uint8_t, HRW_SEED_FINGERPRINT_LEN> out{};
+        detail::check(hrw_view_seed_fingerprint(get(), out.data(), out.size()));
+        return out;
+    }
+
+    std::string seed_fingerprint_hex() const {
+        char out[HRW_SEED_FINGERPRINT_HEX_SIZE];
+        detail::check(hrw_view_seed_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
+        return out;
+    }
+
+    bool has_default_seed() const {
+        bool d = false;
+        detail::check(hrw_view_has_default_seed(get(), &d));
+        return d;
+    }
+
+    /// The canonical JSON form (VIEW.md section 3), ending in a line feed.
+    std::string to_json() const {
+        std::size_t len = 0, written = 0;
+        detail::check(hrw_view_json_len(get(), &len));
+        std::string out(len, '\0');
+        hrw_error err{};
+        detail::check(hrw_view_to_json(get(), reinterpret_cast<std::uint8_t *>(out.data()), out.size(),
+                                       &written, &err),
+                      err);
+        out.resize(written);
+        return out;
+    }
+
+    /// The membership, for lookups; it shares the view's nodes and outlives the view.
+    Placement placement() const {
+        hrw_placement *p = nullptr;
+        detail::check(hrw_view_placement(get(), &p));
+        return Placement::adopt(p);
+    }
+
+    /// Same fingerprint and epoch.
+    bool operator==(const View &o) const { return epoch() == o.epoch() && fingerprint() == o.fingerprint(); }
+    bool operator!=(const View &o) const { return !(*this == o); }
+
+    const hrw_view *get() const noexcept { return h_.get(); }
+
+private:
+    using Owned = detail::Handle<hrw_view, hrw_view_free>;
+    static std::system_error file_error(const std::string &path) {
+        return std::system_error(errno ? errno : EIO, std::generic_category(), "cannot read the view file " + path);
+    }
+    explicit View(hrw_view *v) noexcept : h_(v) {}
+    Owned h_;
+    friend class RampPlan;
+};
+
+/// Owners of one key before and after.
+struct Route {
+    std::size_t old_index;
+    std::size_t new_index;
+    bool moved;
+};
+
+/// The top-k replica sets of one key before and after, and what changes between them.
+struct RouteSet {
+    std::vector<std::size_t> before, after, add, drop;
+};
+
+/// A key of a batch that changes owner: its position in the batch, the old node to copy from
+/// and the new node to copy to.
+struct Move {
+    std::size_t key_index;
+    std::size_t from;
+    std::size_t to;
+};
+
+/// Moved keys from one old node to one new node.
+struct Flow {
+    std::size_t from;
+    std::size_t to;
+    std::uint64_t count;
+};
+
+/// One id of either membership with the keys it owns before and after.
+struct NodeChange {
+    std::optional<std::size_t> old_index;
+    std::optional<std::size_t> new_index;
+    std::uint64_t before;
+    std::uint64_t after;
+};
+
+/// Owner counts over a stream of keys; memory independent of the number of keys.
+class Diff {
+public:
+    void add(std::string_view key) { detail::check(hrw_diff_add(h_.get(), detail::bytes(key), key.size())); }
+
+    template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
+    void add_many(const Keys &keys) {
+        detail::KeyBatch batch(keys);
+        detail::check(hrw_diff_add_many(h_.get(), batch.data(), batch.bytes.size(), batch.lens.data(),
+                                        batch.lens.size()));
+    }
+    void add_many(std::initializer_list<std::string_view> keys) {
+        add_many<std::initializer_list<std::string_view>>(keys);
+    }
+
+    /// Adds the counts of a diff of the same Transition object; NULL_PARAMETER otherwise.
+    void merge(const Diff &other) { detail::check(hrw_diff_merge(h_.get(), other.h_.get())); }
+
+    std::uint64_t keys() const { return value(hrw_diff_keys); }
+    std::uint64_t moved() const { return value(hrw_diff_moved); }
+    double expected_moved() const { return fraction(hrw_diff_expected_moved); }
+    double optimum() const { return fraction(hrw_diff_optimum); }
+
+    /// Moved keys per (old node, new node), ordered by old index then new index.
+    std::vector<Flow> flows() const {
+        std::size_t n = 0;
+        detail::check(hrw_diff_flows_len(h_.get(), &n));
+        std::vector<hrw_flow> rows(n);
+        detail::check(hrw_diff_flows(h_.get(), rows.data(), rows.size(), &n));
+        std::vector<Flow> out;
+        for (std::size_t i = 0; i < n; i++) out.push_back(Flow{rows[i].from, rows[i].to, rows[i].count});
+        return out;
+    }
+
+    /// Every old node in old order, then every node only in the new membership in new order.
+    std::vector<NodeChange> nodes() const {
+        std::size_t n = 0;
+        detail::check(hrw_diff_nodes_len(h_.get(), &n));
+        std::vector<hrw_node_change> rows(n);
+        detail::check(hrw_diff_nodes(h_.get(), rows.data(), rows.size(), &n));
+        std::vector<NodeChange> out;
+        for (std::size_t i = 0; i < n; i++) {
+            const hrw_node_change &r = rows[i];
+            out.push_back(NodeChange{r.has_old ? std::optional<std::size_t>(r.old_index) : std::nullopt,
+                                     r.has_new ? std::optional<std::size_t>(r.new_index) : std::nullopt, r.before,
+                                     r.after});
+        }
+        return out;
+    }
+
+    const hrw_diff *get() const noexcept { return h_.get(); }
+
+private:
+    friend class Transition;
+    explicit Diff(hrw_diff *d) noexcept : h_(d) {}
+    std::uint64_t value(hrw_status (*f)(const hrw_diff *, std::uint64_t *)) const {
+        std::uint64_t v = 0;
+        detail::check(f(h_.get(), &v));
+        return v;
+    }
+    double fraction(hrw_status (*f)(const hrw_diff *, double *)) const {
+        double v = 0;
+        detail::check(f(h_.get(), &v));
+        return v;
+    }
+    detail::Handle<hrw_diff, hrw_diff_free> h_;
+};
+
+/// The change from an old membership to a new one; nodes are the same node when their ids
+/// are equal.
+class Transition {
+public:
+    Transition(const View &old_view, const View &new_view) {
+        hrw_transition *t = nullptr;
+        detail::check(hrw_transition_new(old_view.get(), new_view.get(), &t));
+        h_ = Owned(t);
+    }
+    Transition(const Placement &old_placement, const Placement &new_placement) {
+        hrw_transition *t = nullptr;
+        detail::check(hrw_transition_from_placements(old_placement.get(), new_placement.get(), &t));
+        h_ = Owned(t);
+    }
+
+    /// Owners of `key` before and after: read from the new one, on a miss from the old one.
+    Route route(std::string_view key) const {
+        hrw_route r{};
+        detail::check(hrw_transition_route(get(), detail::bytes(key), key.size(), &r));
+        return Route{r.old_index, r.new_index, r.moved};
+    }
+
+    /// The first k nodes of the key's ranking on both sides, the replicas to add and to drop.
+    RouteSet route_top(std::string_view key, std::size_t k) const {
+        const std::size_t cap = std::max(std::min(k, old_placement().selectable_size()),
+                                         std::min(k, new_placement().selectable_size()));
+        RouteSet s{std::vector<std::size_t>(cap), std::vector<std::size_t>(cap), std::vector<std::size_t>(cap),
+                   std::vector<std::size_t>(cap)};
+        hrw_route_set lens{};
+        detail::check(hrw_transition_route_top(get(), detail::bytes(key), key.size(), k, s.before.data(),
+                                               s.after.data(), s.add.data(), s.drop.data(), cap, &lens));
+        s.before.resize(lens.before_len);
+        s.after.resize(lens.after_len);
+        s.add.resize(lens.add_len);
+        s.drop.resize(lens.drop_len);
+        return s;
+    }
+
+    /// The keys of a batch that change owner, in batch order; call it batch by batch for a
+    /// stream of any length.
+    template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
+    std::vector<Move> plan(const Keys &keys) const {
+        detail::KeyBatch batch(keys);
+        std::vector<hrw_move> moves(batch.lens.size());
+        std::size_t n = 0;
+        detail::check(hrw_transition_plan(get(), batch.data(), batch.bytes.size(), batch.lens.data(),
+                                          batch.lens.size(), moves.data(), moves.size(), &n));
+        std::vector<Move> out;
+        out.reserve(n);
+        for (std::size_t i = 0; i < n; i++) out.push_back(Move{moves[i].key_index, moves[i].from, moves[i].to});
+        return out;
+    }
+    std::vector<Move> plan(std::initializer_list<std::string_view> keys) const {
+        return plan<std::initializer_list<std::string_view>>(keys);
+    }
+
+    /// A new, empty diff of this transition.
+    Diff diff() const {
+        hrw_diff *d = nullptr;
+        detail::check(hrw_transition_diff(get(), &d));
+        return Diff(d);
+    }
+
+    /// The expected fraction of keys that move, from the weights alone (VIEW.md 6.1).
+    double expected_moved() const {
+        double f = 0;
+        detail::check(hrw_transition_expected_moved(get(), &f));
+        return f;
+    }
+
+    /// The least fraction any scheme must move (VIEW.md 6.2).
+    double optimum() const {
+        double f = 0;
+        detail::check(hrw_transition_optimum(get(), &f));
+        return f;
+    }
+
+    Placement old_placement() const { return member(hrw_transition_old_placement); }
+    Placement new_placement() const { return member(hrw_transition_new_placement); }
+
+    /// The new index of old node `old_index`'s id, or nullopt when the new membership lacks it.
+    std::optional<std::size_t> old_to_new(std::size_t old_index) const {
+        return match(hrw_transition_old_to_new, old_index);
+    }
+    std::optional<std::size_t> new_to_old(std::size_t new_index) const {
+        return match(hrw_transition_new_to_old, new_index);
+    }
+
+    const hrw_transition *get() const noexcept { return h_.get(); }
+
+private:
+    using Owned = detail::Handle<hrw_transition, hrw_transition_free>;
+    Placement member(hrw_status (*f)(const hrw_transition *, hrw_placement **)) const {
+        hrw_placement *p = nullptr;
+        detail::check(f(get(), &p));
+        return Placement::adopt(p);
+    }
+    std::optional<std::size_t> match(hrw_status (*f)(const hrw_transition *, std::size_t, std::size_t *),
+                                     std::size_t index) const {
+        std::size_t out = 0;
+        hrw_status st = f(get(), index, &out);
+        if (st == HRW_STATUS_UNKNOWN_NODE) return std::nullopt;
+        detail::check(st);
+        return out;
+    }
+    Owned h_;
+};
+
+/// One step of a ramp.
+struct RampStep {
+    std::uint64_t epoch;
+    std::uint32_t position;
+    double moved;
+    bool removes_drained;
+};
+
+/// A change of view split into steps that each move at most `max_move` of the keys.
+class RampPlan {
+public:
+    static constexpr std::uint32_t grid = HRW_RAMP_GRID;
+
+    RampPlan(const View &old_view, const View &new_view, double max_move) {
+        hrw_ramp *r = nullptr;
+        hrw_error err{};
+        detail::check(hrw_ramp_new(old_view.get(), new_view.get(), max_move, &r, &err), err);
+        h_ = Owned(r);
+    }
+
+    std::size_t size() const {
+        std::size_t n = 0;
+        detail::check(hrw_ramp_len(get(), &n));
+        return n;
+    }
+
+    RampStep step(std::size_t i) const {
+        hrw_ramp_step s{};
+        hrw_error err{};
+        detail::check(hrw_ramp_get_step(get(), i, &s, &err), err);
+        return RampStep{s.epoch, s.position, s.moved, s.removes_drained};
+    }
+
+    std::vector<RampStep> steps() const {
+        std::vector<RampStep> out;
+        for (std::size_t i = 0, n = size(); i < n; i++) out.push_back(step(i));
+        return out;
+    }
+
+    /// The view of step i; the last one has the new view's membership.
+    View view(std::size_t i) const {
+        hrw_view *v = nullptr;
+        hrw_error err{};
+        detail::check(hrw_ramp_view(get(), i, &v, &err), err);
+        return View(v);
+    }
+
+    double max_move() const { return figure(hrw_ramp_max_move); }
+    double total_moved() const { return figure(hrw_ramp_total_moved); }
+    double direct_moved() const { return figure(hrw_ramp_direct_moved); }
+    double optimum() const { return figure(hrw_ramp_optimum); }
+
+    const hrw_ramp *get() const noexcept { return h_.get(); }
+
+private:
+    using Owned = detail::Handle<hrw_ramp, hrw_ramp_free>;
+    double figure(hrw_status (*f)(const hrw_ramp *, double *)) const {
+        double v = 0;
+        detail::check(f(get(), &v));
+        return v;
+    }
+    Owned h_;
+};
+
+}  // namespace hrwhash
+
+#endif  // HRWHASH_VIEW_HPP

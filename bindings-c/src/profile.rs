@@ -1,0 +1,348 @@
+//! `hrw_profile_placement`: the core's `ProfilePlacement` (a placement that answers exactly as
+//! an incumbent library does, conformance/PROFILES.md) behind an opaque handle.
+
+use std::ffi::{c_char, CStr};
+
+use hrwhash_core::{Node, Profile, ProfilePlacement, Weight};
+
+use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
+use crate::placement::split_keys;
+use crate::status::{hrw_error, hrw_status};
+
+/// A membership placed the way an incumbent places it (build it with
+/// `hrw_profile_placement_new`, release it with `hrw_profile_placement_free`).
+///
+/// Immutable once built: one handle may be used from any number of threads at once; only
+/// `hrw_profile_placement_free` must not race with other calls on it.
+pub struct hrw_profile_placement {
+    inner: ProfilePlacement,
+}
+
+// The names as static C strings, in the order of `Profile::ALL`.
+const NAMES: [&CStr; 4] = [
+    c"go-redis-ring-v9",
+    c"pymemcache-rendezvous",
+    c"ketama-libmemcached",
+    c"hashring-node-3",
+];
+
+// The table above is checked against the core when the library is built.
+const _: () = {
+    let mut i = 0;
+    while i < NAMES.len() {
+        assert!(same(NAMES[i].to_bytes(), Profile::ALL[i].name().as_bytes()));
+        i += 1;
+    }
+    assert!(NAMES.len() == Profile::ALL.len());
+};
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+fn c_name(profile: Profile) -> &'static CStr {
+    let i = Profile::ALL
+        .iter()
+        .position(|&p| p == profile)
+        .unwrap_or_default();
+    NAMES[i]
+}
+
+/// The name of profile number `index` (0-based, in the order of conformance/PROFILES.md) as a
+/// static NUL-terminated string; INDEX_OUT_OF_RANGE past the last one, so a loop from 0 lists
+/// every profile this library knows.
+///
+/// # Safety
+/// `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_name(
+    index: usize,
+    out_name: *mut *const c_char,
+) -> hrw_status {
+    guard(|| {
+        let dst = out(out_name)?;
+        let name = NAMES.get(index).ok_or(hrw_status::IndexOutOfRange)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(name.as_ptr()) };
+        Ok(())
+    })
+}
+
+/// Builds the placement of profile `profile_name` (`name_len` bytes, for example
+/// "ketama-libmemcached"; UNKNOWN_PROFILE for any other name) over `count` nodes: node `i` has
+/// the id `ids[i]` of `id_lens[i]` bytes and, when `weights` is non-NULL, the weight
+/// `weights[i]` (`weights` holds `count` values). Lookups return positions in this order. Ids
+/// are copied.
+///
+/// NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
+/// on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+/// written only on success; release it with `hrw_profile_placement_free`.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
+/// `weights` for `count` elements).
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_new(
+    profile_name: *const u8,
+    name_len: usize,
+    ids: *const *const u8,
+    id_lens: *const usize,
+    weights: *const f64,
+    count: usize,
+    out_placement: *mut *mut hrw_profile_placement,
+) -> hrw_status {
+    guard(|| {
+        let dst = out(out_placement)?;
+        // SAFETY: caller contract.
+        let p = unsafe { build(profile_name, name_len, ids, id_lens, weights, count) }
+            .map_err(|e| e.status)?;
+        let handle = Box::into_raw(Box::new(hrw_profile_placement { inner: p }));
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(handle) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As `hrw_profile_placement_new`.
+unsafe fn build(
+    profile_name: *const u8,
+    name_len: usize,
+    ids: *const *const u8,
+    id_lens: *const usize,
+    weights: *const f64,
+    count: usize,
+) -> Result<ProfilePlacement, hrw_error> {
+    // SAFETY: caller contract.
+    let name = unsafe { bytes(profile_name, name_len) }?;
+    // A name that is not UTF-8 is not the name of any profile.
+    let profile = Profile::from_name(&String::from_utf8_lossy(name))?;
+    // SAFETY: caller contract.
+    let id_ptrs = unsafe { span(ids, count) }?;
+    // SAFETY: caller contract.
+    let lens = unsafe { span(id_lens, count) }?;
+    let weights = if weights.is_null() {
+        None
+    } else {
+        // SAFETY: caller contract.
+        Some(unsafe { span(weights, count) }?)
+    };
+    let mut nodes = Vec::with_capacity(count);
+    for (i, (&ptr, &len)) in id_ptrs.iter().zip(lens).enumerate() {
+        // SAFETY: caller contract on every id.
+        let id = unsafe { bytes(ptr, len) }.map_err(|s| hrw_error::from(s).at(i))?;
+        let node = Node::new(id);
+        nodes.push(match weights {
+            Some(w) => node.with_weight(Weight::new(w[i]).map_err(|e| hrw_error::from(e).at(i))?),
+            None => node,
+        });
+    }
+    Ok(ProfilePlacement::new(profile, nodes)?)
+}
+
+/// Releases a profile placement; NULL is a no-op.
+///
+/// # Safety
+/// `placement` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_free(placement: *mut hrw_profile_placement) {
+    guard(|| {
+        if !placement.is_null() {
+            // SAFETY: the handle came from Box::into_raw and is freed once.
+            drop(unsafe { Box::from_raw(placement) });
+        }
+        Ok(())
+    });
+}
+
+/// # Safety
+/// A non-NULL `p` is a live handle.
+unsafe fn profile_ref<'a>(
+    p: *const hrw_profile_placement,
+) -> Result<&'a ProfilePlacement, hrw_status> {
+    let p = non_null(p)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*p).inner })
+}
+
+/// The index of the node the incumbent gives `key` to (`key` may be NULL when `key_len` is 0).
+///
+/// # Safety
+/// `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_owner(
+    placement: *const hrw_profile_placement,
+    key: *const u8,
+    key_len: usize,
+    out_index: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        let dst = out(out_index)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        let owner = p.owner(key);
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(owner) };
+        Ok(())
+    })
+}
+
+/// Owners of `key_count` keys in one call, the keys given as for `hrw_placement_owners`
+/// (concatenated in `keys`, `key_lens[i]` bytes each; BUFFER_TOO_SMALL when `out_len` is below
+/// `key_count`, LENGTH_MISMATCH when the lengths do not add up to `keys_len`).
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_owners(
+    placement: *const hrw_profile_placement,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        if dst.len() < lens.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        for (key, slot) in split_keys(keys, lens)?.zip(dst.iter_mut()) {
+            *slot = p.owner(key);
+        }
+        Ok(())
+    })
+}
+
+/// The incumbent's top-`k` lookup for `key`: the first `k` distinct nodes, owner first, as
+/// node indices in `out_indices`; `*out_count` receives how many there are (fewer than `k`
+/// when fewer nodes can be reached). BUFFER_TOO_SMALL when `out_len` is below that count;
+/// NOT_OFFERED for a profile whose incumbent has no top-k lookup.
+///
+/// # Safety
+/// `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_replicas(
+    placement: *const hrw_profile_placement,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        let count_dst = out(out_count)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let ranked = p
+            .replicas(key, k.min(p.len()))
+            .map_err(|e| hrw_status::from(&e))?;
+        if dst.len() < ranked.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        dst[..ranked.len()].copy_from_slice(&ranked);
+        // SAFETY: checked non-NULL.
+        unsafe { count_dst.write(ranked.len()) };
+        Ok(())
+    })
+}
+
+/// The number of nodes.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_len(
+    placement: *const hrw_profile_placement,
+    out_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        let dst = out(out_len)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(p.len()) };
+        Ok(())
+    })
+}
+
+/// The id of the node at `index`: `*out_id` points into the placement (valid until it is freed,
+/// not NUL-terminated) and `*out_id_len` is its length.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_node_id(
+    placement: *const hrw_profile_placement,
+    index: usize,
+    out_id: *mut *const u8,
+    out_id_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        let id_dst = out(out_id)?;
+        let len_dst = out(out_id_len)?;
+        let id = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.id();
+        // SAFETY: both checked non-NULL.
+        unsafe {
+            id_dst.write(id.as_ptr());
+            len_dst.write(id.len());
+        }
+        Ok(())
+    })
+}
+
+/// The placement's profile name, static and NUL-terminated.
+///
+/// # Safety
+/// `placement` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_profile_placement_profile(
+    placement: *const hrw_profile_placement,
+    out_name: *mut *const c_char,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let p = unsafe { profile_ref(placement) }?;
+        let dst = out(out_name)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(c_name(p.profile()).as_ptr()) };
+        Ok(())
+    })
+}
+
+/// Messages of the statuses this module adds, outside the table of `status.rs` so that the
+/// numbers of other modules can land in any order.
+pub(crate) fn status_message(status: u32) -> Option<&'static CStr> {
+    match status {
+        28 => Some(c"unknown profile name (conformance/PROFILES.md lists the profiles)"),
+        29 => Some(c"the profile's incumbent does not offer this (weights, top-k, or this input)"),
+        _ => None,
+    }
+}

@@ -1,0 +1,228 @@
+//! `hrw_ramp`: a change of view split into steps that each move at most a given fraction of the
+//! keys (conformance/VIEW.md section 7).
+
+use hrwhash_core::{Error, RampPlan};
+
+use crate::ffi::{guard, guard_detail, non_null, out};
+use crate::status::{hrw_error, hrw_status};
+use crate::view::{boxed_view, hrw_view, view};
+
+/// Positions of a ramp's line from the old weights (0) to the new ones (`HRW_RAMP_GRID`).
+pub const HRW_RAMP_GRID: u32 = 65536;
+
+const _: () = assert!(HRW_RAMP_GRID == hrwhash_core::ramp::GRID);
+
+/// A planned ramp (`hrw_ramp_new`, released by `hrw_ramp_free`). Immutable: one handle may be
+/// used from any number of threads at once; only `hrw_ramp_free` must not race with other
+/// calls on it.
+pub struct hrw_ramp {
+    inner: RampPlan,
+}
+
+/// One step of a ramp.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_ramp_step {
+    /// The epoch of the step's view: the old view's epoch plus the step's 1-based number.
+    pub epoch: u64,
+    /// Where the weights are on the line, 0 to `HRW_RAMP_GRID`.
+    pub position: u32,
+    /// Expected fraction of all keys that change owner from the previous step to this one.
+    pub moved: f64,
+    /// Whether this is the last step, which removes the drained leaving nodes.
+    pub removes_drained: bool,
+}
+
+/// # Safety
+/// A non-NULL `r` must come from `hrw_ramp_new` and not be freed.
+unsafe fn ramp_ref<'a>(r: *const hrw_ramp) -> Result<&'a RampPlan, hrw_status> {
+    let r = non_null(r)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*r).inner })
+}
+
+fn step_error(plan: &RampPlan, step: usize) -> hrw_error {
+    Error::LengthMismatch {
+        expected: plan.steps().len(),
+        actual: step,
+    }
+    .into()
+}
+
+/// Plans the ramp from view `old` to view `new`, each step moving at most `max_move` of the keys.
+/// INVALID_MOVE_LIMIT (detail `value`) for a limit outside (0, 1], NaN, or too small to advance
+/// one grid position; SEED_MISMATCH when the views have different seeds; ALL_WEIGHTS_ZERO should
+/// a step have no selectable node; INVALID_VIEW (field `epoch`) when the step epochs would pass
+/// 2^64 - 1. On failure a non-NULL `error` receives the details. Both views may be freed
+/// afterwards.
+///
+/// # Safety
+/// `old` and `new` are live handles; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_new(
+    old: *const hrw_view,
+    new: *const hrw_view,
+    max_move: f64,
+    out_ramp: *mut *mut hrw_ramp,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let (a, b) = (view(old)?, view(new)?);
+            let dst = out(out_ramp)?;
+            let plan = RampPlan::new(a, b, max_move)?;
+            dst.write(Box::into_raw(Box::new(hrw_ramp { inner: plan })));
+            Ok(())
+        })
+    }
+}
+
+/// Releases a ramp; NULL is a no-op. Step views taken from it stay valid.
+///
+/// # Safety
+/// `ramp` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_free(ramp: *mut hrw_ramp) {
+    guard(|| {
+        if !ramp.is_null() {
+            // SAFETY: the handle came from Box::into_raw and is freed once.
+            drop(unsafe { Box::from_raw(ramp) });
+        }
+        Ok(())
+    });
+}
+
+/// The number of steps (0 when the two views already place every key alike).
+///
+/// # Safety
+/// `ramp` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let r = unsafe { ramp_ref(ramp) }?;
+        let dst = out(out_len)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(r.steps().len()) };
+        Ok(())
+    })
+}
+
+/// Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
+/// steps, `actual` the step asked for), as for `hrw_ramp_view`.
+///
+/// # Safety
+/// `ramp` is a live handle; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_get_step(
+    ramp: *const hrw_ramp,
+    step: usize,
+    out_step: *mut hrw_ramp_step,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let r = ramp_ref(ramp)?;
+            let dst = out(out_step)?;
+            let s = r.steps().get(step).ok_or_else(|| step_error(r, step))?;
+            dst.write(hrw_ramp_step {
+                epoch: s.epoch,
+                position: s.position,
+                moved: s.moved,
+                removes_drained: s.removes_drained,
+            });
+            Ok(())
+        })
+    }
+}
+
+/// The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
+/// step's view has the new view's membership (equal fingerprint) at the old epoch plus the
+/// number of steps. LENGTH_MISMATCH past the last step.
+///
+/// # Safety
+/// `ramp` is a live handle; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_view(
+    ramp: *const hrw_ramp,
+    step: usize,
+    out_view: *mut *mut hrw_view,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let r = ramp_ref(ramp)?;
+            let dst = out(out_view)?;
+            boxed_view(r.view(step)?, dst);
+            Ok(())
+        })
+    }
+}
+
+/// # Safety
+/// `ramp` is a live handle.
+unsafe fn figure(ramp: *const hrw_ramp, dst: *mut f64, f: fn(&RampPlan) -> f64) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let r = unsafe { ramp_ref(ramp) }?;
+        let dst = out(dst)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(f(r)) };
+        Ok(())
+    })
+}
+
+/// The per-step limit the ramp was planned with.
+///
+/// # Safety
+/// `ramp` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_max_move(
+    ramp: *const hrw_ramp,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { figure(ramp, out_fraction, RampPlan::max_move) }
+}
+
+/// The sum of the steps' expected movements (a key that moves twice counts twice).
+///
+/// # Safety
+/// `ramp` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_total_moved(
+    ramp: *const hrw_ramp,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { figure(ramp, out_fraction, RampPlan::total_moved) }
+}
+
+/// The expected movement of switching directly from the old view to the new one.
+///
+/// # Safety
+/// `ramp` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_direct_moved(
+    ramp: *const hrw_ramp,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { figure(ramp, out_fraction, RampPlan::direct_moved) }
+}
+
+/// The least movement any scheme needs for the new shares (VIEW.md 6.2).
+///
+/// # Safety
+/// `ramp` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_ramp_optimum(
+    ramp: *const hrw_ramp,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { figure(ramp, out_fraction, RampPlan::optimum) }
+}

@@ -1,0 +1,772 @@
+//! `hrw_transition` and `hrw_diff`: what a change from one membership to the next does to keys
+//! (conformance/VIEW.md section 6).
+
+use hrwhash_core::transition::{Diff, Flow, NodeChange};
+use hrwhash_core::{Placement, Transition};
+
+use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
+use crate::placement::{boxed, hrw_placement, placement, split_keys};
+use crate::status::hrw_status;
+use crate::view::{hrw_view, view};
+
+/// The change from an old membership to a new one (`hrw_transition_new`,
+/// `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
+/// the same node when their ids are equal.
+///
+/// Immutable: one handle may be used from any number of threads at once; only
+/// `hrw_transition_free` must not race with other calls on it.
+pub struct hrw_transition {
+    inner: Transition,
+}
+
+/// Owner counts of a stream of keys under one transition (`hrw_transition_diff`). Its memory
+/// depends on the number of nodes and flows, never on the number of keys.
+///
+/// `hrw_diff_add` and `hrw_diff_add_many` change it: a diff is used by one thread at a time
+/// (give each thread its own and combine them with `hrw_diff_merge`).
+pub struct hrw_diff {
+    inner: Diff,
+}
+
+/// Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
+/// write to `new_index`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_route {
+    /// Index of the owner in the old membership.
+    pub old_index: usize,
+    /// Index of the owner in the new membership.
+    pub new_index: usize,
+    /// Whether the two owners have different ids.
+    pub moved: bool,
+}
+
+/// How many indices `hrw_transition_route_top` wrote into each of its four arrays.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_route_set {
+    /// The first `k` nodes of the old ranking (old indices): `min(k, old selectable nodes)`.
+    pub before_len: usize,
+    /// The first `k` nodes of the new ranking (new indices): `min(k, new selectable nodes)`.
+    pub after_len: usize,
+    /// Nodes of `after` whose id is not in `before` (new indices, in ranking order): the
+    /// replicas to fill.
+    pub add_len: usize,
+    /// Nodes of `before` whose id is not in `after` (old indices, in ranking order): the
+    /// replicas to drop once the new ones are filled.
+    pub drop_len: usize,
+}
+
+/// One key that changes owner, as `hrw_transition_plan` lists it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_move {
+    /// Position of the key in the batch (0-based).
+    pub key_index: usize,
+    /// Old-membership index of the node to copy it from.
+    pub from: usize,
+    /// New-membership index of the node to copy it to.
+    pub to: usize,
+}
+
+/// Keys that moved from one old node to one new node.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_flow {
+    /// Old-membership index of the node the keys leave.
+    pub from: usize,
+    /// New-membership index of the node they go to.
+    pub to: usize,
+    /// How many keys.
+    pub count: u64,
+}
+
+/// One id of either membership with the keys it owns before and after.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_node_change {
+    /// Whether the id is in the old membership (then `old_index` is its index; else 0).
+    pub has_old: bool,
+    /// Index in the old membership.
+    pub old_index: usize,
+    /// Whether the id is in the new membership (then `new_index` is its index; else 0).
+    pub has_new: bool,
+    /// Index in the new membership.
+    pub new_index: usize,
+    /// Keys it owned before.
+    pub before: u64,
+    /// Keys it owns after.
+    pub after: u64,
+}
+
+fn boxed_transition(t: Transition, dst: *mut *mut hrw_transition) {
+    let handle = Box::into_raw(Box::new(hrw_transition { inner: t }));
+    // SAFETY: `dst` was checked non-NULL by the caller.
+    unsafe { dst.write(handle) };
+}
+
+/// # Safety
+/// A non-NULL `t` must come from a constructor of `hrw_transition` and not be freed.
+unsafe fn transition_ref<'a>(t: *const hrw_transition) -> Result<&'a Transition, hrw_status> {
+    let t = non_null(t)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*t).inner })
+}
+
+/// # Safety
+/// A non-NULL `d` must come from `hrw_transition_diff` and not be freed.
+unsafe fn diff_ref<'a>(d: *const hrw_diff) -> Result<&'a Diff, hrw_status> {
+    let d = non_null(d)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*d).inner })
+}
+
+/// # Safety
+/// As `diff_ref`, and no other reference to `*d` is in use.
+unsafe fn diff_mut<'a>(d: *mut hrw_diff) -> Result<&'a mut Diff, hrw_status> {
+    if d.is_null() {
+        return Err(hrw_status::NullParameter);
+    }
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &mut (*d).inner })
+}
+
+/// Writes `value` through a checked out-pointer.
+fn put<T>(dst: *mut T, value: T) -> Result<(), hrw_status> {
+    let dst = out(dst)?;
+    // SAFETY: checked non-NULL; the caller promises it is writable.
+    unsafe { dst.write(value) };
+    Ok(())
+}
+
+/// The transition from view `old` to view `new`. Both views may be freed afterwards.
+///
+/// # Safety
+/// `old` and `new` are live handles.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_new(
+    old: *const hrw_view,
+    new: *const hrw_view,
+    out_transition: *mut *mut hrw_transition,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let (a, b) = unsafe { (view(old)?, view(new)?) };
+        let dst = out(out_transition)?;
+        boxed_transition(Transition::new(a, b), dst);
+        Ok(())
+    })
+}
+
+/// The transition from placement `old` to placement `new` (for memberships that are not
+/// views). Both placements may be freed afterwards.
+///
+/// # Safety
+/// `old` and `new` are live handles.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_from_placements(
+    old: *const hrw_placement,
+    new: *const hrw_placement,
+    out_transition: *mut *mut hrw_transition,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let (a, b) = unsafe { (placement(old)?, placement(new)?) };
+        let dst = out(out_transition)?;
+        boxed_transition(Transition::new(a, b), dst);
+        Ok(())
+    })
+}
+
+/// Releases a transition; NULL is a no-op. Diffs made from it stay valid.
+///
+/// # Safety
+/// `transition` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_free(transition: *mut hrw_transition) {
+    guard(|| {
+        if !transition.is_null() {
+            // SAFETY: the handle came from Box::into_raw and is freed once.
+            drop(unsafe { Box::from_raw(transition) });
+        }
+        Ok(())
+    });
+}
+
+fn side(t: &Transition, new: bool) -> &Placement {
+    if new {
+        t.new_placement()
+    } else {
+        t.old()
+    }
+}
+
+/// # Safety
+/// `transition` is a live handle.
+unsafe fn member(
+    transition: *const hrw_transition,
+    new: bool,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let dst = out(out_placement)?;
+        boxed(side(t, new).clone(), dst);
+        Ok(())
+    })
+}
+
+/// The old membership as a new placement handle (the caller releases it with
+/// `hrw_placement_free`; it shares the nodes, so this is cheap).
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_old_placement(
+    transition: *const hrw_transition,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { member(transition, false, out_placement) }
+}
+
+/// The new membership as a new placement handle, as `hrw_transition_old_placement`.
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_new_placement(
+    transition: *const hrw_transition,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { member(transition, true, out_placement) }
+}
+
+/// # Safety
+/// `transition` is a live handle.
+unsafe fn match_index(
+    transition: *const hrw_transition,
+    from_new: bool,
+    index: usize,
+    out_index: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let dst = out(out_index)?;
+        if index >= side(t, from_new).len() {
+            return Err(hrw_status::IndexOutOfRange);
+        }
+        let found = if from_new {
+            t.new_to_old(index)
+        } else {
+            t.old_to_new(index)
+        };
+        put(dst, found.ok_or(hrw_status::UnknownNode)?)
+    })
+}
+
+/// The index in the new membership of the node with the id of old node `old_index`:
+/// INDEX_OUT_OF_RANGE past the old membership's last node, UNKNOWN_NODE when the new membership
+/// has no node of that id.
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_old_to_new(
+    transition: *const hrw_transition,
+    old_index: usize,
+    out_new_index: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { match_index(transition, false, old_index, out_new_index) }
+}
+
+/// The index in the old membership of the node with the id of new node `new_index`, as
+/// `hrw_transition_old_to_new` the other way.
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_new_to_old(
+    transition: *const hrw_transition,
+    new_index: usize,
+    out_old_index: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { match_index(transition, true, new_index, out_old_index) }
+}
+
+/// The owners of `key` before and after, and whether their ids differ.
+///
+/// # Safety
+/// `transition` is a live handle; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_route(
+    transition: *const hrw_transition,
+    key: *const u8,
+    key_len: usize,
+    out_route: *mut hrw_route,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let dst = out(out_route)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        let r = t.route(key);
+        put(
+            dst,
+            hrw_route {
+                old_index: r.old,
+                new_index: r.new,
+                moved: r.moved,
+            },
+        )
+    })
+}
+
+/// The top-`k` replica sets of `key` before and after, and what changes between them: into
+/// `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
+/// least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
+/// receives how many indices each array got; slots past them are left as they were. The arrays
+/// should not overlap (if they do, the later ones overwrite the earlier ones).
+///
+/// # Safety
+/// `transition` is a live handle; `key` is NULL or valid for `key_len` bytes; each array is NULL
+/// or valid for `capacity` elements.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // four caller arrays of one capacity
+pub unsafe extern "C" fn hrw_transition_route_top(
+    transition: *const hrw_transition,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    before: *mut usize,
+    after: *mut usize,
+    add: *mut usize,
+    drop: *mut usize,
+    capacity: usize,
+    out_set: *mut hrw_route_set,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let set_dst = out(out_set)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // The four arrays may overlap (a caller's mistake that is still no reason for UB): they
+        // are written through raw pointers, never as slices that would alias.
+        let arrays = [
+            out_array(before, capacity)?,
+            out_array(after, capacity)?,
+            out_array(add, capacity)?,
+            out_array(drop, capacity)?,
+        ];
+        let need = k
+            .min(t.old().selectable_len())
+            .max(k.min(t.new_placement().selectable_len()));
+        if capacity < need {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let r = t.route_top(key, k);
+        for (dst, src) in arrays
+            .into_iter()
+            .zip([&r.before, &r.after, &r.add, &r.drop])
+        {
+            if !src.is_empty() {
+                // SAFETY: `dst` is valid for `capacity` >= `need` >= `src.len()` elements (caller
+                // contract, checked non-NULL), and `src` is our own vector.
+                unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
+            }
+        }
+        put(
+            set_dst,
+            hrw_route_set {
+                before_len: r.before.len(),
+                after_len: r.after.len(),
+                add_len: r.add.len(),
+                drop_len: r.drop.len(),
+            },
+        )
+    })
+}
+
+/// A caller array of `capacity` indices: NULL only with capacity 0 (NULL_PARAMETER), and a
+/// capacity some buffer can have (RESULT_TOO_LARGE).
+fn out_array(ptr: *mut usize, capacity: usize) -> Result<*mut usize, hrw_status> {
+    if ptr.is_null() && capacity != 0 {
+        return Err(hrw_status::NullParameter);
+    }
+    if capacity > isize::MAX as usize / std::mem::size_of::<usize>() {
+        return Err(hrw_status::ResultTooLarge);
+    }
+    Ok(ptr)
+}
+
+/// The moved keys of a batch, in batch order: the keys are given as for
+/// `hrw_placement_owners` (concatenated in `keys`, `key_lens[i]` bytes each, adding up to
+/// `keys_len`, else LENGTH_MISMATCH), and each key whose owner changes gets one `hrw_move` in
+/// `out_moves`. `out_len` must be at least `key_count` (else BUFFER_TOO_SMALL, checked before any
+/// key is read); `*out_count` receives how many moves were written. Call it batch by batch to
+/// plan a stream of any length.
+///
+/// # Safety
+/// `transition` is a live handle; every other pointer is NULL or valid for its stated length.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the keys and the moves are each a (pointer, length) pair
+pub unsafe extern "C" fn hrw_transition_plan(
+    transition: *const hrw_transition,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    out_moves: *mut hrw_move,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let count_dst = out(out_count)?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_moves, out_len) }?;
+        if dst.len() < lens.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let mut n = 0;
+        for (i, key) in split_keys(keys, lens)?.enumerate() {
+            let r = t.route(key);
+            if r.moved {
+                dst[n] = hrw_move {
+                    key_index: i,
+                    from: r.old,
+                    to: r.new,
+                };
+                n += 1;
+            }
+        }
+        put(count_dst, n)
+    })
+}
+
+/// # Safety
+/// `transition` is a live handle.
+unsafe fn fraction(
+    transition: *const hrw_transition,
+    out_fraction: *mut f64,
+    f: fn(&Transition) -> f64,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let dst = out(out_fraction)?;
+        put(dst, f(t))
+    })
+}
+
+/// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1;
+/// the same binary64 value in every language).
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_expected_moved(
+    transition: *const hrw_transition,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { fraction(transition, out_fraction, Transition::expected_moved) }
+}
+
+/// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_optimum(
+    transition: *const hrw_transition,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { fraction(transition, out_fraction, Transition::optimum) }
+}
+
+/// A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
+/// of the transition, which may be freed first).
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_diff(
+    transition: *const hrw_transition,
+    out_diff: *mut *mut hrw_diff,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let t = unsafe { transition_ref(transition) }?;
+        let dst = out(out_diff)?;
+        let handle = Box::into_raw(Box::new(hrw_diff { inner: t.diff() }));
+        put(dst, handle)
+    })
+}
+
+/// Releases a diff; NULL is a no-op.
+///
+/// # Safety
+/// `diff` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_free(diff: *mut hrw_diff) {
+    guard(|| {
+        if !diff.is_null() {
+            // SAFETY: the handle came from Box::into_raw and is freed once.
+            drop(unsafe { Box::from_raw(diff) });
+        }
+        Ok(())
+    });
+}
+
+/// Counts one key.
+///
+/// # Safety
+/// `diff` is a live handle no other thread is using; `key` is NULL or valid for `key_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_add(
+    diff: *mut hrw_diff,
+    key: *const u8,
+    key_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let d = unsafe { diff_mut(diff) }?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        d.add(key);
+        Ok(())
+    })
+}
+
+/// Counts a batch of keys, given as for `hrw_placement_owners`. The lengths are checked
+/// (LENGTH_MISMATCH) before any key is counted, so a failed call counts nothing.
+///
+/// # Safety
+/// `diff` is a live handle no other thread is using; every other pointer is NULL or valid for
+/// its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_add_many(
+    diff: *mut hrw_diff,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let d = unsafe { diff_mut(diff) }?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        d.add_all(split_keys(keys, lens)?);
+        Ok(())
+    })
+}
+
+/// Adds the counts of `other` to `diff` (for diffs fed by several threads). NULL_PARAMETER (the
+/// contract's InvalidArgument), adding nothing, when `other` is a diff of another transition
+/// handle, or is `diff` itself.
+///
+/// # Safety
+/// `diff` is a live handle no other thread is using; `other` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_merge(diff: *mut hrw_diff, other: *const hrw_diff) -> hrw_status {
+    guard(|| {
+        if std::ptr::eq(diff.cast_const(), other) {
+            return Err(hrw_status::NullParameter);
+        }
+        // SAFETY: caller contract; the two handles are distinct (checked above).
+        let (d, o) = unsafe { (diff_mut(diff)?, diff_ref(other)?) };
+        if d.merge(o) {
+            Ok(())
+        } else {
+            Err(hrw_status::NullParameter)
+        }
+    })
+}
+
+/// # Safety
+/// `diff` is a live handle.
+unsafe fn diff_value<T>(
+    diff: *const hrw_diff,
+    dst: *mut T,
+    f: impl FnOnce(&Diff) -> T,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let d = unsafe { diff_ref(diff) }?;
+        let dst = out(dst)?;
+        put(dst, f(d))
+    })
+}
+
+/// The number of keys counted.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_keys(diff: *const hrw_diff, out_keys: *mut u64) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_keys, Diff::keys) }
+}
+
+/// The number of counted keys whose owner changed.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_moved(diff: *const hrw_diff, out_moved: *mut u64) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_moved, Diff::moved) }
+}
+
+/// `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_expected_moved(
+    diff: *const hrw_diff,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_fraction, |d| d.transition().expected_moved()) }
+}
+
+/// `hrw_transition_optimum` of the diff's transition.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_optimum(
+    diff: *const hrw_diff,
+    out_fraction: *mut f64,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_fraction, |d| d.transition().optimum()) }
+}
+
+/// The number of flows `hrw_diff_flows` would write now.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_flows_len(
+    diff: *const hrw_diff,
+    out_len: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_len, |d| d.flows().len()) }
+}
+
+/// # Safety
+/// `dst` is NULL or valid for `len` elements.
+unsafe fn write_rows<T: Copy>(
+    rows: &[T],
+    dst: *mut T,
+    len: usize,
+    count: *mut usize,
+) -> Result<(), hrw_status> {
+    let count = out(count)?;
+    // SAFETY: caller contract.
+    let dst = unsafe { span_mut(dst, len) }?;
+    if dst.len() < rows.len() {
+        return Err(hrw_status::BufferTooSmall);
+    }
+    dst[..rows.len()].copy_from_slice(rows);
+    put(count, rows.len())
+}
+
+/// The moved keys per (old node, new node), ordered by old index then new index, into `out`
+/// (`out_len` at least `hrw_diff_flows_len`, else BUFFER_TOO_SMALL); `*out_count` receives how
+/// many. Their counts add up to `hrw_diff_moved`.
+///
+/// # Safety
+/// `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_flows(
+    diff: *const hrw_diff,
+    out: *mut hrw_flow,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let d = unsafe { diff_ref(diff) }?;
+        let rows: Vec<hrw_flow> = d
+            .flows()
+            .into_iter()
+            .map(|Flow { from, to, count }| hrw_flow { from, to, count })
+            .collect();
+        // SAFETY: caller contract.
+        unsafe { write_rows(&rows, out, out_len, out_count) }
+    })
+}
+
+/// The number of rows `hrw_diff_nodes` writes: the ids of either membership.
+///
+/// # Safety
+/// `diff` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_nodes_len(
+    diff: *const hrw_diff,
+    out_len: *mut usize,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { diff_value(diff, out_len, |d| d.nodes().len()) }
+}
+
+/// Per id of either membership the keys it owns before and after: every old node in old order,
+/// then every node only in the new membership in new order, into `out` (`out_len` at least
+/// `hrw_diff_nodes_len`, else BUFFER_TOO_SMALL); `*out_count` receives how many.
+///
+/// # Safety
+/// `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_nodes(
+    diff: *const hrw_diff,
+    out: *mut hrw_node_change,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let d = unsafe { diff_ref(diff) }?;
+        let rows: Vec<hrw_node_change> = d
+            .nodes()
+            .into_iter()
+            .map(
+                |NodeChange {
+                     old,
+                     new,
+                     before,
+                     after,
+                 }| hrw_node_change {
+                    has_old: old.is_some(),
+                    old_index: old.unwrap_or(0),
+                    has_new: new.is_some(),
+                    new_index: new.unwrap_or(0),
+                    before,
+                    after,
+                },
+            )
+            .collect();
+        // SAFETY: caller contract.
+        unsafe { write_rows(&rows, out, out_len, out_count) }
+    })
+}

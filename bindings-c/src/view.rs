@@ -1,0 +1,362 @@
+//! `hrw_view`: a membership with its epoch and seed identity, read from and written to the JSON
+//! document of conformance/VIEW.md.
+
+use hrwhash_core::View;
+
+use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
+use crate::placement::{boxed, hrw_placement, placement, seed_from};
+use crate::status::{hrw_error, hrw_status};
+
+/// Length of a view fingerprint in bytes.
+pub const HRW_VIEW_FINGERPRINT_LEN: usize = 16;
+/// Length of a seed fingerprint in bytes.
+pub const HRW_SEED_FINGERPRINT_LEN: usize = 8;
+/// Size of the buffer `hrw_view_fingerprint_hex` needs: 32 hex digits and a NUL.
+pub const HRW_VIEW_FINGERPRINT_HEX_SIZE: usize = 2 * HRW_VIEW_FINGERPRINT_LEN + 1;
+/// Size of the buffer `hrw_view_seed_fingerprint_hex` needs: 16 hex digits and a NUL.
+pub const HRW_SEED_FINGERPRINT_HEX_SIZE: usize = 2 * HRW_SEED_FINGERPRINT_LEN + 1;
+
+/// An immutable view (load it with `hrw_view_from_json`, or make one with `hrw_view_new`;
+/// release it with `hrw_view_free`).
+///
+/// A view never changes, so one handle may be used from any number of threads at once without
+/// locking; only `hrw_view_free` must not race with other calls on it.
+pub struct hrw_view {
+    pub(crate) inner: View,
+}
+
+pub(crate) fn boxed_view(v: View, dst: *mut *mut hrw_view) {
+    let handle = Box::into_raw(Box::new(hrw_view { inner: v }));
+    // SAFETY: `dst` was checked non-NULL by the caller of `boxed_view`.
+    unsafe { dst.write(handle) };
+}
+
+/// # Safety
+/// A non-NULL `v` must come from a constructor of `hrw_view` and not be freed.
+pub(crate) unsafe fn view<'a>(v: *const hrw_view) -> Result<&'a View, hrw_status> {
+    let v = non_null(v)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*v).inner })
+}
+
+/// Loads a view document (`text_len` bytes of UTF-8 JSON, not NUL-terminated), placing keys
+/// with `seed` (16 bytes, or NULL with length 0 for the default seed). The checks and their
+/// order are those of VIEW.md section 5: INVALID_JSON (details `line`, `column`), INVALID_VIEW
+/// (`field`, `index` when `has_index`, `reason`), EMPTY_MEMBERSHIP, EMPTY_NODE_ID (`index`),
+/// DUPLICATE_NODE_ID (`index`, `first_index`), ALL_WEIGHTS_ZERO, then SEED_MISMATCH when the view
+/// was written for another seed. INVALID_SEED_LENGTH for a seed that is not 16 bytes.
+///
+/// On failure a non-NULL `error` receives the details; `*out_view` is written only on success.
+/// Release the result with `hrw_view_free`. Node indices of the view's placement are positions
+/// in the document's `"nodes"`.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_from_json(
+    text: *const u8,
+    text_len: usize,
+    seed: *const u8,
+    seed_len: usize,
+    out_view: *mut *mut hrw_view,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_view)?;
+            let text = bytes(text, text_len)?;
+            let seed = seed_from(seed, seed_len)??;
+            boxed_view(View::from_json_bytes(text, seed)?, dst);
+            Ok(())
+        })
+    }
+}
+
+/// A view of `placement` at `epoch` (the placement is shared, not copied: the caller may free
+/// its handle afterwards). INVALID_VIEW (field `weight`, the node's `index`, reason
+/// NOT_REPRESENTABLE) when a weight has more than 53 significant bits.
+///
+/// # Safety
+/// `placement` is a live handle; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_new(
+    placement: *const hrw_placement,
+    epoch: u64,
+    out_view: *mut *mut hrw_view,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let p = placement_of(placement)?;
+            let dst = out(out_view)?;
+            boxed_view(View::new(p.clone(), epoch)?, dst);
+            Ok(())
+        })
+    }
+}
+
+// Named apart from `placement` so that the exported parameter keeps its plain name.
+unsafe fn placement_of<'a>(
+    p: *const hrw_placement,
+) -> Result<&'a hrwhash_core::Placement, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { placement(p) }
+}
+
+/// The same membership at another epoch, as a new handle.
+///
+/// # Safety
+/// `view` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_with_epoch(
+    view: *const hrw_view,
+    epoch: u64,
+    out_view: *mut *mut hrw_view,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        let dst = out(out_view)?;
+        boxed_view(v.with_epoch(epoch), dst);
+        Ok(())
+    })
+}
+
+unsafe fn view_ref<'a>(v: *const hrw_view) -> Result<&'a View, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { view(v) }
+}
+
+/// Releases a view; NULL is a no-op. Placements taken from it stay valid.
+///
+/// # Safety
+/// `view` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_free(view: *mut hrw_view) {
+    guard(|| {
+        if !view.is_null() {
+            // SAFETY: the handle came from Box::into_raw in `boxed_view` and is freed once.
+            drop(unsafe { Box::from_raw(view) });
+        }
+        Ok(())
+    });
+}
+
+/// The view's membership as a new placement handle, owned by the caller: release it with
+/// `hrw_placement_free`; it stays valid after the view is freed. It shares the view's nodes
+/// (no copy), so taking it is cheap.
+///
+/// # Safety
+/// `view` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_placement(
+    view: *const hrw_view,
+    out_placement: *mut *mut hrw_placement,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        let dst = out(out_placement)?;
+        boxed(v.placement().clone(), dst);
+        Ok(())
+    })
+}
+
+/// The epoch.
+///
+/// # Safety
+/// `view` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_epoch(view: *const hrw_view, out_epoch: *mut u64) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        let dst = out(out_epoch)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(v.epoch()) };
+        Ok(())
+    })
+}
+
+/// Whether the view uses the public default seed (its document says `"seed": "default"`).
+///
+/// # Safety
+/// `view` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_has_default_seed(
+    view: *const hrw_view,
+    out_default: *mut bool,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        let dst = out(out_default)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(v.has_default_seed()) };
+        Ok(())
+    })
+}
+
+/// Copies `src` into the caller's buffer, or BUFFER_TOO_SMALL.
+///
+/// # Safety
+/// `dst` is NULL or valid for `len` bytes.
+unsafe fn write_bytes(src: &[u8], dst: *mut u8, len: usize) -> Result<(), hrw_status> {
+    let dst = out(dst)?;
+    // SAFETY: caller contract.
+    let dst = unsafe { span_mut(dst, len) }?;
+    if dst.len() < src.len() {
+        return Err(hrw_status::BufferTooSmall);
+    }
+    dst[..src.len()].copy_from_slice(src);
+    Ok(())
+}
+
+/// Writes `hex` and a NUL, or BUFFER_TOO_SMALL.
+///
+/// # Safety
+/// `dst` is NULL or valid for `len` bytes.
+unsafe fn write_c_string(hex: &str, dst: *mut u8, len: usize) -> Result<(), hrw_status> {
+    let mut text = Vec::with_capacity(hex.len() + 1);
+    text.extend_from_slice(hex.as_bytes());
+    text.push(0);
+    // SAFETY: forwarded.
+    unsafe { write_bytes(&text, dst, len) }
+}
+
+/// The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
+/// `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
+/// same node id; the epoch does not enter it.
+///
+/// # Safety
+/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_fingerprint(
+    view: *const hrw_view,
+    out: *mut u8,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        // SAFETY: caller contract.
+        unsafe { write_bytes(&v.fingerprint().to_bytes(), out, out_len) }
+    })
+}
+
+/// The view fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
+/// `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+///
+/// # Safety
+/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_fingerprint_hex(
+    view: *const hrw_view,
+    out: *mut u8,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        // SAFETY: caller contract.
+        unsafe { write_c_string(&v.fingerprint().to_hex(), out, out_len) }
+    })
+}
+
+/// The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
+/// `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
+///
+/// # Safety
+/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_seed_fingerprint(
+    view: *const hrw_view,
+    out: *mut u8,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        // SAFETY: caller contract.
+        unsafe { write_bytes(&v.seed_fingerprint().to_bytes(), out, out_len) }
+    })
+}
+
+/// The seed fingerprint as 16 lowercase hex digits and a NUL (`out_len` at least
+/// `HRW_SEED_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+///
+/// # Safety
+/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_seed_fingerprint_hex(
+    view: *const hrw_view,
+    out: *mut u8,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        // SAFETY: caller contract.
+        unsafe { write_c_string(&v.seed_fingerprint().to_hex(), out, out_len) }
+    })
+}
+
+/// The length in bytes of the view's canonical JSON form, as `hrw_view_to_json` writes it.
+///
+/// # Safety
+/// `view` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_json_len(
+    view: *const hrw_view,
+    out_len: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let v = unsafe { view_ref(view) }?;
+        let dst = out(out_len)?;
+        let n = v.to_json().len();
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(n) };
+        Ok(())
+    })
+}
+
+/// The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
+/// NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. When
+/// `out_len` is shorter, BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length
+/// needed and `actual` = `out_len` (or ask `hrw_view_json_len` first). A secret seed is never
+/// written, only its fingerprint.
+///
+/// # Safety
+/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_to_json(
+    view: *const hrw_view,
+    out: *mut u8,
+    out_len: usize,
+    out_written: *mut usize,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let v = view_ref(view)?;
+            let written = crate::ffi::out(out_written)?;
+            let text = v.to_json();
+            let dst = crate::ffi::out(out)?;
+            let dst = span_mut(dst, out_len)?;
+            if dst.len() < text.len() {
+                let mut d = hrw_error::from(hrw_status::BufferTooSmall);
+                d.expected = text.len();
+                d.actual = out_len;
+                return Err(d);
+            }
+            dst[..text.len()].copy_from_slice(text.as_bytes());
+            written.write(text.len());
+            Ok(())
+        })
+    }
+}

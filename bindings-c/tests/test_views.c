@@ -1,0 +1,1017 @@
+/* Runs every case of conformance/views.json through the C ABI (views, movement, ramps), checks
+ * transitions and diffs against plain lookups and under threads sharing one handle, and gives
+ * every view, transition, diff and ramp function each bad input it can get from C. */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hrwhash.h"
+#include "json.h"
+
+static const char *current; /* the case being run, for messages */
+
+typedef struct {
+    uint8_t *data;
+    size_t len;
+} bytes;
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* The bytes of a lowercase hex string; a malformed one fails the run. */
+static bytes unhex(const char *s, size_t len) {
+    bytes b = {malloc(len / 2 + 1), len / 2};
+    if (b.data == NULL) abort();
+    CHECK(len % 2 == 0, "%s: odd hex length", current);
+    for (size_t i = 0; i < b.len; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        CHECK(hi >= 0 && lo >= 0, "%s: bad hex", current);
+        b.data[i] = (uint8_t)((hi < 0 ? 0 : hi) * 16 + (lo < 0 ? 0 : lo));
+    }
+    return b;
+}
+
+static uint64_t u64_of(const jvalue *v) { return strtoull(v->str, NULL, 10); }
+
+static int same_text(const jvalue *want, const uint8_t *got, size_t got_len) {
+    return want != NULL && want->type == J_STR && want->len == got_len && memcmp(want->str, got, got_len) == 0;
+}
+
+/* A case's document: "document" (text) or "document_hex". */
+static bytes document_of(const jvalue *c, const char *member) {
+    const jvalue *hex = json_get(c, "document_hex");
+    if (hex != NULL && strcmp(member, "document") == 0) return unhex(hex->str, hex->len);
+    const jvalue *text = json_get(c, member);
+    bytes b = {malloc(text->len + 1), text->len};
+    if (b.data == NULL) abort();
+    memcpy(b.data, text->str, text->len);
+    return b;
+}
+
+/* A case's seed, or a zero-length span (the default seed). */
+static bytes seed_of(const jvalue *c) {
+    const jvalue *s = json_get(c, "seed");
+    if (s == NULL) return (bytes){NULL, 0};
+    return unhex(s->str, s->len);
+}
+
+static hrw_status load(const bytes *doc, const bytes *seed, hrw_view **out, hrw_error *err) {
+    return hrw_view_from_json(doc->data, doc->len, seed->data, seed->len, out, err);
+}
+
+/* The canonical JSON of a view, malloc'ed (NUL-terminated for messages). */
+static char *json_of(const hrw_view *v, size_t *len) {
+    size_t need = 0, written = 0;
+    CHECK(hrw_view_json_len(v, &need) == HRW_STATUS_OK, "%s: json_len", current);
+    char *buf = malloc(need + 1);
+    if (buf == NULL) abort();
+    hrw_error err;
+    CHECK(hrw_view_to_json(v, (uint8_t *)buf, need, &written, &err) == HRW_STATUS_OK, "%s: to_json", current);
+    CHECK(written == need, "%s: wrote %zu of %zu", current, written, need);
+    buf[need] = '\0';
+    *len = need;
+    return buf;
+}
+
+static void fingerprint_hex(const hrw_view *v, char out[HRW_VIEW_FINGERPRINT_HEX_SIZE]) {
+    CHECK(hrw_view_fingerprint_hex(v, (uint8_t *)out, HRW_VIEW_FINGERPRINT_HEX_SIZE) == HRW_STATUS_OK, "%s: fp",
+          current);
+}
+
+/* The file's error names, mapped here and not by the library. */
+static const struct {
+    const char *name;
+    hrw_status status;
+} ERRORS[] = {
+    {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP}, {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
+    {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID}, {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
+    {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},   {"InvalidJson", HRW_STATUS_INVALID_JSON},
+    {"InvalidView", HRW_STATUS_INVALID_VIEW},          {"SeedMismatch", HRW_STATUS_SEED_MISMATCH},
+    {"InvalidMoveLimit", HRW_STATUS_INVALID_MOVE_LIMIT},
+};
+
+static const struct {
+    const char *name;
+    hrw_view_fault fault;
+} FAULTS[] = {
+    {"missing", HRW_VIEW_FAULT_MISSING},         {"wrong_type", HRW_VIEW_FAULT_WRONG_TYPE},
+    {"unknown", HRW_VIEW_FAULT_UNKNOWN},         {"duplicate", HRW_VIEW_FAULT_DUPLICATE},
+    {"conflict", HRW_VIEW_FAULT_CONFLICT},       {"unsupported", HRW_VIEW_FAULT_UNSUPPORTED},
+    {"invalid", HRW_VIEW_FAULT_INVALID},         {"out_of_range", HRW_VIEW_FAULT_OUT_OF_RANGE},
+    {"not_representable", HRW_VIEW_FAULT_NOT_REPRESENTABLE},
+};
+
+static int status_of(const char *name, hrw_status *out) {
+    for (size_t i = 0; i < sizeof ERRORS / sizeof ERRORS[0]; i++)
+        if (strcmp(ERRORS[i].name, name) == 0) {
+            *out = ERRORS[i].status;
+            return 1;
+        }
+    CHECK(0, "%s: error %s is not known to this suite", current, name);
+    return 0;
+}
+
+/* The error a case expects against what a call returned with its details. */
+static void check_error(const jvalue *c, hrw_status st, const hrw_error *err) {
+    hrw_status want;
+    if (!status_of(json_get(c, "error")->str, &want)) return;
+    CHECK(st == want, "%s: status %u, want %u (%s)", current, (unsigned)st, (unsigned)want,
+          json_get(c, "error")->str);
+    CHECK(err->status == st, "%s: detail status %u", current, (unsigned)err->status);
+    if (st != want) return;
+    const jvalue *index = json_get(c, "index");
+    if (want == HRW_STATUS_INVALID_VIEW) {
+        const jvalue *field = json_get(c, "field");
+        CHECK(err->field_len == field->len && memcmp(err->field, field->str, field->len) == 0 &&
+                  err->field[field->len] == 0,
+              "%s: field %s, want %s", current, (const char *)err->field, field->str);
+        if (index->type == J_NULL) {
+            CHECK(!err->has_index && err->index == 0, "%s: has_index", current);
+        } else {
+            CHECK(err->has_index && err->index == u64_of(index), "%s: index %zu", current, err->index);
+        }
+        const char *reason = json_get(c, "reason")->str;
+        int found = 0;
+        for (size_t i = 0; i < sizeof FAULTS / sizeof FAULTS[0]; i++)
+            if (strcmp(FAULTS[i].name, reason) == 0) {
+                found = 1;
+                CHECK(err->reason == FAULTS[i].fault, "%s: reason %u, want %s", current, (unsigned)err->reason,
+                      reason);
+            }
+        CHECK(found, "%s: reason %s is not known to this suite", current, reason);
+        CHECK(strcmp(hrw_view_fault_name(err->reason), reason) == 0, "%s: fault name %s", current,
+              hrw_view_fault_name(err->reason));
+    } else {
+        CHECK(err->reason == HRW_VIEW_FAULT_NONE && err->field_len == 0, "%s: view details on %u", current,
+              (unsigned)st);
+        if (index != NULL) CHECK(err->index == u64_of(index), "%s: index %zu", current, err->index);
+    }
+    const jvalue *first = json_get(c, "first_index");
+    if (first != NULL) CHECK(err->first_index == u64_of(first), "%s: first_index %zu", current, err->first_index);
+    if (want == HRW_STATUS_INVALID_JSON) CHECK(err->line >= 1, "%s: line %zu", current, err->line);
+    if (want == HRW_STATUS_INVALID_MOVE_LIMIT) {
+        double limit = strtod(json_get(c, "max_move")->str, NULL);
+        CHECK(err->value == limit, "%s: value %g", current, err->value);
+    }
+}
+
+/* Every member of the file and of its cases that this suite reads: anything else is a kind or
+ * a field the C ABI is not yet checked against, and fails the run. */
+static const char *const KINDS[][11] = {
+    {"valid", "name", "document", "seed", "canonical", "fingerprint", "seed_fingerprint", "epoch", "owners"},
+    {"equivalent", "name", "a", "b", "fingerprint"},
+    {"invalid", "name", "document", "document_hex", "seed", "error", "field", "index", "reason", "first_index"},
+    {"movement", "name", "nodes", "expected_moved", "optimum"},
+    {"ramps", "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error"},
+};
+#define NKINDS (sizeof KINDS / sizeof KINDS[0])
+
+static void check_shape(const jvalue *root) {
+    for (size_t i = 0; i < root->len; i++) {
+        const char *k = root->keys[i];
+        int known = !strcmp(k, "format") || !strcmp(k, "_comment") || !strcmp(k, "default_seed_fingerprint");
+        for (size_t j = 0; j < NKINDS; j++) {
+            if (strcmp(k, KINDS[j][0]) != 0) continue;
+            known = 1;
+            const jvalue *cases = &root->items[i];
+            CHECK(cases->type == J_ARR && cases->len > 0, "no %s cases", k);
+            for (size_t c = 0; c < cases->len; c++) {
+                const jvalue *cs = &cases->items[c];
+                for (size_t m = 0; m < cs->len; m++) {
+                    int ok = 0;
+                    for (size_t f = 1; f < 11 && KINDS[j][f] != NULL; f++) ok |= !strcmp(cs->keys[m], KINDS[j][f]);
+                    CHECK(ok, "%s case %zu has unknown member %s", k, c, cs->keys[m]);
+                }
+            }
+        }
+        CHECK(known, "unknown member of views.json: %s", k);
+    }
+    CHECK(strcmp(json_get(root, "format")->str, "hrwhash-view-v1") == 0, "format");
+}
+
+static hrw_placement *placement_of(const hrw_view *v) {
+    hrw_placement *p = NULL;
+    CHECK(hrw_view_placement(v, &p) == HRW_STATUS_OK && p != NULL, "%s: placement", current);
+    return p;
+}
+
+static void run_valid(const jvalue *c) {
+    bytes doc = document_of(c, "document"), seed = seed_of(c);
+    hrw_view *v = NULL;
+    hrw_error err;
+    hrw_status st = load(&doc, &seed, &v, &err);
+    CHECK(st == HRW_STATUS_OK, "%s: load: %s", current, hrw_status_message(st));
+    if (st != HRW_STATUS_OK) goto done;
+    size_t len;
+    char *text = json_of(v, &len);
+    const jvalue *canonical = json_get(c, "canonical");
+    CHECK(same_text(canonical, (const uint8_t *)text, len), "%s: canonical form\n%s", current, text);
+
+    char fp[HRW_VIEW_FINGERPRINT_HEX_SIZE], sfp[HRW_SEED_FINGERPRINT_HEX_SIZE];
+    fingerprint_hex(v, fp);
+    CHECK(strcmp(fp, json_get(c, "fingerprint")->str) == 0, "%s: fingerprint %s", current, fp);
+    CHECK(hrw_view_seed_fingerprint_hex(v, (uint8_t *)sfp, sizeof sfp) == HRW_STATUS_OK, "%s", current);
+    CHECK(strcmp(sfp, json_get(c, "seed_fingerprint")->str) == 0, "%s: seed fingerprint %s", current, sfp);
+    /* The byte forms agree with the hex forms the file gives. */
+    uint8_t raw[HRW_VIEW_FINGERPRINT_LEN], sraw[HRW_SEED_FINGERPRINT_LEN];
+    bytes want = unhex(json_get(c, "fingerprint")->str, 32), swant = unhex(json_get(c, "seed_fingerprint")->str, 16);
+    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK && memcmp(raw, want.data, 16) == 0,
+          "%s: fingerprint bytes", current);
+    CHECK(hrw_view_seed_fingerprint(v, sraw, sizeof sraw) == HRW_STATUS_OK && memcmp(sraw, swant.data, 8) == 0,
+          "%s: seed fingerprint bytes", current);
+    free(want.data);
+    free(swant.data);
+
+    uint64_t epoch = 0;
+    CHECK(hrw_view_epoch(v, &epoch) == HRW_STATUS_OK && epoch == u64_of(json_get(c, "epoch")), "%s: epoch %" PRIu64,
+          current, epoch);
+    bool is_default = 0;
+    CHECK(hrw_view_has_default_seed(v, &is_default) == HRW_STATUS_OK, "%s", current);
+    CHECK(is_default == (strstr(canonical->str, "\"seed\": \"default\"") != NULL), "%s: has_default_seed", current);
+
+    hrw_placement *p = placement_of(v);
+    const jvalue *owners = json_get(c, "owners");
+    for (size_t i = 0; p != NULL && i < owners->len; i++) {
+        const jvalue *key = json_get(&owners->items[i], "key");
+        size_t owner = SIZE_MAX;
+        CHECK(hrw_placement_owner(p, (const uint8_t *)key->str, key->len, &owner) == HRW_STATUS_OK, "%s", current);
+        CHECK(owner == u64_of(json_get(&owners->items[i], "owner")), "%s: owner of %s: %zu", current, key->str, owner);
+    }
+
+    /* The canonical form reads back to itself; a view built from the placement writes it too. */
+    bytes canon = document_of(c, "canonical");
+    hrw_view *again = NULL, *built = NULL, *moved = NULL;
+    CHECK(load(&canon, &seed, &again, &err) == HRW_STATUS_OK, "%s: reload", current);
+    if (again != NULL) {
+        size_t l2;
+        char *t2 = json_of(again, &l2);
+        CHECK(l2 == len && memcmp(t2, text, len) == 0, "%s: reload differs", current);
+        free(t2);
+    }
+    CHECK(hrw_view_new(p, epoch, &built, &err) == HRW_STATUS_OK, "%s: view_new", current);
+    hrw_placement_free(p); /* the view keeps its own reference */
+    if (built != NULL) {
+        size_t l3;
+        char *t3 = json_of(built, &l3);
+        CHECK(l3 == len && memcmp(t3, text, len) == 0, "%s: view_new writes other bytes", current);
+        free(t3);
+    }
+    /* Another epoch: the same fingerprint. */
+    CHECK(hrw_view_with_epoch(v, epoch ^ 1, &moved) == HRW_STATUS_OK, "%s: with_epoch", current);
+    if (moved != NULL) {
+        char fp2[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        uint64_t e2 = 0;
+        fingerprint_hex(moved, fp2);
+        CHECK(strcmp(fp, fp2) == 0, "%s: with_epoch changes the fingerprint", current);
+        CHECK(hrw_view_epoch(moved, &e2) == HRW_STATUS_OK && e2 == (epoch ^ 1), "%s: with_epoch epoch", current);
+    }
+    /* One byte short: BUFFER_TOO_SMALL with the length needed, and nothing written. */
+    size_t written = 12345;
+    char *small = malloc(len);
+    if (small == NULL) abort();
+    st = hrw_view_to_json(v, (uint8_t *)small, len - 1, &written, &err);
+    CHECK(st == HRW_STATUS_BUFFER_TOO_SMALL && err.status == st && err.expected == len && err.actual == len - 1,
+          "%s: short buffer: %u", current, (unsigned)st);
+    CHECK(written == 12345, "%s: out-param written on failure", current);
+    free(small);
+    free(canon.data);
+    free(text);
+    hrw_view_free(again);
+    hrw_view_free(built);
+    hrw_view_free(moved);
+    hrw_view_free(v);
+done:
+    free(doc.data);
+    free(seed.data);
+}
+
+static void run_equivalent(const jvalue *c) {
+    bytes a = document_of(c, "a"), b = document_of(c, "b"), none = {NULL, 0};
+    hrw_view *va = NULL, *vb = NULL, *za = NULL, *zb = NULL;
+    hrw_error err;
+    CHECK(load(&a, &none, &va, &err) == HRW_STATUS_OK, "%s: a", current);
+    CHECK(load(&b, &none, &vb, &err) == HRW_STATUS_OK, "%s: b", current);
+    if (va != NULL && vb != NULL) {
+        char fa[HRW_VIEW_FINGERPRINT_HEX_SIZE], fb[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        fingerprint_hex(va, fa);
+        fingerprint_hex(vb, fb);
+        CHECK(strcmp(fa, json_get(c, "fingerprint")->str) == 0 && strcmp(fb, fa) == 0, "%s: %s %s", current, fa, fb);
+        CHECK(hrw_view_with_epoch(va, 0, &za) == HRW_STATUS_OK && hrw_view_with_epoch(vb, 0, &zb) == HRW_STATUS_OK,
+              "%s", current);
+        size_t la, lb;
+        char *ta = json_of(za, &la), *tb = json_of(zb, &lb);
+        CHECK(la == lb && memcmp(ta, tb, la) == 0, "%s: canonical forms differ", current);
+        free(ta);
+        free(tb);
+    }
+    hrw_view_free(va);
+    hrw_view_free(vb);
+    hrw_view_free(za);
+    hrw_view_free(zb);
+    free(a.data);
+    free(b.data);
+}
+
+static void run_invalid(const jvalue *c) {
+    bytes doc = document_of(c, "document"), seed = seed_of(c);
+    hrw_view *sentinel = (hrw_view *)&doc, *v = sentinel;
+    hrw_error err;
+    memset(&err, 0xab, sizeof err);
+    hrw_status st = load(&doc, &seed, &v, &err);
+    check_error(c, st, &err);
+    CHECK(v == sentinel, "%s: out_view written on failure", current);
+    /* The same without a detail struct: the same status. */
+    CHECK(load(&doc, &seed, &v, NULL) == st, "%s: status without details", current);
+    free(doc.data);
+    free(seed.data);
+}
+
+/* A placement of the ids of a movement case whose weight on `side` is not 0. */
+static hrw_placement *movement_side(const jvalue *c, const char *side) {
+    const jvalue *nodes = json_get(c, "nodes");
+    hrw_node *list = calloc(nodes->len, sizeof *list);
+    double *weights = calloc(nodes->len, sizeof *weights);
+    if (list == NULL || weights == NULL) abort();
+    size_t n = 0;
+    for (size_t i = 0; i < nodes->len; i++) {
+        const jvalue *id = json_get(&nodes->items[i], "id");
+        uint64_t w = u64_of(json_get(&nodes->items[i], side));
+        if (w == 0) continue;
+        list[n] = (hrw_node){(const uint8_t *)id->str, id->len, NULL, 0};
+        /* Every W of the file has at most 53 significant bits, so W / 2^32 is exact. */
+        weights[n] = (double)w / 4294967296.0;
+        uint64_t fixed = 0;
+        CHECK(hrw_weight_to_fixed(weights[n], &fixed, NULL) == HRW_STATUS_OK && fixed == w, "%s: weight %" PRIu64,
+              current, w);
+        n++;
+    }
+    hrw_placement_options opts = {NULL, 0, weights, n};
+    hrw_placement *p = NULL;
+    hrw_error err;
+    CHECK(hrw_placement_new(list, n, &opts, &p, &err) == HRW_STATUS_OK, "%s: %s placement", current, side);
+    free(list);
+    free(weights);
+    return p;
+}
+
+static void run_movement(const jvalue *c) {
+    hrw_placement *old = movement_side(c, "old"), *new_ = movement_side(c, "new");
+    double want_moved = strtod(json_get(c, "expected_moved")->str, NULL);
+    double want_opt = strtod(json_get(c, "optimum")->str, NULL);
+    hrw_transition *t = NULL;
+    hrw_view *vo = NULL, *vn = NULL;
+    hrw_transition *tv = NULL;
+    hrw_diff *d = NULL;
+    hrw_error err;
+    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "%s", current);
+    CHECK(hrw_view_new(old, 1, &vo, &err) == HRW_STATUS_OK && hrw_view_new(new_, 2, &vn, &err) == HRW_STATUS_OK,
+          "%s: views", current);
+    CHECK(hrw_transition_new(vo, vn, &tv) == HRW_STATUS_OK, "%s", current);
+    hrw_transition *both[2] = {t, tv};
+    for (int i = 0; i < 2; i++) {
+        double moved = -1, opt = -1;
+        CHECK(hrw_transition_expected_moved(both[i], &moved) == HRW_STATUS_OK && moved == want_moved,
+              "%s: expected_moved %.17g, want %.17g", current, moved, want_moved);
+        CHECK(hrw_transition_optimum(both[i], &opt) == HRW_STATUS_OK && opt == want_opt,
+              "%s: optimum %.17g, want %.17g", current, opt, want_opt);
+    }
+    CHECK(hrw_transition_diff(t, &d) == HRW_STATUS_OK, "%s: diff", current);
+    double dm = -1, dopt = -1;
+    CHECK(hrw_diff_expected_moved(d, &dm) == HRW_STATUS_OK && dm == want_moved, "%s: diff expected", current);
+    CHECK(hrw_diff_optimum(d, &dopt) == HRW_STATUS_OK && dopt == want_opt, "%s: diff optimum", current);
+    hrw_diff_free(d);
+    hrw_transition_free(t);
+    hrw_transition_free(tv);
+    hrw_view_free(vo);
+    hrw_view_free(vn);
+    hrw_placement_free(old);
+    hrw_placement_free(new_);
+}
+
+static void run_ramp(const jvalue *c) {
+    bytes from = document_of(c, "from"), to = document_of(c, "to"), none = {NULL, 0};
+    hrw_view *old = NULL, *new_ = NULL;
+    hrw_ramp *r = NULL;
+    hrw_error err;
+    CHECK(load(&from, &none, &old, &err) == HRW_STATUS_OK && load(&to, &none, &new_, &err) == HRW_STATUS_OK,
+          "%s: views", current);
+    double max_move = strtod(json_get(c, "max_move")->str, NULL);
+    hrw_status st = hrw_ramp_new(old, new_, max_move, &r, &err);
+    if (json_get(c, "error") != NULL) {
+        check_error(c, st, &err);
+        CHECK(r == NULL, "%s: out_ramp written on failure", current);
+        goto done;
+    }
+    CHECK(st == HRW_STATUS_OK, "%s: ramp: %s", current, hrw_status_message(st));
+    if (st != HRW_STATUS_OK) goto done;
+    CHECK(u64_of(json_get(c, "grid")) == HRW_RAMP_GRID, "%s: grid", current);
+    const jvalue *steps = json_get(c, "steps");
+    size_t n = SIZE_MAX;
+    CHECK(hrw_ramp_len(r, &n) == HRW_STATUS_OK && n == steps->len, "%s: %zu steps", current, n);
+    double limit = -1;
+    CHECK(hrw_ramp_max_move(r, &limit) == HRW_STATUS_OK && limit == max_move, "%s: max_move", current);
+    uint64_t old_epoch = 0;
+    hrw_view_epoch(old, &old_epoch);
+    for (size_t i = 0; i < n && i < steps->len; i++) {
+        const jvalue *want = &steps->items[i];
+        hrw_ramp_step s;
+        CHECK(hrw_ramp_get_step(r, i, &s, &err) == HRW_STATUS_OK, "%s: step %zu", current, i);
+        CHECK(s.epoch == u64_of(json_get(want, "epoch")), "%s: step %zu epoch", current, i);
+        CHECK(s.position == u64_of(json_get(want, "position")), "%s: step %zu position %u", current, i, s.position);
+        CHECK(s.moved == strtod(json_get(want, "moved")->str, NULL), "%s: step %zu moved %.17g", current, i, s.moved);
+        CHECK(s.moved <= max_move, "%s: step %zu moves more than the limit", current, i);
+        CHECK(s.removes_drained == json_get(want, "removes_drained")->boolean, "%s: step %zu removes_drained", current,
+              i);
+        hrw_view *sv = NULL;
+        CHECK(hrw_ramp_view(r, i, &sv, &err) == HRW_STATUS_OK, "%s: step view %zu", current, i);
+        if (sv == NULL) continue;
+        uint64_t e = 0;
+        CHECK(hrw_view_epoch(sv, &e) == HRW_STATUS_OK && e == s.epoch, "%s: step view epoch", current);
+        hrw_placement *p = placement_of(sv);
+        const jvalue *weights = json_get(want, "weights");
+        size_t len = 0;
+        hrw_placement_len(p, &len);
+        CHECK(len == weights->len, "%s: step %zu has %zu nodes", current, i, len);
+        for (size_t j = 0; j < len && j < weights->len; j++) {
+            const uint8_t *id;
+            size_t id_len;
+            double w;
+            uint64_t fixed = 0;
+            hrw_placement_node_id(p, j, &id, &id_len);
+            hrw_placement_node_weight(p, j, &w);
+            hrw_weight_to_fixed(w, &fixed, NULL);
+            CHECK(same_text(json_get(&weights->items[j], "id"), id, id_len), "%s: step %zu node %zu id", current, i, j);
+            CHECK(fixed == u64_of(json_get(&weights->items[j], "weight")), "%s: step %zu node %zu weight %" PRIu64,
+                  current, i, j, fixed);
+        }
+        if (i + 1 == n) {
+            char a[HRW_VIEW_FINGERPRINT_HEX_SIZE], b[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+            fingerprint_hex(sv, a);
+            fingerprint_hex(new_, b);
+            CHECK(strcmp(a, b) == 0 && e == old_epoch + n, "%s: last step is not the new view", current);
+        }
+        hrw_placement_free(p);
+        hrw_view_free(sv);
+    }
+    if (n == 0) {
+        char a[HRW_VIEW_FINGERPRINT_HEX_SIZE], b[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        fingerprint_hex(old, a);
+        fingerprint_hex(new_, b);
+        CHECK(strcmp(a, b) == 0, "%s: no steps between different views", current);
+    }
+    double total = -1, direct = -1, opt = -1;
+    CHECK(hrw_ramp_total_moved(r, &total) == HRW_STATUS_OK && total == strtod(json_get(c, "total_moved")->str, NULL),
+          "%s: total %.17g", current, total);
+    CHECK(hrw_ramp_direct_moved(r, &direct) == HRW_STATUS_OK &&
+              direct == strtod(json_get(c, "direct_moved")->str, NULL),
+          "%s: direct %.17g", current, direct);
+    CHECK(hrw_ramp_optimum(r, &opt) == HRW_STATUS_OK && opt == strtod(json_get(c, "optimum")->str, NULL),
+          "%s: optimum %.17g", current, opt);
+    /* Past the last step: LENGTH_MISMATCH naming the number of steps, for the step and its view. */
+    hrw_ramp_step s;
+    hrw_view *none_view = NULL;
+    st = hrw_ramp_get_step(r, n, &s, &err);
+    CHECK(st == HRW_STATUS_LENGTH_MISMATCH && err.expected == n && err.actual == n, "%s: step past end", current);
+    st = hrw_ramp_view(r, n, &none_view, &err);
+    CHECK(st == HRW_STATUS_LENGTH_MISMATCH && none_view == NULL && err.expected == n, "%s: view past end", current);
+done:
+    hrw_ramp_free(r);
+    hrw_view_free(old);
+    hrw_view_free(new_);
+    free(from.data);
+    free(to.data);
+}
+
+typedef void (*runner)(const jvalue *);
+
+static void run_kind(const jvalue *root, const char *kind, runner run) {
+    const jvalue *cases = json_get(root, kind);
+    CHECK(cases != NULL && cases->type == J_ARR, "%s missing", kind);
+    if (cases == NULL) return;
+    for (size_t i = 0; i < cases->len; i++) {
+        current = json_get(&cases->items[i], "name")->str;
+        run(&cases->items[i]);
+    }
+    printf("  %s: %zu cases\n", kind, cases->len);
+}
+
+/* ---- transitions and diffs against plain lookups ------------------------------------------- */
+
+static hrw_placement *make(const char *const *ids, size_t n, const double *weights) {
+    hrw_node nodes[16];
+    for (size_t i = 0; i < n; i++) nodes[i] = (hrw_node){(const uint8_t *)ids[i], strlen(ids[i]), NULL, 0};
+    hrw_placement_options opts = {NULL, 0, weights, weights ? n : 0};
+    hrw_placement *p = NULL;
+    CHECK(hrw_placement_new(nodes, n, &opts, &p, NULL) == HRW_STATUS_OK, "make");
+    return p;
+}
+
+static int same_id(const hrw_placement *a, size_t i, const hrw_placement *b, size_t j) {
+    const uint8_t *x, *y;
+    size_t xl, yl;
+    hrw_placement_node_id(a, i, &x, &xl);
+    hrw_placement_node_id(b, j, &y, &yl);
+    return xl == yl && memcmp(x, y, xl) == 0;
+}
+
+enum { KEYS = 2000, K = 3 };
+
+static void test_transitions(void) {
+    current = "transitions";
+    static const char *const before_ids[] = {"a", "b", "c", "d", "e"};
+    static const char *const after_ids[] = {"f", "b", "a", "d", "g", "c"};
+    static const double after_w[] = {1, 2, 0, 1, 0.5, 1};
+    hrw_placement *old = make(before_ids, 5, NULL), *new_ = make(after_ids, 6, after_w);
+    hrw_transition *t = NULL;
+    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "transition");
+
+    /* Matching by id, both ways; "e" is only old, "f" and "g" only new. */
+    size_t idx = 99;
+    CHECK(hrw_transition_old_to_new(t, 0, &idx) == HRW_STATUS_OK && idx == 2, "a -> %zu", idx);
+    CHECK(hrw_transition_new_to_old(t, 1, &idx) == HRW_STATUS_OK && idx == 1, "b <- %zu", idx);
+    idx = 99;
+    CHECK(hrw_transition_old_to_new(t, 4, &idx) == HRW_STATUS_UNKNOWN_NODE && idx == 99, "e");
+    CHECK(hrw_transition_new_to_old(t, 0, &idx) == HRW_STATUS_UNKNOWN_NODE, "f");
+    CHECK(hrw_transition_old_to_new(t, 5, &idx) == HRW_STATUS_INDEX_OUT_OF_RANGE, "old 5");
+    CHECK(hrw_transition_new_to_old(t, 6, &idx) == HRW_STATUS_INDEX_OUT_OF_RANGE, "new 6");
+
+    hrw_diff *d = NULL, *half1 = NULL, *half2 = NULL, *batch = NULL;
+    CHECK(hrw_transition_diff(t, &d) == HRW_STATUS_OK && hrw_transition_diff(t, &half1) == HRW_STATUS_OK &&
+              hrw_transition_diff(t, &half2) == HRW_STATUS_OK && hrw_transition_diff(t, &batch) == HRW_STATUS_OK,
+          "diffs");
+    uint64_t before[5] = {0}, after[6] = {0}, flows[5][6] = {{0}}, moved = 0;
+    char *joined = malloc(KEYS * 16);
+    size_t *lens = malloc(KEYS * sizeof *lens), total = 0;
+    size_t *moved_keys = malloc(KEYS * sizeof *moved_keys), n_moved = 0;
+    if (joined == NULL || lens == NULL || moved_keys == NULL) abort();
+    for (size_t i = 0; i < KEYS; i++) {
+        char key[16];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        memcpy(joined + total, key, (size_t)kl);
+        lens[i] = (size_t)kl;
+        total += (size_t)kl;
+        size_t o = 0, nw = 0;
+        hrw_placement_owner(old, (const uint8_t *)key, (size_t)kl, &o);
+        hrw_placement_owner(new_, (const uint8_t *)key, (size_t)kl, &nw);
+        int differ = !same_id(old, o, new_, nw);
+        hrw_route r = {99, 99, 0};
+        CHECK(hrw_transition_route(t, (const uint8_t *)key, (size_t)kl, &r) == HRW_STATUS_OK, "route");
+        CHECK(r.old_index == o && r.new_index == nw && r.moved == differ, "route of %s", key);
+        before[o]++;
+        after[nw]++;
+        if (differ) {
+            moved++;
+            flows[o][nw]++;
+            moved_keys[n_moved++] = i;
+        }
+        CHECK(hrw_diff_add(d, (const uint8_t *)key, (size_t)kl) == HRW_STATUS_OK, "add");
+        CHECK(hrw_diff_add(i % 2 ? half1 : half2, (const uint8_t *)key, (size_t)kl) == HRW_STATUS_OK, "add half");
+
+        /* Top-k: the rankings of each side, and add/drop by id. */
+        size_t rb[K], ra[K], radd[K], rdrop[K], want_b[K], want_a[K], nb = 0, na = 0;
+        hrw_route_set set;
+        CHECK(hrw_transition_route_top(t, (const uint8_t *)key, (size_t)kl, K, rb, ra, radd, rdrop, K, &set) ==
+                  HRW_STATUS_OK,
+              "route_top");
+        hrw_placement_rank(old, (const uint8_t *)key, (size_t)kl, K, want_b, K, &nb);
+        hrw_placement_rank(new_, (const uint8_t *)key, (size_t)kl, K, want_a, K, &na);
+        CHECK(set.before_len == nb && memcmp(rb, want_b, nb * sizeof(size_t)) == 0, "before of %s", key);
+        CHECK(set.after_len == na && memcmp(ra, want_a, na * sizeof(size_t)) == 0, "after of %s", key);
+        size_t n_add = 0, n_drop = 0;
+        for (size_t a = 0; a < na; a++) {
+            int in = 0;
+            for (size_t b = 0; b < nb; b++) in |= same_id(new_, want_a[a], old, want_b[b]);
+            if (!in) CHECK(n_add < set.add_len && radd[n_add++] == want_a[a], "add of %s", key);
+        }
+        for (size_t b = 0; b < nb; b++) {
+            int in = 0;
+            for (size_t a = 0; a < na; a++) in |= same_id(new_, want_a[a], old, want_b[b]);
+            if (!in) CHECK(n_drop < set.drop_len && rdrop[n_drop++] == want_b[b], "drop of %s", key);
+        }
+        CHECK(set.add_len == n_add && set.drop_len == n_drop, "add/drop lengths of %s", key);
+    }
+    CHECK(hrw_diff_add_many(batch, (const uint8_t *)joined, total, lens, KEYS) == HRW_STATUS_OK, "add_many");
+    CHECK(moved > 0 && moved < KEYS, "a change that moves some keys: %" PRIu64, moved);
+
+    /* The diff's counts are the tallies of the lookups; merged halves and a batch agree. */
+    CHECK(hrw_diff_merge(half1, half2) == HRW_STATUS_OK, "merge");
+    hrw_diff *all[3] = {d, half1, batch};
+    for (int which = 0; which < 3; which++) {
+        uint64_t keys = 0, m = 0, sum = 0;
+        hrw_diff_keys(all[which], &keys);
+        hrw_diff_moved(all[which], &m);
+        CHECK(keys == KEYS && m == moved, "diff %d: %" PRIu64 " keys, %" PRIu64 " moved", which, keys, m);
+        size_t nf = 0, got = 0;
+        hrw_diff_flows_len(all[which], &nf);
+        hrw_flow fl[30];
+        CHECK(nf <= 30 && hrw_diff_flows(all[which], fl, 30, &got) == HRW_STATUS_OK && got == nf, "flows");
+        size_t expected_flows = 0;
+        for (size_t o = 0; o < 5; o++)
+            for (size_t w = 0; w < 6; w++) expected_flows += flows[o][w] > 0;
+        CHECK(nf == expected_flows, "diff %d: %zu flows, want %zu", which, nf, expected_flows);
+        for (size_t f = 0; f < got; f++) {
+            CHECK(fl[f].count == flows[fl[f].from][fl[f].to], "flow %zu->%zu", fl[f].from, fl[f].to);
+            if (f > 0) CHECK(fl[f - 1].from < fl[f].from || (fl[f - 1].from == fl[f].from && fl[f - 1].to < fl[f].to),
+                             "flows out of order");
+            sum += fl[f].count;
+        }
+        CHECK(sum == moved, "flows add up to %" PRIu64, sum);
+        hrw_node_change rows[11];
+        size_t nr = 0;
+        hrw_diff_nodes_len(all[which], &nr);
+        CHECK(nr == 7, "7 ids in either membership, got %zu", nr);
+        CHECK(hrw_diff_nodes(all[which], rows, 11, &got) == HRW_STATUS_OK && got == nr, "nodes");
+        for (size_t i = 0; i < got; i++) {
+            uint64_t b = rows[i].has_old ? before[rows[i].old_index] : 0;
+            uint64_t a = rows[i].has_new ? after[rows[i].new_index] : 0;
+            CHECK(rows[i].before == b && rows[i].after == a, "node row %zu", i);
+            if (i < 5) CHECK(rows[i].has_old && rows[i].old_index == i, "old rows first, in old order");
+            if (rows[i].has_old && rows[i].has_new) CHECK(same_id(old, rows[i].old_index, new_, rows[i].new_index), "row ids");
+        }
+        CHECK(!rows[4].has_new && rows[5].has_new && !rows[5].has_old && rows[5].new_index == 0 &&
+                  rows[6].new_index == 4,
+              "e only old; f and g only new");
+    }
+
+    /* Plan: exactly the moved keys, in order, with their owners. */
+    hrw_move *moves = malloc(KEYS * sizeof *moves);
+    size_t n_moves = 0;
+    if (moves == NULL) abort();
+    CHECK(hrw_transition_plan(t, (const uint8_t *)joined, total, lens, KEYS, moves, KEYS, &n_moves) == HRW_STATUS_OK,
+          "plan");
+    CHECK(n_moves == n_moved, "plan has %zu moves, want %zu", n_moves, n_moved);
+    for (size_t i = 0; i < n_moves && i < n_moved; i++) {
+        size_t k = moves[i].key_index, off = 0;
+        for (size_t j = 0; j < k; j++) off += lens[j];
+        size_t o = 0, nw = 0;
+        hrw_placement_owner(old, (const uint8_t *)joined + off, lens[k], &o);
+        hrw_placement_owner(new_, (const uint8_t *)joined + off, lens[k], &nw);
+        CHECK(k == moved_keys[i] && moves[i].from == o && moves[i].to == nw, "move %zu", i);
+    }
+    /* Batch by batch gives the same moves. */
+    size_t first = 0;
+    CHECK(hrw_transition_plan(t, (const uint8_t *)joined, lens[0] + lens[1], lens, 2, moves, 2, &first) ==
+              HRW_STATUS_OK,
+          "plan of 2");
+
+    /* Bad inputs: nothing counted, nothing written. */
+    uint64_t keys_before = 0, keys_after = 0;
+    hrw_diff_keys(batch, &keys_before);
+    CHECK(hrw_diff_add_many(batch, (const uint8_t *)joined, total - 1, lens, KEYS) == HRW_STATUS_LENGTH_MISMATCH,
+          "add_many lengths");
+    CHECK(hrw_diff_add_many(batch, NULL, 3, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "add_many NULL keys");
+    CHECK(hrw_diff_add_many(batch, NULL, 0, NULL, 2) == HRW_STATUS_NULL_PARAMETER, "add_many NULL lens");
+    CHECK(hrw_diff_add(batch, NULL, 1) == HRW_STATUS_NULL_PARAMETER, "add NULL key");
+    CHECK(hrw_diff_add(NULL, (const uint8_t *)"k", 1) == HRW_STATUS_NULL_PARAMETER, "add NULL diff");
+    hrw_diff_keys(batch, &keys_after);
+    CHECK(keys_after == keys_before, "a failed add counted keys");
+    CHECK(hrw_diff_add(batch, NULL, 0) == HRW_STATUS_OK, "the empty key");
+    size_t untouched = 777;
+    CHECK(hrw_transition_plan(t, (const uint8_t *)joined, total, lens, KEYS, moves, KEYS - 1, &untouched) ==
+              HRW_STATUS_BUFFER_TOO_SMALL && untouched == 777,
+          "plan buffer");
+    CHECK(hrw_transition_plan(t, (const uint8_t *)joined, total + 1, lens, KEYS, moves, KEYS, &untouched) ==
+              HRW_STATUS_LENGTH_MISMATCH,
+          "plan lengths");
+    CHECK(hrw_transition_plan(t, NULL, 0, NULL, 0, NULL, 0, &untouched) == HRW_STATUS_OK && untouched == 0,
+          "empty plan");
+    CHECK(hrw_transition_plan(t, NULL, 0, NULL, 0, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "plan count NULL");
+    hrw_route_set set;
+    size_t small[K];
+    CHECK(hrw_transition_route_top(t, (const uint8_t *)"k", 1, K, small, small, small, small, K - 1, &set) ==
+              HRW_STATUS_BUFFER_TOO_SMALL,
+          "route_top capacity");
+    /* Overlapping arrays are the caller's mistake, not undefined behaviour: the last one wins. */
+    size_t shared[K], sep[4][K];
+    hrw_route_set sep_set;
+    CHECK(hrw_transition_route_top(t, (const uint8_t *)"key-7", 5, K, shared, shared, shared, shared, K, &set) ==
+                  HRW_STATUS_OK &&
+              hrw_transition_route_top(t, (const uint8_t *)"key-7", 5, K, sep[0], sep[1], sep[2], sep[3], K,
+                                       &sep_set) == HRW_STATUS_OK &&
+              set.before_len == sep_set.before_len && set.drop_len == sep_set.drop_len,
+          "route_top with one array for all four");
+    CHECK(hrw_transition_route_top(t, (const uint8_t *)"k", 1, 0, NULL, NULL, NULL, NULL, 0, &set) == HRW_STATUS_OK &&
+              set.before_len == 0 && set.after_len == 0,
+          "route_top k = 0");
+    CHECK(hrw_transition_route_top(t, (const uint8_t *)"k", 1, SIZE_MAX, NULL, NULL, NULL, NULL, 0, &set) ==
+              HRW_STATUS_BUFFER_TOO_SMALL,
+          "route_top huge k");
+    hrw_flow fl[1];
+    size_t nflows = 5;
+    hrw_diff_flows_len(d, &nflows);
+    CHECK(nflows > 1 && hrw_diff_flows(d, fl, 1, &untouched) == HRW_STATUS_BUFFER_TOO_SMALL, "flows buffer");
+    hrw_node_change rows[1];
+    CHECK(hrw_diff_nodes(d, rows, 1, &untouched) == HRW_STATUS_BUFFER_TOO_SMALL, "nodes buffer");
+    CHECK(hrw_diff_flows(d, NULL, 4, &untouched) == HRW_STATUS_NULL_PARAMETER, "flows NULL");
+
+    /* Merging: only diffs of the same transition, never a diff with itself. */
+    hrw_transition *other = NULL;
+    hrw_diff *foreign = NULL;
+    CHECK(hrw_transition_from_placements(old, new_, &other) == HRW_STATUS_OK &&
+              hrw_transition_diff(other, &foreign) == HRW_STATUS_OK,
+          "other transition");
+    hrw_diff_keys(d, &keys_before);
+    CHECK(hrw_diff_merge(d, foreign) == HRW_STATUS_NULL_PARAMETER, "merge across transitions");
+    CHECK(hrw_diff_merge(d, d) == HRW_STATUS_NULL_PARAMETER, "merge with itself");
+    CHECK(hrw_diff_merge(d, NULL) == HRW_STATUS_NULL_PARAMETER && hrw_diff_merge(NULL, d) == HRW_STATUS_NULL_PARAMETER,
+          "merge NULL");
+    hrw_diff_keys(d, &keys_after);
+    CHECK(keys_after == keys_before, "failed merges changed the diff");
+
+    /* A diff outlives its transition; placements taken from a transition outlive it too. */
+    hrw_placement *po = NULL, *pn = NULL;
+    CHECK(hrw_transition_old_placement(t, &po) == HRW_STATUS_OK && hrw_transition_new_placement(t, &pn) == HRW_STATUS_OK,
+          "members");
+    hrw_transition_free(t);
+    hrw_transition_free(other);
+    CHECK(hrw_diff_add(d, (const uint8_t *)"late", 4) == HRW_STATUS_OK, "diff after its transition is freed");
+    size_t plen = 0;
+    CHECK(hrw_placement_len(po, &plen) == HRW_STATUS_OK && plen == 5, "old member");
+    CHECK(hrw_placement_len(pn, &plen) == HRW_STATUS_OK && plen == 6, "new member");
+    hrw_placement_free(po);
+    hrw_placement_free(pn);
+    hrw_diff_free(d);
+    hrw_diff_free(half1);
+    hrw_diff_free(half2);
+    hrw_diff_free(batch);
+    hrw_diff_free(foreign);
+    free(moves);
+    free(joined);
+    free(lens);
+    free(moved_keys);
+    hrw_placement_free(old);
+    hrw_placement_free(new_);
+}
+
+/* ---- one transition and one view shared by threads without locking ------------------------ */
+
+enum { THREADS = 4, THREAD_KEYS = 3000 };
+
+static hrw_transition *shared_t;
+static hrw_view *shared_v;
+static hrw_route expected_routes[THREAD_KEYS];
+
+static void *route_worker(void *arg) {
+    size_t offset = *(size_t *)arg, mismatches = 0;
+    hrw_diff *d = NULL;
+    if (hrw_transition_diff(shared_t, &d) != HRW_STATUS_OK) return (void *)1;
+    for (size_t round = 0; round < THREAD_KEYS; round++) {
+        size_t i = (round + offset * 701) % THREAD_KEYS;
+        char key[24];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        hrw_route r;
+        if (hrw_transition_route(shared_t, (const uint8_t *)key, (size_t)kl, &r) != HRW_STATUS_OK ||
+            r.old_index != expected_routes[i].old_index || r.new_index != expected_routes[i].new_index ||
+            r.moved != expected_routes[i].moved)
+            mismatches++;
+        if (hrw_diff_add(d, (const uint8_t *)key, (size_t)kl) != HRW_STATUS_OK) mismatches++;
+        char fp[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        if (round % 100 == 0 && hrw_view_fingerprint_hex(shared_v, (uint8_t *)fp, sizeof fp) != HRW_STATUS_OK)
+            mismatches++;
+    }
+    uint64_t keys = 0;
+    hrw_diff_keys(d, &keys);
+    if (keys != THREAD_KEYS) mismatches++;
+    hrw_diff_free(d);
+    return (void *)(uintptr_t)mismatches;
+}
+
+static void test_threads(void) {
+    current = "threads";
+    static const char *const a[] = {"a", "b", "c"}, *const b[] = {"a", "b", "c", "d"};
+    hrw_placement *old = make(a, 3, NULL), *new_ = make(b, 4, NULL);
+    CHECK(hrw_view_new(new_, 9, &shared_v, NULL) == HRW_STATUS_OK, "view");
+    CHECK(hrw_transition_from_placements(old, new_, &shared_t) == HRW_STATUS_OK, "transition");
+    for (size_t i = 0; i < THREAD_KEYS; i++) {
+        char key[24];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        hrw_transition_route(shared_t, (const uint8_t *)key, (size_t)kl, &expected_routes[i]);
+    }
+    pthread_t threads[THREADS];
+    size_t offsets[THREADS];
+    for (size_t i = 0; i < THREADS; i++) {
+        offsets[i] = i;
+        CHECK(pthread_create(&threads[i], NULL, route_worker, &offsets[i]) == 0, "pthread_create");
+    }
+    for (size_t i = 0; i < THREADS; i++) {
+        void *mismatches = NULL;
+        pthread_join(threads[i], &mismatches);
+        CHECK(mismatches == NULL, "thread %zu: %zu mismatches", i, (size_t)(uintptr_t)mismatches);
+    }
+    hrw_transition_free(shared_t);
+    hrw_view_free(shared_v);
+    hrw_placement_free(old);
+    hrw_placement_free(new_);
+}
+
+/* ---- bad inputs ---------------------------------------------------------------------------- */
+
+static const char VIEW_TEXT[] = "{\"format\": \"hrwhash-view-v1\", \"algorithm\": \"hrw-v1\", \"epoch\": \"5\", "
+                                "\"seed\": \"default\", \"nodes\": [{\"id\": \"a\"}, {\"id\": \"b\"}]}";
+
+static void test_errors(const char *default_fp) {
+    current = "errors";
+    const uint8_t *text = (const uint8_t *)VIEW_TEXT;
+    size_t len = sizeof VIEW_TEXT - 1;
+    hrw_view *v = NULL, *untouched = (hrw_view *)&v, *out = untouched;
+    hrw_error err;
+    CHECK(hrw_view_from_json(text, len, NULL, 0, &v, &err) == HRW_STATUS_OK, "load");
+
+    /* NULL where a pointer is required, and NULL with a non-zero length. */
+    CHECK(hrw_view_from_json(text, len, NULL, 0, NULL, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL out");
+    CHECK(hrw_view_from_json(NULL, 4, NULL, 0, &out, &err) == HRW_STATUS_NULL_PARAMETER && out == untouched,
+          "NULL text");
+    CHECK(hrw_view_from_json(NULL, 0, NULL, 0, &out, &err) == HRW_STATUS_INVALID_JSON && out == untouched,
+          "empty text");
+    CHECK(hrw_view_from_json(text, len, NULL, 16, &out, &err) == HRW_STATUS_NULL_PARAMETER, "NULL seed, length 16");
+    CHECK(hrw_view_new(NULL, 1, &out, &err) == HRW_STATUS_NULL_PARAMETER && out == untouched, "view_new NULL");
+    CHECK(hrw_view_with_epoch(NULL, 1, &out) == HRW_STATUS_NULL_PARAMETER, "with_epoch NULL");
+    CHECK(hrw_view_with_epoch(v, 1, NULL) == HRW_STATUS_NULL_PARAMETER, "with_epoch NULL out");
+    uint64_t epoch = 0;
+    bool flag = 0;
+    size_t n = 0;
+    hrw_placement *p = NULL;
+    CHECK(hrw_view_epoch(NULL, &epoch) == HRW_STATUS_NULL_PARAMETER && hrw_view_epoch(v, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "epoch NULL");
+    CHECK(hrw_view_has_default_seed(NULL, &flag) == HRW_STATUS_NULL_PARAMETER, "has_default_seed NULL");
+    CHECK(hrw_view_json_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER, "json_len NULL");
+    CHECK(hrw_view_placement(NULL, &p) == HRW_STATUS_NULL_PARAMETER && hrw_view_placement(v, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "placement NULL");
+    CHECK(hrw_view_to_json(v, NULL, 10, &n, &err) == HRW_STATUS_NULL_PARAMETER, "to_json NULL buffer");
+    CHECK(hrw_view_to_json(v, (uint8_t *)&epoch, 1, NULL, &err) == HRW_STATUS_NULL_PARAMETER, "to_json NULL length");
+
+    /* Buffers one byte short. */
+    uint8_t buf[64];
+    CHECK(hrw_view_fingerprint(v, buf, HRW_VIEW_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fp");
+    CHECK(hrw_view_fingerprint_hex(v, buf, HRW_VIEW_FINGERPRINT_HEX_SIZE - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fp hex");
+    CHECK(hrw_view_seed_fingerprint(v, buf, HRW_SEED_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "sfp");
+    CHECK(hrw_view_seed_fingerprint_hex(v, buf, HRW_SEED_FINGERPRINT_HEX_SIZE - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "sfp hex");
+    CHECK(hrw_view_fingerprint(v, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "fp NULL");
+    CHECK(hrw_view_seed_fingerprint_hex(v, buf, HRW_SEED_FINGERPRINT_HEX_SIZE) == HRW_STATUS_OK &&
+              strcmp((const char *)buf, default_fp) == 0,
+          "default seed fingerprint %s", (const char *)buf);
+    CHECK(hrw_view_has_default_seed(v, &flag) == HRW_STATUS_OK && flag, "default seed");
+
+    /* Seeds: the wrong length, a secret seed for a default view, a view for another secret. */
+    static const uint8_t secret[16] = "0123456789abcdef", other[16] = "fedcba9876543210";
+    CHECK(hrw_view_from_json(text, len, secret, 15, &out, &err) == HRW_STATUS_INVALID_SEED_LENGTH &&
+              err.expected == 16 && err.actual == 15 && out == untouched,
+          "seed of 15 bytes");
+    CHECK(hrw_view_from_json(text, len, secret, 16, &out, &err) == HRW_STATUS_SEED_MISMATCH && out == untouched,
+          "secret seed for a default view");
+    hrw_node nodes[2] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0}};
+    hrw_placement_options opts = {secret, 16, NULL, 0};
+    hrw_placement *sp = NULL;
+    hrw_view *sv = NULL;
+    CHECK(hrw_placement_new(nodes, 2, &opts, &sp, NULL) == HRW_STATUS_OK && hrw_view_new(sp, 3, &sv, &err) == HRW_STATUS_OK,
+          "secret view");
+    size_t jl = 0, written = 0;
+    hrw_view_json_len(sv, &jl);
+    char *json = malloc(jl + 1);
+    if (json == NULL) abort();
+    CHECK(hrw_view_to_json(sv, (uint8_t *)json, jl, &written, &err) == HRW_STATUS_OK, "secret to_json");
+    json[jl] = '\0';
+    CHECK(strstr(json, "0123456789abcdef") == NULL && strstr(json, "\"seed\": \"secret\"") != NULL,
+          "a secret seed is never written");
+    CHECK(hrw_view_has_default_seed(sv, &flag) == HRW_STATUS_OK && !flag, "secret seed");
+    CHECK(hrw_view_from_json((const uint8_t *)json, jl, NULL, 0, &out, &err) == HRW_STATUS_SEED_MISMATCH, "no seed");
+    CHECK(hrw_view_from_json((const uint8_t *)json, jl, other, 16, &out, &err) == HRW_STATUS_SEED_MISMATCH,
+          "other seed");
+    hrw_view *back = NULL;
+    CHECK(hrw_view_from_json((const uint8_t *)json, jl, secret, 16, &back, &err) == HRW_STATUS_OK, "right seed");
+    free(json);
+
+    /* Bad UTF-8 and a position in the text. */
+    static const char bad_utf8[] = "{\"format\": \"\xff\"}";
+    CHECK(hrw_view_from_json((const uint8_t *)bad_utf8, sizeof bad_utf8 - 1, NULL, 0, &out, &err) ==
+                  HRW_STATUS_INVALID_JSON &&
+              err.line == 1 && err.column >= 1 && err.reason == HRW_VIEW_FAULT_NONE,
+          "bad UTF-8: line %zu column %zu", err.line, err.column);
+    static const char two_lines[] = "{\n  \"format\": x}";
+    CHECK(hrw_view_from_json((const uint8_t *)two_lines, sizeof two_lines - 1, NULL, 0, &out, &err) ==
+                  HRW_STATUS_INVALID_JSON &&
+              err.line == 2,
+          "line of the fault: %zu", err.line);
+
+    /* A member name longer than hrw_error.field: its length in full, its start NUL-terminated. */
+    char longdoc[400];
+    char name[101];
+    memset(name, 'z', 100);
+    name[100] = '\0';
+    snprintf(longdoc, sizeof longdoc, "{\"%s\": 1}", name);
+    CHECK(hrw_view_from_json((const uint8_t *)longdoc, strlen(longdoc), NULL, 0, &out, &err) == HRW_STATUS_INVALID_VIEW &&
+              err.field_len == 100 && strlen((const char *)err.field) == HRW_ERROR_FIELD_SIZE - 1 &&
+              memcmp(err.field, name, HRW_ERROR_FIELD_SIZE - 1) == 0 && err.reason == HRW_VIEW_FAULT_UNKNOWN &&
+              !err.has_index,
+          "long field name: %zu", err.field_len);
+
+    /* Transitions, diffs and ramps: NULL handles and out-params. */
+    hrw_transition *t = NULL;
+    hrw_route r;
+    double f;
+    CHECK(hrw_transition_new(v, NULL, &t) == HRW_STATUS_NULL_PARAMETER && t == NULL, "transition NULL new");
+    CHECK(hrw_transition_new(NULL, v, &t) == HRW_STATUS_NULL_PARAMETER, "transition NULL old");
+    CHECK(hrw_transition_new(v, v, NULL) == HRW_STATUS_NULL_PARAMETER, "transition NULL out");
+    CHECK(hrw_transition_from_placements(NULL, NULL, &t) == HRW_STATUS_NULL_PARAMETER, "from_placements NULL");
+    CHECK(hrw_transition_new(v, back, &t) == HRW_STATUS_OK, "transition across seeds");
+    CHECK(hrw_transition_route(NULL, (const uint8_t *)"k", 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL");
+    CHECK(hrw_transition_route(t, NULL, 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL key");
+    CHECK(hrw_transition_route(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "route NULL out");
+    CHECK(hrw_transition_expected_moved(NULL, &f) == HRW_STATUS_NULL_PARAMETER &&
+              hrw_transition_optimum(t, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "fractions NULL");
+    /* Different seeds: scores unrelated, so a key stays only when two independent choices agree. */
+    CHECK(hrw_transition_expected_moved(t, &f) == HRW_STATUS_OK && f == 0.5, "expected_moved across seeds %g", f);
+    CHECK(hrw_transition_optimum(t, &f) == HRW_STATUS_OK && f == 0.0, "optimum across seeds %g", f);
+    hrw_diff *d = NULL;
+    CHECK(hrw_transition_diff(NULL, &d) == HRW_STATUS_NULL_PARAMETER && hrw_transition_diff(t, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "diff NULL");
+    uint64_t count;
+    CHECK(hrw_diff_keys(NULL, &count) == HRW_STATUS_NULL_PARAMETER && hrw_diff_moved(NULL, &count) == HRW_STATUS_NULL_PARAMETER,
+          "diff counts NULL");
+    CHECK(hrw_transition_old_placement(NULL, &p) == HRW_STATUS_NULL_PARAMETER, "old_placement NULL");
+
+    hrw_ramp *ramp = NULL;
+    const double limits[] = {0.0, -0.5, 1.5, -0.0};
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+        CHECK(hrw_ramp_new(v, v, limits[i], &ramp, &err) == HRW_STATUS_INVALID_MOVE_LIMIT && ramp == NULL &&
+                  err.value == limits[i],
+              "limit %g", limits[i]);
+    }
+    CHECK(hrw_ramp_new(v, v, nan(""), &ramp, &err) == HRW_STATUS_INVALID_MOVE_LIMIT && isnan(err.value), "limit NaN");
+    CHECK(hrw_ramp_new(v, back, 0.5, &ramp, &err) == HRW_STATUS_SEED_MISMATCH && ramp == NULL, "ramp across seeds");
+    CHECK(hrw_ramp_new(NULL, v, 0.5, &ramp, &err) == HRW_STATUS_NULL_PARAMETER, "ramp NULL");
+    CHECK(hrw_ramp_new(v, v, 0.5, NULL, &err) == HRW_STATUS_NULL_PARAMETER, "ramp NULL out");
+    CHECK(hrw_ramp_new(v, v, 0.5, &ramp, &err) == HRW_STATUS_OK && ramp != NULL, "ramp to itself");
+    CHECK(hrw_ramp_len(ramp, &n) == HRW_STATUS_OK && n == 0, "no steps to itself");
+    CHECK(hrw_ramp_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER && hrw_ramp_total_moved(ramp, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "ramp NULL handle/out");
+    /* Epochs past 2^64 - 1: the step views could not be written. */
+    hrw_view *last_epoch = NULL, *grown = NULL;
+    hrw_placement *three = NULL;
+    hrw_node abc[3] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0}, {(const uint8_t *)"c", 1, NULL, 0}};
+    CHECK(hrw_placement_new(abc, 3, NULL, &three, NULL) == HRW_STATUS_OK, "three");
+    CHECK(hrw_view_with_epoch(v, UINT64_MAX, &last_epoch) == HRW_STATUS_OK && hrw_view_new(three, 1, &grown, &err) == HRW_STATUS_OK,
+          "views");
+    hrw_ramp *overflow = NULL;
+    CHECK(hrw_ramp_new(last_epoch, grown, 1.0, &overflow, &err) == HRW_STATUS_INVALID_VIEW && overflow == NULL &&
+              strcmp((const char *)err.field, "epoch") == 0 && err.reason == HRW_VIEW_FAULT_OUT_OF_RANGE,
+          "ramp epoch overflow");
+
+    /* Messages and fault names. */
+    for (unsigned s = 17; s <= 20; s++) {
+        const char *m = hrw_status_message(s);
+        CHECK(m != NULL && strlen(m) > 0 && strcmp(m, "unknown status code") != 0, "message of %u", s);
+    }
+    CHECK(strcmp(hrw_view_fault_name(0), "") == 0 && strcmp(hrw_view_fault_name(99), "unknown fault") == 0,
+          "fault names outside the list");
+
+    /* free(NULL) is a no-op for every handle. */
+    hrw_view_free(NULL);
+    hrw_transition_free(NULL);
+    hrw_diff_free(NULL);
+    hrw_ramp_free(NULL);
+
+    hrw_ramp_free(overflow);
+    hrw_ramp_free(ramp);
+    hrw_view_free(last_epoch);
+    hrw_view_free(grown);
+    hrw_placement_free(three);
+    hrw_transition_free(t);
+    hrw_view_free(back);
+    hrw_view_free(sv);
+    hrw_placement_free(sp);
+    hrw_view_free(v);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s conformance/views.json\n", argv[0]);
+        return 2;
+    }
+    jvalue *root = json_load(argv[1]);
+    if (root == NULL) return 1;
+    check_shape(root);
+    const char *default_fp = json_get(root, "default_seed_fingerprint")->str;
+    run_kind(root, "valid", run_valid);
+    run_kind(root, "equivalent", run_equivalent);
+    run_kind(root, "invalid", run_invalid);
+    run_kind(root, "movement", run_movement);
+    run_kind(root, "ramps", run_ramp);
+    test_transitions();
+    test_threads();
+    test_errors(default_fp);
+    json_free(root);
+    return check_report("test_views");
+}

@@ -1,0 +1,207 @@
+//! Compatibility profiles on the command line (conformance/PROFILES.md): `place --profile` and
+//! `diff --from-profile` / `--to-profile`. Placement and counting are the core's
+//! (`hrwhash::ProfilePlacement`, `hrwhash::profile::Switch`); this module reads and prints.
+
+use std::ffi::OsStr;
+use std::io::Write;
+
+use hrwhash::profile::{Lookup, Switch};
+use hrwhash::{Node, Profile, ProfilePlacement};
+use serde_json::{json, Map, Value};
+
+use crate::error::{from_core, CliError};
+use crate::input::{arg_bytes, for_each_stdin_key, KeyEvent, Keys, Membership};
+use crate::output::{escaped, put_text};
+
+/// A profile named on the command line.
+pub fn parse_profile(name: &str, flag: &str) -> Result<Profile, CliError> {
+    Profile::from_name(name).map_err(|e| CliError::usage("UnknownProfile", format!("{flag}: {e}")))
+}
+
+/// Builds a profile placement; `at(i)` names where node `i` came from.
+pub fn build(
+    profile: Profile,
+    nodes: Vec<Node>,
+    usage: bool,
+    at: &dyn Fn(usize) -> String,
+) -> Result<ProfilePlacement, CliError> {
+    let ids: Vec<Vec<u8>> = nodes.iter().map(|n| n.id().to_vec()).collect();
+    ProfilePlacement::new(profile, nodes)
+        .map_err(|e| from_core(&e, usage, &|i| format!("'{}'", escaped(&ids[i])), at))
+}
+
+/// A profile placement from a node file.
+pub fn from_file(profile: Profile, path: &OsStr) -> Result<ProfilePlacement, CliError> {
+    let (nodes, places) = Membership::from_file(path)?.into_nodes();
+    build(profile, nodes, false, &|i| {
+        places
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| format!("node {i}"))
+    })
+}
+
+/// `place --profile`: the owner of each key, or the first `k` nodes of the incumbent's top-k.
+pub fn place(
+    placement: &ProfilePlacement,
+    k: usize,
+    as_json: bool,
+    keys: &[Vec<u8>],
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    // Ask once, before any output, so a profile without top-k fails with nothing printed.
+    if k != 1 {
+        placement
+            .replicas(b"", k)
+            .map_err(|e| CliError::usage("NotOffered", format!("--k {k}: {e}")))?;
+    }
+    let mut printed = 0u64;
+    let mut one = |key: &[u8], out: &mut dyn Write| -> Result<(), CliError> {
+        let rank: Vec<usize> = if k == 1 {
+            vec![placement.owner(key)]
+        } else {
+            placement.replicas(key, k).unwrap_or_default()
+        };
+        let id = |i: usize| placement.node(i).map_or(&[][..], |n| n.id());
+        if as_json {
+            let mut item = Map::new();
+            put_text(&mut item, "key", key);
+            put_text(&mut item, "owner", placement.owner_id(key));
+            let rank: Vec<Value> = rank
+                .iter()
+                .map(|&i| Value::from(String::from_utf8_lossy(id(i))))
+                .collect();
+            item.insert("rank".into(), Value::from(rank));
+            let sep = if printed == 0 { "[\n  " } else { ",\n  " };
+            write!(out, "{sep}{}", Value::Object(item))?;
+        } else {
+            let rank: Vec<String> = rank.iter().map(|&i| escaped(id(i))).collect();
+            writeln!(out, "{}\t{}", escaped(key), rank.join(","))?;
+        }
+        printed += 1;
+        Ok(())
+    };
+    let result = if keys.is_empty() {
+        for_each_stdin_key(|key| one(key, out))
+    } else {
+        keys.iter().try_for_each(|key| one(key, out))
+    };
+    if as_json {
+        out.write_all(if printed == 0 { b"[]\n" } else { b"\n]\n" })?;
+    }
+    result
+}
+
+pub use hrwhash::profile::AnyPlacement as Side;
+
+/// `diff` where either side is a profile: keys moved, the flows, and keys per node.
+pub fn diff(
+    from: Side,
+    to: Side,
+    keys: Keys,
+    as_json: bool,
+    quiet: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let (from_name, to_name) = (from.algorithm(), to.algorithm());
+    let switch = Switch::new(from, to);
+    let mut d = switch.diff();
+    let bar = keys.progress("diff", quiet);
+    keys.for_each(&bar, |e| {
+        if let KeyEvent::Key(key) = e {
+            d.add(key);
+        }
+        Ok(())
+    })?;
+    let (old, new) = (switch.from(), switch.to());
+    let percent = |n: u64| {
+        if d.keys() == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / d.keys() as f64
+        }
+    };
+    let flows = d.flows();
+    let rows = d.nodes();
+    let row_id = |r: &hrwhash::transition::NodeChange| match (r.old, r.new) {
+        (Some(i), _) => old.node_id(i),
+        (None, Some(j)) => new.node_id(j),
+        (None, None) => &[][..],
+    };
+    if as_json {
+        let doc = json!({
+            "from": from_name,
+            "to": to_name,
+            "keys": d.keys(),
+            "nodes_before": old.node_count(),
+            "nodes_after": new.node_count(),
+            "moved_keys": d.moved(),
+            "moved_percent": percent(d.moved()),
+            "flows": flows.iter().map(|f| {
+                let mut m = Map::new();
+                put_text(&mut m, "from", old.node_id(f.from));
+                put_text(&mut m, "to", new.node_id(f.to));
+                m.insert("count".into(), json!(f.count));
+                m
+            }).collect::<Vec<_>>(),
+            "nodes": rows.iter().map(|r| {
+                let mut m = Map::new();
+                put_text(&mut m, "id", row_id(r));
+                m.insert("before".into(), json!(r.old.map(|_| r.before)));
+                m.insert("after".into(), json!(r.new.map(|_| r.after)));
+                m
+            }).collect::<Vec<_>>(),
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "hrwhash diff ({from_name} -> {to_name}): {} keys, {} -> {} nodes",
+        d.keys(),
+        old.node_count(),
+        new.node_count()
+    )?;
+    writeln!(
+        out,
+        "moved: {} keys ({:.2}%)",
+        d.moved(),
+        percent(d.moved())
+    )?;
+    writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
+    for f in &flows {
+        writeln!(
+            out,
+            "  {:<16} {:<16} {:>10}",
+            escaped(old.node_id(f.from)),
+            escaped(new.node_id(f.to)),
+            f.count
+        )?;
+    }
+    writeln!(
+        out,
+        "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
+        "node", "before", "after", "change"
+    )?;
+    for r in &rows {
+        let show = |present: bool, c: u64| if present { c.to_string() } else { "-".into() };
+        writeln!(
+            out,
+            "  {:<16} {:>10} {:>10} {:>+10}",
+            escaped(row_id(r)),
+            show(r.old.is_some(), r.before),
+            show(r.new.is_some(), r.after),
+            r.after as i128 - r.before as i128
+        )?;
+    }
+    Ok(())
+}
+
+/// The keys of `place`: the arguments as bytes (stdin when there are none).
+pub fn key_args(keys: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
+    keys.iter().map(|k| arg_bytes(k)).collect()
+}
