@@ -60,6 +60,8 @@ export type HrwErrorCode =
   | 'HRW_INVALID_VIEW'
   | 'HRW_SEED_MISMATCH'
   | 'HRW_INVALID_MOVE_LIMIT'
+  | 'HRW_UNKNOWN_PROFILE'
+  | 'HRW_NOT_OFFERED'
   | 'ERR_INVALID_ARG_TYPE'
   | 'HRW_ERROR'
 
@@ -185,6 +187,20 @@ export interface TransitionDiff {
   optimum: number
 }
 
+/** What `profileDiff` counted between two placements of any kinds (conformance/PROFILES.md). */
+export interface ProfileDiff {
+  /** The algorithm or profile switched from (`'hrw-v1'`, `'go-redis-ring-v9'`, ...). */
+  from: string
+  /** The algorithm or profile switched to. */
+  to: string
+  keys: number
+  moved: number
+  /** Ordered by the old node's position, then the new node's. */
+  flows: Flow[]
+  /** Every old node in old order, then the nodes only in the new membership in new order. */
+  nodes: NodeChange[]
+}
+
 /** A key that changes owner: copy it from `from` to `to`. */
 export interface Move {
   /** The key, as the iterable gave it. */
@@ -235,6 +251,33 @@ export declare class Placement {
    * node in the membership but never selects it); the seed defaults to `DEFAULT_SEED`.
    */
   constructor(nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null)
+}
+
+/**
+ * A membership placed the way an incumbent library places it: `"go-redis-ring-v9"`,
+ * `"pymemcache-rendezvous"`, `"ketama-libmemcached"` or `"hashring-node-3"`.
+ */
+export declare class ProfilePlacement {
+  /**
+   * Builds the incumbent's placement of `nodes` (ids, or `{ id, weight }` objects) in the order
+   * given; `options.weights` for the weighted profiles.
+   */
+  constructor(profile: string, nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: { weights?: ReadonlyArray<number> } | null)
+  /** The profile's name. */
+  get profile(): string
+  /** The node ids, in the order given. */
+  get nodes(): NodeId[]
+  /** Number of nodes. */
+  get length(): number
+  /** The node the incumbent gives `key` to. */
+  owner(key: Key): NodeId
+  /** The owner of every key of `keys`, in order. */
+  owners(keys: ReadonlyArray<Key>): NodeId[]
+  /**
+   * The first `k` distinct nodes of the incumbent's top-k lookup of `key`, owner first
+   * (`HRW_NOT_OFFERED` where the incumbent has none).
+   */
+  replicas(key: Key, k: number): NodeId[]
 }
 
 /**
@@ -362,6 +405,13 @@ export declare function keyDigest(key: Key, seed?: string | Uint8Array | null): 
  * BigInt.
  */
 export declare function nodeDigest(id: NodeIdLike, seed?: string | Uint8Array | null): bigint
+
+/**
+ * What switching from `from` to `to` (each a ProfilePlacement, Placement or View) moves over
+ * `keys` (an array or any iterable): `{ from, to, keys, moved, flows: [{ from, to, count }],
+ * nodes: [{ id, before, after, inOld, inNew }] }`, `from` and `to` naming the algorithms.
+ */
+export declare function profileDiff(from: ProfilePlacement | Placement | View, to: ProfilePlacement | Placement | View, keys: Iterable<Key>): ProfileDiff
 
 /** `new RampPlan(from, to, maxMove)`. */
 export declare function ramp(from: View, to: View, maxMove: number): RampPlan

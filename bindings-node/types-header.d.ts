@@ -60,6 +60,8 @@ export type HrwErrorCode =
   | 'HRW_INVALID_VIEW'
   | 'HRW_SEED_MISMATCH'
   | 'HRW_INVALID_MOVE_LIMIT'
+  | 'HRW_UNKNOWN_PROFILE'
+  | 'HRW_NOT_OFFERED'
   | 'ERR_INVALID_ARG_TYPE'
   | 'HRW_ERROR'
 
@@ -183,6 +185,20 @@ export interface TransitionDiff {
   expectedMoved: number
   /** The least fraction any scheme must move for the new shares (VIEW.md 6.2). */
   optimum: number
+}
+
+/** What `profileDiff` counted between two placements of any kinds (conformance/PROFILES.md). */
+export interface ProfileDiff {
+  /** The algorithm or profile switched from (`'hrw-v1'`, `'go-redis-ring-v9'`, ...). */
+  from: string
+  /** The algorithm or profile switched to. */
+  to: string
+  keys: number
+  moved: number
+  /** Ordered by the old node's position, then the new node's. */
+  flows: Flow[]
+  /** Every old node in old order, then the nodes only in the new membership in new order. */
+  nodes: NodeChange[]
 }
 
 /** A key that changes owner: copy it from `from` to `to`. */

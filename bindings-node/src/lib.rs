@@ -7,6 +7,7 @@
 
 mod fast;
 mod js;
+mod profile;
 mod view;
 
 use std::cell::Cell;
@@ -73,6 +74,8 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         | E::InvalidView { .. }
         | E::SeedMismatch
         | E::InvalidMoveLimit { .. }) => return view::view_error(env, e),
+        E::UnknownProfile { .. } => (Kind::Error, "HRW_UNKNOWN_PROFILE", vec![]),
+        E::NotOffered { .. } => (Kind::Error, "HRW_NOT_OFFERED", vec![]),
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     };
     js::throw(env, kind, code, &msg, &props)

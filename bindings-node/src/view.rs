@@ -91,7 +91,7 @@ pub(crate) fn view_error(env: sys::napi_env, e: E) -> napi::Error {
 }
 
 /// The JS value of an id given in `form`.
-fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
+pub(crate) fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
     match (form, std::str::from_utf8(id)) {
         (Form::Text, Ok(text)) => js::new_string(env, text),
         _ => js::new_buffer(env, id),
@@ -117,7 +117,7 @@ fn view_form(node: &hrwhash::Node) -> NodeForm {
 
 /// `value` as an instance of the class `C`, or `None` when it is something else. The type tag is
 /// checked as napi-rs checks a `&C` argument; the borrow is only used within the current call.
-fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
+pub(crate) fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
     if !matches!(js::type_of(env, value.0), Ok(T::napi_object)) {
         return None;
     }
@@ -248,7 +248,7 @@ fn placement_value(
 /// (conformance/VIEW.md).
 #[napi]
 pub struct View {
-    inner: hrwhash::View,
+    pub(crate) inner: hrwhash::View,
 }
 
 #[napi]
@@ -476,12 +476,12 @@ fn step(
 /// Where a stream's keys come from: an array, read by index (the iterator protocol costs more
 /// than a lookup per key), or any other iterable's iterator and its `next`.
 #[derive(Clone, Copy)]
-enum Source {
+pub(crate) enum Source {
     Array(sys::napi_value),
     Iter(sys::napi_value, sys::napi_value),
 }
 
-fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source> {
+pub(crate) fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source> {
     if js::is_array(env, keys)? {
         return Ok(Source::Array(keys));
     }
@@ -490,7 +490,7 @@ fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source> {
 }
 
 /// Key `i` of a source (the `i`-th pull), or `None` at its end.
-fn pull(env: sys::napi_env, src: Source, i: usize) -> Result<Option<sys::napi_value>> {
+pub(crate) fn pull(env: sys::napi_env, src: Source, i: usize) -> Result<Option<sys::napi_value>> {
     match src {
         // The length is read each time: a getter of an earlier element may have changed it.
         Source::Array(a) => match u32::try_from(i) {
@@ -503,13 +503,13 @@ fn pull(env: sys::napi_env, src: Source, i: usize) -> Result<Option<sys::napi_va
 
 /// An escapable handle scope, closed when dropped: a stream of any length would otherwise keep
 /// every key's handles alive until the call returns.
-struct Scope {
+pub(crate) struct Scope {
     env: sys::napi_env,
     scope: sys::napi_escapable_handle_scope,
 }
 
 impl Scope {
-    fn open(env: sys::napi_env) -> Result<Scope> {
+    pub(crate) fn open(env: sys::napi_env) -> Result<Scope> {
         let mut scope = ptr::null_mut();
         js::check(env, unsafe {
             sys::napi_open_escapable_handle_scope(env, &mut scope)
@@ -534,7 +534,12 @@ impl Drop for Scope {
 }
 
 /// Key `i` of a key stream, its text checked at once (nothing later could fail first).
-fn stream_key(env: sys::napi_env, v: sys::napi_value, buf: &mut KeyBuf, i: usize) -> Result<&[u8]> {
+pub(crate) fn stream_key(
+    env: sys::napi_env,
+    v: sys::napi_value,
+    buf: &mut KeyBuf,
+    i: usize,
+) -> Result<&[u8]> {
     let mut text = None;
     let (key, _) = read(env, v, buf, &|| format!("keys[{i}]"), Some(i), &mut text)?;
     no_bad_text(env, text)?;

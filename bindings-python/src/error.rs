@@ -76,6 +76,15 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
             let _ = fields.set_item("value", value);
             "InvalidMoveLimitError"
         }
+        Error::UnknownProfile { name } => {
+            let _ = fields.set_item("name", name);
+            "UnknownProfileError"
+        }
+        Error::NotOffered { profile, what } => {
+            let _ = fields.set_item("profile", profile);
+            let _ = fields.set_item("what", what);
+            "NotOfferedError"
+        }
         // A variant added to the core after this binding was written.
         _ => "HrwError",
     };

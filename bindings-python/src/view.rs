@@ -63,7 +63,7 @@ fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
 #[pyclass(frozen, module = "hrwhash", name = "View")]
 pub struct View {
     inner: hrwhash::View,
-    placement: Py<Placement>,
+    pub(crate) placement: Py<Placement>,
 }
 
 impl View {

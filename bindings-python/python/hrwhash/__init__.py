@@ -22,9 +22,11 @@ from ._errors import (
     InvalidViewError as InvalidViewError,
     InvalidWeightError as InvalidWeightError,
     LengthMismatchError as LengthMismatchError,
+    NotOfferedError as NotOfferedError,
     ResultTooLargeError as ResultTooLargeError,
     SeedMismatchError as SeedMismatchError,
     UnknownNodeError as UnknownNodeError,
+    UnknownProfileError as UnknownProfileError,
 )
 from ._hrwhash import (
     ALGORITHM as ALGORITHM,
@@ -44,6 +46,11 @@ from ._hrwhash import (
     Transition as Transition,
     View as View,
     ramp as ramp,
+)
+from ._hrwhash import (
+    ProfilePlacement as ProfilePlacement,
+    SwitchDiff as SwitchDiff,
+    profile_diff as profile_diff,
 )
 
 __all__ = [
@@ -65,7 +72,9 @@ __all__ = [
     "InvalidViewError",
     "InvalidWeightError",
     "LengthMismatchError",
+    "NotOfferedError",
     "Placement",
+    "ProfilePlacement",
     "Plan",
     "RampPlan",
     "RampStep",
@@ -74,10 +83,13 @@ __all__ = [
     "Route",
     "RouteSet",
     "SeedMismatchError",
+    "SwitchDiff",
     "Transition",
     "UnknownNodeError",
+    "UnknownProfileError",
     "View",
     "__version__",
+    "profile_diff",
     "ramp",
     "v1",
 ]

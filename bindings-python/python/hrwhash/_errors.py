@@ -147,6 +147,29 @@ class InvalidMoveLimitError(HrwError, ValueError):
         """The rejected limit."""
 
 
+class UnknownProfileError(HrwError, ValueError):
+    """No compatibility profile has this name (conformance/PROFILES.md)."""
+
+    def __init__(self, message: str, *, name: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.name = name
+        """The name that was given."""
+
+
+class NotOfferedError(HrwError, ValueError):
+    """A compatibility profile does not offer what was asked: weights on an unweighted incumbent,
+    a weight the incumbent cannot take, top-k where it has none, failure domains."""
+
+    def __init__(
+        self, message: str, *, profile: Optional[str] = None, what: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.profile = profile
+        """The profile's name."""
+        self.what = what
+        """What it does not offer."""
+
+
 class InvalidArgumentError(HrwError, TypeError):
     """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
     released buffer, or is an unknown keyword."""

@@ -35,6 +35,9 @@ __all__ = [
     "Transition",
     "View",
     "ramp",
+    "ProfilePlacement",
+    "SwitchDiff",
+    "profile_diff",
     "draw",
     "key_digest",
     "node_digest",
@@ -295,3 +298,60 @@ class RampPlan:
 
 def ramp(old: View, new: View, max_move: float) -> RampPlan:
     """The ramp from ``old`` to ``new`` moving at most ``max_move`` of the keys per step."""
+
+# Compatibility profiles (conformance/PROFILES.md).
+
+@final
+class ProfilePlacement(Generic[_Id]):
+    """A membership placed the way an incumbent library places it: ``"go-redis-ring-v9"``,
+    ``"pymemcache-rendezvous"``, ``"ketama-libmemcached"`` or ``"hashring-node-3"``.
+
+    For ``pymemcache-rendezvous`` a ``bytes`` key (or id) is hashed as pymemcache hashes it, as
+    its ``repr()``; decode it first to look up the ``str`` it encodes."""
+
+    def __new__(
+        cls, profile: str, nodes: Iterable[_Id], weights: Optional[Iterable[_Weight]] = None
+    ) -> "ProfilePlacement[_Id]": ...
+    @property
+    def profile(self) -> str:
+        """The profile's name."""
+    @property
+    def nodes(self) -> List[_Id]:
+        """The node ids, in the order given."""
+    def owner(self, key: _Key) -> _Id:
+        """The node the incumbent gives ``key`` to."""
+    def owners(self, keys: Iterable[_Key]) -> List[_Id]:
+        """The owner of every key, in order."""
+    def replicas(self, key: _Key, k: _Count) -> List[_Id]:
+        """The first ``k`` distinct nodes of the incumbent's top-k lookup (NotOfferedError where
+        it has none)."""
+    def __len__(self) -> int: ...
+
+@final
+class SwitchDiff:
+    """What a switch between two placements moves, counted over keys."""
+
+    @property
+    def from_(self) -> str:
+        """The algorithm or profile switched from."""
+    @property
+    def to(self) -> str:
+        """The algorithm or profile switched to."""
+    @property
+    def keys(self) -> int: ...
+    @property
+    def moved(self) -> int: ...
+    @property
+    def flows(self) -> List[Tuple[Any, Any, int]]:
+        """``(from, to, count)`` per pair of old and new owner."""
+    @property
+    def nodes(self) -> List[Tuple[Any, int, int]]:
+        """``(node, before, after)``: every old node, then every new-only node."""
+
+def profile_diff(
+    old: Union[ProfilePlacement[Any], Placement[Any], View],
+    new: Union[ProfilePlacement[Any], Placement[Any], View],
+    keys: Iterable[_Key],
+) -> SwitchDiff:
+    """What switching from ``old`` to ``new`` moves over ``keys``; a key is the same bytes on
+    both sides."""

@@ -1,0 +1,344 @@
+//! Compatibility profiles (conformance/PROFILES.md): `ProfilePlacement`, which places keys the
+//! way an incumbent library does, and `profile_diff`, what a switch between any two placements
+//! moves. Ids are handed back as the caller's own objects, as `Placement` does.
+
+use std::borrow::Cow;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
+
+use hrwhash::profile::{AnyPlacement, Switch};
+use hrwhash::{Error, Node, Profile};
+
+use crate::args::{
+    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
+    type_name, weight_arg, At,
+};
+use crate::error::{error, invalid_argument};
+use crate::view::View;
+use crate::{stream_chunks, Placement, CHUNK_KEYS};
+
+/// A membership placed the way an incumbent library places it.
+#[pyclass(frozen, module = "hrwhash", name = "ProfilePlacement")]
+pub struct ProfilePlacement {
+    inner: hrwhash::ProfilePlacement,
+    ids: Vec<Py<PyAny>>,
+}
+
+/// What pymemcache formats into `f"{node}-{key}"` for a bytes or bytearray value: its `str()`,
+/// which is its repr. A memoryview's text is its address, so it has no stable placement there.
+fn pymemcache_text<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<Cow<'a, [u8]>> {
+    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+        let text = obj.str()?;
+        return Ok(Cow::Owned(text.to_cow()?.as_bytes().to_vec()));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return key_bytes(obj, at);
+    }
+    check_key(obj, at)?;
+    Err(invalid_argument(
+        obj.py(),
+        format!(
+            "{at} is a {}: pymemcache hashes its text, which is its address",
+            type_name(obj)
+        ),
+        at.index,
+    ))
+}
+
+impl ProfilePlacement {
+    fn key<'a>(&self, obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<Cow<'a, [u8]>> {
+        match self.inner.profile() {
+            Profile::PymemcacheRendezvous => pymemcache_text(obj, at),
+            _ => key_bytes(obj, at),
+        }
+    }
+
+    fn ids_list<'py>(&self, py: Python<'py>, indices: &[usize]) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, indices.iter().map(|&i| self.ids[i].bind(py)))
+    }
+}
+
+fn not_offered(py: Python<'_>, e: Error) -> PyErr {
+    error(py, e, None)
+}
+
+#[pymethods]
+impl ProfilePlacement {
+    #[new]
+    #[pyo3(
+        signature = (profile, nodes, weights=None, **options),
+        text_signature = "(profile, nodes, weights=None)"
+    )]
+    fn new(
+        py: Python<'_>,
+        profile: &Bound<'_, PyAny>,
+        nodes: &Bound<'_, PyAny>,
+        weights: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<ProfilePlacement> {
+        // API.md 4: every argument's type, then its text, then the lengths, then the values.
+        let name = profile.cast::<PyString>().map_err(|_| {
+            invalid_argument(
+                py,
+                format!(
+                    "profile is {} {}, not a str",
+                    type_name(profile),
+                    repr(profile)
+                ),
+                None,
+            )
+        })?;
+        let ids = items(nodes, "nodes")?;
+        for (i, id) in ids.iter().enumerate() {
+            check_id(id, At::item("the node id", i))?;
+        }
+        let weights = match weights.filter(|w| !w.is_none()) {
+            None => None,
+            Some(w) => Some(
+                items(w, "weights")?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        no_options(options)?;
+        let name = key_bytes(name.as_any(), At::one("profile"))?;
+        let name = String::from_utf8_lossy(&name);
+        let profile = Profile::from_name(&name).map_err(|e| error(py, e, None))?;
+        let mut id_bytes_list = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            let at = At::item("the node id", i);
+            id_bytes_list.push(match profile {
+                Profile::PymemcacheRendezvous => pymemcache_text(id, at)?.into_owned(),
+                _ => id_bytes(id, at)?.to_vec(),
+            });
+        }
+        if let Some(w) = weights.as_ref().filter(|w| w.len() != ids.len()) {
+            return Err(error(
+                py,
+                Error::LengthMismatch {
+                    expected: ids.len(),
+                    actual: w.len(),
+                },
+                Some(format!("{} weights for {} nodes", w.len(), ids.len())),
+            ));
+        }
+        let mut nodes = Vec::with_capacity(ids.len());
+        for (i, bytes) in id_bytes_list.into_iter().enumerate() {
+            let mut node = Node::new(bytes);
+            if let Some(w) = &weights {
+                node = node.with_weight(checked_weight(&w[i], Some(i), &ids[i])?);
+            }
+            nodes.push(node);
+        }
+        let inner =
+            hrwhash::ProfilePlacement::new(profile, nodes).map_err(|e| error(py, e, None))?;
+        Ok(ProfilePlacement {
+            inner,
+            ids: ids.into_iter().map(Bound::unbind).collect(),
+        })
+    }
+
+    /// The profile's name.
+    #[getter]
+    fn profile(&self) -> &'static str {
+        self.inner.profile().name()
+    }
+
+    /// The node ids, in the order given.
+    #[getter]
+    fn nodes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.ids.iter().map(|id| id.bind(py)))
+    }
+
+    /// The node the incumbent gives `key` to.
+    fn owner(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let key = self.key(key, At::one("the key"))?;
+        Ok(self.ids[self.inner.owner(&key)].clone_ref(py))
+    }
+
+    /// The owner of every key of `keys`, in order, hashed without the GIL.
+    fn owners<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let objs = items(keys, "keys")?;
+        for (i, k) in objs.iter().enumerate() {
+            check_key(k, At::item("the key", i))?;
+        }
+        let bytes = objs
+            .iter()
+            .enumerate()
+            .map(|(i, k)| self.key(k, At::item("the key", i)))
+            .collect::<PyResult<Vec<_>>>()?;
+        let owners = py.detach(|| self.inner.owners(&bytes));
+        self.ids_list(py, &owners)
+    }
+
+    /// The first `k` distinct nodes of the incumbent's top-k lookup of `key`, owner first.
+    fn replicas<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        check_key(key, At::one("the key"))?;
+        let k = count_arg(k, "k")?;
+        let key = self.key(key, At::one("the key"))?;
+        let k = k.get()?;
+        let replicas = self
+            .inner
+            .replicas(&key, k)
+            .map_err(|e| not_offered(py, e))?;
+        self.ids_list(py, &replicas)
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        const SHOWN: usize = 8;
+        let mut ids: Vec<String> = self
+            .ids
+            .iter()
+            .take(SHOWN)
+            .map(|id| repr(id.bind(py)))
+            .collect();
+        if self.ids.len() > SHOWN {
+            ids.push("...".into());
+        }
+        format!(
+            "ProfilePlacement({:?}, [{}])",
+            self.profile(),
+            ids.join(", ")
+        )
+    }
+}
+
+/// Either side of a diff, with the Python ids of its nodes.
+fn side(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    what: &str,
+) -> PyResult<(AnyPlacement, Vec<Py<PyAny>>)> {
+    if let Ok(p) = obj.cast::<ProfilePlacement>() {
+        let p = p.get();
+        let ids = p.ids.iter().map(|id| id.clone_ref(py)).collect();
+        return Ok((AnyPlacement::Profile(p.inner.clone()), ids));
+    }
+    let placement = if let Ok(v) = obj.cast::<View>() {
+        v.get().placement.clone_ref(py).into_bound(py)
+    } else if let Ok(p) = obj.cast::<Placement>() {
+        p.clone()
+    } else {
+        return Err(invalid_argument(
+            py,
+            format!(
+                "{what} is {}, not a ProfilePlacement, Placement or View",
+                type_name(obj)
+            ),
+            None,
+        ));
+    };
+    let p = placement.get();
+    let ids = (0..p.inner.len()).map(|i| p.id(py, i)).collect();
+    Ok((AnyPlacement::Hrw(p.inner.clone()), ids))
+}
+
+/// The counts of a switch between two placements over a stream of keys.
+#[pyclass(frozen, module = "hrwhash", name = "SwitchDiff")]
+pub struct SwitchDiff {
+    /// The algorithm or profile switched from.
+    #[pyo3(get, name = "from_")]
+    from: &'static str,
+    /// The algorithm or profile switched to.
+    #[pyo3(get)]
+    to: &'static str,
+    /// Keys counted.
+    #[pyo3(get)]
+    keys: u64,
+    /// Keys whose owner changed.
+    #[pyo3(get)]
+    moved: u64,
+    /// `(from, to, count)` per pair of old and new owner.
+    #[pyo3(get)]
+    flows: Py<PyList>,
+    /// `(node, before, after)`: every old node, then every new-only node.
+    #[pyo3(get)]
+    nodes: Py<PyList>,
+}
+
+#[pymethods]
+impl SwitchDiff {
+    fn __repr__(&self) -> String {
+        format!(
+            "SwitchDiff(from_={:?}, to={:?}, keys={}, moved={})",
+            self.from, self.to, self.keys, self.moved
+        )
+    }
+}
+
+/// What switching from `old` to `new` (each a ProfilePlacement, Placement or View) moves, over
+/// the keys of `keys` (any iterable, read in chunks). A key is the same bytes on both sides: a
+/// str is its UTF-8 and a bytes key its bytes, so a bytes key of pymemcache-rendezvous is
+/// given as `repr(key)` to count where pymemcache put it.
+#[pyfunction]
+pub(crate) fn profile_diff(
+    py: Python<'_>,
+    old: &Bound<'_, PyAny>,
+    new: &Bound<'_, PyAny>,
+    keys: &Bound<'_, PyAny>,
+) -> PyResult<SwitchDiff> {
+    let (from, old_ids) = side(py, old, "old")?;
+    let (to, new_ids) = side(py, new, "new")?;
+    let (from_name, to_name) = (from.algorithm(), to.algorithm());
+    let switch = Switch::new(from, to);
+    let mut acc = switch.diff();
+    stream_chunks(keys, CHUNK_KEYS, |chunk| {
+        py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
+        Ok(())
+    })?;
+    let flows = acc
+        .flows()
+        .into_iter()
+        .map(|f| {
+            (
+                old_ids[f.from].clone_ref(py),
+                new_ids[f.to].clone_ref(py),
+                f.count,
+            )
+                .into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let nodes = acc
+        .nodes()
+        .into_iter()
+        .map(|n| {
+            let id = match (n.old, n.new) {
+                (Some(i), _) => old_ids[i].clone_ref(py),
+                (None, Some(j)) => new_ids[j].clone_ref(py),
+                (None, None) => py.None(),
+            };
+            (id, n.before, n.after).into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(SwitchDiff {
+        from: from_name,
+        to: to_name,
+        keys: acc.keys(),
+        moved: acc.moved(),
+        flows: PyList::new(py, flows)?.unbind(),
+        nodes: PyList::new(py, nodes)?.unbind(),
+    })
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ProfilePlacement>()?;
+    m.add_class::<SwitchDiff>()?;
+    m.add_function(wrap_pyfunction!(profile_diff, m)?)?;
+    Ok(())
+}
