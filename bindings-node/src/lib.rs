@@ -667,6 +667,9 @@ pub struct Placement {
     ids: sys::napi_ref,
     /// Whether every id is a string (then short answers are built by `gather`).
     text_ids: bool,
+    /// Per node: its id is a string whose UTF-8 holds no U+FFFD, so an answer can make it again
+    /// from the bytes without checking them (checked once here, not on every answer).
+    plain_text: Vec<bool>,
     /// Where `fast.rs` found this placement when it checked its type tag (0: not yet).
     verified_at: Cell<usize>,
 }
@@ -698,9 +701,19 @@ impl Placement {
         js::check(env, unsafe {
             sys::napi_create_reference(env, ids, 1, &mut r)
         })?;
+        let plain_text = inner
+            .node_specs()
+            .iter()
+            .zip(&forms)
+            .map(|(n, f)| {
+                f.id == Form::Text
+                    && std::str::from_utf8(n.id()).is_ok_and(|t| !t.contains('\u{FFFD}'))
+            })
+            .collect();
         Ok(Placement {
             inner,
             text_ids: forms.iter().all(|f| f.id == Form::Text),
+            plain_text,
             forms,
             ids: r,
             verified_at: Cell::new(0),
@@ -717,6 +730,12 @@ impl Placement {
 
     /// The id of node `index` as the caller gave it.
     fn id_value(&self, env: sys::napi_env, index: usize) -> Result<sys::napi_value> {
+        if self.plain_text[index] {
+            // SAFETY: checked to be UTF-8 when the placement was built.
+            let text =
+                unsafe { std::str::from_utf8_unchecked(self.inner.node_specs()[index].id()) };
+            return js::new_string(env, text);
+        }
         match self.forms[index].id {
             Form::Text => match std::str::from_utf8(self.inner.node_specs()[index].id()) {
                 // V8 makes a short string from UTF-8 faster than Node-API reads an array element.
