@@ -6,9 +6,11 @@
 //! invocation" without a `code`. Here the receiver is checked as napi-rs checks it (`unwrap_raw`:
 //! the object must carry the `Placement` type tag), so `Placement.prototype.owner.call(somethingElse)`
 //! throws this package's `TypeError` instead of reading foreign memory; as that check costs about a
-//! lookup too, its result is remembered per live placement. Their TypeScript declarations are in
+//! lookup too, its result is remembered per live placement. Even `napi_unwrap` costs about a
+//! lookup at small N (a private-property read), so the last receiver of the thread is remembered
+//! as well and recognized by one strict equality. Their TypeScript declarations are in
 //! types-header.d.ts (merged into the class).
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,14 +29,90 @@ thread_local! {
     static VERIFIED: RefCell<HashSet<usize>> = RefCell::new(HashSet::new());
 }
 
+/// The receiver of this thread's last call: its environment, a weak reference to its JS object,
+/// and the address of its verified placement. A loop over keys calls one placement again and
+/// again.
+#[derive(Clone, Copy)]
+struct Last {
+    env: sys::napi_env,
+    object: sys::napi_ref,
+    address: usize,
+}
+
+thread_local! {
+    static LAST: Cell<Last> = const {
+        Cell::new(Last { env: ptr::null_mut(), object: ptr::null_mut(), address: 0 })
+    };
+}
+
 /// Called when a placement verified at `address` is finalized.
-pub(crate) fn forget(address: usize) {
+pub(crate) fn forget(env: sys::napi_env, address: usize) {
     // The set may already be gone while the thread exits; then there is nothing to forget.
     let _ = VERIFIED.try_with(|v| v.borrow_mut().remove(&address));
+    let _ = LAST.try_with(|last| {
+        let l = last.get();
+        if l.address == address {
+            last.set(Last {
+                env: ptr::null_mut(),
+                object: ptr::null_mut(),
+                address: 0,
+            });
+            if l.env == env {
+                unsafe { sys::napi_delete_reference(env, l.object) };
+            }
+        }
+    });
+}
+
+/// The placement of the last receiver if `this` is that same live object.
+unsafe fn last_receiver(env: sys::napi_env, this: sys::napi_value) -> Option<*const Placement> {
+    let l = LAST.get();
+    if l.env != env || l.object.is_null() {
+        return None;
+    }
+    let mut object = ptr::null_mut();
+    // A collected object reads as null (its placement's finalizer may not have run yet).
+    if sys::napi_get_reference_value(env, l.object, &mut object) != sys::Status::napi_ok
+        || object.is_null()
+    {
+        return None;
+    }
+    let mut same = false;
+    if sys::napi_strict_equals(env, object, this, &mut same) != sys::Status::napi_ok || !same {
+        return None;
+    }
+    Some(l.address as *const Placement)
+}
+
+/// Makes `this`, verified as the placement at `address`, the last receiver.
+unsafe fn remember(env: sys::napi_env, this: sys::napi_value, address: usize) {
+    let old = LAST.get();
+    if !old.object.is_null() && old.env == env {
+        sys::napi_delete_reference(env, old.object);
+    }
+    let mut object = ptr::null_mut();
+    // Weak (count 0): remembering a placement must not keep it alive.
+    let last = if sys::napi_create_reference(env, this, 0, &mut object) == sys::Status::napi_ok {
+        Last {
+            env,
+            object,
+            address,
+        }
+    } else {
+        Last {
+            env: ptr::null_mut(),
+            object: ptr::null_mut(),
+            address: 0,
+        }
+    };
+    LAST.set(last);
 }
 
 /// The `Placement` that `this` wraps, or a `TypeError` for anything else.
 unsafe fn receiver(env: sys::napi_env, cb: &mut CallbackInfo<2>) -> Result<*const Placement> {
+    if let Some(placement) = last_receiver(env, cb.this()) {
+        return Ok(placement);
+    }
     let not_placement = || js::type_error(env, "receiver is not a Placement");
     let mut wrapped = ptr::null_mut();
     if sys::napi_unwrap(env, cb.this(), &mut wrapped) != sys::Status::napi_ok || wrapped.is_null() {
@@ -42,11 +120,13 @@ unsafe fn receiver(env: sys::napi_env, cb: &mut CallbackInfo<2>) -> Result<*cons
     }
     let address = wrapped as usize;
     if VERIFIED.with(|v| v.borrow().contains(&address)) {
+        remember(env, cb.this(), address);
         return Ok(wrapped as *const Placement);
     }
     let placement = cb.unwrap_raw::<Placement>().map_err(|_| not_placement())?;
     (*placement).verified_at.set(address);
     VERIFIED.with(|v| v.borrow_mut().insert(address));
+    remember(env, cb.this(), address);
     Ok(placement)
 }
 
@@ -137,6 +217,7 @@ const GETTERS: [(&CStr, Callback); 4] = [
 #[napi(module_exports)]
 pub fn install(exports: Object, env: Env) -> Result<()> {
     let env = env.raw();
+    crate::gather::install(env)?;
     let exports = exports.raw();
     let missing = || napi::Error::from_reason("hrwhash: Placement class not exported");
     let class = js::property(env, exports, c"Placement")?.ok_or_else(missing)?;

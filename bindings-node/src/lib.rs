@@ -6,6 +6,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 mod fast;
+mod gather;
 mod js;
 mod profile;
 mod view;
@@ -667,6 +668,11 @@ pub struct Placement {
     /// A JS array holding each string id at its node's index, so string answers cost no
     /// allocation and keep the caller's exact string.
     ids: sys::napi_ref,
+    /// Whether every id is a string (then short answers are built by `gather`).
+    text_ids: bool,
+    /// Per node: its id is a string whose UTF-8 holds no U+FFFD, so an answer can make it again
+    /// from the bytes without checking them (checked once here, not on every answer).
+    plain_text: Vec<bool>,
     /// Where `fast.rs` found this placement when it checked its type tag (0: not yet).
     verified_at: Cell<usize>,
 }
@@ -674,7 +680,7 @@ pub struct Placement {
 impl ObjectFinalize for Placement {
     fn finalize(self, env: Env) -> Result<()> {
         if self.verified_at.get() != 0 {
-            fast::forget(self.verified_at.get());
+            fast::forget(env.raw(), self.verified_at.get());
         }
         unsafe { sys::napi_delete_reference(env.raw(), self.ids) };
         Ok(())
@@ -698,8 +704,19 @@ impl Placement {
         js::check(env, unsafe {
             sys::napi_create_reference(env, ids, 1, &mut r)
         })?;
+        let plain_text = inner
+            .node_specs()
+            .iter()
+            .zip(&forms)
+            .map(|(n, f)| {
+                f.id == Form::Text
+                    && std::str::from_utf8(n.id()).is_ok_and(|t| !t.contains('\u{FFFD}'))
+            })
+            .collect();
         Ok(Placement {
             inner,
+            text_ids: forms.iter().all(|f| f.id == Form::Text),
+            plain_text,
             forms,
             ids: r,
             verified_at: Cell::new(0),
@@ -715,30 +732,31 @@ impl Placement {
     }
 
     /// The id of node `index` as the caller gave it.
-    fn id_value(
-        &self,
-        env: sys::napi_env,
-        ids: sys::napi_value,
-        index: usize,
-    ) -> Result<sys::napi_value> {
+    fn id_value(&self, env: sys::napi_env, index: usize) -> Result<sys::napi_value> {
+        if self.plain_text[index] {
+            // SAFETY: checked to be UTF-8 when the placement was built.
+            let text =
+                unsafe { std::str::from_utf8_unchecked(self.inner.node_specs()[index].id()) };
+            return js::new_string(env, text);
+        }
         match self.forms[index].id {
             Form::Text => match std::str::from_utf8(self.inner.node_specs()[index].id()) {
                 // V8 makes a short string from UTF-8 faster than Node-API reads an array element.
                 // A string holding a lone surrogate was stored as U+FFFD, so only for an id
                 // containing U+FFFD is the caller's own string fetched back.
                 Ok(text) if !text.contains('\u{FFFD}') => js::new_string(env, text),
-                _ => js::element(env, ids, index as u32),
+                _ => js::element(env, self.ids_array(env)?, index as u32),
             },
             Form::Binary => js::new_buffer(env, self.inner.node_specs()[index].id()),
         }
     }
 
-    fn id_list(
-        &self,
-        env: sys::napi_env,
-        ids: sys::napi_value,
-        indices: &[usize],
-    ) -> Result<sys::napi_value> {
+    fn id_list(&self, env: sys::napi_env, indices: &[usize]) -> Result<sys::napi_value> {
+        if self.text_ids && indices.len() <= gather::MAX {
+            if let Some(arr) = gather::gather(env, self.ids_array(env)?, indices)? {
+                return Ok(arr);
+            }
+        }
         let arr = js::new_array(env, indices.len())?;
         // Long batches repeat ids: fetch each string id from the cache array once.
         let mut seen: Vec<sys::napi_value> = if indices.len() > self.forms.len() {
@@ -750,7 +768,7 @@ impl Placement {
             let v = match seen.get(i) {
                 Some(v) if !v.is_null() && self.forms[i].id == Form::Text => *v,
                 _ => {
-                    let v = self.id_value(env, ids, i)?;
+                    let v = self.id_value(env, i)?;
                     if let Some(slot) = seen.get_mut(i) {
                         *slot = v;
                     }
@@ -849,8 +867,7 @@ impl Placement {
     fn owner(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
-        let ids = self.ids_array(env)?;
-        self.id_value(env, ids, index)
+        self.id_value(env, index)
     }
 
     fn owner_index(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
@@ -872,13 +889,12 @@ impl Placement {
             &mut heap[..]
         };
         let n = self.inner.rank_into(key, out);
-        let ids = self.ids_array(env)?;
-        self.id_list(env, ids, &out[..n])
+        self.id_list(env, &out[..n])
     }
 }
 
 /// Room for common `k` without a heap allocation per lookup.
-const STACK_RANK: usize = 16;
+const STACK_RANK: usize = gather::MAX;
 
 /// `key` and `k` of `rank`/`replicas`, checked in API.md's order: both types, then the key's
 /// text, then the count.
@@ -915,8 +931,7 @@ impl Placement {
         let k = k.min(self.inner.selectable_len());
         let mut out = vec![0usize; k];
         let n = self.inner.replicas_into(key, &mut out);
-        let ids = self.ids_array(env)?;
-        self.id_list(env, ids, &out[..n])
+        self.id_list(env, &out[..n])
     }
 
     fn score(&self, env: sys::napi_env, key: Raw, node: Raw) -> Result<sys::napi_value> {
@@ -943,8 +958,7 @@ impl Placement {
         let (data, ends, text) = Placement::collect_keys(env, keys)?;
         no_bad_text(env, text)?;
         let owners = self.inner.owners(&slices(&data, &ends));
-        let ids = self.ids_array(env)?;
-        self.id_list(env, ids, &owners)
+        self.id_list(env, &owners)
     }
 
     fn rank_many(&self, env: sys::napi_env, keys: Raw, k: Raw) -> Result<sys::napi_value> {
@@ -954,7 +968,6 @@ impl Placement {
         let k = count_value(env, k, "k")?.min(self.inner.selectable_len());
         self.check_result_size(env, ends.len(), k)?;
         let keys = slices(&data, &ends);
-        let ids = self.ids_array(env)?;
         let rows = js::new_array(env, keys.len())?;
         // The native buffer holds a slice of the answer at a time, never keys x k slots at once.
         let per_chunk = (RANK_MANY_SLOTS / k.max(1)).max(1);
@@ -968,7 +981,7 @@ impl Placement {
             for (j, row) in out.chunks_exact(k.max(1)).enumerate() {
                 let row = if k == 0 { &[][..] } else { &row[..per_key] };
                 let i = (c * per_chunk + j) as u32;
-                js::set_element(env, rows, i, self.id_list(env, ids, row)?)?;
+                js::set_element(env, rows, i, self.id_list(env, row)?)?;
             }
             if k == 0 {
                 for j in 0..chunk.len() {
@@ -1174,11 +1187,10 @@ impl Placement {
     }
 
     fn nodes(&self, env: sys::napi_env) -> Result<sys::napi_value> {
-        let ids = self.ids_array(env)?;
         let arr = js::new_array(env, self.inner.len())?;
         for (i, (node, form)) in self.inner.node_specs().iter().zip(&self.forms).enumerate() {
             let o = js::new_object(env)?;
-            js::set_property(env, o, c"id", self.id_value(env, ids, i)?)?;
+            js::set_property(env, o, c"id", self.id_value(env, i)?)?;
             js::set_property(
                 env,
                 o,

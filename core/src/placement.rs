@@ -963,7 +963,11 @@ fn best_above<const K: usize, E: FnMut(usize, (u64, usize))>(
 ) -> Option<usize> {
     let mut best = Best::<K>::new();
     if threshold == 0 {
-        for (pos, &d) in lanes.iter().enumerate() {
+        let first = lanes.len().min(K);
+        for &d in &lanes[..first] {
+            best.fill(score(kd, d));
+        }
+        for (pos, &d) in lanes.iter().enumerate().skip(first) {
             best.push(score(kd, d), pos);
         }
     } else {
@@ -1007,19 +1011,64 @@ impl<const K: usize> Best<K> {
     }
 
     /// One pass of a compare-exchange network: the pair sinks to its slot, pushing the ones it
-    /// beats one slot down.
+    /// beats one slot down. The last slot only keeps the larger pair: what falls out of it is
+    /// dropped, so it costs a compare and two moves instead of a full exchange.
     #[inline(always)]
     fn push(&mut self, s: u64, pos: usize) {
         let (mut s, mut q) = (s, !(pos as u64));
-        for j in 0..K {
+        for j in 0..K - 1 {
             max_into(&mut self.score[j], &mut self.inv_pos[j], &mut s, &mut q);
         }
+        keep_max(&mut self.score[K - 1], &mut self.inv_pos[K - 1], s, q);
+        self.count += 1;
+    }
+
+    /// [`Best::push`] of the pair at position `self.count` while fewer than `K` pairs are held:
+    /// the empty slots need no comparison, so the `i`-th pair passes `i` slots instead of `K`.
+    #[inline(always)]
+    fn fill(&mut self, s: u64) {
+        let i = self.count;
+        let (mut s, mut q) = (s, !(i as u64));
+        for j in 0..i {
+            max_into(&mut self.score[j], &mut self.inv_pos[j], &mut s, &mut q);
+        }
+        self.score[i] = s;
+        self.inv_pos[i] = q;
         self.count += 1;
     }
 
     /// The pair in slot `j`.
     fn get(&self, j: usize) -> (u64, usize) {
         (self.score[j], !self.inv_pos[j] as usize)
+    }
+}
+
+/// Leaves the larger of the 128-bit keys `(hi, lo)` and `(t_hi, t_lo)` in the first, without a
+/// branch (see [`max_into`]).
+#[inline(always)]
+fn keep_max(hi: &mut u64, lo: &mut u64, t_hi: u64, t_lo: u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: register operands and the flags only; no memory is touched.
+    unsafe {
+        core::arch::asm!(
+            // Carry set iff (hi, lo) < (t_hi, t_lo).
+            "cmp {lo}, {t_lo}",
+            "mov {tmp}, {hi}",
+            "sbb {tmp}, {t_hi}",
+            "cmovb {hi}, {t_hi}",
+            "cmovb {lo}, {t_lo}",
+            hi = inout(reg) *hi,
+            lo = inout(reg) *lo,
+            t_hi = in(reg) t_hi,
+            t_lo = in(reg) t_lo,
+            tmp = out(reg) _,
+            options(pure, nomem, nostack),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    if (t_hi, t_lo) > (*hi, *lo) {
+        *hi = t_hi;
+        *lo = t_lo;
     }
 }
 
@@ -1260,6 +1309,33 @@ mod tests {
                         assert_eq!(&out[..want], &expected[..], "n={n} want={want}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn filling_the_empty_slots_matches_pushing() {
+        let mut st = 3u64;
+        for n in 0..12usize {
+            for _ in 0..50 {
+                // Few distinct scores, so that ties are common.
+                let scores: Vec<u64> = (0..n).map(|_| lcg(&mut st) % 4).collect();
+                let mut pushed = Best::<4>::new();
+                let mut filled = Best::<4>::new();
+                for (pos, &s) in scores.iter().enumerate() {
+                    pushed.push(s, pos);
+                    if pos < 4 {
+                        filled.fill(s);
+                    } else {
+                        filled.push(s, pos);
+                    }
+                }
+                let got = |b: &Best<4>| (0..n.min(4)).map(|j| b.get(j)).collect::<Vec<_>>();
+                let mut expected: Vec<(u64, usize)> = scores.iter().copied().zip(0..).collect();
+                expected.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+                expected.truncate(4);
+                assert_eq!(got(&pushed), expected);
+                assert_eq!(got(&filled), expected);
             }
         }
     }
