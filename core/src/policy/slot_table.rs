@@ -56,6 +56,9 @@ pub fn slot_of_digest(kd: u64, slots: u32) -> u32 {
     ((kd as u128 * slots as u128) >> 64) as u32
 }
 
+/// The slots a node holds, as (score, slot) offers with the least preferred on top.
+type Held = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
+
 /// A slot table over a placement: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1).
 #[derive(Clone)]
 pub struct SlotTable {
@@ -227,7 +230,7 @@ impl SlotTable {
     pub fn with_node(&self, node: Node) -> Result<SlotTable, Error> {
         let placement = self.placement.with_node(node)?;
         let index = placement.len() - 1;
-        let mut t = self.rebased(placement, |i| Some(i));
+        let mut t = self.rebased(placement, Some);
         t.node_digests.push(node_digest(
             &t.placement.seed(),
             t.placement.node_specs()[index].id(),
@@ -430,7 +433,7 @@ impl SlotTable {
         let mut next = alloc::vec![0u32; s];
         let mut owner = alloc::vec![u32::MAX; s];
         // Per node, its held slots keyed so that the least preferred is on top.
-        let mut held: Vec<BinaryHeap<Reverse<(u64, Reverse<u32>)>>> = caps
+        let mut held: Vec<Held> = caps
             .iter()
             .map(|&c| BinaryHeap::with_capacity((c as usize).min(s)))
             .collect();
