@@ -18,12 +18,14 @@ from ._errors import (
     InvalidJsonError as InvalidJsonError,
     InvalidMoveLimitError as InvalidMoveLimitError,
     InvalidSeedLengthError as InvalidSeedLengthError,
+    InvalidSlotCountError as InvalidSlotCountError,
     InvalidTextError as InvalidTextError,
     InvalidViewError as InvalidViewError,
     InvalidWeightError as InvalidWeightError,
     LengthMismatchError as LengthMismatchError,
     ResultTooLargeError as ResultTooLargeError,
     SeedMismatchError as SeedMismatchError,
+    SlotOutOfRangeError as SlotOutOfRangeError,
     UnknownNodeError as UnknownNodeError,
 )
 from ._hrwhash import (
@@ -32,6 +34,10 @@ from ._hrwhash import (
     Placement as Placement,
     Ranking as Ranking,
     __version__ as __version__,
+)
+from ._hrwhash import (
+    SLOT_TABLE_POLICY as SLOT_TABLE_POLICY,
+    SlotTable as SlotTable,
 )
 from ._hrwhash import (
     VIEW_FORMAT as VIEW_FORMAT,
@@ -49,6 +55,7 @@ from ._hrwhash import (
 __all__ = [
     "ALGORITHM",
     "DEFAULT_SEED",
+    "SLOT_TABLE_POLICY",
     "VIEW_FORMAT",
     "AllWeightsZeroError",
     "Diff",
@@ -61,6 +68,7 @@ __all__ = [
     "InvalidJsonError",
     "InvalidMoveLimitError",
     "InvalidSeedLengthError",
+    "InvalidSlotCountError",
     "InvalidTextError",
     "InvalidViewError",
     "InvalidWeightError",
@@ -74,6 +82,8 @@ __all__ = [
     "Route",
     "RouteSet",
     "SeedMismatchError",
+    "SlotOutOfRangeError",
+    "SlotTable",
     "Transition",
     "UnknownNodeError",
     "View",
