@@ -11,7 +11,9 @@
 
 mod ffi;
 mod placement;
+mod slot_table;
 mod status;
 
 pub use placement::*;
+pub use slot_table::*;
 pub use status::*;

@@ -11,7 +11,7 @@ use crate::status::{hrw_error, hrw_status};
 /// A built placement never changes, so one handle may be used from any number of threads at
 /// once without locking; only `hrw_placement_free` must not race with other calls on it.
 pub struct hrw_placement {
-    inner: Placement,
+    pub(crate) inner: Placement,
 }
 
 /// A node as the caller describes it. Zero-initialised fields mean "no domain".
@@ -61,7 +61,9 @@ fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error>, hrw_stat
 ///
 /// # Safety
 /// `n` follows the `hrw_node` contract.
-unsafe fn node_parts<'a>(n: &hrw_node) -> Result<(&'a [u8], Option<&'a [u8]>), hrw_status> {
+pub(crate) unsafe fn node_parts<'a>(
+    n: &hrw_node,
+) -> Result<(&'a [u8], Option<&'a [u8]>), hrw_status> {
     // SAFETY: forwarded from the caller.
     let id = unsafe { bytes(n.id, n.id_len) }?;
     if n.domain.is_null() {
@@ -75,7 +77,7 @@ unsafe fn node_parts<'a>(n: &hrw_node) -> Result<(&'a [u8], Option<&'a [u8]>), h
     Ok((id, Some(domain)))
 }
 
-fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
+pub(crate) fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
     let node = Node::new(id).with_weight(weight);
     match domain {
         Some(d) => node.with_domain(d),
@@ -84,7 +86,7 @@ fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
 }
 
 /// A weight from C, or INVALID_WEIGHT naming the node `index` and the value.
-fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
+pub(crate) fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
     Weight::new(w).map_err(|e| hrw_error::from(e).at(index))
 }
 
@@ -96,7 +98,7 @@ fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
 
 /// # Safety
 /// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
-unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
+pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
     let p = non_null(p)?;
     // SAFETY: forwarded from the caller.
     Ok(unsafe { &(*p).inner })

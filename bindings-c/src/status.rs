@@ -49,6 +49,10 @@ pub enum hrw_status {
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
     InvalidText = 16,
+    /// A slot table's number of slots is not between 1 and 2^24.
+    InvalidSlotCount = 26,
+    /// A slot number is not below the slot table's number of slots.
+    SlotOutOfRange = 27,
 }
 
 impl From<&Error> for hrw_status {
@@ -65,6 +69,8 @@ impl From<&Error> for hrw_status {
             Error::InvalidText { .. } => hrw_status::InvalidText,
             Error::InvalidCount => hrw_status::InvalidCount,
             Error::ResultTooLarge => hrw_status::ResultTooLarge,
+            Error::InvalidSlotCount { .. } => hrw_status::InvalidSlotCount,
+            Error::SlotOutOfRange { .. } => hrw_status::SlotOutOfRange,
             _ => hrw_status::Unknown,
         }
     }
@@ -87,9 +93,11 @@ pub struct hrw_error {
     pub first_index: usize,
     /// INVALID_WEIGHT: the rejected weight.
     pub value: f64,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
+    /// table's number of slots.
     pub expected: usize,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
+    /// number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
     pub actual: usize,
 }
 
@@ -140,6 +148,13 @@ impl hrw_error {
                 d.actual = actual;
             }
             Error::InvalidText { index: Some(index) } => d.index = index,
+            Error::InvalidSlotCount { value } => {
+                d.actual = usize::try_from(value).unwrap_or(usize::MAX)
+            }
+            Error::SlotOutOfRange { slot, slots } => {
+                d.expected = slots as usize;
+                d.actual = usize::try_from(slot).unwrap_or(usize::MAX);
+            }
             _ => {}
         }
         d
@@ -147,6 +162,11 @@ impl hrw_error {
 }
 
 fn message(status: u32) -> &'static CStr {
+    match status {
+        26 => return c"a slot table has between 1 and 2^24 slots",
+        27 => return c"the slot is not below the slot table's number of slots",
+        _ => {}
+    }
     const MESSAGES: [&CStr; 17] = [
         c"ok",
         c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
