@@ -97,6 +97,9 @@ pub fn variant_name(err: &hrwhash::Error) -> &'static str {
         Error::InvalidView { .. } => "InvalidView",
         Error::SeedMismatch => "SeedMismatch",
         Error::InvalidMoveLimit { .. } => "InvalidMoveLimit",
+        // Slot tables (conformance/POLICIES.md).
+        Error::InvalidSlotCount { .. } => "InvalidSlotCount",
+        Error::SlotOutOfRange { .. } => "SlotOutOfRange",
         // The enum is non-exhaustive; a variant added later is still reported as an error.
         _ => "Error",
     }

@@ -8,6 +8,7 @@ mod place;
 mod plot;
 mod ramp;
 mod simulate;
+mod slot_table;
 mod stats;
 mod view;
 
@@ -101,6 +102,18 @@ struct SimulateArgs {
         allow_hyphen_values = true
     )]
     remove: String,
+    /// Also simulate a slot table (conformance/POLICIES.md, slot-table-v1) with this many slots,
+    /// beside plain HRW on the same fleet and keys.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    slots: Option<String>,
+    /// The slot table's overload bound in parts per million (absent: the plain HRW slot table).
+    #[arg(
+        long,
+        value_name = "PPM",
+        requires = "slots",
+        allow_hyphen_values = true
+    )]
+    overload_ppm: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -190,6 +203,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
                 add: parse_usize(&a.add, "--add")?,
                 remove: parse_usize(&a.remove, "--remove")?,
                 seed: parse_seed(a.common.seed.as_deref())?,
+                slot_table: slot_table::options(a.slots.as_deref(), a.overload_ppm.as_deref())?,
             };
             simulate::run(&opts, out, a.common.json)
         }

@@ -19,6 +19,8 @@ pub struct Options {
     pub add: usize,
     pub remove: usize,
     pub seed: Seed,
+    /// A slot table to compare beside plain HRW: its number of slots and overload bound.
+    pub slot_table: Option<(u64, Option<u32>)>,
 }
 
 /// Keys moved by one membership change under one placement scheme.
@@ -142,9 +144,16 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
 
         r.weighted[fleet.owner_index(key)] += 1;
     }
+    let slots = match opts.slot_table {
+        Some((s, p)) => Some(crate::slot_table::simulate(opts, &base, s, p)?),
+        None => None,
+    };
     let intended = intended_shares(&opts.weights);
     if as_json {
-        let doc = to_json(opts, &r, &intended);
+        let mut doc = to_json(opts, &r, &intended);
+        if let Some(st) = &slots {
+            doc["slot_table"] = st.to_json();
+        }
         writeln!(
             out,
             "{}",
@@ -152,6 +161,9 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         )?;
     } else {
         write_text(opts, &r, &intended, out)?;
+        if let Some(st) = &slots {
+            st.write_text(out)?;
+        }
     }
     Ok(())
 }
