@@ -15,7 +15,7 @@
 //! let fleet = Placement::new((0..100).map(|i| format!("node-{i}")))?;
 //! let table = SlotTable::new(&fleet, 4096, Some(50_000))?;
 //! let slot = table.slot("user:42");
-//! assert_eq!(table.owner("user:42"), table.owner_of_slot(slot)?);
+//! assert_eq!(table.owner("user:42"), table.owner_of_slot(slot.into())?);
 //! // No node holds more than ceil(1.05 * 4096 / 100) = 44 slots.
 //! assert!(table.slot_counts().iter().all(|&c| c <= 44));
 //!
