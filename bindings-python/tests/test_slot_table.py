@@ -83,33 +83,37 @@ def test_ints_beyond_the_platform_are_out_of_range() -> None:
         SlotTable(Placement(["a"]), 2**24 + 1)
 
 
+# Deliberate misuse: typed as Any so that the checker lets the wrong types through.
+ST: Any = SlotTable
+
+
 @pytest.mark.parametrize(
     "call, error",
     [
-        (lambda p: SlotTable(p, -1), hrwhash.InvalidCountError),
-        (lambda p: SlotTable(p, 1.5), hrwhash.InvalidCountError),
-        (lambda p: SlotTable(p, "8"), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, True), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(["a"], 8), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, 8, overload_ppm=-1), hrwhash.InvalidCountError),
-        (lambda p: SlotTable(p, 8, overload_ppm=2**32), hrwhash.InvalidCountError),
-        (lambda p: SlotTable(p, 8, overload_ppm="5%"), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, 8, colour=1), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, 8).owner_of_slot(-1), hrwhash.InvalidCountError),
-        (lambda p: SlotTable(p, 8).owner_of_slot(None), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, 8).slot(None), hrwhash.InvalidArgumentError),
-        (lambda p: SlotTable(p, 8).owner("\ud800"), hrwhash.InvalidTextError),
-        (lambda p: SlotTable(p, 8).without_node("zz"), hrwhash.UnknownNodeError),
-        (lambda p: SlotTable(p, 8).with_weight("zz", 1.0), hrwhash.UnknownNodeError),
-        (lambda p: SlotTable(p, 8).with_weight("a", -1.0), hrwhash.InvalidWeightError),
-        (lambda p: SlotTable(p, 8).with_node("a"), hrwhash.DuplicateNodeIdError),
-        (lambda p: SlotTable(p, 8).with_node(""), hrwhash.EmptyNodeIdError),
+        (lambda p: ST(p, -1), hrwhash.InvalidCountError),
+        (lambda p: ST(p, 1.5), hrwhash.InvalidCountError),
+        (lambda p: ST(p, "8"), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, True), hrwhash.InvalidArgumentError),
+        (lambda p: ST(["a"], 8), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, 8, overload_ppm=-1), hrwhash.InvalidCountError),
+        (lambda p: ST(p, 8, overload_ppm=2**32), hrwhash.InvalidCountError),
+        (lambda p: ST(p, 8, overload_ppm="5%"), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, 8, colour=1), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, 8).owner_of_slot(-1), hrwhash.InvalidCountError),
+        (lambda p: ST(p, 8).owner_of_slot(None), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, 8).slot(None), hrwhash.InvalidArgumentError),
+        (lambda p: ST(p, 8).owner("\ud800"), hrwhash.InvalidTextError),
+        (lambda p: ST(p, 8).without_node("zz"), hrwhash.UnknownNodeError),
+        (lambda p: ST(p, 8).with_weight("zz", 1.0), hrwhash.UnknownNodeError),
+        (lambda p: ST(p, 8).with_weight("a", -1.0), hrwhash.InvalidWeightError),
+        (lambda p: ST(p, 8).with_node("a"), hrwhash.DuplicateNodeIdError),
+        (lambda p: ST(p, 8).with_node(""), hrwhash.EmptyNodeIdError),
         (
-            lambda p: SlotTable(p, 8).without_node("a").without_node("b"),
+            lambda p: ST(p, 8).without_node("a").without_node("b"),
             hrwhash.EmptyMembershipError,
         ),
         (
-            lambda p: SlotTable(p, 8).with_weight("a", 0).with_weight("b", 0),
+            lambda p: ST(p, 8).with_weight("a", 0).with_weight("b", 0),
             hrwhash.AllWeightsZeroError,
         ),
     ],

@@ -310,13 +310,13 @@ class SlotTable(Generic[_Id]):
     ``(1 + overload_ppm / 10**6)`` times its share of the slots. The table depends only on the
     membership, so changes applied to a table give the table of a fresh build."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         placement: Union[Placement[_Id], View],
         slots: _Count,
         *,
         overload_ppm: Optional[_Count] = None,
-    ) -> None: ...
+    ) -> "SlotTable[_Id]": ...
     @property
     def slots(self) -> int: ...
     @property
