@@ -25,6 +25,7 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
+	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -45,6 +46,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

@@ -22,6 +22,16 @@ export interface NodeSpec {
 }
 
 /** Options of `new Placement`; any other name is a `TypeError`. */
+/** The options of `new SlotTable`. */
+export interface SlotTableOptions {
+  /**
+   * The overload bound in parts per million (an integer from 0 to 2^32 - 1): no node holds more
+   * than about (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain
+   * HRW slot table.
+   */
+  overloadPpm?: number | null
+}
+
 export interface PlacementOptions {
   /** One weight per node, in node order (a node object must then not have its own). */
   weights?: ReadonlyArray<number> | null

@@ -163,6 +163,14 @@ enum hrw_status
    * unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
    */
   HRW_STATUS_NOT_OFFERED = 29,
+  /**
+   * A slot table's number of slots is not between 1 and 2^24.
+   */
+  HRW_STATUS_INVALID_SLOT_COUNT = 26,
+  /**
+   * A slot number is not below the slot table's number of slots.
+   */
+  HRW_STATUS_SLOT_OUT_OF_RANGE = 27,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -269,6 +277,13 @@ typedef struct hrw_profile_placement hrw_profile_placement;
 typedef struct hrw_ramp hrw_ramp;
 
 /**
+ * A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
+ * `hrw_slot_table_new`, release it with `hrw_slot_table_free`). Like a placement it never
+ * changes, so one handle may be used from many threads at once; changes return a new table.
+ */
+typedef struct hrw_slot_table hrw_slot_table;
+
+/**
  * The change from an old membership to a new one (`hrw_transition_new`,
  * `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
  * the same node when their ids are equal.
@@ -362,11 +377,13 @@ typedef struct hrw_error {
    */
   double value;
   /**
-   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
+   * table's number of slots.
    */
   size_t expected;
   /**
-   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
+   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
+   * number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
    */
   size_t actual;
   /**
@@ -1022,6 +1039,143 @@ hrw_status hrw_ramp_direct_moved(const struct hrw_ramp *ramp, double *out_fracti
  * `ramp` is a live handle.
  */
 hrw_status hrw_ramp_optimum(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * Builds the slot table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT).
+ * `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
+ * slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
+ * share of the slots. The table keeps its own copy of the membership.
+ *
+ * # Safety
+ * `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
+                              uint64_t slots,
+                              const uint32_t *overload_ppm,
+                              struct hrw_slot_table **out_table,
+                              struct hrw_error *error);
+
+/**
+ * Releases a slot table; NULL is a no-op.
+ *
+ * # Safety
+ * `table` is NULL or a live handle that no other thread is using.
+ */
+void hrw_slot_table_free(struct hrw_slot_table *table);
+
+/**
+ * The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
+ * valid until the table is freed; do not free it.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
+                                    const struct hrw_placement **out_placement);
+
+/**
+ * The number of slots.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_slots(const struct hrw_slot_table *table, uint32_t *out_slots);
+
+/**
+ * The slot of `key` (`key` may be NULL when `key_len` is 0).
+ *
+ * # Safety
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_slot_table_slot(const struct hrw_slot_table *table,
+                               const uint8_t *key,
+                               size_t key_len,
+                               uint32_t *out_slot);
+
+/**
+ * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
+ * number of slots.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_owner_of_slot(const struct hrw_slot_table *table,
+                                        uint64_t slot,
+                                        size_t *out_index);
+
+/**
+ * The index of the node that owns `key`: the owner of its slot.
+ *
+ * # Safety
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_slot_table_owner(const struct hrw_slot_table *table,
+                                const uint8_t *key,
+                                size_t key_len,
+                                size_t *out_index);
+
+/**
+ * The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
+ * the number of slots, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `table` is a live handle; `out_owners` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_slot_table_assignments(const struct hrw_slot_table *table,
+                                      uint32_t *out_owners,
+                                      size_t out_len);
+
+/**
+ * The most slots the node at `index` may hold; INDEX_OUT_OF_RANGE past the last node.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
+                                   size_t index,
+                                   uint32_t *out_capacity);
+
+/**
+ * The table with one more node (appended, so its index is the old node count), computed from
+ * this one. Errors as `hrw_placement_with_node`.
+ *
+ * # Safety
+ * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_table_with_node(const struct hrw_slot_table *table,
+                                    const struct hrw_node *node,
+                                    double weight,
+                                    struct hrw_slot_table **out_table,
+                                    struct hrw_error *error);
+
+/**
+ * The table without the node of this id (indices after it shift down by one), computed from
+ * this one; UNKNOWN_NODE when there is no such node.
+ *
+ * # Safety
+ * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_slot_table_without_node(const struct hrw_slot_table *table,
+                                       const uint8_t *id,
+                                       size_t id_len,
+                                       struct hrw_slot_table **out_table,
+                                       struct hrw_error *error);
+
+/**
+ * The table where the node of this id has another weight, computed from this one. The node is
+ * looked up first (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with its index).
+ *
+ * # Safety
+ * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
+                                      const uint8_t *id,
+                                      size_t id_len,
+                                      double weight,
+                                      struct hrw_slot_table **out_table,
+                                      struct hrw_error *error);
 
 /**
  * The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;

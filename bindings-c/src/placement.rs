@@ -61,7 +61,9 @@ pub(crate) fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error
 ///
 /// # Safety
 /// `n` follows the `hrw_node` contract.
-unsafe fn node_parts<'a>(n: &hrw_node) -> Result<(&'a [u8], Option<&'a [u8]>), hrw_status> {
+pub(crate) unsafe fn node_parts<'a>(
+    n: &hrw_node,
+) -> Result<(&'a [u8], Option<&'a [u8]>), hrw_status> {
     // SAFETY: forwarded from the caller.
     let id = unsafe { bytes(n.id, n.id_len) }?;
     if n.domain.is_null() {
@@ -75,7 +77,7 @@ unsafe fn node_parts<'a>(n: &hrw_node) -> Result<(&'a [u8], Option<&'a [u8]>), h
     Ok((id, Some(domain)))
 }
 
-fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
+pub(crate) fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
     let node = Node::new(id).with_weight(weight);
     match domain {
         Some(d) => node.with_domain(d),
@@ -84,7 +86,7 @@ fn node_of(id: &[u8], domain: Option<&[u8]>, weight: Weight) -> Node {
 }
 
 /// A weight from C, or INVALID_WEIGHT naming the node `index` and the value.
-fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
+pub(crate) fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
     Weight::new(w).map_err(|e| hrw_error::from(e).at(index))
 }
 

@@ -66,6 +66,10 @@ pub enum hrw_status {
     /// A compatibility profile's incumbent does not offer what was asked for: weights on an
     /// unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
     NotOffered = 29,
+    /// A slot table's number of slots is not between 1 and 2^24.
+    InvalidSlotCount = 26,
+    /// A slot number is not below the slot table's number of slots.
+    SlotOutOfRange = 27,
 }
 
 impl From<&Error> for hrw_status {
@@ -88,6 +92,8 @@ impl From<&Error> for hrw_status {
             Error::InvalidMoveLimit { .. } => hrw_status::InvalidMoveLimit,
             Error::UnknownProfile { .. } => hrw_status::UnknownProfile,
             Error::NotOffered { .. } => hrw_status::NotOffered,
+            Error::InvalidSlotCount { .. } => hrw_status::InvalidSlotCount,
+            Error::SlotOutOfRange { .. } => hrw_status::SlotOutOfRange,
             _ => hrw_status::Unknown,
         }
     }
@@ -110,9 +116,11 @@ pub struct hrw_error {
     pub first_index: usize,
     /// INVALID_WEIGHT: the rejected weight. INVALID_MOVE_LIMIT: the rejected limit.
     pub value: f64,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
+    /// table's number of slots.
     pub expected: usize,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
+    /// number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
     pub actual: usize,
     /// INVALID_JSON: the 1-based line where parsing stopped.
     pub line: usize,
@@ -275,6 +283,13 @@ impl hrw_error {
                 d.field[..kept].copy_from_slice(&field.as_bytes()[..kept]);
             }
             Error::InvalidMoveLimit { value } => d.value = value,
+            Error::InvalidSlotCount { value } => {
+                d.actual = usize::try_from(value).unwrap_or(usize::MAX)
+            }
+            Error::SlotOutOfRange { slot, slots } => {
+                d.expected = slots as usize;
+                d.actual = usize::try_from(slot).unwrap_or(usize::MAX);
+            }
             _ => {}
         }
         d
@@ -284,6 +299,11 @@ impl hrw_error {
 fn message(status: u32) -> &'static CStr {
     if let Some(m) = crate::profile::status_message(status) {
         return m;
+    }
+    match status {
+        26 => return c"a slot table has between 1 and 2^24 slots",
+        27 => return c"the slot is not below the slot table's number of slots",
+        _ => {}
     }
     const MESSAGES: [&CStr; 21] = [
         c"ok",

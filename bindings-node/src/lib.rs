@@ -9,6 +9,7 @@ mod fast;
 mod gather;
 mod js;
 mod profile;
+mod slot_table;
 mod view;
 
 use std::cell::Cell;
@@ -77,6 +78,9 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         | E::InvalidMoveLimit { .. }) => return view::view_error(env, e),
         E::UnknownProfile { .. } => (Kind::Error, "HRW_UNKNOWN_PROFILE", vec![]),
         E::NotOffered { .. } => (Kind::Error, "HRW_NOT_OFFERED", vec![]),
+        e @ (E::InvalidSlotCount { .. } | E::SlotOutOfRange { .. }) => {
+            return slot_table::slot_error(env, e)
+        }
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     };
     js::throw(env, kind, code, &msg, &props)

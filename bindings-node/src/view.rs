@@ -145,7 +145,7 @@ fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View>
 }
 
 /// A membership given as a `View` or a `Placement`, with the form of each id.
-fn membership(
+pub(crate) fn membership(
     env: sys::napi_env,
     value: Raw,
     what: &str,

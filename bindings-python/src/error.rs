@@ -85,6 +85,15 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
             let _ = fields.set_item("what", what);
             "NotOfferedError"
         }
+        Error::InvalidSlotCount { value } => {
+            let _ = fields.set_item("value", value);
+            "InvalidSlotCountError"
+        }
+        Error::SlotOutOfRange { slot, slots } => {
+            let _ = fields.set_item("slot", slot);
+            let _ = fields.set_item("slots", slots);
+            "SlotOutOfRangeError"
+        }
         // A variant added to the core after this binding was written.
         _ => "HrwError",
     };

@@ -8,6 +8,7 @@ mod args;
 mod arrow;
 mod error;
 mod profile;
+mod slot_table;
 mod view;
 
 use std::borrow::Cow;
@@ -779,6 +780,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
     view::register(m)?;
     profile::register(m)?;
+    slot_table::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -100,6 +100,9 @@ pub fn variant_name(err: &hrwhash::Error) -> &'static str {
         // Profiles (conformance/PROFILES.md).
         Error::UnknownProfile { .. } => "UnknownProfile",
         Error::NotOffered { .. } => "NotOffered",
+        // Slot tables (conformance/POLICIES.md).
+        Error::InvalidSlotCount { .. } => "InvalidSlotCount",
+        Error::SlotOutOfRange { .. } => "SlotOutOfRange",
         // The enum is non-exhaustive; a variant added later is still reported as an error.
         _ => "Error",
     }

@@ -10,6 +10,7 @@ mod profile;
 mod progress;
 mod ramp;
 mod simulate;
+mod slot_table;
 mod stats;
 mod view;
 
@@ -109,6 +110,18 @@ struct SimulateArgs {
     /// Draw the keys per node before and after the addition and the removal to this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<OsString>,
+    /// Also simulate a slot table (conformance/POLICIES.md, slot-table-v1) with this many slots,
+    /// beside plain HRW on the same fleet and keys.
+    #[arg(long, value_name = "S", allow_hyphen_values = true)]
+    slots: Option<String>,
+    /// The slot table's overload bound in parts per million (absent: the plain HRW slot table).
+    #[arg(
+        long,
+        value_name = "PPM",
+        requires = "slots",
+        allow_hyphen_values = true
+    )]
+    overload_ppm: Option<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -236,6 +249,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
                 seed: parse_seed(a.common.seed.as_deref())?,
                 quiet: a.common.quiet,
                 plot: a.plot,
+                slot_table: slot_table::options(a.slots.as_deref(), a.overload_ppm.as_deref())?,
             };
             simulate::run(&opts, out, a.common.json)
         }

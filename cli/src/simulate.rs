@@ -23,6 +23,8 @@ pub struct Options {
     pub quiet: bool,
     /// Keys per node before, after the addition and after the removal, drawn as SVG.
     pub plot: Option<std::ffi::OsString>,
+    /// A slot table to compare beside plain HRW: its number of slots and overload bound.
+    pub slot_table: Option<(u64, Option<u32>)>,
 }
 
 /// Keys moved by one membership change under one placement scheme.
@@ -162,9 +164,16 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
     if let Some(path) = &opts.plot {
         plot(&r, opts, std::path::Path::new(path))?;
     }
+    let slots = match opts.slot_table {
+        Some((s, p)) => Some(crate::slot_table::simulate(opts, &base, s, p)?),
+        None => None,
+    };
     let intended = intended_shares(&opts.weights);
     if as_json {
-        let doc = to_json(opts, &r, &intended);
+        let mut doc = to_json(opts, &r, &intended);
+        if let Some(st) = &slots {
+            doc["slot_table"] = st.to_json();
+        }
         writeln!(
             out,
             "{}",
@@ -172,6 +181,9 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         )?;
     } else {
         write_text(opts, &r, &intended, out)?;
+        if let Some(st) = &slots {
+            st.write_text(out)?;
+        }
     }
     Ok(())
 }

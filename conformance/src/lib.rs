@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod edge;
+pub mod slot_table;
 pub mod views;
 
 use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};

@@ -204,3 +204,15 @@ fn edge_vectors_hold_what_they_claim() {
         .count();
     assert!(halves >= 15, "{halves} half-way weight cases");
 }
+
+#[test]
+fn checked_in_slot_table_vectors_match_the_generator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/slot-table.json");
+    let current = std::fs::read_to_string(path).expect("conformance/policies/slot-table.json");
+    assert!(
+        current == hrwhash_conformance::slot_table::generate(),
+        "conformance/policies/slot-table.json differs from the generator's output. Regenerate \
+         with: cargo run -p hrwhash-conformance --bin generate-slot-table -- \
+         conformance/policies/slot-table.json"
+    );
+}

@@ -97,6 +97,19 @@ pub enum Error {
         /// What it does not offer.
         what: &'static str,
     },
+    /// A slot table's number of slots is not between 1 and 2^24 (conformance/POLICIES.md,
+    /// "slot-table (v1)").
+    InvalidSlotCount {
+        /// The rejected number of slots.
+        value: u64,
+    },
+    /// A slot number is not below the table's number of slots.
+    SlotOutOfRange {
+        /// The slot asked for.
+        slot: u64,
+        /// The table's number of slots.
+        slots: u32,
+    },
 }
 
 /// What is wrong with a member of a view document; see [`Error::InvalidView`].
@@ -235,6 +248,15 @@ impl fmt::Display for Error {
             Error::NotOffered { profile, what } => {
                 write!(f, "profile {profile} does not offer {what}")
             }
+            Error::InvalidSlotCount { value } => write!(
+                f,
+                "invalid slot count {value}: a slot table has between 1 and 2^24 slots"
+            ),
+            Error::SlotOutOfRange { slot, slots } => write!(
+                f,
+                "slot {slot} is out of range: the table has {slots} slots (0 to {})",
+                u64::from(*slots).saturating_sub(1)
+            ),
         }
     }
 }

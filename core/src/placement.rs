@@ -1358,3 +1358,45 @@ mod tests {
         assert_eq!(zeros.get(1), (0, 1));
     }
 }
+
+/// What the policies built on a placement read of it: its weight groups of lanes, and the
+/// ranking order of SPEC.md between two nodes' scores for one key.
+impl Placement {
+    /// Each weight group as (fixed-point weight, first lane, digests of its lanes).
+    pub(crate) fn lane_groups(&self) -> impl Iterator<Item = (u64, usize, &[u64])> + '_ {
+        let inner = &*self.inner;
+        inner
+            .groups
+            .iter()
+            .map(move |g| (g.weight, g.start, &inner.lanes[g.start..g.end]))
+    }
+
+    /// The build-order index of the node at `lane`.
+    pub(crate) fn lane_node(&self, lane: usize) -> usize {
+        self.inner.lane_node[lane] as usize
+    }
+
+    pub(crate) fn kernel(&self) -> Kernel {
+        self.inner.kernel
+    }
+
+    /// Whether node `a` (build-order index) with score `score_a` comes before node `b` with
+    /// `score_b` in the ranking of one key. Both nodes must be selectable and distinct.
+    pub(crate) fn ranks_before(&self, score_a: u64, a: usize, score_b: u64, b: usize) -> bool {
+        let (wa, wb) = (
+            self.inner.nodes[a].weight.to_fixed(),
+            self.inner.nodes[b].weight.to_fixed(),
+        );
+        if wa != wb {
+            let lhs = draw(score_a) as u128 * wb as u128;
+            let rhs = draw(score_b) as u128 * wa as u128;
+            if lhs != rhs {
+                return lhs < rhs;
+            }
+        }
+        if score_a != score_b {
+            return score_a > score_b;
+        }
+        self.inner.nodes[a].id < self.inner.nodes[b].id
+    }
+}

@@ -18,6 +18,7 @@ from ._errors import (
     InvalidJsonError as InvalidJsonError,
     InvalidMoveLimitError as InvalidMoveLimitError,
     InvalidSeedLengthError as InvalidSeedLengthError,
+    InvalidSlotCountError as InvalidSlotCountError,
     InvalidTextError as InvalidTextError,
     InvalidViewError as InvalidViewError,
     InvalidWeightError as InvalidWeightError,
@@ -25,6 +26,7 @@ from ._errors import (
     NotOfferedError as NotOfferedError,
     ResultTooLargeError as ResultTooLargeError,
     SeedMismatchError as SeedMismatchError,
+    SlotOutOfRangeError as SlotOutOfRangeError,
     UnknownNodeError as UnknownNodeError,
     UnknownProfileError as UnknownProfileError,
 )
@@ -34,6 +36,10 @@ from ._hrwhash import (
     Placement as Placement,
     Ranking as Ranking,
     __version__ as __version__,
+)
+from ._hrwhash import (
+    SLOT_TABLE_POLICY as SLOT_TABLE_POLICY,
+    SlotTable as SlotTable,
 )
 from ._hrwhash import (
     VIEW_FORMAT as VIEW_FORMAT,
@@ -56,6 +62,7 @@ from ._hrwhash import (
 __all__ = [
     "ALGORITHM",
     "DEFAULT_SEED",
+    "SLOT_TABLE_POLICY",
     "VIEW_FORMAT",
     "AllWeightsZeroError",
     "Diff",
@@ -68,6 +75,7 @@ __all__ = [
     "InvalidJsonError",
     "InvalidMoveLimitError",
     "InvalidSeedLengthError",
+    "InvalidSlotCountError",
     "InvalidTextError",
     "InvalidViewError",
     "InvalidWeightError",
@@ -84,6 +92,8 @@ __all__ = [
     "RouteSet",
     "SeedMismatchError",
     "SwitchDiff",
+    "SlotOutOfRangeError",
+    "SlotTable",
     "Transition",
     "UnknownNodeError",
     "UnknownProfileError",

@@ -170,6 +170,28 @@ class NotOfferedError(HrwError, ValueError):
         """What it does not offer."""
 
 
+class InvalidSlotCountError(HrwError, ValueError):
+    """A slot table's number of slots is not between 1 and 2**24."""
+
+    def __init__(self, message: str, *, value: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.value = value
+        """The rejected number of slots."""
+
+
+class SlotOutOfRangeError(HrwError, IndexError):
+    """A slot number is not below the table's number of slots."""
+
+    def __init__(
+        self, message: str, *, slot: Optional[int] = None, slots: Optional[int] = None
+    ) -> None:
+        super().__init__(message)
+        self.slot = slot
+        """The slot asked for."""
+        self.slots = slots
+        """The table's number of slots."""
+
+
 class InvalidArgumentError(HrwError, TypeError):
     """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
     released buffer, or is an unknown keyword."""

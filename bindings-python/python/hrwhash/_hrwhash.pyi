@@ -34,6 +34,8 @@ __all__ = [
     "RouteSet",
     "Transition",
     "View",
+    "SLOT_TABLE_POLICY",
+    "SlotTable",
     "ramp",
     "ProfilePlacement",
     "SwitchDiff",
@@ -355,3 +357,50 @@ def profile_diff(
 ) -> SwitchDiff:
     """What switching from ``old`` to ``new`` moves over ``keys``; a key is the same bytes on
     both sides."""
+
+SLOT_TABLE_POLICY: str
+"""The slot-table policy tag: ``"slot-table-v1"``."""
+
+@final
+class SlotTable(Generic[_Id]):
+    """Keys hash to ``slots`` slots and a table maps each slot to a node (POLICIES.md,
+    "slot-table (v1)"): an owner lookup is one key digest and one table read, whatever the number
+    of nodes. With ``overload_ppm=None`` each slot goes to the first node of its hrw-v1 ranking
+    (the plain HRW slot table); with an int, no node holds more than about
+    ``(1 + overload_ppm / 10**6)`` times its share of the slots. The table depends only on the
+    membership, so changes applied to a table give the table of a fresh build."""
+
+    def __new__(
+        cls,
+        placement: Union[Placement[_Id], View],
+        slots: _Count,
+        *,
+        overload_ppm: Optional[_Count] = None,
+    ) -> "SlotTable[_Id]": ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def overload_ppm(self) -> Optional[int]: ...
+    @property
+    def placement(self) -> Placement[_Id]: ...
+    def slot(self, key: _Key) -> int:
+        """The slot of ``key``: ``floor(key_digest * slots / 2**64)``."""
+    def owner_of_slot(self, slot: _Count) -> _Id:
+        """The node that owns ``slot``; :class:`SlotOutOfRangeError` when ``slot >= slots``."""
+    def owner(self, key: _Key) -> _Id:
+        """The owner of ``key``: the owner of its slot."""
+    def assignments(self) -> List[int]:
+        """The owner of every slot as an index into the placement's nodes, slot 0 first."""
+    def slot_counts(self) -> List[int]:
+        """How many slots each node holds, in node order."""
+    def capacities(self) -> List[int]:
+        """The most slots each node may hold, in node order."""
+    def with_node(
+        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
+    ) -> SlotTable[_Id]:
+        """The table with one more node (appended), computed from this one."""
+    def without_node(self, node: _Id) -> SlotTable[_Id]:
+        """The table without ``node``, computed from this one."""
+    def with_weight(self, node: _Id, weight: _Weight) -> SlotTable[_Id]:
+        """The table where ``node`` has another weight, computed from this one."""
+    def __len__(self) -> int: ...
