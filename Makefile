@@ -24,6 +24,7 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
+	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -44,6 +45,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 
 # What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
 # platform package, the C release tarball; all in dist/.

@@ -204,3 +204,14 @@ fn edge_vectors_hold_what_they_claim() {
         .count();
     assert!(halves >= 15, "{halves} half-way weight cases");
 }
+
+#[test]
+fn checked_in_domains_vectors_match_the_generator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/domains.json");
+    let current = std::fs::read_to_string(path).expect("conformance/policies/domains.json");
+    assert!(
+        current == hrwhash_conformance::domains::generate(),
+        "conformance/policies/domains.json differs from the generator's output. Regenerate with: \
+         cargo run -p hrwhash-conformance --bin generate-domains -- conformance/policies/domains.json"
+    );
+}

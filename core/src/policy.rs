@@ -1,3 +1,7 @@
 //! Placement policies built on hrw-v1 scores: each one is specified in `conformance/POLICIES.md`
 //! under its own name and version, with its own vectors in `conformance/policies/`. The hrw-v1
 //! lookups of [`Placement`](crate::Placement) are unchanged by them.
+
+pub mod domains;
+
+pub use domains::{DomainFault, Domains};
