@@ -9,9 +9,11 @@
 #![allow(non_camel_case_types)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod domains;
 mod ffi;
 mod placement;
 mod status;
 
+pub use domains::*;
 pub use placement::*;
 pub use status::*;

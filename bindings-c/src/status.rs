@@ -49,6 +49,11 @@ pub enum hrw_status {
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
     InvalidText = 16,
+    /// The domain paths or the spread level given to `hrw_domains_new` are not usable
+    /// (conformance/POLICIES.md, "domains (v1)"); `hrw_domains_error` says which node and why.
+    InvalidDomains = 24,
+    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+    InvalidReplicaCount = 25,
 }
 
 impl From<&Error> for hrw_status {
@@ -65,6 +70,8 @@ impl From<&Error> for hrw_status {
             Error::InvalidText { .. } => hrw_status::InvalidText,
             Error::InvalidCount => hrw_status::InvalidCount,
             Error::ResultTooLarge => hrw_status::ResultTooLarge,
+            Error::InvalidDomains { .. } => hrw_status::InvalidDomains,
+            Error::InvalidReplicaCount { .. } => hrw_status::InvalidReplicaCount,
             _ => hrw_status::Unknown,
         }
     }
@@ -166,6 +173,11 @@ fn message(status: u32) -> &'static CStr {
         c"the requested result is too large to be produced",
         c"a string has no UTF-8 form",
     ];
+    match status {
+        24 => return c"the domain paths or the spread level of the domains policy are not usable",
+        25 => return c"a replica count is 0 or above the nodes of weight above zero",
+        _ => {}
+    }
     MESSAGES
         .get(status as usize)
         .copied()

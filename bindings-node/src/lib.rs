@@ -7,6 +7,7 @@
 
 mod fast;
 mod js;
+mod policy_domains;
 mod view;
 
 use std::cell::Cell;
@@ -73,6 +74,9 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         | E::InvalidView { .. }
         | E::SeedMismatch
         | E::InvalidMoveLimit { .. }) => return view::view_error(env, e),
+        e @ (E::InvalidDomains { .. } | E::InvalidReplicaCount { .. }) => {
+            return policy_domains::domains_error(env, e)
+        }
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     };
     js::throw(env, kind, code, &msg, &props)

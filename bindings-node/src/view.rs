@@ -19,14 +19,19 @@ use crate::{
 };
 
 /// A detail of an error: a number, a string, or `null`.
-enum Detail<'a> {
+pub(crate) enum Detail<'a> {
     Number(f64),
     Text(&'a str),
     Null,
 }
 
 /// Throws an `Error` with a `code` and details that may be strings (`js::throw` has numbers only).
-fn throw(env: sys::napi_env, code: &str, message: &str, props: &[(&CStr, Detail)]) -> napi::Error {
+pub(crate) fn throw(
+    env: sys::napi_env,
+    code: &str,
+    message: &str,
+    props: &[(&CStr, Detail)],
+) -> napi::Error {
     let e = js::throw(env, Kind::Error, code, message, &[]);
     unsafe {
         let mut err = ptr::null_mut();
@@ -117,7 +122,7 @@ fn view_form(node: &hrwhash::Node) -> NodeForm {
 
 /// `value` as an instance of the class `C`, or `None` when it is something else. The type tag is
 /// checked as napi-rs checks a `&C` argument; the borrow is only used within the current call.
-fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
+pub(crate) fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
     if !matches!(js::type_of(env, value.0), Ok(T::napi_object)) {
         return None;
     }

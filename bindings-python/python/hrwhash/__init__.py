@@ -15,8 +15,10 @@ from ._errors import (
     HrwError as HrwError,
     InvalidArgumentError as InvalidArgumentError,
     InvalidCountError as InvalidCountError,
+    InvalidDomainsError as InvalidDomainsError,
     InvalidJsonError as InvalidJsonError,
     InvalidMoveLimitError as InvalidMoveLimitError,
+    InvalidReplicaCountError as InvalidReplicaCountError,
     InvalidSeedLengthError as InvalidSeedLengthError,
     InvalidTextError as InvalidTextError,
     InvalidViewError as InvalidViewError,
@@ -34,6 +36,10 @@ from ._hrwhash import (
     __version__ as __version__,
 )
 from ._hrwhash import (
+    DOMAINS_POLICY as DOMAINS_POLICY,
+    Domains as Domains,
+)
+from ._hrwhash import (
     VIEW_FORMAT as VIEW_FORMAT,
     Diff as Diff,
     Plan as Plan,
@@ -49,17 +55,21 @@ from ._hrwhash import (
 __all__ = [
     "ALGORITHM",
     "DEFAULT_SEED",
+    "DOMAINS_POLICY",
     "VIEW_FORMAT",
     "AllWeightsZeroError",
     "Diff",
+    "Domains",
     "DuplicateNodeIdError",
     "EmptyMembershipError",
     "EmptyNodeIdError",
     "HrwError",
     "InvalidArgumentError",
     "InvalidCountError",
+    "InvalidDomainsError",
     "InvalidJsonError",
     "InvalidMoveLimitError",
+    "InvalidReplicaCountError",
     "InvalidSeedLengthError",
     "InvalidTextError",
     "InvalidViewError",

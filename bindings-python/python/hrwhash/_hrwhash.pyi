@@ -295,3 +295,30 @@ class RampPlan:
 
 def ramp(old: View, new: View, max_move: float) -> RampPlan:
     """The ramp from ``old`` to ``new`` moving at most ``max_move`` of the keys per step."""
+
+# The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").
+
+DOMAINS_POLICY: str
+"""The policy tag: ``"domains-v1"``."""
+
+@final
+class Domains(Generic[_Id]):
+    """A placement read through the domains-v1 policy at spread level ``level`` (0-based): each
+    node's domain is a path of levels separated by ``/`` (``"zone-a/rack-3/host-7"``), replicas go
+    to distinct domains of that level, each domain chosen by weighted hrw-v1 over the domains."""
+
+    def __new__(cls, placement: Placement[_Id], level: _Count) -> "Domains[_Id]": ...
+    @property
+    def placement(self) -> Placement[_Id]: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def domain_count(self) -> int: ...
+    def owner(self, key: _Key) -> _Id:
+        """The owner of ``key``: the first of its replicas."""
+    def replicas(self, key: _Key, k: _Count) -> List[_Id]:
+        """The first ``k`` replicas of ``key`` (``k`` from 1 to the nodes of weight above zero)."""
+    def domain_of(self, node: Union[str, bytes]) -> Union[str, bytes]:
+        """The domain of the spread level ``node`` is in: its path up to that level."""
