@@ -97,6 +97,9 @@ pub fn variant_name(err: &hrwhash::Error) -> &'static str {
         Error::InvalidView { .. } => "InvalidView",
         Error::SeedMismatch => "SeedMismatch",
         Error::InvalidMoveLimit { .. } => "InvalidMoveLimit",
+        // The domains-v1 policy (conformance/POLICIES.md).
+        Error::InvalidDomains { .. } => "InvalidDomains",
+        Error::InvalidReplicaCount { .. } => "InvalidReplicaCount",
         // The enum is non-exhaustive; a variant added later is still reported as an error.
         _ => "Error",
     }
