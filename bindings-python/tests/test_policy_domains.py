@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Type, Union
+from typing import Any, Dict, List, Optional, Tuple, Type, Union
 
 import pytest
 
@@ -75,8 +75,8 @@ def test_error_case(case: Dict[str, Any]) -> None:
         d = Domains(placement(case), case["level"])
         if "k" in case:
             d.replicas(case["key"], case["k"])
+    assert isinstance(info.value, ValueError)
     err: Any = info.value
-    assert isinstance(err, ValueError)
     if case["error"] == "InvalidDomains":
         assert (err.index, err.reason) == (case["index"], case["reason"])
     if case["error"] == "InvalidReplicaCount":
@@ -120,10 +120,12 @@ def test_a_wrong_type_is_an_invalid_argument() -> None:
         Domains(fleet(), True)
     with pytest.raises(hrwhash.InvalidArgumentError):
         Domains(bad, 0)
+    none: Any = None
+    three: Any = 3
     with pytest.raises(hrwhash.InvalidArgumentError):
-        Domains(fleet(), 0).replicas(None, 1)
+        Domains(fleet(), 0).replicas(none, 1)
     with pytest.raises(hrwhash.InvalidArgumentError):
-        Domains(fleet(), 0).owner(3)
+        Domains(fleet(), 0).owner(three)
     with pytest.raises(hrwhash.InvalidTextError):
         Domains(fleet(), 0).owner("\ud800")
     with pytest.raises(hrwhash.UnknownNodeError):
@@ -131,12 +133,13 @@ def test_a_wrong_type_is_an_invalid_argument() -> None:
 
 
 def test_each_bad_path_names_its_node_and_reason() -> None:
-    for domains, level, index, reason in [
+    cases: List[Tuple[List[Optional[str]], int, Optional[int], str]] = [
         (["a/b", None], 0, 1, "missing"),
         (["a/b", "a//b"], 0, 1, "empty_level"),
         (["a/b", "a"], 0, 1, "depth_mismatch"),
         (["a/b", "a/c"], 2, None, "level_out_of_range"),
-    ]:
+    ]
+    for domains, level, index, reason in cases:
         with pytest.raises(hrwhash.InvalidDomainsError) as info:
             Domains(Placement(["x", "y"], domains=domains), level)
         assert (info.value.index, info.value.reason) == (index, reason)

@@ -23,6 +23,8 @@ __version__: str
 __all__ = [
     "ALGORITHM",
     "DEFAULT_SEED",
+    "DOMAINS_POLICY",
+    "Domains",
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
