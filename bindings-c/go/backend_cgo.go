@@ -47,7 +47,9 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeUnknown-C.HRW_STATUS_UNKNOWN+
 	CodeInvalidCount-C.HRW_STATUS_INVALID_COUNT+
 	CodeResultTooLarge-C.HRW_STATUS_RESULT_TOO_LARGE+
-	CodeInvalidText-C.HRW_STATUS_INVALID_TEXT]
+	CodeInvalidText-C.HRW_STATUS_INVALID_TEXT+
+	CodeInvalidDomains-C.HRW_STATUS_INVALID_DOMAINS+
+	CodeInvalidReplicaCount-C.HRW_STATUS_INVALID_REPLICA_COUNT]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

@@ -28,6 +28,10 @@ const (
 	CodeInvalidCount      Code = 14
 	CodeResultTooLarge    Code = 15
 	CodeInvalidText       Code = 16
+	// CodeInvalidDomains and CodeInvalidReplicaCount come from the domains-v1 policy
+	// (NewDomains, cgo build).
+	CodeInvalidDomains      Code = 24
+	CodeInvalidReplicaCount Code = 25
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -49,26 +53,30 @@ var (
 	ErrResultTooLarge    = &Error{Code: CodeResultTooLarge}
 	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
 	// strings, so no call of this package returns it.
-	ErrInvalidText = &Error{Code: CodeInvalidText}
+	ErrInvalidText         = &Error{Code: CodeInvalidText}
+	ErrInvalidDomains      = &Error{Code: CodeInvalidDomains}
+	ErrInvalidReplicaCount = &Error{Code: CodeInvalidReplicaCount}
 )
 
 var codeNames = map[Code]string{
-	CodeNullParameter:     "NullParameter",
-	CodeEmptyMembership:   "EmptyMembership",
-	CodeEmptyNodeID:       "EmptyNodeId",
-	CodeDuplicateNodeID:   "DuplicateNodeId",
-	CodeInvalidWeight:     "InvalidWeight",
-	CodeAllWeightsZero:    "AllWeightsZero",
-	CodeInvalidSeedLength: "InvalidSeedLength",
-	CodeLengthMismatch:    "LengthMismatch",
-	CodeUnknownNode:       "UnknownNode",
-	CodeBufferTooSmall:    "BufferTooSmall",
-	CodeIndexOutOfRange:   "IndexOutOfRange",
-	CodePanic:             "Panic",
-	CodeUnknown:           "Unknown",
-	CodeInvalidCount:      "InvalidCount",
-	CodeResultTooLarge:    "ResultTooLarge",
-	CodeInvalidText:       "InvalidText",
+	CodeNullParameter:       "NullParameter",
+	CodeEmptyMembership:     "EmptyMembership",
+	CodeEmptyNodeID:         "EmptyNodeId",
+	CodeDuplicateNodeID:     "DuplicateNodeId",
+	CodeInvalidWeight:       "InvalidWeight",
+	CodeAllWeightsZero:      "AllWeightsZero",
+	CodeInvalidSeedLength:   "InvalidSeedLength",
+	CodeLengthMismatch:      "LengthMismatch",
+	CodeUnknownNode:         "UnknownNode",
+	CodeBufferTooSmall:      "BufferTooSmall",
+	CodeIndexOutOfRange:     "IndexOutOfRange",
+	CodePanic:               "Panic",
+	CodeUnknown:             "Unknown",
+	CodeInvalidCount:        "InvalidCount",
+	CodeResultTooLarge:      "ResultTooLarge",
+	CodeInvalidText:         "InvalidText",
+	CodeInvalidDomains:      "InvalidDomains",
+	CodeInvalidReplicaCount: "InvalidReplicaCount",
 }
 
 // String is the variant name of conformance/API.md ("InvalidWeight", "EmptyNodeId", ...).
@@ -97,8 +105,12 @@ type Error struct {
 	// the number of nodes.
 	Expected, Actual int
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
-	// CodeResultTooLarge, Actual is the number of keys.
+	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
+	// CodeInvalidReplicaCount.
 	Count int
+	// Reason is what is wrong for CodeInvalidDomains: "missing", "empty_level",
+	// "depth_mismatch", "level_out_of_range" or "weight_overflow" (conformance/POLICIES.md).
+	Reason string
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -159,6 +171,13 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: invalid count k = %d: negative", e.Count)
 	case CodeResultTooLarge:
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
+	case CodeInvalidDomains:
+		if e.Index < 0 {
+			return fmt.Sprintf("hrwhash: domains: %s", e.Reason)
+		}
+		return fmt.Sprintf("hrwhash: domains: node %d: %s", e.Index, e.Reason)
+	case CodeInvalidReplicaCount:
+		return fmt.Sprintf("hrwhash: %d replicas asked for: a count from 1 to the nodes of weight above zero is needed", e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
 	case CodePanic:
