@@ -26,6 +26,7 @@ test-conformance:
 	python3 conformance/reference/view_reference.py conformance/views.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
+	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -47,6 +48,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

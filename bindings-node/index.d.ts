@@ -234,6 +234,38 @@ export interface RampStep {
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/**
+ * A placement read through the domains-v1 policy at one spread level: each node's domain is a
+ * path of levels separated by `/`, and replicas go to distinct domains of that level.
+ */
+export declare class Domains {
+  /**
+   * The policy over `placement` spreading over `level` (0-based: 0 is the outermost level of
+   * the paths). Every node needs a domain path of the same number of levels.
+   */
+  constructor(placement: Placement, level: number)
+  /** The owner of `key`: the first of its replicas. */
+  owner(key: Key): NodeId
+  /**
+   * The first `k` replicas of `key`, in distinct domains of the spread level while there are
+   * enough; `k` from 1 to the number of nodes of weight above zero.
+   */
+  replicas(key: Key, k: number): NodeId[]
+  /**
+   * The domain of the spread level `node` is in: its path up to that level (a string when it
+   * is UTF-8, a `Buffer` otherwise).
+   */
+  domainOf(node: NodeIdLike): string | Buffer
+  /** The placement the policy reads. */
+  get placement(): Placement
+  /** The spread level (0-based). */
+  get level(): number
+  /** The number of levels of every domain path. */
+  get depth(): number
+  /** The number of domains of the spread level with a node of weight above zero. */
+  get domainCount(): number
+}
+
 /** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
 export declare class MovePlan {
   /** The next moved key, pulling keys from the source until one moves. */
@@ -387,6 +419,9 @@ export declare const ALGORITHM: string
 
 /** The seed used when none is given, as 32 lowercase hex digits. */
 export declare const DEFAULT_SEED: string
+
+/** The policy tag: `"domains-v1"`. */
+export declare const DOMAINS_POLICY: string
 
 /**
  * hrw-v1's draw of a score (the uniform variate weighted ranking divides by the weight), as an

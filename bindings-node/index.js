@@ -835,6 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Domains = nativeBinding.Domains
 module.exports.MovePlan = nativeBinding.MovePlan
 module.exports.Placement = nativeBinding.Placement
 module.exports.ProfilePlacement = nativeBinding.ProfilePlacement
@@ -843,6 +844,7 @@ module.exports.Transition = nativeBinding.Transition
 module.exports.View = nativeBinding.View
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
 module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
+module.exports.DOMAINS_POLICY = nativeBinding.DOMAINS_POLICY
 module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
 module.exports.nodeDigest = nativeBinding.nodeDigest

@@ -51,7 +51,9 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeInvalidJSON-C.HRW_STATUS_INVALID_JSON+
 	CodeInvalidView-C.HRW_STATUS_INVALID_VIEW+
 	CodeSeedMismatch-C.HRW_STATUS_SEED_MISMATCH+
-	CodeInvalidMoveLimit-C.HRW_STATUS_INVALID_MOVE_LIMIT]
+	CodeInvalidMoveLimit-C.HRW_STATUS_INVALID_MOVE_LIMIT+
+	CodeInvalidDomains-C.HRW_STATUS_INVALID_DOMAINS+
+	CodeInvalidReplicaCount-C.HRW_STATUS_INVALID_REPLICA_COUNT]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

@@ -34,6 +34,10 @@ const (
 	CodeInvalidMoveLimit  Code = 20
 	CodeUnknownProfile    Code = 28
 	CodeNotOffered        Code = 29
+	// CodeInvalidDomains and CodeInvalidReplicaCount come from the domains-v1 policy
+	// (NewDomains, cgo build).
+	CodeInvalidDomains      Code = 24
+	CodeInvalidReplicaCount Code = 25
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -71,31 +75,36 @@ var (
 	// ErrNotOffered: the profile's incumbent does not offer what was asked for (weights, top-k,
 	// a domain, a weight or node id it cannot take).
 	ErrNotOffered = &Error{Code: CodeNotOffered}
+	// ErrInvalidDomains and ErrInvalidReplicaCount: the domains-v1 policy (NewDomains).
+	ErrInvalidDomains      = &Error{Code: CodeInvalidDomains}
+	ErrInvalidReplicaCount = &Error{Code: CodeInvalidReplicaCount}
 )
 
 var codeNames = map[Code]string{
-	CodeNullParameter:     "NullParameter",
-	CodeEmptyMembership:   "EmptyMembership",
-	CodeEmptyNodeID:       "EmptyNodeId",
-	CodeDuplicateNodeID:   "DuplicateNodeId",
-	CodeInvalidWeight:     "InvalidWeight",
-	CodeAllWeightsZero:    "AllWeightsZero",
-	CodeInvalidSeedLength: "InvalidSeedLength",
-	CodeLengthMismatch:    "LengthMismatch",
-	CodeUnknownNode:       "UnknownNode",
-	CodeBufferTooSmall:    "BufferTooSmall",
-	CodeIndexOutOfRange:   "IndexOutOfRange",
-	CodePanic:             "Panic",
-	CodeUnknown:           "Unknown",
-	CodeInvalidCount:      "InvalidCount",
-	CodeResultTooLarge:    "ResultTooLarge",
-	CodeInvalidText:       "InvalidText",
-	CodeInvalidJSON:       "InvalidJson",
-	CodeInvalidView:       "InvalidView",
-	CodeSeedMismatch:      "SeedMismatch",
-	CodeInvalidMoveLimit:  "InvalidMoveLimit",
-	CodeUnknownProfile:    "UnknownProfile",
-	CodeNotOffered:        "NotOffered",
+	CodeNullParameter:       "NullParameter",
+	CodeEmptyMembership:     "EmptyMembership",
+	CodeEmptyNodeID:         "EmptyNodeId",
+	CodeDuplicateNodeID:     "DuplicateNodeId",
+	CodeInvalidWeight:       "InvalidWeight",
+	CodeAllWeightsZero:      "AllWeightsZero",
+	CodeInvalidSeedLength:   "InvalidSeedLength",
+	CodeLengthMismatch:      "LengthMismatch",
+	CodeUnknownNode:         "UnknownNode",
+	CodeBufferTooSmall:      "BufferTooSmall",
+	CodeIndexOutOfRange:     "IndexOutOfRange",
+	CodePanic:               "Panic",
+	CodeUnknown:             "Unknown",
+	CodeInvalidCount:        "InvalidCount",
+	CodeResultTooLarge:      "ResultTooLarge",
+	CodeInvalidText:         "InvalidText",
+	CodeInvalidJSON:         "InvalidJson",
+	CodeInvalidView:         "InvalidView",
+	CodeSeedMismatch:        "SeedMismatch",
+	CodeInvalidMoveLimit:    "InvalidMoveLimit",
+	CodeUnknownProfile:      "UnknownProfile",
+	CodeNotOffered:          "NotOffered",
+	CodeInvalidDomains:      "InvalidDomains",
+	CodeInvalidReplicaCount: "InvalidReplicaCount",
 }
 
 // ViewFault says what is wrong with the member of a view document that an ErrInvalidView
@@ -141,7 +150,8 @@ type Error struct {
 	// the number of nodes.
 	Expected, Actual int
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
-	// CodeResultTooLarge, Actual is the number of keys.
+	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
+	// CodeInvalidReplicaCount.
 	Count int
 	// Line and Column are where parsing stopped, for CodeInvalidJSON (1-based; Column counts
 	// bytes and is 0 when the text ended at the start of a line).
@@ -158,6 +168,9 @@ type Error struct {
 	Profile string
 	// What is what the profile does not offer, for CodeNotOffered.
 	What string
+	// DomainReason is what is wrong for CodeInvalidDomains: "missing", "empty_level",
+	// "depth_mismatch", "level_out_of_range" or "weight_overflow" (conformance/POLICIES.md).
+	DomainReason string
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -223,6 +236,13 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: invalid count k = %d: negative", e.Count)
 	case CodeResultTooLarge:
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
+	case CodeInvalidDomains:
+		if e.Index < 0 {
+			return fmt.Sprintf("hrwhash: domains: %s", e.DomainReason)
+		}
+		return fmt.Sprintf("hrwhash: domains: node %d: %s", e.Index, e.DomainReason)
+	case CodeInvalidReplicaCount:
+		return fmt.Sprintf("hrwhash: %d replicas asked for: a count from 1 to the nodes of weight above zero is needed", e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
 	case CodeUnknownProfile:

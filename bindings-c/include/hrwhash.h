@@ -171,12 +171,63 @@ enum hrw_status
    * A slot number is not below the slot table's number of slots.
    */
   HRW_STATUS_SLOT_OUT_OF_RANGE = 27,
+  /**
+   * The domain paths or the spread level given to `hrw_domains_new` are not usable
+   * (conformance/POLICIES.md, "domains (v1)"); `hrw_domains_error` says which node and why.
+   */
+  HRW_STATUS_INVALID_DOMAINS = 24,
+  /**
+   * A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+   */
+  HRW_STATUS_INVALID_REPLICA_COUNT = 25,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
 typedef enum hrw_status hrw_status;
 #else
 typedef uint32_t hrw_status;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What is wrong with the paths or the level given to `hrw_domains_new` (the `reason` of
+ * POLICIES.md). The numbers are part of the ABI.
+ */
+enum hrw_domain_fault
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not an INVALID_DOMAINS failure.
+   */
+  HRW_DOMAIN_FAULT_NONE = 0,
+  /**
+   * A node has no domain (`missing`).
+   */
+  HRW_DOMAIN_FAULT_MISSING = 1,
+  /**
+   * A level of a node's path is empty (`empty_level`).
+   */
+  HRW_DOMAIN_FAULT_EMPTY_LEVEL = 2,
+  /**
+   * A node's path has another number of levels than node 0's (`depth_mismatch`).
+   */
+  HRW_DOMAIN_FAULT_DEPTH_MISMATCH = 3,
+  /**
+   * The level is not below the depth of the paths (`level_out_of_range`).
+   */
+  HRW_DOMAIN_FAULT_LEVEL_OUT_OF_RANGE = 4,
+  /**
+   * The fixed-point weights add up to 2^64 or more (`weight_overflow`).
+   */
+  HRW_DOMAIN_FAULT_WEIGHT_OVERFLOW = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_domain_fault hrw_domain_fault;
+#else
+typedef uint32_t hrw_domain_fault;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -252,6 +303,14 @@ typedef uint32_t hrw_view_fault;
 typedef struct hrw_diff hrw_diff;
 
 /**
+ * A placement read through the domains-v1 policy at one spread level (build it with
+ * `hrw_domains_new`, release it with `hrw_domains_free`). It keeps its own reference to the
+ * placement's nodes, so the `hrw_placement` may be freed first. Usable from any number of
+ * threads at once; only `hrw_domains_free` must not race with other calls on it.
+ */
+typedef struct hrw_domains hrw_domains;
+
+/**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
  * `hrw_placement_free`).
  *
@@ -301,6 +360,25 @@ typedef struct hrw_transition hrw_transition;
  * locking; only `hrw_view_free` must not race with other calls on it.
  */
 typedef struct hrw_view hrw_view;
+
+/**
+ * Details of a failed `hrw_domains_new`.
+ */
+typedef struct hrw_domains_error {
+  /**
+   * Same as the returned status.
+   */
+  hrw_status status;
+  /**
+   * INVALID_DOMAINS: position of the node at fault (0-based), or SIZE_MAX when the fault is
+   * the level.
+   */
+  size_t index;
+  /**
+   * INVALID_DOMAINS: what is wrong; NONE for every other status.
+   */
+  hrw_domain_fault reason;
+} hrw_domains_error;
 
 /**
  * A node as the caller describes it. Zero-initialised fields mean "no domain".
@@ -551,6 +629,75 @@ typedef struct hrw_node_change {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The policy over `placement` spreading over `level` (0-based: 0 is the outermost level of the
+ * paths). Every node needs a domain path of the same number of levels. `*out_domains` is written
+ * only on success; on failure a non-NULL `error` receives the details. Release the result with
+ * `hrw_domains_free`.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_domains` is writable; `error` is NULL or writable.
+ */
+hrw_status hrw_domains_new(const struct hrw_placement *placement,
+                           size_t level,
+                           struct hrw_domains **out_domains,
+                           struct hrw_domains_error *error);
+
+/**
+ * Releases the policy; NULL is a no-op.
+ *
+ * # Safety
+ * `domains` is NULL or a live handle that no other thread is using.
+ */
+void hrw_domains_free(struct hrw_domains *domains);
+
+/**
+ * The index (in the placement's node list) of the owner of `key`: the first of its replicas.
+ *
+ * # Safety
+ * `domains` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_domains_owner(const struct hrw_domains *domains,
+                             const uint8_t *key,
+                             size_t key_len,
+                             size_t *out_index);
+
+/**
+ * The first `k` replicas of `key` into `out_indices[0..k]`, in distinct domains of the spread
+ * level while there are enough. `k` is from 1 to the number of nodes of weight above zero (else
+ * INVALID_REPLICA_COUNT); `out_len` must be at least `k` (else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `domains` is a live handle; `key` is NULL or valid for `key_len` bytes; `out_indices` is NULL
+ * or valid for `out_len` writes.
+ */
+hrw_status hrw_domains_replicas(const struct hrw_domains *domains,
+                                const uint8_t *key,
+                                size_t key_len,
+                                size_t k,
+                                size_t *out_indices,
+                                size_t out_len);
+
+/**
+ * The number of domains of the spread level that have a node of weight above zero.
+ *
+ * # Safety
+ * `domains` is a live handle.
+ */
+hrw_status hrw_domains_domain_count(const struct hrw_domains *domains, size_t *out_count);
+
+/**
+ * The domain of the spread level that node `index` is in (its path up to that level):
+ * `*out_domain` points into the policy (valid until it is freed, not NUL-terminated).
+ *
+ * # Safety
+ * `domains` is a live handle.
+ */
+hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
+                                 size_t index,
+                                 const uint8_t **out_domain,
+                                 size_t *out_domain_len);
 
 /**
  * Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position

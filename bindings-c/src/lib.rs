@@ -9,6 +9,7 @@
 #![allow(non_camel_case_types)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod domains;
 mod ffi;
 mod placement;
 mod profile;
@@ -18,6 +19,7 @@ mod status;
 mod transition;
 mod view;
 
+pub use domains::*;
 pub use placement::*;
 pub use profile::*;
 pub use ramp::*;

@@ -215,6 +215,17 @@ pub unsafe extern "C" fn hrw_placement_owner(
     })
 }
 
+/// The core placement behind a handle, for the other handle types.
+///
+/// # Safety
+/// As `placement`.
+pub(crate) unsafe fn placement_inner<'a>(
+    p: *const hrw_placement,
+) -> Result<&'a Placement, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { placement(p) }
+}
+
 // Named apart from `placement` so that the exported parameter keeps its plain name.
 unsafe fn placement_ref<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
     // SAFETY: forwarded from the caller.

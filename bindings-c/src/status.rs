@@ -70,6 +70,11 @@ pub enum hrw_status {
     InvalidSlotCount = 26,
     /// A slot number is not below the slot table's number of slots.
     SlotOutOfRange = 27,
+    /// The domain paths or the spread level given to `hrw_domains_new` are not usable
+    /// (conformance/POLICIES.md, "domains (v1)"); `hrw_domains_error` says which node and why.
+    InvalidDomains = 24,
+    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+    InvalidReplicaCount = 25,
 }
 
 impl From<&Error> for hrw_status {
@@ -94,6 +99,8 @@ impl From<&Error> for hrw_status {
             Error::NotOffered { .. } => hrw_status::NotOffered,
             Error::InvalidSlotCount { .. } => hrw_status::InvalidSlotCount,
             Error::SlotOutOfRange { .. } => hrw_status::SlotOutOfRange,
+            Error::InvalidDomains { .. } => hrw_status::InvalidDomains,
+            Error::InvalidReplicaCount { .. } => hrw_status::InvalidReplicaCount,
             _ => hrw_status::Unknown,
         }
     }
@@ -328,6 +335,11 @@ fn message(status: u32) -> &'static CStr {
         c"the seed does not match the view's seed fingerprint",
         c"invalid per-step move limit: a fraction in (0, 1] large enough to advance the ramp",
     ];
+    match status {
+        24 => return c"the domain paths or the spread level of the domains policy are not usable",
+        25 => return c"a replica count is 0 or above the nodes of weight above zero",
+        _ => {}
+    }
     MESSAGES
         .get(status as usize)
         .copied()

@@ -8,6 +8,7 @@
 mod fast;
 mod gather;
 mod js;
+mod policy_domains;
 mod profile;
 mod slot_table;
 mod view;
@@ -80,6 +81,9 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         E::NotOffered { .. } => (Kind::Error, "HRW_NOT_OFFERED", vec![]),
         e @ (E::InvalidSlotCount { .. } | E::SlotOutOfRange { .. }) => {
             return slot_table::slot_error(env, e)
+        }
+        e @ (E::InvalidDomains { .. } | E::InvalidReplicaCount { .. }) => {
+            return policy_domains::domains_error(env, e)
         }
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     };

@@ -19,14 +19,19 @@ use crate::{
 };
 
 /// A detail of an error: a number, a string, or `null`.
-enum Detail<'a> {
+pub(crate) enum Detail<'a> {
     Number(f64),
     Text(&'a str),
     Null,
 }
 
 /// Throws an `Error` with a `code` and details that may be strings (`js::throw` has numbers only).
-fn throw(env: sys::napi_env, code: &str, message: &str, props: &[(&CStr, Detail)]) -> napi::Error {
+pub(crate) fn throw(
+    env: sys::napi_env,
+    code: &str,
+    message: &str,
+    props: &[(&CStr, Detail)],
+) -> napi::Error {
     let e = js::throw(env, Kind::Error, code, message, &[]);
     unsafe {
         let mut err = ptr::null_mut();

@@ -94,6 +94,19 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
             let _ = fields.set_item("slots", slots);
             "SlotOutOfRangeError"
         }
+        Error::InvalidDomains { index, reason } => {
+            let _ = fields.set_item("index", index);
+            let _ = fields.set_item("reason", reason.name());
+            "InvalidDomainsError"
+        }
+        Error::InvalidReplicaCount {
+            requested,
+            available,
+        } => {
+            let _ = fields.set_item("requested", requested);
+            let _ = fields.set_item("available", available);
+            "InvalidReplicaCountError"
+        }
         // A variant added to the core after this binding was written.
         _ => "HrwError",
     };

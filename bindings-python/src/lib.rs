@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod policy_domains;
 mod profile;
 mod slot_table;
 mod view;
@@ -781,6 +782,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     view::register(m)?;
     profile::register(m)?;
     slot_table::register(m)?;
+    policy_domains::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -103,6 +103,9 @@ pub fn variant_name(err: &hrwhash::Error) -> &'static str {
         // Slot tables (conformance/POLICIES.md).
         Error::InvalidSlotCount { .. } => "InvalidSlotCount",
         Error::SlotOutOfRange { .. } => "SlotOutOfRange",
+        // The domains-v1 policy (conformance/POLICIES.md).
+        Error::InvalidDomains { .. } => "InvalidDomains",
+        Error::InvalidReplicaCount { .. } => "InvalidReplicaCount",
         // The enum is non-exhaustive; a variant added later is still reported as an error.
         _ => "Error",
     }

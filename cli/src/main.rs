@@ -1,5 +1,6 @@
 //! `hrwhash`: simulate rendezvous placement, place keys, and plan membership changes.
 
+mod domains;
 mod error;
 mod input;
 mod migrate;
@@ -55,6 +56,45 @@ enum Command {
     View(view::ViewArgs),
     /// Split a change between two views into steps that each move at most --max-move of the keys.
     Ramp(ramp::RampArgs),
+    /// The domains-v1 policy beside plain hrw-v1 on one zone/rack/host fleet: shares, spread over
+    /// domains, and the keys moved when one domain of the spread level is removed.
+    SimulateDomains(SimulateDomainsArgs),
+}
+
+#[derive(Args)]
+struct SimulateDomainsArgs {
+    /// The fleet: ZONES x RACKS x HOSTS, one node per host (node-0 ..), paths zone-Z/rack-R/host-H.
+    #[arg(long, value_name = "ZxRxH", default_value = "3x10x33")]
+    fleet: String,
+    /// The spread level: an index (0: zone, 1: rack, 2: host) or zone, rack, host.
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        default_value = "rack",
+        allow_hyphen_values = true
+    )]
+    level: String,
+    /// Replicas per key.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value = "3",
+        allow_hyphen_values = true
+    )]
+    k: String,
+    /// Number of keys, key-0 .. key-(K-1).
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEYS.to_string(), allow_hyphen_values = true)]
+    keys: String,
+    /// Node weights, comma-separated, repeated over the nodes in order.
+    #[arg(
+        long,
+        value_name = "W,W,...",
+        default_value = "1,2,3,4",
+        allow_hyphen_values = true
+    )]
+    weights: String,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args)]
@@ -145,6 +185,26 @@ struct PlaceArgs {
     /// Place as an incumbent library does (conformance/PROFILES.md), e.g. go-redis-ring-v9.
     #[arg(long, value_name = "NAME", conflicts_with = "seed")]
     profile: Option<String>,
+    /// `hrw` (the hrw-v1 ranking) or `domains` (the domains-v1 policy: --k replicas in distinct
+    /// domains of --level).
+    #[arg(long, value_name = "POLICY", default_value = "hrw")]
+    policy: String,
+    /// Each node's domain path, comma-separated, one per node: levels separated by `/`
+    /// (zone-a/rack-1/host-3).
+    #[arg(long, value_name = "PATH,PATH,...")]
+    domains: Option<String>,
+    /// The spread level of --policy domains: an index (0 is the first level of the paths) or a
+    /// name from --levels.
+    #[arg(
+        long,
+        value_name = "LEVEL",
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
+    level: String,
+    /// Names of the path levels, comma-separated (zone,rack,host), for --level.
+    #[arg(long, value_name = "NAME,NAME,...")]
+    levels: Option<String>,
     #[command(flatten)]
     common: Common,
     /// Keys to place; without any, keys are read from stdin, one per line.
@@ -272,7 +332,46 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
             let placement =
                 place_membership(&a.nodes, a.weights.as_deref(), a.common.seed.as_deref())?;
             let k = parse_usize(&a.k, "--k")?;
-            place::run(&placement, k, a.common.json, a.common.quiet, &a.keys, out)
+            let policy = match a.policy.as_str() {
+                "hrw" => None,
+                "domains" => {
+                    let level = domains::parse_level(&a.level, a.levels.as_deref())?;
+                    Some(domains::place_policy(
+                        &placement,
+                        a.domains.as_deref(),
+                        level,
+                    )?)
+                }
+                other => {
+                    return Err(CliError::usage(
+                        "InvalidArgument",
+                        format!("--policy {other} is not hrw or domains"),
+                    ))
+                }
+            };
+            place::run(
+                &placement,
+                policy.as_ref(),
+                k,
+                a.common.json,
+                a.common.quiet,
+                &a.keys,
+                out,
+            )
+        }
+        Command::SimulateDomains(a) => {
+            let (zones, racks, hosts) = domains::parse_fleet(&a.fleet)?;
+            let opts = domains::SimOptions {
+                zones,
+                racks,
+                hosts,
+                level: domains::parse_level(&a.level, Some("zone,rack,host"))?,
+                k: parse_usize(&a.k, "--k")?,
+                keys: parse_count(&a.keys, "--keys")?,
+                weights: parse_weights(&a.weights, "--weights")?,
+                seed: parse_seed(a.common.seed.as_deref())?,
+            };
+            domains::simulate(&opts, out, a.common.json)
         }
         Command::Diff(a)
             if a.transition.from_profile.is_some() || a.transition.to_profile.is_some() =>

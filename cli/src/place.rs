@@ -3,6 +3,7 @@
 use std::ffi::OsString;
 use std::io::Write;
 
+use hrwhash::policy::Domains;
 use hrwhash::Placement;
 use serde_json::{Map, Value};
 
@@ -15,15 +16,23 @@ use crate::progress::{self, Unit};
 /// part-way, the JSON array still ends: its last element is `{"error": "<message>"}`.
 pub fn run(
     placement: &Placement,
+    policy: Option<&Domains>,
     k: usize,
     as_json: bool,
     quiet: bool,
     keys: &[OsString],
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    // A bad --k is reported before any output, not after the first key.
+    if let Some(p) = policy {
+        p.replica_indices(b"", k).map_err(|e| {
+            crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+        })?;
+    }
     let bar = progress::bar("place", Unit::Open("keys"), quiet || !keys.is_empty());
     let mut printer = Printer {
         placement,
+        policy,
         k,
         as_json,
         printed: 0,
@@ -57,6 +66,8 @@ pub fn run(
 /// Prints placements as keys arrive, so stdin of any length streams through.
 struct Printer<'a> {
     placement: &'a Placement,
+    /// With `--policy domains`: the replicas of the domains-v1 policy instead of the ranking.
+    policy: Option<&'a Domains>,
     k: usize,
     as_json: bool,
     printed: u64,
@@ -65,6 +76,9 @@ struct Printer<'a> {
 
 impl Printer<'_> {
     fn key(&mut self, key: &[u8]) -> Result<(), CliError> {
+        if let Some(policy) = self.policy {
+            return self.replicas(policy, key);
+        }
         let owner = self.placement.owner(key);
         let rank = self.placement.rank(key, self.k);
         if self.as_json {
@@ -81,6 +95,38 @@ impl Printer<'_> {
         } else {
             let rank: Vec<String> = rank.iter().map(|n| escaped(n.id())).collect();
             writeln!(self.out, "{}\t{}", escaped(key), rank.join(","))?;
+        }
+        Ok(())
+    }
+
+    fn replicas(&mut self, policy: &Domains, key: &[u8]) -> Result<(), CliError> {
+        let replicas = policy.replica_indices(key, self.k).map_err(|e| {
+            crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+        })?;
+        let id = |i: usize| self.placement.node_specs()[i].id();
+        if self.as_json {
+            let mut item = Map::new();
+            put_text(&mut item, "key", key);
+            put_text(&mut item, "owner", id(replicas[0]));
+            let ids: Vec<Value> = replicas
+                .iter()
+                .map(|&i| Value::from(String::from_utf8_lossy(id(i))))
+                .collect();
+            item.insert("replicas".into(), Value::from(ids));
+            // --domains is UTF-8 text too.
+            let domains: Vec<Value> = replicas
+                .iter()
+                .map(|&i| {
+                    Value::from(String::from_utf8_lossy(
+                        policy.domain_of(i).unwrap_or_default(),
+                    ))
+                })
+                .collect();
+            item.insert("domains".into(), Value::from(domains));
+            self.element(&Value::Object(item))?;
+        } else {
+            let ids: Vec<String> = replicas.iter().map(|&i| escaped(id(i))).collect();
+            writeln!(self.out, "{}\t{}", escaped(key), ids.join(","))?;
         }
         Ok(())
     }

@@ -216,3 +216,14 @@ fn checked_in_slot_table_vectors_match_the_generator() {
          conformance/policies/slot-table.json"
     );
 }
+
+#[test]
+fn checked_in_domains_vectors_match_the_generator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/policies/domains.json");
+    let current = std::fs::read_to_string(path).expect("conformance/policies/domains.json");
+    assert!(
+        current == hrwhash_conformance::domains::generate(),
+        "conformance/policies/domains.json differs from the generator's output. Regenerate with: \
+         cargo run -p hrwhash-conformance --bin generate-domains -- conformance/policies/domains.json"
+    );
+}

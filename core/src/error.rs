@@ -110,6 +110,21 @@ pub enum Error {
         /// The table's number of slots.
         slots: u32,
     },
+    /// The domain paths or the spread level given to the `domains-v1` policy are not usable
+    /// (conformance/POLICIES.md, "domains (v1)").
+    InvalidDomains {
+        /// 0-based position of the node at fault, or `None` when the fault is the spread level.
+        index: Option<usize>,
+        /// What is wrong.
+        reason: crate::policy::DomainFault,
+    },
+    /// A policy was asked for a number of replicas that is 0 or more than its selectable nodes.
+    InvalidReplicaCount {
+        /// The number asked for.
+        requested: usize,
+        /// The number of nodes that can be selected (weight above zero).
+        available: usize,
+    },
 }
 
 /// What is wrong with a member of a view document; see [`Error::InvalidView`].
@@ -256,6 +271,22 @@ impl fmt::Display for Error {
                 f,
                 "slot {slot} is out of range: the table has {slots} slots (0 to {})",
                 u64::from(*slots).saturating_sub(1)
+            ),
+            Error::InvalidDomains {
+                index: Some(i),
+                reason,
+            } => write!(f, "domains: node {i} {reason}"),
+            Error::InvalidDomains {
+                index: None,
+                reason,
+            } => write!(f, "domains: {reason}"),
+            Error::InvalidReplicaCount {
+                requested,
+                available,
+            } => write!(
+                f,
+                "asked for {requested} replicas: a count from 1 to {available} (the nodes of \
+                 weight above zero) is needed"
             ),
         }
     }

@@ -5,3 +5,6 @@
 pub mod slot_table;
 
 pub use slot_table::SlotTable;
+pub mod domains;
+
+pub use domains::{DomainFault, Domains};

@@ -192,6 +192,34 @@ class SlotOutOfRangeError(HrwError, IndexError):
         """The table's number of slots."""
 
 
+class InvalidDomainsError(HrwError, ValueError):
+    """The domain paths or the spread level given to :class:`hrwhash.Domains` are not usable
+    (conformance/POLICIES.md, "domains (v1)")."""
+
+    def __init__(
+        self, message: str, *, index: Optional[int] = None, reason: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        """0-based position of the node at fault, or None when the spread level is."""
+        self.reason = reason
+        """One of ``missing``, ``empty_level``, ``depth_mismatch``, ``level_out_of_range``,
+        ``weight_overflow``."""
+
+
+class InvalidReplicaCountError(HrwError, ValueError):
+    """A policy was asked for 0 replicas, or more than its nodes of weight above zero."""
+
+    def __init__(
+        self, message: str, *, requested: Optional[int] = None, available: Optional[int] = None
+    ) -> None:
+        super().__init__(message)
+        self.requested = requested
+        """The number asked for."""
+        self.available = available
+        """The number of nodes of weight above zero."""
+
+
 class InvalidArgumentError(HrwError, TypeError):
     """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
     released buffer, or is an unknown keyword."""

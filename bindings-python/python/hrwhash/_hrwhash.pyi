@@ -23,6 +23,8 @@ __version__: str
 __all__ = [
     "ALGORITHM",
     "DEFAULT_SEED",
+    "DOMAINS_POLICY",
+    "Domains",
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
@@ -404,3 +406,30 @@ class SlotTable(Generic[_Id]):
     def with_weight(self, node: _Id, weight: _Weight) -> SlotTable[_Id]:
         """The table where ``node`` has another weight, computed from this one."""
     def __len__(self) -> int: ...
+
+# The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").
+
+DOMAINS_POLICY: str
+"""The policy tag: ``"domains-v1"``."""
+
+@final
+class Domains(Generic[_Id]):
+    """A placement read through the domains-v1 policy at spread level ``level`` (0-based): each
+    node's domain is a path of levels separated by ``/`` (``"zone-a/rack-3/host-7"``), replicas go
+    to distinct domains of that level, each domain chosen by weighted hrw-v1 over the domains."""
+
+    def __new__(cls, placement: Placement[_Id], level: _Count) -> "Domains[_Id]": ...
+    @property
+    def placement(self) -> Placement[_Id]: ...
+    @property
+    def level(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def domain_count(self) -> int: ...
+    def owner(self, key: _Key) -> _Id:
+        """The owner of ``key``: the first of its replicas."""
+    def replicas(self, key: _Key, k: _Count) -> List[_Id]:
+        """The first ``k`` replicas of ``key`` (``k`` from 1 to the nodes of weight above zero)."""
+    def domain_of(self, node: Union[str, bytes]) -> Union[str, bytes]:
+        """The domain of the spread level ``node`` is in: its path up to that level."""
