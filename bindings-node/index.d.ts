@@ -22,6 +22,16 @@ export interface NodeSpec {
 }
 
 /** Options of `new Placement`; any other name is a `TypeError`. */
+/** The options of `new SlotTable`. */
+export interface SlotTableOptions {
+  /**
+   * The overload bound in parts per million (an integer from 0 to 2^32 - 1): no node holds more
+   * than about (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain
+   * HRW slot table.
+   */
+  overloadPpm?: number | null
+}
+
 export interface PlacementOptions {
   /** One weight per node, in node order (a node object must then not have its own). */
   weights?: ReadonlyArray<number> | null
@@ -339,6 +349,41 @@ export declare class RampPlan {
   get directMoved(): number
   /** The least movement any scheme needs for the new shares. */
   get optimum(): number
+}
+
+/**
+ * Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is
+ * one key digest and one table read, whatever the number of nodes. Changes return a new table.
+ */
+export declare class SlotTable {
+  /**
+   * Builds the table of a `Placement` or `View` with `slots` slots (1 to 2^24).
+   * `options.overloadPpm` bounds each node to about (1 + overloadPpm / 10^6) times its share of
+   * the slots; without it every slot goes to the first node of its hrw-v1 ranking.
+   */
+  constructor(placement: Placement | View, slots: number, options?: SlotTableOptions | null)
+  /** Number of slots. */
+  get slots(): number
+  /** The overload bound in parts per million, or `null` for the plain HRW slot table. */
+  get overloadPpm(): number | null
+  /** The slot of `key`. */
+  slot(key: Key): number
+  /** The node that owns `slot`. */
+  ownerOfSlot(slot: number): NodeId
+  /** The owner of `key`: the owner of its slot. */
+  owner(key: Key): NodeId
+  /** The owner of every slot as an index into the placement's nodes, slot 0 first. */
+  assignments(): number[]
+  /** How many slots each node holds, in node order. */
+  slotCounts(): number[]
+  /** The most slots each node may hold, in node order. */
+  capacities(): number[]
+  /** The table with one more node (appended), computed from this one. */
+  withNode(node: NodeIdLike | NodeSpec): SlotTable
+  /** The table without `node`, computed from this one. */
+  withoutNode(node: NodeIdLike): SlotTable
+  /** The table where `node` has another weight, computed from this one. */
+  withWeight(node: NodeIdLike, weight: number): SlotTable
 }
 
 /**

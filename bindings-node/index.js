@@ -840,6 +840,7 @@ module.exports.MovePlan = nativeBinding.MovePlan
 module.exports.Placement = nativeBinding.Placement
 module.exports.ProfilePlacement = nativeBinding.ProfilePlacement
 module.exports.RampPlan = nativeBinding.RampPlan
+module.exports.SlotTable = nativeBinding.SlotTable
 module.exports.Transition = nativeBinding.Transition
 module.exports.View = nativeBinding.View
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
