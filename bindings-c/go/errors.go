@@ -154,7 +154,7 @@ type Error struct {
 	// CodeInvalidReplicaCount.
 	Count int
 	// Line and Column are where parsing stopped, for CodeInvalidJSON (1-based; Column counts
-	// bytes and is 0 when the text ended at the start of a line).
+	// bytes, and is just past the last byte when the text ended too early).
 	Line, Column int
 	// Field is the member of the view document at fault for CodeInvalidView ("format",
 	// "weight", an unknown member's own name, "" for the document itself); Index is then the

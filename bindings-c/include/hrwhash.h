@@ -180,6 +180,11 @@ enum hrw_status
    * A policy was asked for 0 replicas, or more than its nodes of weight above zero.
    */
   HRW_STATUS_INVALID_REPLICA_COUNT = 25,
+  /**
+   * A file could not be read (details: `os_error`, the operating system's error number, 0
+   * when there is none, e.g. for a path that contains NUL).
+   */
+  HRW_STATUS_IO = 30,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -469,8 +474,8 @@ typedef struct hrw_error {
    */
   size_t line;
   /**
-   * INVALID_JSON: the 1-based column (in bytes) where parsing stopped; 0 when the text ended
-   * at the start of the line.
+   * INVALID_JSON: the 1-based column (in bytes) where parsing stopped; when the text ended
+   * too early, the column just past its last byte.
    */
   size_t column;
   /**
@@ -493,6 +498,10 @@ typedef struct hrw_error {
    * is cut there for `%s`; `field_len` is its real length).
    */
   uint8_t field[HRW_ERROR_FIELD_SIZE];
+  /**
+   * IO: the operating system's error number (`errno`), or 0 when there is none.
+   */
+  int32_t os_error;
 } hrw_error;
 
 /**
@@ -1629,6 +1638,21 @@ hrw_status hrw_diff_nodes(const struct hrw_diff *diff,
  */
 hrw_status hrw_view_from_json(const uint8_t *text,
                               size_t text_len,
+                              const uint8_t *seed,
+                              size_t seed_len,
+                              struct hrw_view **out_view,
+                              struct hrw_error *error);
+
+/**
+ * Loads the view document in the file at `path` (`path_len` bytes, not NUL-terminated), as
+ * `hrw_view_from_json` does with its text. IO (details: `os_error`) when the file cannot be
+ * read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode.
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
+ */
+hrw_status hrw_view_from_file(const uint8_t *path,
+                              size_t path_len,
                               const uint8_t *seed,
                               size_t seed_len,
                               struct hrw_view **out_view,

@@ -75,6 +75,9 @@ pub enum hrw_status {
     InvalidDomains = 24,
     /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
     InvalidReplicaCount = 25,
+    /// A file could not be read (details: `os_error`, the operating system's error number, 0
+    /// when there is none, e.g. for a path that contains NUL).
+    Io = 30,
 }
 
 impl From<&Error> for hrw_status {
@@ -131,8 +134,8 @@ pub struct hrw_error {
     pub actual: usize,
     /// INVALID_JSON: the 1-based line where parsing stopped.
     pub line: usize,
-    /// INVALID_JSON: the 1-based column (in bytes) where parsing stopped; 0 when the text ended
-    /// at the start of the line.
+    /// INVALID_JSON: the 1-based column (in bytes) where parsing stopped; when the text ended
+    /// too early, the column just past its last byte.
     pub column: usize,
     /// INVALID_VIEW: whether `index` names a node (a position in `"nodes"`); when false the
     /// fault is outside the nodes and `index` is 0.
@@ -146,6 +149,8 @@ pub struct hrw_error {
     /// INVALID_VIEW: the member name at fault, NUL-terminated (a name that itself contains NUL
     /// is cut there for `%s`; `field_len` is its real length).
     pub field: [u8; HRW_ERROR_FIELD_SIZE],
+    /// IO: the operating system's error number (`errno`), or 0 when there is none.
+    pub os_error: i32,
 }
 
 /// Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
@@ -247,6 +252,7 @@ impl hrw_error {
             reason: hrw_view_fault::None,
             field_len: 0,
             field: [0; HRW_ERROR_FIELD_SIZE],
+            os_error: 0,
         }
     }
 
@@ -338,6 +344,7 @@ fn message(status: u32) -> &'static CStr {
     match status {
         24 => return c"the domain paths or the spread level of the domains policy are not usable",
         25 => return c"a replica count is 0 or above the nodes of weight above zero",
+        30 => return c"the file could not be read",
         _ => {}
     }
     MESSAGES

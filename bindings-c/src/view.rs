@@ -73,6 +73,50 @@ pub unsafe extern "C" fn hrw_view_from_json(
     }
 }
 
+/// Loads the view document in the file at `path` (`path_len` bytes, not NUL-terminated), as
+/// `hrw_view_from_json` does with its text. IO (details: `os_error`) when the file cannot be
+/// read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_view_from_file(
+    path: *const u8,
+    path_len: usize,
+    seed: *const u8,
+    seed_len: usize,
+    out_view: *mut *mut hrw_view,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let dst = out(out_view)?;
+            let path = bytes(path, path_len)?;
+            let seed = seed_from(seed, seed_len)??;
+            let text = std::fs::read(file_path(path)?).map_err(|e| hrw_error {
+                os_error: e.raw_os_error().unwrap_or(0),
+                ..hrw_error::from_status(hrw_status::Io)
+            })?;
+            boxed_view(View::from_json_bytes(&text, seed)?, dst);
+            Ok(())
+        })
+    }
+}
+
+#[cfg(unix)]
+fn file_path(path: &[u8]) -> Result<&std::path::Path, hrw_status> {
+    use std::os::unix::ffi::OsStrExt;
+    Ok(std::path::Path::new(std::ffi::OsStr::from_bytes(path)))
+}
+
+#[cfg(not(unix))]
+fn file_path(path: &[u8]) -> Result<&std::path::Path, hrw_status> {
+    core::str::from_utf8(path)
+        .map(std::path::Path::new)
+        .map_err(|_| hrw_status::InvalidText)
+}
+
 /// A view of `placement` at `epoch` (the placement is shared, not copied: the caller may free
 /// its handle afterwards). INVALID_VIEW (field `weight`, the node's `index`, reason
 /// NOT_REPRESENTABLE) when a weight has more than 53 significant bits.

@@ -1,6 +1,7 @@
 /* Runs every case of conformance/views.json through the C ABI (views, movement, ramps), checks
  * transitions and diffs against plain lookups and under threads sharing one handle, and gives
  * every view, transition, diff and ramp function each bad input it can get from C. */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "hrwhash.h"
@@ -995,6 +998,64 @@ static void test_errors(const char *default_fp) {
     hrw_view_free(v);
 }
 
+/* hrw_view_from_file reads what hrw_view_from_json parses: a view written to a file loads to the
+ * same canonical form; a file that cannot be read is IO with the operating system's errno. */
+static void test_from_file(void) {
+    current = "from_file";
+    char path[] = "/tmp/hrwhash-view-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    const char *text = VIEW_TEXT;
+    size_t len = strlen(text);
+    CHECK(write(fd, text, len) == (ssize_t)len, "write");
+    close(fd);
+
+    hrw_view *a = NULL, *b = NULL, *out = NULL;
+    hrw_error err;
+    CHECK(hrw_view_from_json((const uint8_t *)text, len, NULL, 0, &a, &err) == HRW_STATUS_OK, "from_json");
+    CHECK(hrw_view_from_file((const uint8_t *)path, strlen(path), NULL, 0, &b, &err) == HRW_STATUS_OK, "from_file");
+    if (a != NULL && b != NULL) {
+        size_t la, lb;
+        char *ja = json_of(a, &la), *jb = json_of(b, &lb);
+        CHECK(la == lb && memcmp(ja, jb, la) == 0, "the file's view is the text's view");
+        free(ja);
+        free(jb);
+    }
+
+    const char *missing = "/nonexistent-hrwhash-dir/view.json";
+    CHECK(hrw_view_from_file((const uint8_t *)missing, strlen(missing), NULL, 0, &out, &err) == HRW_STATUS_IO &&
+              err.status == HRW_STATUS_IO && err.os_error == ENOENT && out == NULL,
+          "missing file: os_error %d", err.os_error);
+    CHECK(hrw_view_from_file((const uint8_t *)"/tmp", 4, NULL, 0, &out, &err) == HRW_STATUS_IO &&
+              err.os_error == EISDIR && out == NULL,
+          "a directory: os_error %d", err.os_error);
+    const uint8_t with_nul[] = {'/', 't', 'm', 'p', 0, 'x'};
+    CHECK(hrw_view_from_file(with_nul, sizeof with_nul, NULL, 0, &out, &err) == HRW_STATUS_IO && err.os_error == 0 &&
+              out == NULL,
+          "a path with NUL");
+    CHECK(hrw_view_from_file(NULL, 3, NULL, 0, &out, &err) == HRW_STATUS_NULL_PARAMETER, "NULL path");
+    CHECK(hrw_view_from_file((const uint8_t *)path, strlen(path), NULL, 0, NULL, &err) == HRW_STATUS_NULL_PARAMETER,
+          "NULL out");
+    const uint8_t seed[16] = {1};
+    CHECK(hrw_view_from_file((const uint8_t *)path, strlen(path), seed, 16, &out, &err) == HRW_STATUS_SEED_MISMATCH,
+          "a secret seed for a default-seed view");
+    CHECK(strcmp(hrw_status_message(HRW_STATUS_IO), "the file could not be read") == 0, "IO message");
+
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "reopen");
+    if (f != NULL) {
+        fputs("{\"format\": ", f);
+        fclose(f);
+    }
+    CHECK(hrw_view_from_file((const uint8_t *)path, strlen(path), NULL, 0, &out, &err) == HRW_STATUS_INVALID_JSON &&
+              err.line == 1 && err.column >= 1,
+          "truncated document: line %zu column %zu", err.line, err.column);
+    unlink(path);
+    hrw_view_free(a);
+    hrw_view_free(b);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s conformance/views.json\n", argv[0]);
@@ -1012,6 +1073,7 @@ int main(int argc, char **argv) {
     test_transitions();
     test_threads();
     test_errors(default_fp);
+    test_from_file();
     json_free(root);
     return check_report("test_views");
 }
