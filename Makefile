@@ -16,6 +16,7 @@ test-core:
 	$(CARGO) test -p hrwhash --no-default-features
 	$(CARGO) build -p hrwhash --no-default-features
 	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
+	$(CARGO) test --release -p hrwhash --test replica_balance -- --include-ignored
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash --no-deps
 
 test-conformance:

@@ -398,6 +398,16 @@ impl Placement {
         self.inner.lane_node[self.owner_lane(kd)] as usize
     }
 
+    /// The first `out.len()` nodes of the ranking of the key whose digest (under this seed) is
+    /// `kd`, as build-order indices; returns how many it wrote. Allocates nothing.
+    pub(crate) fn rank_digest_into(&self, kd: u64, out: &mut [usize]) -> usize {
+        let n = self.rank_lanes_into(kd, out);
+        for slot in &mut out[..n] {
+            *slot = self.inner.lane_node[*slot] as usize;
+        }
+        n
+    }
+
     /// Owners of many keys, as build-order indices into `out` (which must be as long as `keys`).
     pub fn owners_into<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [usize]) -> Result<(), Error> {
         if keys.len() != out.len() {

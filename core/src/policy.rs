@@ -1,3 +1,9 @@
 //! Placement policies built on hrw-v1 scores: each one is specified in `conformance/POLICIES.md`
 //! under its own name and version, with its own vectors in `conformance/policies/`. The hrw-v1
 //! lookups of [`Placement`](crate::Placement) are unchanged by them.
+
+pub mod bounded_load;
+pub mod replica_balance;
+
+pub use bounded_load::{BalanceFactor, BoundedLoad, BOUNDED_LOAD};
+pub use replica_balance::{ReplicaBalance, REPLICA_BALANCE};
