@@ -25,6 +25,8 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
+	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
+	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -45,6 +47,8 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
 
 # What users install: the manylinux2014 abi3 wheel and the sdist, the npm package and its prebuilt
 # platform package, the C release tarball; all in dist/.

@@ -2,8 +2,10 @@
 //!
 //! Inputs come from a fixed pseudo-random stream, so the file is the same on every run and machine.
 
+pub mod bounded_load;
 pub mod cli;
 pub mod edge;
+pub mod replica_balance;
 pub mod views;
 
 use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
