@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod policy;
 mod view;
 
 use std::borrow::Cow;
@@ -777,6 +778,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
     view::register(m)?;
+    policy::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
