@@ -103,6 +103,21 @@ enum hrw_status
    * number is kept so that every language names the same variant.
    */
   HRW_STATUS_INVALID_TEXT = 16,
+  /**
+   * A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
+   * (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
+   */
+  HRW_STATUS_INVALID_BALANCE_FACTOR = 21,
+  /**
+   * The loads of a bounded-load lookup add up to more than 2^64 - 1.
+   */
+  HRW_STATUS_LOAD_OVERFLOW = 22,
+  /**
+   * A replica-balanced placement cannot give a node its share: its weight is more than
+   * `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+   * and `hrw_error.expected` holds `k`.
+   */
+  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -111,6 +126,13 @@ typedef enum hrw_status hrw_status;
 typedef uint32_t hrw_status;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
+
+/**
+ * A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
+ * `hrw_bounded_load_free`). Immutable: one handle may be used from any number of threads at
+ * once; only `hrw_bounded_load_free` must not race with other calls on it.
+ */
+typedef struct hrw_bounded_load hrw_bounded_load;
 
 /**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
@@ -185,6 +207,7 @@ typedef struct hrw_error {
    * EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
    * `hrw_placement_with_node` the position it would get, the placement's length).
    * NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
+   * INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
    */
   size_t index;
   /**
@@ -192,11 +215,13 @@ typedef struct hrw_error {
    */
   size_t first_index;
   /**
-   * INVALID_WEIGHT: the rejected weight.
+   * INVALID_WEIGHT: the rejected weight. INVALID_BALANCE_FACTOR: the rejected factor
+   * (`num / den`, NaN or infinite when `den` is 0).
    */
   double value;
   /**
-   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. INFEASIBLE_REPLICA_WEIGHTS:
+   * the number of replicas asked for.
    */
   size_t expected;
   /**
@@ -476,6 +501,47 @@ hrw_status hrw_node_digest(const uint8_t *seed,
  * `out_draw` is NULL or writable.
  */
 hrw_status hrw_draw(uint64_t score, uint64_t *out_draw);
+
+/**
+ * The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
+ * which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
+ * `error->value`). The placement may be freed afterwards. `error` may be NULL; `*out` is written
+ * only on success. Release the result with `hrw_bounded_load_free`.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_bounded_load` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_new(const struct hrw_placement *placement,
+                                uint32_t num,
+                                uint32_t den,
+                                struct hrw_bounded_load **out_bounded_load,
+                                struct hrw_error *error);
+
+/**
+ * Releases a bounded-load handle; NULL is a no-op.
+ *
+ * # Safety
+ * `bounded_load` is NULL or a live handle that no other thread is using.
+ */
+void hrw_bounded_load_free(struct hrw_bounded_load *bounded_load);
+
+/**
+ * Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
+ * cap, where `loads[i]` is the current load of node `i` (one entry per node, draining nodes
+ * included). LENGTH_MISMATCH when `loads_len` is not the number of nodes (`error->expected`,
+ * `error->actual`), LOAD_OVERFLOW when the loads add up to more than 2^64 - 1.
+ *
+ * # Safety
+ * `bounded_load` is a live handle; `key` and `loads` are NULL or valid for their lengths;
+ * `out_index` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
+                                  const uint8_t *key,
+                                  size_t key_len,
+                                  const uint64_t *loads,
+                                  size_t loads_len,
+                                  size_t *out_index,
+                                  struct hrw_error *error);
 
 /**
  * A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.

@@ -11,7 +11,9 @@
 
 mod ffi;
 mod placement;
+mod policy;
 mod status;
 
 pub use placement::*;
+pub use policy::*;
 pub use status::*;

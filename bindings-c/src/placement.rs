@@ -96,7 +96,7 @@ fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
 
 /// # Safety
 /// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
-unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
+pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
     let p = non_null(p)?;
     // SAFETY: forwarded from the caller.
     Ok(unsafe { &(*p).inner })

@@ -49,6 +49,15 @@ pub enum hrw_status {
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same variant.
     InvalidText = 16,
+    /// A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
+    /// (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
+    InvalidBalanceFactor = 21,
+    /// The loads of a bounded-load lookup add up to more than 2^64 - 1.
+    LoadOverflow = 22,
+    /// A replica-balanced placement cannot give a node its share: its weight is more than
+    /// `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+    /// and `hrw_error.expected` holds `k`.
+    InfeasibleReplicaWeights = 23,
 }
 
 impl From<&Error> for hrw_status {
@@ -65,6 +74,9 @@ impl From<&Error> for hrw_status {
             Error::InvalidText { .. } => hrw_status::InvalidText,
             Error::InvalidCount => hrw_status::InvalidCount,
             Error::ResultTooLarge => hrw_status::ResultTooLarge,
+            Error::InvalidBalanceFactor { .. } => hrw_status::InvalidBalanceFactor,
+            Error::LoadOverflow => hrw_status::LoadOverflow,
+            Error::InfeasibleReplicaWeights { .. } => hrw_status::InfeasibleReplicaWeights,
             _ => hrw_status::Unknown,
         }
     }
@@ -82,12 +94,15 @@ pub struct hrw_error {
     /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
     /// `hrw_placement_with_node` the position it would get, the placement's length).
     /// NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
+    /// INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
-    /// INVALID_WEIGHT: the rejected weight.
+    /// INVALID_WEIGHT: the rejected weight. INVALID_BALANCE_FACTOR: the rejected factor
+    /// (`num / den`, NaN or infinite when `den` is 0).
     pub value: f64,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required.
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. INFEASIBLE_REPLICA_WEIGHTS:
+    /// the number of replicas asked for.
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given.
     pub actual: usize,
@@ -140,6 +155,11 @@ impl hrw_error {
                 d.actual = actual;
             }
             Error::InvalidText { index: Some(index) } => d.index = index,
+            Error::InvalidBalanceFactor { value } => d.value = value,
+            Error::InfeasibleReplicaWeights { index, k } => {
+                d.index = index;
+                d.expected = k;
+            }
             _ => {}
         }
         d
@@ -166,6 +186,16 @@ fn message(status: u32) -> &'static CStr {
         c"the requested result is too large to be produced",
         c"a string has no UTF-8 form",
     ];
+    // Numbers past the table belong to later areas of the ABI; each is named on its own so that
+    // they can be added independently.
+    match status {
+        21 => return c"invalid balance factor: it is num/den with den >= 1 and num >= den",
+        22 => return c"the loads add up to more than 2^64 - 1",
+        23 => {
+            return c"a node has more than 1/k of the total weight, so it cannot hold its share of k replicas"
+        }
+        _ => {}
+    }
     MESSAGES
         .get(status as usize)
         .copied()
