@@ -47,7 +47,10 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeUnknown-C.HRW_STATUS_UNKNOWN+
 	CodeInvalidCount-C.HRW_STATUS_INVALID_COUNT+
 	CodeResultTooLarge-C.HRW_STATUS_RESULT_TOO_LARGE+
-	CodeInvalidText-C.HRW_STATUS_INVALID_TEXT]
+	CodeInvalidText-C.HRW_STATUS_INVALID_TEXT+
+	CodeInvalidBalanceFactor-C.HRW_STATUS_INVALID_BALANCE_FACTOR+
+	CodeLoadOverflow-C.HRW_STATUS_LOAD_OVERFLOW+
+	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

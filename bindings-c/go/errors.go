@@ -28,6 +28,14 @@ const (
 	CodeInvalidCount      Code = 14
 	CodeResultTooLarge    Code = 15
 	CodeInvalidText       Code = 16
+	// CodeInvalidBalanceFactor: a bounded-load factor num/den with den = 0 or num < den.
+	CodeInvalidBalanceFactor Code = 21
+	// CodeLoadOverflow: the loads of a bounded-load lookup add up to more than 2^64 - 1.
+	CodeLoadOverflow Code = 22
+	// CodeInfeasibleReplicaWeights: a node has more than 1/k of the total weight, so a
+	// replica-balanced placement cannot give it its share. Named here so that every language
+	// has the same codes; this package does not offer replica-balance-v1 yet.
+	CodeInfeasibleReplicaWeights Code = 23
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -50,6 +58,10 @@ var (
 	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
 	// strings, so no call of this package returns it.
 	ErrInvalidText = &Error{Code: CodeInvalidText}
+
+	ErrInvalidBalanceFactor     = &Error{Code: CodeInvalidBalanceFactor}
+	ErrLoadOverflow             = &Error{Code: CodeLoadOverflow}
+	ErrInfeasibleReplicaWeights = &Error{Code: CodeInfeasibleReplicaWeights}
 )
 
 var codeNames = map[Code]string{
@@ -69,6 +81,10 @@ var codeNames = map[Code]string{
 	CodeInvalidCount:      "InvalidCount",
 	CodeResultTooLarge:    "ResultTooLarge",
 	CodeInvalidText:       "InvalidText",
+
+	CodeInvalidBalanceFactor:     "InvalidBalanceFactor",
+	CodeLoadOverflow:             "LoadOverflow",
+	CodeInfeasibleReplicaWeights: "InfeasibleReplicaWeights",
 }
 
 // String is the variant name of conformance/API.md ("InvalidWeight", "EmptyNodeId", ...).
@@ -97,8 +113,11 @@ type Error struct {
 	// the number of nodes.
 	Expected, Actual int
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
-	// CodeResultTooLarge, Actual is the number of keys.
+	// CodeResultTooLarge, Actual is the number of keys; the k of CodeInfeasibleReplicaWeights
+	// (whose Index is the node).
 	Count int
+	// Factor is the rejected num/den of CodeInvalidBalanceFactor (NaN or +Inf when den is 0).
+	Factor float64
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -161,6 +180,12 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
+	case CodeInvalidBalanceFactor:
+		return fmt.Sprintf("hrwhash: invalid balance factor %s: it must be num/den with den >= 1 and num >= den", weightText(e.Factor))
+	case CodeLoadOverflow:
+		return "hrwhash: the loads add up to more than 2^64 - 1"
+	case CodeInfeasibleReplicaWeights:
+		return fmt.Sprintf("hrwhash: node %d has more than 1/%d of the total weight, so it cannot hold its share of %d replicas", e.Index, e.Count, e.Count)
 	case CodePanic:
 		return "hrwhash: libhrwhash panicked; the call had no effect"
 	}
