@@ -835,16 +835,20 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.BoundedLoad = nativeBinding.BoundedLoad
 module.exports.MovePlan = nativeBinding.MovePlan
 module.exports.Placement = nativeBinding.Placement
 module.exports.RampPlan = nativeBinding.RampPlan
+module.exports.ReplicaBalance = nativeBinding.ReplicaBalance
 module.exports.Transition = nativeBinding.Transition
 module.exports.View = nativeBinding.View
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
+module.exports.BOUNDED_LOAD = nativeBinding.BOUNDED_LOAD
 module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
 module.exports.draw = nativeBinding.draw
 module.exports.keyDigest = nativeBinding.keyDigest
 module.exports.nodeDigest = nativeBinding.nodeDigest
 module.exports.ramp = nativeBinding.ramp
 module.exports.RAMP_GRID = nativeBinding.RAMP_GRID
+module.exports.REPLICA_BALANCE = nativeBinding.REPLICA_BALANCE
 module.exports.weightFixed = nativeBinding.weightFixed

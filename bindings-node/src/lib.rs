@@ -7,6 +7,7 @@
 
 mod fast;
 mod js;
+mod policy;
 mod view;
 
 use std::cell::Cell;
@@ -69,6 +70,17 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         ),
         E::InvalidCount => (Kind::Range, "HRW_INVALID_COUNT", vec![]),
         E::ResultTooLarge => (Kind::Range, "HRW_RESULT_TOO_LARGE", vec![]),
+        E::InvalidBalanceFactor { value } => (
+            Kind::Error,
+            "HRW_INVALID_BALANCE_FACTOR",
+            vec![(c"value", value)],
+        ),
+        E::LoadOverflow => (Kind::Error, "HRW_LOAD_OVERFLOW", vec![]),
+        E::InfeasibleReplicaWeights { index, k } => (
+            Kind::Error,
+            "HRW_INFEASIBLE_REPLICA_WEIGHTS",
+            vec![(c"index", index as f64), (c"k", k as f64)],
+        ),
         e @ (E::InvalidJson { .. }
         | E::InvalidView { .. }
         | E::SeedMismatch

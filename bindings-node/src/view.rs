@@ -91,7 +91,7 @@ pub(crate) fn view_error(env: sys::napi_env, e: E) -> napi::Error {
 }
 
 /// The JS value of an id given in `form`.
-fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
+pub(crate) fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
     match (form, std::str::from_utf8(id)) {
         (Form::Text, Ok(text)) => js::new_string(env, text),
         _ => js::new_buffer(env, id),
@@ -145,7 +145,7 @@ fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View>
 }
 
 /// A membership given as a `View` or a `Placement`, with the form of each id.
-fn membership(
+pub(crate) fn membership(
     env: sys::napi_env,
     value: Raw,
     what: &str,
