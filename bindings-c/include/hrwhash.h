@@ -144,6 +144,13 @@ typedef struct hrw_bounded_load hrw_bounded_load;
 typedef struct hrw_placement hrw_placement;
 
 /**
+ * Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1,
+ * conformance/POLICIES.md). Build it with `hrw_replica_balance_new`, release it with
+ * `hrw_replica_balance_free`; immutable and shareable between threads like `hrw_placement`.
+ */
+typedef struct hrw_replica_balance hrw_replica_balance;
+
+/**
  * A node as the caller describes it. Zero-initialised fields mean "no domain".
  */
 typedef struct hrw_node {
@@ -542,6 +549,57 @@ hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
                                   size_t loads_len,
                                   size_t *out_index,
                                   struct hrw_error *error);
+
+/**
+ * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
+ * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
+ * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
+ * more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
+ * `error` may be NULL; `*out` is written only on success.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
+                                   size_t k,
+                                   uint32_t samples_log2,
+                                   struct hrw_replica_balance **out_replica_balance,
+                                   struct hrw_error *error);
+
+/**
+ * Releases a replica-balance handle; NULL is a no-op.
+ *
+ * # Safety
+ * `replica_balance` is NULL or a live handle that no other thread is using.
+ */
+void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
+
+/**
+ * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
+ * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        size_t *out_indices,
+                                        size_t out_len,
+                                        size_t *out_count);
+
+/**
+ * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
+ * `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
+ * receives how many times the solver measured inclusion.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
+                                              uint64_t *out_weights,
+                                              size_t out_len,
+                                              uint32_t *out_iterations);
 
 /**
  * A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.
