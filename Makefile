@@ -17,6 +17,7 @@ test-core:
 	$(CARGO) test -p hrwhash --no-default-features
 	$(CARGO) build -p hrwhash --no-default-features
 	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
+	$(CARGO) test --release -p hrwhash --test replica_balance -- --include-ignored
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash --no-deps
 
 test-conformance:
@@ -27,6 +28,8 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
+	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
+	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -49,6 +52,8 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

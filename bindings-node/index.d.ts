@@ -245,6 +245,31 @@ export interface RampStep {
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Key affinity with an overload guard (bounded-load-v1): a key goes to the first node of its
+ * ranking whose load is below its cap, about `c` times its share of the total.
+ */
+export declare class BoundedLoad {
+  /**
+   * The policy over `placement` with balance factor `c`: a number >= 1 (rounded to
+   * millionths) or an exact `[num, den]` pair with `den >= 1` and `num >= den`.
+   */
+  constructor(placement: Placement | View, c: number | [number, number])
+  /** The balance factor as an exact `[num, den]` pair. */
+  get factor(): [number, number]
+  /**
+   * The build-order index of the node for `key`, given the current load of every node (build
+   * order, nodes of weight 0 included).
+   */
+  ownerIndex(key: Key, loads: ReadonlyArray<number | bigint>): number
+  /** The node id for `key`, given the current load of every node. */
+  owner(key: Key, loads: ReadonlyArray<number | bigint>): NodeId
+  /** Batch assignment of `keys` in order: one build-order index per key. */
+  assignIndices(keys: ReadonlyArray<Key>): Array<number>
+  /** Batch assignment of `keys` in order: one node id per key. */
+  assign(keys: ReadonlyArray<Key>): NodeId[]
+}
+
+/**
  * A placement read through the domains-v1 policy at one spread level: each node's domain is a
  * path of levels separated by `/`, and replicas go to distinct domains of that level.
  */
@@ -349,6 +374,30 @@ export declare class RampPlan {
   get directMoved(): number
   /** The least movement any scheme needs for the new shares. */
   get optimum(): number
+}
+
+/** Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1). */
+export declare class ReplicaBalance {
+  /**
+   * Replica sets of `k` nodes over `placement`; `samplesLog2` (8 to 22, default 18) sizes the
+   * sample the solver measures on.
+   */
+  constructor(placement: Placement | View, k: number, samplesLog2?: number | null)
+  /** The number of replicas per key. */
+  get k(): number
+  /** How many times the solver measured inclusion. */
+  get iterations(): number
+  /** The weights that rank positions 2..k, build order. */
+  get adjustedWeights(): Array<number>
+  /**
+   * The same weights in fixed point (`w * 2^32`), as conformance/policies/replica-balance.json
+   * states them.
+   */
+  get adjustedFixed(): bigint[]
+  /** The build-order indices of the replica set of `key`, primary first. */
+  replicaIndices(key: Key): Array<number>
+  /** The replica set of `key` as node ids, primary first. */
+  replicas(key: Key): NodeId[]
 }
 
 /**
@@ -462,6 +511,9 @@ export declare class View {
 /** Name of the algorithm; placements agree across languages only when this agrees. */
 export declare const ALGORITHM: string
 
+/** Name and version of the policy `BoundedLoad` implements. */
+export declare const BOUNDED_LOAD: string
+
 /** The seed used when none is given, as 32 lowercase hex digits. */
 export declare const DEFAULT_SEED: string
 
@@ -498,6 +550,9 @@ export declare function ramp(from: View, to: View, maxMove: number): RampPlan
 
 /** Positions of a ramp's line from the old weights (0) to the new ones (`RAMP_GRID`). */
 export declare const RAMP_GRID: number
+
+/** Name and version of the policy `ReplicaBalance` implements. */
+export declare const REPLICA_BALANCE: string
 
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt

@@ -835,15 +835,18 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.BoundedLoad = nativeBinding.BoundedLoad
 module.exports.Domains = nativeBinding.Domains
 module.exports.MovePlan = nativeBinding.MovePlan
 module.exports.Placement = nativeBinding.Placement
 module.exports.ProfilePlacement = nativeBinding.ProfilePlacement
 module.exports.RampPlan = nativeBinding.RampPlan
+module.exports.ReplicaBalance = nativeBinding.ReplicaBalance
 module.exports.SlotTable = nativeBinding.SlotTable
 module.exports.Transition = nativeBinding.Transition
 module.exports.View = nativeBinding.View
 module.exports.ALGORITHM = nativeBinding.ALGORITHM
+module.exports.BOUNDED_LOAD = nativeBinding.BOUNDED_LOAD
 module.exports.DEFAULT_SEED = nativeBinding.DEFAULT_SEED
 module.exports.DOMAINS_POLICY = nativeBinding.DOMAINS_POLICY
 module.exports.draw = nativeBinding.draw
@@ -852,4 +855,5 @@ module.exports.nodeDigest = nativeBinding.nodeDigest
 module.exports.profileDiff = nativeBinding.profileDiff
 module.exports.ramp = nativeBinding.ramp
 module.exports.RAMP_GRID = nativeBinding.RAMP_GRID
+module.exports.REPLICA_BALANCE = nativeBinding.REPLICA_BALANCE
 module.exports.weightFixed = nativeBinding.weightFixed

@@ -53,7 +53,10 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeSeedMismatch-C.HRW_STATUS_SEED_MISMATCH+
 	CodeInvalidMoveLimit-C.HRW_STATUS_INVALID_MOVE_LIMIT+
 	CodeInvalidDomains-C.HRW_STATUS_INVALID_DOMAINS+
-	CodeInvalidReplicaCount-C.HRW_STATUS_INVALID_REPLICA_COUNT]
+	CodeInvalidReplicaCount-C.HRW_STATUS_INVALID_REPLICA_COUNT+
+	CodeInvalidBalanceFactor-C.HRW_STATUS_INVALID_BALANCE_FACTOR+
+	CodeLoadOverflow-C.HRW_STATUS_LOAD_OVERFLOW+
+	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

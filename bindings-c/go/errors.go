@@ -38,6 +38,14 @@ const (
 	// (NewDomains, cgo build).
 	CodeInvalidDomains      Code = 24
 	CodeInvalidReplicaCount Code = 25
+	// CodeInvalidBalanceFactor: a bounded-load factor num/den with den = 0 or num < den.
+	CodeInvalidBalanceFactor Code = 21
+	// CodeLoadOverflow: the loads of a bounded-load lookup add up to more than 2^64 - 1.
+	CodeLoadOverflow Code = 22
+	// CodeInfeasibleReplicaWeights: a node has more than 1/k of the total weight, so a
+	// replica-balanced placement cannot give it its share. Named here so that every language
+	// has the same codes; this package does not offer replica-balance-v1 yet.
+	CodeInfeasibleReplicaWeights Code = 23
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -78,33 +86,41 @@ var (
 	// ErrInvalidDomains and ErrInvalidReplicaCount: the domains-v1 policy (NewDomains).
 	ErrInvalidDomains      = &Error{Code: CodeInvalidDomains}
 	ErrInvalidReplicaCount = &Error{Code: CodeInvalidReplicaCount}
+	// ErrInvalidBalanceFactor, ErrLoadOverflow, ErrInfeasibleReplicaWeights: the bounded-load-v1
+	// and replica-balance-v1 policies.
+	ErrInvalidBalanceFactor     = &Error{Code: CodeInvalidBalanceFactor}
+	ErrLoadOverflow             = &Error{Code: CodeLoadOverflow}
+	ErrInfeasibleReplicaWeights = &Error{Code: CodeInfeasibleReplicaWeights}
 )
 
 var codeNames = map[Code]string{
-	CodeNullParameter:       "NullParameter",
-	CodeEmptyMembership:     "EmptyMembership",
-	CodeEmptyNodeID:         "EmptyNodeId",
-	CodeDuplicateNodeID:     "DuplicateNodeId",
-	CodeInvalidWeight:       "InvalidWeight",
-	CodeAllWeightsZero:      "AllWeightsZero",
-	CodeInvalidSeedLength:   "InvalidSeedLength",
-	CodeLengthMismatch:      "LengthMismatch",
-	CodeUnknownNode:         "UnknownNode",
-	CodeBufferTooSmall:      "BufferTooSmall",
-	CodeIndexOutOfRange:     "IndexOutOfRange",
-	CodePanic:               "Panic",
-	CodeUnknown:             "Unknown",
-	CodeInvalidCount:        "InvalidCount",
-	CodeResultTooLarge:      "ResultTooLarge",
-	CodeInvalidText:         "InvalidText",
-	CodeInvalidJSON:         "InvalidJson",
-	CodeInvalidView:         "InvalidView",
-	CodeSeedMismatch:        "SeedMismatch",
-	CodeInvalidMoveLimit:    "InvalidMoveLimit",
-	CodeUnknownProfile:      "UnknownProfile",
-	CodeNotOffered:          "NotOffered",
-	CodeInvalidDomains:      "InvalidDomains",
-	CodeInvalidReplicaCount: "InvalidReplicaCount",
+	CodeNullParameter:            "NullParameter",
+	CodeEmptyMembership:          "EmptyMembership",
+	CodeEmptyNodeID:              "EmptyNodeId",
+	CodeDuplicateNodeID:          "DuplicateNodeId",
+	CodeInvalidWeight:            "InvalidWeight",
+	CodeAllWeightsZero:           "AllWeightsZero",
+	CodeInvalidSeedLength:        "InvalidSeedLength",
+	CodeLengthMismatch:           "LengthMismatch",
+	CodeUnknownNode:              "UnknownNode",
+	CodeBufferTooSmall:           "BufferTooSmall",
+	CodeIndexOutOfRange:          "IndexOutOfRange",
+	CodePanic:                    "Panic",
+	CodeUnknown:                  "Unknown",
+	CodeInvalidCount:             "InvalidCount",
+	CodeResultTooLarge:           "ResultTooLarge",
+	CodeInvalidText:              "InvalidText",
+	CodeInvalidJSON:              "InvalidJson",
+	CodeInvalidView:              "InvalidView",
+	CodeSeedMismatch:             "SeedMismatch",
+	CodeInvalidMoveLimit:         "InvalidMoveLimit",
+	CodeUnknownProfile:           "UnknownProfile",
+	CodeNotOffered:               "NotOffered",
+	CodeInvalidDomains:           "InvalidDomains",
+	CodeInvalidReplicaCount:      "InvalidReplicaCount",
+	CodeInvalidBalanceFactor:     "InvalidBalanceFactor",
+	CodeLoadOverflow:             "LoadOverflow",
+	CodeInfeasibleReplicaWeights: "InfeasibleReplicaWeights",
 }
 
 // ViewFault says what is wrong with the member of a view document that an ErrInvalidView
@@ -151,8 +167,10 @@ type Error struct {
 	Expected, Actual int
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
 	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
-	// CodeInvalidReplicaCount.
+	// CodeInvalidReplicaCount; the k of CodeInfeasibleReplicaWeights (whose Index is the node).
 	Count int
+	// Factor is the rejected num/den of CodeInvalidBalanceFactor (NaN or +Inf when den is 0).
+	Factor float64
 	// Line and Column are where parsing stopped, for CodeInvalidJSON (1-based; Column counts
 	// bytes, and is just past the last byte when the text ended too early).
 	Line, Column int
@@ -249,6 +267,12 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: unknown profile %s (conformance/PROFILES.md lists the profiles)", quoted(e.Profile))
 	case CodeNotOffered:
 		return fmt.Sprintf("hrwhash: profile %s does not offer %s", e.Profile, e.What)
+	case CodeInvalidBalanceFactor:
+		return fmt.Sprintf("hrwhash: invalid balance factor %s: it must be num/den with den >= 1 and num >= den", weightText(e.Factor))
+	case CodeLoadOverflow:
+		return "hrwhash: the loads add up to more than 2^64 - 1"
+	case CodeInfeasibleReplicaWeights:
+		return fmt.Sprintf("hrwhash: node %d has more than 1/%d of the total weight, so it cannot hold its share of %d replicas", e.Index, e.Count, e.Count)
 	case CodePanic:
 		return "hrwhash: libhrwhash panicked; the call had no effect"
 	case CodeInvalidJSON:

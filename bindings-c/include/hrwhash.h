@@ -185,6 +185,21 @@ enum hrw_status
    * when there is none, e.g. for a path that contains NUL).
    */
   HRW_STATUS_IO = 30,
+  /**
+   * A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
+   * (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
+   */
+  HRW_STATUS_INVALID_BALANCE_FACTOR = 21,
+  /**
+   * The loads of a bounded-load lookup add up to more than 2^64 - 1.
+   */
+  HRW_STATUS_LOAD_OVERFLOW = 22,
+  /**
+   * A replica-balanced placement cannot give a node its share: its weight is more than
+   * `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+   * and `hrw_error.expected` holds `k`.
+   */
+  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -299,6 +314,13 @@ typedef uint32_t hrw_view_fault;
 #endif // __cplusplus
 
 /**
+ * A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
+ * `hrw_bounded_load_free`). Immutable: one handle may be used from any number of threads at
+ * once; only `hrw_bounded_load_free` must not race with other calls on it.
+ */
+typedef struct hrw_bounded_load hrw_bounded_load;
+
+/**
  * Owner counts of a stream of keys under one transition (`hrw_transition_diff`). Its memory
  * depends on the number of nodes and flows, never on the number of keys.
  *
@@ -339,6 +361,13 @@ typedef struct hrw_profile_placement hrw_profile_placement;
  * calls on it.
  */
 typedef struct hrw_ramp hrw_ramp;
+
+/**
+ * Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1,
+ * conformance/POLICIES.md). Build it with `hrw_replica_balance_new`, release it with
+ * `hrw_replica_balance_free`; immutable and shareable between threads like `hrw_placement`.
+ */
+typedef struct hrw_replica_balance hrw_replica_balance;
 
 /**
  * A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
@@ -449,6 +478,7 @@ typedef struct hrw_error {
    * EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
    * `hrw_placement_with_node` the position it would get, the placement's length).
    * NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
+   * INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
    */
   size_t index;
   /**
@@ -457,11 +487,12 @@ typedef struct hrw_error {
   size_t first_index;
   /**
    * INVALID_WEIGHT: the rejected weight. INVALID_MOVE_LIMIT: the rejected limit.
+   * INVALID_BALANCE_FACTOR: the rejected factor (`num / den`, NaN or infinite when `den` is 0).
    */
   double value;
   /**
    * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
-   * table's number of slots.
+   * table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
    */
   size_t expected;
   /**
@@ -1332,6 +1363,98 @@ hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
                                       double weight,
                                       struct hrw_slot_table **out_table,
                                       struct hrw_error *error);
+
+/**
+ * The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
+ * which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
+ * `error->value`). The placement may be freed afterwards. `error` may be NULL; `*out` is written
+ * only on success. Release the result with `hrw_bounded_load_free`.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_bounded_load` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_new(const struct hrw_placement *placement,
+                                uint32_t num,
+                                uint32_t den,
+                                struct hrw_bounded_load **out_bounded_load,
+                                struct hrw_error *error);
+
+/**
+ * Releases a bounded-load handle; NULL is a no-op.
+ *
+ * # Safety
+ * `bounded_load` is NULL or a live handle that no other thread is using.
+ */
+void hrw_bounded_load_free(struct hrw_bounded_load *bounded_load);
+
+/**
+ * Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
+ * cap, where `loads[i]` is the current load of node `i` (one entry per node, draining nodes
+ * included). LENGTH_MISMATCH when `loads_len` is not the number of nodes (`error->expected`,
+ * `error->actual`), LOAD_OVERFLOW when the loads add up to more than 2^64 - 1.
+ *
+ * # Safety
+ * `bounded_load` is a live handle; `key` and `loads` are NULL or valid for their lengths;
+ * `out_index` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
+                                  const uint8_t *key,
+                                  size_t key_len,
+                                  const uint64_t *loads,
+                                  size_t loads_len,
+                                  size_t *out_index,
+                                  struct hrw_error *error);
+
+/**
+ * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
+ * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
+ * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
+ * more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
+ * `error` may be NULL; `*out` is written only on success.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
+                                   size_t k,
+                                   uint32_t samples_log2,
+                                   struct hrw_replica_balance **out_replica_balance,
+                                   struct hrw_error *error);
+
+/**
+ * Releases a replica-balance handle; NULL is a no-op.
+ *
+ * # Safety
+ * `replica_balance` is NULL or a live handle that no other thread is using.
+ */
+void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
+
+/**
+ * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
+ * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        size_t *out_indices,
+                                        size_t out_len,
+                                        size_t *out_count);
+
+/**
+ * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
+ * `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
+ * receives how many times the solver measured inclusion.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
+                                              uint64_t *out_weights,
+                                              size_t out_len,
+                                              uint32_t *out_iterations);
 
 /**
  * The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;

@@ -12,6 +12,7 @@
 mod domains;
 mod ffi;
 mod placement;
+mod policy;
 mod profile;
 mod ramp;
 mod slot_table;
@@ -21,6 +22,7 @@ mod view;
 
 pub use domains::*;
 pub use placement::*;
+pub use policy::*;
 pub use profile::*;
 pub use ramp::*;
 pub use slot_table::*;

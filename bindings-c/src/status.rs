@@ -78,6 +78,15 @@ pub enum hrw_status {
     /// A file could not be read (details: `os_error`, the operating system's error number, 0
     /// when there is none, e.g. for a path that contains NUL).
     Io = 30,
+    /// A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
+    /// (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
+    InvalidBalanceFactor = 21,
+    /// The loads of a bounded-load lookup add up to more than 2^64 - 1.
+    LoadOverflow = 22,
+    /// A replica-balanced placement cannot give a node its share: its weight is more than
+    /// `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+    /// and `hrw_error.expected` holds `k`.
+    InfeasibleReplicaWeights = 23,
 }
 
 impl From<&Error> for hrw_status {
@@ -104,6 +113,9 @@ impl From<&Error> for hrw_status {
             Error::SlotOutOfRange { .. } => hrw_status::SlotOutOfRange,
             Error::InvalidDomains { .. } => hrw_status::InvalidDomains,
             Error::InvalidReplicaCount { .. } => hrw_status::InvalidReplicaCount,
+            Error::InvalidBalanceFactor { .. } => hrw_status::InvalidBalanceFactor,
+            Error::LoadOverflow => hrw_status::LoadOverflow,
+            Error::InfeasibleReplicaWeights { .. } => hrw_status::InfeasibleReplicaWeights,
             _ => hrw_status::Unknown,
         }
     }
@@ -121,13 +133,15 @@ pub struct hrw_error {
     /// EMPTY_NODE_ID, DUPLICATE_NODE_ID, INVALID_WEIGHT: position of the node (0-based; for
     /// `hrw_placement_with_node` the position it would get, the placement's length).
     /// NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
+    /// INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
     /// INVALID_WEIGHT: the rejected weight. INVALID_MOVE_LIMIT: the rejected limit.
+    /// INVALID_BALANCE_FACTOR: the rejected factor (`num / den`, NaN or infinite when `den` is 0).
     pub value: f64,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
-    /// table's number of slots.
+    /// table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
     /// number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
@@ -303,6 +317,11 @@ impl hrw_error {
                 d.expected = slots as usize;
                 d.actual = usize::try_from(slot).unwrap_or(usize::MAX);
             }
+            Error::InvalidBalanceFactor { value } => d.value = value,
+            Error::InfeasibleReplicaWeights { index, k } => {
+                d.index = index;
+                d.expected = k;
+            }
             _ => {}
         }
         d
@@ -342,6 +361,11 @@ fn message(status: u32) -> &'static CStr {
         c"invalid per-step move limit: a fraction in (0, 1] large enough to advance the ramp",
     ];
     match status {
+        21 => return c"invalid balance factor: it is num/den with den >= 1 and num >= den",
+        22 => return c"the loads add up to more than 2^64 - 1",
+        23 => {
+            return c"a node has more than 1/k of the total weight, so it cannot hold its share of k replicas"
+        }
         24 => return c"the domain paths or the spread level of the domains policy are not usable",
         25 => return c"a replica count is 0 or above the nodes of weight above zero",
         30 => return c"the file could not be read",

@@ -8,6 +8,7 @@
 mod fast;
 mod gather;
 mod js;
+mod policy;
 mod policy_domains;
 mod profile;
 mod slot_table;
@@ -73,6 +74,17 @@ fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
         ),
         E::InvalidCount => (Kind::Range, "HRW_INVALID_COUNT", vec![]),
         E::ResultTooLarge => (Kind::Range, "HRW_RESULT_TOO_LARGE", vec![]),
+        E::InvalidBalanceFactor { value } => (
+            Kind::Error,
+            "HRW_INVALID_BALANCE_FACTOR",
+            vec![(c"value", value)],
+        ),
+        E::LoadOverflow => (Kind::Error, "HRW_LOAD_OVERFLOW", vec![]),
+        E::InfeasibleReplicaWeights { index, k } => (
+            Kind::Error,
+            "HRW_INFEASIBLE_REPLICA_WEIGHTS",
+            vec![(c"index", index as f64), (c"k", k as f64)],
+        ),
         e @ (E::InvalidJson { .. }
         | E::InvalidView { .. }
         | E::SeedMismatch

@@ -107,6 +107,16 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
             let _ = fields.set_item("available", available);
             "InvalidReplicaCountError"
         }
+        Error::InvalidBalanceFactor { value } => {
+            let _ = fields.set_item("value", value);
+            "InvalidBalanceFactorError"
+        }
+        Error::LoadOverflow => "LoadOverflowError",
+        Error::InfeasibleReplicaWeights { index, k } => {
+            let _ = fields.set_item("index", index);
+            let _ = fields.set_item("k", k);
+            "InfeasibleReplicaWeightsError"
+        }
         // A variant added to the core after this binding was written.
         _ => "HrwError",
     };

@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod policy;
 mod policy_domains;
 mod profile;
 mod slot_table;
@@ -783,6 +784,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile::register(m)?;
     slot_table::register(m)?;
     policy_domains::register(m)?;
+    policy::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,5 +1,6 @@
 //! `hrwhash`: simulate rendezvous placement, place keys, and plan membership changes.
 
+mod compare;
 mod domains;
 mod error;
 mod input;
@@ -162,6 +163,11 @@ struct SimulateArgs {
         allow_hyphen_values = true
     )]
     overload_ppm: Option<String>,
+    /// Compare placement policies on --nodes equal nodes instead: one row per policy (max/mean
+    /// load, CV, keys moved when a node joins and leaves, ns per key). Repeatable: `plain`,
+    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1).
+    #[arg(long = "policy", value_name = "POLICY")]
+    policy: Vec<String>,
     #[command(flatten)]
     common: Common,
 }
@@ -299,6 +305,25 @@ fn main() -> ExitCode {
 
 fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
     match command {
+        Command::Simulate(a) if !a.policy.is_empty() => {
+            let policies = a
+                .policy
+                .iter()
+                .map(|p| compare::parse(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let nodes = parse_usize(&a.nodes, "--nodes")?;
+            if nodes > MAX_NODES {
+                return Err(CliError::usage(
+                    "ResultTooLarge",
+                    format!(
+                        "--nodes {nodes} is more than the {MAX_NODES} nodes a simulation holds"
+                    ),
+                ));
+            }
+            let keys = parse_count(&a.keys, "--keys")?;
+            let seed = parse_seed(a.common.seed.as_deref())?;
+            compare::run(&policies, nodes, keys, seed, out, a.common.json)
+        }
         Command::Simulate(a) => {
             let opts = simulate::Options {
                 nodes: parse_usize(&a.nodes, "--nodes")?,

@@ -2,9 +2,11 @@
 //!
 //! Inputs come from a fixed pseudo-random stream, so the file is the same on every run and machine.
 
+pub mod bounded_load;
 pub mod cli;
 pub mod domains;
 pub mod edge;
+pub mod replica_balance;
 pub mod slot_table;
 pub mod views;
 

@@ -125,6 +125,24 @@ pub enum Error {
         /// The number of nodes that can be selected (weight above zero).
         available: usize,
     },
+    /// A bounded-load balance factor is not a ratio `c = num / den` with `den >= 1` and
+    /// `c >= 1` (conformance/POLICIES.md, bounded-load-v1); or, given as a float, it is NaN,
+    /// infinite, below 1, or not below 2^32 / 10^6.
+    InvalidBalanceFactor {
+        /// The rejected factor (`num / den` as a float when it was given as a ratio).
+        value: f64,
+    },
+    /// The loads given for a bounded-load lookup add up to more than 2^64 - 1.
+    LoadOverflow,
+    /// A replica-balanced placement cannot give a node its share: the node's weight is more than
+    /// `1 / k` of the total, so it would have to hold more than one replica of some keys
+    /// (conformance/POLICIES.md, replica-balance-v1).
+    InfeasibleReplicaWeights {
+        /// Build-order position of the first such node.
+        index: usize,
+        /// The number of replicas asked for.
+        k: usize,
+    },
 }
 
 /// What is wrong with a member of a view document; see [`Error::InvalidView`].
@@ -287,6 +305,17 @@ impl fmt::Display for Error {
                 f,
                 "asked for {requested} replicas: a count from 1 to {available} (the nodes of \
                  weight above zero) is needed"
+            ),
+            Error::InvalidBalanceFactor { value } => write!(
+                f,
+                "invalid balance factor {value}: it must be a ratio num/den with den >= 1 and \
+                 num/den >= 1 (below 2^32 / 10^6 when given as a float)"
+            ),
+            Error::LoadOverflow => f.write_str("the loads add up to more than 2^64 - 1"),
+            Error::InfeasibleReplicaWeights { index, k } => write!(
+                f,
+                "the node at index {index} has more than 1/{k} of the total weight, so it cannot \
+                 hold its share of {k} replicas without holding two replicas of one key"
             ),
         }
     }

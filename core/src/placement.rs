@@ -398,7 +398,8 @@ impl Placement {
         self.inner.lane_node[self.owner_lane(kd)] as usize
     }
 
-    /// [`Placement::rank_into`] for the key whose digest (under this seed) is `kd`.
+    /// The first `out.len()` nodes of the ranking of the key whose digest (under this seed) is
+    /// `kd`, as build-order indices; returns how many it wrote. Allocates nothing.
     pub(crate) fn rank_digest_into(&self, kd: u64, out: &mut [usize]) -> usize {
         let n = self.rank_lanes_into(kd, out);
         for slot in &mut out[..n] {

@@ -8,3 +8,8 @@ pub use slot_table::SlotTable;
 pub mod domains;
 
 pub use domains::{DomainFault, Domains};
+pub mod bounded_load;
+pub mod replica_balance;
+
+pub use bounded_load::{BalanceFactor, BoundedLoad, BOUNDED_LOAD};
+pub use replica_balance::{ReplicaBalance, REPLICA_BALANCE};

@@ -220,6 +220,30 @@ class InvalidReplicaCountError(HrwError, ValueError):
         """The number of nodes of weight above zero."""
 
 
+class InvalidBalanceFactorError(HrwError, ValueError):
+    """A bounded-load balance factor is below 1, NaN, infinite, or too large (POLICIES.md)."""
+
+    def __init__(self, message: str, *, value: Optional[float] = None) -> None:
+        super().__init__(message)
+        self.value = value
+        """The rejected factor."""
+
+
+class LoadOverflowError(HrwError, ValueError):
+    """The loads given to a bounded-load lookup add up to more than 2**64 - 1."""
+
+
+class InfeasibleReplicaWeightsError(HrwError, ValueError):
+    """A node has more than 1/k of the total weight, so no replica set can give it its share."""
+
+    def __init__(self, message: str, *, index: Optional[int] = None, k: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.index = index
+        """Build-order position of the first such node."""
+        self.k = k
+        """The number of replicas asked for."""
+
+
 class InvalidArgumentError(HrwError, TypeError):
     """An argument has the wrong type (a bool for a number, a str for a list, None for an id), is a
     released buffer, or is an unknown keyword."""

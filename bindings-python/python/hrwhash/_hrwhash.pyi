@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, Sequence, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -22,9 +22,13 @@ __version__: str
 
 __all__ = [
     "ALGORITHM",
+    "BOUNDED_LOAD",
+    "BoundedLoad",
     "DEFAULT_SEED",
     "DOMAINS_POLICY",
     "Domains",
+    "REPLICA_BALANCE",
+    "ReplicaBalance",
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
@@ -433,3 +437,39 @@ class Domains(Generic[_Id]):
         """The first ``k`` replicas of ``key`` (``k`` from 1 to the nodes of weight above zero)."""
     def domain_of(self, node: Union[str, bytes]) -> Union[str, bytes]:
         """The domain of the spread level ``node`` is in: its path up to that level."""
+
+BOUNDED_LOAD: str
+REPLICA_BALANCE: str
+
+@final
+class BoundedLoad(Generic[_Id]):
+    """bounded-load-v1 (conformance/POLICIES.md): a key goes to the first node of its ranking whose
+    load is below ``ceil((total + 1) * c) * share``. ``c`` is a number >= 1 (rounded to millionths)
+    or an exact ``(num, den)`` tuple."""
+
+    def __new__(cls, placement: Placement[_Id], c: Union[float, Tuple[int, int]]) -> BoundedLoad[_Id]: ...
+    @property
+    def factor(self) -> Tuple[int, int]: ...
+    @property
+    def placement(self) -> Placement[_Id]: ...
+    def owner(self, key: _Key, loads: Sequence[int]) -> _Id: ...
+    def owner_index(self, key: _Key, loads: Sequence[int]) -> int: ...
+    def assign(self, keys: Iterable[_Key]) -> List[_Id]: ...
+    def assign_indices(self, keys: Iterable[_Key]) -> List[int]: ...
+
+@final
+class ReplicaBalance(Generic[_Id]):
+    """replica-balance-v1 (conformance/POLICIES.md): replica sets of ``k`` nodes whose share of
+    replicas follows the weights; the primary is the hrw-v1 owner."""
+
+    def __new__(cls, placement: Placement[_Id], k: int, samples_log2: int = 18) -> ReplicaBalance[_Id]: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def adjusted_weights(self) -> List[float]: ...
+    @property
+    def adjusted_fixed(self) -> List[int]: ...
+    def replicas(self, key: _Key) -> List[_Id]: ...
+    def replica_indices(self, key: _Key) -> List[int]: ...

@@ -1,0 +1,50 @@
+package hrwhash
+
+// BoundedLoadPolicy is the name and version of the policy BoundedLoad implements, as written in
+// conformance/POLICIES.md.
+const BoundedLoadPolicy = "bounded-load-v1"
+
+// BoundedLoad is a placement with bounded loads (bounded-load-v1, conformance/POLICIES.md): a
+// key goes to the first node of its ranking whose current load is below its cap, about c times
+// its share of the total load, so a key leaves its owner only while the owner is full. Both
+// builds implement it: with cgo through libhrwhash, without cgo in Go. It is immutable and safe
+// for concurrent use.
+type BoundedLoad struct {
+	p        *Placement
+	num, den uint32
+	b        *boundedBackend
+}
+
+// NewBoundedLoad is the policy over p with balance factor c = num/den, which needs den >= 1 and
+// num >= den (else ErrInvalidBalanceFactor, with Factor = num/den). Envoy's
+// hash_balance_factor of 125 is NewBoundedLoad(p, 125, 100).
+func NewBoundedLoad(p *Placement, num, den uint32) (*BoundedLoad, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	if den == 0 || num < den {
+		return nil, &Error{Code: CodeInvalidBalanceFactor, Factor: float64(num) / float64(den)}
+	}
+	b, err := newBoundedBackend(p, num, den)
+	if err != nil {
+		return nil, err
+	}
+	return &BoundedLoad{p: p, num: num, den: den, b: b}, nil
+}
+
+// Placement is the placement whose rankings are probed.
+func (bl *BoundedLoad) Placement() *Placement { return bl.p }
+
+// Factor is the balance factor as given, num/den.
+func (bl *BoundedLoad) Factor() (num, den uint32) { return bl.num, bl.den }
+
+// Owner returns the index of the node that takes key, given loads[i], the current load of node
+// i (one entry per node in build order, nodes of weight 0 included). ErrLengthMismatch when
+// len(loads) is not Len() of the placement; ErrLoadOverflow when the loads add up to more than
+// 2^64 - 1. The zero BoundedLoad returns ErrNullParameter.
+func (bl *BoundedLoad) Owner(key string, loads []uint64) (int, error) {
+	if bl == nil || bl.b == nil {
+		return 0, &Error{Code: CodeNullParameter}
+	}
+	return bl.b.owner(key, loads)
+}

@@ -1,0 +1,193 @@
+package hrwhash_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/hrwhash/hrwhash/bindings-c/go"
+)
+
+type blCase struct {
+	Name        string    `json:"name"`
+	NodePrefix  string    `json:"node_prefix"`
+	NodeCount   int       `json:"node_count"`
+	WeightCycle []float64 `json:"weight_cycle"`
+	Factor      struct {
+		Num, Den uint32
+	} `json:"factor"`
+	Key      string   `json:"key"`
+	Loads    []string `json:"loads"`
+	Error    string   `json:"error"`
+	Expected struct {
+		Owner    int `json:"owner"`
+		Position int `json:"position"`
+	} `json:"expected"`
+}
+
+type blVectors struct {
+	Policy     string   `json:"policy"`
+	Online     []blCase `json:"online"`
+	ErrorCases []blCase `json:"error_cases"`
+}
+
+func loadBoundedLoad(t *testing.T) *blVectors {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "conformance", "policies", "bounded-load.json"))
+	if err != nil {
+		t.Fatalf("reading bounded-load.json: %v", err)
+	}
+	var v blVectors
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("parsing bounded-load.json: %v", err)
+	}
+	if v.Policy != hrwhash.BoundedLoadPolicy || len(v.Online) == 0 || len(v.ErrorCases) == 0 {
+		t.Fatalf("bounded-load.json: policy %q, %d online, %d error cases", v.Policy, len(v.Online), len(v.ErrorCases))
+	}
+	return &v
+}
+
+func (c *blCase) placement(t *testing.T) *hrwhash.Placement {
+	t.Helper()
+	prefix, err := hex.DecodeString(c.NodePrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, c.NodeCount)
+	weights := make([]float64, c.NodeCount)
+	for i := range ids {
+		ids[i] = string(prefix) + strconv.Itoa(i)
+		weights[i] = 1
+		if len(c.WeightCycle) > 0 {
+			weights[i] = c.WeightCycle[i%len(c.WeightCycle)]
+		}
+	}
+	p, err := hrwhash.NewWeighted(ids, weights)
+	if err != nil {
+		t.Fatalf("%s: build: %v", c.Name, err)
+	}
+	return p
+}
+
+func (c *blCase) inputs(t *testing.T) (string, []uint64) {
+	t.Helper()
+	key, err := hex.DecodeString(c.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loads := make([]uint64, len(c.Loads))
+	for i, s := range c.Loads {
+		if loads[i], err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return string(key), loads
+}
+
+func TestBoundedLoadVectors(t *testing.T) {
+	v := loadBoundedLoad(t)
+	for _, c := range v.Online {
+		p := c.placement(t)
+		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		key, loads := c.inputs(t)
+		got, err := bl.Owner(key, loads)
+		if err != nil || got != c.Expected.Owner {
+			t.Errorf("%s: owner %d, %v; want %d", c.Name, got, err, c.Expected.Owner)
+			continue
+		}
+		rank, err := p.Rank(key, p.Len())
+		if err != nil || c.Expected.Position >= len(rank) || rank[c.Expected.Position] != got {
+			t.Errorf("%s: owner %d is not at position %d of %v", c.Name, got, c.Expected.Position, rank)
+		}
+	}
+}
+
+func TestBoundedLoadErrorVectors(t *testing.T) {
+	v := loadBoundedLoad(t)
+	codes := map[string]hrwhash.Code{
+		"LengthMismatch":       hrwhash.CodeLengthMismatch,
+		"LoadOverflow":         hrwhash.CodeLoadOverflow,
+		"InvalidBalanceFactor": hrwhash.CodeInvalidBalanceFactor,
+	}
+	for _, c := range v.ErrorCases {
+		want, ok := codes[c.Error]
+		if !ok {
+			t.Fatalf("%s: unknown error %q", c.Name, c.Error)
+		}
+		p := c.placement(t)
+		key, loads := c.inputs(t)
+		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+		if err == nil {
+			_, err = bl.Owner(key, loads)
+		} else if bl != nil {
+			t.Errorf("%s: a policy and an error", c.Name)
+		}
+		var e *hrwhash.Error
+		if !errors.As(err, &e) || e.Code != want || !errors.Is(err, &hrwhash.Error{Code: want}) {
+			t.Errorf("%s: got %v, want %s", c.Name, err, c.Error)
+			continue
+		}
+		switch want {
+		case hrwhash.CodeLengthMismatch:
+			if e.Expected != c.NodeCount || e.Actual != len(loads) {
+				t.Errorf("%s: expected %d actual %d", c.Name, e.Expected, e.Actual)
+			}
+		case hrwhash.CodeInvalidBalanceFactor:
+			f := float64(c.Factor.Num) / float64(c.Factor.Den)
+			if !(e.Factor == f || math.IsNaN(f) && math.IsNaN(e.Factor)) {
+				t.Errorf("%s: factor %v, want %v", c.Name, e.Factor, f)
+			}
+		}
+		if e.Error() == "" || e.Code.String() != c.Error {
+			t.Errorf("%s: message %q, name %q", c.Name, e.Error(), e.Code)
+		}
+	}
+}
+
+func TestBoundedLoadMisuse(t *testing.T) {
+	if _, err := hrwhash.NewBoundedLoad(nil, 5, 4); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("nil placement: %v", err)
+	}
+	if _, err := hrwhash.NewBoundedLoad(&hrwhash.Placement{}, 5, 4); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("zero placement: %v", err)
+	}
+	var zero hrwhash.BoundedLoad
+	if _, err := zero.Owner("k", nil); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("zero BoundedLoad: %v", err)
+	}
+	var nilBL *hrwhash.BoundedLoad
+	if _, err := nilBL.Owner("k", nil); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("nil BoundedLoad: %v", err)
+	}
+	p, err := hrwhash.NewWeighted([]string{"a", "b", "drained"}, []float64{1, 1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bl, err := hrwhash.NewBoundedLoad(p, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, d := bl.Factor(); n != 1 || d != 1 || bl.Placement() != p {
+		t.Errorf("accessors: %d/%d", n, d)
+	}
+	// nil loads is an empty list: the wrong length, not a crash.
+	var e *hrwhash.Error
+	if _, err := bl.Owner("k", nil); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch || e.Expected != 3 || e.Actual != 0 {
+		t.Errorf("nil loads: %v", err)
+	}
+	// A drained node never takes a key, even when it is the only one with room.
+	for _, key := range []string{"", "k", "another"} {
+		got, err := bl.Owner(key, []uint64{1, 1, 0})
+		if err != nil || got == 2 {
+			t.Errorf("%q: %d, %v", key, got, err)
+		}
+	}
+}

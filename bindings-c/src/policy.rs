@@ -1,0 +1,231 @@
+//! `hrw_bounded_load` and `hrw_replica_balance`: the core's bounded-load-v1 and replica-balance-v1
+//! policies (conformance/POLICIES.md) behind opaque handles.
+
+use hrwhash_core::policy::{BalanceFactor, BoundedLoad, ReplicaBalance};
+
+use crate::ffi::{bytes, guard, guard_detail, non_null, out, span, span_mut};
+use crate::placement::{hrw_placement, placement};
+use crate::status::{hrw_error, hrw_status};
+
+/// A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
+/// `hrw_bounded_load_free`). Immutable: one handle may be used from any number of threads at
+/// once; only `hrw_bounded_load_free` must not race with other calls on it.
+pub struct hrw_bounded_load {
+    inner: BoundedLoad,
+}
+
+/// The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
+/// which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
+/// `error->value`). The placement may be freed afterwards. `error` may be NULL; `*out` is written
+/// only on success. Release the result with `hrw_bounded_load_free`.
+///
+/// # Safety
+/// `placement` is a live handle; `out_bounded_load` and a non-NULL `error` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_bounded_load_new(
+    placement: *const hrw_placement,
+    num: u32,
+    den: u32,
+    out_bounded_load: *mut *mut hrw_bounded_load,
+    error: *mut hrw_error,
+) -> hrw_status {
+    let call = || -> Result<(), hrw_error> {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_of(placement) }?;
+        let dst = out(out_bounded_load)?;
+        let factor = BalanceFactor::new(num, den)?;
+        let handle = Box::into_raw(Box::new(hrw_bounded_load {
+            inner: BoundedLoad::new(p.clone(), factor),
+        }));
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(handle) };
+        Ok(())
+    };
+    // SAFETY: `error` is NULL or writable (caller contract).
+    unsafe { guard_detail(error, call) }
+}
+
+// Named apart from `placement` so that the exported parameter keeps its plain name.
+unsafe fn placement_of<'a>(
+    p: *const hrw_placement,
+) -> Result<&'a hrwhash_core::Placement, hrw_status> {
+    // SAFETY: forwarded from the caller.
+    unsafe { placement(p) }
+}
+
+/// Releases a bounded-load handle; NULL is a no-op.
+///
+/// # Safety
+/// `bounded_load` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_bounded_load_free(bounded_load: *mut hrw_bounded_load) {
+    guard(|| {
+        if !bounded_load.is_null() {
+            // SAFETY: the handle came from Box::into_raw in `hrw_bounded_load_new`, freed once.
+            drop(unsafe { Box::from_raw(bounded_load) });
+        }
+        Ok(())
+    });
+}
+
+/// Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
+/// cap, where `loads[i]` is the current load of node `i` (one entry per node, draining nodes
+/// included). LENGTH_MISMATCH when `loads_len` is not the number of nodes (`error->expected`,
+/// `error->actual`), LOAD_OVERFLOW when the loads add up to more than 2^64 - 1.
+///
+/// # Safety
+/// `bounded_load` is a live handle; `key` and `loads` are NULL or valid for their lengths;
+/// `out_index` and a non-NULL `error` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_bounded_load_owner(
+    bounded_load: *const hrw_bounded_load,
+    key: *const u8,
+    key_len: usize,
+    loads: *const u64,
+    loads_len: usize,
+    out_index: *mut usize,
+    error: *mut hrw_error,
+) -> hrw_status {
+    let call = || -> Result<(), hrw_error> {
+        let bl = non_null(bounded_load)?;
+        let dst = out(out_index)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // SAFETY: caller contract.
+        let loads = unsafe { span(loads, loads_len) }?;
+        // SAFETY: a live handle (caller contract).
+        let owner = unsafe { &(*bl).inner }.owner_index(key, loads)?;
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(owner) };
+        Ok(())
+    };
+    // SAFETY: `error` is NULL or writable (caller contract).
+    unsafe { guard_detail(error, call) }
+}
+
+/// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1,
+/// conformance/POLICIES.md). Build it with `hrw_replica_balance_new`, release it with
+/// `hrw_replica_balance_free`; immutable and shareable between threads like `hrw_placement`.
+pub struct hrw_replica_balance {
+    inner: ReplicaBalance,
+}
+
+/// Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
+/// `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
+/// when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
+/// more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
+/// `error` may be NULL; `*out` is written only on success.
+///
+/// # Safety
+/// `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_replica_balance_new(
+    placement: *const hrw_placement,
+    k: usize,
+    samples_log2: u32,
+    out_replica_balance: *mut *mut hrw_replica_balance,
+    error: *mut hrw_error,
+) -> hrw_status {
+    let call = || -> Result<(), hrw_error> {
+        // SAFETY: caller contract.
+        let p = unsafe { placement_of(placement) }?;
+        let dst = out(out_replica_balance)?;
+        let inner = ReplicaBalance::with_samples(p.clone(), k, samples_log2)?;
+        let handle = Box::into_raw(Box::new(hrw_replica_balance { inner }));
+        // SAFETY: checked non-NULL.
+        unsafe { dst.write(handle) };
+        Ok(())
+    };
+    // SAFETY: `error` is NULL or writable (caller contract).
+    unsafe { guard_detail(error, call) }
+}
+
+/// Releases a replica-balance handle; NULL is a no-op.
+///
+/// # Safety
+/// `replica_balance` is NULL or a live handle that no other thread is using.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_replica_balance_free(replica_balance: *mut hrw_replica_balance) {
+    guard(|| {
+        if !replica_balance.is_null() {
+            // SAFETY: the handle came from Box::into_raw in `hrw_replica_balance_new`.
+            drop(unsafe { Box::from_raw(replica_balance) });
+        }
+        Ok(())
+    });
+}
+
+/// # Safety
+/// A non-NULL `rb` is a live handle.
+unsafe fn balance_ref<'a>(
+    rb: *const hrw_replica_balance,
+) -> Result<&'a ReplicaBalance, hrw_status> {
+    let rb = non_null(rb)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &(*rb).inner })
+}
+
+/// The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
+/// (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
+///
+/// # Safety
+/// `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_replica_balance_replicas(
+    replica_balance: *const hrw_replica_balance,
+    key: *const u8,
+    key_len: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let rb = unsafe { balance_ref(replica_balance) }?;
+        let count = out(out_count)?;
+        // SAFETY: caller contract.
+        let key = unsafe { bytes(key, key_len) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        if dst.len() < rb.k() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        let n = rb.replicas_into(key, &mut dst[..rb.k()]);
+        // SAFETY: checked non-NULL.
+        unsafe { count.write(n) };
+        Ok(())
+    })
+}
+
+/// The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
+/// `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
+/// receives how many times the solver measured inclusion.
+///
+/// # Safety
+/// `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_replica_balance_adjusted_fixed(
+    replica_balance: *const hrw_replica_balance,
+    out_weights: *mut u64,
+    out_len: usize,
+    out_iterations: *mut u32,
+) -> hrw_status {
+    guard(|| {
+        // SAFETY: caller contract.
+        let rb = unsafe { balance_ref(replica_balance) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_weights, out_len) }?;
+        let weights = rb.adjusted_weights();
+        if dst.len() < weights.len() {
+            return Err(hrw_status::BufferTooSmall);
+        }
+        for (d, w) in dst.iter_mut().zip(&weights) {
+            *d = w.to_fixed();
+        }
+        if !out_iterations.is_null() {
+            // SAFETY: a non-NULL `out_iterations` is writable (caller contract).
+            unsafe { out_iterations.write(rb.iterations()) };
+        }
+        Ok(())
+    })
+}

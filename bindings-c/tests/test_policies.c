@@ -1,0 +1,324 @@
+/* Runs every online and error case of conformance/policies/bounded-load.json and every case of
+ * replica-balance.json through the C ABI, and the bad inputs the ABI itself can be given (NULL
+ * handles, NULL buffers with lengths, short output buffers). */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hrwhash.h"
+#include "json.h"
+
+typedef struct {
+    uint8_t *data;
+    size_t len;
+} bytes;
+
+static bytes hex(const jvalue *v) {
+    bytes b = {NULL, 0};
+    if (v == NULL || v->type != J_STR) return b;
+    b.len = v->len / 2;
+    b.data = malloc(b.len ? b.len : 1);
+    for (size_t i = 0; i < b.len; i++) {
+        unsigned x;
+        sscanf(v->str + 2 * i, "%2x", &x);
+        b.data[i] = (uint8_t)x;
+    }
+    return b;
+}
+
+static uint64_t u64(const jvalue *v) { return strtoull(v->str, NULL, 10); }
+
+/* The membership of a case ("nodes" of {id, weight}, or "node_prefix" + "node_count" + optional
+ * "weight_cycle"), built. */
+static hrw_placement *placement_of(const jvalue *c) {
+    const jvalue *list = json_get(c, "nodes");
+    size_t n = list ? list->len : (size_t)u64(json_get(c, "node_count"));
+    bytes prefix = hex(json_get(c, "node_prefix"));
+    const jvalue *cycle = json_get(c, "weight_cycle");
+    hrw_node *nodes = calloc(n ? n : 1, sizeof *nodes);
+    uint8_t **ids = calloc(n ? n : 1, sizeof *ids);
+    double *weights = calloc(n ? n : 1, sizeof *weights);
+    for (size_t i = 0; i < n; i++) {
+        if (list) {
+            bytes id = hex(json_get(&list->items[i], "id"));
+            const jvalue *w = json_get(&list->items[i], "weight");
+            ids[i] = id.data;
+            nodes[i].id = id.data;
+            nodes[i].id_len = id.len;
+            weights[i] = w ? strtod(w->str, NULL) : 1.0;
+            continue;
+        }
+        char digits[32];
+        int nd = snprintf(digits, sizeof digits, "%zu", i);
+        ids[i] = malloc(prefix.len + (size_t)nd);
+        if (prefix.len) memcpy(ids[i], prefix.data, prefix.len);
+        memcpy(ids[i] + prefix.len, digits, (size_t)nd);
+        nodes[i].id = ids[i];
+        nodes[i].id_len = prefix.len + (size_t)nd;
+        weights[i] = cycle ? strtod(cycle->items[i % cycle->len].str, NULL) : 1.0;
+    }
+    hrw_placement_options opts = {0};
+    if (cycle || list) {
+        opts.weights = weights;
+        opts.weights_len = n;
+    }
+    hrw_placement *p = NULL;
+    hrw_status st = hrw_placement_new(nodes, n, &opts, &p, NULL);
+    CHECK(st == HRW_STATUS_OK, "%s: build: %s", json_get(c, "name")->str, hrw_status_message(st));
+    for (size_t i = 0; i < n; i++) free(ids[i]);
+    free(ids);
+    free(nodes);
+    free(weights);
+    free(prefix.data);
+    return p;
+}
+
+static uint64_t *loads_of(const jvalue *c) {
+    const jvalue *l = json_get(c, "loads");
+    uint64_t *loads = calloc(l->len ? l->len : 1, sizeof *loads);
+    for (size_t i = 0; i < l->len; i++) loads[i] = u64(&l->items[i]);
+    return loads;
+}
+
+static hrw_status status_named(const char *name) {
+    if (strcmp(name, "LengthMismatch") == 0) return HRW_STATUS_LENGTH_MISMATCH;
+    if (strcmp(name, "LoadOverflow") == 0) return HRW_STATUS_LOAD_OVERFLOW;
+    if (strcmp(name, "InvalidBalanceFactor") == 0) return HRW_STATUS_INVALID_BALANCE_FACTOR;
+    fprintf(stderr, "unknown error name %s\n", name);
+    exit(2);
+}
+
+static void run_case(const jvalue *c) {
+    const char *name = json_get(c, "name")->str;
+    const jvalue *factor = json_get(c, "factor");
+    const jvalue *error = json_get(c, "error");
+    hrw_placement *p = placement_of(c);
+    if (p == NULL) return;
+    bytes key = hex(json_get(c, "key"));
+    uint64_t *loads = loads_of(c);
+    size_t loads_len = json_get(c, "loads")->len;
+    uint32_t num = (uint32_t)u64(json_get(factor, "num"));
+    uint32_t den = (uint32_t)u64(json_get(factor, "den"));
+
+    hrw_bounded_load *bl = NULL;
+    hrw_error err = {0};
+    hrw_status st = hrw_bounded_load_new(p, num, den, &bl, &err);
+    /* The policy copies the placement: freeing it first must not matter. */
+    hrw_placement_free(p);
+    if (error && status_named(error->str) == HRW_STATUS_INVALID_BALANCE_FACTOR) {
+        CHECK(st == HRW_STATUS_INVALID_BALANCE_FACTOR && bl == NULL &&
+                  err.status == HRW_STATUS_INVALID_BALANCE_FACTOR,
+              "%s: new gave %u", name, (unsigned)st);
+        /* Details: the factor as num / den (NaN or infinite when den is 0). */
+        double want = (double)num / (double)den;
+        CHECK(isnan(want) ? isnan(err.value) : err.value == want, "%s: value %g", name, err.value);
+        goto out;
+    }
+    CHECK(st == HRW_STATUS_OK, "%s: new: %s", name, hrw_status_message(st));
+    if (st != HRW_STATUS_OK) goto out;
+
+    size_t owner = (size_t)-1;
+    st = hrw_bounded_load_owner(bl, key.data, key.len, loads, loads_len, &owner, &err);
+    if (error) {
+        hrw_status want = status_named(error->str);
+        CHECK(st == want && owner == (size_t)-1 && err.status == want, "%s: got %u, want %u",
+              name, (unsigned)st, (unsigned)want);
+        if (want == HRW_STATUS_LENGTH_MISMATCH) {
+            CHECK(err.expected == (size_t)u64(json_get(c, "node_count")) &&
+                      err.actual == loads_len,
+                  "%s: expected %zu actual %zu", name, err.expected, err.actual);
+        }
+    } else {
+        const jvalue *exp = json_get(c, "expected");
+        CHECK(st == HRW_STATUS_OK && owner == (size_t)u64(json_get(exp, "owner")),
+              "%s: owner %zu (%s)", name, owner, hrw_status_message(st));
+    }
+out:
+    hrw_bounded_load_free(bl);
+    free(loads);
+    free(key.data);
+}
+
+static void run_replica_case(const jvalue *c) {
+    const char *name = json_get(c, "name")->str;
+    const jvalue *error = json_get(c, "error");
+    hrw_placement *p = placement_of(c);
+    if (p == NULL) return;
+    size_t nodes = 0;
+    hrw_placement_len(p, &nodes);
+    size_t k = (size_t)u64(json_get(c, "k"));
+    uint32_t m = (uint32_t)u64(json_get(c, "samples_log2"));
+    hrw_replica_balance *rb = NULL;
+    hrw_error err = {0};
+    hrw_status st = hrw_replica_balance_new(p, k, m, &rb, &err);
+    hrw_placement_free(p);
+    if (error) {
+        hrw_status want = strcmp(error->str, "InvalidCount") == 0 ? HRW_STATUS_INVALID_COUNT
+                          : strcmp(error->str, "InfeasibleReplicaWeights") == 0
+                              ? HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS
+                              : HRW_STATUS_UNKNOWN;
+        CHECK(st == want && rb == NULL && err.status == want, "%s: got %u, want %s", name,
+              (unsigned)st, error->str);
+        const jvalue *index = json_get(c, "index");
+        if (index) {
+            CHECK(err.index == (size_t)u64(index) && err.expected == k, "%s: index %zu k %zu", name,
+                  err.index, err.expected);
+        }
+        return;
+    }
+    CHECK(st == HRW_STATUS_OK, "%s: new: %s", name, hrw_status_message(st));
+    if (st != HRW_STATUS_OK) return;
+    const jvalue *exp = json_get(c, "expected");
+    uint64_t *fixed = calloc(nodes, sizeof *fixed);
+    uint32_t iterations = 0;
+    st = hrw_replica_balance_adjusted_fixed(rb, fixed, nodes, &iterations);
+    CHECK(st == HRW_STATUS_OK && iterations == (uint32_t)u64(json_get(exp, "iterations")),
+          "%s: iterations %u", name, (unsigned)iterations);
+    const jvalue *want_fixed = json_get(exp, "adjusted_fixed");
+    for (size_t i = 0; i < nodes && i < want_fixed->len; i++)
+        CHECK(fixed[i] == u64(&want_fixed->items[i]), "%s: adjusted_fixed[%zu]", name, i);
+    CHECK(want_fixed->len == nodes, "%s: %zu weights", name, want_fixed->len);
+    free(fixed);
+    const jvalue *sets = json_get(exp, "replicas");
+    size_t *got = calloc(k, sizeof *got);
+    for (size_t j = 0; j < sets->len; j++) {
+        const jvalue *item = &sets->items[j];
+        const jvalue *key = json_get(item, "key");
+        const jvalue *want = json_get(item, "replicas");
+        size_t count = 0;
+        st = hrw_replica_balance_replicas(rb, (const uint8_t *)key->str, key->len, got, k, &count);
+        int same = st == HRW_STATUS_OK && count == want->len;
+        for (size_t i = 0; same && i < count; i++) same = got[i] == (size_t)u64(&want->items[i]);
+        CHECK(same, "%s: replicas of key %zu", name, j);
+    }
+    free(got);
+    hrw_replica_balance_free(rb);
+}
+
+/* Misuse of the ABI: every NULL is NULL_PARAMETER, nothing is written, nothing crashes. */
+static void bad_inputs(void) {
+    hrw_node nodes[2] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0}};
+    hrw_placement *p = NULL;
+    CHECK(hrw_placement_new(nodes, 2, NULL, &p, NULL) == HRW_STATUS_OK, "build");
+    hrw_bounded_load *bl = NULL;
+    hrw_error err = {0};
+    CHECK(hrw_bounded_load_new(NULL, 5, 4, &bl, &err) == HRW_STATUS_NULL_PARAMETER && bl == NULL &&
+              err.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL placement");
+    CHECK(hrw_bounded_load_new(p, 5, 4, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    CHECK(hrw_bounded_load_new(p, 5, 4, &bl, NULL) == HRW_STATUS_OK, "new");
+    hrw_placement_free(p);
+
+    uint64_t loads[2] = {0, 0};
+    size_t owner = 7;
+    CHECK(hrw_bounded_load_owner(NULL, (const uint8_t *)"k", 1, loads, 2, &owner, NULL) ==
+                  HRW_STATUS_NULL_PARAMETER &&
+              owner == 7,
+          "NULL handle");
+    CHECK(hrw_bounded_load_owner(bl, (const uint8_t *)"k", 1, loads, 2, NULL, NULL) ==
+              HRW_STATUS_NULL_PARAMETER,
+          "NULL out_index");
+    CHECK(hrw_bounded_load_owner(bl, NULL, 1, loads, 2, &owner, NULL) == HRW_STATUS_NULL_PARAMETER &&
+              owner == 7,
+          "NULL key with length");
+    CHECK(hrw_bounded_load_owner(bl, (const uint8_t *)"k", 1, NULL, 2, &owner, &err) ==
+                  HRW_STATUS_NULL_PARAMETER &&
+              owner == 7 && err.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL loads with length");
+    /* NULL loads of length 0 is an empty list: the wrong length, not a NULL misuse. */
+    CHECK(hrw_bounded_load_owner(bl, (const uint8_t *)"k", 1, NULL, 0, &owner, &err) ==
+                  HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 2 && err.actual == 0 && owner == 7,
+          "NULL loads of length 0");
+    CHECK(hrw_bounded_load_owner(bl, (const uint8_t *)"k", 1, loads, SIZE_MAX, &owner, NULL) ==
+                  HRW_STATUS_LENGTH_MISMATCH &&
+              owner == 7,
+          "loads length no buffer can have");
+    /* The empty key is a key. */
+    CHECK(hrw_bounded_load_owner(bl, NULL, 0, loads, 2, &owner, NULL) == HRW_STATUS_OK && owner < 2,
+          "empty key");
+    hrw_bounded_load_free(bl);
+    hrw_bounded_load_free(NULL);
+
+    hrw_node three[3] = {{(const uint8_t *)"a", 1, NULL, 0},
+                         {(const uint8_t *)"b", 1, NULL, 0},
+                         {(const uint8_t *)"c", 1, NULL, 0}};
+    CHECK(hrw_placement_new(three, 3, NULL, &p, NULL) == HRW_STATUS_OK, "build");
+    hrw_replica_balance *rb = NULL;
+    CHECK(hrw_replica_balance_new(NULL, 2, 8, &rb, NULL) == HRW_STATUS_NULL_PARAMETER && rb == NULL,
+          "NULL placement");
+    CHECK(hrw_replica_balance_new(p, 2, 8, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    CHECK(hrw_replica_balance_new(p, 0, 8, &rb, NULL) == HRW_STATUS_INVALID_COUNT && rb == NULL,
+          "k = 0");
+    CHECK(hrw_replica_balance_new(p, 2, 23, &rb, NULL) == HRW_STATUS_INVALID_COUNT && rb == NULL,
+          "samples_log2 = 23");
+    CHECK(hrw_replica_balance_new(p, SIZE_MAX, 8, &rb, &err) ==
+                  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS &&
+              rb == NULL && err.index == 0 && err.expected == SIZE_MAX,
+          "k = SIZE_MAX");
+    CHECK(hrw_replica_balance_new(p, 2, 8, &rb, NULL) == HRW_STATUS_OK, "new");
+    hrw_placement_free(p);
+    size_t set[2] = {9, 9}, count = 9;
+    CHECK(hrw_replica_balance_replicas(NULL, NULL, 0, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
+          "NULL handle");
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL out_count");
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 1, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
+          "NULL key with length");
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, NULL, 2, &count) == HRW_STATUS_NULL_PARAMETER,
+          "NULL out with length");
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 1, &count) == HRW_STATUS_BUFFER_TOO_SMALL &&
+              count == 9 && set[0] == 9,
+          "short out");
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, &count) == HRW_STATUS_OK && count == 2 &&
+              set[0] != set[1] && set[0] < 3 && set[1] < 3,
+          "empty key");
+    uint64_t fixed[3] = {0};
+    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 2, NULL) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "short weights");
+    CHECK(hrw_replica_balance_adjusted_fixed(NULL, fixed, 3, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL handle");
+    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 3, NULL) == HRW_STATUS_OK && fixed[0] > 0,
+          "weights without iterations");
+    hrw_replica_balance_free(rb);
+    hrw_replica_balance_free(NULL);
+
+    CHECK(strstr(hrw_status_message(HRW_STATUS_INVALID_BALANCE_FACTOR), "balance factor") != NULL,
+          "message 21");
+    CHECK(strstr(hrw_status_message(HRW_STATUS_LOAD_OVERFLOW), "2^64") != NULL, "message 22");
+    CHECK(strstr(hrw_status_message(HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS), "1/k") != NULL,
+          "message 23");
+    CHECK(HRW_STATUS_INVALID_BALANCE_FACTOR == 21 && HRW_STATUS_LOAD_OVERFLOW == 22 &&
+              HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS == 23,
+          "status numbers");
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "../conformance/policies/bounded-load.json";
+    jvalue *root = json_load(path);
+    if (root == NULL) return 2;
+    CHECK(strcmp(json_get(root, "policy")->str, "bounded-load-v1") == 0, "policy tag");
+    const jvalue *online = json_get(root, "online");
+    const jvalue *errors = json_get(root, "error_cases");
+    for (size_t i = 0; i < online->len; i++) run_case(&online->items[i]);
+    for (size_t i = 0; i < errors->len; i++) run_case(&errors->items[i]);
+    CHECK(online->len > 0 && errors->len > 0, "cases present");
+    json_free(root);
+
+    const char *replica_path = argc > 2 ? argv[2] : "../conformance/policies/replica-balance.json";
+    root = json_load(replica_path);
+    if (root == NULL) return 2;
+    CHECK(strcmp(json_get(root, "policy")->str, "replica-balance-v1") == 0, "policy tag");
+    const jvalue *cases = json_get(root, "cases");
+    const jvalue *replica_errors = json_get(root, "error_cases");
+    for (size_t i = 0; i < cases->len; i++) run_replica_case(&cases->items[i]);
+    for (size_t i = 0; i < replica_errors->len; i++) run_replica_case(&replica_errors->items[i]);
+    CHECK(cases->len > 0 && replica_errors->len > 0, "cases present");
+    json_free(root);
+
+    bad_inputs();
+    return check_report("test_policies");
+}

@@ -1,0 +1,324 @@
+//! Policies of conformance/POLICIES.md: `BoundedLoad` (bounded-load-v1) and `ReplicaBalance`
+//! (replica-balance-v1) over a `Placement` or `View`, answering with the placement's node ids in
+//! the form they were given.
+
+use hrwhash::policy;
+use napi::{sys, Env, Result};
+use napi_derive::napi;
+
+use crate::js::{self, KeyBuf, Kind, Raw};
+use crate::view::{id_value, membership};
+use crate::{core_error, count_arg, count_value, key_of, no_bad_text, slices, NodeForm, Placement};
+
+/// Name and version of the policy `BoundedLoad` implements.
+#[napi]
+pub const BOUNDED_LOAD: &str = policy::BOUNDED_LOAD;
+
+/// Name and version of the policy `ReplicaBalance` implements.
+#[napi]
+pub const REPLICA_BALANCE: &str = policy::REPLICA_BALANCE;
+
+fn ids(
+    env: sys::napi_env,
+    p: &hrwhash::Placement,
+    forms: &[NodeForm],
+    indices: &[usize],
+) -> Result<sys::napi_value> {
+    let arr = js::new_array(env, indices.len())?;
+    for (j, &i) in indices.iter().enumerate() {
+        let v = id_value(env, p.node_specs()[i].id(), forms[i].id)?;
+        js::set_element(env, arr, j as u32, v)?;
+    }
+    Ok(arr)
+}
+
+/// An integer of 0..2^32 from a JS number, for a factor's `num` or `den`.
+fn ratio_part(env: sys::napi_env, v: sys::napi_value) -> Result<Option<u32>> {
+    Ok(js::number(env, v)?
+        .filter(|d| d.fract() == 0.0 && (0.0..4_294_967_296.0).contains(d))
+        .map(|d| d as u32))
+}
+
+/// The balance factor: a number >= 1 (rounded to millionths), or an exact `[num, den]` pair.
+fn factor_arg(env: sys::napi_env, c: Raw) -> Result<policy::BalanceFactor> {
+    let made = if let Some(d) = js::number(env, c.0)? {
+        policy::BalanceFactor::from_f64(d)
+    } else if js::is_array(env, c.0)? && js::array_len(env, c.0)? == 2 {
+        let num = ratio_part(env, js::element(env, c.0, 0)?)?;
+        let den = ratio_part(env, js::element(env, c.0, 1)?)?;
+        match (num, den) {
+            (Some(num), Some(den)) => policy::BalanceFactor::new(num, den),
+            _ => {
+                return Err(js::type_error(
+                    env,
+                    "c as an array is [num, den], two integers from 0 to 2^32 - 1",
+                ))
+            }
+        }
+    } else {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "c is {}, not a number or a [num, den] array",
+                js::describe(env, c.0)
+            ),
+        ));
+    };
+    made.map_err(|e| core_error(env, e))
+}
+
+/// Loads: an array of `bigint`s or safe-integer `number`s, each from 0 to 2^64 - 1.
+fn loads_arg(env: sys::napi_env, loads: Raw) -> Result<Vec<u64>> {
+    if !js::is_array(env, loads.0)? {
+        return Err(js::type_error(
+            env,
+            &format!(
+                "loads is {}, not an array of integers",
+                js::describe(env, loads.0)
+            ),
+        ));
+    }
+    let n = js::array_len(env, loads.0)?;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let v = js::element(env, loads.0, i)?;
+        let index = i as usize;
+        let load = match js::bigint_u64(env, v)? {
+            Some(Ok(l)) => l,
+            Some(Err(())) => return Err(load_range(env, index, "it is not in 0..2^64 - 1")),
+            None => match js::number(env, v)? {
+                Some(d) => count_value(env, d, &format!("loads[{i}]"))
+                    .map_err(|_| load_range(env, index, "it is not a safe integer >= 0"))?
+                    as u64,
+                None => {
+                    return Err(js::type_error_at(
+                        env,
+                        &format!(
+                            "loads[{i}] is {}, not a bigint or a number",
+                            js::describe(env, v)
+                        ),
+                        index,
+                    ))
+                }
+            },
+        };
+        out.push(load);
+    }
+    Ok(out)
+}
+
+fn load_range(env: sys::napi_env, index: usize, problem: &str) -> napi::Error {
+    // A pending exception from count_value is replaced by this one.
+    let mut ignored = std::ptr::null_mut();
+    unsafe { sys::napi_get_and_clear_last_exception(env, &mut ignored) };
+    js::throw(
+        env,
+        Kind::Range,
+        "HRW_INVALID_COUNT",
+        &format!("loads[{index}] is not a load: {problem}"),
+        &[(c"index", index as f64)],
+    )
+}
+
+/// Key affinity with an overload guard (bounded-load-v1): a key goes to the first node of its
+/// ranking whose load is below its cap, about `c` times its share of the total.
+#[napi]
+pub struct BoundedLoad {
+    inner: policy::BoundedLoad,
+    forms: Vec<NodeForm>,
+}
+
+#[napi]
+impl BoundedLoad {
+    /// The policy over `placement` with balance factor `c`: a number >= 1 (rounded to
+    /// millionths) or an exact `[num, den]` pair with `den >= 1` and `num >= den`.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "placement: Placement | View, c: number | [number, number]"
+    )]
+    pub fn new(env: Env, placement: Raw, c: Raw) -> Result<BoundedLoad> {
+        let env = env.raw();
+        let (p, forms) = membership(env, placement, "placement")?;
+        let factor = factor_arg(env, c)?;
+        Ok(BoundedLoad {
+            inner: policy::BoundedLoad::new(p, factor),
+            forms,
+        })
+    }
+
+    /// The balance factor as an exact `[num, den]` pair.
+    #[napi(getter, catch_unwind, ts_return_type = "[number, number]")]
+    pub fn factor(&self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let f = self.inner.factor();
+        let arr = js::new_array(env, 2)?;
+        js::set_element(env, arr, 0, js::new_number(env, f.num() as f64)?)?;
+        js::set_element(env, arr, 1, js::new_number(env, f.den() as f64)?)?;
+        Ok(Raw(arr))
+    }
+
+    /// The build-order index of the node for `key`, given the current load of every node (build
+    /// order, nodes of weight 0 included).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, loads: ReadonlyArray<number | bigint>"
+    )]
+    pub fn owner_index(&self, env: Env, key: Raw, loads: Raw) -> Result<u32> {
+        let env = env.raw();
+        Ok(self.index(env, key, loads)? as u32)
+    }
+
+    /// The node id for `key`, given the current load of every node.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, loads: ReadonlyArray<number | bigint>",
+        ts_return_type = "NodeId"
+    )]
+    pub fn owner(&self, env: Env, key: Raw, loads: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let i = self.index(env, key, loads)?;
+        ids(env, self.inner.placement(), &self.forms, &[i])
+            .and_then(|arr| js::element(env, arr, 0))
+            .map(Raw)
+    }
+
+    /// Batch assignment of `keys` in order: one build-order index per key.
+    #[napi(catch_unwind, ts_args_type = "keys: ReadonlyArray<Key>")]
+    pub fn assign_indices(&self, env: Env, keys: Raw) -> Result<Vec<u32>> {
+        let env = env.raw();
+        Ok(self
+            .batch(env, keys)?
+            .into_iter()
+            .map(|i| i as u32)
+            .collect())
+    }
+
+    /// Batch assignment of `keys` in order: one node id per key.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: ReadonlyArray<Key>",
+        ts_return_type = "NodeId[]"
+    )]
+    pub fn assign(&self, env: Env, keys: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let owners = self.batch(env, keys)?;
+        ids(env, self.inner.placement(), &self.forms, &owners).map(Raw)
+    }
+}
+
+impl BoundedLoad {
+    fn index(&self, env: sys::napi_env, key: Raw, loads: Raw) -> Result<usize> {
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?.to_vec();
+        let loads = loads_arg(env, loads)?;
+        self.inner
+            .owner_index(&key, &loads)
+            .map_err(|e| core_error(env, e))
+    }
+
+    fn batch(&self, env: sys::napi_env, keys: Raw) -> Result<Vec<usize>> {
+        let (data, ends, text) = Placement::collect_keys(env, keys)?;
+        no_bad_text(env, text)?;
+        self.inner
+            .assign(&slices(&data, &ends))
+            .map_err(|e| core_error(env, e))
+    }
+}
+
+/// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1).
+#[napi]
+pub struct ReplicaBalance {
+    inner: policy::ReplicaBalance,
+    forms: Vec<NodeForm>,
+}
+
+#[napi]
+impl ReplicaBalance {
+    /// Replica sets of `k` nodes over `placement`; `samplesLog2` (8 to 22, default 18) sizes the
+    /// sample the solver measures on.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "placement: Placement | View, k: number, samplesLog2?: number | null"
+    )]
+    pub fn new(
+        env: Env,
+        placement: Raw,
+        k: Raw,
+        samples_log2: Option<Raw>,
+    ) -> Result<ReplicaBalance> {
+        let env = env.raw();
+        let (p, forms) = membership(env, placement, "placement")?;
+        let k = count_arg(env, k, "k")?;
+        let m = match samples_log2 {
+            Some(v) if !js::is_null_or_undefined(env, v.0)? => count_arg(env, v, "samplesLog2")?,
+            _ => policy::replica_balance::DEFAULT_SAMPLES_LOG2 as f64,
+        };
+        let k = count_value(env, k, "k")?;
+        let m = count_value(env, m, "samplesLog2")?;
+        let m = u32::try_from(m).unwrap_or(u32::MAX);
+        let inner =
+            policy::ReplicaBalance::with_samples(p, k, m).map_err(|e| core_error(env, e))?;
+        Ok(ReplicaBalance { inner, forms })
+    }
+
+    /// The number of replicas per key.
+    #[napi(getter, catch_unwind)]
+    pub fn k(&self) -> u32 {
+        self.inner.k() as u32
+    }
+
+    /// How many times the solver measured inclusion.
+    #[napi(getter, catch_unwind)]
+    pub fn iterations(&self) -> u32 {
+        self.inner.iterations()
+    }
+
+    /// The weights that rank positions 2..k, build order.
+    #[napi(getter, catch_unwind)]
+    pub fn adjusted_weights(&self) -> Vec<f64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_f64())
+            .collect()
+    }
+
+    /// The same weights in fixed point (`w * 2^32`), as conformance/policies/replica-balance.json
+    /// states them.
+    #[napi(getter, catch_unwind, ts_return_type = "bigint[]")]
+    pub fn adjusted_fixed(&self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let w = self.inner.adjusted_weights();
+        let arr = js::new_array(env, w.len())?;
+        for (i, w) in w.iter().enumerate() {
+            js::set_element(env, arr, i as u32, js::new_bigint(env, w.to_fixed())?)?;
+        }
+        Ok(Raw(arr))
+    }
+
+    /// The build-order indices of the replica set of `key`, primary first.
+    #[napi(catch_unwind, ts_args_type = "key: Key")]
+    pub fn replica_indices(&self, env: Env, key: Raw) -> Result<Vec<u32>> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?;
+        Ok(self
+            .inner
+            .replicas(key)
+            .into_iter()
+            .map(|i| i as u32)
+            .collect())
+    }
+
+    /// The replica set of `key` as node ids, primary first.
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId[]")]
+    pub fn replicas(&self, env: Env, key: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?;
+        let set = self.inner.replicas(key);
+        ids(env, self.inner.placement(), &self.forms, &set).map(Raw)
+    }
+}

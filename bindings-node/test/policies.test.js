@@ -1,0 +1,191 @@
+// Every case of ../conformance/policies/bounded-load.json and replica-balance.json through the
+// public API, and every bad input of the two policies (conformance/POLICIES.md).
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const hrwhash = require('hrwhash');
+const { Placement, BoundedLoad, ReplicaBalance } = hrwhash;
+
+const read = (file) =>
+  JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'policies', file), 'utf8'));
+const BOUNDED = read('bounded-load.json');
+const REPLICA = read('replica-balance.json');
+
+const number = (v) => ({ NaN, Infinity, '-Infinity': -Infinity })[v] ?? Number(v);
+
+/** The membership of a case, ids as bytes. */
+function membership(c) {
+  let ids, weights;
+  if (c.nodes) {
+    ids = c.nodes.map((n) => Buffer.from(n.id, 'hex'));
+    weights = c.nodes.map((n) => number(n.weight ?? 1));
+  } else {
+    const prefix = Buffer.from(c.node_prefix, 'hex');
+    const cycle = (c.weight_cycle ?? [1]).map(number);
+    ids = Array.from({ length: c.node_count }, (_, i) => Buffer.concat([prefix, Buffer.from(String(i))]));
+    weights = ids.map((_, i) => cycle[i % cycle.length]);
+  }
+  return { p: new Placement(ids, { weights }), ids };
+}
+
+const factor = (c) => [c.factor.num, c.factor.den];
+const codes = {
+  LengthMismatch: 'HRW_LENGTH_MISMATCH',
+  LoadOverflow: 'HRW_LOAD_OVERFLOW',
+  InvalidBalanceFactor: 'HRW_INVALID_BALANCE_FACTOR',
+  InvalidCount: 'HRW_INVALID_COUNT',
+  InfeasibleReplicaWeights: 'HRW_INFEASIBLE_REPLICA_WEIGHTS',
+};
+const hasCode = (code, extra = {}) => (err) => {
+  assert.ok(err instanceof Error && !(err instanceof TypeError), String(err));
+  assert.equal(err.code, code, err.message);
+  assert.ok(err.message.length > 10, err.message);
+  for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
+  return true;
+};
+const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
+
+test('policy names', () => {
+  assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD);
+  assert.equal(hrwhash.BOUNDED_LOAD, 'bounded-load-v1');
+  assert.equal(REPLICA.policy, hrwhash.REPLICA_BALANCE);
+  assert.equal(hrwhash.REPLICA_BALANCE, 'replica-balance-v1');
+});
+
+test('bounded-load online cases, loads as bigints and as numbers', () => {
+  assert.ok(BOUNDED.online.length > 0);
+  for (const c of BOUNDED.online) {
+    const { p, ids } = membership(c);
+    const b = new BoundedLoad(p, factor(c));
+    const key = Buffer.from(c.key, 'hex');
+    const want = c.expected.owner;
+    assert.equal(b.ownerIndex(key, c.loads.map(BigInt)), want, c.name);
+    assert.ok(b.owner(key, c.loads.map(BigInt)).equals(ids[want]), c.name);
+    if (c.loads.every((l) => BigInt(l) <= BigInt(Number.MAX_SAFE_INTEGER)))
+      assert.equal(b.ownerIndex(key, c.loads.map(Number)), want, c.name);
+    assert.equal(p.rank(key, p.length)[c.expected.position].equals(ids[want]), true, c.name);
+  }
+});
+
+test('bounded-load batch cases', () => {
+  assert.ok(BOUNDED.batch.length > 0);
+  for (const c of BOUNDED.batch) {
+    const { p, ids } = membership(c);
+    const b = new BoundedLoad(p, factor(c));
+    const keys = Array.from({ length: c.key_count }, (_, i) => c.key_prefix + i);
+    const owners = b.assignIndices(keys);
+    assert.deepEqual(owners, c.expected.owners, c.name);
+    const counts = ids.map((_, n) => owners.filter((o) => o === n).length);
+    assert.deepEqual(counts, c.expected.counts, c.name);
+    assert.deepEqual(b.assign(keys), owners.map((i) => ids[i]), c.name);
+  }
+});
+
+test('bounded-load float factors', () => {
+  const p = new Placement(['a', 'b']);
+  assert.ok(BOUNDED.factor_cases.length > 0);
+  for (const c of BOUNDED.factor_cases) {
+    const f = number(c.factor);
+    if (c.error) assert.throws(() => new BoundedLoad(p, f), hasCode(codes[c.error]), String(c.factor));
+    else assert.deepEqual(new BoundedLoad(p, f).factor, [c.num, c.den], String(c.factor));
+  }
+});
+
+test('bounded-load error cases', () => {
+  assert.ok(BOUNDED.error_cases.length > 0);
+  for (const c of BOUNDED.error_cases) {
+    const { p } = membership(c);
+    const extra = {};
+    if (c.error === 'LengthMismatch') Object.assign(extra, { expected: c.node_count, actual: c.loads.length });
+    if (c.error === 'InvalidBalanceFactor') extra.value = c.factor.num / c.factor.den;
+    assert.throws(() => {
+      const b = new BoundedLoad(p, factor(c));
+      b.owner(Buffer.from(c.key, 'hex'), c.loads.map(BigInt));
+    }, hasCode(codes[c.error], extra), c.name);
+  }
+});
+
+test('bounded-load misuse is a TypeError or a RangeError, never a crash', () => {
+  const p = new Placement(['a', 'b', 'c']);
+  const b = new BoundedLoad(p, 1.25);
+  assert.deepEqual(b.factor, [1250000, 1000000]);
+  assert.deepEqual(new BoundedLoad(p, [5, 4]).factor, [5, 4]);
+  for (const bad of ['1.25', null, undefined, true, [1], [1, 2, 3], [1.5, 1], [-1, 1], [2 ** 32, 1], ['5', '4'], {}])
+    typeError(() => new BoundedLoad(p, bad));
+  for (const bad of ['not a placement', {}, null, [1, 2]]) typeError(() => new BoundedLoad(bad, 1.25));
+  for (const bad of ['012', Buffer.alloc(3), 3, null, { length: 3 }, [0, 0, '0'], [0, null, 0], [0, 0, {}]])
+    typeError(() => b.owner('k', bad));
+  for (const bad of [[0, 0, -1], [0, 0, 1.5], [0, 0, NaN], [0, 0, 2 ** 53], [0, 0, -1n], [0, 0, 2n ** 64n]])
+    assert.throws(() => b.owner('k', bad), (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT' && err.index === 2);
+  for (const bad of [null, 5, {}]) typeError(() => b.owner(bad, [0, 0, 0]));
+  assert.throws(() => b.owner('k', [0, 0]), hasCode('HRW_LENGTH_MISMATCH', { expected: 3, actual: 2 }));
+  assert.throws(() => b.owner('k', [2n ** 64n - 1n, 1, 0]), hasCode('HRW_LOAD_OVERFLOW'));
+  assert.throws(() => new BoundedLoad(p, [3, 4]), hasCode('HRW_INVALID_BALANCE_FACTOR', { value: 0.75 }));
+  assert.throws(() => new BoundedLoad(p, 1e400), hasCode('HRW_INVALID_BALANCE_FACTOR'));
+  typeError(() => b.assign('one key'));
+  typeError(() => b.assign(['a', null]));
+  assert.throws(() => b.assign(['a', '\ud800']), hasCode('HRW_INVALID_TEXT', { index: 1 }));
+  assert.throws(() => b.owner('\ud800', [0, 0, 0]), hasCode('HRW_INVALID_TEXT'));
+  // String ids come back as strings.
+  assert.equal(typeof b.owner('k', [0, 0, 0]), 'string');
+  assert.equal(b.owner('k', [0, 0, 0]), p.owner('k'));
+});
+
+test('bounded-load caps hold over a stream', () => {
+  const p = new Placement(Array.from({ length: 8 }, (_, i) => `gpu-${i}`));
+  const b = new BoundedLoad(p, [11, 10]);
+  const loads = new Array(8).fill(0);
+  for (let i = 0; i < 4000; i++) {
+    const total = loads.reduce((a, x) => a + x, 0);
+    const cap = Math.ceil(Math.ceil(((total + 1) * 11) / 10) / 8);
+    const n = b.ownerIndex(`req-${i}`, loads);
+    assert.ok(loads[n] < cap, `req-${i}`);
+    loads[n] += 1;
+  }
+});
+
+test('replica-balance cases', () => {
+  assert.ok(REPLICA.cases.length > 0);
+  for (const c of REPLICA.cases) {
+    const { p, ids } = membership(c);
+    const r = new ReplicaBalance(p, c.k, c.samples_log2);
+    assert.equal(r.k, c.k);
+    assert.deepEqual(r.adjustedFixed, c.expected.adjusted_fixed.map(BigInt), c.name);
+    assert.equal(r.iterations, c.expected.iterations, c.name);
+    assert.equal(r.adjustedWeights.length, ids.length);
+    for (const item of c.expected.replicas) {
+      assert.deepEqual(r.replicaIndices(item.key), item.replicas, `${c.name} ${item.key}`);
+      assert.deepEqual(r.replicas(item.key), item.replicas.map((i) => ids[i]), `${c.name} ${item.key}`);
+    }
+  }
+});
+
+test('replica-balance error cases', () => {
+  assert.ok(REPLICA.error_cases.length > 0);
+  for (const c of REPLICA.error_cases) {
+    const { p } = membership(c);
+    const check =
+      c.error === 'InvalidCount'
+        ? (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT'
+        : hasCode(codes[c.error], 'index' in c ? { index: c.index, k: c.k } : {});
+    assert.throws(() => new ReplicaBalance(p, c.k, c.samples_log2), check, c.name);
+  }
+});
+
+test('replica-balance misuse', () => {
+  const p = new Placement(['a', 'b', 'c'], { weights: [1, 1, 1] });
+  for (const bad of [-1, 1.5, NaN]) assert.throws(() => new ReplicaBalance(p, bad), (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT');
+  for (const bad of ['2', null, 2n]) typeError(() => new ReplicaBalance(p, bad));
+  typeError(() => new ReplicaBalance([1, 2], 2));
+  typeError(() => new ReplicaBalance(p, 2, '8'));
+  const r = new ReplicaBalance(p, 2, 8);
+  typeError(() => r.replicas(null));
+  assert.throws(() => r.replicas('\ud800'), hasCode('HRW_INVALID_TEXT'));
+  assert.equal(r.k, 2);
+  assert.equal(r.replicas('k').length, 2);
+  assert.equal(typeof r.replicas('k')[0], 'string');
+  // The default sample size is the documented one.
+  assert.deepEqual(new ReplicaBalance(p, 2).adjustedFixed, new ReplicaBalance(p, 2, 18).adjustedFixed);
+});

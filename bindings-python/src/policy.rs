@@ -1,0 +1,319 @@
+//! Policies of conformance/POLICIES.md: `BoundedLoad` (bounded-load-v1) and `ReplicaBalance`
+//! (replica-balance-v1) over a `Placement`, answering with the placement's node ids.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
+
+use hrwhash::policy;
+
+use crate::args::{check_key, key_bytes, type_name, At};
+use crate::error::{error, invalid_argument, invalid_count};
+use crate::Placement;
+
+/// Key affinity with an overload guard: a key goes to the first node of its ranking whose load is
+/// below `ceil((total + 1) * c) * share`.
+#[pyclass(frozen, module = "hrwhash", name = "BoundedLoad")]
+pub struct BoundedLoad {
+    inner: policy::BoundedLoad,
+    placement: Py<Placement>,
+}
+
+/// The balance factor: a number >= 1 (rounded to millionths), or an exact `(num, den)` pair.
+fn factor(py: Python<'_>, c: &Bound<'_, PyAny>) -> PyResult<policy::BalanceFactor> {
+    let made = if let Ok(t) = c.cast::<PyTuple>() {
+        let pair: Option<(u32, u32)> = (t.len() == 2).then(|| t.extract().ok()).flatten();
+        match pair {
+            Some((num, den)) => policy::BalanceFactor::new(num, den),
+            None => {
+                return Err(invalid_argument(
+                    py,
+                    "c as a tuple is (num, den), two integers in 0..2**32".into(),
+                    None,
+                ))
+            }
+        }
+    } else if c.is_instance_of::<PyFloat>()
+        || (c.is_instance_of::<PyInt>() && !c.is_instance_of::<pyo3::types::PyBool>())
+    {
+        match c.extract::<f64>() {
+            Ok(v) => policy::BalanceFactor::from_f64(v),
+            Err(_) => policy::BalanceFactor::from_f64(f64::INFINITY),
+        }
+    } else {
+        return Err(invalid_argument(
+            py,
+            format!(
+                "c must be a number or a (num, den) tuple, not {}",
+                type_name(c)
+            ),
+            None,
+        ));
+    };
+    made.map_err(|e| error(py, e, None))
+}
+
+fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+    if loads.is_instance_of::<pyo3::types::PyString>()
+        || loads.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(invalid_argument(
+            py,
+            "loads must be a sequence of ints".into(),
+            None,
+        ));
+    }
+    let items: Vec<Bound<'_, PyAny>> = match loads.try_iter() {
+        Ok(it) => it.collect::<PyResult<_>>()?,
+        Err(_) => {
+            return Err(invalid_argument(
+                py,
+                format!("loads must be a sequence of ints, not {}", type_name(loads)),
+                None,
+            ))
+        }
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if !x.is_instance_of::<PyInt>() || x.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(invalid_argument(
+                    py,
+                    format!("loads[{i}] must be an int, not {}", type_name(x)),
+                    Some(i),
+                ));
+            }
+            x.extract::<u64>()
+                .map_err(|_| invalid_count(py, format!("loads[{i}] must be an int in 0..2**64"), x))
+        })
+        .collect()
+}
+
+#[pymethods]
+impl BoundedLoad {
+    #[new]
+    #[pyo3(signature = (placement, c))]
+    fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, c: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let placement = placement.cast::<Placement>().map_err(|_| {
+            invalid_argument(
+                py,
+                format!(
+                    "placement must be a Placement, not {}",
+                    type_name(placement)
+                ),
+                None,
+            )
+        })?;
+        let factor = factor(py, c)?;
+        Ok(BoundedLoad {
+            inner: policy::BoundedLoad::new(placement.get().inner.clone(), factor),
+            placement: placement.clone().unbind(),
+        })
+    }
+
+    /// The balance factor as an exact `(num, den)` pair.
+    #[getter]
+    fn factor(&self) -> (u32, u32) {
+        let f = self.inner.factor();
+        (f.num(), f.den())
+    }
+
+    /// The placement whose rankings are probed.
+    #[getter]
+    fn placement(&self, py: Python<'_>) -> Py<Placement> {
+        self.placement.clone_ref(py)
+    }
+
+    /// The node for `key` given the current load of every node (build order).
+    #[pyo3(signature = (key, loads))]
+    fn owner(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        loads: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let i = self.owner_index(py, key, loads)?;
+        Ok(self.placement.get().id(py, i))
+    }
+
+    /// The build-order index of the node for `key` given the current loads.
+    #[pyo3(signature = (key, loads))]
+    fn owner_index(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        loads: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        check_key(key, At::one("the key"))?;
+        let loads = loads_arg(py, loads)?;
+        let key = key_bytes(key, At::one("the key"))?;
+        self.inner
+            .owner_index(&key, &loads)
+            .map_err(|e| error(py, e, None))
+    }
+
+    /// Batch assignment of `keys` in order: one build-order index per key.
+    #[pyo3(signature = (keys))]
+    fn assign_indices(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        let keys = keys_vec(py, keys)?;
+        let refs: Vec<&[u8]> = keys.iter().map(|k| k.as_slice()).collect();
+        py.detach(|| self.inner.assign(&refs))
+            .map_err(|e| error(py, e, None))
+    }
+
+    /// Batch assignment of `keys` in order: one node id per key.
+    #[pyo3(signature = (keys))]
+    fn assign<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let owners = self.assign_indices(py, keys)?;
+        self.placement.get().ids_list(py, &owners)
+    }
+
+    fn __repr__(&self) -> String {
+        let f = self.inner.factor();
+        format!(
+            "BoundedLoad(c={}/{}, nodes={})",
+            f.num(),
+            f.den(),
+            self.inner.placement().len()
+        )
+    }
+}
+
+fn keys_vec(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
+    if keys.is_instance_of::<pyo3::types::PyString>()
+        || keys.is_instance_of::<pyo3::types::PyBytes>()
+    {
+        return Err(invalid_argument(
+            py,
+            "keys must be a sequence of keys, not one key".into(),
+            None,
+        ));
+    }
+    let it = keys.try_iter().map_err(|_| {
+        invalid_argument(
+            py,
+            format!("keys must be a sequence, not {}", type_name(keys)),
+            None,
+        )
+    })?;
+    it.enumerate()
+        .map(|(i, k)| {
+            let k = k?;
+            check_key(&k, At::item("the key", i))?;
+            Ok(key_bytes(&k, At::item("the key", i))?.into_owned())
+        })
+        .collect()
+}
+
+/// Replica sets of `k` nodes whose share of replicas follows the weights.
+#[pyclass(frozen, module = "hrwhash", name = "ReplicaBalance")]
+pub struct ReplicaBalance {
+    inner: policy::ReplicaBalance,
+    placement: Py<Placement>,
+}
+
+#[pymethods]
+impl ReplicaBalance {
+    #[new]
+    // 18 is policy::replica_balance::DEFAULT_SAMPLES_LOG2, written out so the signature shows it.
+    #[pyo3(signature = (placement, k, samples_log2 = 18))]
+    fn new(
+        py: Python<'_>,
+        placement: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+        samples_log2: i64,
+    ) -> PyResult<Self> {
+        let placement = placement.cast::<Placement>().map_err(|_| {
+            invalid_argument(
+                py,
+                format!(
+                    "placement must be a Placement, not {}",
+                    type_name(placement)
+                ),
+                None,
+            )
+        })?;
+        let k = crate::args::count_arg(k, "k")?.get()?;
+        let m = u32::try_from(samples_log2).unwrap_or(u32::MAX);
+        let fleet = placement.get().inner.clone();
+        let inner = py
+            .detach(move || policy::ReplicaBalance::with_samples(fleet, k, m))
+            .map_err(|e| error(py, e, None))?;
+        Ok(ReplicaBalance {
+            inner,
+            placement: placement.clone().unbind(),
+        })
+    }
+
+    /// The number of replicas per key.
+    #[getter]
+    fn k(&self) -> usize {
+        self.inner.k()
+    }
+
+    /// How many times the solver measured inclusion.
+    #[getter]
+    fn iterations(&self) -> u32 {
+        self.inner.iterations()
+    }
+
+    /// The weights that rank positions 2..k, build order.
+    #[getter]
+    fn adjusted_weights(&self) -> Vec<f64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_f64())
+            .collect()
+    }
+
+    /// The same weights in fixed point (`w * 2**32`), as conformance/policies/replica-balance.json
+    /// states them.
+    #[getter]
+    fn adjusted_fixed(&self) -> Vec<u64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_fixed())
+            .collect()
+    }
+
+    /// The build-order indices of the replica set of `key`, primary first.
+    #[pyo3(signature = (key))]
+    fn replica_indices(&self, key: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        check_key(key, At::one("the key"))?;
+        let key = key_bytes(key, At::one("the key"))?;
+        Ok(self.inner.replicas(&key))
+    }
+
+    /// The replica set of `key` as node ids, primary first.
+    #[pyo3(signature = (key))]
+    fn replicas<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let set = self.replica_indices(key)?;
+        self.placement.get().ids_list(py, &set)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ReplicaBalance(k={}, nodes={})",
+            self.inner.k(),
+            self.inner.placement().len()
+        )
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<BoundedLoad>()?;
+    m.add_class::<ReplicaBalance>()?;
+    m.add("BOUNDED_LOAD", policy::BOUNDED_LOAD)?;
+    m.add("REPLICA_BALANCE", policy::REPLICA_BALANCE)?;
+    Ok(())
+}

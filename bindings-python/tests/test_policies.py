@@ -1,0 +1,165 @@
+"""Every case of conformance/policies/bounded-load.json and replica-balance.json through the
+binding, and every bad input of the two policies (conformance/POLICIES.md)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+
+import hrwhash
+from hrwhash import BoundedLoad, Placement, ReplicaBalance
+
+POLICIES = Path(__file__).resolve().parents[2] / "conformance" / "policies"
+BOUNDED: Dict[str, Any] = json.loads((POLICIES / "bounded-load.json").read_text())
+REPLICA: Dict[str, Any] = json.loads((POLICIES / "replica-balance.json").read_text())
+
+
+def weight(value: Any) -> float:
+    return float(value)
+
+
+def membership(case: Dict[str, Any]) -> "Placement[bytes]":
+    if "nodes" in case:
+        ids = [bytes.fromhex(n["id"]) for n in case["nodes"]]
+        weights = [weight(n.get("weight", 1.0)) for n in case["nodes"]]
+    else:
+        prefix = bytes.fromhex(case["node_prefix"])
+        ids = [prefix + str(i).encode() for i in range(case["node_count"])]
+        cycle = [weight(w) for w in case.get("weight_cycle", [1.0])]
+        weights = [cycle[i % len(cycle)] for i in range(len(ids))]
+    return Placement(ids, weights=weights)
+
+
+def factor(case: Dict[str, Any]) -> Tuple[int, int]:
+    return (case["factor"]["num"], case["factor"]["den"])
+
+
+def test_policy_names() -> None:
+    assert BOUNDED["policy"] == hrwhash.BOUNDED_LOAD == "bounded-load-v1"
+    assert REPLICA["policy"] == hrwhash.REPLICA_BALANCE == "replica-balance-v1"
+
+
+@pytest.mark.parametrize("case", BOUNDED["online"], ids=lambda c: c["name"])
+def test_online(case: Dict[str, Any]) -> None:
+    p = membership(case)
+    b = BoundedLoad(p, factor(case))
+    loads = [int(x) for x in case["loads"]]
+    key = bytes.fromhex(case["key"])
+    assert b.owner_index(key, loads) == case["expected"]["owner"]
+    assert b.owner(key, loads) == p.nodes[case["expected"]["owner"]]
+
+
+@pytest.mark.parametrize("case", BOUNDED["batch"], ids=lambda c: c["name"])
+def test_batch(case: Dict[str, Any]) -> None:
+    b = BoundedLoad(membership(case), factor(case))
+    keys = [case["key_prefix"] + str(i) for i in range(case["key_count"])]
+    assert b.assign_indices(keys) == case["expected"]["owners"]
+
+
+@pytest.mark.parametrize("case", BOUNDED["factor_cases"], ids=lambda c: str(c["factor"]))
+def test_float_factors(case: Dict[str, Any]) -> None:
+    p = Placement(["a", "b"])
+    c = weight(case["factor"])
+    if "error" in case:
+        with pytest.raises(hrwhash.InvalidBalanceFactorError) as e:
+            BoundedLoad(p, c)
+        assert isinstance(e.value, ValueError)
+    else:
+        assert BoundedLoad(p, c).factor == (case["num"], case["den"])
+
+
+@pytest.mark.parametrize("case", BOUNDED["error_cases"], ids=lambda c: c["name"])
+def test_bounded_errors(case: Dict[str, Any]) -> None:
+    classes = {
+        "LengthMismatch": hrwhash.LengthMismatchError,
+        "LoadOverflow": hrwhash.LoadOverflowError,
+        "InvalidBalanceFactor": hrwhash.InvalidBalanceFactorError,
+    }
+    with pytest.raises(classes[case["error"]]):
+        b = BoundedLoad(membership(case), factor(case))
+        b.owner(bytes.fromhex(case["key"]), [int(x) for x in case["loads"]])
+
+
+def test_bounded_misuse_is_invalid_argument() -> None:
+    p = Placement(["a", "b", "c"])
+    b = BoundedLoad(p, 1.25)
+    for bad_c in ["1.25", None, True, (1,), (1, 2, 3), (1.5, 1)]:
+        with pytest.raises(hrwhash.InvalidArgumentError):
+            BoundedLoad(p, bad_c)  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        BoundedLoad("not a placement", 1.25)  # type: ignore[arg-type]
+    for bad_loads in ["012", b"\x00\x00\x00", 3, [0, 0, "0"], [0, 0, 1.0], [0, True, 0]]:
+        with pytest.raises(hrwhash.InvalidArgumentError):
+            b.owner("k", bad_loads)  # type: ignore[arg-type]
+    for out_of_range in [[0, 0, -1], [0, 0, 2**64]]:
+        with pytest.raises(hrwhash.InvalidCountError):
+            b.owner("k", out_of_range)
+    with pytest.raises(hrwhash.LengthMismatchError) as e:
+        b.owner("k", [0, 0])
+    assert (e.value.expected, e.value.actual) == (3, 2)
+    with pytest.raises(hrwhash.LoadOverflowError):
+        b.owner("k", [2**64 - 1, 1, 0])
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        b.assign("one key")
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        b.assign(["a", None])  # type: ignore[list-item]
+    assert b.factor == (1_250_000, 1_000_000)
+    assert BoundedLoad(p, (5, 4)).factor == (5, 4)
+    assert BoundedLoad(p, 2).factor == (2_000_000, 1_000_000)
+    with pytest.raises(hrwhash.InvalidBalanceFactorError):
+        BoundedLoad(p, (3, 4))
+    with pytest.raises(hrwhash.InvalidBalanceFactorError):
+        BoundedLoad(p, 10**400)
+
+
+def test_online_caps_hold_over_a_stream() -> None:
+    p = Placement([f"gpu-{i}" for i in range(8)])
+    b = BoundedLoad(p, (11, 10))
+    loads = [0] * 8
+    for i in range(4000):
+        total = sum(loads)
+        cap = math.ceil(math.ceil((total + 1) * 11 / 10) / 8)
+        n = b.owner_index(f"req-{i}", loads)
+        assert loads[n] < cap
+        loads[n] += 1
+
+
+@pytest.mark.parametrize("case", REPLICA["cases"], ids=lambda c: c["name"])
+def test_replica_sets(case: Dict[str, Any]) -> None:
+    p = membership(case)
+    r = ReplicaBalance(p, case["k"], case["samples_log2"])
+    assert r.adjusted_fixed == [int(x) for x in case["expected"]["adjusted_fixed"]]
+    assert r.iterations == case["expected"]["iterations"]
+    for item in case["expected"]["replicas"]:
+        assert r.replica_indices(item["key"]) == item["replicas"]
+        assert r.replicas(item["key"]) == [p.nodes[i] for i in item["replicas"]]
+
+
+@pytest.mark.parametrize("case", REPLICA["error_cases"], ids=lambda c: c["name"])
+def test_replica_errors(case: Dict[str, Any]) -> None:
+    classes = {
+        "InvalidCount": hrwhash.InvalidCountError,
+        "InfeasibleReplicaWeights": hrwhash.InfeasibleReplicaWeightsError,
+    }
+    with pytest.raises(classes[case["error"]]) as e:
+        ReplicaBalance(membership(case), case["k"], case["samples_log2"])
+    if "index" in case:
+        assert isinstance(e.value, hrwhash.InfeasibleReplicaWeightsError)
+        assert (e.value.index, e.value.k) == (case["index"], case["k"])
+
+
+def test_replica_misuse() -> None:
+    p = Placement(["a", "b", "c"], weights=[1, 1, 1])
+    for bad_k in [-1, 1.5, "2"]:
+        with pytest.raises((hrwhash.InvalidCountError, hrwhash.InvalidArgumentError)):
+            ReplicaBalance(p, bad_k)  # type: ignore[arg-type]
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        ReplicaBalance([1, 2], 2)  # type: ignore[arg-type]
+    r = ReplicaBalance(p, 2, 8)
+    with pytest.raises(hrwhash.InvalidArgumentError):
+        r.replicas(None)  # type: ignore[arg-type]
+    assert r.k == 2 and len(r.adjusted_weights) == 3

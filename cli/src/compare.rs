@@ -1,0 +1,210 @@
+//! `hrwhash simulate --policy ...`: placement policies side by side on one fleet and one key set.
+//! Each policy assigns every key once on the fleet, once with one node more and once with the
+//! first node removed; a row reports max/mean load, the coefficient of variation, the keys that
+//! moved on each change and the assignment time per key.
+//!
+//! Extension point: a policy is a [`Compared`] value, and [`parse`] maps the text of one
+//! `--policy` flag to it. A new policy adds one match arm there and one `Compared` impl.
+
+use std::io::Write;
+use std::time::Instant;
+
+use hrwhash::policy::{BalanceFactor, BoundedLoad};
+use hrwhash::{Node, Placement, Seed};
+use serde_json::{json, Value};
+
+use crate::error::CliError;
+use crate::input::generated_key;
+
+/// One policy as `simulate` compares it: assigns a batch of keys on a placement.
+pub trait Compared {
+    /// The name the row is printed under (the `--policy` text, normalised).
+    fn name(&self) -> String;
+    /// One build-order node index per key.
+    fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError>;
+}
+
+/// Plain hrw-v1: every key on its owner.
+struct Plain;
+
+impl Compared for Plain {
+    fn name(&self) -> String {
+        "plain".into()
+    }
+    fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
+        Ok(placement.owners(keys))
+    }
+}
+
+/// bounded-load-v1 in batch mode (POLICIES.md): at most `ceil(c * K * share)` keys per node.
+struct Bounded(BalanceFactor, String);
+
+impl Compared for Bounded {
+    fn name(&self) -> String {
+        format!("bounded:{}", self.1)
+    }
+    fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
+        BoundedLoad::new(placement.clone(), self.0)
+            .assign(keys)
+            .map_err(|e| CliError::usage("LengthMismatch", e.to_string()))
+    }
+}
+
+/// The policy named by one `--policy` value: `plain`, or `bounded:C` with C a decimal >= 1.
+pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
+    let (name, arg) = match text.split_once(':') {
+        Some((name, arg)) => (name, Some(arg)),
+        None => (text, None),
+    };
+    match (name, arg) {
+        ("plain", None) => Ok(Box::new(Plain)),
+        ("bounded", Some(c)) => {
+            let value: f64 = c.parse().map_err(|_| {
+                CliError::usage(
+                    "InvalidBalanceFactor",
+                    format!("--policy {text}: {c:?} is not a number"),
+                )
+            })?;
+            let factor = BalanceFactor::from_f64(value).map_err(|e| {
+                CliError::usage("InvalidBalanceFactor", format!("--policy {text}: {e}"))
+            })?;
+            Ok(Box::new(Bounded(factor, c.to_string())))
+        }
+        _ => Err(CliError::Usage(format!(
+            "--policy {text}: unknown policy; use plain or bounded:C (C >= 1, e.g. bounded:1.25)"
+        ))),
+    }
+}
+
+struct Row {
+    name: String,
+    max_over_mean: f64,
+    cv: f64,
+    moved_join: u64,
+    moved_leave: u64,
+    ns_per_key: f64,
+}
+
+fn fleet(seed: Seed, range: std::ops::Range<usize>) -> Result<Placement, CliError> {
+    Placement::from_nodes(
+        seed,
+        range.map(|i| Node::new(format!("node-{i}"))).collect(),
+    )
+    .map_err(|e| CliError::usage("EmptyMembership", e.to_string()))
+}
+
+/// Runs every policy on `n` equal nodes and `keys` generated keys.
+pub fn run(
+    policies: &[Box<dyn Compared>],
+    n: usize,
+    keys: u64,
+    seed: Seed,
+    out: &mut dyn Write,
+    as_json: bool,
+) -> Result<(), CliError> {
+    if n < 2 {
+        return Err(CliError::usage(
+            "EmptyMembership",
+            "--policy needs --nodes 2 or more, so that one node can leave",
+        ));
+    }
+    let keys: Vec<String> = (0..keys)
+        .map(|i| {
+            let mut k = String::new();
+            generated_key(&mut k, i);
+            k
+        })
+        .collect();
+    let base = fleet(seed, 0..n)?;
+    let grown = fleet(seed, 0..n + 1)?;
+    // Build order is index order: index j of `shrunk` is node-(j + 1).
+    let shrunk = fleet(seed, 1..n)?;
+    let mut rows = Vec::new();
+    for policy in policies {
+        let start = Instant::now();
+        let before = policy.assign(&base, &keys)?;
+        let ns_per_key = start.elapsed().as_nanos() as f64 / keys.len() as f64;
+        let joined = policy.assign(&grown, &keys)?;
+        let left = policy.assign(&shrunk, &keys)?;
+        let mut load = vec![0u64; n];
+        for &o in &before {
+            load[o] += 1;
+        }
+        let mean = keys.len() as f64 / n as f64;
+        let max = *load.iter().max().unwrap_or(&0) as f64;
+        let var = load.iter().map(|&l| (l as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+        rows.push(Row {
+            name: policy.name(),
+            max_over_mean: max / mean,
+            cv: var.sqrt() / mean,
+            moved_join: before.iter().zip(&joined).filter(|(a, b)| a != b).count() as u64,
+            moved_leave: before
+                .iter()
+                .zip(&left)
+                .filter(|(&a, &b)| a != b + 1)
+                .count() as u64,
+            ns_per_key,
+        });
+    }
+    let total = keys.len() as f64;
+    if as_json {
+        let doc: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                json!({
+                    "policy": r.name,
+                    "max_over_mean": r.max_over_mean,
+                    "cv": r.cv,
+                    "moved_on_join": r.moved_join,
+                    "moved_on_join_percent": 100.0 * r.moved_join as f64 / total,
+                    "moved_on_leave": r.moved_leave,
+                    "moved_on_leave_percent": 100.0 * r.moved_leave as f64 / total,
+                    "ns_per_key": r.ns_per_key,
+                })
+            })
+            .collect();
+        let doc = json!({
+            "algorithm": hrwhash::ALGORITHM,
+            "nodes": n,
+            "keys": keys.len(),
+            "optimum_moved_on_join_percent": 100.0 / (n + 1) as f64,
+            "optimum_moved_on_leave_percent": 100.0 / n as f64,
+            "policies": doc,
+        });
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "hrwhash simulate: {} keys on {n} equal nodes; join adds node-{n}, leave removes node-0",
+        keys.len()
+    )?;
+    writeln!(
+        out,
+        "  {:<16} {:>9} {:>7} {:>14} {:>14} {:>9}",
+        "policy", "max/mean", "CV", "moved on join", "moved on leave", "ns/key"
+    )?;
+    for r in &rows {
+        writeln!(
+            out,
+            "  {:<16} {:>9.4} {:>7.4} {:>13.2}% {:>13.2}% {:>9.1}",
+            r.name,
+            r.max_over_mean,
+            r.cv,
+            100.0 * r.moved_join as f64 / total,
+            100.0 * r.moved_leave as f64 / total,
+            r.ns_per_key
+        )?;
+    }
+    writeln!(
+        out,
+        "  (fewest possible moves: {:.2}% on join, {:.2}% on leave)",
+        100.0 / (n + 1) as f64,
+        100.0 / n as f64
+    )?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! The checked-in policy vectors are what the generators produce, and they cover what
+//! POLICIES.md promises.
+
+fn check(file: &str, fresh: String, bin: &str) {
+    let path = format!("{}/policies/{file}", env!("CARGO_MANIFEST_DIR"));
+    let current = std::fs::read_to_string(&path).expect("the policy vectors are readable");
+    assert!(
+        current == fresh,
+        "conformance/policies/{file} differs from the generator's output; a released policy is \
+         frozen, so an intended change needs a new policy version. Regenerate with: \
+         cargo run -p hrwhash-conformance --bin {bin} -- conformance/policies/{file}"
+    );
+}
+
+#[test]
+fn checked_in_bounded_load_vectors_match_the_generator() {
+    check(
+        "bounded-load.json",
+        hrwhash_conformance::bounded_load::generate(),
+        "generate-bounded-load",
+    );
+}
+
+#[test]
+fn checked_in_replica_balance_vectors_match_the_generator() {
+    check(
+        "replica-balance.json",
+        hrwhash_conformance::replica_balance::generate(),
+        "generate-replica-balance",
+    );
+}
+
+#[test]
+fn bounded_load_vectors_probe_deep_and_cover_every_error() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::bounded_load::generate()).expect("valid JSON");
+    let positions: Vec<u64> = v["online"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["expected"]["position"].as_u64().unwrap())
+        .collect();
+    // First choices, short probes, and probes past the 8- and 64-position stack lists.
+    for (lo, hi) in [(0, 0), (1, 7), (8, 63), (64, u64::MAX)] {
+        let n = positions.iter().filter(|&&p| p >= lo && p <= hi).count();
+        assert!(n >= 3, "{n} cases probe to positions {lo}..={hi}");
+    }
+    let errors: std::collections::BTreeSet<&str> = v["error_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["error"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        errors.into_iter().collect::<Vec<_>>(),
+        ["InvalidBalanceFactor", "LengthMismatch", "LoadOverflow"]
+    );
+    // Batches hold their caps: count <= ceil(num * K * w / (den * S)), recomputed here.
+    assert!(v["batch"].as_array().unwrap().len() >= 15);
+}
+
+#[test]
+fn replica_balance_vectors_adjust_small_nodes() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::replica_balance::generate())
+            .expect("valid JSON");
+    let cases = v["cases"].as_array().unwrap();
+    let ceph = cases.iter().find(|c| c["name"] == "ceph-3331").unwrap();
+    let adjusted: Vec<f64> = ceph["expected"]["adjusted_fixed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap().parse::<f64>().unwrap())
+        .collect();
+    // Positions 2..3 favour the big nodes beyond their real 3:1.
+    assert!(adjusted[0] / adjusted[3] > 4.0, "{adjusted:?}");
+    assert!(cases
+        .iter()
+        .any(|c| c["expected"]["iterations"].as_u64().unwrap() > 1));
+    let errors: std::collections::BTreeSet<&str> = v["error_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["error"].as_str().unwrap())
+        .collect();
+    assert!(errors.contains("InvalidCount") && errors.contains("InfeasibleReplicaWeights"));
+}
