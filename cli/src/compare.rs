@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use hrwhash::policy::{BalanceFactor, BoundedLoad};
+use hrwhash::policy::{BalanceFactor, BoundedLoad, SlotTable};
 use hrwhash::{Node, Placement, Seed};
 use serde_json::{json, Value};
 
@@ -50,7 +50,26 @@ impl Compared for Bounded {
     }
 }
 
-/// The policy named by one `--policy` value: `plain`, or `bounded:C` with C a decimal >= 1.
+/// slot-table-v1 (POLICIES.md): each key takes the owner of its slot. The table depends only on
+/// the membership, so the tables of the grown and shrunk fleets are what applying the change
+/// to the first table gives.
+struct Slots(u64, Option<u32>, String);
+
+impl Compared for Slots {
+    fn name(&self) -> String {
+        format!("slots:{}", self.2)
+    }
+    fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
+        let table = SlotTable::new(placement, self.0, self.1).map_err(|e| {
+            crate::error::from_core(&e, true, &|i| format!("node-{i}"), &|i| format!("node {i}"))
+        })?;
+        Ok(keys.iter().map(|k| table.owner_index(k)).collect())
+    }
+}
+
+/// The policy named by one `--policy` value: `plain`, `bounded:C` with C a decimal >= 1, or
+/// `slots:S` / `slots:S:PPM` (a slot table of S slots, plain or with an overload bound in parts
+/// per million).
 pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
     let (name, arg) = match text.split_once(':') {
         Some((name, arg)) => (name, Some(arg)),
@@ -70,8 +89,18 @@ pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
             })?;
             Ok(Box::new(Bounded(factor, c.to_string())))
         }
+        ("slots", Some(spec)) => {
+            let (slots, ppm) = match spec.split_once(':') {
+                Some((s, p)) => (s, Some(p)),
+                None => (spec, None),
+            };
+            let (slots, ppm) = crate::slot_table::options(Some(slots), ppm)?
+                .ok_or_else(|| CliError::Usage(format!("--policy {text}: no slot count")))?;
+            Ok(Box::new(Slots(slots, ppm, spec.to_string())))
+        }
         _ => Err(CliError::Usage(format!(
-            "--policy {text}: unknown policy; use plain or bounded:C (C >= 1, e.g. bounded:1.25)"
+            "--policy {text}: unknown policy; use plain, bounded:C (C >= 1, e.g. bounded:1.25) \
+             or slots:S[:PPM] (e.g. slots:65536:50000)"
         ))),
     }
 }

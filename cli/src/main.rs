@@ -165,7 +165,8 @@ struct SimulateArgs {
     overload_ppm: Option<String>,
     /// Compare placement policies on --nodes equal nodes instead: one row per policy (max/mean
     /// load, CV, keys moved when a node joins and leaves, ns per key). Repeatable: `plain`,
-    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1).
+    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1), `slots:S[:PPM]`
+    /// (slot-table-v1 with S slots, plain or with an overload bound in parts per million).
     #[arg(long = "policy", value_name = "POLICY")]
     policy: Vec<String>,
     #[command(flatten)]

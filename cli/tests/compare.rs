@@ -71,3 +71,68 @@ fn bad_policies_are_usage_errors() {
     let out = simulate(&["--nodes", "1", "--policy", "plain"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The slot-table row builds a fresh table for each fleet; `--slots` applies the join and the
+/// leave to the first table instead. slot-table-v1 promises the two are the same table, so the
+/// two commands must count the same moves and the same balance.
+#[test]
+fn slot_table_rows_agree_with_tables_changed_in_place() {
+    for spec in ["2048", "2048:50000"] {
+        let out = simulate(&[
+            "--nodes",
+            "40",
+            "--keys",
+            "3000",
+            "--policy",
+            &format!("slots:{spec}"),
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = &v["policies"][0];
+        assert_eq!(row["policy"], format!("slots:{spec}"));
+
+        let (slots, ppm) = spec.split_once(':').unwrap_or((spec, ""));
+        let mut args = vec![
+            "--nodes", "40", "--keys", "3000", "--add", "1", "--remove", "1", "--slots", slots,
+        ];
+        if !ppm.is_empty() {
+            args.extend(["--overload-ppm", ppm]);
+        }
+        args.push("--json");
+        let out = simulate(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let w: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let table = &w["slot_table"];
+        assert_eq!(row["moved_on_join"], table["add"]["moved_keys"], "{spec}");
+        assert_eq!(
+            row["moved_on_leave"], table["remove"]["moved_keys"],
+            "{spec}"
+        );
+        let (a, b) = (
+            row["max_over_mean"].as_f64().unwrap(),
+            table["max_over_mean_keys"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-12, "{spec}: {a} vs {b}");
+        assert!(row["moved_on_join"].as_u64().unwrap() > 0);
+    }
+    for (bad, variant) in [
+        ("slots", "hrwhash: error: --policy slots: unknown policy"),
+        ("slots:0", "error[InvalidSlotCount]"),
+        ("slots:x", "error[InvalidArgument]"),
+        ("slots:16:-1", "error[InvalidCount]"),
+    ] {
+        let out = simulate(&["--policy", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(variant), "{bad}: {err}");
+    }
+}
