@@ -12,7 +12,6 @@ nothing failed).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from fractions import Fraction
@@ -142,17 +141,7 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print(f"usage: {argv[0]} policies/bounded-load.json", file=sys.stderr)
-        return 2
-    with open(argv[1], encoding="utf-8") as f:
-        vectors = json.load(f)
-    passed, failed = run(vectors)
-    for name, problems in failed:
-        for p in problems:
-            print(f"FAIL {name}: {p}")
-    print(f"{passed} passed, {len(failed)} failed")
-    return 0 if not failed and passed > 0 else 1
+    return hrw.report(argv, "bounded-load.json", run)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ nothing failed).
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -193,32 +192,11 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
               for c in vectors["cases"]]
     checks += [(c["name"], functools.partial(check_error_case, c, default_seed))
                for c in vectors["error_cases"]]
-    passed, failures = 0, []
-    for name, check in checks:
-        try:
-            problems = check()
-        except Exception as err:          # a malformed or unexpectedly rejected case is a failure
-            problems = [f"raised {type(err).__name__}: {err}"]
-        if problems:
-            failures.append((name, problems))
-        else:
-            passed += 1
-    return passed, failures
+    return hrw.run_checks(checks)
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print(f"usage: {argv[0]} path/to/domains.json", file=sys.stderr)
-        return 2
-    with open(argv[1], "rb") as f:
-        vectors = json.load(f)
-    passed, failures = run(vectors)
-    for name, problems in failures:
-        print(f"FAIL {name}")
-        for p in problems:
-            print(f"    {p}")
-    print(f"{passed} passed, {len(failures)} failed")
-    return 0 if not failures else 1
+    return hrw.report(argv, "domains.json", run)
 
 
 if __name__ == "__main__":

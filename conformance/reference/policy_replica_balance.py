@@ -14,7 +14,6 @@ nothing failed).
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 from typing import List, Sequence, Tuple
@@ -149,17 +148,7 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print(f"usage: {argv[0]} policies/replica-balance.json", file=sys.stderr)
-        return 2
-    with open(argv[1], encoding="utf-8") as f:
-        vectors = json.load(f)
-    passed, failed = run(vectors)
-    for name, problems in failed:
-        for p in problems:
-            print(f"FAIL {name}: {p}")
-    print(f"{passed} passed, {len(failed)} failed")
-    return 0 if not failed and passed > 0 else 1
+    return hrw.report(argv, "replica-balance.json", run)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ prints `N passed, M failed` on its last line (exit status 0 only when nothing fa
 from __future__ import annotations
 
 import functools
-import json
 import os
 import struct
 import sys
@@ -156,35 +155,13 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     assert vectors["policy"] == POLICY
     assert vectors["slot_key_prefix"].encode() == SLOT_KEY_PREFIX
     assert vectors["max_slots"] == MAX_SLOTS
-    passed, failures = 0, []
-    for case in vectors["cases"]:
-        problems = check_case(case, vectors)
-        if problems:
-            failures.append((case["name"], problems))
-        else:
-            passed += 1
-    for case in vectors["error_cases"]:
-        problems = check_error_case(case, vectors)
-        if problems:
-            failures.append((case["name"], problems))
-        else:
-            passed += 1
-    return passed, failures
+    checks = [(c["name"], functools.partial(check_case, c, vectors)) for c in vectors["cases"]]
+    checks += [(c["name"], functools.partial(check_error_case, c, vectors)) for c in vectors["error_cases"]]
+    return hrw.run_checks(checks)
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print(f"usage: {argv[0]} path/to/slot-table.json", file=sys.stderr)
-        return 2
-    with open(argv[1], "rb") as f:
-        vectors = json.load(f)
-    passed, failures = run(vectors)
-    for name, problems in failures:
-        print(f"FAIL {name}")
-        for p in problems:
-            print(f"    {p}")
-    print(f"{passed} passed, {len(failures)} failed")
-    return 0 if not failures else 1
+    return hrw.report(argv, "slot-table.json", run)
 
 
 if __name__ == "__main__":

@@ -544,19 +544,7 @@ def run(views: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
 
 
 def main(argv: Sequence[str]) -> int:
-    if len(argv) != 2:
-        print("usage: view_reference.py views.json", file=sys.stderr)
-        return 2
-    with open(argv[1], "rb") as f:
-        views = json.loads(f.read().decode("utf-8"))
-    if views.get("format") != FORMAT:
-        print(f"not a {FORMAT} cases file", file=sys.stderr)
-        return 2
-    passed, failed = run(views)
-    for name, problems in failed:
-        print(f"FAIL {name}: {'; '.join(problems)}")
-    print(f"{passed} passed, {len(failed)} failed")
-    return 0 if not failed else 1
+    return hrw.report(argv, "views.json", run)
 
 
 if __name__ == "__main__":
