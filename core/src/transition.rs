@@ -266,11 +266,7 @@ impl Transition {
     pub fn diff(&self) -> Diff {
         Diff {
             transition: self.clone(),
-            keys: 0,
-            moved: 0,
-            before: alloc::vec![0; self.inner.old.len()],
-            after: alloc::vec![0; self.inner.new.len()],
-            flows: BTreeMap::new(),
+            tally: Tally::new(self.inner.old.len(), self.inner.new.len()),
         }
     }
 
@@ -460,11 +456,106 @@ pub struct NodeChange {
 #[derive(Clone, Debug)]
 pub struct Diff {
     transition: Transition,
+    tally: Tally,
+}
+
+/// The counts behind a diff of two placements, whatever decides each key's owner on either side
+/// (a [`Transition`] or a profile [`Switch`](crate::profile::Switch)).
+#[derive(Clone, Debug)]
+pub(crate) struct Tally {
     keys: u64,
     moved: u64,
     before: Vec<u64>,
     after: Vec<u64>,
     flows: BTreeMap<(u32, u32), u64>,
+}
+
+impl Tally {
+    pub(crate) fn new(old_len: usize, new_len: usize) -> Tally {
+        Tally {
+            keys: 0,
+            moved: 0,
+            before: alloc::vec![0; old_len],
+            after: alloc::vec![0; new_len],
+            flows: BTreeMap::new(),
+        }
+    }
+
+    /// Counts one key owned by `old` before and `new` after.
+    pub(crate) fn count(&mut self, old: usize, new: usize, moved: bool) {
+        self.keys += 1;
+        self.before[old] += 1;
+        self.after[new] += 1;
+        if moved {
+            self.moved += 1;
+            *self.flows.entry((old as u32, new as u32)).or_insert(0) += 1;
+        }
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.keys += other.keys;
+        self.moved += other.moved;
+        self.before
+            .iter_mut()
+            .zip(&other.before)
+            .for_each(|(a, b)| *a += b);
+        self.after
+            .iter_mut()
+            .zip(&other.after)
+            .for_each(|(a, b)| *a += b);
+        for (&k, &c) in &other.flows {
+            *self.flows.entry(k).or_insert(0) += c;
+        }
+    }
+
+    pub(crate) fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    pub(crate) fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    pub(crate) fn flows(&self) -> Vec<Flow> {
+        self.flows
+            .iter()
+            .map(|(&(from, to), &count)| Flow {
+                from: from as usize,
+                to: to as usize,
+                count,
+            })
+            .collect()
+    }
+
+    /// Every old node in old order, then every node only on the new side in new order.
+    pub(crate) fn nodes(
+        &self,
+        old_to_new: impl Fn(usize) -> Option<usize>,
+        new_to_old: impl Fn(usize) -> Option<usize>,
+    ) -> Vec<NodeChange> {
+        let mut rows: Vec<NodeChange> = (0..self.before.len())
+            .map(|i| {
+                let new = old_to_new(i);
+                NodeChange {
+                    old: Some(i),
+                    new,
+                    before: self.before[i],
+                    after: new.map_or(0, |j| self.after[j]),
+                }
+            })
+            .collect();
+        rows.extend(
+            (0..self.after.len())
+                .filter(|&j| new_to_old(j).is_none())
+                .map(|j| NodeChange {
+                    old: None,
+                    new: Some(j),
+                    before: 0,
+                    after: self.after[j],
+                }),
+        );
+        rows
+    }
 }
 
 impl Diff {
@@ -477,13 +568,7 @@ impl Diff {
     /// (a streamed plan with its totals).
     pub fn route(&mut self, key: impl AsRef<[u8]>) -> Route {
         let r = self.transition.route(key);
-        self.keys += 1;
-        self.before[r.old] += 1;
-        self.after[r.new] += 1;
-        if r.moved {
-            self.moved += 1;
-            *self.flows.entry((r.old as u32, r.new as u32)).or_insert(0) += 1;
-        }
+        self.tally.count(r.old, r.new, r.moved);
         r
     }
 
@@ -502,69 +587,29 @@ impl Diff {
         if !self.transition.same(&other.transition) {
             return false;
         }
-        self.keys += other.keys;
-        self.moved += other.moved;
-        self.before
-            .iter_mut()
-            .zip(&other.before)
-            .for_each(|(a, b)| *a += b);
-        self.after
-            .iter_mut()
-            .zip(&other.after)
-            .for_each(|(a, b)| *a += b);
-        for (&k, &c) in &other.flows {
-            *self.flows.entry(k).or_insert(0) += c;
-        }
+        self.tally.merge(&other.tally);
         true
     }
 
     /// Keys counted.
     pub fn keys(&self) -> u64 {
-        self.keys
+        self.tally.keys()
     }
 
     /// Keys whose owner changed.
     pub fn moved(&self) -> u64 {
-        self.moved
+        self.tally.moved()
     }
 
     /// Moved keys per (old node, new node), ordered by old index then new index.
     pub fn flows(&self) -> Vec<Flow> {
-        self.flows
-            .iter()
-            .map(|(&(from, to), &count)| Flow {
-                from: from as usize,
-                to: to as usize,
-                count,
-            })
-            .collect()
+        self.tally.flows()
     }
 
     /// Every old node in old order, then every node only in the new membership in new order.
     pub fn nodes(&self) -> Vec<NodeChange> {
         let t = &self.transition;
-        let mut rows: Vec<NodeChange> = (0..self.before.len())
-            .map(|i| {
-                let new = t.old_to_new(i);
-                NodeChange {
-                    old: Some(i),
-                    new,
-                    before: self.before[i],
-                    after: new.map_or(0, |j| self.after[j]),
-                }
-            })
-            .collect();
-        rows.extend(
-            (0..self.after.len())
-                .filter(|&j| t.new_to_old(j).is_none())
-                .map(|j| NodeChange {
-                    old: None,
-                    new: Some(j),
-                    before: 0,
-                    after: self.after[j],
-                }),
-        );
-        rows
+        self.tally.nodes(|i| t.old_to_new(i), |j| t.new_to_old(j))
     }
 
     /// The transition counted.

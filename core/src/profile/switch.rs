@@ -1,12 +1,11 @@
 //! What switching between any two placements moves: an incumbent's profile and hrw-v1, two
 //! profiles, or two hrw-v1 memberships. Nodes are the same node when their ids are equal.
 
-use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::ProfilePlacement;
-use crate::transition::{Flow, NodeChange, Route};
+use crate::transition::{Flow, NodeChange, Route, Tally};
 use crate::{Placement, View};
 
 /// A membership that answers "which node owns this key?": the common ground of every placement
@@ -211,11 +210,7 @@ impl<A: Lookup, B: Lookup> Switch<A, B> {
     pub fn diff(&self) -> SwitchDiff<A, B> {
         SwitchDiff {
             switch: self.clone(),
-            keys: 0,
-            moved: 0,
-            before: alloc::vec![0; self.inner.from.node_count()],
-            after: alloc::vec![0; self.inner.to.node_count()],
-            flows: BTreeMap::new(),
+            tally: Tally::new(self.inner.from.node_count(), self.inner.to.node_count()),
         }
     }
 }
@@ -224,24 +219,14 @@ impl<A: Lookup, B: Lookup> Switch<A, B> {
 /// flows only: the same counts as [`crate::transition::Diff`].
 pub struct SwitchDiff<A, B> {
     switch: Switch<A, B>,
-    keys: u64,
-    moved: u64,
-    before: Vec<u64>,
-    after: Vec<u64>,
-    flows: BTreeMap<(u32, u32), u64>,
+    tally: Tally,
 }
 
 impl<A: Lookup, B: Lookup> SwitchDiff<A, B> {
     /// Counts one key.
     pub fn add(&mut self, key: impl AsRef<[u8]>) {
         let r = self.switch.route(key);
-        self.keys += 1;
-        self.before[r.old] += 1;
-        self.after[r.new] += 1;
-        if r.moved {
-            self.moved += 1;
-            *self.flows.entry((r.old as u32, r.new as u32)).or_insert(0) += 1;
-        }
+        self.tally.count(r.old, r.new, r.moved);
     }
 
     /// Counts every key of `keys`.
@@ -255,52 +240,24 @@ impl<A: Lookup, B: Lookup> SwitchDiff<A, B> {
 
     /// Keys counted.
     pub fn keys(&self) -> u64 {
-        self.keys
+        self.tally.keys()
     }
 
     /// Keys whose owner changed.
     pub fn moved(&self) -> u64 {
-        self.moved
+        self.tally.moved()
     }
 
     /// Moved keys per (`from` node, `to` node), ordered by `from` index then `to` index.
     pub fn flows(&self) -> Vec<Flow> {
-        self.flows
-            .iter()
-            .map(|(&(from, to), &count)| Flow {
-                from: from as usize,
-                to: to as usize,
-                count,
-            })
-            .collect()
+        self.tally.flows()
     }
 
     /// Every `from` node in its order, then every node only on the `to` side in its order
     /// (`old` is a `from` index, `new` a `to` index).
     pub fn nodes(&self) -> Vec<NodeChange> {
         let s = &self.switch;
-        let mut rows: Vec<NodeChange> = (0..self.before.len())
-            .map(|i| {
-                let new = s.from_to(i);
-                NodeChange {
-                    old: Some(i),
-                    new,
-                    before: self.before[i],
-                    after: new.map_or(0, |j| self.after[j]),
-                }
-            })
-            .collect();
-        rows.extend(
-            (0..self.after.len())
-                .filter(|&j| s.to_from(j).is_none())
-                .map(|j| NodeChange {
-                    old: None,
-                    new: Some(j),
-                    before: 0,
-                    after: self.after[j],
-                }),
-        );
-        rows
+        self.tally.nodes(|i| s.from_to(i), |j| s.to_from(j))
     }
 
     /// The switch counted.
