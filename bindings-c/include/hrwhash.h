@@ -1023,6 +1023,98 @@ hrw_status hrw_node_digest(const uint8_t *seed,
 hrw_status hrw_draw(uint64_t score, uint64_t *out_draw);
 
 /**
+ * The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
+ * which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
+ * `error->value`). The placement may be freed afterwards. `error` may be NULL; `*out` is written
+ * only on success. Release the result with `hrw_bounded_load_free`.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_bounded_load` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_new(const struct hrw_placement *placement,
+                                uint32_t num,
+                                uint32_t den,
+                                struct hrw_bounded_load **out_bounded_load,
+                                struct hrw_error *error);
+
+/**
+ * Releases a bounded-load handle; NULL is a no-op.
+ *
+ * # Safety
+ * `bounded_load` is NULL or a live handle that no other thread is using.
+ */
+void hrw_bounded_load_free(struct hrw_bounded_load *bounded_load);
+
+/**
+ * Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
+ * cap, where `loads[i]` is the current load of node `i` (one entry per node, draining nodes
+ * included). LENGTH_MISMATCH when `loads_len` is not the number of nodes (`error->expected`,
+ * `error->actual`), LOAD_OVERFLOW when the loads add up to more than 2^64 - 1.
+ *
+ * # Safety
+ * `bounded_load` is a live handle; `key` and `loads` are NULL or valid for their lengths;
+ * `out_index` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
+                                  const uint8_t *key,
+                                  size_t key_len,
+                                  const uint64_t *loads,
+                                  size_t loads_len,
+                                  size_t *out_index,
+                                  struct hrw_error *error);
+
+/**
+ * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
+ * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
+ * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
+ * more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
+ * `error` may be NULL; `*out` is written only on success.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
+                                   size_t k,
+                                   uint32_t samples_log2,
+                                   struct hrw_replica_balance **out_replica_balance,
+                                   struct hrw_error *error);
+
+/**
+ * Releases a replica-balance handle; NULL is a no-op.
+ *
+ * # Safety
+ * `replica_balance` is NULL or a live handle that no other thread is using.
+ */
+void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
+
+/**
+ * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
+ * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        size_t *out_indices,
+                                        size_t out_len,
+                                        size_t *out_count);
+
+/**
+ * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
+ * `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
+ * receives how many times the solver measured inclusion.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
+                                              uint64_t *out_weights,
+                                              size_t out_len,
+                                              uint32_t *out_iterations);
+
+/**
  * The name of profile number `index` (0-based, in the order of conformance/PROFILES.md) as a
  * static NUL-terminated string; INDEX_OUT_OF_RANGE past the last one, so a loop from 0 lists
  * every profile this library knows.
@@ -1363,98 +1455,6 @@ hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
                                       double weight,
                                       struct hrw_slot_table **out_table,
                                       struct hrw_error *error);
-
-/**
- * The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
- * which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
- * `error->value`). The placement may be freed afterwards. `error` may be NULL; `*out` is written
- * only on success. Release the result with `hrw_bounded_load_free`.
- *
- * # Safety
- * `placement` is a live handle; `out_bounded_load` and a non-NULL `error` are writable.
- */
-hrw_status hrw_bounded_load_new(const struct hrw_placement *placement,
-                                uint32_t num,
-                                uint32_t den,
-                                struct hrw_bounded_load **out_bounded_load,
-                                struct hrw_error *error);
-
-/**
- * Releases a bounded-load handle; NULL is a no-op.
- *
- * # Safety
- * `bounded_load` is NULL or a live handle that no other thread is using.
- */
-void hrw_bounded_load_free(struct hrw_bounded_load *bounded_load);
-
-/**
- * Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
- * cap, where `loads[i]` is the current load of node `i` (one entry per node, draining nodes
- * included). LENGTH_MISMATCH when `loads_len` is not the number of nodes (`error->expected`,
- * `error->actual`), LOAD_OVERFLOW when the loads add up to more than 2^64 - 1.
- *
- * # Safety
- * `bounded_load` is a live handle; `key` and `loads` are NULL or valid for their lengths;
- * `out_index` and a non-NULL `error` are writable.
- */
-hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
-                                  const uint8_t *key,
-                                  size_t key_len,
-                                  const uint64_t *loads,
-                                  size_t loads_len,
-                                  size_t *out_index,
-                                  struct hrw_error *error);
-
-/**
- * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
- * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
- * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
- * more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
- * `error` may be NULL; `*out` is written only on success.
- *
- * # Safety
- * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
- */
-hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
-                                   size_t k,
-                                   uint32_t samples_log2,
-                                   struct hrw_replica_balance **out_replica_balance,
-                                   struct hrw_error *error);
-
-/**
- * Releases a replica-balance handle; NULL is a no-op.
- *
- * # Safety
- * `replica_balance` is NULL or a live handle that no other thread is using.
- */
-void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
-
-/**
- * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
- * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
- *
- * # Safety
- * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
- */
-hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
-                                        const uint8_t *key,
-                                        size_t key_len,
-                                        size_t *out_indices,
-                                        size_t out_len,
-                                        size_t *out_count);
-
-/**
- * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
- * `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
- * receives how many times the solver measured inclusion.
- *
- * # Safety
- * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
- */
-hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
-                                              uint64_t *out_weights,
-                                              size_t out_len,
-                                              uint32_t *out_iterations);
 
 /**
  * The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;
