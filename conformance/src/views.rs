@@ -15,9 +15,7 @@ canonical form, view fingerprint, seed fingerprint, epoch (decimal string) and o
 index of the owner of each key; keys are UTF-8 text). equivalent: pairs of documents that load to \
 the same fingerprint and canonical form. invalid: documents that must be rejected with \"error\" \
 (an error name of SPEC.md 7 or VIEW.md 5) and, for InvalidView, \"field\", \"index\" (0-based \
-node position, or null) and \"reason\"; an InvalidJson case gives no position, since where \
-a parser stops on malformed text is its own choice, but a loader reports one that is 1-based in \
-line and column (VIEW.md 5). movement: fixed-point weights before and after per id \
+node position, or null) and \"reason\". movement: fixed-point weights before and after per id \
 (decimal strings, 0 for absent) with expected_moved and optimum (VIEW.md 6.1, 6.2; binary64 values \
 that must be reproduced exactly). ramps: two documents and max_move, with every step's epoch, grid \
 position, moved, removes_drained and its view's weights (id and fixed-point weight in step-view \
