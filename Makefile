@@ -2,14 +2,30 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
 	record-profiles \
-	fuzz test-fuzz fuzz-build
+	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
 demo:
 	$(CARGO) run --quiet --release -p hrwhash-cli -- simulate
 
-test: check-generated record-profiles test-core test-conformance test-cli test-py test-node test-c test-go test-dist test-fuzz
+# Every suite, in three chains that run side by side: much of each suite is single-threaded (the
+# Python, C and Go test runs, valgrind, the references), so on 2 cores two chains finish in little
+# more than the time of one. Within a chain the order matters: later suites reuse what earlier ones
+# built, and no two suites rebuild the same files at once. Across chains only cargo's target
+# directory is shared, and cargo locks it while it builds. `make test TEST_JOBS=1` runs them one
+# after another.
+TEST_JOBS ?= 3
+test:
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c
+
+chain = $(foreach t,$(1),$(MAKE) --no-print-directory $(t) &&) true
+test-chain-rust:
+	@$(call chain,check-generated test-core test-conformance test-cli)
+test-chain-bindings:
+	@$(call chain,test-py test-node test-dist test-fuzz-py)
+test-chain-c:
+	@$(call chain,record-profiles test-c test-go test-fuzz-native)
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -126,7 +142,11 @@ fuzz: fuzz-build
 	$(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
 	$(MAKE) -C bindings-python fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-test-fuzz: fuzz-build
+test-fuzz: test-fuzz-native test-fuzz-py
+
+test-fuzz-native: fuzz-build
 	$(call fuzz-all,$(TEST_FUZZ_SECONDS))
 	$(MAKE) -C bindings-c test-fuzz-go
+
+test-fuzz-py:
 	$(MAKE) -C bindings-python test-fuzz
