@@ -61,18 +61,18 @@ func (bl *BoundedLoad) Assign(keys []string) ([]int, error) {
 	return out, nil
 }
 
-// AssignInto writes the node of keys[i] under Assign into out[i]; out must be at least as long
-// as keys (else ErrBufferTooSmall, with Expected the number of keys and Actual len(out)), and
-// nothing is written unless the call succeeds.
+// AssignInto writes the node of keys[i] under Assign into out[i]; out must be exactly as long
+// as keys (else ErrLengthMismatch, with Expected the number of keys and Actual len(out), as
+// POLICIES.md says), and nothing is written unless the call succeeds.
 func (bl *BoundedLoad) AssignInto(keys []string, out []int) error {
 	if bl == nil || bl.b == nil {
 		return &Error{Code: CodeNullParameter}
 	}
-	if len(out) < len(keys) {
-		return &Error{Code: CodeBufferTooSmall, Expected: len(keys), Actual: len(out)}
+	if len(out) != len(keys) {
+		return &Error{Code: CodeLengthMismatch, Expected: len(keys), Actual: len(out)}
 	}
 	if len(keys) == 0 {
 		return nil
 	}
-	return bl.b.assignInto(keys, out[:len(keys)])
+	return bl.b.assignInto(keys, out)
 }

@@ -149,20 +149,25 @@ func TestBoundedLoadBatchVectors(t *testing.T) {
 				break
 			}
 		}
-		// A longer output keeps its tail; a shorter one is rejected untouched.
-		out := make([]int, len(keys)+1)
-		out[len(keys)] = -7
-		if err := bl.AssignInto(keys, out); err != nil || out[len(keys)] != -7 || out[0] != got[0] {
-			t.Errorf("%s: AssignInto a longer output: %v", c.Name, err)
+		// An output of another length is rejected untouched.
+		longer := make([]int, len(keys)+1)
+		longer[0] = -7
+		var e *hrwhash.Error
+		if err := bl.AssignInto(keys, longer); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
+			e.Expected != len(keys) || e.Actual != len(longer) || longer[0] != -7 {
+			t.Errorf("%s: longer output: %v", c.Name, err)
 		}
 		short := make([]int, len(keys)-1)
 		for i := range short {
 			short[i] = -7
 		}
-		var e *hrwhash.Error
-		if err := bl.AssignInto(keys, short); !errors.As(err, &e) || e.Code != hrwhash.CodeBufferTooSmall ||
+		if err := bl.AssignInto(keys, short); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
 			e.Expected != len(keys) || e.Actual != len(short) {
 			t.Errorf("%s: short output: %v", c.Name, err)
+		}
+		exact := make([]int, len(keys))
+		if err := bl.AssignInto(keys, exact); err != nil || !sameInts(exact, got) {
+			t.Errorf("%s: AssignInto: %v", c.Name, err)
 		}
 		for _, o := range short {
 			if o != -7 {

@@ -493,12 +493,10 @@ typedef struct hrw_error {
   /**
    * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
    * table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
-   * BUFFER_TOO_SMALL of `hrw_bounded_load_assign`: the number of keys.
    */
   size_t expected;
   /**
-   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. BUFFER_TOO_SMALL of
-   * `hrw_bounded_load_assign`: the output's length. INVALID_SLOT_COUNT: the rejected
+   * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
    * number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
    */
   size_t actual;
@@ -1069,11 +1067,12 @@ hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
  * Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
  * the first node of its ranking that holds fewer than `ceil(c * key_count * share)` of the keys
  * before it. The keys are given as for `hrw_placement_owners` (concatenated in `keys`,
- * `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`.
- * BUFFER_TOO_SMALL when `out_len` is below `key_count` (`error->expected`: `key_count`,
- * `error->actual`: `out_len`); LENGTH_MISMATCH when the key lengths do not add up to `keys_len`
- * (`error->expected`: `keys_len`, `error->actual`: their sum, `SIZE_MAX` when it overflows).
- * Nothing is written to `out_indices` unless the call succeeds.
+ * `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`, so
+ * `out_len` must be `key_count`. LENGTH_MISMATCH (POLICIES.md, bounded-load-v1, "Errors") when
+ * it is not (`error->expected`: `key_count`, `error->actual`: `out_len`), then when the key
+ * lengths do not add up to `keys_len` (`error->expected`: `keys_len`, `error->actual`: their
+ * sum, `SIZE_MAX` when it overflows). Nothing is written to `out_indices` unless the call
+ * succeeds.
  *
  * # Safety
  * `bounded_load` is a live handle; every buffer is NULL or valid for its stated length; a

@@ -106,11 +106,12 @@ pub unsafe extern "C" fn hrw_bounded_load_owner(
 /// Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
 /// the first node of its ranking that holds fewer than `ceil(c * key_count * share)` of the keys
 /// before it. The keys are given as for `hrw_placement_owners` (concatenated in `keys`,
-/// `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`.
-/// BUFFER_TOO_SMALL when `out_len` is below `key_count` (`error->expected`: `key_count`,
-/// `error->actual`: `out_len`); LENGTH_MISMATCH when the key lengths do not add up to `keys_len`
-/// (`error->expected`: `keys_len`, `error->actual`: their sum, `SIZE_MAX` when it overflows).
-/// Nothing is written to `out_indices` unless the call succeeds.
+/// `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`, so
+/// `out_len` must be `key_count`. LENGTH_MISMATCH (POLICIES.md, bounded-load-v1, "Errors") when
+/// it is not (`error->expected`: `key_count`, `error->actual`: `out_len`), then when the key
+/// lengths do not add up to `keys_len` (`error->expected`: `keys_len`, `error->actual`: their
+/// sum, `SIZE_MAX` when it overflows). Nothing is written to `out_indices` unless the call
+/// succeeds.
 ///
 /// # Safety
 /// `bounded_load` is a live handle; every buffer is NULL or valid for its stated length; a
@@ -135,9 +136,9 @@ pub unsafe extern "C" fn hrw_bounded_load_assign(
         let lens = unsafe { span(key_lens, key_count) }?;
         // SAFETY: caller contract.
         let dst = unsafe { span_mut(out_indices, out_len) }?;
-        let Some(dst) = dst.get_mut(..lens.len()) else {
-            return Err(lengths(hrw_status::BufferTooSmall, lens.len(), out_len));
-        };
+        if dst.len() != lens.len() {
+            return Err(lengths(hrw_status::LengthMismatch, lens.len(), out_len));
+        }
         let split: Vec<&[u8]> = match split_keys(keys, lens) {
             Ok(split) => split.collect(),
             Err(status) => {

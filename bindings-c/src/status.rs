@@ -142,10 +142,8 @@ pub struct hrw_error {
     pub value: f64,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
     /// table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
-    /// BUFFER_TOO_SMALL of `hrw_bounded_load_assign`: the number of keys.
     pub expected: usize,
-    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. BUFFER_TOO_SMALL of
-    /// `hrw_bounded_load_assign`: the output's length. INVALID_SLOT_COUNT: the rejected
+    /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
     /// number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
     pub actual: usize,
     /// INVALID_JSON: the 1-based line where parsing stopped.

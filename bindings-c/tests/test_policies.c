@@ -190,14 +190,14 @@ static void run_batch_case(const jvalue *c) {
     for (size_t i = 0; i < nodes && i < want_counts->len; i++)
         CHECK(counts[i] == (size_t)u64(&want_counts->items[i]), "%s: count of node %zu", name, i);
 
-    /* A short output is rejected with both lengths, and nothing is written. */
+    /* An output of another length is rejected with both lengths, and nothing is written. */
     if (count > 0) {
         for (size_t i = 0; i < count; i++) owners[i] = (size_t)-1;
         st = hrw_bounded_load_assign(bl, (const uint8_t *)keys, used, lens, count, owners,
                                      count - 1, &err);
         int untouched = 1;
         for (size_t i = 0; i < count; i++) untouched &= owners[i] == (size_t)-1;
-        CHECK(st == HRW_STATUS_BUFFER_TOO_SMALL && err.status == st && err.expected == count &&
+        CHECK(st == HRW_STATUS_LENGTH_MISMATCH && err.status == st && err.expected == count &&
                   err.actual == count - 1 && untouched,
               "%s: short output gave %u", name, (unsigned)st);
     }
@@ -309,7 +309,8 @@ static void bad_inputs(void) {
     hrw_bounded_load_free(bl);
     hrw_bounded_load_free(NULL);
 
-    /* Batch misuse: every NULL with a length, a short output, lengths that do not add up. */
+    /* Batch misuse: every NULL with a length, an output of another length than the keys, key
+     * lengths that do not add up. */
     CHECK(hrw_placement_new(nodes, 2, NULL, &p, NULL) == HRW_STATUS_OK, "build");
     CHECK(hrw_bounded_load_new(p, 5, 4, &bl, NULL) == HRW_STATUS_OK, "new");
     hrw_placement_free(p);
@@ -328,13 +329,21 @@ static void bad_inputs(void) {
           "assign: NULL key_lens with count");
     CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, NULL, 3, &err) == HRW_STATUS_NULL_PARAMETER,
           "assign: NULL out with length");
-    CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, NULL, 0, &err) == HRW_STATUS_BUFFER_TOO_SMALL &&
+    CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, NULL, 0, &err) == HRW_STATUS_LENGTH_MISMATCH &&
               err.expected == 3 && err.actual == 0,
           "assign: NULL out of length 0 for 3 keys");
-    CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, got, 2, &err) == HRW_STATUS_BUFFER_TOO_SMALL &&
-              err.status == HRW_STATUS_BUFFER_TOO_SMALL && err.expected == 3 && err.actual == 2 &&
+    CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, got, 2, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.status == HRW_STATUS_LENGTH_MISMATCH && err.expected == 3 && err.actual == 2 &&
               UNTOUCHED,
           "assign: short out");
+    size_t longer[4] = {7, 7, 7, 7};
+    CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, longer, 4, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 3 && err.actual == 4 && longer[0] == 7 && longer[3] == 7,
+          "assign: longer out");
+    /* The output is checked before the keys. */
+    CHECK(hrw_bounded_load_assign(bl, abc, 2, lens, 3, got, 2, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+              err.expected == 3 && err.actual == 2 && UNTOUCHED,
+          "assign: short out and bad key lengths");
     CHECK(hrw_bounded_load_assign(bl, abc, 3, lens, 3, got, SIZE_MAX, &err) ==
                   HRW_STATUS_RESULT_TOO_LARGE &&
               UNTOUCHED,
@@ -354,12 +363,12 @@ static void bad_inputs(void) {
 #undef UNTOUCHED
     /* No keys: nothing to do, NULL buffers of length 0 are empty lists. */
     CHECK(hrw_bounded_load_assign(bl, NULL, 0, NULL, 0, NULL, 0, NULL) == HRW_STATUS_OK, "assign: none");
-    /* Empty keys are keys, a longer output keeps its tail, and NULL error is allowed. */
+    /* Empty keys are keys, and NULL error is allowed. */
     size_t zero[3] = {0, 0, 3};
-    size_t tail[4] = {7, 7, 7, 7};
-    CHECK(hrw_bounded_load_assign(bl, abc, 3, zero, 3, tail, 4, NULL) == HRW_STATUS_OK &&
-              tail[0] < 2 && tail[1] < 2 && tail[2] < 2 && tail[3] == 7,
-          "assign: empty keys into a longer output");
+    size_t tail[3] = {7, 7, 7};
+    CHECK(hrw_bounded_load_assign(bl, abc, 3, zero, 3, tail, 3, NULL) == HRW_STATUS_OK &&
+              tail[0] < 2 && tail[1] < 2 && tail[2] < 2,
+          "assign: empty keys");
     /* ceil(1.25 * 3 / 2) = 2: the two empty keys have one owner, so it cannot take "abc" too. */
     CHECK(tail[0] == tail[1] && tail[2] != tail[0], "assign: the cap holds");
     hrw_bounded_load_free(bl);
