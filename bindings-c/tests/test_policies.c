@@ -357,7 +357,7 @@ static void bad_inputs(void) {
               UNTOUCHED,
           "assign: key lengths above the bytes");
     size_t huge[2] = {SIZE_MAX, 2};
-    CHECK(hrw_bounded_load_assign(bl, abc, 1, huge, 2, got, 3, &err) == HRW_STATUS_LENGTH_MISMATCH &&
+    CHECK(hrw_bounded_load_assign(bl, abc, 1, huge, 2, got, 2, &err) == HRW_STATUS_LENGTH_MISMATCH &&
               err.expected == 1 && err.actual == SIZE_MAX && UNTOUCHED,
           "assign: key lengths whose sum overflows");
 #undef UNTOUCHED
