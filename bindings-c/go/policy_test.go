@@ -274,3 +274,46 @@ func TestBoundedLoadMisuse(t *testing.T) {
 		}
 	}
 }
+
+// With c = 1 and caps that are whole numbers, the caps add up to the number of keys, so every
+// node ends with exactly its cap: c * K * share, from POLICIES.md alone.
+func TestBoundedLoadBatchExactCaps(t *testing.T) {
+	for _, tc := range []struct {
+		weights []float64
+		keys    int
+		want    []int
+	}{
+		{[]float64{1, 1}, 10, []int{5, 5}},
+		{[]float64{1, 1, 1, 1, 1}, 1000, []int{200, 200, 200, 200, 200}},
+		{[]float64{1, 2, 3, 4}, 1000, []int{100, 200, 300, 400}},
+		{[]float64{1, 0, 3}, 400, []int{100, 0, 300}},
+	} {
+		ids := make([]string, len(tc.weights))
+		for i := range ids {
+			ids[i] = "node-" + strconv.Itoa(i)
+		}
+		p, err := hrwhash.NewWeighted(ids, tc.weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bl, err := hrwhash.NewBoundedLoad(p, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := make([]string, tc.keys)
+		for i := range keys {
+			keys[i] = "k" + strconv.Itoa(i)
+		}
+		owners, err := bl.Assign(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := make([]int, len(tc.weights))
+		for _, o := range owners {
+			counts[o]++
+		}
+		if !sameInts(counts, tc.want) {
+			t.Errorf("weights %v, %d keys: counts %v, want %v", tc.weights, tc.keys, counts, tc.want)
+		}
+	}
+}

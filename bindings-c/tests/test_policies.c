@@ -372,6 +372,21 @@ static void bad_inputs(void) {
     /* ceil(1.25 * 3 / 2) = 2: the two empty keys have one owner, so it cannot take "abc" too. */
     CHECK(tail[0] == tail[1] && tail[2] != tail[0], "assign: the cap holds");
     hrw_bounded_load_free(bl);
+    /* c = 1 over two equal nodes: the caps, 5 each, add up to the 10 keys, so each node ends
+     * with exactly 5 (POLICIES.md alone). */
+    CHECK(hrw_placement_new(nodes, 2, NULL, &p, NULL) == HRW_STATUS_OK, "build");
+    CHECK(hrw_bounded_load_new(p, 1, 1, &bl, NULL) == HRW_STATUS_OK, "new");
+    hrw_placement_free(p);
+    const uint8_t *ten = (const uint8_t *)"k0k1k2k3k4k5k6k7k8k9";
+    size_t two[10] = {2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+    size_t ten_out[10];
+    size_t held[2] = {0, 0};
+    CHECK(hrw_bounded_load_assign(bl, ten, 20, two, 10, ten_out, 10, NULL) == HRW_STATUS_OK,
+          "assign: ten keys");
+    for (size_t i = 0; i < 10; i++)
+        if (ten_out[i] < 2) held[ten_out[i]]++;
+    CHECK(held[0] == 5 && held[1] == 5, "assign: exact caps hold (%zu, %zu)", held[0], held[1]);
+    hrw_bounded_load_free(bl);
 
     hrw_node three[3] = {{(const uint8_t *)"a", 1, NULL, 0},
                          {(const uint8_t *)"b", 1, NULL, 0},
