@@ -56,7 +56,9 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeInvalidReplicaCount-C.HRW_STATUS_INVALID_REPLICA_COUNT+
 	CodeInvalidBalanceFactor-C.HRW_STATUS_INVALID_BALANCE_FACTOR+
 	CodeLoadOverflow-C.HRW_STATUS_LOAD_OVERFLOW+
-	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS]
+	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS+
+	CodeInvalidSlotCount-C.HRW_STATUS_INVALID_SLOT_COUNT+
+	CodeSlotOutOfRange-C.HRW_STATUS_SLOT_OUT_OF_RANGE]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

@@ -43,9 +43,13 @@ const (
 	// CodeLoadOverflow: the loads of a bounded-load lookup add up to more than 2^64 - 1.
 	CodeLoadOverflow Code = 22
 	// CodeInfeasibleReplicaWeights: a node has more than 1/k of the total weight, so a
-	// replica-balanced placement cannot give it its share. Named here so that every language
-	// has the same codes; this package does not offer replica-balance-v1 yet.
+	// replica-balanced placement cannot give it its share (NewReplicaBalance, cgo build).
 	CodeInfeasibleReplicaWeights Code = 23
+	// CodeInvalidSlotCount: a slot table's number of slots is not between 1 and 2^24
+	// (NewSlotTable, cgo build).
+	CodeInvalidSlotCount Code = 26
+	// CodeSlotOutOfRange: a slot is not below the slot table's number of slots.
+	CodeSlotOutOfRange Code = 27
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -91,6 +95,9 @@ var (
 	ErrInvalidBalanceFactor     = &Error{Code: CodeInvalidBalanceFactor}
 	ErrLoadOverflow             = &Error{Code: CodeLoadOverflow}
 	ErrInfeasibleReplicaWeights = &Error{Code: CodeInfeasibleReplicaWeights}
+	// ErrInvalidSlotCount and ErrSlotOutOfRange: the slot-table-v1 policy (NewSlotTable).
+	ErrInvalidSlotCount = &Error{Code: CodeInvalidSlotCount}
+	ErrSlotOutOfRange   = &Error{Code: CodeSlotOutOfRange}
 )
 
 var codeNames = map[Code]string{
@@ -121,6 +128,8 @@ var codeNames = map[Code]string{
 	CodeInvalidBalanceFactor:     "InvalidBalanceFactor",
 	CodeLoadOverflow:             "LoadOverflow",
 	CodeInfeasibleReplicaWeights: "InfeasibleReplicaWeights",
+	CodeInvalidSlotCount:         "InvalidSlotCount",
+	CodeSlotOutOfRange:           "SlotOutOfRange",
 }
 
 // ViewFault says what is wrong with the member of a view document that an ErrInvalidView
@@ -165,7 +174,8 @@ type Error struct {
 	// CodeBufferTooSmall (Expected: what was needed), and for CodeIndexOutOfRange Expected is
 	// the number of nodes.
 	Expected, Actual int
-	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge; for
+	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
+	// the rejected k or samples_log2, which What names); for
 	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
 	// CodeInvalidReplicaCount; the k of CodeInfeasibleReplicaWeights (whose Index is the node).
 	Count int
@@ -184,11 +194,21 @@ type Error struct {
 	MaxMove float64
 	// Profile is the profile name of CodeUnknownProfile and CodeNotOffered.
 	Profile string
-	// What is what the profile does not offer, for CodeNotOffered.
+	// What is what the profile does not offer, for CodeNotOffered; for a CodeInvalidCount of
+	// NewReplicaBalance, the count at fault ("k" or "samples_log2").
 	What string
+	// Slots is the rejected number of slots of CodeInvalidSlotCount, and the table's number of
+	// slots for CodeSlotOutOfRange, whose Slot is the slot asked for.
+	Slots, Slot uint64
 	// DomainReason is what is wrong for CodeInvalidDomains: "missing", "empty_level",
 	// "depth_mismatch", "level_out_of_range" or "weight_overflow" (conformance/POLICIES.md).
 	DomainReason string
+}
+
+// countRange says which counts a policy takes, for an ErrInvalidCount whose What names the count.
+var countRange = map[string]string{
+	"k":            "the number of replicas is at least 1",
+	"samples_log2": "the solver measures on 2^8 to 2^22 samples",
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.
@@ -251,7 +271,14 @@ func (e *Error) Error() string {
 	case CodeIndexOutOfRange:
 		return fmt.Sprintf("hrwhash: node index %d out of range for %d nodes", e.Index, e.Expected)
 	case CodeInvalidCount:
+		if e.What != "" {
+			return fmt.Sprintf("hrwhash: invalid count %s = %d: %s", e.What, e.Count, countRange[e.What])
+		}
 		return fmt.Sprintf("hrwhash: invalid count k = %d: negative", e.Count)
+	case CodeInvalidSlotCount:
+		return fmt.Sprintf("hrwhash: invalid slot count %d: a slot table has between 1 and 2^24 slots", e.Slots)
+	case CodeSlotOutOfRange:
+		return fmt.Sprintf("hrwhash: slot %d is out of range: the table has %d slots", e.Slot, e.Slots)
 	case CodeResultTooLarge:
 		return fmt.Sprintf("hrwhash: result too large: %d keys with k = %d", e.Actual, e.Count)
 	case CodeInvalidDomains:

@@ -48,3 +48,31 @@ func (bl *BoundedLoad) Owner(key string, loads []uint64) (int, error) {
 	}
 	return bl.b.owner(key, loads)
 }
+
+// Assign is the batch of bounded-load-v1: each key, in order, takes the first node of its
+// ranking that holds fewer than ceil(c * len(keys) * share) of the keys before it, so no node
+// ends with more than about c times its share. The answer depends on the order of the keys and
+// on nothing else. With cgo the whole batch is one call into libhrwhash.
+func (bl *BoundedLoad) Assign(keys []string) ([]int, error) {
+	out := make([]int, len(keys))
+	if err := bl.AssignInto(keys, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AssignInto writes the node of keys[i] under Assign into out[i]; out must be exactly as long
+// as keys (else ErrLengthMismatch, with Expected the number of keys and Actual len(out), as
+// POLICIES.md says), and nothing is written unless the call succeeds.
+func (bl *BoundedLoad) AssignInto(keys []string, out []int) error {
+	if bl == nil || bl.b == nil {
+		return &Error{Code: CodeNullParameter}
+	}
+	if len(out) != len(keys) {
+		return &Error{Code: CodeLengthMismatch, Expected: len(keys), Actual: len(out)}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return bl.b.assignInto(keys, out)
+}

@@ -66,3 +66,46 @@ func (b *boundedBackend) owner(key string, loads []uint64) (int, error) {
 	// POLICIES.md proves some node of the ranking accepts.
 	return 0, &Error{Code: CodeUnknown}
 }
+
+// assignInto is POLICIES.md's batch: count * den * S < num * K * W, again exact in math/big.
+func (b *boundedBackend) assignInto(keys []string, out []int) error {
+	counts := make([]uint64, len(b.weights))
+	demand := new(big.Int).SetUint64(uint64(len(keys)))
+	demand.Mul(demand, b.num)
+	scale := new(big.Int).Mul(b.den, b.total)
+	var lhs, rhs big.Int
+	fits := func(i int) bool {
+		lhs.SetUint64(counts[i]).Mul(&lhs, scale)
+		rhs.Mul(demand, b.weights[i])
+		return lhs.Cmp(&rhs) < 0
+	}
+	chosen := make([]int, len(keys))
+	for j, key := range keys {
+		// Most keys stay with their owner: rank only when it is full.
+		i, err := b.p.Owner(key)
+		if err != nil {
+			return err
+		}
+		if !fits(i) {
+			rank, err := b.p.Rank(key, b.p.selectable)
+			if err != nil {
+				return err
+			}
+			i = -1
+			for _, n := range rank {
+				if fits(n) {
+					i = n
+					break
+				}
+			}
+			if i < 0 {
+				// POLICIES.md proves some node of the ranking has room.
+				return &Error{Code: CodeUnknown}
+			}
+		}
+		counts[i]++
+		chosen[j] = i
+	}
+	copy(out, chosen)
+	return nil
+}

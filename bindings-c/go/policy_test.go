@@ -21,18 +21,23 @@ type blCase struct {
 	Factor      struct {
 		Num, Den uint32
 	} `json:"factor"`
-	Key      string   `json:"key"`
-	Loads    []string `json:"loads"`
-	Error    string   `json:"error"`
-	Expected struct {
-		Owner    int `json:"owner"`
-		Position int `json:"position"`
+	Key       string   `json:"key"`
+	Loads     []string `json:"loads"`
+	KeyPrefix string   `json:"key_prefix"`
+	KeyCount  int      `json:"key_count"`
+	Error     string   `json:"error"`
+	Expected  struct {
+		Owner    int   `json:"owner"`
+		Position int   `json:"position"`
+		Owners   []int `json:"owners"`
+		Counts   []int `json:"counts"`
 	} `json:"expected"`
 }
 
 type blVectors struct {
 	Policy     string   `json:"policy"`
 	Online     []blCase `json:"online"`
+	Batch      []blCase `json:"batch"`
 	ErrorCases []blCase `json:"error_cases"`
 }
 
@@ -46,8 +51,8 @@ func loadBoundedLoad(t *testing.T) *blVectors {
 	if err := json.Unmarshal(data, &v); err != nil {
 		t.Fatalf("parsing bounded-load.json: %v", err)
 	}
-	if v.Policy != hrwhash.BoundedLoadPolicy || len(v.Online) == 0 || len(v.ErrorCases) == 0 {
-		t.Fatalf("bounded-load.json: policy %q, %d online, %d error cases", v.Policy, len(v.Online), len(v.ErrorCases))
+	if v.Policy != hrwhash.BoundedLoadPolicy || len(v.Online) == 0 || len(v.Batch) == 0 || len(v.ErrorCases) == 0 {
+		t.Fatalf("bounded-load.json: policy %q, %d online, %d batch, %d error cases", v.Policy, len(v.Online), len(v.Batch), len(v.ErrorCases))
 	}
 	return &v
 }
@@ -106,6 +111,69 @@ func TestBoundedLoadVectors(t *testing.T) {
 		rank, err := p.Rank(key, p.Len())
 		if err != nil || c.Expected.Position >= len(rank) || rank[c.Expected.Position] != got {
 			t.Errorf("%s: owner %d is not at position %d of %v", c.Name, got, c.Expected.Position, rank)
+		}
+	}
+}
+
+func TestBoundedLoadBatchVectors(t *testing.T) {
+	v := loadBoundedLoad(t)
+	for _, c := range v.Batch {
+		p := c.placement(t)
+		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		keys := make([]string, c.KeyCount)
+		for i := range keys {
+			keys[i] = c.KeyPrefix + strconv.Itoa(i)
+		}
+		got, err := bl.Assign(keys)
+		if err != nil || len(got) != len(c.Expected.Owners) {
+			t.Errorf("%s: %d owners, %v; want %d", c.Name, len(got), err, len(c.Expected.Owners))
+			continue
+		}
+		counts := make([]int, p.Len())
+		wrong := 0
+		for i, o := range got {
+			if o != c.Expected.Owners[i] {
+				wrong++
+			}
+			counts[o]++
+		}
+		if wrong != 0 {
+			t.Errorf("%s: %d of %d owners differ", c.Name, wrong, len(got))
+		}
+		for i := range counts {
+			if i >= len(c.Expected.Counts) || counts[i] != c.Expected.Counts[i] {
+				t.Errorf("%s: counts %v, want %v", c.Name, counts, c.Expected.Counts)
+				break
+			}
+		}
+		// An output of another length is rejected untouched.
+		longer := make([]int, len(keys)+1)
+		longer[0] = -7
+		var e *hrwhash.Error
+		if err := bl.AssignInto(keys, longer); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
+			e.Expected != len(keys) || e.Actual != len(longer) || longer[0] != -7 {
+			t.Errorf("%s: longer output: %v", c.Name, err)
+		}
+		short := make([]int, len(keys)-1)
+		for i := range short {
+			short[i] = -7
+		}
+		if err := bl.AssignInto(keys, short); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
+			e.Expected != len(keys) || e.Actual != len(short) {
+			t.Errorf("%s: short output: %v", c.Name, err)
+		}
+		exact := make([]int, len(keys))
+		if err := bl.AssignInto(keys, exact); err != nil || !sameInts(exact, got) {
+			t.Errorf("%s: AssignInto: %v", c.Name, err)
+		}
+		for _, o := range short {
+			if o != -7 {
+				t.Errorf("%s: a rejected call wrote its output", c.Name)
+				break
+			}
 		}
 	}
 }
@@ -183,11 +251,69 @@ func TestBoundedLoadMisuse(t *testing.T) {
 	if _, err := bl.Owner("k", nil); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch || e.Expected != 3 || e.Actual != 0 {
 		t.Errorf("nil loads: %v", err)
 	}
+	if _, err := zero.Assign([]string{"k"}); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("zero BoundedLoad Assign: %v", err)
+	}
+	if err := nilBL.AssignInto(nil, nil); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Errorf("nil BoundedLoad AssignInto: %v", err)
+	}
+	if got, err := bl.Assign(nil); err != nil || len(got) != 0 {
+		t.Errorf("no keys: %v, %v", got, err)
+	}
+	// Empty keys are keys. c = 1 with 4 keys: 2 per live node, so the drained one takes none
+	// and the three copies of "" cannot all stay with their owner.
+	got, err := bl.Assign([]string{"", "", "", "x"})
+	if err != nil || got[0] != got[1] || got[2] == got[0] || got[3] == got[0] || got[0] == 2 || got[2] == 2 {
+		t.Errorf("empty keys at c = 1: %v, %v", got, err)
+	}
 	// A drained node never takes a key, even when it is the only one with room.
 	for _, key := range []string{"", "k", "another"} {
 		got, err := bl.Owner(key, []uint64{1, 1, 0})
 		if err != nil || got == 2 {
 			t.Errorf("%q: %d, %v", key, got, err)
+		}
+	}
+}
+
+// With c = 1 and caps that are whole numbers, the caps add up to the number of keys, so every
+// node ends with exactly its cap: c * K * share, from POLICIES.md alone.
+func TestBoundedLoadBatchExactCaps(t *testing.T) {
+	for _, tc := range []struct {
+		weights []float64
+		keys    int
+		want    []int
+	}{
+		{[]float64{1, 1}, 10, []int{5, 5}},
+		{[]float64{1, 1, 1, 1, 1}, 1000, []int{200, 200, 200, 200, 200}},
+		{[]float64{1, 2, 3, 4}, 1000, []int{100, 200, 300, 400}},
+		{[]float64{1, 0, 3}, 400, []int{100, 0, 300}},
+	} {
+		ids := make([]string, len(tc.weights))
+		for i := range ids {
+			ids[i] = "node-" + strconv.Itoa(i)
+		}
+		p, err := hrwhash.NewWeighted(ids, tc.weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bl, err := hrwhash.NewBoundedLoad(p, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := make([]string, tc.keys)
+		for i := range keys {
+			keys[i] = "k" + strconv.Itoa(i)
+		}
+		owners, err := bl.Assign(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts := make([]int, len(tc.weights))
+		for _, o := range owners {
+			counts[o]++
+		}
+		if !sameInts(counts, tc.want) {
+			t.Errorf("weights %v, %d keys: counts %v, want %v", tc.weights, tc.keys, counts, tc.want)
 		}
 	}
 }

@@ -1064,6 +1064,30 @@ hrw_status hrw_bounded_load_owner(const struct hrw_bounded_load *bounded_load,
                                   struct hrw_error *error);
 
 /**
+ * Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
+ * the first node of its ranking that holds fewer than `ceil(c * key_count * share)` of the keys
+ * before it. The keys are given as for `hrw_placement_owners` (concatenated in `keys`,
+ * `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`, so
+ * `out_len` must be `key_count`. LENGTH_MISMATCH (POLICIES.md, bounded-load-v1, "Errors") when
+ * it is not (`error->expected`: `key_count`, `error->actual`: `out_len`), then when the key
+ * lengths do not add up to `keys_len` (`error->expected`: `keys_len`, `error->actual`: their
+ * sum, `SIZE_MAX` when it overflows). Nothing is written to `out_indices` unless the call
+ * succeeds.
+ *
+ * # Safety
+ * `bounded_load` is a live handle; every buffer is NULL or valid for its stated length; a
+ * non-NULL `error` is writable.
+ */
+hrw_status hrw_bounded_load_assign(const struct hrw_bounded_load *bounded_load,
+                                   const uint8_t *keys,
+                                   size_t keys_len,
+                                   const size_t *key_lens,
+                                   size_t key_count,
+                                   size_t *out_indices,
+                                   size_t out_len,
+                                   struct hrw_error *error);
+
+/**
  * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
  * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
  * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has

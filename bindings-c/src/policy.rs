@@ -4,7 +4,7 @@
 use hrwhash_core::policy::{BalanceFactor, BoundedLoad, ReplicaBalance};
 
 use crate::ffi::{bytes, guard, guard_detail, non_null, out, span, span_mut};
-use crate::placement::{hrw_placement, placement};
+use crate::placement::{hrw_placement, placement, split_keys};
 use crate::status::{hrw_error, hrw_status};
 
 /// A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
@@ -101,6 +101,68 @@ pub unsafe extern "C" fn hrw_bounded_load_owner(
     };
     // SAFETY: `error` is NULL or writable (caller contract).
     unsafe { guard_detail(error, call) }
+}
+
+/// Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
+/// the first node of its ranking that holds fewer than `ceil(c * key_count * share)` of the keys
+/// before it. The keys are given as for `hrw_placement_owners` (concatenated in `keys`,
+/// `key_lens[i]` the length of key `i`); `out_indices[i]` receives the node of key `i`, so
+/// `out_len` must be `key_count`. LENGTH_MISMATCH (POLICIES.md, bounded-load-v1, "Errors") when
+/// it is not (`error->expected`: `key_count`, `error->actual`: `out_len`), then when the key
+/// lengths do not add up to `keys_len` (`error->expected`: `keys_len`, `error->actual`: their
+/// sum, `SIZE_MAX` when it overflows). Nothing is written to `out_indices` unless the call
+/// succeeds.
+///
+/// # Safety
+/// `bounded_load` is a live handle; every buffer is NULL or valid for its stated length; a
+/// non-NULL `error` is writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the keys and the output are each a (pointer, length) pair
+pub unsafe extern "C" fn hrw_bounded_load_assign(
+    bounded_load: *const hrw_bounded_load,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+    error: *mut hrw_error,
+) -> hrw_status {
+    let call = || -> Result<(), hrw_error> {
+        let bl = non_null(bounded_load)?;
+        // SAFETY: caller contract.
+        let keys = unsafe { bytes(keys, keys_len) }?;
+        // SAFETY: caller contract.
+        let lens = unsafe { span(key_lens, key_count) }?;
+        // SAFETY: caller contract.
+        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        if dst.len() != lens.len() {
+            return Err(lengths(hrw_status::LengthMismatch, lens.len(), out_len));
+        }
+        let split: Vec<&[u8]> = match split_keys(keys, lens) {
+            Ok(split) => split.collect(),
+            Err(status) => {
+                let sum = lens
+                    .iter()
+                    .try_fold(0usize, |acc, &l| acc.checked_add(l))
+                    .unwrap_or(usize::MAX);
+                return Err(lengths(status, keys.len(), sum));
+            }
+        };
+        // SAFETY: a live handle (caller contract).
+        unsafe { &(*bl).inner }.assign_into(&split, dst)?;
+        Ok(())
+    };
+    // SAFETY: `error` is NULL or writable (caller contract).
+    unsafe { guard_detail(error, call) }
+}
+
+fn lengths(status: hrw_status, expected: usize, actual: usize) -> hrw_error {
+    hrw_error {
+        expected,
+        actual,
+        ..hrw_error::from_status(status)
+    }
 }
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1,
