@@ -241,7 +241,7 @@ func (p *Placement) Replicas(key string, k int) ([]int, error) {
 
 // maxResult bounds a batch answer, as in every language: 2^32 - 1 ids, far more than fit in
 // memory as ints.
-const maxResult = 1<<32 - 1
+const maxResult uint64 = 1<<32 - 1
 
 // RankMany returns Rank(keys[i], k) for every key. Every row has the same length, min(k, the
 // number of selectable nodes), and all rows share one allocation. A negative k is
@@ -255,7 +255,7 @@ func (p *Placement) RankMany(keys []string, k int) ([][]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if row > 0 && len(keys) > maxResult/row {
+	if row > 0 && uint64(len(keys)) > maxResult/uint64(row) {
 		return nil, &Error{Code: CodeResultTooLarge, Count: k, Actual: len(keys)}
 	}
 	flat := make([]int, len(keys)*row)
