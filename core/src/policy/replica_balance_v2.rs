@@ -24,13 +24,13 @@ pub const MAX_ITERATIONS_V2: u32 = 64;
 /// its target (2^-20).
 pub const TOLERANCE_V2: f64 = 1.0 / 1_048_576.0;
 
-/// log2(e) and ln(2), the binary64 values nearest them.
-const LOG2_E: f64 = f64::from_bits(0x3FF7_1547_652B_82FE);
-const LN_2: f64 = f64::from_bits(0x3FE6_2E42_FEFA_39EF);
-/// The quadrature step in log-time: half an octave, ln(2) / 2 (exact halving of LN_2).
-const STEP: f64 = f64::from_bits(0x3FD6_2E42_FEFA_39EF);
-/// The binary64 nearest sqrt(2): the odd points of the half-octave grid.
-const SQRT_2: f64 = f64::from_bits(0x3FF6_A09E_667F_3BCD);
+/// log2(e) and ln(2), the binary64 values nearest them (0x3FF71547652B82FE, 0x3FE62E42FEFA39EF).
+const LOG2_E: f64 = core::f64::consts::LOG2_E;
+const LN_2: f64 = core::f64::consts::LN_2;
+/// The quadrature step in log-time: half an octave, ln(2) / 2 (an exact halving of LN_2).
+const STEP: f64 = LN_2 / 2.0;
+/// The binary64 nearest sqrt(2) (0x3FF6A09E667F3BCD): the odd points of the half-octave grid.
+const SQRT_2: f64 = core::f64::consts::SQRT_2;
 /// Adjusted weights stay at or above this fraction of the largest one, so every one stays a
 /// normal binary64 and its grid stays finite.
 const FLOOR: f64 = 1.0 / 18_446_744_073_709_551_616.0;
@@ -304,6 +304,7 @@ impl Race {
     }
 
     /// The probability, for each selectable node, of being at positions 2..k.
+    #[allow(clippy::needless_range_loop)] // one index walks four parallel arrays
     fn inclusion(&mut self, v: &[f64], omega: &[f64]) -> Vec<f64> {
         let n = v.len();
         let m = self.m;
@@ -373,6 +374,15 @@ fn multiply(c: &[f64], a: f64, omega: f64, next: &mut [f64], m: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn constants_are_the_specified_bits() {
+        assert_eq!(LOG2_E.to_bits(), 0x3FF7_1547_652B_82FE);
+        assert_eq!(LN_2.to_bits(), 0x3FE6_2E42_FEFA_39EF);
+        assert_eq!(STEP.to_bits(), 0x3FD6_2E42_FEFA_39EF);
+        assert_eq!(SQRT_2.to_bits(), 0x3FF6_A09E_667F_3BCD);
+        assert_eq!(INVERSE_FACTORIALS[17], 1.0 / 355_687_428_096_000.0);
+    }
 
     #[test]
     fn exp_neg_is_accurate_and_monotone() {
