@@ -187,7 +187,7 @@ fn map(name: &str, weights: &[f64], k: usize, keys: usize) {
         );
     }
     println!(
-        "|  |  | fewest possible |  |  |  | {:.2}% |  |",
+        "|  |  |  | fewest for weight-true sets |  |  |  | {:.2}% |  |",
         100.0 * optimum
     );
 }
