@@ -477,6 +477,7 @@ class ReplicaBalance(Generic[_Id]):
     def replicas(self, key: _Key) -> List[_Id]: ...
     def replica_indices(self, key: _Key) -> List[int]: ...
 
+@final
 class ReplicaBalanceV2(Generic[_Id]):
     """replica-balance-v2 (conformance/POLICIES.md): replica sets of ``k`` nodes whose share of
     replicas follows the weights, from an exact solver; the primary is the hrw-v1 owner."""
