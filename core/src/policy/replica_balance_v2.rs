@@ -422,10 +422,8 @@ mod tests {
         // nodes and V = (1, 1, 1, x) in closed form (position 2..3 = all but one of the three
         // non-primary nodes), solved here by bisection on x.
         let inclusion = |x: f64| {
-            // Primary big (prob 0.9): the small node is excluded only if it is last of the race
-            // over {big, big, small}: P(last) = (1/(2 + x)) * (x/(1 + x)) * 2... computed exactly:
-            // the order is a sequence of weighted draws; the small node is last when both big ones
-            // come first.
+            // A big primary (probability 0.9) leaves a race over {big, big, small} whose first two
+            // are the replicas: the small node misses out only when both big ones finish first.
             let last = (2.0 / (2.0 + x)) * (1.0 / (1.0 + x));
             0.9 * (1.0 - last)
         };
