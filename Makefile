@@ -46,6 +46,7 @@ test-conformance:
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
 	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
+	python3 conformance/reference/policy_replica_balance_v2.py conformance/policies/replica-balance-v2.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -70,6 +71,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance-v2 -- --check conformance/policies/replica-balance-v2.json
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

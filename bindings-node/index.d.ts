@@ -401,6 +401,32 @@ export declare class ReplicaBalance {
 }
 
 /**
+ * Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
+ * (replica-balance-v2).
+ */
+export declare class ReplicaBalanceV2 {
+  /** Replica sets of `k` nodes over `placement`. */
+  constructor(placement: Placement | View, k: number)
+  /** The number of replicas per key. */
+  get k(): number
+  /** How many times the solver evaluated the inclusion probabilities. */
+  get iterations(): number
+  /** The solver's largest relative distance from a target at its stop. */
+  get residual(): number
+  /** The weights that rank positions 2..k, build order. */
+  get adjustedWeights(): Array<number>
+  /**
+   * The same weights in fixed point (`w * 2^32`), as
+   * conformance/policies/replica-balance-v2.json states them.
+   */
+  get adjustedFixed(): bigint[]
+  /** The build-order indices of the replica set of `key`, primary first. */
+  replicaIndices(key: Key): Array<number>
+  /** The replica set of `key` as node ids, primary first. */
+  replicas(key: Key): NodeId[]
+}
+
+/**
  * Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is
  * one key digest and one table read, whatever the number of nodes. Changes return a new table.
  */
@@ -553,6 +579,9 @@ export declare const RAMP_GRID: number
 
 /** Name and version of the policy `ReplicaBalance` implements. */
 export declare const REPLICA_BALANCE: string
+
+/** Name and version of the policy `ReplicaBalanceV2` implements. */
+export declare const REPLICA_BALANCE_V2: string
 
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt

@@ -370,6 +370,14 @@ typedef struct hrw_ramp hrw_ramp;
 typedef struct hrw_replica_balance hrw_replica_balance;
 
 /**
+ * Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
+ * (replica-balance-v2, conformance/POLICIES.md). Build it with `hrw_replica_balance_v2_new`,
+ * release it with `hrw_replica_balance_v2_free`; immutable and shareable between threads like
+ * `hrw_placement`.
+ */
+typedef struct hrw_replica_balance_v2 hrw_replica_balance_v2;
+
+/**
  * A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
  * `hrw_slot_table_new`, release it with `hrw_slot_table_free`). Like a placement it never
  * changes, so one handle may be used from many threads at once; changes return a new table.
@@ -1342,6 +1350,57 @@ hrw_status hrw_ramp_direct_moved(const struct hrw_ramp *ramp, double *out_fracti
  * `ramp` is a live handle.
  */
 hrw_status hrw_ramp_optimum(const struct hrw_ramp *ramp, double *out_fraction);
+
+/**
+ * Replica sets of `k` nodes over a copy of `placement`. INVALID_COUNT when `k` is 0;
+ * INFEASIBLE_REPLICA_WEIGHTS when a node has more than `1 / k` of the total weight
+ * (`error->index`: the node, `error->expected`: `k`). `error` may be NULL; `*out` is written only
+ * on success.
+ *
+ * # Safety
+ * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
+ */
+hrw_status hrw_replica_balance_v2_new(const struct hrw_placement *placement,
+                                      size_t k,
+                                      struct hrw_replica_balance_v2 **out_replica_balance,
+                                      struct hrw_error *error);
+
+/**
+ * Releases a replica-balance-v2 handle; NULL is a no-op.
+ *
+ * # Safety
+ * `replica_balance` is NULL or a live handle that no other thread is using.
+ */
+void hrw_replica_balance_v2_free(struct hrw_replica_balance_v2 *replica_balance);
+
+/**
+ * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
+ * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_v2_replicas(const struct hrw_replica_balance_v2 *replica_balance,
+                                           const uint8_t *key,
+                                           size_t key_len,
+                                           size_t *out_indices,
+                                           size_t out_len,
+                                           size_t *out_count);
+
+/**
+ * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
+ * `out_weights` must hold one per node (else BUFFER_TOO_SMALL). `*out_iterations`, if not NULL,
+ * receives how many times the solver evaluated the inclusion probabilities, and `*out_residual`,
+ * if not NULL, the solver's largest relative distance from a target when it stopped.
+ *
+ * # Safety
+ * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
+ */
+hrw_status hrw_replica_balance_v2_adjusted_fixed(const struct hrw_replica_balance_v2 *replica_balance,
+                                                 uint64_t *out_weights,
+                                                 size_t out_len,
+                                                 uint32_t *out_iterations,
+                                                 double *out_residual);
 
 /**
  * Builds the slot table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT).

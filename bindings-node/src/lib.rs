@@ -11,6 +11,7 @@ mod js;
 mod policy;
 mod policy_domains;
 mod profile;
+mod replica_balance_v2;
 mod slot_table;
 mod view;
 

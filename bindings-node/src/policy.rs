@@ -18,7 +18,7 @@ pub const BOUNDED_LOAD: &str = policy::BOUNDED_LOAD;
 #[napi]
 pub const REPLICA_BALANCE: &str = policy::REPLICA_BALANCE;
 
-fn ids(
+pub(crate) fn ids(
     env: sys::napi_env,
     p: &hrwhash::Placement,
     forms: &[NodeForm],

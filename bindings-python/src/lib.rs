@@ -10,6 +10,7 @@ mod error;
 mod policy;
 mod policy_domains;
 mod profile;
+mod replica_balance_v2;
 mod slot_table;
 mod view;
 
@@ -785,6 +786,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     slot_table::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
+    replica_balance_v2::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod domains;
 pub mod edge;
 pub mod replica_balance;
+pub mod replica_balance_v2;
 pub mod slot_table;
 pub mod views;
 

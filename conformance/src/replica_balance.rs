@@ -26,7 +26,7 @@ const KEYS: [&str; 8] = [
     "ÿ",
 ];
 
-fn membership(weights: &[f64]) -> (Value, Placement) {
+pub(crate) fn membership(weights: &[f64]) -> (Value, Placement) {
     let nodes: Vec<Node> = weights
         .iter()
         .enumerate()

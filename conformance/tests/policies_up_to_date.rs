@@ -31,6 +31,45 @@ fn checked_in_replica_balance_vectors_match_the_generator() {
 }
 
 #[test]
+fn checked_in_replica_balance_v2_vectors_match_the_generator() {
+    check(
+        "replica-balance-v2.json",
+        hrwhash_conformance::replica_balance_v2::generate(),
+        "generate-replica-balance-v2",
+    );
+}
+
+#[test]
+fn replica_balance_v2_vectors_cover_the_cap_and_every_error() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::replica_balance_v2::generate())
+            .expect("valid JSON");
+    let cases = v["cases"].as_array().unwrap();
+    let iterations = |name: &str| {
+        cases.iter().find(|c| c["name"] == name).unwrap()["expected"]["iterations"]
+            .as_u64()
+            .unwrap()
+    };
+    // k = 1 skips the solver, equal weights converge at once, a node at 1/k runs to the cap.
+    assert_eq!(iterations("k1"), 0);
+    assert_eq!(iterations("equal"), 1);
+    assert_eq!(
+        iterations("at-the-limit"),
+        u64::from(hrwhash::policy::replica_balance_v2::MAX_ITERATIONS_V2)
+    );
+    assert!(cases
+        .iter()
+        .any(|c| c["expected"]["iterations"].as_u64().unwrap() > 20));
+    let errors: std::collections::BTreeSet<&str> = v["error_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["error"].as_str().unwrap())
+        .collect();
+    assert!(errors.contains("InvalidCount") && errors.contains("InfeasibleReplicaWeights"));
+}
+
+#[test]
 fn bounded_load_vectors_probe_deep_and_cover_every_error() {
     let v: serde_json::Value =
         serde_json::from_str(&hrwhash_conformance::bounded_load::generate()).expect("valid JSON");

@@ -38,8 +38,10 @@ from ._errors import (
 from ._hrwhash import (
     BOUNDED_LOAD as BOUNDED_LOAD,
     REPLICA_BALANCE as REPLICA_BALANCE,
+    REPLICA_BALANCE_V2 as REPLICA_BALANCE_V2,
     BoundedLoad as BoundedLoad,
     ReplicaBalance as ReplicaBalance,
+    ReplicaBalanceV2 as ReplicaBalanceV2,
 )
 from ._hrwhash import (
     ALGORITHM as ALGORITHM,
@@ -79,6 +81,7 @@ __all__ = [
     "SLOT_TABLE_POLICY",
     "DOMAINS_POLICY",
     "REPLICA_BALANCE",
+    "REPLICA_BALANCE_V2",
     "VIEW_FORMAT",
     "AllWeightsZeroError",
     "BoundedLoad",
@@ -110,6 +113,7 @@ __all__ = [
     "RampPlan",
     "RampStep",
     "ReplicaBalance",
+    "ReplicaBalanceV2",
     "Ranking",
     "ResultTooLargeError",
     "Route",

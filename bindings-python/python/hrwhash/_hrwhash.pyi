@@ -28,7 +28,9 @@ __all__ = [
     "DOMAINS_POLICY",
     "Domains",
     "REPLICA_BALANCE",
+    "REPLICA_BALANCE_V2",
     "ReplicaBalance",
+    "ReplicaBalanceV2",
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
@@ -440,6 +442,7 @@ class Domains(Generic[_Id]):
 
 BOUNDED_LOAD: str
 REPLICA_BALANCE: str
+REPLICA_BALANCE_V2: str
 
 @final
 class BoundedLoad(Generic[_Id]):
@@ -467,6 +470,25 @@ class ReplicaBalance(Generic[_Id]):
     def k(self) -> int: ...
     @property
     def iterations(self) -> int: ...
+    @property
+    def adjusted_weights(self) -> List[float]: ...
+    @property
+    def adjusted_fixed(self) -> List[int]: ...
+    def replicas(self, key: _Key) -> List[_Id]: ...
+    def replica_indices(self, key: _Key) -> List[int]: ...
+
+@final
+class ReplicaBalanceV2(Generic[_Id]):
+    """replica-balance-v2 (conformance/POLICIES.md): replica sets of ``k`` nodes whose share of
+    replicas follows the weights, from an exact solver; the primary is the hrw-v1 owner."""
+
+    def __new__(cls, placement: Placement[_Id], k: int) -> ReplicaBalanceV2[_Id]: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def iterations(self) -> int: ...
+    @property
+    def residual(self) -> float: ...
     @property
     def adjusted_weights(self) -> List[float]: ...
     @property

@@ -155,7 +155,7 @@ impl ReplicaBalance {
 
 /// Puts `primary` first in `ranked` (the secondary ranking's first nodes), keeping the order of
 /// the others and dropping the last one when `primary` was not among them.
-fn place_primary(primary: usize, ranked: &mut [usize]) {
+pub(super) fn place_primary(primary: usize, ranked: &mut [usize]) {
     match ranked.iter().position(|&i| i == primary) {
         Some(q) => ranked[..=q].rotate_right(1),
         None => {
@@ -167,7 +167,7 @@ fn place_primary(primary: usize, ranked: &mut [usize]) {
 }
 
 /// The same nodes (ids, domains, order, seed) with other fixed-point weights.
-fn reweighted(placement: &Placement, weights: &[u64]) -> Result<Placement, Error> {
+pub(super) fn reweighted(placement: &Placement, weights: &[u64]) -> Result<Placement, Error> {
     let nodes: Vec<Node> = placement
         .node_specs()
         .iter()
@@ -260,7 +260,7 @@ fn solve(
 
 /// `round_half_even(x)` for a finite `x >= 0`, saturating at `u64::MAX` (`f64::round_ties_even`
 /// needs std). Subtracting the truncation is exact below 2^53, and above it `x` is an integer.
-fn round_half_even(x: f64) -> u64 {
+pub(super) fn round_half_even(x: f64) -> u64 {
     let t = x as u64;
     let fraction = x - t as f64;
     if fraction > 0.5 || (fraction == 0.5 && t & 1 == 1) {

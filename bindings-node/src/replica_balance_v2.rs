@@ -1,0 +1,107 @@
+//! `ReplicaBalanceV2` (replica-balance-v2 of conformance/POLICIES.md) over a `Placement` or
+//! `View`, answering with the placement's node ids in the form they were given; the surface of
+//! `ReplicaBalance` without the sample count, which v2 does not have.
+
+use hrwhash::policy;
+use napi::{Env, Result};
+use napi_derive::napi;
+
+use crate::js::{self, KeyBuf, Raw};
+use crate::policy::ids;
+use crate::view::membership;
+use crate::{core_error, count_arg, count_value, key_of, NodeForm};
+
+/// Name and version of the policy `ReplicaBalanceV2` implements.
+#[napi]
+pub const REPLICA_BALANCE_V2: &str = policy::REPLICA_BALANCE_V2;
+
+/// Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
+/// (replica-balance-v2).
+#[napi]
+pub struct ReplicaBalanceV2 {
+    inner: policy::ReplicaBalanceV2,
+    forms: Vec<NodeForm>,
+}
+
+#[napi]
+impl ReplicaBalanceV2 {
+    /// Replica sets of `k` nodes over `placement`.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "placement: Placement | View, k: number"
+    )]
+    pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalanceV2> {
+        let env = env.raw();
+        let (p, forms) = membership(env, placement, "placement")?;
+        let k = count_arg(env, k, "k")?;
+        let k = count_value(env, k, "k")?;
+        let inner = policy::ReplicaBalanceV2::new(p, k).map_err(|e| core_error(env, e))?;
+        Ok(ReplicaBalanceV2 { inner, forms })
+    }
+
+    /// The number of replicas per key.
+    #[napi(getter, catch_unwind)]
+    pub fn k(&self) -> u32 {
+        self.inner.k() as u32
+    }
+
+    /// How many times the solver evaluated the inclusion probabilities.
+    #[napi(getter, catch_unwind)]
+    pub fn iterations(&self) -> u32 {
+        self.inner.iterations()
+    }
+
+    /// The solver's largest relative distance from a target at its stop.
+    #[napi(getter, catch_unwind)]
+    pub fn residual(&self) -> f64 {
+        self.inner.residual()
+    }
+
+    /// The weights that rank positions 2..k, build order.
+    #[napi(getter, catch_unwind)]
+    pub fn adjusted_weights(&self) -> Vec<f64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_f64())
+            .collect()
+    }
+
+    /// The same weights in fixed point (`w * 2^32`), as
+    /// conformance/policies/replica-balance-v2.json states them.
+    #[napi(getter, catch_unwind, ts_return_type = "bigint[]")]
+    pub fn adjusted_fixed(&self, env: Env) -> Result<Raw> {
+        let env = env.raw();
+        let w = self.inner.adjusted_weights();
+        let arr = js::new_array(env, w.len())?;
+        for (i, w) in w.iter().enumerate() {
+            js::set_element(env, arr, i as u32, js::new_bigint(env, w.to_fixed())?)?;
+        }
+        Ok(Raw(arr))
+    }
+
+    /// The build-order indices of the replica set of `key`, primary first.
+    #[napi(catch_unwind, ts_args_type = "key: Key")]
+    pub fn replica_indices(&self, env: Env, key: Raw) -> Result<Vec<u32>> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?;
+        Ok(self
+            .inner
+            .replicas(key)
+            .into_iter()
+            .map(|i| i as u32)
+            .collect())
+    }
+
+    /// The replica set of `key` as node ids, primary first.
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId[]")]
+    pub fn replicas(&self, env: Env, key: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let key = key_of(env, key, &mut buf, "key")?;
+        let set = self.inner.replicas(key);
+        ids(env, self.inner.placement(), &self.forms, &set).map(Raw)
+    }
+}

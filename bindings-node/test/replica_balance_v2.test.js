@@ -1,0 +1,83 @@
+// Every case of ../conformance/policies/replica-balance-v2.json through the public API, and every
+// bad input of the policy (conformance/POLICIES.md, replica-balance-v2).
+'use strict';
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const hrwhash = require('hrwhash');
+const { Placement, ReplicaBalanceV2 } = hrwhash;
+
+const V2 = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'policies', 'replica-balance-v2.json'), 'utf8'),
+);
+
+function membership(c) {
+  const ids = c.nodes.map((n) => Buffer.from(n.id, 'hex'));
+  return { p: new Placement(ids, { weights: c.nodes.map((n) => Number(n.weight)) }), ids };
+}
+
+const hasCode = (code, extra = {}) => (err) => {
+  assert.ok(err instanceof Error && !(err instanceof TypeError), String(err));
+  assert.equal(err.code, code, err.message);
+  for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
+  return true;
+};
+const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
+const invalidCount = (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT';
+
+test('policy name', () => {
+  assert.equal(V2.policy, hrwhash.REPLICA_BALANCE_V2);
+  assert.equal(hrwhash.REPLICA_BALANCE_V2, 'replica-balance-v2');
+});
+
+test('replica-balance-v2 cases', () => {
+  assert.ok(V2.cases.length > 0);
+  for (const c of V2.cases) {
+    const { p, ids } = membership(c);
+    const r = new ReplicaBalanceV2(p, c.k);
+    assert.equal(r.k, c.k);
+    assert.deepEqual(r.adjustedFixed, c.expected.adjusted_fixed.map(BigInt), c.name);
+    assert.equal(r.iterations, c.expected.iterations, c.name);
+    assert.equal(r.adjustedWeights.length, ids.length);
+    for (const item of c.expected.replicas) {
+      assert.deepEqual(r.replicaIndices(item.key), item.replicas, `${c.name} ${item.key}`);
+      assert.deepEqual(r.replicas(item.key), item.replicas.map((i) => ids[i]), `${c.name} ${item.key}`);
+    }
+  }
+});
+
+test('replica-balance-v2 error cases', () => {
+  assert.ok(V2.error_cases.length > 0);
+  for (const c of V2.error_cases) {
+    const { p } = membership(c);
+    const check =
+      c.error === 'InvalidCount'
+        ? invalidCount
+        : hasCode('HRW_INFEASIBLE_REPLICA_WEIGHTS', 'index' in c ? { index: c.index, k: c.k } : {});
+    assert.throws(() => new ReplicaBalanceV2(p, c.k), check, c.name);
+  }
+});
+
+test('replica-balance-v2 residual and the iteration cap', () => {
+  const r = new ReplicaBalanceV2(new Placement(['a', 'b', 'c', 'd'], { weights: [3, 3, 3, 1] }), 3);
+  assert.ok(r.residual <= 2 ** -20, String(r.residual));
+  const limit = new ReplicaBalanceV2(new Placement(['a', 'b', 'c'], { weights: [2, 1, 1] }), 2);
+  assert.equal(limit.iterations, 64);
+  assert.ok(limit.residual > 2 ** -20);
+});
+
+test('replica-balance-v2 misuse', () => {
+  const p = new Placement(['a', 'b', 'c'], { weights: [1, 1, 1] });
+  for (const bad of [-1, 1.5, NaN, Infinity]) assert.throws(() => new ReplicaBalanceV2(p, bad), invalidCount);
+  for (const bad of ['2', null, undefined, 2n, {}]) typeError(() => new ReplicaBalanceV2(p, bad));
+  typeError(() => new ReplicaBalanceV2([1, 2], 2));
+  typeError(() => new ReplicaBalanceV2('placement', 2));
+  const r = new ReplicaBalanceV2(p, 2);
+  typeError(() => r.replicas(null));
+  typeError(() => r.replicaIndices(3));
+  assert.throws(() => r.replicas('\ud800'), hasCode('HRW_INVALID_TEXT'));
+  assert.equal(r.replicas('k').length, 2);
+  assert.equal(typeof r.replicas('k')[0], 'string');
+  assert.deepEqual(r.replicas(Buffer.from('k')), r.replicas('k'));
+});

@@ -1,0 +1,118 @@
+//! `ReplicaBalanceV2` (replica-balance-v2 of conformance/POLICIES.md) over a `Placement`,
+//! answering with the placement's node ids; the same surface as `ReplicaBalance` without the
+//! sample count, which v2 does not have.
+
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+
+use hrwhash::policy;
+
+use crate::args::{check_key, key_bytes, type_name, At};
+use crate::error::{error, invalid_argument};
+use crate::Placement;
+
+/// Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver.
+#[pyclass(frozen, module = "hrwhash", name = "ReplicaBalanceV2")]
+pub struct ReplicaBalanceV2 {
+    inner: policy::ReplicaBalanceV2,
+    placement: Py<Placement>,
+}
+
+#[pymethods]
+impl ReplicaBalanceV2 {
+    #[new]
+    #[pyo3(signature = (placement, k))]
+    fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let placement = placement.cast::<Placement>().map_err(|_| {
+            invalid_argument(
+                py,
+                format!(
+                    "placement must be a Placement, not {}",
+                    type_name(placement)
+                ),
+                None,
+            )
+        })?;
+        let k = crate::args::count_arg(k, "k")?.get()?;
+        let fleet = placement.get().inner.clone();
+        let inner = py
+            .detach(move || policy::ReplicaBalanceV2::new(fleet, k))
+            .map_err(|e| error(py, e, None))?;
+        Ok(ReplicaBalanceV2 {
+            inner,
+            placement: placement.clone().unbind(),
+        })
+    }
+
+    /// The number of replicas per key.
+    #[getter]
+    fn k(&self) -> usize {
+        self.inner.k()
+    }
+
+    /// How many times the solver evaluated the inclusion probabilities.
+    #[getter]
+    fn iterations(&self) -> u32 {
+        self.inner.iterations()
+    }
+
+    /// The solver's largest relative distance from a target at its stop.
+    #[getter]
+    fn residual(&self) -> f64 {
+        self.inner.residual()
+    }
+
+    /// The weights that rank positions 2..k, build order.
+    #[getter]
+    fn adjusted_weights(&self) -> Vec<f64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_f64())
+            .collect()
+    }
+
+    /// The same weights in fixed point (`w * 2**32`), as
+    /// conformance/policies/replica-balance-v2.json states them.
+    #[getter]
+    fn adjusted_fixed(&self) -> Vec<u64> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|w| w.to_fixed())
+            .collect()
+    }
+
+    /// The build-order indices of the replica set of `key`, primary first.
+    #[pyo3(signature = (key))]
+    fn replica_indices(&self, key: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        check_key(key, At::one("the key"))?;
+        let key = key_bytes(key, At::one("the key"))?;
+        Ok(self.inner.replicas(&key))
+    }
+
+    /// The replica set of `key` as node ids, primary first.
+    #[pyo3(signature = (key))]
+    fn replicas<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let set = self.replica_indices(key)?;
+        self.placement.get().ids_list(py, &set)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ReplicaBalanceV2(k={}, nodes={})",
+            self.inner.k(),
+            self.inner.placement().len()
+        )
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<ReplicaBalanceV2>()?;
+    m.add("REPLICA_BALANCE_V2", policy::REPLICA_BALANCE_V2)?;
+    Ok(())
+}
