@@ -249,6 +249,47 @@ impl Levelled {
     }
 }
 
+/// A copy of `table` in 2 MiB-aligned memory advised as huge pages: a table of several MiB
+/// read at random slots costs a TLB miss per lookup on 4 KiB pages.
+struct HugeTable {
+    ptr: *mut u32,
+    len: usize,
+    layout: std::alloc::Layout,
+}
+
+impl HugeTable {
+    fn new(table: &[u32]) -> HugeTable {
+        let bytes = (table.len() * 4).div_ceil(1 << 21) << 21;
+        let layout = std::alloc::Layout::from_size_align(bytes, 1 << 21).expect("layout");
+        // SAFETY: the layout has a non-zero size; the memory is written before it is read.
+        let ptr = unsafe { std::alloc::alloc(layout) } as *mut u32;
+        assert!(!ptr.is_null(), "allocation");
+        // SAFETY: ptr..ptr+bytes is the allocation just made; madvise only advises the kernel.
+        let advised =
+            unsafe { libc::madvise(ptr as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE) };
+        assert_eq!(advised, 0, "madvise");
+        // SAFETY: the allocation holds at least table.len() u32s and does not overlap `table`.
+        unsafe { std::ptr::copy_nonoverlapping(table.as_ptr(), ptr, table.len()) };
+        HugeTable {
+            ptr,
+            len: table.len(),
+            layout,
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        // SAFETY: the first len u32s were initialised in new, and the memory lives as long as self.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for HugeTable {
+    fn drop(&mut self) {
+        // SAFETY: ptr was allocated with this layout in new.
+        unsafe { std::alloc::dealloc(self.ptr as *mut u8, self.layout) }
+    }
+}
+
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -283,12 +324,14 @@ fn lookup_ns(keys: &[String], mut f: impl FnMut(&str) -> usize) -> f64 {
 /// new node (or leave the removed one), which any rule must move, against the slots that change
 /// hands between two nodes present before and after (the chains that capacities set off).
 fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
-    println!("slot-table-v1: ppm,max_over_mean,add_direct_ratio,add_chain_ratio,remove_direct_ratio,remove_chain_ratio,add_capacity_steps,remove_capacity_steps,owner_ns_hot");
+    println!("slot-table-v1: ppm,max_over_mean,add_direct_ratio,add_chain_ratio,remove_direct_ratio,remove_chain_ratio,add_capacity_steps,remove_capacity_steps,owner_ns_hot,build_ms");
     let n = fleet.len();
     let hot: Vec<String> = (0..16_384).map(|i| format!("key-{i}")).collect();
     for ppm in ppms.split(',') {
         let overload = (ppm != "none").then(|| ppm.parse::<u32>().expect("PPM"));
+        let clock = Clock::start();
         let t = SlotTable::new(fleet, s, overload).expect("table");
+        let build_ms = clock.ms();
         let owner_ns = lookup_ns(&hot, |k| t.owner_index(k));
         let counts = t.slot_counts();
         let balance = *counts.iter().max().expect("nodes") as f64 / (s as f64 / n as f64);
@@ -322,7 +365,7 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
             .count();
         let opt = s as f64 / n as f64;
         println!(
-            "slot-table-v1: {ppm},{balance:.4},{add_direct:.3},{add_chain:.3},{:.3},{:.3},{steps_add},{steps_remove},{owner_ns:.1}",
+            "slot-table-v1: {ppm},{balance:.4},{add_direct:.3},{add_chain:.3},{:.3},{:.3},{steps_add},{steps_remove},{owner_ns:.1},{build_ms:.0}",
             direct as f64 / opt,
             chain as f64 / opt
         );
@@ -387,6 +430,11 @@ fn main() {
         }
         None => (f64::NAN, f64::NAN),
     };
+    let huge = HugeTable::new(&table.table);
+    let th = huge.as_slice();
+    let owner_huge =
+        |k: &str| th[slot_of_digest(key_digest(&seed, k.as_bytes()), s) as usize] as usize;
+    let (hot_huge, cold_huge) = (lookup_ns(&hot, owner_huge), lookup_ns(&cold, owner_huge));
     let hrw = lookup_ns(&hot[..2000], |k| fleet.owner_index(k));
     let digest_only = lookup_ns(&hot, |k| key_digest(&seed, k.as_bytes()) as usize);
 
@@ -474,9 +522,9 @@ fn main() {
         "N={n} S={s} S/N={:.2} weights={weights:?} changes={changes}",
         s as f64 / n as f64
     );
-    println!("build_ms,owner_ns_u32_hot,owner_ns_u32_1M,owner_ns_u16_hot,owner_ns_u16_1M,key_digest_ns,hrw_owner_ns,max_over_share_first,max_over_share_worst,add_ratio_first,add_ms_first,remove_ratio_first,remove_ms_first,add_ratio_worst,add_ratio_mean,remove_ratio_worst,remove_ratio_mean,change_ms_max,change_ms_mean,replay_ms");
+    println!("build_ms,owner_ns_u32_hot,owner_ns_u32_1M,owner_ns_u16_hot,owner_ns_u16_1M,owner_ns_huge_hot,owner_ns_huge_1M,key_digest_ns,hrw_owner_ns,max_over_share_first,max_over_share_worst,add_ratio_first,add_ms_first,remove_ratio_first,remove_ms_first,add_ratio_worst,add_ratio_mean,remove_ratio_worst,remove_ratio_mean,change_ms_max,change_ms_mean,replay_ms");
     println!(
-        "{build_ms:.1},{hot32:.1},{cold32:.1},{hot16:.1},{cold16:.1},{digest_only:.1},{hrw:.1},{first_balance:.4},{worst_balance:.4},{:.3},{:.2},{:.3},{:.2},{add_worst:.3},{:.3},{rem_worst:.3},{:.3},{change_ms_max:.2},{:.2},{replay_ms:.0}",
+        "{build_ms:.1},{hot32:.1},{cold32:.1},{hot16:.1},{cold16:.1},{hot_huge:.1},{cold_huge:.1},{digest_only:.1},{hrw:.1},{first_balance:.4},{worst_balance:.4},{:.3},{:.2},{:.3},{:.2},{add_worst:.3},{:.3},{rem_worst:.3},{:.3},{change_ms_max:.2},{:.2},{replay_ms:.0}",
         first_add.0,
         first_add.1,
         first_remove.0,
