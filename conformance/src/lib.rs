@@ -8,6 +8,7 @@ pub mod domains;
 pub mod edge;
 pub mod replica_balance;
 pub mod slot_table;
+pub mod slot_table_v2;
 pub mod views;
 
 use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
