@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
@@ -783,6 +784,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     view::register(m)?;
     profile::register(m)?;
     slot_table::register(m)?;
+    levelled_slots::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;

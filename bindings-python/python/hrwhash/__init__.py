@@ -51,6 +51,8 @@ from ._hrwhash import (
 from ._hrwhash import (
     SLOT_TABLE_POLICY as SLOT_TABLE_POLICY,
     SlotTable as SlotTable,
+    LEVELLED_SLOTS_POLICY as LEVELLED_SLOTS_POLICY,
+    LevelledSlotTable as LevelledSlotTable,
     DOMAINS_POLICY as DOMAINS_POLICY,
     Domains as Domains,
 )
@@ -77,6 +79,7 @@ __all__ = [
     "BOUNDED_LOAD",
     "DEFAULT_SEED",
     "SLOT_TABLE_POLICY",
+    "LEVELLED_SLOTS_POLICY",
     "DOMAINS_POLICY",
     "REPLICA_BALANCE",
     "VIEW_FORMAT",
@@ -118,6 +121,7 @@ __all__ = [
     "SwitchDiff",
     "SlotOutOfRangeError",
     "SlotTable",
+    "LevelledSlotTable",
     "Transition",
     "UnknownNodeError",
     "UnknownProfileError",
