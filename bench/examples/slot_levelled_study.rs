@@ -6,7 +6,7 @@
 //!     cargo run --release -p hrwhash-bench --example slot_levelled_study -- 100000 2097152
 //!
 //! `WEIGHTS=1,2,3,4` gives the nodes those weights in turn (default: all 1); `CHANGES=n` applies
-//! `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
+//! `CORE=1` also times the core's `LevelledSlotTable` (slot-table-v2). `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
 //! and splits their movement into the slots any rule must move and the chains between nodes that
 //! stay. `CHANGES=n` applies
 //! n changes in a row (an add, then a remove of a node chosen by a fixed generator, and so on:
@@ -32,7 +32,7 @@ use std::collections::BinaryHeap;
 use std::hint::black_box;
 
 use hrwhash::policy::slot_table::slot_of_digest;
-use hrwhash::policy::SlotTable;
+use hrwhash::policy::{LevelledSlotTable, SlotTable};
 use hrwhash::v1::{key_digest, node_digest, score};
 use hrwhash::{Placement, Seed, Weight};
 
@@ -372,6 +372,41 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
     }
 }
 
+/// The core's `LevelledSlotTable` (slot-table-v2): first table, one add and one remove, each a
+/// new table (the change copies the old one), in wall-clock ms; and its owner lookup.
+fn core_table(fleet: &Placement, s: u64) {
+    let t = std::time::Instant::now();
+    let table = LevelledSlotTable::new(fleet, s).expect("table");
+    let build_ms = t.elapsed().as_secs_f64() * 1e3;
+    let n = fleet.len();
+    let t = std::time::Instant::now();
+    let grown = table
+        .with_node(hrwhash::Node::new(format!("node-{n}")))
+        .expect("add");
+    let add_ms = t.elapsed().as_secs_f64() * 1e3;
+    let t = std::time::Instant::now();
+    let shrunk = table.without_node("node-0").expect("remove");
+    let remove_ms = t.elapsed().as_secs_f64() * 1e3;
+    let moved_add = table
+        .assignments()
+        .iter()
+        .zip(grown.assignments())
+        .filter(|(a, b)| a != b)
+        .count();
+    let moved_remove = table.slot_counts()[0] as usize;
+    assert!(shrunk.slot_counts().iter().sum::<u32>() as u64 == s);
+    let hot: Vec<String> = (0..16_384).map(|i| format!("key-{i}")).collect();
+    let owner_ns = lookup_ns(&hot, |k| table.owner_index(k));
+    let c = table.slot_counts();
+    let balance = *c.iter().max().expect("nodes") as f64 / (s as f64 / n as f64);
+    println!("slot-table-v2 (core): build_ms,add_ms,remove_ms,add_ratio,remove_ratio,max_over_mean,owner_ns_hot");
+    println!(
+        "slot-table-v2 (core): {build_ms:.1},{add_ms:.2},{remove_ms:.2},{:.3},{:.3},{balance:.4},{owner_ns:.1}",
+        moved_add as f64 / (s as f64 / (n + 1) as f64),
+        moved_remove as f64 / (s as f64 / n as f64),
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [n, s] = args.as_slice() else {
@@ -401,6 +436,9 @@ fn main() {
         .expect("nodes");
     let seed = fleet.seed();
     let w: Vec<u64> = (0..n).map(fixed).collect();
+    if std::env::var("CORE").is_ok() {
+        core_table(&fleet, s as u64);
+    }
     if let Ok(ppms) = std::env::var("V1") {
         v1_decomposition(&fleet, s as u64, &ppms);
     }
