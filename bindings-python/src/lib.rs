@@ -7,6 +7,7 @@
 mod args;
 mod arrow;
 mod error;
+mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
@@ -784,6 +785,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     view::register(m)?;
     profile::register(m)?;
     slot_table::register(m)?;
+    levelled_slots::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
     replica_balance_v2::register(m)?;

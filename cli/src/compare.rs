@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use hrwhash::policy::{BalanceFactor, BoundedLoad, SlotTable};
+use hrwhash::policy::{BalanceFactor, BoundedLoad, LevelledSlotTable, SlotTable};
 use hrwhash::{Node, Placement, Seed};
 use serde_json::{json, Value};
 
@@ -22,6 +22,17 @@ pub trait Compared {
     fn name(&self) -> String;
     /// One build-order node index per key.
     fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError>;
+    /// The keys' owners after the join (`grown`) and after the leave (`shrunk`) of `base`. A
+    /// policy whose outcome depends on its history applies the changes to its state on `base`.
+    fn assign_changes(
+        &self,
+        _base: &Placement,
+        grown: &Placement,
+        shrunk: &Placement,
+        keys: &[String],
+    ) -> Result<[Vec<usize>; 2], CliError> {
+        Ok([self.assign(grown, keys)?, self.assign(shrunk, keys)?])
+    }
 }
 
 /// Plain hrw-v1: every key on its owner.
@@ -60,16 +71,54 @@ impl Compared for Slots {
         format!("slots:{}", self.2)
     }
     fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
-        let table = SlotTable::new(placement, self.0, self.1).map_err(|e| {
-            crate::error::from_core(&e, true, &|i| format!("node-{i}"), &|i| format!("node {i}"))
-        })?;
+        let table = SlotTable::new(placement, self.0, self.1).map_err(|e| core_error(&e))?;
         Ok(keys.iter().map(|k| table.owner_index(k)).collect())
+    }
+}
+
+fn core_error(e: &hrwhash::Error) -> CliError {
+    crate::error::from_core(e, true, &|i| format!("node-{i}"), &|i| format!("node {i}"))
+}
+
+/// slot-table-v2 (POLICIES.md): the levelled table. It depends on the order of changes, so the
+/// join and the leave are applied to the first fleet's table, never built afresh.
+struct Levelled(u64);
+
+impl Levelled {
+    fn owners(table: &LevelledSlotTable, keys: &[String]) -> Vec<usize> {
+        keys.iter().map(|k| table.owner_index(k)).collect()
+    }
+}
+
+impl Compared for Levelled {
+    fn name(&self) -> String {
+        format!("levelled:{}", self.0)
+    }
+    fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
+        let table = LevelledSlotTable::new(placement, self.0).map_err(|e| core_error(&e))?;
+        Ok(Self::owners(&table, keys))
+    }
+    fn assign_changes(
+        &self,
+        base: &Placement,
+        grown: &Placement,
+        _shrunk: &Placement,
+        keys: &[String],
+    ) -> Result<[Vec<usize>; 2], CliError> {
+        let table = LevelledSlotTable::new(base, self.0).map_err(|e| core_error(&e))?;
+        let joiner = grown.node_specs().last().cloned();
+        let joined = table
+            .with_node(joiner.ok_or_else(|| CliError::Usage("no node joins".into()))?)
+            .map_err(|e| core_error(&e))?;
+        let leaver = base.node_specs()[0].id().to_vec();
+        let left = table.without_node(leaver).map_err(|e| core_error(&e))?;
+        Ok([Self::owners(&joined, keys), Self::owners(&left, keys)])
     }
 }
 
 /// The policy named by one `--policy` value: `plain`, `bounded:C` with C a decimal >= 1, or
 /// `slots:S` / `slots:S:PPM` (a slot table of S slots, plain or with an overload bound in parts
-/// per million).
+/// per million), or `levelled:S` (the levelled slot table of S slots).
 pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
     let (name, arg) = match text.split_once(':') {
         Some((name, arg)) => (name, Some(arg)),
@@ -98,9 +147,14 @@ pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
                 .ok_or_else(|| CliError::Usage(format!("--policy {text}: no slot count")))?;
             Ok(Box::new(Slots(slots, ppm, spec.to_string())))
         }
+        ("levelled", Some(spec)) => {
+            let (slots, _) = crate::slot_table::options(Some(spec), None)?
+                .ok_or_else(|| CliError::Usage(format!("--policy {text}: no slot count")))?;
+            Ok(Box::new(Levelled(slots)))
+        }
         _ => Err(CliError::Usage(format!(
             "--policy {text}: unknown policy; use plain, bounded:C (C >= 1, e.g. bounded:1.25) \
-             or slots:S[:PPM] (e.g. slots:65536:50000)"
+             slots:S[:PPM] (e.g. slots:65536:50000) or levelled:S (e.g. levelled:65536)"
         ))),
     }
 }
@@ -153,8 +207,7 @@ pub fn run(
         let start = Instant::now();
         let before = policy.assign(&base, &keys)?;
         let ns_per_key = start.elapsed().as_nanos() as f64 / keys.len() as f64;
-        let joined = policy.assign(&grown, &keys)?;
-        let left = policy.assign(&shrunk, &keys)?;
+        let [joined, left] = policy.assign_changes(&base, &grown, &shrunk, &keys)?;
         let mut load = vec![0u64; n];
         for &o in &before {
             load[o] += 1;

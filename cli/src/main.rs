@@ -166,7 +166,8 @@ struct SimulateArgs {
     /// Compare placement policies on --nodes equal nodes instead: one row per policy (max/mean
     /// load, CV, keys moved when a node joins and leaves, ns per key). Repeatable: `plain`,
     /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1), `slots:S[:PPM]`
-    /// (slot-table-v1 with S slots, plain or with an overload bound in parts per million).
+    /// (slot-table-v1 with S slots, plain or with an overload bound in parts per million),
+    /// `levelled:S` (slot-table-v2, the levelled table, with the join and leave applied to it).
     #[arg(long = "policy", value_name = "POLICY")]
     policy: Vec<String>,
     #[command(flatten)]

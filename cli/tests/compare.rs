@@ -136,3 +136,70 @@ fn slot_table_rows_agree_with_tables_changed_in_place() {
         assert!(err.contains(variant), "{bad}: {err}");
     }
 }
+
+/// slot-table-v2 depends on the order of changes: the row must apply the join and the leave to
+/// the first table. Recomputed here through the library: only the new node gains keys on the
+/// join, only node-0's keys move on the leave, and each node holds 51 or 52 of the 2048 slots.
+#[test]
+fn levelled_rows_apply_the_changes_to_the_first_table() {
+    use hrwhash::policy::LevelledSlotTable;
+    use hrwhash::{Node, Placement};
+
+    let out = simulate(&[
+        "--nodes",
+        "40",
+        "--keys",
+        "3000",
+        "--policy",
+        "levelled:2048",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = &v["policies"][0];
+    assert_eq!(row["policy"], "levelled:2048");
+
+    // The generated keys of `simulate` (cli/README.md): key-0, key-1, ...
+    let keys: Vec<String> = (0..3000u64).map(|i| format!("key-{i}")).collect();
+    let base = Placement::new((0..40).map(|i| format!("node-{i}"))).unwrap();
+    let t = LevelledSlotTable::new(&base, 2048).unwrap();
+    assert!(t.slot_counts().iter().all(|&c| c == 51 || c == 52));
+    let grown = t.with_node(Node::new("node-40")).unwrap();
+    let left = t.without_node("node-0").unwrap();
+    let mut join = 0u64;
+    let mut leave = 0u64;
+    for k in &keys {
+        let (a, b, c) = (t.owner_index(k), grown.owner_index(k), left.owner_index(k));
+        if a != b {
+            assert_eq!(b, 40, "{k}: a join moves keys only to the new node");
+            join += 1;
+        }
+        if a == 0 {
+            leave += 1;
+        } else {
+            assert_eq!(c + 1, a, "{k}: a leave moves only the leaver's keys");
+        }
+    }
+    assert_eq!(row["moved_on_join"].as_u64().unwrap(), join);
+    assert_eq!(row["moved_on_leave"].as_u64().unwrap(), leave);
+    assert!(join > 0 && leave > 0);
+
+    for (bad, variant) in [
+        (
+            "levelled",
+            "hrwhash: error: --policy levelled: unknown policy",
+        ),
+        ("levelled:0", "error[InvalidSlotCount]"),
+        ("levelled:16777217", "error[InvalidSlotCount]"),
+        ("levelled:x", "error[InvalidArgument]"),
+    ] {
+        let out = simulate(&["--policy", bad]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(variant), "{bad}: {err}");
+    }
+}

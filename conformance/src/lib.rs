@@ -9,6 +9,7 @@ pub mod edge;
 pub mod replica_balance;
 pub mod replica_balance_v2;
 pub mod slot_table;
+pub mod slot_table_v2;
 pub mod views;
 
 use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};

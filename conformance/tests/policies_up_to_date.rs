@@ -124,3 +124,30 @@ fn replica_balance_vectors_adjust_small_nodes() {
         .collect();
     assert!(errors.contains("InvalidCount") && errors.contains("InfeasibleReplicaWeights"));
 }
+
+#[test]
+fn checked_in_slot_table_v2_vectors_match_the_generator() {
+    check(
+        "slot-table-v2.json",
+        hrwhash_conformance::slot_table_v2::generate(),
+        "generate-slot-table-v2",
+    );
+}
+
+#[test]
+fn slot_table_v2_vectors_show_the_order_dependence() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::slot_table_v2::generate()).expect("valid JSON");
+    let last = |name: &str| {
+        let case = v["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        case["changes"].as_array().unwrap().last().unwrap()["expected"]["table"].clone()
+    };
+    // Same membership at the end, other order, other table: POLICIES.md says so, and the
+    // vectors must hold a case that an order-independent implementation fails.
+    assert_ne!(last("order-a"), last("order-b"));
+}

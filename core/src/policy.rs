@@ -5,6 +5,9 @@
 pub mod slot_table;
 
 pub use slot_table::SlotTable;
+pub mod levelled_slots;
+
+pub use levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
 pub mod domains;
 
 pub use domains::{DomainFault, Domains};

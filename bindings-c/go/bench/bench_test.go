@@ -82,3 +82,18 @@ func BenchmarkOwners(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOwnerLargeN is go-rendezvous at the fleet sizes of the slot-table study
+// (BENCHMARKS.md, "The slot-table policy (large fleets)"), where its lookup is O(N).
+func BenchmarkOwnerLargeN(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=go-rendezvous/N=%d", build, n), func(b *testing.B) {
+			r := rendezvous.New(nodes, xxhash.Sum64String)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				sink += len(r.Lookup(keys[i%benchKeys]))
+			}
+		})
+	}
+}

@@ -53,6 +53,8 @@ from ._hrwhash import (
 from ._hrwhash import (
     SLOT_TABLE_POLICY as SLOT_TABLE_POLICY,
     SlotTable as SlotTable,
+    LEVELLED_SLOTS_POLICY as LEVELLED_SLOTS_POLICY,
+    LevelledSlotTable as LevelledSlotTable,
     DOMAINS_POLICY as DOMAINS_POLICY,
     Domains as Domains,
 )
@@ -79,6 +81,7 @@ __all__ = [
     "BOUNDED_LOAD",
     "DEFAULT_SEED",
     "SLOT_TABLE_POLICY",
+    "LEVELLED_SLOTS_POLICY",
     "DOMAINS_POLICY",
     "REPLICA_BALANCE",
     "REPLICA_BALANCE_V2",
@@ -122,6 +125,7 @@ __all__ = [
     "SwitchDiff",
     "SlotOutOfRangeError",
     "SlotTable",
+    "LevelledSlotTable",
     "Transition",
     "UnknownNodeError",
     "UnknownProfileError",

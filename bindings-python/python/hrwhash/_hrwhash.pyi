@@ -44,6 +44,8 @@ __all__ = [
     "View",
     "SLOT_TABLE_POLICY",
     "SlotTable",
+    "LEVELLED_SLOTS_POLICY",
+    "LevelledSlotTable",
     "ramp",
     "ProfilePlacement",
     "SwitchDiff",
@@ -411,6 +413,46 @@ class SlotTable(Generic[_Id]):
         """The table without ``node``, computed from this one."""
     def with_weight(self, node: _Id, weight: _Weight) -> SlotTable[_Id]:
         """The table where ``node`` has another weight, computed from this one."""
+    def __len__(self) -> int: ...
+
+LEVELLED_SLOTS_POLICY: str
+"""The levelled slot-table policy tag: ``"slot-table-v2"``."""
+
+@final
+class LevelledSlotTable(Generic[_Id]):
+    """The levelled slot table (POLICIES.md, "slot-table (v2)"): keys hash to ``slots`` slots and
+    a table maps each slot to a node. A first table gives every node its share of the slots; an
+    added node takes its share from the most loaded nodes and a removed node's slots go to the
+    least loaded, so a change moves only the changed node's slots. The table depends on the
+    order of changes: clients agree when they apply the same changes in the same order."""
+
+    def __new__(
+        cls,
+        placement: Union[Placement[_Id], View],
+        slots: _Count,
+    ) -> "LevelledSlotTable[_Id]": ...
+    @property
+    def slots(self) -> int: ...
+    @property
+    def placement(self) -> Placement[_Id]: ...
+    def slot(self, key: _Key) -> int:
+        """The slot of ``key``: ``floor(key_digest * slots / 2**64)``."""
+    def owner_of_slot(self, slot: _Count) -> _Id:
+        """The node that owns ``slot``; :class:`SlotOutOfRangeError` when ``slot >= slots``."""
+    def owner(self, key: _Key) -> _Id:
+        """The owner of ``key``: the owner of its slot."""
+    def assignments(self) -> List[int]:
+        """The owner of every slot as an index into the placement's nodes, slot 0 first."""
+    def slot_counts(self) -> List[int]:
+        """How many slots each node holds, in node order."""
+    def with_node(
+        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
+    ) -> LevelledSlotTable[_Id]:
+        """The table with one more node (appended): it takes its share from the most loaded."""
+    def without_node(self, node: _Id) -> LevelledSlotTable[_Id]:
+        """The table without ``node``: its slots go to the least loaded nodes."""
+    def with_weight(self, node: _Id, weight: _Weight) -> LevelledSlotTable[_Id]:
+        """The table where ``node`` has another weight: it takes or gives slots to its share."""
     def __len__(self) -> int: ...
 
 # The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").

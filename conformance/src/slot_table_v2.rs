@@ -1,0 +1,354 @@
+//! Generator of `conformance/policies/slot-table-v2.json`: the slot-table-v2 cases (POLICIES.md,
+//! "slot-table (v2)"), a first table and a sequence of changes applied in order. Every input is
+//! written out literally or built from fixed formulas, so the file is the same on every run.
+
+use hrwhash::policy::levelled_slots::{
+    LevelledSlotTable, LEVELLED_SLOTS_POLICY, LEVELLED_SLOT_KEY_PREFIX,
+};
+use hrwhash::policy::slot_table::MAX_SLOTS;
+use hrwhash::{Error, Node, Placement, Seed, Weight};
+use serde_json::{json, Map, Value};
+
+const COMMENT: &str = "Conformance cases of the slot-table-v2 policy, the levelled slot table \
+(see POLICIES.md, \"slot-table (v2)\"). The table depends on the order of changes: each case is a \
+first table and changes applied one after another, in the order given. Node ids and keys are \
+UTF-8 text; weights are JSON numbers (absent: 1); \"seed\" is 32 hex digits (absent: the default \
+seed of SPEC.md). cases: a membership and \"slots\", with the expected first table (the owner of \
+each slot as a 0-based index into the node list, slot 0 first) and keys (each key's slot and \
+owner); then changes: {\"op\": \"add\", id, weight?} appends a node, {\"op\": \"remove\", id} \
+removes one (the others keep their order), {\"op\": \"weight\", id, weight} sets one; each with \
+the table after it, in the indices of the membership after it. error_cases: a table that cannot \
+be built (\"slots\" may exceed 2^53 only as a decimal string), a slot asked of a built table \
+(\"slot\", decimal string), or changes whose last one fails, with the error raised.";
+
+const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn node_json(n: &Node) -> Value {
+    let id = String::from_utf8(n.id().to_vec()).expect("text ids");
+    if n.weight() == Weight::ONE {
+        json!({ "id": id })
+    } else {
+        json!({ "id": id, "weight": n.weight().to_f64() })
+    }
+}
+
+fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
+    (0..count)
+        .map(|i| {
+            Node::new(format!("node-{i}"))
+                .with_weight(Weight::new(weights[i % weights.len()]).expect("weight"))
+        })
+        .collect()
+}
+
+enum Change {
+    Add(&'static str, f64),
+    Remove(&'static str),
+    Weight(&'static str, f64),
+}
+
+impl Change {
+    fn json(&self) -> Map<String, Value> {
+        let v = match *self {
+            Change::Add(id, w) => {
+                let mut s = json!({"op": "add"});
+                let node = Node::new(id).with_weight(Weight::new(w).expect("weight"));
+                for (k, v) in node_json(&node).as_object().expect("object") {
+                    s[k] = v.clone();
+                }
+                s
+            }
+            Change::Remove(id) => json!({"op": "remove", "id": id}),
+            Change::Weight(id, w) => json!({"op": "weight", "id": id, "weight": w}),
+        };
+        v.as_object().cloned().expect("object")
+    }
+
+    fn apply(&self, t: &LevelledSlotTable) -> Result<LevelledSlotTable, Error> {
+        match *self {
+            Change::Add(id, w) => t.with_node(Node::new(id).with_weight(Weight::new(w)?)),
+            Change::Remove(id) => t.without_node(id),
+            Change::Weight(id, w) => t.with_weight(id, Weight::new(w)?),
+        }
+    }
+}
+
+fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<LevelledSlotTable, Error> {
+    let placement = Placement::builder()
+        .seed(seed.unwrap_or(Seed::DEFAULT))
+        .nodes(members.to_vec())
+        .build()?;
+    LevelledSlotTable::new(&placement, slots)
+}
+
+fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
+    let mut o = Map::new();
+    o.insert("name".into(), name.into());
+    if let Some(s) = seed {
+        o.insert("seed".into(), hex(&s.to_bytes()).into());
+    }
+    o.insert(
+        "nodes".into(),
+        members.iter().map(node_json).collect::<Vec<_>>().into(),
+    );
+    o
+}
+
+fn case(
+    name: &str,
+    seed: Option<Seed>,
+    members: Vec<Node>,
+    slots: u64,
+    changes: &[Change],
+) -> Value {
+    let table = build(seed, &members, slots).expect("table");
+    let mut o = head(name, seed, &members);
+    o.insert("slots".into(), slots.into());
+    let keys: Vec<Value> = KEYS
+        .iter()
+        .map(|k| json!({"key": k, "slot": table.slot(k), "owner": table.owner_index(k)}))
+        .collect();
+    o.insert(
+        "expected".into(),
+        json!({"table": table.assignments(), "keys": keys}),
+    );
+    let mut steps = Vec::new();
+    let mut t = table;
+    for c in changes {
+        t = c.apply(&t).expect("change");
+        let mut step = c.json();
+        step.insert("expected".into(), json!({"table": t.assignments()}));
+        steps.push(Value::Object(step));
+    }
+    if !steps.is_empty() {
+        o.insert("changes".into(), steps.into());
+    }
+    Value::Object(o)
+}
+
+fn cases() -> Vec<Value> {
+    use Change::*;
+    let secret = Seed::from_bytes(*b"not the default!");
+    vec![
+        case("first-table", None, nodes(10, &[1.0]), 64, &[]),
+        case(
+            "one-slot",
+            None,
+            nodes(3, &[1.0]),
+            1,
+            &[Add("node-3", 1.0), Remove("node-1")],
+        ),
+        case(
+            "one-node",
+            None,
+            nodes(1, &[1.0]),
+            17,
+            &[Add("node-1", 2.0)],
+        ),
+        case(
+            "weighted-first-table",
+            None,
+            nodes(8, &[1.0, 2.0, 0.5, 3.25]),
+            300,
+            &[],
+        ),
+        case(
+            "draining",
+            None,
+            nodes(6, &[1.0, 0.0, 2.0]),
+            50,
+            &[
+                Weight("node-1", 1.0),
+                Weight("node-0", 0.0),
+                Add("node-6", 0.0),
+            ],
+        ),
+        case(
+            "secret-seed",
+            Some(secret),
+            nodes(12, &[1.0]),
+            128,
+            &[Add("node-12", 1.0), Remove("node-5")],
+        ),
+        case(
+            "tiny-and-huge-weights",
+            None,
+            nodes(5, &[1e-6, 1.0, 1000.0]),
+            33,
+            &[Add("node-5", 1e-6), Weight("node-2", 1.0)],
+        ),
+        case(
+            "grow-from-one",
+            None,
+            nodes(1, &[1.0]),
+            100,
+            &[
+                Add("node-1", 1.0),
+                Add("node-2", 1.0),
+                Add("node-3", 1.0),
+                Add("node-4", 1.0),
+                Add("node-5", 1.0),
+                Add("node-6", 1.0),
+            ],
+        ),
+        case(
+            "changes",
+            None,
+            nodes(16, &[1.0, 2.0]),
+            512,
+            &[
+                Add("node-16", 1.0),
+                Remove("node-4"),
+                Weight("node-7", 5.0),
+                Add("node-17", 0.5),
+                Weight("node-13", 0.0),
+                Remove("node-0"),
+                Add("node-18", 3.0),
+                Weight("node-13", 1.0),
+                Remove("node-18"),
+                Weight("node-7", 1.0),
+            ],
+        ),
+        // The same two changes in the other order give another table.
+        case(
+            "order-a",
+            None,
+            nodes(7, &[1.0]),
+            90,
+            &[Add("node-7", 1.0), Remove("node-2")],
+        ),
+        case(
+            "order-b",
+            None,
+            nodes(7, &[1.0]),
+            90,
+            &[Remove("node-2"), Add("node-7", 1.0)],
+        ),
+    ]
+}
+
+fn error_name(e: &Error) -> &'static str {
+    match e {
+        Error::InvalidSlotCount { .. } => "InvalidSlotCount",
+        Error::SlotOutOfRange { .. } => "SlotOutOfRange",
+        Error::UnknownNode => "UnknownNode",
+        Error::DuplicateNodeId { .. } => "DuplicateNodeId",
+        Error::EmptyMembership => "EmptyMembership",
+        Error::AllWeightsZero => "AllWeightsZero",
+        other => panic!("unexpected error {other:?}"),
+    }
+}
+
+fn error_cases() -> Vec<Value> {
+    use Change::*;
+    let members = nodes(3, &[1.0]);
+    let mut out = Vec::new();
+    for (name, slots) in [
+        ("zero-slots", 0u64),
+        ("above-2^24", MAX_SLOTS + 1),
+        ("largest-u64", u64::MAX),
+    ] {
+        let e = build(None, &members, slots).expect_err("rejected");
+        let mut o = head(name, None, &members);
+        let slots_json = if slots < (1 << 53) {
+            json!(slots)
+        } else {
+            json!(slots.to_string())
+        };
+        o.insert("slots".into(), slots_json);
+        o.insert("error".into(), error_name(&e).into());
+        out.push(Value::Object(o));
+    }
+    let t = build(None, &members, 16).expect("table");
+    for (name, slot) in [
+        ("slot-equal-to-slots", 16u64),
+        ("slot-largest-u64", u64::MAX),
+    ] {
+        let e = t.owner_of_slot(slot).expect_err("rejected");
+        let mut o = head(name, None, &members);
+        o.insert("slots".into(), 16.into());
+        o.insert("slot".into(), slot.to_string().into());
+        o.insert("error".into(), error_name(&e).into());
+        out.push(Value::Object(o));
+    }
+    let failing: [(&str, Vec<Change>); 5] = [
+        ("remove-unknown", vec![Remove("node-9")]),
+        ("weight-of-unknown", vec![Weight("node-9", 1.0)]),
+        ("add-duplicate", vec![Add("node-1", 1.0)]),
+        (
+            "remove-every-node",
+            vec![Remove("node-0"), Remove("node-1"), Remove("node-2")],
+        ),
+        (
+            "drain-every-node",
+            vec![
+                Weight("node-0", 0.0),
+                Weight("node-1", 0.0),
+                Weight("node-2", 0.0),
+            ],
+        ),
+    ];
+    for (name, changes) in failing {
+        let mut t = build(None, &members, 16).expect("table");
+        let mut err = None;
+        for (k, c) in changes.iter().enumerate() {
+            match c.apply(&t) {
+                Ok(next) => t = next,
+                Err(e) => {
+                    assert_eq!(k + 1, changes.len(), "{name}: only the last change fails");
+                    err = Some(e);
+                }
+            }
+        }
+        let e = err.expect("the last change fails");
+        let mut o = head(name, None, &members);
+        o.insert("slots".into(), 16.into());
+        o.insert(
+            "changes".into(),
+            changes
+                .iter()
+                .map(|c| Value::Object(c.json()))
+                .collect::<Vec<_>>()
+                .into(),
+        );
+        o.insert("error".into(), error_name(&e).into());
+        out.push(Value::Object(o));
+    }
+    out
+}
+
+/// The whole file.
+pub fn generate() -> String {
+    let mut out = String::new();
+    out.push_str("{\n");
+    out.push_str(&format!("  \"policy\": \"{LEVELLED_SLOTS_POLICY}\",\n"));
+    out.push_str(&format!(
+        "  \"_comment\": {},\n",
+        Value::String(COMMENT.into())
+    ));
+    out.push_str(&format!(
+        "  \"default_seed\": \"{}\",\n",
+        hex(&Seed::DEFAULT.to_bytes())
+    ));
+    out.push_str(&format!(
+        "  \"slot_key_prefix\": \"{}\",\n",
+        std::str::from_utf8(LEVELLED_SLOT_KEY_PREFIX).expect("ASCII")
+    ));
+    out.push_str(&format!("  \"max_slots\": {MAX_SLOTS},\n"));
+    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
+        out.push_str(&format!("  \"{name}\": [\n"));
+        for (i, item) in items.iter().enumerate() {
+            let sep = if i + 1 == items.len() { "" } else { "," };
+            out.push_str(&format!("    {item}{sep}\n"));
+        }
+        out.push_str(if last { "  ]\n" } else { "  ],\n" });
+    };
+    section(&mut out, "cases", &cases(), false);
+    section(&mut out, "error_cases", &error_cases(), true);
+    out.push_str("}\n");
+    out
+}

@@ -1,0 +1,580 @@
+//! The `slot-table-v2` policy (conformance/POLICIES.md, "slot-table (v2)"): the levelled slot
+//! table. Keys hash to slots as in slot-table-v1, but the table is kept level by its changes
+//! rather than recomputed from the membership: an added node takes its share one slot at a time
+//! from the most loaded nodes, a removed node's slots go one at a time to the least loaded ones.
+//! Only the changed node's slots move, and every node stays within a slot of its share.
+//!
+//! The price is that the table depends on the order of changes: two clients hold the same table
+//! when they built the same first table and applied the same changes in the same order.
+//!
+//! ```
+//! use hrwhash::policy::LevelledSlotTable;
+//! use hrwhash::{Node, Placement};
+//!
+//! let fleet = Placement::new((0..100).map(|i| format!("node-{i}")))?;
+//! let table = LevelledSlotTable::new(&fleet, 4096)?;
+//! assert_eq!(table.owner("user:42"), table.owner_of_slot(table.slot("user:42").into())?);
+//! // 4096 / 100 = 40.96 slots per node: every node holds 40 or 41.
+//! assert!(table.slot_counts().iter().all(|&c| c == 40 || c == 41));
+//!
+//! // One more node takes round(4096 / 101) = 41 slots, and no other slot moves.
+//! let grown = table.with_node(Node::new("node-100"))?;
+//! let moved = table.assignments().iter().zip(grown.assignments()).filter(|(a, b)| a != b);
+//! assert!(moved.clone().all(|(_, &b)| b == 100));
+//! assert_eq!(moved.count(), 41);
+//! # Ok::<(), hrwhash::Error>(())
+//! ```
+
+use alloc::collections::BinaryHeap;
+use alloc::vec::Vec;
+use core::cmp::{Ordering, Reverse};
+
+use crate::policy::slot_table::{slot_of_digest, MAX_SLOTS};
+use crate::v1::{key_digest, node_digest, score};
+use crate::{Error, Node, NodeRef, Placement, Weight};
+
+/// The policy's name and version tag.
+pub const LEVELLED_SLOTS_POLICY: &str = "slot-table-v2";
+
+/// Prefix of the key whose hrw-v1 digest is a slot's digest.
+pub const LEVELLED_SLOT_KEY_PREFIX: &[u8] = b"slot-table-v2:";
+
+/// A node's place in the load order: slots held over weight, compared by exact products, then
+/// the node digest, then the id (its rank among all ids, so the heap need not hold the bytes).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Load {
+    held: u32,
+    weight: u64,
+    digest: u64,
+    id_rank: u32,
+    index: u32,
+}
+
+impl Ord for Load {
+    fn cmp(&self, o: &Load) -> Ordering {
+        (self.held as u128 * o.weight as u128)
+            .cmp(&(o.held as u128 * self.weight as u128))
+            .then(self.digest.cmp(&o.digest))
+            .then(self.id_rank.cmp(&o.id_rank))
+    }
+}
+
+impl PartialOrd for Load {
+    fn partial_cmp(&self, o: &Load) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// A levelled slot table: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1), and
+/// changes that move only the changed node's slots.
+#[derive(Clone)]
+pub struct LevelledSlotTable {
+    placement: Placement,
+    slot_digests: Vec<u64>,
+    node_digests: Vec<u64>,
+    /// Owner (build-order index) of each slot.
+    table: Vec<u32>,
+    /// The slots of each node, in no particular order, and each slot's position in its owner's
+    /// list, so a slot changes hands in O(1).
+    slots_of: Vec<Vec<u32>>,
+    pos: Vec<u32>,
+}
+
+impl core::fmt::Debug for LevelledSlotTable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("LevelledSlotTable")
+            .field("policy", &LEVELLED_SLOTS_POLICY)
+            .field("slots", &self.table.len())
+            .field("placement", &self.placement)
+            .finish()
+    }
+}
+
+impl LevelledSlotTable {
+    /// The first table of `placement` with `slots` slots (1 to 2^24): every node gets its share
+    /// of the slots rounded by largest remainder, as one run of consecutive slots, the nodes in
+    /// node-digest order.
+    pub fn new(placement: &Placement, slots: u64) -> Result<LevelledSlotTable, Error> {
+        if slots == 0 || slots > MAX_SLOTS {
+            return Err(Error::InvalidSlotCount { value: slots });
+        }
+        let s = slots as u32;
+        let seed = placement.seed();
+        let mut key = Vec::with_capacity(LEVELLED_SLOT_KEY_PREFIX.len() + 4);
+        let slot_digests = (0..s)
+            .map(|slot| {
+                key.clear();
+                key.extend_from_slice(LEVELLED_SLOT_KEY_PREFIX);
+                key.extend_from_slice(&slot.to_le_bytes());
+                key_digest(&seed, &key)
+            })
+            .collect();
+        let nodes = placement.node_specs();
+        let node_digests: Vec<u64> = nodes.iter().map(|n| node_digest(&seed, n.id())).collect();
+        let weights: Vec<u128> = nodes
+            .iter()
+            .map(|n| n.weight().to_fixed() as u128)
+            .collect();
+        let total: u128 = weights.iter().sum();
+        let mut quota: Vec<u32> = weights
+            .iter()
+            .map(|&w| (slots as u128 * w / total) as u32)
+            .collect();
+        let short = s - quota.iter().sum::<u32>();
+        let by_id = |a: usize, b: usize| {
+            node_digests[a]
+                .cmp(&node_digests[b])
+                .then_with(|| nodes[a].id().cmp(nodes[b].id()))
+        };
+        let mut order: Vec<usize> = (0..nodes.len()).collect();
+        order.sort_by(|&a, &b| {
+            (slots as u128 * weights[b] % total)
+                .cmp(&(slots as u128 * weights[a] % total))
+                .then_with(|| by_id(a, b))
+        });
+        for &i in &order[..short as usize] {
+            quota[i] += 1;
+        }
+        order.sort_by(|&a, &b| by_id(a, b));
+        let mut t = LevelledSlotTable {
+            placement: placement.clone(),
+            slot_digests,
+            node_digests,
+            table: Vec::with_capacity(s as usize),
+            slots_of: alloc::vec![Vec::new(); nodes.len()],
+            pos: Vec::with_capacity(s as usize),
+        };
+        for i in order {
+            for _ in 0..quota[i] {
+                t.pos.push(t.slots_of[i].len() as u32);
+                t.slots_of[i].push(t.table.len() as u32);
+                t.table.push(i as u32);
+            }
+        }
+        Ok(t)
+    }
+
+    /// Number of slots.
+    pub fn slots(&self) -> u32 {
+        self.table.len() as u32
+    }
+
+    /// The placement the table holds the nodes of.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// The slot of `key`: `floor(key_digest * slots / 2^64)` with the hrw-v1 key digest.
+    #[inline]
+    pub fn slot(&self, key: impl AsRef<[u8]>) -> u32 {
+        slot_of_digest(
+            key_digest(&self.placement.seed(), key.as_ref()),
+            self.slots(),
+        )
+    }
+
+    /// The node that owns `slot`.
+    pub fn owner_of_slot(&self, slot: u64) -> Result<NodeRef<'_>, Error> {
+        let index = self.owner_index_of_slot(slot)?;
+        Ok(self.node_ref(index))
+    }
+
+    /// The build-order index of the node that owns `slot`.
+    pub fn owner_index_of_slot(&self, slot: u64) -> Result<usize, Error> {
+        usize::try_from(slot)
+            .ok()
+            .and_then(|s| self.table.get(s))
+            .map(|&i| i as usize)
+            .ok_or(Error::SlotOutOfRange {
+                slot,
+                slots: self.slots(),
+            })
+    }
+
+    /// The owner of `key`: the owner of its slot.
+    #[inline]
+    pub fn owner(&self, key: impl AsRef<[u8]>) -> NodeRef<'_> {
+        self.node_ref(self.owner_index(key))
+    }
+
+    /// The build-order index of the owner of `key`.
+    #[inline]
+    pub fn owner_index(&self, key: impl AsRef<[u8]>) -> usize {
+        self.table[self.slot(key) as usize] as usize
+    }
+
+    /// The owner (build-order index) of every slot, in slot order.
+    pub fn assignments(&self) -> &[u32] {
+        &self.table
+    }
+
+    /// How many slots each node holds, by build-order index.
+    pub fn slot_counts(&self) -> Vec<u32> {
+        self.slots_of.iter().map(|l| l.len() as u32).collect()
+    }
+
+    /// The table after appending `node` to the membership: the node takes its share.
+    pub fn with_node(&self, node: Node) -> Result<LevelledSlotTable, Error> {
+        let placement = self.placement.with_node(node)?;
+        let index = placement.len() - 1;
+        let mut t = self.clone();
+        t.node_digests.push(node_digest(
+            &placement.seed(),
+            placement.node_specs()[index].id(),
+        ));
+        t.slots_of.push(Vec::new());
+        t.placement = placement;
+        t.level(index);
+        Ok(t)
+    }
+
+    /// The table after removing the node of this id: its slots go to the least loaded nodes.
+    pub fn without_node(&self, id: impl AsRef<[u8]>) -> Result<LevelledSlotTable, Error> {
+        let id = id.as_ref();
+        let gone = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
+        let placement = self.placement.without_node(id)?;
+        let mut t = self.clone();
+        // Drained first (the membership with the node at weight 0), then dropped from the list.
+        t.placement = self.placement.with_weight(id, Weight::ZERO)?;
+        t.level(gone);
+        debug_assert!(t.slots_of[gone].is_empty());
+        t.slots_of.remove(gone);
+        t.node_digests.remove(gone);
+        for o in t.table.iter_mut() {
+            if *o as usize > gone {
+                *o -= 1;
+            }
+        }
+        t.placement = placement;
+        Ok(t)
+    }
+
+    /// The table after giving the node of this id another weight: it takes slots from the most
+    /// loaded nodes or gives its slots to the least loaded until it holds its new share.
+    pub fn with_weight(
+        &self,
+        id: impl AsRef<[u8]>,
+        weight: Weight,
+    ) -> Result<LevelledSlotTable, Error> {
+        let id = id.as_ref();
+        let index = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
+        let placement = self.placement.with_weight(id, weight)?;
+        let mut t = self.clone();
+        t.placement = placement;
+        t.level(index);
+        Ok(t)
+    }
+
+    // ---- changes ---------------------------------------------------------------------------
+
+    fn node_ref(&self, index: usize) -> NodeRef<'_> {
+        self.placement
+            .node(index)
+            .expect("table entries are node indices of the placement")
+    }
+
+    /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
+    fn level(&mut self, j: usize) {
+        let nodes = self.placement.node_specs();
+        let weights: Vec<u64> = nodes.iter().map(|n| n.weight().to_fixed()).collect();
+        let total: u128 = weights.iter().map(|&w| w as u128).sum();
+        let s = self.table.len() as u128;
+        let target = ((2 * s * weights[j] as u128 + total) / (2 * total)) as usize;
+        if self.slots_of[j].len() == target {
+            return;
+        }
+        let mut by_id: Vec<u32> = (0..nodes.len() as u32).collect();
+        by_id.sort_unstable_by(|&a, &b| nodes[a as usize].id().cmp(nodes[b as usize].id()));
+        let mut id_rank = alloc::vec![0u32; nodes.len()];
+        for (rank, &i) in by_id.iter().enumerate() {
+            id_rank[i as usize] = rank as u32;
+        }
+        let load = |t: &LevelledSlotTable, i: usize| Load {
+            held: t.slots_of[i].len() as u32,
+            weight: weights[i],
+            digest: t.node_digests[i],
+            id_rank: id_rank[i],
+            index: i as u32,
+        };
+        let others = || (0..nodes.len()).filter(|&i| i != j && weights[i] > 0);
+        if self.slots_of[j].len() < target {
+            let mut most: BinaryHeap<Load> = others().map(|i| load(self, i)).collect();
+            while self.slots_of[j].len() < target {
+                let donor = most.pop().expect("the others hold the missing slots").index as usize;
+                let slot = self.preferred(j, &self.slots_of[donor]);
+                self.give(slot, j);
+                most.push(load(self, donor));
+            }
+        } else {
+            let mut least: BinaryHeap<Reverse<Load>> =
+                others().map(|i| Reverse(load(self, i))).collect();
+            while self.slots_of[j].len() > target {
+                let taker = least
+                    .pop()
+                    .expect("a node of weight > 0 besides j, or j's target is S")
+                    .0
+                    .index as usize;
+                let slot = self.preferred(taker, &self.slots_of[j]);
+                self.give(slot, taker);
+                least.push(Reverse(load(self, taker)));
+            }
+        }
+    }
+
+    /// The slot of `list` that node `i` scores highest (ties: the lower slot).
+    fn preferred(&self, i: usize, list: &[u32]) -> u32 {
+        let nd = self.node_digests[i];
+        let mut best = (0u64, u32::MAX);
+        for &slot in list {
+            let sc = score(self.slot_digests[slot as usize], nd);
+            if sc > best.0 || (sc == best.0 && slot < best.1) {
+                best = (sc, slot);
+            }
+        }
+        best.1
+    }
+
+    fn give(&mut self, slot: u32, to: usize) {
+        let from = self.table[slot as usize] as usize;
+        let at = self.pos[slot as usize] as usize;
+        self.slots_of[from].swap_remove(at);
+        if let Some(&moved) = self.slots_of[from].get(at) {
+            self.pos[moved as usize] = at as u32;
+        }
+        self.pos[slot as usize] = self.slots_of[to].len() as u32;
+        self.slots_of[to].push(slot);
+        self.table[slot as usize] = to as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+    use alloc::vec;
+
+    fn fleet(n: usize, weights: &[f64]) -> Placement {
+        Placement::builder()
+            .nodes((0..n).map(|i| {
+                Node::new(format!("n{i}"))
+                    .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
+            }))
+            .build()
+            .unwrap()
+    }
+
+    /// POLICIES.md's levelling written out literally: scans instead of heaps, fractions compared
+    /// by cross products, over the placement's weights.
+    fn level_literally(p: &Placement, table: &mut [u32], j: usize) {
+        let seed = p.seed();
+        let nodes = p.node_specs();
+        let nd: Vec<u64> = nodes.iter().map(|n| node_digest(&seed, n.id())).collect();
+        let w: Vec<u128> = nodes
+            .iter()
+            .map(|n| n.weight().to_fixed() as u128)
+            .collect();
+        let sd: Vec<u64> = (0..table.len() as u32)
+            .map(|s| {
+                let mut k = LEVELLED_SLOT_KEY_PREFIX.to_vec();
+                k.extend_from_slice(&s.to_le_bytes());
+                key_digest(&seed, &k)
+            })
+            .collect();
+        let total: u128 = w.iter().sum();
+        let s = table.len() as u128;
+        let target = ((2 * s * w[j] + total) / (2 * total)) as usize;
+        let held = |t: &[u32], i: usize| t.iter().filter(|&&o| o as usize == i).count() as u128;
+        // a is more loaded than b
+        let more = |t: &[u32], a: usize, b: usize| {
+            let (x, y) = (held(t, a) * w[b], held(t, b) * w[a]);
+            x > y || (x == y && (nd[a], nodes[a].id()) > (nd[b], nodes[b].id()))
+        };
+        let best_slot = |t: &[u32], taker: usize, from: usize| {
+            (0..t.len())
+                .filter(|&s| t[s] as usize == from)
+                .max_by(|&a, &b| {
+                    score(sd[a], nd[taker])
+                        .cmp(&score(sd[b], nd[taker]))
+                        .then(b.cmp(&a))
+                })
+                .unwrap()
+        };
+        let others: Vec<usize> = (0..nodes.len()).filter(|&i| i != j && w[i] > 0).collect();
+        while (held(table, j) as usize) < target {
+            let mut d = others[0];
+            for &i in &others {
+                if more(table, i, d) {
+                    d = i;
+                }
+            }
+            let slot = best_slot(table, j, d);
+            table[slot] = j as u32;
+        }
+        while (held(table, j) as usize) > target {
+            let mut r = others[0];
+            for &i in &others {
+                if more(table, r, i) {
+                    r = i;
+                }
+            }
+            let slot = best_slot(table, r, j);
+            table[slot] = r as u32;
+        }
+    }
+
+    #[test]
+    fn first_table_is_runs_of_largest_remainder_shares() {
+        let p = fleet(7, &[1.0, 2.0, 0.0, 0.5]);
+        let t = LevelledSlotTable::new(&p, 100).unwrap();
+        let counts = t.slot_counts();
+        assert_eq!(counts.iter().sum::<u32>(), 100);
+        let total: f64 = p.node_specs().iter().map(|n| n.weight().to_f64()).sum();
+        for (i, n) in p.node_specs().iter().enumerate() {
+            let share = 100.0 * n.weight().to_f64() / total;
+            assert!(
+                (counts[i] as f64 - share).abs() < 1.0,
+                "{i}: {} vs {share}",
+                counts[i]
+            );
+        }
+        assert_eq!(counts[2], 0);
+        // Runs: the owner changes at most once per node along the slots.
+        let changes = t.assignments().windows(2).filter(|w| w[0] != w[1]).count();
+        assert_eq!(changes, counts.iter().filter(|&&c| c > 0).count() - 1);
+    }
+
+    #[test]
+    fn changes_follow_the_literal_rule_and_move_only_the_changed_node() {
+        let mut t = LevelledSlotTable::new(&fleet(9, &[1.0, 2.0]), 97).unwrap();
+        let steps: [(&str, &str, f64); 9] = [
+            ("add", "new0", 1.0),
+            ("remove", "n3", 0.0),
+            ("weight", "n5", 4.0),
+            ("add", "new1", 0.5),
+            ("weight", "n7", 0.0),
+            ("remove", "n0", 0.0),
+            ("add", "new2", 3.0),
+            ("weight", "n7", 1.0),
+            ("add", "new3", 0.0),
+        ];
+        for (k, (op, id, w)) in steps.into_iter().enumerate() {
+            let before = t.clone();
+            let weight = Weight::new(w).unwrap();
+            let (next, j) = match op {
+                "add" => {
+                    let n = t.with_node(Node::new(id).with_weight(weight)).unwrap();
+                    let j = n.placement().len() - 1;
+                    (n, j)
+                }
+                "remove" => (
+                    t.without_node(id).unwrap(),
+                    t.placement().find(id).unwrap().index(),
+                ),
+                _ => (
+                    t.with_weight(id, weight).unwrap(),
+                    t.placement().find(id).unwrap().index(),
+                ),
+            };
+            // The same step by the literal rule, on the old table in old indices.
+            let mut literal: Vec<u32> = before.assignments().to_vec();
+            match op {
+                "add" => level_literally(next.placement(), &mut literal, j),
+                "remove" => {
+                    let drained = before.placement().with_weight(id, Weight::ZERO).unwrap();
+                    level_literally(&drained, &mut literal, j);
+                    for o in literal.iter_mut() {
+                        if *o as usize > j {
+                            *o -= 1;
+                        }
+                    }
+                }
+                _ => level_literally(next.placement(), &mut literal, j),
+            }
+            assert_eq!(next.assignments(), &literal[..], "step {k} ({op} {id})");
+            let counts = next.slot_counts();
+            assert_eq!(counts.iter().sum::<u32>(), 97);
+            for (s, (&a, &b)) in before
+                .assignments()
+                .iter()
+                .zip(next.assignments())
+                .enumerate()
+            {
+                if op == "remove" {
+                    let kept = a as usize != j && (if a as usize > j { a - 1 } else { a }) == b;
+                    assert!(
+                        kept || a as usize == j,
+                        "step {k}: slot {s} moved between others"
+                    );
+                } else if a != b {
+                    assert!(a as usize == j || b as usize == j, "step {k}: slot {s}");
+                }
+            }
+            t = next;
+        }
+    }
+
+    #[test]
+    fn equal_weights_stay_within_one_slot() {
+        let mut t = LevelledSlotTable::new(&fleet(40, &[1.0]), 1000).unwrap();
+        for k in 0..30 {
+            t = if k % 3 == 2 {
+                t.without_node(format!("n{k}")).unwrap()
+            } else {
+                t.with_node(Node::new(format!("m{k}"))).unwrap()
+            };
+            let c = t.slot_counts();
+            let (lo, hi) = (c.iter().min().unwrap(), c.iter().max().unwrap());
+            assert!(hi - lo <= 1, "after change {k}: {lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        let p = fleet(3, &[1.0]);
+        for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
+            assert_eq!(
+                LevelledSlotTable::new(&p, bad).unwrap_err(),
+                Error::InvalidSlotCount { value: bad }
+            );
+        }
+        let t = LevelledSlotTable::new(&p, 8).unwrap();
+        for bad in [8u64, u64::MAX] {
+            assert_eq!(
+                t.owner_of_slot(bad).unwrap_err(),
+                Error::SlotOutOfRange {
+                    slot: bad,
+                    slots: 8
+                }
+            );
+        }
+        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
+        assert_eq!(
+            t.with_weight("zz", Weight::ONE).unwrap_err(),
+            Error::UnknownNode
+        );
+        assert_eq!(
+            t.with_node(Node::new("n1")).unwrap_err(),
+            Error::DuplicateNodeId {
+                index: 3,
+                first_index: 1
+            }
+        );
+        let one = t.without_node("n0").unwrap().without_node("n1").unwrap();
+        assert!(one.assignments().iter().all(|&o| o == 0));
+        assert_eq!(one.without_node("n2").unwrap_err(), Error::EmptyMembership);
+        let drained = t
+            .with_weight("n0", Weight::ZERO)
+            .unwrap()
+            .with_weight("n1", Weight::ZERO)
+            .unwrap();
+        assert_eq!(drained.slot_counts(), vec![0, 0, 8]);
+        assert_eq!(
+            drained.with_weight("n2", Weight::ZERO).unwrap_err(),
+            Error::AllWeightsZero
+        );
+        assert_eq!(
+            drained.without_node("n2").unwrap_err(),
+            Error::AllWeightsZero
+        );
+    }
+}
