@@ -338,6 +338,15 @@ typedef struct hrw_diff hrw_diff;
 typedef struct hrw_domains hrw_domains;
 
 /**
+ * A levelled slot table: keys hash to a fixed number of slots and each slot has an owner; a
+ * change moves only the changed node's slots, so the table depends on the order of the changes
+ * (build it with `hrw_levelled_slot_table_new`, release it with `hrw_levelled_slot_table_free`).
+ * Like a placement it never changes, so one handle may be used from many threads at once;
+ * changes return a new table.
+ */
+typedef struct hrw_levelled_slot_table hrw_levelled_slot_table;
+
+/**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
  * `hrw_placement_free`).
  *
@@ -423,55 +432,6 @@ typedef struct hrw_domains_error {
 } hrw_domains_error;
 
 /**
- * A node as the caller describes it. Zero-initialised fields mean "no domain".
- */
-typedef struct hrw_node {
-  /**
-   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
-   */
-  const uint8_t *id;
-  /**
-   * Length of `id` in bytes.
-   */
-  size_t id_len;
-  /**
-   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
-   * pointer with length 0.
-   */
-  const uint8_t *domain;
-  /**
-   * Length of `domain` in bytes (0 when `domain` is NULL).
-   */
-  size_t domain_len;
-} hrw_node;
-
-/**
- * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
- * the default seed and weight 1.0 for every node.
- */
-typedef struct hrw_placement_options {
-  /**
-   * 16 seed bytes, or NULL for the default seed.
-   */
-  const uint8_t *seed;
-  /**
-   * Length of `seed`: 16, or 0 when `seed` is NULL.
-   */
-  size_t seed_len;
-  /**
-   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
-   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
-   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
-   * selects it.
-   */
-  const double *weights;
-  /**
-   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
-   */
-  size_t weights_len;
-} hrw_placement_options;
-
-/**
  * Details of a failed call, for messages that name the offending node, value or length. Calls
  * that take an optional `hrw_error *` write it on failure only.
  *
@@ -542,6 +502,55 @@ typedef struct hrw_error {
    */
   int32_t os_error;
 } hrw_error;
+
+/**
+ * A node as the caller describes it. Zero-initialised fields mean "no domain".
+ */
+typedef struct hrw_node {
+  /**
+   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
+   */
+  const uint8_t *id;
+  /**
+   * Length of `id` in bytes.
+   */
+  size_t id_len;
+  /**
+   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
+   * pointer with length 0.
+   */
+  const uint8_t *domain;
+  /**
+   * Length of `domain` in bytes (0 when `domain` is NULL).
+   */
+  size_t domain_len;
+} hrw_node;
+
+/**
+ * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
+ * the default seed and weight 1.0 for every node.
+ */
+typedef struct hrw_placement_options {
+  /**
+   * 16 seed bytes, or NULL for the default seed.
+   */
+  const uint8_t *seed;
+  /**
+   * Length of `seed`: 16, or 0 when `seed` is NULL.
+   */
+  size_t seed_len;
+  /**
+   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
+   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+   * selects it.
+   */
+  const double *weights;
+  /**
+   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
+   */
+  size_t weights_len;
+} hrw_placement_options;
 
 /**
  * One step of a ramp.
@@ -746,6 +755,146 @@ hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
                                  size_t index,
                                  const uint8_t **out_domain,
                                  size_t *out_domain_len);
+
+/**
+ * Builds the first table of `placement` with `slots` slots (1 to 2^24, else
+ * INVALID_SLOT_COUNT): every node gets its share as one run of slots. The table keeps its own
+ * copy of the membership.
+ *
+ * # Safety
+ * `placement` is a live handle; `error` is NULL or writable.
+ */
+hrw_status hrw_levelled_slot_table_new(const struct hrw_placement *placement,
+                                       uint64_t slots,
+                                       struct hrw_levelled_slot_table **out_table,
+                                       struct hrw_error *error);
+
+/**
+ * Releases a slot table; NULL is a no-op.
+ *
+ * # Safety
+ * `table` is NULL or a live handle that no other thread is using.
+ */
+void hrw_levelled_slot_table_free(struct hrw_levelled_slot_table *table);
+
+/**
+ * The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
+ * valid until the table is freed; do not free it.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_levelled_slot_table_placement(const struct hrw_levelled_slot_table *table,
+                                             const struct hrw_placement **out_placement);
+
+/**
+ * The number of slots.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_levelled_slot_table_slots(const struct hrw_levelled_slot_table *table,
+                                         uint32_t *out_slots);
+
+/**
+ * The slot of `key` (`key` may be NULL when `key_len` is 0).
+ *
+ * # Safety
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_levelled_slot_table_slot(const struct hrw_levelled_slot_table *table,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        uint32_t *out_slot);
+
+/**
+ * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
+ * number of slots.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_levelled_slot_table_owner_of_slot(const struct hrw_levelled_slot_table *table,
+                                                 uint64_t slot,
+                                                 size_t *out_index);
+
+/**
+ * The index of the node that owns `key`: the owner of its slot.
+ *
+ * # Safety
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ */
+hrw_status hrw_levelled_slot_table_owner(const struct hrw_levelled_slot_table *table,
+                                         const uint8_t *key,
+                                         size_t key_len,
+                                         size_t *out_index);
+
+/**
+ * The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
+ * the number of slots, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `table` is a live handle; `out_owners` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_levelled_slot_table_assignments(const struct hrw_levelled_slot_table *table,
+                                               uint32_t *out_owners,
+                                               size_t out_len);
+
+/**
+ * How many slots each node holds, in node order, into `out_counts` (`out_len` at least the
+ * number of nodes, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `table` is a live handle; `out_counts` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_levelled_slot_table_slot_counts(const struct hrw_levelled_slot_table *table,
+                                               uint32_t *out_counts,
+                                               size_t out_len);
+
+/**
+ * The table with one more node (appended, so its index is the old node count), computed from
+ * this one: the node takes its share one slot at a time from the most loaded nodes.
+ * Errors as `hrw_placement_with_node`.
+ *
+ * # Safety
+ * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
+ */
+hrw_status hrw_levelled_slot_table_with_node(const struct hrw_levelled_slot_table *table,
+                                             const struct hrw_node *node,
+                                             double weight,
+                                             struct hrw_levelled_slot_table **out_table,
+                                             struct hrw_error *error);
+
+/**
+ * The table without the node of this id (indices after it shift down by one), computed from
+ * this one: its slots go one at a time to the least loaded nodes;
+ * UNKNOWN_NODE when there is no such node.
+ *
+ * # Safety
+ * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_levelled_slot_table_without_node(const struct hrw_levelled_slot_table *table,
+                                                const uint8_t *id,
+                                                size_t id_len,
+                                                struct hrw_levelled_slot_table **out_table,
+                                                struct hrw_error *error);
+
+/**
+ * The table where the node of this id has another weight, computed from this one: it takes or
+ * gives slots until it holds its new share. The node is
+ * looked up first (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with its index).
+ *
+ * # Safety
+ * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_levelled_slot_table_with_weight(const struct hrw_levelled_slot_table *table,
+                                               const uint8_t *id,
+                                               size_t id_len,
+                                               double weight,
+                                               struct hrw_levelled_slot_table **out_table,
+                                               struct hrw_error *error);
 
 /**
  * Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position

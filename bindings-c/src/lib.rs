@@ -11,6 +11,7 @@
 
 mod domains;
 mod ffi;
+mod levelled_slots;
 mod placement;
 mod policy;
 mod profile;
