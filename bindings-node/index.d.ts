@@ -301,6 +301,46 @@ export declare class Domains {
   get domainCount(): number
 }
 
+/**
+ * Keys hash to a fixed number of slots and a table maps each slot to a node, kept level by its
+ * changes: a change moves only the changed node's slots, so the table depends on the order of
+ * the changes, not only on the membership they lead to. Changes return a new table.
+ */
+export declare class LevelledSlotTable {
+  /**
+   * Builds the first table of a `Placement` or `View` with `slots` slots (1 to 2^24): every
+   * node gets its share as one run of slots.
+   */
+  constructor(placement: Placement | View, slots: number)
+  /** Number of slots. */
+  get slots(): number
+  /** The slot of `key`. */
+  slot(key: Key): number
+  /** The node that owns `slot`. */
+  ownerOfSlot(slot: number): NodeId
+  /** The owner of `key`: the owner of its slot. */
+  owner(key: Key): NodeId
+  /** The owner of every slot as an index into the placement's nodes, slot 0 first. */
+  assignments(): number[]
+  /** How many slots each node holds, in node order. */
+  slotCounts(): number[]
+  /**
+   * The table with one more node (appended), computed from this one: the node takes its share
+   * one slot at a time from the most loaded nodes.
+   */
+  withNode(node: NodeIdLike | NodeSpec): LevelledSlotTable
+  /**
+   * The table without `node`, computed from this one: its slots go one at a time to the
+   * least loaded nodes.
+   */
+  withoutNode(node: NodeIdLike): LevelledSlotTable
+  /**
+   * The table where `node` has another weight, computed from this one: the node takes or
+   * gives slots until it holds its new share.
+   */
+  withWeight(node: NodeIdLike, weight: number): LevelledSlotTable
+}
+
 /** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
 export declare class MovePlan {
   /** The next moved key, pulling keys from the source until one moves. */
@@ -557,6 +597,9 @@ export declare function draw(score: bigint): bigint
  * 64-bit BigInt: the building block of every score.
  */
 export declare function keyDigest(key: Key, seed?: string | Uint8Array | null): bigint
+
+/** The policy tag: `"slot-table-v2"`. */
+export declare const LEVELLED_SLOTS_POLICY: string
 
 /**
  * hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit

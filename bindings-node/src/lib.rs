@@ -8,6 +8,7 @@
 mod fast;
 mod gather;
 mod js;
+mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
