@@ -44,24 +44,27 @@ def main() -> None:
     base, new = load("base", sys.argv[1]), load("new", sys.argv[2])
     str_keys = [f"key-{i}" for i in range(K)]
     bytes_keys = [k.encode() for k in str_keys]
-    cases: List[Tuple[str, Callable[[Any], Callable[[Any], Any]], List[Any]]] = []
+    Maker = Callable[[Any], Callable[[Any], Any]]
+    cases: List[Tuple[str, Maker, List[Any]]] = []
+
+    def owner(ids: List[Any], w: Any = None) -> Maker:
+        return lambda m: m.Placement(ids, w).owner if w else m.Placement(ids).owner
+
+    def rank3(ids: List[Any]) -> Maker:
+        def make(m: Any) -> Callable[[Any], Any]:
+            r = m.Placement(ids).rank
+            return lambda k: r(k, 3)
+
+        return make
+
     for n in (5, 100, 1000):
-        ids = [f"node-{i}" for i in range(n)]
-        w = [1.0 + i % 4 for i in range(n)]
-        cases.append((f"owner N={n}", lambda m, ids=ids: m.Placement(ids).owner, str_keys))
-        cases.append(
-            (f"rank3 N={n}", lambda m, ids=ids: (lambda k, r=m.Placement(ids).rank: r(k, 3)), str_keys)
-        )
-        cases.append((f"wowner N={n}", lambda m, ids=ids, w=w: m.Placement(ids, w).owner, str_keys))
-        bids = [i.encode() for i in ids]
-        cases.append((f"owner-bytes N={n}", lambda m, b=bids: m.Placement(b).owner, bytes_keys))
-        cases.append(
-            (
-                f"rank3-bytes N={n}",
-                lambda m, b=bids: (lambda k, r=m.Placement(b).rank: r(k, 3)),
-                bytes_keys,
-            )
-        )
+        ids: List[Any] = [f"node-{i}" for i in range(n)]
+        bids: List[Any] = [i.encode() for i in ids]
+        cases.append((f"owner N={n}", owner(ids), str_keys))
+        cases.append((f"rank3 N={n}", rank3(ids), str_keys))
+        cases.append((f"wowner N={n}", owner(ids, [1.0 + i % 4 for i in range(n)]), str_keys))
+        cases.append((f"owner-bytes N={n}", owner(bids), bytes_keys))
+        cases.append((f"rank3-bytes N={n}", rank3(bids), bytes_keys))
     cases.append(("empty lambda", lambda m: (lambda k: k), str_keys))
     medians: Dict[str, Tuple[float, float]] = {}
     for name, make, keys in cases:

@@ -3,8 +3,9 @@ tens of nanoseconds; callgrind's counts do not depend on the load):
 
     valgrind --tool=callgrind python bench/one.py [MODULE.so] OP N COUNT
 
-OP is owner, rank1, rank3, wowner or none (the loop alone); the difference of two COUNTs divided
-by their difference is the cost of one call. Without MODULE.so the installed hrwhash is used.
+OP is owner, lambda-owner (owner through a lambda, as the rank ops go), rank1, rank3, wowner or
+none (the loop and a lambda alone); the difference of two COUNTs divided by their difference is
+the cost of one call. Without MODULE.so the installed hrwhash is used.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def main() -> None:
     f: Callable[[str], Any]
     if op == "owner":
         f = placement(ids).owner
+    elif op == "lambda-owner":
+        o = placement(ids).owner
+        f = lambda key: o(key)  # noqa: E731 (what the rank ops pay for their lambda)
     elif op == "wowner":
         f = placement(ids, [1.0 + i % 4 for i in range(n)]).owner
     elif op in ("rank1", "rank3"):
