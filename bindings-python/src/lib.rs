@@ -322,7 +322,11 @@ impl Placement {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_key(key, At::one("the key"))?;
+        // An exact str or bytes key passes the type check by being read below; any other key's
+        // type is checked before k (API.md: types before values).
+        if !(key.is_exact_instance_of::<PyString>() || key.is_exact_instance_of::<PyBytes>()) {
+            check_key(key, At::one("the key"))?;
+        }
         let k = count_arg(k, "k")?;
         let key = key_bytes(key, At::one("the key"))?;
         let k = k.get()?.min(self.inner.selectable_len());

@@ -255,6 +255,23 @@ def test_counts_that_are_integers() -> None:
     assert P.rank_many(["a", "b"], 2**64 - 1) == P.rank_many(["a", "b"], 3)
 
 
+def test_exact_ints_and_their_subclasses_count_alike() -> None:
+    # An exact int takes a shortcut; subclasses, the largest exact ints and str subclasses as
+    # keys take the general path, with the same answers.
+    class Count(int):
+        pass
+
+    class Key(str):
+        pass
+
+    for k in (0, 1, 2, 3, 2**63 - 1, 2**63, 2**64 - 1):
+        assert P.rank("k", k) == P.rank("k", Count(min(k, 3))) == P.rank(Key("k"), k)
+        assert P.rank("k", k) == P.rank("k", 3)[: min(k, 3)]
+    raises(hrwhash.InvalidArgumentError, lambda: P.rank("k", False))
+    e = raises(hrwhash.InvalidCountError, lambda: P.rank("k", Count(-1)), "negative")
+    assert isinstance(e, hrwhash.InvalidCountError)
+
+
 def test_argument_order() -> None:
     # API.md 4: types before text, text before lengths, lengths before SPEC.md 7.
     raises(hrwhash.InvalidArgumentError, lambda: Placement(["\ud800", 5]))
