@@ -21,11 +21,11 @@ test:
 
 chain = $(foreach t,$(1),$(MAKE) --no-print-directory $(t) &&) true
 test-chain-rust:
-	@$(call chain,check-generated test-core test-conformance test-cli)
+	+@$(call chain,check-generated test-core test-conformance test-cli)
 test-chain-bindings:
-	@$(call chain,test-py test-node test-dist test-fuzz-py)
+	+@$(call chain,test-py test-node test-dist test-fuzz-py)
 test-chain-c:
-	@$(call chain,record-profiles test-c test-go test-fuzz-native)
+	+@$(call chain,record-profiles test-c test-go test-fuzz-native)
 
 test-core:
 	$(CARGO) fmt --all -- --check
