@@ -29,7 +29,7 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
-use crate::policy::slot_table::{slot_of_digest, MAX_SLOTS};
+use crate::policy::slot_table::{owner_in, slot_of_digest, MAX_SLOTS};
 use crate::v1::{key_digest, node_digest, score};
 use crate::{Error, Node, NodeRef, Placement, Weight};
 
@@ -181,14 +181,7 @@ impl LevelledSlotTable {
 
     /// The build-order index of the node that owns `slot`.
     pub fn owner_index_of_slot(&self, slot: u64) -> Result<usize, Error> {
-        usize::try_from(slot)
-            .ok()
-            .and_then(|s| self.table.get(s))
-            .map(|&i| i as usize)
-            .ok_or(Error::SlotOutOfRange {
-                slot,
-                slots: self.slots(),
-            })
+        owner_in(&self.table, slot)
     }
 
     /// The owner of `key`: the owner of its slot.

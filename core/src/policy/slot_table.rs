@@ -56,6 +56,18 @@ pub fn slot_of_digest(kd: u64, slots: u32) -> u32 {
     ((kd as u128 * slots as u128) >> 64) as u32
 }
 
+/// The node index `table` gives `slot`, or `SlotOutOfRange`: the slot lookup of every slot table.
+pub(crate) fn owner_in(table: &[u32], slot: u64) -> Result<usize, Error> {
+    usize::try_from(slot)
+        .ok()
+        .and_then(|s| table.get(s))
+        .map(|&i| i as usize)
+        .ok_or(Error::SlotOutOfRange {
+            slot,
+            slots: table.len() as u32,
+        })
+}
+
 /// The slots a node holds, as (score, slot) offers with the least preferred on top.
 type Held = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
 
@@ -185,14 +197,7 @@ impl SlotTable {
 
     /// The build-order index of the node that owns `slot`.
     pub fn owner_index_of_slot(&self, slot: u64) -> Result<usize, Error> {
-        usize::try_from(slot)
-            .ok()
-            .and_then(|s| self.table.get(s))
-            .map(|&i| i as usize)
-            .ok_or(Error::SlotOutOfRange {
-                slot,
-                slots: self.slots(),
-            })
+        owner_in(&self.table, slot)
     }
 
     /// The owner of `key`: the owner of its slot.
