@@ -8,7 +8,9 @@
 //! throws this package's `TypeError` instead of reading foreign memory; as that check costs about a
 //! lookup too, its result is remembered per live placement. Even `napi_unwrap` costs about a
 //! lookup at small N (a private-property read), so the last receiver of the thread is remembered
-//! as well and recognized by one strict equality. Their TypeScript declarations are in
+//! as well and recognized by one strict equality. `owner` and `rank` are the JS functions of
+//! `fast.js` around two of these callbacks, so that their answers are the caller's id strings read
+//! in JS rather than strings made again through Node-API. Their TypeScript declarations are in
 //! types-header.d.ts (merged into the class).
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
