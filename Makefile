@@ -125,8 +125,9 @@ FUZZ_TARGET_DIR ?= $(CURDIR)/target/fuzz
 FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(FUZZ_TARGET_DIR) --release --debug-assertions
 FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
 
+# A debug build: it only drives cargo, and builds in a third of the CPU time of a release one.
 $(CARGO_FUZZ):
-	$(CARGO) install --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
+	$(CARGO) install --debug --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
 
 fuzz-build: $(CARGO_FUZZ)
 	$(FUZZ) build $(FUZZ_OPTS)
