@@ -19,7 +19,8 @@ TEST_JOBS ?= 3
 test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c
 
-chain = $(foreach t,$(1),$(MAKE) --no-print-directory $(t) &&) true
+# Each suite's wall time is printed after it, to show which chain is the longest.
+chain = $(foreach t,$(1),s=$$SECONDS && $(MAKE) --no-print-directory $(t) && echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
 test-chain-rust:
 	+@$(call chain,check-generated test-core test-conformance test-cli)
 test-chain-bindings:
