@@ -45,6 +45,7 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
 	python3 conformance/reference/policy_slot_table_v2.py conformance/policies/slot-table-v2.json
+	python3 conformance/reference/slot_history_reference.py conformance/policies/slot-history-v1.json
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
 	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
@@ -71,6 +72,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table-v2 -- --check conformance/policies/slot-table-v2.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-history -- --check conformance/policies/slot-history-v1.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json

@@ -13,6 +13,7 @@ mod policy;
 mod policy_domains;
 mod profile;
 mod replica_balance_v2;
+mod slot_history;
 mod slot_table;
 mod view;
 
