@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Code is the number of an error; it equals the C ABI's status (hrw_status) of the same name,
@@ -306,6 +307,12 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: view: not well-formed JSON at line %d, column %d", e.Line, e.Column)
 	case CodeInvalidView:
 		switch {
+		case e.Index >= 0 && (e.Field == "initial" || e.Field == "changes"):
+			// A slot history's lists (conformance/SLOT-HISTORY.md), named with their members.
+			return fmt.Sprintf("hrwhash: %s[%d]: %s", e.Field, e.Index, e.Reason)
+		case e.Index >= 0 && strings.Contains(e.Field, "."):
+			list, _, _ := strings.Cut(e.Field, ".")
+			return fmt.Sprintf("hrwhash: %s[%d] member %s: %s", list, e.Index, quoted(e.Field), e.Reason)
 		case e.Index >= 0:
 			return fmt.Sprintf("hrwhash: view: nodes[%d] member %s: %s", e.Index, quoted(e.Field), e.Reason)
 		case e.Field == "":

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hrwhash/hrwhash/bindings-c/go"
@@ -191,6 +193,10 @@ func TestSlotHistoryErrorVectors(t *testing.T) {
 			}
 			if e.Field != *c.Field || e.Index != want || string(e.Reason) != c.Reason {
 				t.Errorf("%s: field %q index %d reason %q", c.Name, e.Field, e.Index, e.Reason)
+			}
+			// The message names the list and position, not a view's nodes.
+			if list, _, _ := strings.Cut(e.Field, "."); want >= 0 && !strings.Contains(e.Error(), fmt.Sprintf("%s[%d]", list, want)) {
+				t.Errorf("%s: message %q", c.Name, e.Error())
 			}
 		case "EmptyNodeId", "DuplicateNodeId":
 			if e.Index != *c.Index || (c.FirstIndex != nil && e.FirstIndex != *c.FirstIndex) {

@@ -39,28 +39,8 @@ pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotHistory, CliErro
     SlotHistory::from_json_bytes(&bytes, seed).map_err(|e| CliError::Invalid {
         variant: variant_name(&e),
         usage: false,
-        message: format!("{shown}: {}", describe(&e)),
+        message: format!("{shown}: {}", e),
     })
-}
-
-/// The core's message, except that a member inside `initial` or `changes` is named by its list
-/// and position (the core's own text speaks of a view's nodes).
-fn describe(e: &hrwhash::Error) -> String {
-    match e {
-        hrwhash::Error::InvalidView {
-            field,
-            index: Some(i),
-            reason,
-        } => {
-            let (list, member) = field.split_once('.').unwrap_or((field.as_str(), ""));
-            if member.is_empty() {
-                format!("{list}[{i}] {reason}")
-            } else {
-                format!("{list}[{i}] member \"{field}\" {reason}")
-            }
-        }
-        e => e.to_string(),
-    }
 }
 
 pub fn run(a: &SlotHistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {

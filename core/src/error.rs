@@ -261,7 +261,15 @@ impl fmt::Display for Error {
                 index,
                 reason,
             } => match (index, field.is_empty()) {
-                (Some(i), _) => write!(f, "view: nodes[{i}] member \"{field}\" {reason}"),
+                // A slot history names members of its lists `initial.<member>` and
+                // `changes.<member>` (conformance/SLOT-HISTORY.md); a view's are its nodes'.
+                (Some(i), _) => match field.split_once('.') {
+                    Some((list, _)) => write!(f, "{list}[{i}] member \"{field}\" {reason}"),
+                    None if field == "initial" || field == "changes" => {
+                        write!(f, "{field}[{i}] {reason}")
+                    }
+                    None => write!(f, "view: nodes[{i}] member \"{field}\" {reason}"),
+                },
                 (None, true) => write!(f, "view: the document {reason}"),
                 (None, false) => write!(f, "view: member \"{field}\" {reason}"),
             },

@@ -220,3 +220,26 @@ fn an_added_node_keeps_its_domain_and_a_weight_change_keeps_it_too() {
         .to_json()
         .contains("{\"op\": \"add\", \"id\": \"b\", \"domain\": \"z\"}"));
 }
+
+#[test]
+fn errors_name_the_list_and_position_of_the_member() {
+    let at = |field: &str, index| {
+        Error::InvalidView {
+            field: field.into(),
+            index: Some(index),
+            reason: ViewFault::Missing,
+        }
+        .to_string()
+    };
+    assert_eq!(
+        at("changes.id", 1),
+        "changes[1] member \"changes.id\" is missing"
+    );
+    assert_eq!(
+        at("initial.weight", 0),
+        "initial[0] member \"initial.weight\" is missing"
+    );
+    assert_eq!(at("changes", 4), "changes[4] is missing");
+    // A view's own members keep naming its nodes.
+    assert_eq!(at("id", 2), "view: nodes[2] member \"id\" is missing");
+}
