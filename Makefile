@@ -46,6 +46,7 @@ test-conformance:
 	python3 conformance/reference/policy_slot_table_v2.py conformance/policies/slot-table-v2.json
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
+	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load-boundaries.json
 	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
 	python3 conformance/reference/policy_replica_balance_v2.py conformance/policies/replica-balance-v2.json
 
@@ -72,6 +73,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table-v2 -- --check conformance/policies/slot-table-v2.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance-v2 -- --check conformance/policies/replica-balance-v2.json
 
