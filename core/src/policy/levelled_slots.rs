@@ -260,7 +260,8 @@ impl LevelledSlotTable {
         ));
         self.slots_of.push(Vec::new());
         self.placement = placement;
-        self.level(index);
+        let weights = fixed_weights(&self.placement);
+        self.level(index, &weights);
         Ok(())
     }
 
@@ -271,11 +272,12 @@ impl LevelledSlotTable {
     pub fn remove_node(&mut self, id: impl AsRef<[u8]>) -> Result<(), Error> {
         let id = id.as_ref();
         let gone = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
+        // Fails as draining the node would (AllWeightsZero), or with EmptyMembership.
         let placement = self.placement.without_node(id)?;
         // Drained first (the membership with the node at weight 0), then dropped from the list.
-        let drained = self.placement.with_weight(id, Weight::ZERO)?;
-        self.placement = drained;
-        self.level(gone);
+        let mut weights = fixed_weights(&self.placement);
+        weights[gone] = 0;
+        self.level(gone, &weights);
         debug_assert!(self.slots_of[gone].is_empty());
         self.slots_of.remove(gone);
         self.node_digests.remove(gone);
@@ -296,7 +298,8 @@ impl LevelledSlotTable {
         let id = id.as_ref();
         let index = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
         self.placement = self.placement.with_weight(id, weight)?;
-        self.level(index);
+        let weights = fixed_weights(&self.placement);
+        self.level(index, &weights);
         Ok(())
     }
 
@@ -309,20 +312,31 @@ impl LevelledSlotTable {
     }
 
     /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
-    fn level(&mut self, j: usize) {
+    /// `weights` are the fixed-point weights of the membership after the change, in build
+    /// order (node `j` at 0 for a removal, whose ids are still those of `self.placement`).
+    fn level(&mut self, j: usize, weights: &[u64]) {
         let nodes = self.placement.node_specs();
-        let weights: Vec<u64> = nodes.iter().map(|n| n.weight().to_fixed()).collect();
         let total: u128 = weights.iter().map(|&w| w as u128).sum();
         let s = self.table.len() as u128;
         let target = ((2 * s * weights[j] as u128 + total) / (2 * total)) as usize;
         if self.slots_of[j].len() == target {
             return;
         }
-        let mut by_id: Vec<u32> = (0..nodes.len() as u32).collect();
-        by_id.sort_unstable_by(|&a, &b| nodes[a as usize].id().cmp(nodes[b as usize].id()));
+        // The load order falls back to the id only between nodes of one digest, so a node's rank
+        // among the ids of its digest is enough: this sorts 64-bit digests, and byte strings only
+        // where digests collide.
+        let mut by_digest: Vec<u32> = (0..nodes.len() as u32).collect();
+        by_digest.sort_unstable_by_key(|&i| self.node_digests[i as usize]);
         let mut id_rank = alloc::vec![0u32; nodes.len()];
-        for (rank, &i) in by_id.iter().enumerate() {
-            id_rank[i as usize] = rank as u32;
+        for group in by_digest
+            .chunk_by_mut(|&a, &b| self.node_digests[a as usize] == self.node_digests[b as usize])
+        {
+            if group.len() > 1 {
+                group.sort_unstable_by(|&a, &b| nodes[a as usize].id().cmp(nodes[b as usize].id()));
+                for (rank, &i) in group.iter().enumerate() {
+                    id_rank[i as usize] = rank as u32;
+                }
+            }
         }
         let load = |t: &LevelledSlotTable, i: usize| Load {
             held: t.slots_of[i].len() as u32,
@@ -380,6 +394,14 @@ impl LevelledSlotTable {
         self.slots_of[to].push(slot);
         self.table[slot as usize] = to as u32;
     }
+}
+
+fn fixed_weights(placement: &Placement) -> Vec<u64> {
+    placement
+        .node_specs()
+        .iter()
+        .map(|n| n.weight().to_fixed())
+        .collect()
 }
 
 #[cfg(test)]
@@ -666,6 +688,53 @@ mod tests {
                         change, c.map(|_| ()), d),
                 }
             }
+        }
+    }
+
+    /// Two ids of one node digest (vectors.json's tie cases): the load order falls back to
+    /// the ids, which the in-place changes must rank as the literal rule does.
+    #[test]
+    fn nodes_of_one_digest_are_ordered_by_id() {
+        let (hi, lo) = ("tie-f8de3fcc2f7f5a0f", "tie-2726c02dc96aa050");
+        let seed = Seed::DEFAULT;
+        assert_eq!(
+            node_digest(&seed, hi.as_bytes()),
+            node_digest(&seed, lo.as_bytes())
+        );
+        let p = Placement::new([hi, "x", lo, "y"]).unwrap();
+        let mut t = LevelledSlotTable::new(&p, 37).unwrap();
+        for (k, step) in [
+            "add z", "remove x", "add w", "weight y", "remove z", "add v",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (op, id) = step.split_once(' ').unwrap();
+            let mut literal = t.assignments().to_vec();
+            let j = t
+                .placement()
+                .find(id)
+                .map_or(t.placement().len(), |n| n.index());
+            match op {
+                "add" => {
+                    t.add_node(Node::new(id)).unwrap();
+                    level_literally(t.placement(), &mut literal, j);
+                }
+                "remove" => {
+                    let drained = t.placement().with_weight(id, Weight::ZERO).unwrap();
+                    level_literally(&drained, &mut literal, j);
+                    for o in literal.iter_mut() {
+                        *o -= u32::from(*o as usize > j);
+                    }
+                    t.remove_node(id).unwrap();
+                }
+                _ => {
+                    t.set_weight(id, Weight::new(3.0).unwrap()).unwrap();
+                    level_literally(t.placement(), &mut literal, j);
+                }
+            }
+            assert_eq!(t.assignments(), &literal[..], "step {k} ({step})");
+            assert_consistent(&t);
         }
     }
 
