@@ -316,7 +316,9 @@ fn factor_cases() -> Vec<Value> {
 
 fn error_cases() -> Vec<Value> {
     let half = 1u64 << 63;
-    let cases: Vec<(&str, Fleet, (u32, u32), Vec<u64>, &str)> = vec![
+    // (name, fleet, factor as (num, den), loads, error)
+    type ErrorCase = (&'static str, Fleet, (u32, u32), Vec<u64>, &'static str);
+    let cases: Vec<ErrorCase> = vec![
         // The total one past 2^64 - 1.
         (
             "total-two-to-the-64",
