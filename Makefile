@@ -19,7 +19,8 @@ TEST_JOBS ?= 3
 test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c
 
-chain = $(foreach t,$(1),$(MAKE) --no-print-directory $(t) &&) true
+# Each suite's wall time is printed after it, to show which chain is the longest.
+chain = $(foreach t,$(1),s=$$SECONDS && $(MAKE) --no-print-directory $(t) && echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
 test-chain-rust:
 	+@$(call chain,check-generated test-core test-conformance test-cli)
 test-chain-bindings:
@@ -44,6 +45,7 @@ test-conformance:
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
 	python3 conformance/reference/policy_slot_table_v2.py conformance/policies/slot-table-v2.json
+	python3 conformance/reference/slot_history_reference.py conformance/policies/slot-history-v1.json
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load-boundaries.json
@@ -71,6 +73,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table-v2 -- --check conformance/policies/slot-table-v2.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-history -- --check conformance/policies/slot-history-v1.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
@@ -127,8 +130,9 @@ FUZZ_TARGET_DIR ?= $(CURDIR)/target/fuzz
 FUZZ_OPTS := --fuzz-dir fuzz --target-dir $(FUZZ_TARGET_DIR) --release --debug-assertions
 FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
 
+# A debug build: it only drives cargo, and builds in a third of the CPU time of a release one.
 $(CARGO_FUZZ):
-	$(CARGO) install --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
+	$(CARGO) install --debug --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
 
 fuzz-build: $(CARGO_FUZZ)
 	$(FUZZ) build $(FUZZ_OPTS)

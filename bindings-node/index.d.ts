@@ -467,6 +467,51 @@ export declare class ReplicaBalanceV2 {
 }
 
 /**
+ * The shared history of a levelled slot table: the first membership, the number of slots and
+ * the ordered changes, written and read as one JSON document. Every client that loads the same
+ * history holds the same table; `tableFingerprint` compares tables cheaply. Changes return a
+ * new history.
+ */
+export declare class SlotHistory {
+  /**
+   * A history with no change yet: the first table of `placement` with `slots` slots, at
+   * `epoch` (default 0).
+   */
+  constructor(placement: Placement, slots: number, epoch?: bigint | number | null)
+  /**
+   * Loads and replays a history document (a string, or its UTF-8 bytes). A history written
+   * for a secret seed needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`.
+   */
+  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): SlotHistory
+  /** The canonical JSON form (SLOT-HISTORY.md section 3), ending in a newline. */
+  toJson(): string
+  /** Number of slots. */
+  get slots(): number
+  /** The epoch (that of the final membership's view). */
+  get epoch(): bigint
+  /** The number of changes. */
+  get changeCount(): number
+  /** The table fingerprint: 32 hex digits. */
+  get tableFingerprint(): string
+  /** The final membership as a view at the history's epoch. */
+  view(): View
+  /** The table the changes lead to. */
+  table(): LevelledSlotTable
+  /** The slot of `key`. */
+  slot(key: Key): number
+  /** The id of the node that owns `key`'s slot. */
+  owner(key: Key): NodeId
+  /** The history with one more change: `node` appended. */
+  withNode(node: NodeIdLike | NodeSpec): SlotHistory
+  /** The history with one more change: `node` removed. */
+  withoutNode(node: NodeIdLike): SlotHistory
+  /** The history with one more change: `node` at another weight. */
+  withWeight(node: NodeIdLike, weight: number): SlotHistory
+  /** The same history at another epoch. */
+  withEpoch(epoch: bigint | number): SlotHistory
+}
+
+/**
  * Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is
  * one key digest and one table read, whatever the number of nodes. Changes return a new table.
  */
@@ -625,6 +670,9 @@ export declare const REPLICA_BALANCE: string
 
 /** Name and version of the policy `ReplicaBalanceV2` implements. */
 export declare const REPLICA_BALANCE_V2: string
+
+/** The format tag: `"hrwhash-slot-history-v1"`. */
+export declare const SLOT_HISTORY_FORMAT: string
 
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt

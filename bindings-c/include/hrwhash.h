@@ -29,6 +29,16 @@
 #define HRW_RAMP_GRID 65536
 
 /**
+ * Length of a table fingerprint in bytes.
+ */
+#define HRW_TABLE_FINGERPRINT_LEN 16
+
+/**
+ * Size of the buffer `hrw_slot_history_table_fingerprint_hex` needs: 32 hex digits and a NUL.
+ */
+#define HRW_TABLE_FINGERPRINT_HEX_SIZE ((2 * HRW_TABLE_FINGERPRINT_LEN) + 1)
+
+/**
  * Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
  */
 #define HRW_ERROR_FIELD_SIZE 64
@@ -386,6 +396,14 @@ typedef struct hrw_replica_balance hrw_replica_balance;
  * `hrw_placement`.
  */
 typedef struct hrw_replica_balance_v2 hrw_replica_balance_v2;
+
+/**
+ * The shared history of a levelled slot table: the first membership, the number of slots and
+ * the ordered changes (load it with `hrw_slot_history_from_json` or start one with
+ * `hrw_slot_history_new`; release it with `hrw_slot_history_free`). It never changes, so one
+ * handle may be used from many threads at once; appending a change returns a new history.
+ */
+typedef struct hrw_slot_history hrw_slot_history;
 
 /**
  * A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
@@ -1600,6 +1618,156 @@ hrw_status hrw_replica_balance_v2_adjusted_fixed(const struct hrw_replica_balanc
                                                  size_t out_len,
                                                  uint32_t *out_iterations,
                                                  double *out_residual);
+
+/**
+ * Loads and replays a history document (`text_len` bytes of UTF-8 JSON, not NUL-terminated),
+ * placing keys with `seed` (16 bytes, or NULL with length 0 for the default seed). The checks
+ * and their order are those of SLOT-HISTORY.md section 5: INVALID_JSON, INVALID_VIEW (`field`
+ * such as `changes.op`, `index` when `has_index`: the position in `initial` or `changes`,
+ * `reason`), INVALID_SLOT_COUNT (`actual` = the value), the membership errors of `initial`,
+ * SEED_MISMATCH, then the first failing change's error (EMPTY_NODE_ID and DUPLICATE_NODE_ID
+ * with `index` = the change's position, UNKNOWN_NODE, EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
+ *
+ * # Safety
+ * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_history_from_json(const uint8_t *text,
+                                      size_t text_len,
+                                      const uint8_t *seed,
+                                      size_t seed_len,
+                                      struct hrw_slot_history **out_history,
+                                      struct hrw_error *error);
+
+/**
+ * A history with no change yet: the first table of `placement` with `slots` slots (1 to 2^24,
+ * else INVALID_SLOT_COUNT), at `epoch`.
+ *
+ * # Safety
+ * `placement` is a live handle; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_history_new(const struct hrw_placement *placement,
+                                uint64_t slots,
+                                uint64_t epoch,
+                                struct hrw_slot_history **out_history,
+                                struct hrw_error *error);
+
+/**
+ * Releases a history; NULL is a no-op.
+ *
+ * # Safety
+ * `history` is NULL or a live handle that no other thread is using.
+ */
+void hrw_slot_history_free(struct hrw_slot_history *history);
+
+/**
+ * The table the changes lead to, as a new handle (release it with
+ * `hrw_levelled_slot_table_free`).
+ *
+ * # Safety
+ * `history` is a live handle.
+ */
+hrw_status hrw_slot_history_table(const struct hrw_slot_history *history,
+                                  struct hrw_levelled_slot_table **out_table);
+
+/**
+ * The final membership as a view at the history's epoch, as a new handle (release it with
+ * `hrw_view_free`).
+ *
+ * # Safety
+ * `history` is a live handle.
+ */
+hrw_status hrw_slot_history_view(const struct hrw_slot_history *history,
+                                 struct hrw_view **out_view);
+
+/**
+ * The epoch and the number of changes.
+ *
+ * # Safety
+ * `history` is a live handle.
+ */
+hrw_status hrw_slot_history_counts(const struct hrw_slot_history *history,
+                                   uint64_t *out_epoch,
+                                   size_t *out_changes);
+
+/**
+ * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
+ * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `history` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_slot_history_table_fingerprint(const struct hrw_slot_history *history,
+                                              uint8_t *out,
+                                              size_t out_len);
+
+/**
+ * The table fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
+ * `HRW_TABLE_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `history` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_slot_history_table_fingerprint_hex(const struct hrw_slot_history *history,
+                                                  uint8_t *out,
+                                                  size_t out_len);
+
+/**
+ * The canonical JSON form (SLOT-HISTORY.md section 3: UTF-8, ending in a line feed, not
+ * NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. When
+ * `out_len` is shorter, BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length
+ * needed and `actual` = `out_len`. Ask for the length first with `out` NULL and `out_len` 0.
+ *
+ * # Safety
+ * `history` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_slot_history_to_json(const struct hrw_slot_history *history,
+                                    uint8_t *out,
+                                    size_t out_len,
+                                    size_t *out_written,
+                                    struct hrw_error *error);
+
+/**
+ * The history with one more change, `node` appended; EMPTY_NODE_ID and DUPLICATE_NODE_ID have
+ * `index` = the change's position (the number of changes before it); INVALID_WEIGHT.
+ *
+ * # Safety
+ * `history` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_history_with_node(const struct hrw_slot_history *history,
+                                      const struct hrw_node *node,
+                                      double weight,
+                                      struct hrw_slot_history **out_history,
+                                      struct hrw_error *error);
+
+/**
+ * The history with one more change: the node of this id removed (UNKNOWN_NODE,
+ * EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
+ *
+ * # Safety
+ * `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_slot_history_without_node(const struct hrw_slot_history *history,
+                                         const uint8_t *id,
+                                         size_t id_len,
+                                         struct hrw_slot_history **out_history,
+                                         struct hrw_error *error);
+
+/**
+ * The history with one more change: the node of this id at another weight (INVALID_WEIGHT,
+ * then UNKNOWN_NODE, ALL_WEIGHTS_ZERO).
+ *
+ * # Safety
+ * `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * writable.
+ */
+hrw_status hrw_slot_history_with_weight(const struct hrw_slot_history *history,
+                                        const uint8_t *id,
+                                        size_t id_len,
+                                        double weight,
+                                        struct hrw_slot_history **out_history,
+                                        struct hrw_error *error);
 
 /**
  * Builds the slot table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT).

@@ -20,7 +20,7 @@ pub struct hrw_levelled_slot_table {
     placement: hrw_placement,
 }
 
-fn boxed(table: LevelledSlotTable, dst: *mut *mut hrw_levelled_slot_table) {
+pub(crate) fn boxed(table: LevelledSlotTable, dst: *mut *mut hrw_levelled_slot_table) {
     let placement = hrw_placement {
         inner: table.placement().clone(),
     };

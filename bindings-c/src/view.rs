@@ -247,7 +247,7 @@ pub unsafe extern "C" fn hrw_view_has_default_seed(
 ///
 /// # Safety
 /// `dst` is NULL or valid for `len` bytes.
-unsafe fn write_bytes(src: &[u8], dst: *mut u8, len: usize) -> Result<(), hrw_status> {
+pub(crate) unsafe fn write_bytes(src: &[u8], dst: *mut u8, len: usize) -> Result<(), hrw_status> {
     let dst = out(dst)?;
     // SAFETY: caller contract.
     let dst = unsafe { span_mut(dst, len) }?;
@@ -262,7 +262,7 @@ unsafe fn write_bytes(src: &[u8], dst: *mut u8, len: usize) -> Result<(), hrw_st
 ///
 /// # Safety
 /// `dst` is NULL or valid for `len` bytes.
-unsafe fn write_c_string(hex: &str, dst: *mut u8, len: usize) -> Result<(), hrw_status> {
+pub(crate) unsafe fn write_c_string(hex: &str, dst: *mut u8, len: usize) -> Result<(), hrw_status> {
     let mut text = Vec::with_capacity(hex.len() + 1);
     text.extend_from_slice(hex.as_bytes());
     text.push(0);

@@ -1,12 +1,13 @@
-// Same-process A/B of two builds of the addon: node bench/ab.js <base .node> <new .node>
-// (ROUNDS=n rounds of 65536 keys, alternating which build goes first; median ns per call).
+// Same-process A/B of two builds of the package: node bench/ab.js <base main.js> <new main.js>
+// (ROUNDS=n rounds of 65536 keys, alternating which build goes first; median ns per call;
+// HRW_NS=5,100 picks the node counts).
 'use strict';
 const A = require(process.argv[2]).Placement;
 const B = require(process.argv[3]).Placement;
 const K = 1 << 16, ROUNDS = +(process.env.ROUNDS || 15);
 const keys = Array.from({ length: K }, (_, i) => `key-${i}`);
 const cases = [];
-for (const n of [5, 100]) {
+for (const n of (process.env.HRW_NS || '5,100,1000,10000').split(',').map(Number)) {
   const ids = Array.from({ length: n }, (_, i) => `node-${i}`);
   const w = ids.map((_, i) => 1 + (i % 4));
   cases.push([`owner N=${n}`, (P) => { const p = new P(ids); return (k) => p.owner(k); }]);

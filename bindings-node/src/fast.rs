@@ -8,7 +8,9 @@
 //! throws this package's `TypeError` instead of reading foreign memory; as that check costs about a
 //! lookup too, its result is remembered per live placement. Even `napi_unwrap` costs about a
 //! lookup at small N (a private-property read), so the last receiver of the thread is remembered
-//! as well and recognized by one strict equality. Their TypeScript declarations are in
+//! as well and recognized by one strict equality. `owner` and `rank` are the JS functions of
+//! `fast.js` around two of these callbacks, so that their answers are the caller's id strings read
+//! in JS rather than strings made again through Node-API. Their TypeScript declarations are in
 //! types-header.d.ts (merged into the class).
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
@@ -172,9 +174,9 @@ macro_rules! callbacks {
 }
 
 callbacks! {
-    owner => |p, env, [key, _]| p.owner(env, key);
+    owner_ids => |p, env, [key, _]| p.owner_ids(env, key);
     owner_index => |p, env, [key, _]| p.owner_index(env, key);
-    rank => |p, env, [key, k]| p.rank(env, key, k);
+    rank_ids => |p, env, [key, k]| p.rank_ids(env, key, k);
     replicas => |p, env, [key, k]| p.replicas(env, key, k);
     score => |p, env, [key, node]| p.score(env, key, node);
     owners => |p, env, [keys, _]| p.owners(env, keys);
@@ -192,10 +194,8 @@ callbacks! {
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-const METHODS: [(&CStr, Callback); 12] = [
-    (c"owner", owner),
+const METHODS: [(&CStr, Callback); 10] = [
     (c"ownerIndex", owner_index),
-    (c"rank", rank),
     (c"replicas", replicas),
     (c"score", score),
     (c"owners", owners),
@@ -214,6 +214,69 @@ const GETTERS: [(&CStr, Callback); 4] = [
     (c"seed", seed),
 ];
 
+fn function(env: sys::napi_env, name: &CStr, cb: Callback) -> Result<sys::napi_value> {
+    let mut f = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_create_function(
+            env,
+            name.as_ptr(),
+            name.to_bytes().len() as isize,
+            Some(cb),
+            ptr::null_mut(),
+            &mut f,
+        )
+    })?;
+    Ok(f)
+}
+
+/// Length of the scratch `fast.js` shares with `owner_ids`/`rank_ids`: a count and `rank`'s
+/// indices.
+const SCRATCH_LEN: usize = 1 + crate::gather::MAX;
+
+thread_local! {
+    /// The scratch of the environment that installed `fast.js` on this thread (one per thread in
+    /// practice: the main thread or a worker), kept alive by a reference that is never deleted.
+    static SCRATCH: Cell<(sys::napi_env, *mut u32)> = const { Cell::new((ptr::null_mut(), ptr::null_mut())) };
+}
+
+/// The scratch of `env`'s `fast.js`, or `None` (then a lookup returns its whole answer).
+pub(crate) fn scratch(env: sys::napi_env) -> Option<&'static mut [u32; SCRATCH_LEN]> {
+    let (owner, data) = SCRATCH.get();
+    if owner != env || data.is_null() {
+        return None;
+    }
+    // SAFETY: the array is never freed (a strong reference) nor detached (no JS code but fast.js
+    // sees it), and only this thread touches it, between JS statements.
+    Some(unsafe { &mut *(data as *mut [u32; SCRATCH_LEN]) })
+}
+
+/// `owner` and `rank` from `fast.js`, around `owner_ids` and `rank_ids`.
+fn js_lookups(env: sys::napi_env) -> Result<[sys::napi_value; 2]> {
+    let source = js::new_string(env, include_str!("fast.js"))?;
+    let mut factory = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_run_script(env, source, &mut factory)
+    })?;
+    let (array, data) = js::new_u32_array(env, SCRATCH_LEN)?;
+    let mut keep = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_create_reference(env, array, 1, &mut keep)
+    })?;
+    let args = [
+        function(env, c"owner", owner_ids)?,
+        function(env, c"rank", rank_ids)?,
+        array,
+    ];
+    let mut global = ptr::null_mut();
+    js::check(env, unsafe { sys::napi_get_global(env, &mut global) })?;
+    let mut pair = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_call_function(env, global, factory, args.len(), args.as_ptr(), &mut pair)
+    })?;
+    SCRATCH.set((env, data));
+    Ok([js::element(env, pair, 0)?, js::element(env, pair, 1)?])
+}
+
 #[napi(module_exports)]
 pub fn install(exports: Object, env: Env) -> Result<()> {
     let env = env.raw();
@@ -222,19 +285,14 @@ pub fn install(exports: Object, env: Env) -> Result<()> {
     let missing = || napi::Error::from_reason("hrwhash: Placement class not exported");
     let class = js::property(env, exports, c"Placement")?.ok_or_else(missing)?;
     let proto = js::property(env, class, c"prototype")?.ok_or_else(missing)?;
+    let mut methods = Vec::with_capacity(METHODS.len() + 2);
     for (name, cb) in METHODS {
-        let bytes = name.to_bytes();
-        let mut f = ptr::null_mut();
-        js::check(env, unsafe {
-            sys::napi_create_function(
-                env,
-                name.as_ptr(),
-                bytes.len() as isize,
-                Some(cb),
-                ptr::null_mut(),
-                &mut f,
-            )
-        })?;
+        methods.push((name, function(env, name, cb)?));
+    }
+    let [owner, rank] = js_lookups(env)?;
+    methods.push((c"owner", owner));
+    methods.push((c"rank", rank));
+    for (name, f) in methods {
         // Non-enumerable like class methods.
         let desc = sys::napi_property_descriptor {
             utf8name: name.as_ptr(),

@@ -17,8 +17,8 @@ use crate::{
 /// the changes, not only on the membership they lead to. Changes return a new table.
 #[napi]
 pub struct LevelledSlotTable {
-    inner: CoreTable,
-    forms: Vec<NodeForm>,
+    pub(crate) inner: CoreTable,
+    pub(crate) forms: Vec<NodeForm>,
 }
 
 impl LevelledSlotTable {

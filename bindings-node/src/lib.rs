@@ -13,6 +13,7 @@ mod policy;
 mod policy_domains;
 mod profile;
 mod replica_balance_v2;
+mod slot_history;
 mod slot_table;
 mod view;
 
@@ -886,9 +887,18 @@ fn slices<'a>(data: &'a [u8], ends: &[usize]) -> Vec<&'a [u8]> {
 /// The single-key lookups, called from `fast.rs`'s callbacks (see there for why they bypass the
 /// `#[napi]` glue).
 impl Placement {
-    fn owner(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
+    /// The owner of `key` for `fast.js`: the id array with the owner's index in the scratch, or
+    /// the id itself.
+    fn owner_ids(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
+        if self.forms[index].id == Form::Text {
+            if let Some(scratch) = fast::scratch(env) {
+                // Fits, and is never the scratch's NONE: a placement has fewer than 2^32 - 1 nodes.
+                scratch[0] = index as u32;
+                return self.ids_array(env);
+            }
+        }
         self.id_value(env, index)
     }
 
@@ -898,7 +908,9 @@ impl Placement {
         js::new_number(env, index as f64)
     }
 
-    fn rank(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
+    /// `rank` for `fast.js`: the id array with the count and indices in the scratch, or the
+    /// whole answer.
+    fn rank_ids(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let k = k.min(self.inner.selectable_len());
@@ -911,6 +923,15 @@ impl Placement {
             &mut heap[..]
         };
         let n = self.inner.rank_into(key, out);
+        if self.text_ids && n <= gather::MAX {
+            if let Some(scratch) = fast::scratch(env) {
+                scratch[0] = n as u32;
+                for (slot, &i) in scratch[1..].iter_mut().zip(&out[..n]) {
+                    *slot = i as u32;
+                }
+                return self.ids_array(env);
+            }
+        }
         self.id_list(env, &out[..n])
     }
 }

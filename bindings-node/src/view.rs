@@ -104,7 +104,7 @@ pub(crate) fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys:
 }
 
 /// The form a view's ids and domains come back in: text when they are UTF-8.
-fn text_form(bytes: &[u8]) -> Form {
+pub(crate) fn text_form(bytes: &[u8]) -> Form {
     if std::str::from_utf8(bytes).is_ok() {
         Form::Text
     } else {
@@ -113,7 +113,7 @@ fn text_form(bytes: &[u8]) -> Form {
 }
 
 /// How a view's node comes back: its id and domain as text when they are UTF-8.
-fn view_form(node: &hrwhash::Node) -> NodeForm {
+pub(crate) fn view_form(node: &hrwhash::Node) -> NodeForm {
     NodeForm {
         id: text_form(node.id()),
         domain: node.domain().map(text_form),
@@ -173,7 +173,7 @@ pub(crate) fn membership(
 }
 
 /// An epoch: a `bigint` from 0 to 2^64 - 1 or a safe integer `number`.
-fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
+pub(crate) fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
     match js::bigint_u64(env, value.0)? {
         Some(Ok(e)) => return Ok(e),
         Some(Err(())) => {
@@ -192,7 +192,7 @@ fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
 }
 
 /// The seed of `{ seed? }`, the options of `View.fromJson` and `View.fromFile`.
-fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
+pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
     let Some(opts) = options else {
         return Ok(Seed::DEFAULT);
     };

@@ -80,3 +80,55 @@ test('a remembered receiver that is collected leaves no stale answer', () => {
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout, 'done');
 });
+
+// owner and rank of src/fast.js: the native lookup leaves positions in a scratch array that the
+// JS side reads. Answers are checked against ownerIndex and nodes(), which do not go through it.
+test('owner and rank agree with ownerIndex and nodes() for string, byte and mixed ids', () => {
+  const placements = [
+    new Placement(ids(7, 's')),
+    new Placement(ids(7, 's').map((id) => Buffer.from(id))),
+    new Placement(ids(7, 's').map((id, i) => (i % 2 ? Buffer.from(id) : id))),
+    new Placement(ids(40, 's'), { weights: ids(40, 's').map((_, i) => i % 5) }),
+  ];
+  const keys = ids(300, 'key');
+  // Calls alternate between placements, so an answer left in the scratch by one is never read
+  // for the next (a byte id answer writes none).
+  for (const key of keys) {
+    for (const p of placements) {
+      const all = p.nodes().map((n) => n.id);
+      const owner = p.owner(key);
+      assert.deepEqual(owner, all[p.ownerIndex(key)]);
+      assert.equal(Buffer.isBuffer(owner), Buffer.isBuffer(all[p.ownerIndex(key)]));
+      const full = p.rank(key, all.length);
+      assert.deepEqual(full[0], owner);
+      for (const k of [0, 1, 3, 16, 17, 100]) assert.deepEqual(p.rank(key, k), full.slice(0, k));
+    }
+  }
+});
+
+test('a call that throws leaves no answer behind for the next', () => {
+  const p = new Placement(ids(5, 't'));
+  const q = new Placement([Buffer.from('b-0'), Buffer.from('b-1')]);
+  for (const key of ids(50, 'key')) {
+    p.owner(key);
+    assert.throws(() => p.rank(key, -1), { code: 'HRW_INVALID_COUNT' });
+    assert.throws(() => p.owner(42), { code: 'ERR_INVALID_ARG_TYPE' });
+    assert.throws(() => Placement.prototype.owner.call({}, key), { code: 'ERR_INVALID_ARG_TYPE' });
+    assert.ok(Buffer.isBuffer(q.owner(key)));
+    assert.ok(q.rank(key, 2).every((id) => Buffer.isBuffer(id)));
+    p.rank(key, 3);
+    assert.ok(Buffer.isBuffer(q.owner(key)));
+  }
+});
+
+test('owner and rank are plain methods named as before', () => {
+  for (const name of ['owner', 'rank']) {
+    const d = Object.getOwnPropertyDescriptor(Placement.prototype, name);
+    assert.equal(typeof d.value, 'function');
+    assert.equal(d.value.name, name);
+    assert.equal(d.enumerable, false);
+    // Called without a receiver, as a detached method.
+    const f = d.value;
+    assert.throws(() => f('k', 1), { code: 'ERR_INVALID_ARG_TYPE' });
+  }
+});

@@ -22,6 +22,11 @@ pub struct LevelledSlotTable {
 }
 
 impl LevelledSlotTable {
+    /// A table over the nodes of `placement` (the same nodes in the same order).
+    pub(crate) fn of(inner: CoreTable, placement: Py<Placement>) -> LevelledSlotTable {
+        LevelledSlotTable { inner, placement }
+    }
+
     fn changed(
         &self,
         py: Python<'_>,

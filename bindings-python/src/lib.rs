@@ -12,6 +12,7 @@ mod policy;
 mod policy_domains;
 mod profile;
 mod replica_balance_v2;
+mod slot_history;
 mod slot_table;
 mod view;
 
@@ -790,6 +791,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     profile::register(m)?;
     slot_table::register(m)?;
     levelled_slots::register(m)?;
+    slot_history::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
     replica_balance_v2::register(m)?;

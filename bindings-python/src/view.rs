@@ -15,7 +15,7 @@ use crate::error::{error, invalid_argument};
 use crate::{stream_chunks, Placement, CHUNK_KEYS};
 
 /// A str for bytes that are UTF-8, bytes otherwise (VIEW.md writes them as `id` / `id_hex`).
-fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
+pub(crate) fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
     match std::str::from_utf8(bytes) {
         Ok(s) => PyString::new(py, s).into_any().unbind(),
         Err(_) => PyBytes::new(py, bytes).into_any().unbind(),
@@ -37,7 +37,7 @@ fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<Placement> {
 }
 
 /// An epoch argument: an int from 0 to 2**64 - 1.
-fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+pub(crate) fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
     if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
         return Err(invalid_argument(
             py,
@@ -67,7 +67,7 @@ pub struct View {
 }
 
 impl View {
-    fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
+    pub(crate) fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
         let placement = Py::new(py, placement_of(py, inner.placement())?)?;
         Ok(View { inner, placement })
     }

@@ -81,9 +81,14 @@ def stored_on(server: str, keys: List[str]) -> Dict[str, bytes]:
 
 def test_hash_client_stores_every_key_on_its_owner(servers: Dict[str, "subprocess.Popen[bytes]"]) -> None:
     names = list(servers)
-    client = HashClient(names, hasher=Hasher, retry_attempts=0, dead_timeout=3600, ignore_exc=True, connect_timeout=1, timeout=2)
+    # Writes wait for each server's reply and raise on any error: with ignore_exc, pymemcache's
+    # set_many reports a timed-out batch as stored, and with noreply a later read on another
+    # connection can overtake the write.
+    writer = HashClient(names, hasher=Hasher, ignore_exc=False, default_noreply=False, connect_timeout=5, timeout=30)
     for i in range(0, len(KEYS), 1000):
-        assert client.set_many({k: k.encode() for k in KEYS[i : i + 1000]}) == []
+        assert writer.set_many({k: k.encode() for k in KEYS[i : i + 1000]}) == []
+    writer.close()
+    client = HashClient(names, hasher=Hasher, retry_attempts=0, dead_timeout=3600, ignore_exc=True, connect_timeout=5, timeout=30)
 
     owner = dict(zip(KEYS, Placement(names).owners(KEYS)))
     where: Dict[str, List[str]] = {k: [] for k in KEYS}
@@ -171,7 +176,7 @@ def test_hash_client_with_only_drained_servers_acts_as_with_none(
     servers: Dict[str, "subprocess.Popen[bytes]"], ignore_exc: bool
 ) -> None:
     live, drained = list(servers)[:2]
-    options: Dict[str, object] = dict(retry_attempts=0, dead_timeout=3600, ignore_exc=ignore_exc, connect_timeout=1, timeout=2)
+    options: Dict[str, object] = dict(retry_attempts=0, dead_timeout=3600, ignore_exc=ignore_exc, connect_timeout=5, timeout=30)
     ours = HashClient([live, drained], hasher=functools.partial(Hasher, weights={drained: 0.0}), **options)
     # pymemcache's own hasher, with only the live server, is what HashClient does by design.
     theirs = HashClient([live], **options)

@@ -12,6 +12,7 @@ mod profile;
 mod progress;
 mod ramp;
 mod simulate;
+mod slot_history;
 mod slot_table;
 mod stats;
 mod view;
@@ -55,6 +56,9 @@ enum Command {
     Plan(PlanArgs),
     /// Check a view document; print its epoch, fingerprints and shares.
     View(view::ViewArgs),
+    /// Check and replay a slot history (slot-table-v2); print its table fingerprint, final view
+    /// fingerprint and the slot and owner of each KEY.
+    SlotHistory(slot_history::SlotHistoryArgs),
     /// Split a change between two views into steps that each move at most --max-move of the keys.
     Ramp(ramp::RampArgs),
     /// The domains-v1 policy beside plain hrw-v1 on one zone/rack/host fleet: shares, spread over
@@ -419,6 +423,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         }
         Command::View(a) => view::run(&a, out),
         Command::Ramp(a) => ramp::run(&a, out),
+        Command::SlotHistory(a) => slot_history::run(&a, out),
     }
 }
 

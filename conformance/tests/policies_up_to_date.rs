@@ -239,3 +239,57 @@ fn bounded_load_boundaries_put_each_owner_at_its_cap_or_one_below() {
         );
     }
 }
+
+#[test]
+fn checked_in_slot_history_vectors_match_the_generator() {
+    check(
+        "slot-history-v1.json",
+        hrwhash_conformance::slot_history::generate(),
+        "generate-slot-history",
+    );
+}
+
+#[test]
+fn slot_history_vectors_show_the_order_and_cover_every_loader_check() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::slot_history::generate()).expect("valid JSON");
+    // Same final membership, other order of changes, other table: SLOT-HISTORY.md 1.
+    for pair in v["same_membership"].as_array().unwrap() {
+        assert_ne!(
+            pair["a_table_fingerprint"], pair["b_table_fingerprint"],
+            "{}",
+            pair["name"]
+        );
+    }
+    // Spellings that differ only in the order of `initial` share the canonical form and table.
+    let eq = v["equivalent"].as_array().unwrap();
+    assert_eq!(eq[0]["canonical"], eq[1]["canonical"]);
+    let errors: std::collections::BTreeSet<String> = v["invalid"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| match c["field"].as_str() {
+            Some(f) => format!("{}:{f}:{}", c["error"].as_str().unwrap(), c["reason"]),
+            None => c["error"].as_str().unwrap().to_string(),
+        })
+        .collect();
+    for want in [
+        "InvalidJson",
+        "InvalidSlotCount",
+        "SeedMismatch",
+        "EmptyMembership",
+        "EmptyNodeId",
+        "DuplicateNodeId",
+        "AllWeightsZero",
+        "UnknownNode",
+        "InvalidView:changes.op:\"invalid\"",
+        "InvalidView:changes.weight:\"missing\"",
+        "InvalidView:initial.id:\"missing\"",
+        "InvalidView:slots:\"invalid\"",
+    ] {
+        assert!(
+            errors.contains(want),
+            "no invalid case for {want}: {errors:?}"
+        );
+    }
+}

@@ -516,21 +516,62 @@ impl Placement {
     /// walked once taking only nodes of domains not yet used, then again to fill what is left.
     /// A node without a named domain is a domain of its own. Returns how many it wrote.
     pub fn replicas_into(&self, key: impl AsRef<[u8]>, out: &mut [usize]) -> usize {
-        let ranking = self.ranking(key);
-        let order: Vec<usize> = ranking.map(|n| n.index).collect();
-        let want = out.len().min(order.len());
+        let key = key.as_ref();
+        let all = self.selectable_len();
+        let want = out.len().min(all);
+        if want == 0 {
+            return 0;
+        }
+        // The first pass stops once it has `want` nodes, so when it gets them within a prefix of
+        // the ranking the rest of the ranking cannot change the answer: try a short prefix (the
+        // top-k kernel's cost) and widen it only for keys whose best nodes crowd a few domains.
+        let mut stack = [0usize; 4 * SMALL_K];
+        let mut heap = Vec::new();
+        let mut m = (4 * want).min(all);
+        loop {
+            let prefix: &mut [usize] = if m <= stack.len() {
+                &mut stack[..m]
+            } else {
+                heap.resize(m, 0);
+                &mut heap[..]
+            };
+            let got = self.rank_into(key, prefix);
+            let prefix = &prefix[..got];
+            if got == all {
+                return self.spread(prefix, want, out);
+            }
+            if let Some(n) = self.spread_first_pass(prefix, want, out) {
+                return n;
+            }
+            m = m.saturating_mul(4).min(all);
+        }
+    }
+
+    /// The first pass of [`Placement::replicas_into`] over a prefix of the ranking: the count,
+    /// when it took `want` nodes within it.
+    fn spread_first_pass(&self, order: &[usize], want: usize, out: &mut [usize]) -> Option<usize> {
+        let mut n = 0;
+        for &idx in order {
+            if !self.domain_taken(idx, &out[..n]) {
+                out[n] = idx;
+                n += 1;
+                if n == want {
+                    return Some(n);
+                }
+            }
+        }
+        None
+    }
+
+    /// Both passes of [`Placement::replicas_into`] over the whole ranking `order`.
+    fn spread(&self, order: &[usize], want: usize, out: &mut [usize]) -> usize {
         let mut taken = alloc::vec![false; order.len()];
         let mut n = 0;
         for (pos, &idx) in order.iter().enumerate() {
             if n == want {
                 break;
             }
-            let domain = self.inner.nodes[idx].domain.as_deref();
-            let clash = domain.is_some()
-                && out[..n]
-                    .iter()
-                    .any(|&o| self.inner.nodes[o].domain.as_deref() == domain);
-            if !clash {
+            if !self.domain_taken(idx, &out[..n]) {
                 out[n] = idx;
                 taken[pos] = true;
                 n += 1;
@@ -546,6 +587,16 @@ impl Placement {
             }
         }
         n
+    }
+
+    /// Whether the named domain of node `idx` is that of a node in `chosen` (a node without a
+    /// named domain is a domain of its own).
+    fn domain_taken(&self, idx: usize, chosen: &[usize]) -> bool {
+        let nodes = &self.inner.nodes;
+        match nodes[idx].domain.as_deref() {
+            None => false,
+            domain => chosen.iter().any(|&o| nodes[o].domain.as_deref() == domain),
+        }
     }
 
     /// Replica nodes for `key`, spread over failure domains (see [`Placement::replicas_into`]).

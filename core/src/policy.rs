@@ -8,6 +8,9 @@ pub use slot_table::SlotTable;
 pub mod levelled_slots;
 
 pub use levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
+pub mod slot_history;
+
+pub use slot_history::{SlotChange, SlotHistory, TableFingerprint, SLOT_HISTORY_FORMAT};
 pub mod domains;
 
 pub use domains::{DomainFault, Domains};

@@ -2,7 +2,7 @@
 //! seed's identity and the nodes — as one JSON document every client loads
 //! (`conformance/VIEW.md`, tag `hrwhash-view-v1`).
 
-mod json;
+pub(crate) mod json;
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -269,7 +269,7 @@ impl View {
 }
 
 /// `"name": "<text>"` when the bytes are UTF-8, `"name_hex": "<hex>"` otherwise.
-fn write_text(out: &mut String, name: &str, bytes: &[u8]) {
+pub(crate) fn write_text(out: &mut String, name: &str, bytes: &[u8]) {
     out.push('"');
     out.push_str(name);
     match core::str::from_utf8(bytes) {
@@ -286,7 +286,7 @@ fn write_text(out: &mut String, name: &str, bytes: &[u8]) {
 }
 
 /// Whether `W / 2^32` is a binary64, so that its exact decimal parses back to it.
-fn representable(w: Weight) -> bool {
+pub(crate) fn representable(w: Weight) -> bool {
     let w = w.to_fixed();
     w == 0 || 64 - w.leading_zeros() - w.trailing_zeros() <= 53
 }
@@ -307,7 +307,7 @@ pub(crate) fn weight_decimal(w: Weight) -> String {
 }
 
 /// The view fingerprint (VIEW.md, "Fingerprints").
-fn fingerprint(placement: &Placement, seed: SeedFingerprint) -> ViewFingerprint {
+pub(crate) fn fingerprint(placement: &Placement, seed: SeedFingerprint) -> ViewFingerprint {
     let mut nodes: Vec<&Node> = placement.node_specs().iter().collect();
     nodes.sort_unstable_by(|a, b| a.id().cmp(b.id()));
     let mut h = Sha256::new();
@@ -346,7 +346,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn unhex(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
     let bytes = text.as_bytes();
     if bytes.len() % 2 != 0 {
@@ -369,7 +369,7 @@ struct Parsed {
     nodes: Vec<Node>,
 }
 
-pub(super) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+pub(crate) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
     Error::InvalidView {
         field: field.into(),
         index,
@@ -386,7 +386,11 @@ fn required<'a, 'de>(
         .ok_or_else(|| fault(field, None, ViewFault::Missing))
 }
 
-fn string<'a>(value: &'a Scalar<'_>, field: &str, index: Option<usize>) -> Result<&'a str, Error> {
+pub(crate) fn string<'a>(
+    value: &'a Scalar<'_>,
+    field: &str,
+    index: Option<usize>,
+) -> Result<&'a str, Error> {
     match value {
         Scalar::Str(s) => Ok(s),
         _ => Err(fault(field, index, ViewFault::WrongType)),
@@ -394,7 +398,7 @@ fn string<'a>(value: &'a Scalar<'_>, field: &str, index: Option<usize>) -> Resul
 }
 
 /// A decimal of 1 to 20 digits with no leading zero (except `"0"`), at most 2^64 - 1.
-fn parse_epoch(text: &str) -> Result<u64, Error> {
+pub(crate) fn parse_epoch(text: &str) -> Result<u64, Error> {
     let b = text.as_bytes();
     let canonical = !b.is_empty()
         && b.len() <= 20
@@ -426,7 +430,7 @@ fn text_or_hex(
 }
 
 /// VIEW.md, "Loading", check 9 for one node.
-fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> {
+pub(crate) fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> {
     if let Some((name, reason)) = raw.fault {
         return Err(fault(&name, Some(index), reason));
     }

@@ -45,7 +45,9 @@ __all__ = [
     "SLOT_TABLE_POLICY",
     "SlotTable",
     "LEVELLED_SLOTS_POLICY",
+    "SLOT_HISTORY_FORMAT",
     "LevelledSlotTable",
+    "SlotHistory",
     "ramp",
     "ProfilePlacement",
     "SwitchDiff",
@@ -453,6 +455,51 @@ class LevelledSlotTable(Generic[_Id]):
         """The table without ``node``: its slots go to the least loaded nodes."""
     def with_weight(self, node: _Id, weight: _Weight) -> LevelledSlotTable[_Id]:
         """The table where ``node`` has another weight: it takes or gives slots to its share."""
+    def __len__(self) -> int: ...
+
+# Slot histories (conformance/SLOT-HISTORY.md).
+
+SLOT_HISTORY_FORMAT: str
+"""The format tag: ``"hrwhash-slot-history-v1"``."""
+
+@final
+class SlotHistory:
+    """The shared history of a levelled slot table (conformance/SLOT-HISTORY.md): the first
+    membership, the number of slots and the ordered changes. Every client that loads the same
+    history holds the same table; ``table_fingerprint`` compares tables cheaply."""
+
+    def __new__(cls, placement: Placement[Any], slots: _Count, epoch: Optional[int] = None) -> "SlotHistory": ...
+    @staticmethod
+    def from_json(document: Union[str, bytes, bytearray, memoryview], *, seed: Optional[_Seed] = None) -> "SlotHistory":
+        """Loads and replays a history document; ``seed`` is the secret seed it was written for."""
+    def to_json(self) -> str:
+        """The canonical JSON form, ending in a newline."""
+    @property
+    def slots(self) -> int: ...
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def change_count(self) -> int: ...
+    @property
+    def table_fingerprint(self) -> str:
+        """The table fingerprint: 32 hex digits."""
+    def view(self) -> View:
+        """The final membership as a view at the history's epoch."""
+    def table(self) -> LevelledSlotTable[Any]:
+        """The table the changes lead to."""
+    def slot(self, key: _Key) -> int: ...
+    def owner(self, key: _Key) -> Union[str, bytes]:
+        """The id of the node that owns ``key``'s slot."""
+    def with_node(
+        self, node: Union[str, bytes], weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
+    ) -> "SlotHistory":
+        """The history with one more change: ``node`` appended."""
+    def without_node(self, node: Union[str, bytes]) -> "SlotHistory":
+        """The history with one more change: ``node`` removed."""
+    def with_weight(self, node: Union[str, bytes], weight: _Weight) -> "SlotHistory":
+        """The history with one more change: ``node`` at another weight."""
+    def with_epoch(self, epoch: int) -> "SlotHistory":
+        """The same history at another epoch."""
     def __len__(self) -> int: ...
 
 # The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").

@@ -16,7 +16,7 @@ use crate::error::ViewFault;
 use crate::Error;
 
 /// A member value where the format expects a string or a number.
-pub(super) enum Scalar<'de> {
+pub(crate) enum Scalar<'de> {
     Str(Cow<'de, str>),
     /// Every number as the binary64 nearest to it (serde_json's `float_roundtrip` parsing).
     Number(f64),
@@ -25,14 +25,14 @@ pub(super) enum Scalar<'de> {
 }
 
 /// A member's name or value fault, the first one in document order.
-pub(super) type Fault<'de> = Option<(Cow<'de, str>, ViewFault)>;
+pub(crate) type Fault<'de> = Option<(Cow<'de, str>, ViewFault)>;
 
 /// The members of one node, after its first unknown or repeated member if any.
 #[derive(Default)]
-pub(super) struct RawNode<'de> {
-    pub(super) fault: Fault<'de>,
+pub(crate) struct RawNode<'de> {
+    pub(crate) fault: Fault<'de>,
     /// `id`, `id_hex`, `weight`, `domain`, `domain_hex`.
-    pub(super) members: [Option<Scalar<'de>>; 5],
+    pub(crate) members: [Option<Scalar<'de>>; 5],
 }
 
 pub(super) const NODE_MEMBERS: [&str; 5] = ["id", "id_hex", "weight", "domain", "domain_hex"];
@@ -83,7 +83,7 @@ pub(super) fn parse<'de, T>(
 /// Appends `text` as a JSON string: `"` and `\` escaped with a backslash, U+0008, U+0009, U+000A,
 /// U+000C and U+000D as `\b \t \n \f \r`, the other characters below U+0020 as `\u00xx`
 /// (lowercase hex), everything else as itself.
-pub(super) fn write_string(out: &mut String, text: &str) {
+pub(crate) fn write_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -111,7 +111,7 @@ pub(super) fn write_string(out: &mut String, text: &str) {
 /// A value that is only parsed. Unlike `serde::de::IgnoredAny` it goes through
 /// `deserialize_any`, so numbers beyond binary64 and lone surrogates are errors wherever they are,
 /// as VIEW.md requires.
-struct Skip;
+pub(crate) struct Skip;
 
 impl<'de> Deserialize<'de> for Skip {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Skip, D::Error> {
@@ -152,18 +152,18 @@ impl<'de> Visitor<'de> for SkipVisitor {
     }
 }
 
-fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+pub(crate) fn drain_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
     while seq.next_element::<Skip>()?.is_some() {}
     Ok(())
 }
 
-fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+pub(crate) fn drain_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
     while map.next_entry::<Skip, Skip>()?.is_some() {}
     Ok(())
 }
 
 /// A string, borrowed from the input when it has no escapes.
-struct Text;
+pub(crate) struct Text;
 
 impl<'de> Visitor<'de> for Text {
     type Value = Cow<'de, str>;
@@ -188,7 +188,7 @@ impl<'de> DeserializeSeed<'de> for Text {
     }
 }
 
-struct ScalarVisitor;
+pub(crate) struct ScalarVisitor;
 
 impl<'de> Visitor<'de> for ScalarVisitor {
     type Value = Scalar<'de>;
@@ -236,13 +236,14 @@ impl<'de> DeserializeSeed<'de> for ScalarVisitor {
 }
 
 /// Reads the members of an object into `slots` by name, recording the first unknown or repeated
-/// member and only parsing the values after it.
-fn members<'de, A: MapAccess<'de>, const N: usize>(
+/// member and only parsing the values after it. A known member beyond `slots` is read by
+/// `other`, which is told its position in `names`.
+pub(crate) fn members<'de, A: MapAccess<'de>, const N: usize>(
     map: &mut A,
     names: &[&str; N],
     slots: &mut [Option<Scalar<'de>>],
     fault: &mut Fault<'de>,
-    mut other: impl FnMut(&mut A) -> Result<(), A::Error>,
+    mut other: impl FnMut(&mut A, usize) -> Result<(), A::Error>,
 ) -> Result<(), A::Error> {
     let mut seen = [false; N];
     while let Some(name) = map.next_key_seed(Text)? {
@@ -259,7 +260,7 @@ fn members<'de, A: MapAccess<'de>, const N: usize>(
                 if i < slots.len() {
                     slots[i] = Some(map.next_value_seed(ScalarVisitor)?);
                 } else {
-                    other(map)?;
+                    other(map, i)?;
                 }
             }
             (_, problem) => {
@@ -288,7 +289,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
             &NODE_MEMBERS,
             &mut node.members,
             &mut node.fault,
-            |map| map.next_value::<Skip>().map(|_| ()),
+            |map, _| map.next_value::<Skip>().map(|_| ()),
         )?;
         Ok(Some(node))
     }
@@ -403,7 +404,7 @@ impl<'de, T> Visitor<'de> for DocumentVisitor<'_, 'de, T> {
             &TOP_MEMBERS,
             &mut doc.members,
             &mut doc.fault,
-            |map| {
+            |map, _| {
                 nodes = Some(map.next_value_seed(NodesVisitor { node })?);
                 Ok(())
             },

@@ -1,0 +1,141 @@
+//! `hrwhash slot-history` on every case of conformance/policies/slot-history-v1.json.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn hrwhash(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
+        .args(args)
+        .output()
+        .expect("the hrwhash binary starts")
+}
+
+fn vectors() -> Value {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/policies/slot-history-v1.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn write(dir: &std::path::Path, name: &str, case: &Value) -> PathBuf {
+    let bytes = match case.get("document") {
+        Some(d) => d.as_str().unwrap().as_bytes().to_vec(),
+        None => unhex(case["document_hex"].as_str().unwrap()),
+    };
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "hrwhash-slot-history-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(path: &PathBuf, case: &Value, extra: &[&str]) -> Output {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-history".as_ref(), path.as_os_str()];
+    if let Some(seed) = case.get("seed") {
+        args.push("--seed".as_ref());
+        args.push(seed.as_str().unwrap().as_ref());
+    }
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    hrwhash(&args)
+}
+
+#[test]
+fn valid_histories_print_their_fingerprints_owners_and_canonical_form() {
+    let dir = scratch("valid");
+    for case in vectors()["valid"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let path = write(&dir, name, case);
+        let keys: Vec<&str> = case["owners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|o| o.get("key").map(|k| k.as_str().unwrap()))
+            .collect();
+        let mut extra = vec!["--json"];
+        extra.extend(&keys);
+        let out = run(&path, case, &extra);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(
+            doc["table_fingerprint"], case["table_fingerprint"],
+            "{name}"
+        );
+        assert_eq!(doc["view_fingerprint"], case["view_fingerprint"], "{name}");
+        assert_eq!(doc["changes"], case["changes"], "{name}");
+        let owners: Vec<&Value> = case["owners"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o.get("key").is_some())
+            .collect();
+        for (got, want) in doc["keys"].as_array().unwrap().iter().zip(owners) {
+            assert_eq!(got["slot"], want["slot"], "{name}");
+            match want.get("owner") {
+                Some(id) => assert_eq!(&got["owner"], id, "{name}"),
+                None => assert_eq!(got["owner_hex"], want["owner_hex"], "{name}"),
+            }
+        }
+        let canonical = run(&path, case, &["--canonical"]);
+        assert_eq!(
+            String::from_utf8(canonical.stdout).unwrap(),
+            case["canonical"].as_str().unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn invalid_histories_fail_with_their_error() {
+    let dir = scratch("invalid");
+    for case in vectors()["invalid"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let out = run(&write(&dir, name, case), case, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        let error = case["error"].as_str().unwrap();
+        assert!(
+            stderr.contains(&format!("error[{error}]")),
+            "{name}: {stderr}"
+        );
+        if let Some(field) = case
+            .get("field")
+            .and_then(|f| f.as_str())
+            .filter(|f| !f.is_empty())
+        {
+            assert!(stderr.contains(field), "{name}: {stderr}");
+        }
+        assert!(out.stdout.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn a_missing_file_is_an_input_error() {
+    let out = hrwhash(&[
+        "slot-history".as_ref(),
+        "/nonexistent/history.json".as_ref(),
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/history.json"));
+}

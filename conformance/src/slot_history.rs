@@ -1,0 +1,875 @@
+//! Generator of `conformance/policies/slot-history-v1.json`: hrwhash-slot-history-v1 documents
+//! (SLOT-HISTORY.md) with their canonical forms, fingerprints and owners, histories that end at
+//! the same membership through other orders, equivalent spellings and one invalid document per
+//! loader check. Every input is written out literally, so the file is the same on every run.
+
+use hrwhash::policy::slot_history::{SlotChange, SlotHistory, MAX_CHANGES, SLOT_HISTORY_FORMAT};
+use hrwhash::view::SeedFingerprint;
+use hrwhash::{Error, Node, Placement, Seed, Weight};
+use serde_json::{json, Map, Value};
+
+const COMMENT: &str = "Conformance cases of hrwhash-slot-history-v1 (see SLOT-HISTORY.md): the \
+shared history of a slot-table-v2 table. Documents are JSON text in a string (\"document\"), or \
+hex (\"document_hex\") when they are not UTF-8; \"seed\" is the 32-hex-digit seed to load with \
+(absent: the default seed of SPEC.md). valid: a document with its canonical form, table \
+fingerprint, the final view's fingerprint and canonical form (VIEW.md), the number of changes, and \
+owners: slots and keys with the id of the node that holds them (\"owner\", or \"owner_hex\" for an \
+id that is not UTF-8). same_membership: two histories that end at the same membership (equal \
+view_fingerprint) with changes in other orders, and each one's table fingerprint. equivalent: \
+documents spelled otherwise that load to the given canonical form and table fingerprint. invalid: \
+a document and the error of the first failing loader check (SLOT-HISTORY.md 5): \"error\", and \
+\"field\", \"index\" (null outside initial and changes) and \"reason\" for InvalidView, \"index\" \
+and \"first_index\" for EmptyNodeId and DuplicateNodeId, \"value\" for InvalidSlotCount.";
+
+const KEYS: [&str; 5] = ["", "a", "user:42", "session:ÿ", "key-99999"];
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn w(x: f64) -> Weight {
+    Weight::new(x).expect("weight")
+}
+
+fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
+    (0..count)
+        .map(|i| Node::new(format!("node-{i}")).with_weight(w(weights[i % weights.len()])))
+        .collect()
+}
+
+fn history(
+    seed: Seed,
+    initial: Vec<Node>,
+    slots: u64,
+    epoch: u64,
+    changes: &[SlotChange],
+) -> SlotHistory {
+    let placement = Placement::from_nodes(seed, initial).expect("membership");
+    let mut h = SlotHistory::new(placement, slots, epoch).expect("history");
+    for c in changes {
+        h.push(c.clone()).expect("change");
+    }
+    h
+}
+
+fn owner(id: &[u8]) -> (&'static str, Value) {
+    match std::str::from_utf8(id) {
+        Ok(text) => ("owner", text.into()),
+        Err(_) => ("owner_hex", hex(id).into()),
+    }
+}
+
+fn valid_case(name: &str, seed: Option<Seed>, h: &SlotHistory, document: Option<String>) -> Value {
+    let canonical = h.to_json();
+    let text = document.unwrap_or_else(|| canonical.clone());
+    let loaded = SlotHistory::from_json_bytes(text.as_bytes(), seed.unwrap_or(Seed::DEFAULT))
+        .expect("the document loads");
+    assert_eq!(loaded.to_json(), canonical, "{name}");
+    let t = loaded.table();
+    let s = u64::from(t.slots());
+    let mut owners = Vec::new();
+    for slot in [0, s / 3, s / 2, s - 1] {
+        let (k, v) = owner(t.owner_of_slot(slot).expect("slot").id());
+        let mut o = Map::new();
+        o.insert("slot".into(), slot.into());
+        o.insert(k.into(), v);
+        owners.push(Value::Object(o));
+    }
+    for key in KEYS {
+        let (k, v) = owner(t.owner(key).id());
+        let mut o = Map::new();
+        o.insert("key".into(), key.into());
+        o.insert("slot".into(), t.slot(key).into());
+        o.insert(k.into(), v);
+        owners.push(Value::Object(o));
+    }
+    let mut o = Map::new();
+    o.insert("name".into(), name.into());
+    if let Some(seed) = seed {
+        o.insert("seed".into(), hex(&seed.to_bytes()).into());
+    }
+    o.insert("document".into(), text.into());
+    o.insert("canonical".into(), canonical.into());
+    o.insert("changes".into(), loaded.changes().len().into());
+    o.insert(
+        "table_fingerprint".into(),
+        loaded.table_fingerprint().to_hex().into(),
+    );
+    o.insert(
+        "view_fingerprint".into(),
+        loaded.view().fingerprint().to_hex().into(),
+    );
+    o.insert("view".into(), loaded.view().to_json().into());
+    o.insert("owners".into(), owners.into());
+    Value::Object(o)
+}
+
+fn valid() -> Vec<Value> {
+    use SlotChange::*;
+    let secret = Seed::from_bytes(*b"not the default!");
+    let mixed = vec![
+        Node::new("cache-b").with_domain("zone-1"),
+        Node::new(vec![0xff, 0x00, 0x41]).with_weight(w(2.5)),
+        Node::new("cache-a")
+            .with_weight(w(0.1))
+            .with_domain(vec![0xc3, 0x28]),
+        Node::new("cache-\"q\"\n").with_weight(w(3.0)),
+        Node::new("cache-c").with_weight(w(0.0)),
+    ];
+    let id = |s: &str| s.as_bytes().to_vec();
+    vec![
+        valid_case(
+            "no-changes",
+            None,
+            &history(Seed::DEFAULT, nodes(5, &[1.0]), 17, 0, &[]),
+            None,
+        ),
+        valid_case(
+            "every-op",
+            None,
+            &history(
+                Seed::DEFAULT,
+                nodes(8, &[1.0, 2.0]),
+                128,
+                12,
+                &[
+                    Add(Node::new("node-8")
+                        .with_weight(w(1.5))
+                        .with_domain("rack-9")),
+                    Remove(id("node-3")),
+                    Weight(id("node-5"), w(4.0)),
+                    Add(Node::new("node-9")),
+                    Weight(id("node-0"), w(1.0)),
+                    Remove(id("node-8")),
+                ],
+            ),
+            None,
+        ),
+        valid_case(
+            "text-hex-domains-weights",
+            None,
+            &history(
+                Seed::DEFAULT,
+                mixed,
+                96,
+                18_446_744_073_709_551_615,
+                &[
+                    Weight(id("cache-c"), w(1.0)),
+                    Add(Node::new(vec![0x80]).with_weight(w(0.0)).with_domain("")),
+                    Weight(vec![0x80], w(0.5)),
+                    Remove(vec![0xff, 0x00, 0x41]),
+                ],
+            ),
+            None,
+        ),
+        valid_case(
+            "secret-seed",
+            Some(secret),
+            &history(
+                secret,
+                nodes(6, &[1.0]),
+                100,
+                3,
+                &[Add(Node::new("node-6")), Remove(id("node-1"))],
+            ),
+            None,
+        ),
+        valid_case(
+            "drain-and-return",
+            None,
+            &history(
+                Seed::DEFAULT,
+                nodes(4, &[1.0]),
+                40,
+                7,
+                &[
+                    Weight(id("node-2"), w(0.0)),
+                    Add(Node::new("node-4").with_weight(w(0.0))),
+                    Weight(id("node-2"), w(1.0)),
+                    Weight(id("node-4"), w(2.0)),
+                ],
+            ),
+            None,
+        ),
+        valid_case(
+            "grow-from-one",
+            None,
+            &history(
+                Seed::DEFAULT,
+                nodes(1, &[1.0]),
+                256,
+                5,
+                &(1..6)
+                    .map(|i| Add(Node::new(format!("node-{i}"))))
+                    .collect::<Vec<_>>(),
+            ),
+            None,
+        ),
+        valid_case(
+            "one-slot",
+            None,
+            &history(
+                Seed::DEFAULT,
+                nodes(3, &[1.0]),
+                1,
+                1,
+                &[Remove(id("node-0")), Add(Node::new("node-3"))],
+            ),
+            None,
+        ),
+    ]
+}
+
+/// A name, a first membership, `S`, and two orders of the same changes.
+type Pair = (
+    &'static str,
+    Vec<Node>,
+    u64,
+    Vec<SlotChange>,
+    Vec<SlotChange>,
+);
+
+fn same_membership() -> Vec<Value> {
+    use SlotChange::*;
+    let id = |s: &str| s.as_bytes().to_vec();
+    let pairs: [Pair; 3] = [
+        (
+            "add-then-remove",
+            nodes(7, &[1.0]),
+            90,
+            vec![Add(Node::new("node-7")), Remove(id("node-2"))],
+            vec![Remove(id("node-2")), Add(Node::new("node-7"))],
+        ),
+        (
+            "two-weights",
+            nodes(9, &[1.0]),
+            200,
+            vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
+            vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
+        ),
+        (
+            "two-adds",
+            nodes(5, &[1.0, 2.0]),
+            64,
+            vec![Add(Node::new("x")), Add(Node::new("y").with_weight(w(2.0)))],
+            vec![Add(Node::new("y").with_weight(w(2.0))), Add(Node::new("x"))],
+        ),
+    ];
+    pairs
+        .into_iter()
+        .map(|(name, initial, slots, a, b)| {
+            let ha = history(Seed::DEFAULT, initial.clone(), slots, 1, &a);
+            let hb = history(Seed::DEFAULT, initial, slots, 1, &b);
+            assert_eq!(ha.view().fingerprint(), hb.view().fingerprint());
+            json!({
+                "name": name,
+                "a": ha.to_json(),
+                "b": hb.to_json(),
+                "view_fingerprint": ha.view().fingerprint().to_hex(),
+                "a_table_fingerprint": ha.table_fingerprint().to_hex(),
+                "b_table_fingerprint": hb.table_fingerprint().to_hex(),
+            })
+        })
+        .collect()
+}
+
+fn equivalent() -> Vec<Value> {
+    let default_fp = SeedFingerprint::of(&Seed::DEFAULT).to_hex();
+    let docs: Vec<(&str, String)> = vec![
+        (
+            "members-reordered-and-spaced",
+            r#"  { "changes" : [ { "id" : "node-3" , "op" : "remove" } ] , "slots" : 32 ,
+            "initial" : [ { "id" : "node-0" } , { "id" : "node-1" } , { "id" : "node-2" } , { "id" : "node-3" } ] ,
+            "seed" : "default" , "epoch" : "4" , "policy" : "slot-table-v2" , "format" : "hrwhash-slot-history-v1" }
+"#
+            .into(),
+        ),
+        (
+            "initial-in-another-order",
+            r#"{"format":"hrwhash-slot-history-v1","policy":"slot-table-v2","epoch":"4","seed":"default","slots":32,"initial":[{"id":"node-3"},{"id":"node-1"},{"id":"node-0"},{"id":"node-2"}],"changes":[{"op":"remove","id":"node-3"}]}"#
+                .into(),
+        ),
+        (
+            "number-spellings",
+            r#"{"format":"hrwhash-slot-history-v1","policy":"slot-table-v2","epoch":"4","seed":"default","slots":3.2e1,"initial":[{"id":"node-0","weight":1.0},{"id":"node-1","weight":1e0},{"id":"node-2"},{"id":"node-3","weight":2.50}],"changes":[{"op":"add","id":"node-4","weight":1},{"op":"weight","id":"node-3","weight":25e-1}]}"#
+                .into(),
+        ),
+        (
+            "hex-and-escapes",
+            r#"{"format":"hrwhash-slot-history-v1","policy":"slot-table-v2","epoch":"4","seed":"default","slots":32,"initial":[{"id_hex":"6E6f64652d30"},{"id":"\u006eode-1"},{"id":"node-2","domain_hex":"7A"}],"changes":[{"op":"remove","id_hex":"6e6f64652d31"},{"op":"add","id":"node\/9","domain":"\u007a"}]}"#
+                .into(),
+        ),
+        (
+            "secret-spelling-of-the-default-seed",
+            format!(
+                r#"{{"format":"hrwhash-slot-history-v1","policy":"slot-table-v2","epoch":"4","seed":"secret","seed_fingerprint":"{}","slots":32,"initial":[{{"id":"node-0"}},{{"id":"node-1"}}],"changes":[]}}"#,
+                default_fp.to_uppercase()
+            ),
+        ),
+    ];
+    docs.into_iter()
+        .map(|(name, doc)| {
+            let h = SlotHistory::from_json(&doc).expect("the spelling loads");
+            json!({
+                "name": name,
+                "document": doc,
+                "canonical": h.to_json(),
+                "table_fingerprint": h.table_fingerprint().to_hex(),
+            })
+        })
+        .collect()
+}
+
+fn error_json(e: &Error) -> Map<String, Value> {
+    let mut o = Map::new();
+    let name = match e {
+        Error::InvalidJson { .. } => "InvalidJson",
+        Error::InvalidView {
+            field,
+            index,
+            reason,
+        } => {
+            o.insert("field".into(), field.clone().into());
+            o.insert("index".into(), (*index).into());
+            o.insert("reason".into(), reason.name().into());
+            "InvalidView"
+        }
+        Error::InvalidSlotCount { value } => {
+            o.insert("value".into(), value.to_string().into());
+            "InvalidSlotCount"
+        }
+        Error::SeedMismatch => "SeedMismatch",
+        Error::EmptyMembership => "EmptyMembership",
+        Error::EmptyNodeId { index } => {
+            o.insert("index".into(), (*index).into());
+            "EmptyNodeId"
+        }
+        Error::DuplicateNodeId { index, first_index } => {
+            o.insert("index".into(), (*index).into());
+            o.insert("first_index".into(), (*first_index).into());
+            "DuplicateNodeId"
+        }
+        Error::AllWeightsZero => "AllWeightsZero",
+        Error::UnknownNode => "UnknownNode",
+        other => panic!("unexpected error {other:?}"),
+    };
+    let mut out = Map::new();
+    out.insert("error".into(), name.into());
+    out.extend(o);
+    out
+}
+
+/// The base document of the invalid cases: every member valid, so each case breaks one thing.
+fn base() -> Value {
+    json!({
+        "format": "hrwhash-slot-history-v1",
+        "policy": "slot-table-v2",
+        "epoch": "1",
+        "seed": "default",
+        "slots": 16,
+        "initial": [{"id": "a"}, {"id": "b"}, {"id": "c"}],
+        "changes": [{"op": "add", "id": "d"}, {"op": "remove", "id": "a"}]
+    })
+}
+
+fn edited(edit: impl FnOnce(&mut Map<String, Value>)) -> String {
+    let mut v = base();
+    edit(v.as_object_mut().expect("object"));
+    v.to_string()
+}
+
+fn set(key: &'static str, value: Value) -> impl FnOnce(&mut Map<String, Value>) {
+    move |m| {
+        m.insert(key.into(), value);
+    }
+}
+
+fn drop_member(key: &'static str) -> impl FnOnce(&mut Map<String, Value>) {
+    move |m| {
+        m.remove(key);
+    }
+}
+
+fn changes(list: Value) -> impl FnOnce(&mut Map<String, Value>) {
+    set("changes", list)
+}
+
+/// A name, the seed to load with, and the document (text, or bytes that are not UTF-8).
+type Invalid = (&'static str, Option<Seed>, Result<String, Vec<u8>>);
+
+fn invalid() -> Vec<Value> {
+    let secret = Seed::from_bytes(*b"not the default!");
+    let secret_fp = SeedFingerprint::of(&secret).to_hex();
+    let text = |s: &str| s.to_string();
+    let mut docs: Vec<Invalid> = vec![
+        // 1. JSON
+        ("empty-text", None, Ok(text(""))),
+        ("text-after-the-value", None, Ok(base().to_string() + " {}")),
+        (
+            "not-utf-8",
+            None,
+            Err({
+                let mut b = base().to_string().into_bytes();
+                let at = b.len() - 3;
+                b.insert(at, 0xff);
+                b
+            }),
+        ),
+        (
+            "number-beyond-binary64",
+            None,
+            Ok(base()
+                .to_string()
+                .replace("\"slots\":16", "\"slots\":1e400")),
+        ),
+        // 2.-3. the document
+        ("not-an-object", None, Ok(text("[1, 2]"))),
+        ("unknown-member", None, Ok(edited(set("nodes", json!([]))))),
+        (
+            "duplicate-member",
+            None,
+            Ok(base().to_string().replacen(
+                "\"epoch\":\"1\"",
+                "\"epoch\":\"1\",\"epoch\":\"2\"",
+                1,
+            )),
+        ),
+        // 4.-8.
+        ("format-missing", None, Ok(edited(drop_member("format")))),
+        (
+            "format-is-a-view",
+            None,
+            Ok(edited(set("format", json!(hrwhash::view::VIEW_FORMAT)))),
+        ),
+        (
+            "policy-wrong-type",
+            None,
+            Ok(edited(set("policy", json!(2)))),
+        ),
+        (
+            "policy-v1",
+            None,
+            Ok(edited(set("policy", json!("slot-table-v1")))),
+        ),
+        ("epoch-a-number", None, Ok(edited(set("epoch", json!(1))))),
+        (
+            "epoch-leading-zero",
+            None,
+            Ok(edited(set("epoch", json!("01")))),
+        ),
+        (
+            "epoch-above-u64",
+            None,
+            Ok(edited(set("epoch", json!("18446744073709551616")))),
+        ),
+        (
+            "seed-unknown-kind",
+            None,
+            Ok(edited(set("seed", json!("public")))),
+        ),
+        (
+            "seed-default-with-fingerprint",
+            None,
+            Ok(edited(set("seed_fingerprint", json!(secret_fp.clone())))),
+        ),
+        (
+            "seed-secret-without-fingerprint",
+            None,
+            Ok(edited(set("seed", json!("secret")))),
+        ),
+        (
+            "seed-fingerprint-not-hex",
+            None,
+            Ok(edited(|m| {
+                m.insert("seed".into(), json!("secret"));
+                m.insert("seed_fingerprint".into(), json!("0123456789abcdeg"));
+            })),
+        ),
+        ("slots-missing", None, Ok(edited(drop_member("slots")))),
+        (
+            "slots-a-string",
+            None,
+            Ok(edited(set("slots", json!("16")))),
+        ),
+        (
+            "slots-fractional",
+            None,
+            Ok(edited(set("slots", json!(16.5)))),
+        ),
+        ("slots-negative", None, Ok(edited(set("slots", json!(-16))))),
+        (
+            "slots-2^64",
+            None,
+            Ok(edited(set("slots", json!(18446744073709551616.0)))),
+        ),
+        ("slots-zero", None, Ok(edited(set("slots", json!(0))))),
+        (
+            "slots-minus-zero",
+            None,
+            Ok(base().to_string().replace("\"slots\":16", "\"slots\":-0")),
+        ),
+        (
+            "slots-above-2^24",
+            None,
+            Ok(edited(set("slots", json!(16777217)))),
+        ),
+        (
+            "slots-largest-whole-below-2^64",
+            None,
+            Ok(edited(set("slots", json!(18446744073709549568.0)))),
+        ),
+        // 9. initial
+        ("initial-missing", None, Ok(edited(drop_member("initial")))),
+        (
+            "initial-an-object",
+            None,
+            Ok(edited(set("initial", json!({"id": "a"})))),
+        ),
+        (
+            "initial-element-not-an-object",
+            None,
+            Ok(edited(set("initial", json!([{"id": "a"}, "b"])))),
+        ),
+        (
+            "initial-unknown-member",
+            None,
+            Ok(edited(set(
+                "initial",
+                json!([{"id": "a"}, {"id": "b", "op": "add"}]),
+            ))),
+        ),
+        (
+            "initial-id-and-id-hex",
+            None,
+            Ok(edited(set("initial", json!([{"id": "a", "id_hex": "61"}])))),
+        ),
+        (
+            "initial-id-missing",
+            None,
+            Ok(edited(set("initial", json!([{"id": "a"}, {"weight": 2}])))),
+        ),
+        (
+            "initial-id-hex-odd",
+            None,
+            Ok(edited(set("initial", json!([{"id_hex": "616"}])))),
+        ),
+        (
+            "initial-weight-a-string",
+            None,
+            Ok(edited(set("initial", json!([{"id": "a", "weight": "2"}])))),
+        ),
+        (
+            "initial-weight-negative",
+            None,
+            Ok(edited(set(
+                "initial",
+                json!([{"id": "a"}, {"id": "b"}, {"id": "c", "weight": -1}]),
+            ))),
+        ),
+        (
+            "initial-domain-conflict",
+            None,
+            Ok(edited(set(
+                "initial",
+                json!([{"id": "a", "domain": "z", "domain_hex": "7a"}]),
+            ))),
+        ),
+        // 10. changes
+        ("changes-missing", None, Ok(edited(drop_member("changes")))),
+        (
+            "changes-an-object",
+            None,
+            Ok(edited(changes(json!({"op": "add", "id": "d"})))),
+        ),
+        (
+            "change-not-an-object",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d"}, ["remove", "a"]]),
+            ))),
+        ),
+        (
+            "change-unknown-member",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d", "epoch": "2"}]),
+            ))),
+        ),
+        (
+            "change-duplicate-member",
+            None,
+            Ok(base().to_string().replacen(
+                "{\"op\":\"remove\",",
+                "{\"op\":\"remove\",\"op\":\"remove\",",
+                1,
+            )),
+        ),
+        (
+            "change-op-missing",
+            None,
+            Ok(edited(changes(json!([{"id": "d"}])))),
+        ),
+        (
+            "change-op-wrong-type",
+            None,
+            Ok(edited(changes(json!([{"op": ["add"], "id": "d"}])))),
+        ),
+        (
+            "change-op-unknown",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d"}, {"op": "rename", "id": "a"}]),
+            ))),
+        ),
+        (
+            "remove-with-weight",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "a", "weight": 0}]),
+            ))),
+        ),
+        (
+            "remove-with-domain-hex",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "a", "domain_hex": "7a"}]),
+            ))),
+        ),
+        (
+            "weight-with-domain",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "weight", "id": "a", "weight": 2, "domain": "z"}]),
+            ))),
+        ),
+        (
+            "weight-before-id-checks",
+            None,
+            Ok(edited(changes(json!([{"op": "remove", "weight": 1}])))),
+        ),
+        (
+            "change-id-missing",
+            None,
+            Ok(edited(changes(json!([{"op": "remove"}])))),
+        ),
+        (
+            "change-id-conflict",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d", "id_hex": "64"}]),
+            ))),
+        ),
+        (
+            "change-id-hex-not-hex",
+            None,
+            Ok(edited(changes(json!([{"op": "remove", "id_hex": "zz"}])))),
+        ),
+        (
+            "change-weight-wrong-type",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "weight", "id": "a", "weight": null}]),
+            ))),
+        ),
+        (
+            "change-weight-out-of-range",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d", "weight": 4294967296.0}]),
+            ))),
+        ),
+        (
+            "weight-change-without-weight",
+            None,
+            Ok(edited(changes(json!([{"op": "weight", "id": "a"}])))),
+        ),
+        (
+            "change-domain-wrong-type",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d", "domain": 7}]),
+            ))),
+        ),
+        // 11. membership of initial
+        ("initial-empty", None, Ok(edited(set("initial", json!([]))))),
+        (
+            "initial-empty-id",
+            None,
+            Ok(edited(set("initial", json!([{"id": "a"}, {"id": ""}])))),
+        ),
+        (
+            "initial-duplicate-id",
+            None,
+            Ok(edited(set(
+                "initial",
+                json!([{"id": "a"}, {"id": "b"}, {"id_hex": "61"}]),
+            ))),
+        ),
+        (
+            "initial-all-weights-zero",
+            None,
+            Ok(edited(set(
+                "initial",
+                json!([{"id": "a", "weight": 0}, {"id": "b", "weight": 0}]),
+            ))),
+        ),
+        (
+            "membership-before-changes",
+            None,
+            Ok(edited(|m| {
+                m.insert("initial".into(), json!([{"id": "a"}, {"id": "a"}]));
+                m.insert("changes".into(), json!([{"op": "remove", "id": "zz"}]));
+            })),
+        ),
+        // 12. the seed
+        (
+            "default-history-secret-seed",
+            Some(secret),
+            Ok(base().to_string()),
+        ),
+        (
+            "secret-history-default-seed",
+            None,
+            Ok(edited(|m| {
+                m.insert("seed".into(), json!("secret"));
+                m.insert("seed_fingerprint".into(), json!(secret_fp.clone()));
+            })),
+        ),
+        (
+            "seed-before-replay",
+            None,
+            Ok(edited(|m| {
+                m.insert("seed".into(), json!("secret"));
+                m.insert("seed_fingerprint".into(), json!(secret_fp.clone()));
+                m.insert("changes".into(), json!([{"op": "remove", "id": "zz"}]));
+            })),
+        ),
+        // 13. the replay
+        (
+            "add-empty-id",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
+            ))),
+        ),
+        (
+            "add-present-id",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
+            ))),
+        ),
+        (
+            "add-removed-id-again-is-fine-then-duplicate",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "a"}, {"op": "add", "id_hex": "61"}]),
+            ))),
+        ),
+        (
+            "remove-unknown",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
+            ))),
+        ),
+        (
+            "remove-a-removed-node",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "b"}, {"op": "remove", "id": "b"}]),
+            ))),
+        ),
+        (
+            "remove-every-node",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
+            ))),
+        ),
+        (
+            "remove-the-last-weighted-node",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "remove", "id": "c"}]),
+            ))),
+        ),
+        (
+            "weight-of-unknown",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "weight", "id": "zz", "weight": 1}]),
+            ))),
+        ),
+        (
+            "drain-every-node",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
+            ))),
+        ),
+        (
+            "first-failing-change-wins",
+            None,
+            Ok(edited(changes(
+                json!([{"op": "remove", "id": "zz"}, {"op": "add", "id": "a"}]),
+            ))),
+        ),
+    ];
+    // A structural fault in a later change is reported before any replay error of an earlier one.
+    docs.push((
+        "structure-before-replay",
+        None,
+        Ok(edited(changes(
+            json!([{"op": "remove", "id": "zz"}, {"op": "add"}]),
+        ))),
+    ));
+    // The limit (MAX_CHANGES) needs a document of 65,537 changes: core/tests builds it instead.
+    docs.into_iter()
+        .map(|(name, seed, doc)| {
+            let bytes = match &doc {
+                Ok(t) => t.as_bytes().to_vec(),
+                Err(b) => b.clone(),
+            };
+            let e = SlotHistory::from_json_bytes(&bytes, seed.unwrap_or(Seed::DEFAULT))
+                .expect_err(name);
+            let mut o = Map::new();
+            o.insert("name".into(), name.into());
+            if let Some(seed) = seed {
+                o.insert("seed".into(), hex(&seed.to_bytes()).into());
+            }
+            match doc {
+                Ok(t) => o.insert("document".into(), t.into()),
+                Err(b) => o.insert("document_hex".into(), hex(&b).into()),
+            };
+            o.extend(error_json(&e));
+            Value::Object(o)
+        })
+        .collect()
+}
+
+/// The whole file.
+pub fn generate() -> String {
+    let mut out = String::new();
+    out.push_str("{\n");
+    out.push_str(&format!("  \"format\": \"{SLOT_HISTORY_FORMAT}\",\n"));
+    out.push_str(&format!(
+        "  \"_comment\": {},\n",
+        Value::String(COMMENT.into())
+    ));
+    out.push_str(&format!("  \"max_changes\": {MAX_CHANGES},\n"));
+    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
+        out.push_str(&format!("  \"{name}\": [\n"));
+        for (i, item) in items.iter().enumerate() {
+            let sep = if i + 1 == items.len() { "" } else { "," };
+            out.push_str(&format!("    {item}{sep}\n"));
+        }
+        out.push_str(if last { "  ]\n" } else { "  ],\n" });
+    };
+    section(&mut out, "valid", &valid(), false);
+    section(&mut out, "same_membership", &same_membership(), false);
+    section(&mut out, "equivalent", &equivalent(), false);
+    section(&mut out, "invalid", &invalid(), true);
+    out.push_str("}\n");
+    out
+}
