@@ -48,6 +48,7 @@ test-conformance:
 	python3 conformance/reference/slot_history_reference.py conformance/policies/slot-history-v1.json
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
+	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load-boundaries.json
 	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
 	python3 conformance/reference/policy_replica_balance_v2.py conformance/policies/replica-balance-v2.json
 
@@ -75,6 +76,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-history -- --check conformance/policies/slot-history-v1.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance-v2 -- --check conformance/policies/replica-balance-v2.json
 

@@ -6,7 +6,7 @@
 //!     cargo run --release -p hrwhash-bench --example slot_levelled_study -- 100000 2097152
 //!
 //! `WEIGHTS=1,2,3,4` gives the nodes those weights in turn (default: all 1); `CHANGES=n` applies
-//! `CORE=1` also times the core's `LevelledSlotTable` (slot-table-v2). `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
+//! `CORE=1` also times the core's `LevelledSlotTable` (slot-table-v2), its changes copying and in place. `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
 //! and splits their movement into the slots any rule must move and the chains between nodes that
 //! stay. `CHANGES=n` applies
 //! n changes in a row (an add, then a remove of a node chosen by a fixed generator, and so on:
@@ -372,21 +372,78 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
     }
 }
 
-/// The core's `LevelledSlotTable` (slot-table-v2): first table, one add and one remove, each a
-/// new table (the change copies the old one), in wall-clock ms; and its owner lookup.
+/// The core's `LevelledSlotTable` (slot-table-v2): first table, one add, one remove and one
+/// weight change, each as a new table (`with_*`, which copies the old one) and in place
+/// (`add_node`, `remove_node`, `set_weight`) on a copy made outside the clock, in wall-clock ms
+/// (the median of 5 runs of each); the parts of an in-place change that are not levelling (the
+/// new membership's placement, and a removal's renumbering pass over the table); and its owner
+/// lookup.
 fn core_table(fleet: &Placement, s: u64) {
+    let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
     let table = LevelledSlotTable::new(fleet, s).expect("table");
-    let build_ms = t.elapsed().as_secs_f64() * 1e3;
+    let build_ms = ms(t);
     let n = fleet.len();
-    let t = std::time::Instant::now();
-    let grown = table
-        .with_node(hrwhash::Node::new(format!("node-{n}")))
-        .expect("add");
-    let add_ms = t.elapsed().as_secs_f64() * 1e3;
-    let t = std::time::Instant::now();
+    let new_node = || hrwhash::Node::new(format!("node-{n}"));
+    let heavier = Weight::new(2.0).expect("weight");
+    // The median of 5 runs: one change is a few ms, and other processes' turns land in single runs.
+    let median = |f: &mut dyn FnMut() -> f64| {
+        let mut v: Vec<f64> = (0..5).map(|_| f()).collect();
+        v.sort_by(f64::total_cmp);
+        v[2]
+    };
+    let timed = |f: &mut dyn FnMut()| {
+        let t = std::time::Instant::now();
+        f();
+        ms(t)
+    };
+    let grown = table.with_node(new_node()).expect("add");
     let shrunk = table.without_node("node-0").expect("remove");
-    let remove_ms = t.elapsed().as_secs_f64() * 1e3;
+    let reweighted = table.with_weight("node-1", heavier).expect("weight");
+    let add_ms = median(&mut || timed(&mut || drop(table.with_node(new_node()).expect("add"))));
+    let remove_ms =
+        median(&mut || timed(&mut || drop(table.without_node("node-0").expect("remove"))));
+    let weight_ms =
+        median(&mut || timed(&mut || drop(table.with_weight("node-1", heavier).expect("weight"))));
+    // In place, each on a fresh copy made outside the clock.
+    let in_place = |change: &dyn Fn(&mut LevelledSlotTable), want: Option<&LevelledSlotTable>| {
+        let mut copy = table.clone();
+        let t = std::time::Instant::now();
+        change(&mut copy);
+        let took = ms(t);
+        if let Some(want) = want {
+            assert_eq!(copy.assignments(), want.assignments());
+        }
+        took
+    };
+    let add_in_place_ms =
+        median(&mut || in_place(&|t| t.add_node(new_node()).expect("add"), Some(&grown)));
+    let remove_in_place_ms =
+        median(&mut || in_place(&|t| t.remove_node("node-0").expect("remove"), Some(&shrunk)));
+    // What an in-place change still spends outside the levelling: the new membership's placement
+    // (O(N)), and for a removal one pass renumbering the table (O(S)).
+    let p = table.placement();
+    let placement_add_ms =
+        median(&mut || timed(&mut || drop(p.with_node(new_node()).expect("add"))));
+    let placement_remove_ms =
+        median(&mut || timed(&mut || drop(p.without_node("node-0").expect("remove"))));
+    let placement_weight_ms =
+        median(&mut || timed(&mut || drop(p.with_weight("node-1", heavier).expect("weight"))));
+    let renumber_ms = median(&mut || {
+        let mut owners = table.assignments().to_vec();
+        let t = std::time::Instant::now();
+        for o in owners.iter_mut() {
+            *o -= u32::from(*o > 0);
+        }
+        black_box(&owners);
+        ms(t)
+    });
+    let weight_in_place_ms = median(&mut || {
+        in_place(
+            &|t| t.set_weight("node-1", heavier).expect("weight"),
+            Some(&reweighted),
+        )
+    });
     let moved_add = table
         .assignments()
         .iter()
@@ -404,6 +461,10 @@ fn core_table(fleet: &Placement, s: u64) {
         "slot-table-v2 (core): {build_ms:.1},{add_ms:.2},{remove_ms:.2},{:.3},{:.3},{balance:.4},{owner_ns:.1}",
         moved_add as f64 / (s as f64 / (n + 1) as f64),
         moved_remove as f64 / (s as f64 / n as f64),
+    );
+    println!("slot-table-v2 (core), one change, ms: copying with_node,without_node,with_weight; in place add_node,remove_node,set_weight; of which placement add,remove,weight; renumbering pass");
+    println!(
+        "slot-table-v2 (core), one change, ms: {add_ms:.2},{remove_ms:.2},{weight_ms:.2}; {add_in_place_ms:.2},{remove_in_place_ms:.2},{weight_in_place_ms:.2}; {placement_add_ms:.2},{placement_remove_ms:.2},{placement_weight_ms:.2}; {renumber_ms:.2}",
     );
 }
 

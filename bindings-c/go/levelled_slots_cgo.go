@@ -22,9 +22,11 @@ const LevelledSlotsPolicy = "slot-table-v2"
 // moves only the changed node's slots while every node stays within about one slot of its share.
 // The table therefore depends on the order of the changes: clients agree when they built the
 // same first table and applied the same changes in the same order, not when they merely hold the
-// same membership. It never changes; WithNode, WithoutNode and WithWeight compute a new table
-// from this one. It needs libhrwhash, so only the cgo build has it; it is safe for concurrent
-// use.
+// same membership. WithNode, WithoutNode and WithWeight compute a new table from this one and
+// leave it as it was; AddNode, RemoveNode and SetWeight make the same change to this table in
+// place, without copying it. It needs libhrwhash, so only the cgo build has it. It is safe for
+// concurrent use as long as no AddNode, RemoveNode or SetWeight runs at the same time as another
+// method on the same table.
 type LevelledSlotTable struct {
 	h     *C.hrw_levelled_slot_table
 	p     *Placement
@@ -180,29 +182,37 @@ func (t *LevelledSlotTable) WithNode(n Node) (*LevelledSlotTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	added := p.nodes[len(p.nodes)-1]
-	// hrw_node holds pointers, so what it points to lives in C memory (cgo's pointer rules).
-	data := (*C.uint8_t)(C.malloc(C.size_t(len(added.id) + len(added.domain) + 1)))
-	if data == nil {
-		return nil, &Error{Code: CodeResultTooLarge}
+	cn, free, err := cNode(p.nodes[len(p.nodes)-1])
+	if err != nil {
+		return nil, err
 	}
-	defer C.free(unsafe.Pointer(data))
-	buf := unsafe.Slice((*byte)(unsafe.Pointer(data)), len(added.id)+len(added.domain)+1)
-	copy(buf, added.id)
-	copy(buf[len(added.id):], added.domain)
-	cn := C.hrw_node{id: data, id_len: C.size_t(len(added.id))}
-	if added.hasDomain {
-		cn.domain = (*C.uint8_t)(unsafe.Pointer(&buf[len(added.id)]))
-		cn.domain_len = C.size_t(len(added.domain))
-	}
+	defer free()
 	var h *C.hrw_levelled_slot_table
 	var d C.hrw_error
-	st := C.hrw_levelled_slot_table_with_node(t.h, &cn, C.double(added.weight), &h, &d)
+	st := C.hrw_levelled_slot_table_with_node(t.h, &cn, C.double(p.nodes[len(p.nodes)-1].weight), &h, &d)
 	runtime.KeepAlive(t)
 	if st != C.HRW_STATUS_OK {
 		return nil, &Error{Code: Code(st), Index: int(d.index)}
 	}
 	return newLevelledSlotTable(h, p), nil
+}
+
+// cNode is n as an hrw_node: hrw_node holds pointers, so what it points to lives in C memory
+// (cgo's pointer rules) until free is called.
+func cNode(n node) (C.hrw_node, func(), error) {
+	data := (*C.uint8_t)(C.malloc(C.size_t(len(n.id) + len(n.domain) + 1)))
+	if data == nil {
+		return C.hrw_node{}, nil, &Error{Code: CodeResultTooLarge}
+	}
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(data)), len(n.id)+len(n.domain)+1)
+	copy(buf, n.id)
+	copy(buf[len(n.id):], n.domain)
+	cn := C.hrw_node{id: data, id_len: C.size_t(len(n.id))}
+	if n.hasDomain {
+		cn.domain = (*C.uint8_t)(unsafe.Pointer(&buf[len(n.id)]))
+		cn.domain_len = C.size_t(len(n.domain))
+	}
+	return cn, func() { C.free(unsafe.Pointer(data)) }, nil
 }
 
 // WithoutNode returns the table without the node of this id (later indices shift down by one),
@@ -246,4 +256,73 @@ func (t *LevelledSlotTable) WithWeight(id string, weight float64) (*LevelledSlot
 		return nil, &Error{Code: Code(st), Index: int(d.index), Weight: float64(d.value)}
 	}
 	return newLevelledSlotTable(h, p), nil
+}
+
+// AddNode appends n to this table in place (it gets index Placement().Len()): the table becomes
+// the one WithNode(n) returns, without copying it. On an error (those of Placement.WithNode) the
+// table is unchanged. A Placement() taken before keeps the old membership.
+func (t *LevelledSlotTable) AddNode(n Node) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	p, err := t.p.WithNode(n)
+	if err != nil {
+		return err
+	}
+	added := p.nodes[len(p.nodes)-1]
+	cn, free, err := cNode(added)
+	if err != nil {
+		return err
+	}
+	defer free()
+	var d C.hrw_error
+	st := C.hrw_levelled_slot_table_add_node(t.h, &cn, C.double(added.weight), &d)
+	runtime.KeepAlive(t)
+	if st != C.HRW_STATUS_OK {
+		return &Error{Code: Code(st), Index: int(d.index)}
+	}
+	t.p = p
+	return nil
+}
+
+// RemoveNode removes the node of this id from this table in place (later indices shift down by
+// one): the table becomes the one WithoutNode(id) returns, without copying it. On an error
+// (ErrUnknownNode, those of Placement.WithoutNode) the table is unchanged.
+func (t *LevelledSlotTable) RemoveNode(id string) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	p, err := t.p.WithoutNode(id)
+	if err != nil {
+		return err
+	}
+	var d C.hrw_error
+	st := C.hrw_levelled_slot_table_remove_node(t.h, keyPtr(id), C.size_t(len(id)), &d)
+	runtime.KeepAlive(t)
+	if st != C.HRW_STATUS_OK {
+		return &Error{Code: Code(st), ID: id}
+	}
+	t.p = p
+	return nil
+}
+
+// SetWeight gives the node of this id another weight in this table, in place: the table becomes
+// the one WithWeight(id, weight) returns, without copying it. On an error (those of
+// Placement.WithWeight) the table is unchanged.
+func (t *LevelledSlotTable) SetWeight(id string, weight float64) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	p, err := t.p.WithWeight(id, weight)
+	if err != nil {
+		return err
+	}
+	var d C.hrw_error
+	st := C.hrw_levelled_slot_table_set_weight(t.h, keyPtr(id), C.size_t(len(id)), C.double(weight), &d)
+	runtime.KeepAlive(t)
+	if st != C.HRW_STATUS_OK {
+		return &Error{Code: Code(st), Index: int(d.index), Weight: float64(d.value)}
+	}
+	t.p = p
+	return nil
 }

@@ -81,6 +81,18 @@ func applyLevelled(lt *hrwhash.LevelledSlotTable, op, id string, weight *float64
 	panic("unknown op " + op)
 }
 
+func applyLevelledInPlace(lt *hrwhash.LevelledSlotTable, op, id string, weight *float64) error {
+	switch op {
+	case "add":
+		return lt.AddNode(hrwhash.Node{ID: id, Weight: weight})
+	case "remove":
+		return lt.RemoveNode(id)
+	case "weight":
+		return lt.SetWeight(id, *weight)
+	}
+	panic("unknown op " + op)
+}
+
 // movedOnlyTheChanged checks the promise of a change: every slot that changed hands went to or
 // came from the changed node. Indices are compared by node id, as removing renumbers them.
 func movedOnlyTheChanged(t *testing.T, name, id string, before, after *hrwhash.LevelledSlotTable) {
@@ -116,6 +128,10 @@ func TestLevelledSlotTableVectors(t *testing.T) {
 			t.Errorf("%s: placement", c.Name)
 		}
 		checkLevelled(t, c.Name, lt, &c.Expected)
+		inPlace, err := hrwhash.NewLevelledSlotTable(p, c.slots(t))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
 		for j, ch := range c.Changes {
 			name := c.Name + " change " + strconv.Itoa(j) + " (" + ch.Op + " " + ch.ID + ")"
 			next, err := applyLevelled(lt, ch.Op, ch.ID, ch.Weight)
@@ -123,6 +139,14 @@ func TestLevelledSlotTableVectors(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			checkLevelled(t, name, next, &ch.Expected)
+			// The same change in place gives the same table.
+			if err := applyLevelledInPlace(inPlace, ch.Op, ch.ID, ch.Weight); err != nil {
+				t.Fatalf("%s in place: %v", name, err)
+			}
+			checkLevelled(t, name+" in place", inPlace, &ch.Expected)
+			if inPlace.Placement().Len() != next.Placement().Len() {
+				t.Errorf("%s in place: %d nodes, want %d", name, inPlace.Placement().Len(), next.Placement().Len())
+			}
 			// The change left the table it came from as it was.
 			checkLevelled(t, name+", the table before", lt, tableBefore(&c, j))
 			movedOnlyTheChanged(t, name, ch.ID, lt, next)
@@ -176,8 +200,18 @@ func TestLevelledSlotTableErrorVectors(t *testing.T) {
 						t.Fatalf("%s: change %d: %v", c.Name, j, err)
 					}
 					lt = next
-				} else if next != nil {
-					t.Errorf("%s: a table and an error", c.Name)
+				} else {
+					if next != nil {
+						t.Errorf("%s: a table and an error", c.Name)
+					}
+					// The same failing change in place: the same error, and the table as it was.
+					before, _ := lt.Assignments()
+					nodes := lt.Placement().Len()
+					inPlaceErr := applyLevelledInPlace(lt, ch.Op, ch.ID, ch.Weight)
+					after, _ := lt.Assignments()
+					if !errors.Is(inPlaceErr, &hrwhash.Error{Code: want}) || !sameInts(before, after) || lt.Placement().Len() != nodes {
+						t.Errorf("%s: in place: %v, the table changed: %v", c.Name, inPlaceErr, !sameInts(before, after))
+					}
 				}
 			}
 		default:
@@ -231,6 +265,15 @@ func TestLevelledSlotTableMisuse(t *testing.T) {
 		}
 		if _, err := lt.WithWeight("a", 1); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Errorf("WithWeight: %v", err)
+		}
+		if err := lt.AddNode(hrwhash.Node{ID: "x"}); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("AddNode: %v", err)
+		}
+		if err := lt.RemoveNode("a"); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("RemoveNode: %v", err)
+		}
+		if err := lt.SetWeight("a", 1); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("SetWeight: %v", err)
 		}
 		if lt.Slots() != 0 {
 			t.Errorf("zero table: slots %d", lt.Slots())
@@ -309,5 +352,91 @@ func TestLevelledSlotTableMisuse(t *testing.T) {
 	}
 	if _, err := lt.OwnerOfSlot(8); !errors.As(err, &e) || e.Code != hrwhash.CodeSlotOutOfRange || e.Slot != 8 || e.Slots != 8 {
 		t.Errorf("slot 8 of 8: %v", err)
+	}
+}
+
+// The in-place changes: each bad one is the error the copying change gives and leaves the table
+// as it was; the good ones reach the tables the copying changes reach.
+func TestLevelledSlotTableInPlace(t *testing.T) {
+	p, err := hrwhash.New("a", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := hrwhash.NewLevelledSlotTable(p, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := lt.Assignments()
+	var e *hrwhash.Error
+	bad := []struct {
+		name string
+		err  error
+		want hrwhash.Code
+	}{
+		{"duplicate id", lt.AddNode(hrwhash.Node{ID: "b"}), hrwhash.CodeDuplicateNodeID},
+		{"empty id", lt.AddNode(hrwhash.Node{ID: ""}), hrwhash.CodeEmptyNodeID},
+		{"NaN weight", lt.AddNode(hrwhash.Node{ID: "d", Weight: hrwhash.Weight(math.NaN())}), hrwhash.CodeInvalidWeight},
+		{"unknown node", lt.RemoveNode("zz"), hrwhash.CodeUnknownNode},
+		{"weight of an unknown node", lt.SetWeight("zz", 1), hrwhash.CodeUnknownNode},
+		{"negative weight", lt.SetWeight("c", -1), hrwhash.CodeInvalidWeight},
+	}
+	for _, b := range bad {
+		if !errors.As(b.err, &e) || e.Code != b.want {
+			t.Errorf("%s: %v", b.name, b.err)
+		}
+	}
+	if after, _ := lt.Assignments(); !sameInts(before, after) || lt.Placement().Len() != 3 {
+		t.Errorf("failed changes changed the table")
+	}
+	// A sequence of good changes, in place and copying, side by side.
+	copied := lt
+	two := hrwhash.Weight(2)
+	steps := []struct{ op, id string }{{"add", "d"}, {"weight", "a"}, {"remove", "b"}, {"add", "e"}, {"remove", "a"}}
+	for _, st := range steps {
+		w := 2.0
+		if copied, err = applyLevelled(copied, st.op, st.id, &w); err != nil {
+			t.Fatalf("%s %s: %v", st.op, st.id, err)
+		}
+		if st.op == "add" {
+			err = lt.AddNode(hrwhash.Node{ID: st.id, Weight: two})
+		} else {
+			err = applyLevelledInPlace(lt, st.op, st.id, &w)
+		}
+		if err != nil {
+			t.Fatalf("%s %s in place: %v", st.op, st.id, err)
+		}
+		a, _ := lt.Assignments()
+		b, _ := copied.Assignments()
+		if !sameInts(a, b) || lt.Placement().Len() != copied.Placement().Len() {
+			t.Errorf("%s %s: in place and copying differ", st.op, st.id)
+		}
+	}
+	// Down to one weighted node: draining or removing it is refused and changes nothing.
+	if err := lt.SetWeight("c", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := lt.SetWeight("d", 0); err != nil {
+		t.Fatal(err)
+	}
+	before, _ = lt.Assignments()
+	if err := lt.SetWeight("e", 0); !errors.Is(err, hrwhash.ErrAllWeightsZero) {
+		t.Errorf("draining the last weighted node: %v", err)
+	}
+	if err := lt.RemoveNode("e"); !errors.Is(err, hrwhash.ErrAllWeightsZero) {
+		t.Errorf("removing the last weighted node: %v", err)
+	}
+	if after, _ := lt.Assignments(); !sameInts(before, after) || lt.Placement().Len() != 3 {
+		t.Errorf("refused drains changed the table")
+	}
+	for _, id := range []string{"c", "d"} {
+		if err := lt.RemoveNode(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := lt.RemoveNode("e"); !errors.Is(err, hrwhash.ErrEmptyMembership) {
+		t.Errorf("removing the last node: %v", err)
+	}
+	if counts, err := lt.SlotCounts(); err != nil || !sameInts(counts, []int{64}) {
+		t.Errorf("one node holds every slot: %v, %v", counts, err)
 	}
 }

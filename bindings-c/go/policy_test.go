@@ -41,20 +41,30 @@ type blVectors struct {
 	ErrorCases []blCase `json:"error_cases"`
 }
 
-func loadBoundedLoad(t *testing.T) *blVectors {
+// The bounded-load-v1 files: the main one and the cases on the caps; every vectors test runs both.
+var boundedLoadFiles = []string{"bounded-load.json", "bounded-load-boundaries.json"}
+
+func loadBoundedLoad(t *testing.T, file string) *blVectors {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "conformance", "policies", "bounded-load.json"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "conformance", "policies", file))
 	if err != nil {
-		t.Fatalf("reading bounded-load.json: %v", err)
+		t.Fatalf("reading %s: %v", file, err)
 	}
 	var v blVectors
 	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatalf("parsing bounded-load.json: %v", err)
+		t.Fatalf("parsing %s: %v", file, err)
 	}
 	if v.Policy != hrwhash.BoundedLoadPolicy || len(v.Online) == 0 || len(v.Batch) == 0 || len(v.ErrorCases) == 0 {
-		t.Fatalf("bounded-load.json: policy %q, %d online, %d batch, %d error cases", v.Policy, len(v.Online), len(v.Batch), len(v.ErrorCases))
+		t.Fatalf("%s: policy %q, %d online, %d batch, %d error cases", file, v.Policy, len(v.Online), len(v.Batch), len(v.ErrorCases))
 	}
 	return &v
+}
+
+// forEachBoundedLoadFile runs check as a subtest per bounded-load-v1 vectors file.
+func forEachBoundedLoadFile(t *testing.T, check func(t *testing.T, v *blVectors)) {
+	for _, file := range boundedLoadFiles {
+		t.Run(file, func(t *testing.T) { check(t, loadBoundedLoad(t, file)) })
+	}
 }
 
 func (c *blCase) placement(t *testing.T) *hrwhash.Placement {
@@ -95,129 +105,132 @@ func (c *blCase) inputs(t *testing.T) (string, []uint64) {
 }
 
 func TestBoundedLoadVectors(t *testing.T) {
-	v := loadBoundedLoad(t)
-	for _, c := range v.Online {
-		p := c.placement(t)
-		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
+	forEachBoundedLoadFile(t, func(t *testing.T, v *blVectors) {
+		for _, c := range v.Online {
+			p := c.placement(t)
+			bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			key, loads := c.inputs(t)
+			got, err := bl.Owner(key, loads)
+			if err != nil || got != c.Expected.Owner {
+				t.Errorf("%s: owner %d, %v; want %d", c.Name, got, err, c.Expected.Owner)
+				continue
+			}
+			rank, err := p.Rank(key, p.Len())
+			if err != nil || c.Expected.Position >= len(rank) || rank[c.Expected.Position] != got {
+				t.Errorf("%s: owner %d is not at position %d of %v", c.Name, got, c.Expected.Position, rank)
+			}
 		}
-		key, loads := c.inputs(t)
-		got, err := bl.Owner(key, loads)
-		if err != nil || got != c.Expected.Owner {
-			t.Errorf("%s: owner %d, %v; want %d", c.Name, got, err, c.Expected.Owner)
-			continue
-		}
-		rank, err := p.Rank(key, p.Len())
-		if err != nil || c.Expected.Position >= len(rank) || rank[c.Expected.Position] != got {
-			t.Errorf("%s: owner %d is not at position %d of %v", c.Name, got, c.Expected.Position, rank)
-		}
-	}
+	})
 }
 
 func TestBoundedLoadBatchVectors(t *testing.T) {
-	v := loadBoundedLoad(t)
-	for _, c := range v.Batch {
-		p := c.placement(t)
-		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
-		if err != nil {
-			t.Fatalf("%s: %v", c.Name, err)
-		}
-		keys := make([]string, c.KeyCount)
-		for i := range keys {
-			keys[i] = c.KeyPrefix + strconv.Itoa(i)
-		}
-		got, err := bl.Assign(keys)
-		if err != nil || len(got) != len(c.Expected.Owners) {
-			t.Errorf("%s: %d owners, %v; want %d", c.Name, len(got), err, len(c.Expected.Owners))
-			continue
-		}
-		counts := make([]int, p.Len())
-		wrong := 0
-		for i, o := range got {
-			if o != c.Expected.Owners[i] {
-				wrong++
+	forEachBoundedLoadFile(t, func(t *testing.T, v *blVectors) {
+		for _, c := range v.Batch {
+			p := c.placement(t)
+			bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
 			}
-			counts[o]++
-		}
-		if wrong != 0 {
-			t.Errorf("%s: %d of %d owners differ", c.Name, wrong, len(got))
-		}
-		for i := range counts {
-			if i >= len(c.Expected.Counts) || counts[i] != c.Expected.Counts[i] {
-				t.Errorf("%s: counts %v, want %v", c.Name, counts, c.Expected.Counts)
-				break
+			keys := make([]string, c.KeyCount)
+			for i := range keys {
+				keys[i] = c.KeyPrefix + strconv.Itoa(i)
+			}
+			got, err := bl.Assign(keys)
+			if err != nil || len(got) != len(c.Expected.Owners) {
+				t.Errorf("%s: %d owners, %v; want %d", c.Name, len(got), err, len(c.Expected.Owners))
+				continue
+			}
+			counts := make([]int, p.Len())
+			wrong := 0
+			for i, o := range got {
+				if o != c.Expected.Owners[i] {
+					wrong++
+				}
+				counts[o]++
+			}
+			if wrong != 0 {
+				t.Errorf("%s: %d of %d owners differ", c.Name, wrong, len(got))
+			}
+			for i := range counts {
+				if i >= len(c.Expected.Counts) || counts[i] != c.Expected.Counts[i] {
+					t.Errorf("%s: counts %v, want %v", c.Name, counts, c.Expected.Counts)
+					break
+				}
+			}
+			// An output of another length is rejected untouched.
+			longer := make([]int, len(keys)+1)
+			longer[0] = -7
+			var e *hrwhash.Error
+			if err := bl.AssignInto(keys, longer); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
+				e.Expected != len(keys) || e.Actual != len(longer) || longer[0] != -7 {
+				t.Errorf("%s: longer output: %v", c.Name, err)
+			}
+			short := make([]int, len(keys)-1)
+			for i := range short {
+				short[i] = -7
+			}
+			if err := bl.AssignInto(keys, short); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
+				e.Expected != len(keys) || e.Actual != len(short) {
+				t.Errorf("%s: short output: %v", c.Name, err)
+			}
+			exact := make([]int, len(keys))
+			if err := bl.AssignInto(keys, exact); err != nil || !sameInts(exact, got) {
+				t.Errorf("%s: AssignInto: %v", c.Name, err)
+			}
+			for _, o := range short {
+				if o != -7 {
+					t.Errorf("%s: a rejected call wrote its output", c.Name)
+					break
+				}
 			}
 		}
-		// An output of another length is rejected untouched.
-		longer := make([]int, len(keys)+1)
-		longer[0] = -7
-		var e *hrwhash.Error
-		if err := bl.AssignInto(keys, longer); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
-			e.Expected != len(keys) || e.Actual != len(longer) || longer[0] != -7 {
-			t.Errorf("%s: longer output: %v", c.Name, err)
-		}
-		short := make([]int, len(keys)-1)
-		for i := range short {
-			short[i] = -7
-		}
-		if err := bl.AssignInto(keys, short); !errors.As(err, &e) || e.Code != hrwhash.CodeLengthMismatch ||
-			e.Expected != len(keys) || e.Actual != len(short) {
-			t.Errorf("%s: short output: %v", c.Name, err)
-		}
-		exact := make([]int, len(keys))
-		if err := bl.AssignInto(keys, exact); err != nil || !sameInts(exact, got) {
-			t.Errorf("%s: AssignInto: %v", c.Name, err)
-		}
-		for _, o := range short {
-			if o != -7 {
-				t.Errorf("%s: a rejected call wrote its output", c.Name)
-				break
-			}
-		}
-	}
+	})
 }
 
 func TestBoundedLoadErrorVectors(t *testing.T) {
-	v := loadBoundedLoad(t)
-	codes := map[string]hrwhash.Code{
-		"LengthMismatch":       hrwhash.CodeLengthMismatch,
-		"LoadOverflow":         hrwhash.CodeLoadOverflow,
-		"InvalidBalanceFactor": hrwhash.CodeInvalidBalanceFactor,
-	}
-	for _, c := range v.ErrorCases {
-		want, ok := codes[c.Error]
-		if !ok {
-			t.Fatalf("%s: unknown error %q", c.Name, c.Error)
+	forEachBoundedLoadFile(t, func(t *testing.T, v *blVectors) {
+		codes := map[string]hrwhash.Code{
+			"LengthMismatch":       hrwhash.CodeLengthMismatch,
+			"LoadOverflow":         hrwhash.CodeLoadOverflow,
+			"InvalidBalanceFactor": hrwhash.CodeInvalidBalanceFactor,
 		}
-		p := c.placement(t)
-		key, loads := c.inputs(t)
-		bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
-		if err == nil {
-			_, err = bl.Owner(key, loads)
-		} else if bl != nil {
-			t.Errorf("%s: a policy and an error", c.Name)
-		}
-		var e *hrwhash.Error
-		if !errors.As(err, &e) || e.Code != want || !errors.Is(err, &hrwhash.Error{Code: want}) {
-			t.Errorf("%s: got %v, want %s", c.Name, err, c.Error)
-			continue
-		}
-		switch want {
-		case hrwhash.CodeLengthMismatch:
-			if e.Expected != c.NodeCount || e.Actual != len(loads) {
-				t.Errorf("%s: expected %d actual %d", c.Name, e.Expected, e.Actual)
+		for _, c := range v.ErrorCases {
+			want, ok := codes[c.Error]
+			if !ok {
+				t.Fatalf("%s: unknown error %q", c.Name, c.Error)
 			}
-		case hrwhash.CodeInvalidBalanceFactor:
-			f := float64(c.Factor.Num) / float64(c.Factor.Den)
-			if !(e.Factor == f || math.IsNaN(f) && math.IsNaN(e.Factor)) {
-				t.Errorf("%s: factor %v, want %v", c.Name, e.Factor, f)
+			p := c.placement(t)
+			key, loads := c.inputs(t)
+			bl, err := hrwhash.NewBoundedLoad(p, c.Factor.Num, c.Factor.Den)
+			if err == nil {
+				_, err = bl.Owner(key, loads)
+			} else if bl != nil {
+				t.Errorf("%s: a policy and an error", c.Name)
+			}
+			var e *hrwhash.Error
+			if !errors.As(err, &e) || e.Code != want || !errors.Is(err, &hrwhash.Error{Code: want}) {
+				t.Errorf("%s: got %v, want %s", c.Name, err, c.Error)
+				continue
+			}
+			switch want {
+			case hrwhash.CodeLengthMismatch:
+				if e.Expected != c.NodeCount || e.Actual != len(loads) {
+					t.Errorf("%s: expected %d actual %d", c.Name, e.Expected, e.Actual)
+				}
+			case hrwhash.CodeInvalidBalanceFactor:
+				f := float64(c.Factor.Num) / float64(c.Factor.Den)
+				if !(e.Factor == f || math.IsNaN(f) && math.IsNaN(e.Factor)) {
+					t.Errorf("%s: factor %v, want %v", c.Name, e.Factor, f)
+				}
+			}
+			if e.Error() == "" || e.Code.String() != c.Error {
+				t.Errorf("%s: message %q, name %q", c.Name, e.Error(), e.Code)
 			}
 		}
-		if e.Error() == "" || e.Code.String() != c.Error {
-			t.Errorf("%s: message %q, name %q", c.Name, e.Error(), e.Code)
-		}
-	}
+	})
 }
 
 func TestBoundedLoadMisuse(t *testing.T) {

@@ -351,8 +351,9 @@ typedef struct hrw_domains hrw_domains;
  * A levelled slot table: keys hash to a fixed number of slots and each slot has an owner; a
  * change moves only the changed node's slots, so the table depends on the order of the changes
  * (build it with `hrw_levelled_slot_table_new`, release it with `hrw_levelled_slot_table_free`).
- * Like a placement it never changes, so one handle may be used from many threads at once;
- * changes return a new table.
+ * The `with_*` changes return a new table and leave this one as it was, so one handle may be
+ * used from many threads at once; the in-place changes (`hrw_levelled_slot_table_add_node`,
+ * `_remove_node`, `_set_weight`) need the handle to themselves for the length of the call.
  */
 typedef struct hrw_levelled_slot_table hrw_levelled_slot_table;
 
@@ -913,6 +914,55 @@ hrw_status hrw_levelled_slot_table_with_weight(const struct hrw_levelled_slot_ta
                                                double weight,
                                                struct hrw_levelled_slot_table **out_table,
                                                struct hrw_error *error);
+
+/**
+ * Appends a node to this table in place (its index is the old node count): the node takes its
+ * share one slot at a time from the most loaded nodes, exactly as
+ * `hrw_levelled_slot_table_with_node` would, without copying the table. Errors as
+ * `hrw_placement_with_node`; on an error the table is unchanged. The placement borrowed from
+ * `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `node` points to a valid
+ * `hrw_node`; `error` is NULL or writable.
+ */
+hrw_status hrw_levelled_slot_table_add_node(struct hrw_levelled_slot_table *table,
+                                            const struct hrw_node *node,
+                                            double weight,
+                                            struct hrw_error *error);
+
+/**
+ * Removes the node of this id from this table in place (indices after it shift down by one):
+ * its slots go one at a time to the least loaded nodes, exactly as
+ * `hrw_levelled_slot_table_without_node` would, without copying the table. UNKNOWN_NODE when
+ * there is no such node; on an error the table is unchanged. The placement borrowed from
+ * `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+ * for `id_len` bytes; `error` is NULL or writable.
+ */
+hrw_status hrw_levelled_slot_table_remove_node(struct hrw_levelled_slot_table *table,
+                                               const uint8_t *id,
+                                               size_t id_len,
+                                               struct hrw_error *error);
+
+/**
+ * Gives the node of this id another weight in this table, in place: it takes or gives slots
+ * until it holds its new share, exactly as `hrw_levelled_slot_table_with_weight` would, without
+ * copying the table. The node is looked up first (UNKNOWN_NODE), then the weight is checked
+ * (INVALID_WEIGHT with its index); on an error the table is unchanged. The placement borrowed
+ * from `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+ * for `id_len` bytes; `error` is NULL or writable.
+ */
+hrw_status hrw_levelled_slot_table_set_weight(struct hrw_levelled_slot_table *table,
+                                              const uint8_t *id,
+                                              size_t id_len,
+                                              double weight,
+                                              struct hrw_error *error);
 
 /**
  * Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position

@@ -10,8 +10,9 @@ use crate::status::{hrw_error, hrw_status};
 /// A levelled slot table: keys hash to a fixed number of slots and each slot has an owner; a
 /// change moves only the changed node's slots, so the table depends on the order of the changes
 /// (build it with `hrw_levelled_slot_table_new`, release it with `hrw_levelled_slot_table_free`).
-/// Like a placement it never changes, so one handle may be used from many threads at once;
-/// changes return a new table.
+/// The `with_*` changes return a new table and leave this one as it was, so one handle may be
+/// used from many threads at once; the in-place changes (`hrw_levelled_slot_table_add_node`,
+/// `_remove_node`, `_set_weight`) need the handle to themselves for the length of the call.
 pub struct hrw_levelled_slot_table {
     table: LevelledSlotTable,
     /// The table's membership as a placement handle, lent out by
@@ -37,6 +38,25 @@ unsafe fn table<'a>(
     let t = non_null(t)?;
     // SAFETY: forwarded from the caller.
     Ok(unsafe { &*t })
+}
+
+/// # Safety
+/// A non-NULL `t` must come from `hrw_levelled_slot_table_new` (or a change), not be freed and
+/// not be in use by another thread.
+unsafe fn table_mut<'a>(
+    t: *mut hrw_levelled_slot_table,
+) -> Result<&'a mut hrw_levelled_slot_table, hrw_status> {
+    let t = non_null(t)?;
+    // SAFETY: forwarded from the caller.
+    Ok(unsafe { &mut *t.cast_mut() })
+}
+
+impl hrw_levelled_slot_table {
+    /// After an in-place change: the lent placement handle keeps its address and shows the new
+    /// membership.
+    fn sync_placement(&mut self) {
+        self.placement.inner = self.table.placement().clone();
+    }
 }
 
 /// Builds the first table of `placement` with `slots` slots (1 to 2^24, else
@@ -324,6 +344,101 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_with_weight(
                 .index();
             let weight = weight_at(weight, index)?;
             boxed(t.table.with_weight(id, weight)?, dst);
+            Ok(())
+        })
+    }
+}
+
+/// Appends a node to this table in place (its index is the old node count): the node takes its
+/// share one slot at a time from the most loaded nodes, exactly as
+/// `hrw_levelled_slot_table_with_node` would, without copying the table. Errors as
+/// `hrw_placement_with_node`; on an error the table is unchanged. The placement borrowed from
+/// `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+///
+/// # Safety
+/// `table` is a live handle that no other thread uses during the call; `node` points to a valid
+/// `hrw_node`; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_levelled_slot_table_add_node(
+    table: *mut hrw_levelled_slot_table,
+    node: *const hrw_node,
+    weight: f64,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let t = table_mut(table)?;
+            let index = t.table.placement().len();
+            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
+            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
+            let weight = weight_at(weight, index)?;
+            t.table.add_node(node_of(id, domain, weight))?;
+            t.sync_placement();
+            Ok(())
+        })
+    }
+}
+
+/// Removes the node of this id from this table in place (indices after it shift down by one):
+/// its slots go one at a time to the least loaded nodes, exactly as
+/// `hrw_levelled_slot_table_without_node` would, without copying the table. UNKNOWN_NODE when
+/// there is no such node; on an error the table is unchanged. The placement borrowed from
+/// `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+///
+/// # Safety
+/// `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+/// for `id_len` bytes; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_levelled_slot_table_remove_node(
+    table: *mut hrw_levelled_slot_table,
+    id: *const u8,
+    id_len: usize,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let t = table_mut(table)?;
+            let id = bytes(id, id_len)?;
+            t.table.remove_node(id)?;
+            t.sync_placement();
+            Ok(())
+        })
+    }
+}
+
+/// Gives the node of this id another weight in this table, in place: it takes or gives slots
+/// until it holds its new share, exactly as `hrw_levelled_slot_table_with_weight` would, without
+/// copying the table. The node is looked up first (UNKNOWN_NODE), then the weight is checked
+/// (INVALID_WEIGHT with its index); on an error the table is unchanged. The placement borrowed
+/// from `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
+///
+/// # Safety
+/// `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+/// for `id_len` bytes; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_levelled_slot_table_set_weight(
+    table: *mut hrw_levelled_slot_table,
+    id: *const u8,
+    id_len: usize,
+    weight: f64,
+    error: *mut hrw_error,
+) -> hrw_status {
+    // SAFETY: caller contract.
+    unsafe {
+        guard_detail(error, || {
+            let t = table_mut(table)?;
+            let id = bytes(id, id_len)?;
+            let index = t
+                .table
+                .placement()
+                .find(id)
+                .ok_or(hrw_status::UnknownNode)?
+                .index();
+            let weight = weight_at(weight, index)?;
+            t.table.set_weight(id, weight)?;
+            t.sync_placement();
             Ok(())
         })
     }

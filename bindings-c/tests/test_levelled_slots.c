@@ -1,6 +1,7 @@
 /* Runs every case of conformance/policies/slot-table-v2.json through the C ABI (POLICIES.md,
- * "slot-table-v2"): first tables, change sequences applied in order, error cases; then the bad
- * inputs of hrw_levelled_slot_table_*. */
+ * "slot-table-v2"): first tables, change sequences applied in order (as new tables and in place),
+ * error cases (after which a table changed in place is as it was); then the bad inputs of
+ * hrw_levelled_slot_table_*. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,45 @@ static hrw_status apply(const hrw_levelled_slot_table *t, const jvalue *ch,
                                                next, NULL);
 }
 
+/* The same change applied to the table in place. */
+static hrw_status apply_in_place(hrw_levelled_slot_table *t, const jvalue *ch) {
+    const char *op = json_get(ch, "op")->str;
+    const jvalue *id = json_get(ch, "id");
+    if (strcmp(op, "add") == 0) {
+        hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
+        return hrw_levelled_slot_table_add_node(t, &n, weight_of(ch), NULL);
+    }
+    if (strcmp(op, "remove") == 0) {
+        return hrw_levelled_slot_table_remove_node(t, (const uint8_t *)id->str, id->len, NULL);
+    }
+    return hrw_levelled_slot_table_set_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch),
+                                              NULL);
+}
+
+/* What a caller sees of a table: its assignments and node count, for before/after comparisons. */
+typedef struct {
+    uint32_t *owners;
+    uint32_t slots;
+    size_t nodes;
+} snapshot;
+
+static snapshot snapshot_of(const hrw_levelled_slot_table *t) {
+    snapshot s = {NULL, 0, 0};
+    const hrw_placement *members = NULL;
+    CHECK(hrw_levelled_slot_table_slots(t, &s.slots) == HRW_STATUS_OK &&
+              hrw_levelled_slot_table_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &s.nodes) == HRW_STATUS_OK,
+          "snapshot");
+    s.owners = calloc(s.slots ? s.slots : 1, sizeof *s.owners);
+    CHECK(hrw_levelled_slot_table_assignments(t, s.owners, s.slots) == HRW_STATUS_OK, "snapshot");
+    return s;
+}
+
+static int snapshot_same(snapshot a, snapshot b) {
+    return a.slots == b.slots && a.nodes == b.nodes &&
+           memcmp(a.owners, b.owners, a.slots * sizeof *a.owners) == 0;
+}
+
 static void check_state(const hrw_levelled_slot_table *t, const jvalue *expected, const char *name) {
     const jvalue *table = json_get(expected, "table");
     uint32_t slots = 0;
@@ -130,6 +170,10 @@ static void run_case(const jvalue *c) {
     hrw_status st =
         hrw_levelled_slot_table_new(p, strtoull(json_get(c, "slots")->str, NULL, 10), &t, NULL);
     CHECK(st == HRW_STATUS_OK, "%s: build %d", name, (int)st);
+    hrw_levelled_slot_table *in_place = NULL;
+    CHECK(hrw_levelled_slot_table_new(p, strtoull(json_get(c, "slots")->str, NULL, 10), &in_place,
+                                      NULL) == HRW_STATUS_OK,
+          "%s: build", name);
     hrw_placement_free(p);
     if (st != HRW_STATUS_OK) return;
     const jvalue *expected = json_get(c, "expected");
@@ -156,7 +200,10 @@ static void run_case(const jvalue *c) {
         hrw_levelled_slot_table_free(t);
         t = next;
         check_state(t, json_get(ch, "expected"), name);
+        CHECK(apply_in_place(in_place, ch) == HRW_STATUS_OK, "%s: change %zu in place", name, i);
+        check_state(in_place, json_get(ch, "expected"), name);
     }
+    hrw_levelled_slot_table_free(in_place);
     hrw_levelled_slot_table_free(t);
 }
 
@@ -196,6 +243,14 @@ static void run_error_case(const jvalue *c) {
             t = next;
         } else {
             CHECK(st == want && next == NULL, "%s: last change %d", name, (int)st);
+            /* The same failing change in place: the same status, and the table as it was. */
+            snapshot before = snapshot_of(t);
+            st = apply_in_place(t, &changes->items[i]);
+            snapshot after = snapshot_of(t);
+            CHECK(st == want && snapshot_same(before, after), "%s: last change in place %d", name,
+                  (int)st);
+            free(before.owners);
+            free(after.owners);
         }
     }
     hrw_levelled_slot_table_free(t);
@@ -299,6 +354,79 @@ static void bad_inputs(void) {
               v == NULL,
           "remove the last weighted node");
     hrw_levelled_slot_table_free(u);
+
+    /* In place: every bad input is its status, and the table is as it was afterwards. */
+    snapshot before = snapshot_of(t);
+    CHECK(hrw_levelled_slot_table_add_node(NULL, &c, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
+          "add to NULL");
+    CHECK(hrw_levelled_slot_table_remove_node(NULL, (const uint8_t *)"a", 1, &e) ==
+              HRW_STATUS_NULL_PARAMETER,
+          "remove from NULL in place");
+    CHECK(hrw_levelled_slot_table_set_weight(NULL, (const uint8_t *)"a", 1, 1.0, &e) ==
+              HRW_STATUS_NULL_PARAMETER,
+          "weight in NULL");
+    CHECK(hrw_levelled_slot_table_add_node(t, NULL, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
+          "add NULL node");
+    CHECK(hrw_levelled_slot_table_add_node(t, &null_id, 1.0, &e) == HRW_STATUS_NULL_PARAMETER &&
+              e.index == 2,
+          "add NULL id");
+    CHECK(hrw_levelled_slot_table_add_node(t, &empty, 1.0, &e) == HRW_STATUS_EMPTY_NODE_ID &&
+              e.index == 2,
+          "add empty id");
+    CHECK(hrw_levelled_slot_table_add_node(t, &nodes[1], 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID &&
+              e.index == 2 && e.first_index == 1,
+          "add duplicate");
+    CHECK(hrw_levelled_slot_table_add_node(t, &c, -0.5, &e) == HRW_STATUS_INVALID_WEIGHT &&
+              e.index == 2 && e.value == -0.5,
+          "add negative weight");
+    CHECK(hrw_levelled_slot_table_remove_node(t, NULL, 1, &e) == HRW_STATUS_NULL_PARAMETER,
+          "remove NULL id in place");
+    CHECK(hrw_levelled_slot_table_remove_node(t, (const uint8_t *)"zz", 2, &e) ==
+                  HRW_STATUS_UNKNOWN_NODE &&
+              e.status == HRW_STATUS_UNKNOWN_NODE,
+          "remove unknown in place");
+    CHECK(hrw_levelled_slot_table_set_weight(t, (const uint8_t *)"zz", 2, 1.0, &e) ==
+              HRW_STATUS_UNKNOWN_NODE,
+          "weight of unknown in place");
+    CHECK(hrw_levelled_slot_table_set_weight(t, (const uint8_t *)"b", 1, 1.0 / 0.0, &e) ==
+                  HRW_STATUS_INVALID_WEIGHT &&
+              e.index == 1,
+          "infinite weight in place");
+    CHECK(hrw_levelled_slot_table_set_weight(t, NULL, 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
+          "weight NULL id in place");
+    snapshot after = snapshot_of(t);
+    CHECK(snapshot_same(before, after), "failed in-place changes leave the table as it was");
+    free(after.owners);
+    /* A good change in place, seen through the placement borrowed before it. */
+    CHECK(hrw_levelled_slot_table_placement(t, &members) == HRW_STATUS_OK, "borrow");
+    CHECK(hrw_levelled_slot_table_add_node(t, &c, 2.0, &e) == HRW_STATUS_OK, "add c in place");
+    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 3,
+          "the borrowed placement shows the added node");
+    CHECK(hrw_levelled_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "three nodes now");
+    CHECK(hrw_levelled_slot_table_set_weight(t, (const uint8_t *)"a", 1, 0.0, NULL) == HRW_STATUS_OK &&
+              hrw_levelled_slot_table_set_weight(t, (const uint8_t *)"b", 1, 0.0, NULL) == HRW_STATUS_OK,
+          "drain a and b in place");
+    free(before.owners);
+    before = snapshot_of(t);
+    CHECK(hrw_levelled_slot_table_set_weight(t, (const uint8_t *)"c", 1, 0.0, &e) ==
+              HRW_STATUS_ALL_WEIGHTS_ZERO,
+          "drain all in place");
+    CHECK(hrw_levelled_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) ==
+              HRW_STATUS_ALL_WEIGHTS_ZERO,
+          "remove the last weighted node in place");
+    after = snapshot_of(t);
+    CHECK(snapshot_same(before, after) && before.nodes == 3, "a refused drain changes nothing");
+    free(before.owners);
+    free(after.owners);
+    CHECK(hrw_levelled_slot_table_remove_node(t, (const uint8_t *)"a", 1, NULL) == HRW_STATUS_OK &&
+              hrw_levelled_slot_table_remove_node(t, (const uint8_t *)"b", 1, NULL) == HRW_STATUS_OK,
+          "remove a and b in place");
+    CHECK(hrw_levelled_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) ==
+              HRW_STATUS_EMPTY_MEMBERSHIP,
+          "remove the last node in place");
+    CHECK(hrw_levelled_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_OK && counts[0] == 8,
+          "c holds every slot");
     hrw_levelled_slot_table_free(t);
     hrw_levelled_slot_table_free(NULL);
     hrw_placement_free(p);

@@ -1,5 +1,5 @@
-/* Runs every online, batch and error case of conformance/policies/bounded-load.json and every
- * case of replica-balance.json through the C ABI, and the bad inputs the ABI itself can be given (NULL
+/* Runs every online, batch and error case of conformance/policies/bounded-load.json and
+ * bounded-load-boundaries.json and every case of replica-balance.json through the C ABI, and the bad inputs the ABI itself can be given (NULL
  * handles, NULL buffers with lengths, short output buffers). */
 #include <math.h>
 #include <stdint.h>
@@ -441,22 +441,28 @@ static void bad_inputs(void) {
           "status numbers");
 }
 
-int main(int argc, char **argv) {
-    const char *path = argc > 1 ? argv[1] : "../conformance/policies/bounded-load.json";
+/* Every online, batch and error case of one bounded-load-v1 vectors file. */
+static int run_bounded_file(const char *path) {
     jvalue *root = json_load(path);
-    if (root == NULL) return 2;
-    CHECK(strcmp(json_get(root, "policy")->str, "bounded-load-v1") == 0, "policy tag");
+    if (root == NULL) return 0;
+    CHECK(strcmp(json_get(root, "policy")->str, "bounded-load-v1") == 0, "policy tag of %s", path);
     const jvalue *online = json_get(root, "online");
     const jvalue *batch = json_get(root, "batch");
     const jvalue *errors = json_get(root, "error_cases");
     for (size_t i = 0; i < online->len; i++) run_case(&online->items[i]);
     for (size_t i = 0; i < batch->len; i++) run_batch_case(&batch->items[i]);
     for (size_t i = 0; i < errors->len; i++) run_case(&errors->items[i]);
-    CHECK(online->len > 0 && batch->len > 0 && errors->len > 0, "cases present");
+    CHECK(online->len > 0 && batch->len > 0 && errors->len > 0, "cases present in %s", path);
     json_free(root);
+    return 1;
+}
+
+/* test_policies [bounded-load.json [replica-balance.json [more bounded-load-v1 files...]]] */
+int main(int argc, char **argv) {
+    if (!run_bounded_file(argc > 1 ? argv[1] : "../conformance/policies/bounded-load.json")) return 2;
 
     const char *replica_path = argc > 2 ? argv[2] : "../conformance/policies/replica-balance.json";
-    root = json_load(replica_path);
+    jvalue *root = json_load(replica_path);
     if (root == NULL) return 2;
     CHECK(strcmp(json_get(root, "policy")->str, "replica-balance-v1") == 0, "policy tag");
     const jvalue *cases = json_get(root, "cases");
@@ -465,6 +471,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < replica_errors->len; i++) run_replica_case(&replica_errors->items[i]);
     CHECK(cases->len > 0 && replica_errors->len > 0, "cases present");
     json_free(root);
+
+    for (int i = 3; i < argc; i++) {
+        if (!run_bounded_file(argv[i])) return 2;
+    }
 
     bad_inputs();
     return check_report("test_policies");

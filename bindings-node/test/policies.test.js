@@ -1,5 +1,6 @@
-// Every case of ../conformance/policies/bounded-load.json and replica-balance.json through the
-// public API, and every bad input of the two policies (conformance/POLICIES.md).
+// Every case of ../conformance/policies/bounded-load.json, bounded-load-boundaries.json and
+// replica-balance.json through the public API, and every bad input of the two policies
+// (conformance/POLICIES.md).
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -10,7 +11,8 @@ const { Placement, BoundedLoad, ReplicaBalance } = hrwhash;
 
 const read = (file) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'policies', file), 'utf8'));
-const BOUNDED = read('bounded-load.json');
+// The bounded-load-v1 files: the main one and the cases on the caps; the same tests run both.
+const BOUNDED_FILES = ['bounded-load.json', 'bounded-load-boundaries.json'].map((file) => [file, read(file)]);
 const REPLICA = read('replica-balance.json');
 
 const number = (v) => ({ NaN, Infinity, '-Infinity': -Infinity })[v] ?? Number(v);
@@ -48,64 +50,66 @@ const hasCode = (code, extra = {}) => (err) => {
 const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 
 test('policy names', () => {
-  assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD);
+  for (const [, BOUNDED] of BOUNDED_FILES) assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD);
   assert.equal(hrwhash.BOUNDED_LOAD, 'bounded-load-v1');
   assert.equal(REPLICA.policy, hrwhash.REPLICA_BALANCE);
   assert.equal(hrwhash.REPLICA_BALANCE, 'replica-balance-v1');
 });
 
-test('bounded-load online cases, loads as bigints and as numbers', () => {
-  assert.ok(BOUNDED.online.length > 0);
-  for (const c of BOUNDED.online) {
-    const { p, ids } = membership(c);
-    const b = new BoundedLoad(p, factor(c));
-    const key = Buffer.from(c.key, 'hex');
-    const want = c.expected.owner;
-    assert.equal(b.ownerIndex(key, c.loads.map(BigInt)), want, c.name);
-    assert.ok(b.owner(key, c.loads.map(BigInt)).equals(ids[want]), c.name);
-    if (c.loads.every((l) => BigInt(l) <= BigInt(Number.MAX_SAFE_INTEGER)))
-      assert.equal(b.ownerIndex(key, c.loads.map(Number)), want, c.name);
-    assert.equal(p.rank(key, p.length)[c.expected.position].equals(ids[want]), true, c.name);
-  }
-});
-
-test('bounded-load batch cases', () => {
-  assert.ok(BOUNDED.batch.length > 0);
-  for (const c of BOUNDED.batch) {
-    const { p, ids } = membership(c);
-    const b = new BoundedLoad(p, factor(c));
-    const keys = Array.from({ length: c.key_count }, (_, i) => c.key_prefix + i);
-    const owners = b.assignIndices(keys);
-    assert.deepEqual(owners, c.expected.owners, c.name);
-    const counts = ids.map((_, n) => owners.filter((o) => o === n).length);
-    assert.deepEqual(counts, c.expected.counts, c.name);
-    assert.deepEqual(b.assign(keys), owners.map((i) => ids[i]), c.name);
-  }
-});
-
-test('bounded-load float factors', () => {
-  const p = new Placement(['a', 'b']);
-  assert.ok(BOUNDED.factor_cases.length > 0);
-  for (const c of BOUNDED.factor_cases) {
-    const f = number(c.factor);
-    if (c.error) assert.throws(() => new BoundedLoad(p, f), hasCode(codes[c.error]), String(c.factor));
-    else assert.deepEqual(new BoundedLoad(p, f).factor, [c.num, c.den], String(c.factor));
-  }
-});
-
-test('bounded-load error cases', () => {
-  assert.ok(BOUNDED.error_cases.length > 0);
-  for (const c of BOUNDED.error_cases) {
-    const { p } = membership(c);
-    const extra = {};
-    if (c.error === 'LengthMismatch') Object.assign(extra, { expected: c.node_count, actual: c.loads.length });
-    if (c.error === 'InvalidBalanceFactor') extra.value = c.factor.num / c.factor.den;
-    assert.throws(() => {
+for (const [file, BOUNDED] of BOUNDED_FILES) {
+  test(`${file}: bounded-load online cases, loads as bigints and as numbers`, () => {
+    assert.ok(BOUNDED.online.length > 0);
+    for (const c of BOUNDED.online) {
+      const { p, ids } = membership(c);
       const b = new BoundedLoad(p, factor(c));
-      b.owner(Buffer.from(c.key, 'hex'), c.loads.map(BigInt));
-    }, hasCode(codes[c.error], extra), c.name);
-  }
-});
+      const key = Buffer.from(c.key, 'hex');
+      const want = c.expected.owner;
+      assert.equal(b.ownerIndex(key, c.loads.map(BigInt)), want, c.name);
+      assert.ok(b.owner(key, c.loads.map(BigInt)).equals(ids[want]), c.name);
+      if (c.loads.every((l) => BigInt(l) <= BigInt(Number.MAX_SAFE_INTEGER)))
+        assert.equal(b.ownerIndex(key, c.loads.map(Number)), want, c.name);
+      assert.equal(p.rank(key, p.length)[c.expected.position].equals(ids[want]), true, c.name);
+    }
+  });
+
+  test(`${file}: bounded-load batch cases`, () => {
+    assert.ok(BOUNDED.batch.length > 0);
+    for (const c of BOUNDED.batch) {
+      const { p, ids } = membership(c);
+      const b = new BoundedLoad(p, factor(c));
+      const keys = Array.from({ length: c.key_count }, (_, i) => c.key_prefix + i);
+      const owners = b.assignIndices(keys);
+      assert.deepEqual(owners, c.expected.owners, c.name);
+      const counts = ids.map((_, n) => owners.filter((o) => o === n).length);
+      assert.deepEqual(counts, c.expected.counts, c.name);
+      assert.deepEqual(b.assign(keys), owners.map((i) => ids[i]), c.name);
+    }
+  });
+
+  test(`${file}: bounded-load float factors`, () => {
+    const p = new Placement(['a', 'b']);
+    assert.ok(BOUNDED.factor_cases.length > 0);
+    for (const c of BOUNDED.factor_cases) {
+      const f = number(c.factor);
+      if (c.error) assert.throws(() => new BoundedLoad(p, f), hasCode(codes[c.error]), String(c.factor));
+      else assert.deepEqual(new BoundedLoad(p, f).factor, [c.num, c.den], String(c.factor));
+    }
+  });
+
+  test(`${file}: bounded-load error cases`, () => {
+    assert.ok(BOUNDED.error_cases.length > 0);
+    for (const c of BOUNDED.error_cases) {
+      const { p } = membership(c);
+      const extra = {};
+      if (c.error === 'LengthMismatch') Object.assign(extra, { expected: c.node_count, actual: c.loads.length });
+      if (c.error === 'InvalidBalanceFactor') extra.value = c.factor.num / c.factor.den;
+      assert.throws(() => {
+        const b = new BoundedLoad(p, factor(c));
+        b.owner(Buffer.from(c.key, 'hex'), c.loads.map(BigInt));
+      }, hasCode(codes[c.error], extra), c.name);
+    }
+  });
+}
 
 test('bounded-load misuse is a TypeError or a RangeError, never a crash', () => {
   const p = new Placement(['a', 'b', 'c']);

@@ -1,5 +1,6 @@
-"""Every case of conformance/policies/bounded-load.json and replica-balance.json through the
-binding, and every bad input of the two policies (conformance/POLICIES.md)."""
+"""Every case of conformance/policies/bounded-load.json, bounded-load-boundaries.json and
+replica-balance.json through the binding, and every bad input of the two policies
+(conformance/POLICIES.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,19 @@ import hrwhash
 from hrwhash import BoundedLoad, Placement, ReplicaBalance
 
 POLICIES = Path(__file__).resolve().parents[2] / "conformance" / "policies"
-BOUNDED: Dict[str, Any] = json.loads((POLICIES / "bounded-load.json").read_text())
+# The bounded-load-v1 files: the main one and the cases on the caps; every test below runs both.
+BOUNDED_FILES: Dict[str, Dict[str, Any]] = {
+    name: json.loads((POLICIES / name).read_text())
+    for name in ["bounded-load.json", "bounded-load-boundaries.json"]
+}
+
+
+def bounded_cases(section: str) -> List[Any]:
+    return [
+        pytest.param(case, id=f"{file}:{case.get('name', case.get('factor'))}")
+        for file, vectors in BOUNDED_FILES.items()
+        for case in vectors[section]
+    ]
 REPLICA: Dict[str, Any] = json.loads((POLICIES / "replica-balance.json").read_text())
 
 
@@ -39,11 +52,13 @@ def factor(case: Dict[str, Any]) -> Tuple[int, int]:
 
 
 def test_policy_names() -> None:
-    assert BOUNDED["policy"] == hrwhash.BOUNDED_LOAD == "bounded-load-v1"
+    for vectors in BOUNDED_FILES.values():
+        assert vectors["policy"] == hrwhash.BOUNDED_LOAD == "bounded-load-v1"
+        assert all(len(vectors[s]) > 0 for s in ["online", "batch", "factor_cases", "error_cases"])
     assert REPLICA["policy"] == hrwhash.REPLICA_BALANCE == "replica-balance-v1"
 
 
-@pytest.mark.parametrize("case", BOUNDED["online"], ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", bounded_cases("online"))
 def test_online(case: Dict[str, Any]) -> None:
     p = membership(case)
     b = BoundedLoad(p, factor(case))
@@ -53,14 +68,14 @@ def test_online(case: Dict[str, Any]) -> None:
     assert b.owner(key, loads) == p.nodes[case["expected"]["owner"]]
 
 
-@pytest.mark.parametrize("case", BOUNDED["batch"], ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", bounded_cases("batch"))
 def test_batch(case: Dict[str, Any]) -> None:
     b = BoundedLoad(membership(case), factor(case))
     keys = [case["key_prefix"] + str(i) for i in range(case["key_count"])]
     assert b.assign_indices(keys) == case["expected"]["owners"]
 
 
-@pytest.mark.parametrize("case", BOUNDED["factor_cases"], ids=lambda c: str(c["factor"]))
+@pytest.mark.parametrize("case", bounded_cases("factor_cases"))
 def test_float_factors(case: Dict[str, Any]) -> None:
     p = Placement(["a", "b"])
     c = weight(case["factor"])
@@ -72,7 +87,7 @@ def test_float_factors(case: Dict[str, Any]) -> None:
         assert BoundedLoad(p, c).factor == (case["num"], case["den"])
 
 
-@pytest.mark.parametrize("case", BOUNDED["error_cases"], ids=lambda c: c["name"])
+@pytest.mark.parametrize("case", bounded_cases("error_cases"))
 def test_bounded_errors(case: Dict[str, Any]) -> None:
     classes = {
         "LengthMismatch": hrwhash.LengthMismatchError,

@@ -5,6 +5,7 @@ Rankings come from hrw_reference (SPEC.md); the caps are computed with Python in
 ceilings of exact fractions (not with the cross-multiplied test an implementation may use).
 
     python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
+    python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load-boundaries.json
 
 recomputes every case and prints `N passed, M failed` on its last line (exit status 0 only when
 nothing failed).
@@ -50,33 +51,64 @@ def check_factor(num: int, den: int) -> None:
         raise PolicyError("InvalidBalanceFactor")
 
 
+# The formulas of POLICIES.md, one function each, so that the planted mistakes of
+# test_policy_mutations.py can replace one of them at a time.
+
+def load_total(ms: hrw.Membership, loads: Sequence[int]) -> int:
+    """L: every node's load, draining nodes included."""
+    return sum(loads)
+
+
+def online_slots(total: int, num: int, den: int) -> int:
+    return ceil_div((total + 1) * num, den)
+
+
+def online_cap(slots: int, w: int, s: int) -> int:
+    return ceil_div(slots * w, s)
+
+
+def batch_cap(num: int, den: int, k: int, w: int, s: int) -> int:
+    return ceil_div(num * k * w, den * s)
+
+
+def accepts(load: int, cap: int) -> bool:
+    return load < cap
+
+
+def share_weights(ms: hrw.Membership) -> List[int]:
+    """W_i, the fixed-point weights (SPEC.md 5.1) the shares are taken of."""
+    return list(ms.weights)
+
+
 def online_owner(ms: hrw.Membership, num: int, den: int, key: bytes,
                  loads: Sequence[int]) -> Tuple[int, int]:
     """(owner, position in the key's ranking) of an online lookup."""
     check_factor(num, den)
     if len(loads) != len(ms.ids):
         raise PolicyError("LengthMismatch")
-    total = sum(loads)
+    total = load_total(ms, loads)
     if total > U64_MAX:
         raise PolicyError("LoadOverflow")
-    s = sum(ms.weights)
-    slots = ceil_div((total + 1) * num, den)
+    weights = share_weights(ms)
+    s = sum(weights)
+    slots = online_slots(total, num, den)
     for position, i in enumerate(hrw.ranking(ms, key)):
-        cap = ceil_div(slots * ms.weights[i], s)
-        assert cap >= 1
-        if loads[i] < cap:
+        if accepts(loads[i], online_cap(slots, weights[i], s)):
             return i, position
     raise AssertionError("POLICIES.md proves some node accepts")
 
 
 def batch_owners(ms: hrw.Membership, num: int, den: int, keys: Sequence[bytes]) -> List[int]:
     check_factor(num, den)
-    s = sum(ms.weights)
-    caps = [ceil_div(num * len(keys) * w, den * s) for w in ms.weights]
+    weights = share_weights(ms)
+    s = sum(weights)
+    caps = [batch_cap(num, den, len(keys), w, s) for w in weights]
     counts = [0] * len(ms.ids)
     owners = []
     for key in keys:
-        chosen = next(i for i in hrw.ranking(ms, key) if counts[i] < caps[i])
+        chosen = next((i for i in hrw.ranking(ms, key) if accepts(counts[i], caps[i])), None)
+        if chosen is None:
+            raise AssertionError("POLICIES.md proves some node accepts")
         counts[chosen] += 1
         owners.append(chosen)
     return owners
@@ -103,14 +135,21 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
         ms = membership(case, seed)
         loads = [int(x) for x in case["loads"]]
         f = case["factor"]
-        got = online_owner(ms, f["num"], f["den"], bytes.fromhex(case["key"]), loads)
+        try:
+            got = online_owner(ms, f["num"], f["den"], bytes.fromhex(case["key"]), loads)
+        except (PolicyError, AssertionError) as e:
+            got = (f"{type(e).__name__} {e}", None)
         want = (case["expected"]["owner"], case["expected"]["position"])
         record(case["name"], [] if got == want else [f"expected {want}, got {got}"])
     for case in vectors["batch"]:
         ms = membership(case, seed)
         keys = [(case["key_prefix"] + str(i)).encode() for i in range(case["key_count"])]
         f = case["factor"]
-        owners = batch_owners(ms, f["num"], f["den"], keys)
+        try:
+            owners = batch_owners(ms, f["num"], f["den"], keys)
+        except (PolicyError, AssertionError) as e:
+            record(case["name"], [f"{type(e).__name__} {e}"])
+            continue
         counts = [owners.count(i) for i in range(len(ms.ids))]
         problems = []
         if owners != case["expected"]["owners"]:
@@ -141,6 +180,7 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
 
 
 def main(argv: Sequence[str]) -> int:
+    # Any bounded-load-v1 vectors file: bounded-load.json or bounded-load-boundaries.json.
     return hrw.report(argv, "bounded-load.json", run)
 
 

@@ -8,7 +8,8 @@ use serde_json::{json, Map, Value};
 
 use crate::{hex, u64s};
 
-const COMMENT: &str = "Conformance cases of bounded-load-v1 (see POLICIES.md). Bytes are \
+/// The format of a bounded-load-v1 vectors file, which bounded-load-boundaries.json shares.
+pub(crate) const FORMAT: &str = "Bytes are \
 lowercase hex; every 64-bit integer is a decimal string. A membership is \"nodes\": [{id, weight?, \
 weight_fixed?}] or \"node_prefix\" + \"node_count\" (+ \"weight_cycle\") as in vectors.json, with \
 the default seed. factor: {num, den}. online: a key, loads (one per node, build order); expected: \
@@ -34,28 +35,28 @@ impl Stream {
 }
 
 /// A membership as the file states it.
-struct Fleet {
+pub(crate) struct Fleet {
     prefix: &'static str,
-    count: usize,
+    pub(crate) count: usize,
     cycle: Option<Vec<f64>>,
 }
 
 impl Fleet {
-    fn equal(count: usize) -> Fleet {
+    pub(crate) fn equal(count: usize) -> Fleet {
         Fleet {
             prefix: "node-",
             count,
             cycle: None,
         }
     }
-    fn weighted(count: usize, cycle: &[f64]) -> Fleet {
+    pub(crate) fn weighted(count: usize, cycle: &[f64]) -> Fleet {
         Fleet {
             prefix: "node-",
             count,
             cycle: Some(cycle.to_vec()),
         }
     }
-    fn placement(&self) -> Placement {
+    pub(crate) fn placement(&self) -> Placement {
         let nodes = (0..self.count)
             .map(|i| {
                 let node = Node::new(format!("{}{i}", self.prefix));
@@ -67,7 +68,7 @@ impl Fleet {
             .collect();
         Placement::from_nodes(Seed::DEFAULT, nodes).expect("valid membership")
     }
-    fn describe(&self, out: &mut Map<String, Value>) {
+    pub(crate) fn describe(&self, out: &mut Map<String, Value>) {
         out.insert("node_prefix".into(), hex(self.prefix.as_bytes()).into());
         out.insert("node_count".into(), json!(self.count));
         if let Some(c) = &self.cycle {
@@ -88,18 +89,18 @@ const FACTORS: [(u32, u32); 9] = [
     (u32::MAX, 1),
 ];
 
-fn factor_json(f: BalanceFactor) -> Value {
+pub(crate) fn factor_json(f: BalanceFactor) -> Value {
     json!({"num": f.num(), "den": f.den()})
 }
 
-fn position(placement: &Placement, key: &[u8], index: usize) -> usize {
+pub(crate) fn position(placement: &Placement, key: &[u8], index: usize) -> usize {
     placement
         .ranking(key)
         .position(|n| n.index() == index)
         .expect("the answer is in the ranking")
 }
 
-fn online_case(
+pub(crate) fn online_case(
     name: String,
     fleet: &Fleet,
     factor: BalanceFactor,
@@ -297,7 +298,7 @@ fn batch() -> Vec<Value> {
     cases
 }
 
-fn float_json(c: f64) -> Value {
+pub(crate) fn float_json(c: f64) -> Value {
     if c.is_nan() {
         "NaN".into()
     } else if c.is_infinite() {
@@ -308,7 +309,7 @@ fn float_json(c: f64) -> Value {
 }
 
 fn factor_cases() -> Vec<Value> {
-    let values = [
+    factor_cases_of(&[
         1.0,
         1.05,
         1.1,
@@ -329,7 +330,11 @@ fn factor_cases() -> Vec<Value> {
         f64::INFINITY,
         f64::NEG_INFINITY,
         1e300,
-    ];
+    ])
+}
+
+/// The num/den (or the error) `BalanceFactor::from_f64` gives each value.
+pub(crate) fn factor_cases_of(values: &[f64]) -> Vec<Value> {
     values
         .iter()
         .map(|&c| match BalanceFactor::from_f64(c) {
@@ -395,12 +400,29 @@ fn error_cases() -> Vec<Value> {
 pub fn generate() -> String {
     let mut stream = Stream(0x626f_756e_6465_64);
     let online = online(&mut stream);
+    write_file(
+        "Conformance cases of bounded-load-v1 (see POLICIES.md).",
+        &online,
+        &batch(),
+        &factor_cases(),
+        &error_cases(),
+    )
+}
+
+/// A bounded-load-v1 vectors file: `intro`, then [`FORMAT`] as its `_comment`, and the sections.
+pub(crate) fn write_file(
+    intro: &str,
+    online: &[Value],
+    batch: &[Value],
+    factor_cases: &[Value],
+    error_cases: &[Value],
+) -> String {
     let mut out = String::new();
     out.push_str("{\n");
     out.push_str(&format!("  \"policy\": \"{BOUNDED_LOAD}\",\n"));
     out.push_str(&format!(
         "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
+        Value::String(format!("{intro} {FORMAT}"))
     ));
     out.push_str(&format!(
         "  \"default_seed\": \"{}\",\n",
@@ -414,10 +436,10 @@ pub fn generate() -> String {
         }
         out.push_str(if last { "  ]\n" } else { "  ],\n" });
     };
-    section(&mut out, "online", &online, false);
-    section(&mut out, "batch", &batch(), false);
-    section(&mut out, "factor_cases", &factor_cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
+    section(&mut out, "online", online, false);
+    section(&mut out, "batch", batch, false);
+    section(&mut out, "factor_cases", factor_cases, false);
+    section(&mut out, "error_cases", error_cases, true);
     out.push_str("}\n");
     out
 }

@@ -3,6 +3,7 @@
 //! Inputs come from a fixed pseudo-random stream, so the file is the same on every run and machine.
 
 pub mod bounded_load;
+pub mod bounded_load_boundaries;
 pub mod cli;
 pub mod domains;
 pub mod edge;

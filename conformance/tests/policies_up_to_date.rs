@@ -153,6 +153,94 @@ fn slot_table_v2_vectors_show_the_order_dependence() {
 }
 
 #[test]
+fn checked_in_bounded_load_boundaries_vectors_match_the_generator() {
+    check(
+        "bounded-load-boundaries.json",
+        hrwhash_conformance::bounded_load_boundaries::generate(),
+        "generate-bounded-load-boundaries",
+    );
+}
+
+#[test]
+fn bounded_load_boundaries_put_each_owner_at_its_cap_or_one_below() {
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::bounded_load_boundaries::generate())
+            .expect("valid JSON");
+    let weights = |c: &serde_json::Value| -> Vec<u128> {
+        let n = c["node_count"].as_u64().unwrap() as usize;
+        let cycle: Vec<f64> = c.get("weight_cycle").map_or(vec![1.0], |w| {
+            w.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        });
+        (0..n)
+            .map(|i| {
+                hrwhash::Weight::new(cycle[i % cycle.len()])
+                    .unwrap()
+                    .to_fixed() as u128
+            })
+            .collect()
+    };
+    let (mut at, mut below) = (0, 0);
+    for c in v["online"].as_array().unwrap() {
+        let w = weights(c);
+        let s: u128 = w.iter().sum();
+        let loads: Vec<u128> = c["loads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().parse().unwrap())
+            .collect();
+        let (num, den) = (
+            c["factor"]["num"].as_u64().unwrap() as u128,
+            c["factor"]["den"].as_u64().unwrap() as u128,
+        );
+        let slots = ((loads.iter().sum::<u128>() + 1) * num).div_ceil(den);
+        // slots * w < 2^97 here, so u128 holds it.
+        let cap = (slots * w[0]).div_ceil(s);
+        let name = c["name"].as_str().unwrap();
+        assert!(
+            loads[0] + 1 == cap || loads[0] == cap,
+            "{name}: {} vs {cap}",
+            loads[0]
+        );
+        let to_owner = c["expected"]["position"] == 0;
+        assert_eq!(
+            to_owner,
+            c["expected"]["owner"] == 0,
+            "{name}: node 0 owns the key"
+        );
+        assert_eq!(to_owner, loads[0] < cap, "{name}");
+        if to_owner {
+            below += 1;
+        } else {
+            at += 1;
+        }
+    }
+    assert!(at >= 5 && below >= 5, "{at} at the cap, {below} below");
+    // Each batch holds a node at exactly its capacity.
+    for c in v["batch"].as_array().unwrap() {
+        let w = weights(c);
+        let s: u128 = w.iter().sum();
+        let k = c["key_count"].as_u64().unwrap() as u128;
+        let (num, den) = (
+            c["factor"]["num"].as_u64().unwrap() as u128,
+            c["factor"]["den"].as_u64().unwrap() as u128,
+        );
+        let counts = c["expected"]["counts"].as_array().unwrap();
+        assert!(
+            w.iter()
+                .zip(counts)
+                .any(|(&wi, n)| n.as_u64().unwrap() as u128 == (num * k * wi).div_ceil(den * s)),
+            "{}",
+            c["name"]
+        );
+    }
+}
+
+#[test]
 fn checked_in_slot_history_vectors_match_the_generator() {
     check(
         "slot-history-v1.json",

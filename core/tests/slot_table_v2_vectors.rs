@@ -1,5 +1,6 @@
 //! Every case of conformance/policies/slot-table-v2.json, through the public API: the first
-//! table, each change in order, and every error.
+//! table, each change in order (copying and in place), and every error (which leaves a table
+//! changed in place as it was).
 
 use hrwhash::policy::LevelledSlotTable;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
@@ -50,6 +51,26 @@ fn apply(t: &LevelledSlotTable, change: &Value) -> Result<LevelledSlotTable, Err
     }
 }
 
+/// The same change applied in place.
+fn apply_in_place(t: &mut LevelledSlotTable, change: &Value) -> Result<(), Error> {
+    let id = change["id"].as_str().unwrap();
+    match change["op"].as_str().unwrap() {
+        "add" => t.add_node(Node::new(id).with_weight(weight(change)?)),
+        "remove" => t.remove_node(id),
+        "weight" => t.set_weight(id, weight(change)?),
+        op => panic!("unknown op {op}"),
+    }
+}
+
+/// What a caller can see of a table.
+fn seen(t: &LevelledSlotTable) -> (Vec<u32>, Vec<u32>, Vec<Node>) {
+    (
+        t.assignments().to_vec(),
+        t.slot_counts(),
+        t.placement().node_specs().to_vec(),
+    )
+}
+
 fn table(v: &Value) -> Vec<u32> {
     v.as_array()
         .unwrap()
@@ -67,6 +88,7 @@ fn every_case_and_change() {
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let mut t = build(case).unwrap();
+        let mut in_place = t.clone();
         assert_eq!(
             t.assignments(),
             &table(&case["expected"]["table"])[..],
@@ -95,6 +117,8 @@ fn every_case_and_change() {
                 &table(&change["expected"]["table"])[..],
                 "{name}, change {n}"
             );
+            apply_in_place(&mut in_place, change).unwrap();
+            assert_eq!(seen(&in_place), seen(&t), "{name}, change {n} in place");
         }
     }
 }
@@ -112,15 +136,28 @@ fn every_error_case() {
                         .expect_err(name)
                 } else {
                     let mut t = t;
+                    let mut in_place = t.clone();
                     let mut err = None;
                     for change in case["changes"].as_array().unwrap() {
+                        let before = seen(&in_place);
+                        let done = apply_in_place(&mut in_place, change);
                         match apply(&t, change) {
-                            Ok(next) => t = next,
+                            Ok(next) => {
+                                assert_eq!(done, Ok(()), "{name}");
+                                t = next;
+                            }
                             Err(e) => {
+                                assert_eq!(done.as_ref(), Err(&e), "{name} in place");
+                                assert_eq!(
+                                    seen(&in_place),
+                                    before,
+                                    "{name}: the error changed the table"
+                                );
                                 err = Some(e);
                                 break;
                             }
                         }
+                        assert_eq!(seen(&in_place), seen(&t), "{name} in place");
                     }
                     err.expect(name)
                 }

@@ -206,56 +206,101 @@ impl LevelledSlotTable {
         self.slots_of.iter().map(|l| l.len() as u32).collect()
     }
 
-    /// The table after appending `node` to the membership: the node takes its share.
+    /// The table after appending `node` to the membership: the node takes its share. A copy of
+    /// the table with [`LevelledSlotTable::add_node`] applied.
     pub fn with_node(&self, node: Node) -> Result<LevelledSlotTable, Error> {
-        let placement = self.placement.with_node(node)?;
-        let index = placement.len() - 1;
         let mut t = self.clone();
-        t.node_digests.push(node_digest(
-            &placement.seed(),
-            placement.node_specs()[index].id(),
-        ));
-        t.slots_of.push(Vec::new());
-        t.placement = placement;
-        t.level(index);
+        t.add_node(node)?;
         Ok(t)
     }
 
-    /// The table after removing the node of this id: its slots go to the least loaded nodes.
+    /// The table after removing the node of this id: its slots go to the least loaded nodes. A
+    /// copy of the table with [`LevelledSlotTable::remove_node`] applied.
     pub fn without_node(&self, id: impl AsRef<[u8]>) -> Result<LevelledSlotTable, Error> {
-        let id = id.as_ref();
-        let gone = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
-        let placement = self.placement.without_node(id)?;
         let mut t = self.clone();
-        // Drained first (the membership with the node at weight 0), then dropped from the list.
-        t.placement = self.placement.with_weight(id, Weight::ZERO)?;
-        t.level(gone);
-        debug_assert!(t.slots_of[gone].is_empty());
-        t.slots_of.remove(gone);
-        t.node_digests.remove(gone);
-        for o in t.table.iter_mut() {
-            if *o as usize > gone {
-                *o -= 1;
-            }
-        }
-        t.placement = placement;
+        t.remove_node(id)?;
         Ok(t)
     }
 
     /// The table after giving the node of this id another weight: it takes slots from the most
-    /// loaded nodes or gives its slots to the least loaded until it holds its new share.
+    /// loaded nodes or gives its slots to the least loaded until it holds its new share. A copy
+    /// of the table with [`LevelledSlotTable::set_weight`] applied.
     pub fn with_weight(
         &self,
         id: impl AsRef<[u8]>,
         weight: Weight,
     ) -> Result<LevelledSlotTable, Error> {
+        let mut t = self.clone();
+        t.set_weight(id, weight)?;
+        Ok(t)
+    }
+
+    /// Appends `node` to the membership in place: the node takes its share, and only the slots
+    /// it takes change. On an error (a duplicate id, too many nodes) the table is unchanged.
+    ///
+    /// ```
+    /// use hrwhash::policy::LevelledSlotTable;
+    /// use hrwhash::{Node, Placement};
+    ///
+    /// let mut table = LevelledSlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
+    /// let copy = table.with_node(Node::new("d"))?;
+    /// table.add_node(Node::new("d"))?;
+    /// assert_eq!(table.assignments(), copy.assignments());
+    /// assert!(table.add_node(Node::new("a")).is_err());
+    /// assert_eq!(table.assignments(), copy.assignments());
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn add_node(&mut self, node: Node) -> Result<(), Error> {
+        // Every fallible step comes before the first write, so an error leaves the table as it was.
+        let placement = self.placement.with_node(node)?;
+        let index = placement.len() - 1;
+        self.node_digests.push(node_digest(
+            &placement.seed(),
+            placement.node_specs()[index].id(),
+        ));
+        self.slots_of.push(Vec::new());
+        self.placement = placement;
+        let weights = fixed_weights(&self.placement);
+        self.level(index, &weights);
+        Ok(())
+    }
+
+    /// Removes the node of this id in place: its slots go one at a time to the least loaded
+    /// nodes, and the nodes after it in build order move down one index. On an error
+    /// ([`Error::UnknownNode`], [`Error::EmptyMembership`], [`Error::AllWeightsZero`]) the table
+    /// is unchanged.
+    pub fn remove_node(&mut self, id: impl AsRef<[u8]>) -> Result<(), Error> {
+        let id = id.as_ref();
+        let gone = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
+        // Fails as draining the node would (AllWeightsZero), or with EmptyMembership.
+        let placement = self.placement.without_node(id)?;
+        // Drained first (the membership with the node at weight 0), then dropped from the list.
+        let mut weights = fixed_weights(&self.placement);
+        weights[gone] = 0;
+        self.level(gone, &weights);
+        debug_assert!(self.slots_of[gone].is_empty());
+        self.slots_of.remove(gone);
+        self.node_digests.remove(gone);
+        // O(S): the indices above `gone` shift down, in the table and nowhere else (the slot
+        // lists hold slots, not owners).
+        let gone = gone as u32;
+        for o in self.table.iter_mut() {
+            *o -= u32::from(*o > gone);
+        }
+        self.placement = placement;
+        Ok(())
+    }
+
+    /// Gives the node of this id another weight in place: it takes slots from the most loaded
+    /// nodes or gives its slots to the least loaded until it holds its new share. On an error
+    /// ([`Error::UnknownNode`], [`Error::AllWeightsZero`]) the table is unchanged.
+    pub fn set_weight(&mut self, id: impl AsRef<[u8]>, weight: Weight) -> Result<(), Error> {
         let id = id.as_ref();
         let index = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
-        let placement = self.placement.with_weight(id, weight)?;
-        let mut t = self.clone();
-        t.placement = placement;
-        t.level(index);
-        Ok(t)
+        self.placement = self.placement.with_weight(id, weight)?;
+        let weights = fixed_weights(&self.placement);
+        self.level(index, &weights);
+        Ok(())
     }
 
     // ---- changes ---------------------------------------------------------------------------
@@ -267,20 +312,31 @@ impl LevelledSlotTable {
     }
 
     /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
-    fn level(&mut self, j: usize) {
+    /// `weights` are the fixed-point weights of the membership after the change, in build
+    /// order (node `j` at 0 for a removal, whose ids are still those of `self.placement`).
+    fn level(&mut self, j: usize, weights: &[u64]) {
         let nodes = self.placement.node_specs();
-        let weights: Vec<u64> = nodes.iter().map(|n| n.weight().to_fixed()).collect();
         let total: u128 = weights.iter().map(|&w| w as u128).sum();
         let s = self.table.len() as u128;
         let target = ((2 * s * weights[j] as u128 + total) / (2 * total)) as usize;
         if self.slots_of[j].len() == target {
             return;
         }
-        let mut by_id: Vec<u32> = (0..nodes.len() as u32).collect();
-        by_id.sort_unstable_by(|&a, &b| nodes[a as usize].id().cmp(nodes[b as usize].id()));
+        // The load order falls back to the id only between nodes of one digest, so a node's rank
+        // among the ids of its digest is enough: this sorts 64-bit digests, and byte strings only
+        // where digests collide.
+        let mut by_digest: Vec<u32> = (0..nodes.len() as u32).collect();
+        by_digest.sort_unstable_by_key(|&i| self.node_digests[i as usize]);
         let mut id_rank = alloc::vec![0u32; nodes.len()];
-        for (rank, &i) in by_id.iter().enumerate() {
-            id_rank[i as usize] = rank as u32;
+        for group in by_digest
+            .chunk_by_mut(|&a, &b| self.node_digests[a as usize] == self.node_digests[b as usize])
+        {
+            if group.len() > 1 {
+                group.sort_unstable_by(|&a, &b| nodes[a as usize].id().cmp(nodes[b as usize].id()));
+                for (rank, &i) in group.iter().enumerate() {
+                    id_rank[i as usize] = rank as u32;
+                }
+            }
         }
         let load = |t: &LevelledSlotTable, i: usize| Load {
             held: t.slots_of[i].len() as u32,
@@ -340,9 +396,18 @@ impl LevelledSlotTable {
     }
 }
 
+fn fixed_weights(placement: &Placement) -> Vec<u64> {
+    placement
+        .node_specs()
+        .iter()
+        .map(|n| n.weight().to_fixed())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Seed;
     use alloc::format;
     use alloc::vec;
 
@@ -504,6 +569,206 @@ mod tests {
             }
             t = next;
         }
+    }
+
+    /// Everything a table holds, for comparing two tables field by field.
+    type State = (Vec<u32>, Vec<Vec<u32>>, Vec<u32>, Vec<u64>, Vec<Node>, Seed);
+
+    fn state(t: &LevelledSlotTable) -> State {
+        (
+            t.table.clone(),
+            t.slots_of.clone(),
+            t.pos.clone(),
+            t.node_digests.clone(),
+            t.placement.node_specs().to_vec(),
+            t.placement.seed(),
+        )
+    }
+
+    /// The slot lists and positions agree with the table, and the digests with the placement.
+    fn assert_consistent(t: &LevelledSlotTable) {
+        assert_eq!(t.slots_of.len(), t.placement.len());
+        assert_eq!(t.node_digests.len(), t.placement.len());
+        for (i, list) in t.slots_of.iter().enumerate() {
+            for (at, &slot) in list.iter().enumerate() {
+                assert_eq!(t.table[slot as usize] as usize, i);
+                assert_eq!(t.pos[slot as usize] as usize, at);
+            }
+        }
+        assert_eq!(
+            t.slots_of.iter().map(Vec::len).sum::<usize>(),
+            t.table.len()
+        );
+    }
+
+    #[derive(Clone, Debug)]
+    enum Change {
+        Add(u8, f64),
+        Remove(usize),
+        Weight(usize, f64),
+    }
+
+    fn a_change() -> impl proptest::strategy::Strategy<Value = Change> {
+        use proptest::prelude::*;
+        let w = prop::sample::select(vec![0.0, 0.5, 1.0, 2.0, 3.0]);
+        prop_oneof![
+            // Ids from a small set, so some adds are duplicates.
+            (0u8..24, w.clone()).prop_map(|(k, w)| Change::Add(k, w)),
+            (0usize..64).prop_map(Change::Remove),
+            ((0usize..64), w).prop_map(|(i, w)| Change::Weight(i, w)),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+        /// On random memberships and change sequences, each in-place change gives the table the
+        /// copying change gives and POLICIES.md's literal rule gives, and an error (duplicate
+        /// id, unknown id, an empty or all-drained membership) leaves the table as it was.
+        #[test]
+        fn in_place_changes_are_the_copying_changes_and_errors_change_nothing(
+            n in 1usize..9,
+            weights in proptest::collection::vec(
+                proptest::sample::select(vec![0.0, 0.5, 1.0, 2.0]), 1..4),
+            slots in 1u64..120,
+            changes in proptest::collection::vec(a_change(), 1..14),
+        ) {
+            let mut weights = weights;
+            weights[0] = 1.0;
+            let mut t = LevelledSlotTable::new(&fleet(n, &weights), slots).unwrap();
+            for change in changes {
+                let before = state(&t);
+                let len = t.placement().len();
+                let id = |i: usize| t.placement().node_specs()[i % len].id().to_vec();
+                let (copied, done, literal) = match change {
+                    Change::Add(k, w) => {
+                        let node = Node::new(format!("n{k}")).with_weight(Weight::new(w).unwrap());
+                        let copied = t.with_node(node.clone());
+                        let mut literal = t.assignments().to_vec();
+                        if let Ok(c) = &copied {
+                            level_literally(c.placement(), &mut literal, len);
+                        }
+                        (copied, t.add_node(node), literal)
+                    }
+                    Change::Remove(i) => {
+                        let id = id(i);
+                        let copied = t.without_node(&id);
+                        let mut literal = t.assignments().to_vec();
+                        if copied.is_ok() {
+                            let drained = t.placement().with_weight(&id, Weight::ZERO).unwrap();
+                            level_literally(&drained, &mut literal, i % len);
+                            for o in literal.iter_mut() {
+                                *o -= u32::from(*o as usize > i % len);
+                            }
+                        }
+                        (copied, t.remove_node(&id), literal)
+                    }
+                    Change::Weight(i, w) => {
+                        let id = id(i);
+                        let w = Weight::new(w).unwrap();
+                        let copied = t.with_weight(&id, w);
+                        let mut literal = t.assignments().to_vec();
+                        if let Ok(c) = &copied {
+                            level_literally(c.placement(), &mut literal, i % len);
+                        }
+                        (copied, t.set_weight(&id, w), literal)
+                    }
+                };
+                match (copied, done) {
+                    (Ok(c), Ok(())) => {
+                        proptest::prop_assert!(state(&c) == state(&t), "{:?}", change);
+                        proptest::prop_assert_eq!(t.assignments(), &literal[..]);
+                        assert_consistent(&t);
+                    }
+                    (Err(a), Err(b)) => {
+                        proptest::prop_assert_eq!(a, b);
+                        proptest::prop_assert!(state(&t) == before, "{:?} changed the table", change);
+                    }
+                    (c, d) => proptest::prop_assert!(false, "{:?}: copy {:?}, in place {:?}",
+                        change, c.map(|_| ()), d),
+                }
+            }
+        }
+    }
+
+    /// Two ids of one node digest (vectors.json's tie cases): the load order falls back to
+    /// the ids, which the in-place changes must rank as the literal rule does.
+    #[test]
+    fn nodes_of_one_digest_are_ordered_by_id() {
+        let (hi, lo) = ("tie-f8de3fcc2f7f5a0f", "tie-2726c02dc96aa050");
+        let seed = Seed::DEFAULT;
+        assert_eq!(
+            node_digest(&seed, hi.as_bytes()),
+            node_digest(&seed, lo.as_bytes())
+        );
+        let p = Placement::new([hi, "x", lo, "y"]).unwrap();
+        let mut t = LevelledSlotTable::new(&p, 37).unwrap();
+        for (k, step) in [
+            "add z", "remove x", "add w", "weight y", "remove z", "add v",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (op, id) = step.split_once(' ').unwrap();
+            let mut literal = t.assignments().to_vec();
+            let j = t
+                .placement()
+                .find(id)
+                .map_or(t.placement().len(), |n| n.index());
+            match op {
+                "add" => {
+                    t.add_node(Node::new(id)).unwrap();
+                    level_literally(t.placement(), &mut literal, j);
+                }
+                "remove" => {
+                    let drained = t.placement().with_weight(id, Weight::ZERO).unwrap();
+                    level_literally(&drained, &mut literal, j);
+                    for o in literal.iter_mut() {
+                        *o -= u32::from(*o as usize > j);
+                    }
+                    t.remove_node(id).unwrap();
+                }
+                _ => {
+                    t.set_weight(id, Weight::new(3.0).unwrap()).unwrap();
+                    level_literally(t.placement(), &mut literal, j);
+                }
+            }
+            assert_eq!(t.assignments(), &literal[..], "step {k} ({step})");
+            assert_consistent(&t);
+        }
+    }
+
+    #[test]
+    fn errors_in_place_leave_the_table_unchanged() {
+        let mut t = LevelledSlotTable::new(&fleet(3, &[1.0]), 8).unwrap();
+        let before = state(&t);
+        assert_eq!(t.remove_node("zz").unwrap_err(), Error::UnknownNode);
+        assert_eq!(
+            t.set_weight("zz", Weight::ONE).unwrap_err(),
+            Error::UnknownNode
+        );
+        assert_eq!(
+            t.add_node(Node::new("n1")).unwrap_err(),
+            Error::DuplicateNodeId {
+                index: 3,
+                first_index: 1
+            }
+        );
+        assert!(state(&t) == before);
+        t.set_weight("n0", Weight::ZERO).unwrap();
+        t.set_weight("n1", Weight::ZERO).unwrap();
+        let drained = state(&t);
+        assert_eq!(
+            t.set_weight("n2", Weight::ZERO).unwrap_err(),
+            Error::AllWeightsZero
+        );
+        assert_eq!(t.remove_node("n2").unwrap_err(), Error::AllWeightsZero);
+        assert!(state(&t) == drained);
+        t.remove_node("n0").unwrap();
+        t.remove_node("n1").unwrap();
+        assert_eq!(t.remove_node("n2").unwrap_err(), Error::EmptyMembership);
+        assert_eq!(t.slot_counts(), vec![8]);
+        assert_consistent(&t);
     }
 
     #[test]
