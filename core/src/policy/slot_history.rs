@@ -175,8 +175,9 @@ impl SlotHistory {
                 ViewFault::NotRepresentable,
             ));
         }
-        self.table = match &change {
-            SlotChange::Add(node) => self.table.with_node(node.clone()).map_err(|e| match e {
+        // In place: a failed change leaves the table as it was.
+        match &change {
+            SlotChange::Add(node) => self.table.add_node(node.clone()).map_err(|e| match e {
                 Error::EmptyNodeId { .. } => Error::EmptyNodeId { index: at },
                 Error::DuplicateNodeId { first_index, .. } => Error::DuplicateNodeId {
                     index: at,
@@ -184,9 +185,9 @@ impl SlotHistory {
                 },
                 e => e,
             })?,
-            SlotChange::Remove(id) => self.table.without_node(id)?,
-            SlotChange::Weight(id, w) => self.table.with_weight(id, *w)?,
-        };
+            SlotChange::Remove(id) => self.table.remove_node(id)?,
+            SlotChange::Weight(id, w) => self.table.set_weight(id, *w)?,
+        }
         self.changes.push(change);
         Ok(())
     }
