@@ -30,7 +30,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ViewFault;
 use crate::policy::levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
-use crate::view::json::{self, drain_map, drain_seq, Fault, RawNode, Scalar, Skip};
+use crate::view::json::{
+    self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
+};
 use crate::view::{
     fault, parse_epoch, parse_node, representable, string, unhex, weight_decimal, write_text,
     SeedFingerprint, ViewFingerprint,
@@ -535,30 +537,6 @@ struct RawObject<'de, const N: usize> {
     members: [Option<Scalar<'de>>; N],
 }
 
-/// Visitors that take any JSON value and make `None` of everything but the one type they read.
-macro_rules! other_types_are_none {
-    () => {
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    };
-}
-
 struct ObjectVisitor<const N: usize>(&'static [&'static str; N]);
 
 impl<'de, const N: usize> Visitor<'de> for ObjectVisitor<N> {
@@ -584,7 +562,7 @@ impl<'de, const N: usize> Visitor<'de> for ObjectVisitor<N> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         drain_seq(seq).map(|()| None)
     }
-    other_types_are_none!();
+    other_types_are!(None);
 }
 
 impl<'de, const N: usize> DeserializeSeed<'de> for ObjectVisitor<N> {
@@ -631,7 +609,7 @@ impl<'de, const N: usize, T> Visitor<'de> for ListVisitor<N, T> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
         drain_map(map).map(|()| None)
     }
-    other_types_are_none!();
+    other_types_are!(None);
 }
 
 impl<'de, const N: usize, T> DeserializeSeed<'de> for ListVisitor<N, T> {
@@ -686,7 +664,7 @@ impl<'de> Visitor<'de> for HistoryVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         drain_seq(seq).map(|()| None)
     }
-    other_types_are_none!();
+    other_types_are!(None);
 }
 
 #[cfg(test)]

@@ -15,6 +15,31 @@ use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess
 use crate::error::ViewFault;
 use crate::Error;
 
+/// The scalar visits of a visitor that reads one JSON type and answers every other with `$none`.
+macro_rules! other_types_are {
+    ($none:expr) => {
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok($none)
+        }
+    };
+}
+pub(crate) use other_types_are;
+
 /// A member value where the format expects a string or a number.
 pub(crate) enum Scalar<'de> {
     Str(Cow<'de, str>),
@@ -296,24 +321,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         drain_seq(seq).map(|()| None)
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    other_types_are!(None);
 }
 
 impl<'de> DeserializeSeed<'de> for NodeVisitor {
@@ -354,24 +362,7 @@ impl<'de, T> Visitor<'de> for NodesVisitor<'_, 'de, T> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Nodes<T>, A::Error> {
         drain_map(map).map(|()| Nodes::NotArray)
     }
-    fn visit_unit<E>(self) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Nodes<T>, E> {
-        Ok(Nodes::NotArray)
-    }
+    other_types_are!(Nodes::NotArray);
 }
 
 impl<'de, T> DeserializeSeed<'de> for NodesVisitor<'_, 'de, T> {
@@ -415,24 +406,7 @@ impl<'de, T> Visitor<'de> for DocumentVisitor<'_, 'de, T> {
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         drain_seq(seq).map(|()| None)
     }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    other_types_are!(None);
 }
 
 #[cfg(test)]
