@@ -40,7 +40,7 @@ only() { # only GLOB: the one file of dist/ that matches
   [ "${#matches[@]}" -eq 1 ] && [ -e "${matches[0]}" ] || { echo "dist/ needs exactly one $1" >&2; exit 1; }
   echo "${matches[0]}"
 }
-wheel=$(only 'hrwhash-*-cp39-abi3-manylinux*_x86_64.whl')
+wheel=$(only 'hrwhash-*-cp310-abi3-manylinux*_x86_64.whl')
 sdist=$(only 'hrwhash-[0-9]*.tar.gz')
 npm_main=$(only 'hrwhash-[0-9]*.tgz')
 npm_platform=$(only 'hrwhash-linux-*.tgz')
