@@ -57,6 +57,77 @@ impl Kernel {
     }
 }
 
+/// The digests of a placement with a few weight groups, laid out so that one pass finds every
+/// group's best node: each block of eight digests gives `8 / G` of its lanes to each of the `G`
+/// groups (G rounded up to 2, 4 or 8), so lane `j` of every block belongs to group `j / (8 / G)`
+/// and the accumulator of that lane ends with its group's best. Node `i` of group `g` (in the
+/// group's own order) is in block `i / L`, lane `g * L + i % L`, with `L = 8 / G`. Slots past a
+/// group's end are padding, masked to score zero; they come after every node of their lane and
+/// their positions are past the group's end, so on a tie at zero a real node still wins.
+pub(crate) struct Interleaved {
+    /// `8 * blocks` digests.
+    digests: alloc::vec::Vec<u64>,
+    /// One mask per slot of the blocks from `full` on: all ones for a node, zero for padding.
+    masks: alloc::vec::Vec<u64>,
+    /// Blocks before this one hold no padding.
+    full: usize,
+    /// Lanes per group, `L`: 1, 2 or 4.
+    lanes_per_group: usize,
+}
+
+impl Interleaved {
+    /// The layout of `groups` (each a group's digests in its order), or `None` when padding
+    /// would cost more than a quarter of the work or there are more than eight groups.
+    pub(crate) fn new<'a>(
+        groups: impl ExactSizeIterator<Item = &'a [u64]> + Clone,
+    ) -> Option<Self> {
+        let count = groups.len();
+        if !(2..=8).contains(&count) {
+            return None;
+        }
+        let lanes_per_group = 8 / count.next_power_of_two();
+        let blocks_of = |len: usize| len.div_ceil(lanes_per_group);
+        let blocks = groups.clone().map(|g| blocks_of(g.len())).max()?;
+        let nodes: usize = groups.clone().map(|g| g.len()).sum();
+        if 8 * blocks > nodes + nodes / 4 + 8 {
+            return None;
+        }
+        let full = groups.clone().map(|g| g.len() / lanes_per_group).min()?;
+        let mut digests = alloc::vec![0u64; 8 * blocks];
+        let mut masks = alloc::vec![0u64; 8 * (blocks - full)];
+        for (g, lanes) in groups.enumerate() {
+            for (i, &d) in lanes.iter().enumerate() {
+                let slot = i / lanes_per_group * 8 + g * lanes_per_group + i % lanes_per_group;
+                digests[slot] = d;
+                if let Some(mask) = slot.checked_sub(8 * full) {
+                    masks[mask] = u64::MAX;
+                }
+            }
+        }
+        Some(Interleaved {
+            digests,
+            masks,
+            full,
+            lanes_per_group,
+        })
+    }
+}
+
+impl Kernel {
+    /// Every group's best (score, position in the group) of an [`Interleaved`] layout, in
+    /// group order; `None` where this kernel has no such pass (then the caller takes each
+    /// group's [`Kernel::argmax`]).
+    #[inline]
+    pub(crate) fn group_argmax(self, key: u64, layout: &Interleaved) -> Option<[(u64, u64); 8]> {
+        match self {
+            Kernel::Scalar => None,
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => Some(unsafe { avx2::group_argmax(key, layout) }),
+        }
+    }
+}
+
 impl Kernel {
     /// Calls `visit` with the positions, in increasing order, whose score is at least
     /// `threshold`, in one or more batches (more only when there are many). Unlike
@@ -318,6 +389,99 @@ mod avx2 {
         best
     }
 
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn group_argmax(key: u64, layout: &super::Interleaved) -> [(u64, u64); 8] {
+        let k = _mm256_set1_epi64x(key as i64);
+        let p = layout.digests.as_ptr();
+        let blocks = layout.digests.len() / 8;
+        let l = layout.lanes_per_group as i64;
+        // Lane j's position in its group: block * L + j % L.
+        let mut idx0 = _mm256_set_epi64x(3 % l, 2 % l, 1 % l, 0);
+        let mut idx1 = _mm256_set_epi64x(7 % l, 6 % l, 5 % l, 4 % l);
+        let step = _mm256_set1_epi64x(l);
+        let mut best0 = _mm256_set1_epi64x(FLIP);
+        let mut best1 = best0;
+        let mut pos0 = idx0;
+        let mut pos1 = idx1;
+        macro_rules! block {
+            ($s0:expr, $s1:expr) => {{
+                let (s0, s1) = ($s0, $s1);
+                // Strictly greater keeps the first position of a lane on ties.
+                let g0 = _mm256_cmpgt_epi64(s0, best0);
+                let g1 = _mm256_cmpgt_epi64(s1, best1);
+                best0 = _mm256_blendv_epi8(best0, s0, g0);
+                best1 = _mm256_blendv_epi8(best1, s1, g1);
+                pos0 = _mm256_blendv_epi8(pos0, idx0, g0);
+                pos1 = _mm256_blendv_epi8(pos1, idx1, g1);
+                idx0 = _mm256_add_epi64(idx0, step);
+                idx1 = _mm256_add_epi64(idx1, step);
+            }};
+        }
+        for b in 0..layout.full {
+            block!(scores4(k, p.add(b * 8)), scores4(k, p.add(b * 8 + 4)));
+        }
+        let flip = _mm256_set1_epi64x(FLIP);
+        let m = layout.masks.as_ptr();
+        for b in layout.full..blocks {
+            // Padding scores zero: flipped back, masked, flipped again. (Macros, not closures,
+            // so that the code is compiled with AVX2 enabled.)
+            macro_rules! masked {
+                ($at:expr) => {{
+                    let mask = _mm256_loadu_si256(m.add($at - 8 * layout.full) as *const __m256i);
+                    let s = _mm256_xor_si256(scores4(k, p.add($at)), flip);
+                    _mm256_xor_si256(_mm256_and_si256(s, mask), flip)
+                }};
+            }
+            block!(masked!(b * 8), masked!(b * 8 + 4));
+        }
+        // Within each group's L lanes: neighbours, then the other half of each 128-bit lane.
+        let (mut b0, mut q0, mut b1, mut q1) = (best0, pos0, best1, pos1);
+        if layout.lanes_per_group >= 2 {
+            (b0, q0) = pick(
+                b0,
+                q0,
+                _mm256_shuffle_epi32(b0, 0x4E),
+                _mm256_shuffle_epi32(q0, 0x4E),
+            );
+            (b1, q1) = pick(
+                b1,
+                q1,
+                _mm256_shuffle_epi32(b1, 0x4E),
+                _mm256_shuffle_epi32(q1, 0x4E),
+            );
+        }
+        if layout.lanes_per_group == 4 {
+            let (c0, r0) = (
+                _mm256_permute2x128_si256(b0, b0, 1),
+                _mm256_permute2x128_si256(q0, q0, 1),
+            );
+            let (c1, r1) = (
+                _mm256_permute2x128_si256(b1, b1, 1),
+                _mm256_permute2x128_si256(q1, q1, 1),
+            );
+            (b0, q0) = pick(b0, q0, c0, r0);
+            (b1, q1) = pick(b1, q1, c1, r1);
+        }
+        let mut scores = [0u64; 8];
+        let mut positions = [0u64; 8];
+        _mm256_storeu_si256(
+            scores.as_mut_ptr() as *mut __m256i,
+            _mm256_xor_si256(b0, flip),
+        );
+        _mm256_storeu_si256(
+            scores.as_mut_ptr().add(4) as *mut __m256i,
+            _mm256_xor_si256(b1, flip),
+        );
+        _mm256_storeu_si256(positions.as_mut_ptr() as *mut __m256i, q0);
+        _mm256_storeu_si256(positions.as_mut_ptr().add(4) as *mut __m256i, q1);
+        let mut out = [(0u64, 0u64); 8];
+        for (g, slot) in out.iter_mut().enumerate().take(8 / layout.lanes_per_group) {
+            let lane = g * layout.lanes_per_group;
+            *slot = (scores[lane], positions[lane]);
+        }
+        out
+    }
+
     /// Per lane, the better of (score, position) pairs `(b, q)` and `(b2, q2)`.
     #[inline]
     #[target_feature(enable = "avx2")]
@@ -572,6 +736,50 @@ mod tests {
                 assert_eq!(a, expected);
             }
         }
+    }
+
+    #[test]
+    fn group_argmax_gives_each_groups_argmax() {
+        let simd = Kernel::detect();
+        let mut st = 23u64;
+        let (mut laid_out, mut declined) = (0, 0);
+        for round in 0..3000 {
+            let count = 2 + round % 7;
+            let key = lcg(&mut st);
+            // Sizes from one node up, equal or not, so that some groups are all padding in
+            // some lanes and some layouts are declined.
+            let spread = [1u64, 3, 40][round % 3];
+            let groups: Vec<Vec<u64>> = (0..count)
+                .map(|_| {
+                    let len = 1 + (lcg(&mut st) % spread) as usize;
+                    let mut g: Vec<u64> = (0..len).map(|_| lcg(&mut st)).collect();
+                    match lcg(&mut st) % 4 {
+                        // Equal digests: the first position of the best score must win.
+                        0 if len > 2 => g[len - 1] = g[1],
+                        // Every node of the group scores zero, as padding does.
+                        1 => g.iter_mut().for_each(|d| *d = key),
+                        _ => {}
+                    }
+                    g
+                })
+                .collect();
+            let Some(layout) = Interleaved::new(groups.iter().map(|g| g.as_slice())) else {
+                declined += 1;
+                continue;
+            };
+            laid_out += 1;
+            let Some(best) = simd.group_argmax(key, &layout) else {
+                return; // no vector kernel on this machine
+            };
+            for (g, lanes) in groups.iter().enumerate() {
+                let (s, pos) = argmax_scalar(key, lanes);
+                assert_eq!(best[g], (s, pos as u64), "round {round} group {g}");
+            }
+        }
+        assert!(
+            laid_out > 1000 && declined > 100,
+            "{laid_out} laid out, {declined} declined"
+        );
     }
 
     #[test]

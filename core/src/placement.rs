@@ -2,7 +2,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
-use crate::kernel::Kernel;
+use crate::kernel::{Interleaved, Kernel};
 use crate::v1::{draw, key_digest, node_digest, score, Seed};
 use crate::{Error, Weight};
 
@@ -66,6 +66,10 @@ struct Group {
 // computes a draw only for those; with many, every node needs its own draw.
 const MAX_GROUPS_FOR_GROUPED_LOOKUP: usize = 8;
 const MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP: usize = 16;
+/// How many selectable nodes a placement has when it keeps an [`Interleaved`] layout: below,
+/// groups of a few nodes cost less one at a time (no vector setup or reduction).
+const MIN_NODES_INTERLEAVED: usize = 32;
+const MAX_NODES_INTERLEAVED: usize = 2048;
 
 struct Inner {
     seed: Seed,
@@ -80,6 +84,8 @@ struct Inner {
     lane_weight_f64: Vec<f64>,
     groups: Vec<Group>,
     grouped: bool,
+    /// The lanes again, laid out for one pass over every group, where that pays.
+    interleaved: Option<Interleaved>,
     kernel: Kernel,
 }
 
@@ -296,6 +302,14 @@ impl Placement {
         }
         let grouped = groups.len() <= MAX_GROUPS_FOR_GROUPED_LOOKUP
             || lanes.len() >= groups.len() * MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP;
+        let kernel = Kernel::detect();
+        // Past a few thousand nodes the groups' own passes cost the same, and their fixed costs
+        // nothing by comparison; below a few dozen, the vector pass costs more than it saves.
+        let interleaved = match kernel {
+            Kernel::Scalar => None,
+            _ if !(MIN_NODES_INTERLEAVED..=MAX_NODES_INTERLEAVED).contains(&lanes.len()) => None,
+            _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])),
+        };
         Ok(Placement {
             inner: Arc::new(Inner {
                 seed,
@@ -306,7 +320,8 @@ impl Placement {
                 lane_weight,
                 groups,
                 grouped,
-                kernel: Kernel::detect(),
+                interleaved,
+                kernel,
             }),
         })
     }
@@ -728,39 +743,67 @@ impl Placement {
     /// branch; only equal products, which are rare, take the exact path of [`Placement::before`].
     fn owner_lane_grouped(&self, kd: u64) -> usize {
         let inner = &*self.inner;
-        let group_best = |g: &Group| {
-            let lanes = &inner.lanes[g.start..g.end];
-            let (s, pos) = inner.kernel.argmax(kd, lanes);
-            (s, draw(s), g.weight, (g.start + pos) as u64)
-        };
-        let (mut best_s, mut best_d, mut best_w, mut best_lane) = group_best(&inner.groups[0]);
-        for g in &inner.groups[1..] {
-            let (s, d, w, lane) = group_best(g);
-            // Below 2^127 each: draws are at most 64 * 2^56 and weights below 2^64.
-            let lhs = d as u128 * best_w as u128;
-            let rhs = best_d as u128 * w as u128;
-            let wins = if lhs == rhs {
-                let keyed = |score, weight, lane| Keyed {
-                    draw: draw(score),
-                    c: Candidate {
-                        score,
-                        weight,
-                        lane,
-                    },
-                };
-                self.before(
-                    &keyed(s, w, lane as usize),
-                    &keyed(best_s, best_w, best_lane as usize),
-                )
-            } else {
-                lhs < rhs
-            };
-            best_s = crate::kernel::select(wins, s, best_s);
-            best_d = crate::kernel::select(wins, d, best_d);
-            best_w = crate::kernel::select(wins, w, best_w);
-            best_lane = crate::kernel::select(wins, lane, best_lane);
+        let interleaved = inner
+            .interleaved
+            .as_ref()
+            .and_then(|layout| inner.kernel.group_argmax(kd, layout));
+        let interleaved = interleaved.as_ref();
+        let mut best = self.contender(kd, 0, interleaved);
+        for i in 1..inner.groups.len() {
+            best = self.better(best, self.contender(kd, i, interleaved));
         }
-        best_lane as usize
+        best.lane as usize
+    }
+
+    /// Group `i`'s best node, from the interleaved pass's answers where there are some.
+    /// Inlined, so that the groups' argmax and draws overlap rather than pass through memory.
+    #[inline(always)]
+    fn contender(&self, kd: u64, i: usize, interleaved: Option<&[(u64, u64); 8]>) -> Contender {
+        let g = &self.inner.groups[i];
+        let (score, pos) = match interleaved {
+            Some(best) => best[i],
+            None => {
+                let (s, pos) = self
+                    .inner
+                    .kernel
+                    .argmax(kd, &self.inner.lanes[g.start..g.end]);
+                (s, pos as u64)
+            }
+        };
+        Contender {
+            score,
+            draw: draw(score),
+            weight: g.weight,
+            lane: g.start as u64 + pos,
+        }
+    }
+
+    /// The one of two groups' best nodes that ranks first, chosen without a branch.
+    #[inline(always)]
+    fn better(&self, a: Contender, b: Contender) -> Contender {
+        // Below 2^127 each: draws are at most 64 * 2^56 and weights below 2^64.
+        let lhs = b.draw as u128 * a.weight as u128;
+        let rhs = a.draw as u128 * b.weight as u128;
+        let b_wins = if lhs == rhs {
+            let keyed = |c: Contender| Keyed {
+                draw: c.draw,
+                c: Candidate {
+                    score: c.score,
+                    weight: c.weight,
+                    lane: c.lane as usize,
+                },
+            };
+            self.before(&keyed(b), &keyed(a))
+        } else {
+            lhs < rhs
+        };
+        let pick = |x, y| crate::kernel::select(b_wins, x, y);
+        Contender {
+            score: pick(b.score, a.score),
+            draw: pick(b.draw, a.draw),
+            weight: pick(b.weight, a.weight),
+            lane: pick(b.lane, a.lane),
+        }
     }
 
     /// Fills `out` with the first lanes of the ranking; returns how many.
@@ -1193,6 +1236,15 @@ fn top_scores_scan(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) 
 
 /// Largest top-k kept in fixed-size stack lists.
 const SMALL_K: usize = 16;
+
+/// A weight group's best node in the weighted owner's knockout.
+#[derive(Clone, Copy, Default)]
+struct Contender {
+    score: u64,
+    draw: u64,
+    weight: u64,
+    lane: u64,
+}
 
 /// A candidate with its draw computed once.
 #[derive(Clone, Copy)]
