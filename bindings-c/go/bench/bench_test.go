@@ -83,6 +83,53 @@ func BenchmarkOwners(b *testing.B) {
 	}
 }
 
+// benchWeights is the harness's weighted workload: node i has weight 1 + i%4.
+func benchWeights(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = float64(1 + i%4)
+	}
+	return w
+}
+
+// BenchmarkRank is the harness's top-3: Rank(key, 3), a fresh slice per call.
+func BenchmarkRank(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-rank3/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				top, _ := p.Rank(keys[i%benchKeys], 3)
+				sink += top[0]
+			}
+		})
+	}
+}
+
+// BenchmarkOwnerWeighted is the harness's weighted owner (weights 1, 2, 3, 4, 1, 2, ...).
+func BenchmarkOwnerWeighted(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-weighted/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.NewWeighted(nodes, benchWeights(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				o, _ := p.Owner(keys[i%benchKeys])
+				sink += o
+			}
+		})
+	}
+}
+
 // BenchmarkOwnerLargeN is go-rendezvous at the fleet sizes of the slot-table study
 // (BENCHMARKS.md, "The slot-table policy (large fleets)"), where its lookup is O(N).
 func BenchmarkOwnerLargeN(b *testing.B) {
