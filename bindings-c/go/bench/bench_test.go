@@ -111,6 +111,26 @@ func BenchmarkRank(b *testing.B) {
 	}
 }
 
+// BenchmarkRankInto is the same top-3 into a reused buffer.
+func BenchmarkRankInto(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-rankinto3/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [3]int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m, _ := p.RankInto(keys[i%benchKeys], out[:])
+				sink += out[0] + m
+			}
+		})
+	}
+}
+
 // BenchmarkOwnerWeighted is the harness's weighted owner (weights 1, 2, 3, 4, 1, 2, ...).
 func BenchmarkOwnerWeighted(b *testing.B) {
 	for _, n := range benchSizes {
