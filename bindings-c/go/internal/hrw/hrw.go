@@ -314,15 +314,45 @@ func (p *Placement) ownerLane(kd uint64) int {
 		_, lane := argmax(kd, p.lanes)
 		return lane
 	}
-	var best cand
-	for gi, g := range p.groups {
-		s, pos := argmax(kd, p.lanes[g.start:g.end])
-		c := cand{score: s, draw: Draw(s), weight: g.weight, lane: g.start + pos}
-		if gi == 0 || p.before(&c, &best) {
-			best = c
+	// Each group's best node, and of those the one first in section 5.3's order. Which group
+	// wins is random, so the winner so far is replaced without a branch; the weights of two
+	// groups differ, so the draw products decide unless they are equal, and only then are the
+	// scores and ids compared.
+	g := &p.groups[0]
+	bs, bl := groupMax(kd, p.lanes, g.start, g.end)
+	bd, bw := Draw(bs), g.weight
+	for i := 1; i < len(p.groups); i++ {
+		g := &p.groups[i]
+		s, l := groupMax(kd, p.lanes, g.start, g.end)
+		d := Draw(s)
+		// s's group comes first when d * bw < bd * g.weight.
+		lh, ll := bits.Mul64(d, bw)
+		rh, rl := bits.Mul64(bd, g.weight)
+		_, b := bits.Sub64(ll, rl, 0)
+		_, b = bits.Sub64(lh, rh, b)
+		if lh == rh && ll == rl {
+			c, best := cand{score: s, draw: d, weight: g.weight, lane: l}, cand{score: bs, draw: bd, weight: bw, lane: bl}
+			b = 0
+			if p.before(&c, &best) {
+				b = 1
+			}
 		}
+		m := -b
+		bs ^= (bs ^ s) & m
+		bd ^= (bd ^ d) & m
+		bw ^= (bw ^ g.weight) & m
+		bl ^= (bl ^ l) & int(m)
 	}
-	return best.lane
+	return bl
+}
+
+// groupMax is argmax over the lanes start..end, as a score and a lane.
+func groupMax(kd uint64, lanes []uint64, start, end int) (uint64, int) {
+	if end-start == 1 {
+		return Score(kd, lanes[start]), start
+	}
+	s, pos := argmax(kd, lanes[start:end])
+	return s, start + pos
 }
 
 // TopMax is the largest count that RankInto selects in fixed arrays on the stack; a longer
