@@ -84,8 +84,8 @@ type Node struct {
 type group struct {
 	weight     uint64
 	start, end int
-	// hitStep is 2^64 / the group's size: of uniform scores, about c lie above MaxUint64 -
-	// c*hitStep.
+	// hitStep is MaxUint64 / the group's size: of its uniform scores, about c lie above
+	// MaxUint64 - c*hitStep.
 	hitStep uint64
 }
 
@@ -455,7 +455,7 @@ func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint
 	}
 	c := uint64(2*want + 2)
 	if c >= uint64(len(lanes)) {
-		return iota[:len(lanes)], true
+		return allPositions[:len(lanes)], true
 	}
 	// A score is a hit when it is at least MaxUint64 - c*hitStep, that is above below.
 	below := math.MaxUint64 - c*hitStep - 1
@@ -488,8 +488,8 @@ func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint
 	return h[:n&(hitMax-1)], n >= want && n < hitMax
 }
 
-// iota is the positions of a group too small for a threshold.
-var iota = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+// allPositions are the positions of a group too small for a threshold: all of them.
+var allPositions = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
 
 // best3All is best3 over every lane of a group too small for a threshold (at least three).
 func best3All(kd uint64, lanes []uint64) (p0, p1, p2 int32) {
