@@ -188,6 +188,8 @@ func TestRankIntoBadInputs(t *testing.T) {
 }
 
 // RankInto allocates nothing, in either build and on either side of the cgo build's split.
+// With older Go toolchains (1.21) a cgo call itself allocates once: a ranking that goes to
+// libhrwhash may then allocate what an owner lookup that goes there does, and nothing more.
 func TestRankIntoAllocatesNothing(t *testing.T) {
 	for _, n := range []int{5, 100, 1000} {
 		ids := make([]string, n)
@@ -198,11 +200,22 @@ func TestRankIntoAllocatesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		def := hrwhash.SetGoLookupMax(-1)
+		inC, err := hrwhash.New(ids...)
+		hrwhash.SetGoLookupMax(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cgoCall := testing.AllocsPerRun(100, func() { inC.Owner("key-1") })
 		for _, k := range []int{1, 3, 8, 20} {
 			out := make([]int, k)
 			p.RankInto("warm", out)
-			if a := testing.AllocsPerRun(100, func() { p.RankInto("key-1", out) }); a != 0 {
-				t.Errorf("N=%d k=%d: %v allocations per call", n, k, a)
+			limit := cgoCall
+			if hrwhash.Backend == "purego" || (n <= def && k <= 8) {
+				limit = 0 // answered in Go
+			}
+			if a := testing.AllocsPerRun(100, func() { p.RankInto("key-1", out) }); a > limit {
+				t.Errorf("N=%d k=%d: %v allocations per call (a cgo call: %v)", n, k, a, cgoCall)
 			}
 		}
 	}
