@@ -1,6 +1,8 @@
 // hrwhash's Go slot in the cross-language peer harness (`run.sh` copies it beside the harness's
-// main.go and points go.mod at bindings-c/go). It uses the Go package exactly as users do: one
-// cgo call per Owner, and Rank returns a fresh slice.
+// main.go and points go.mod at bindings-c/go). It uses the Go package as users do: Owner per
+// key, and Rank through RankInto into a buffer the slot keeps between calls (the harness calls a
+// placement from one goroutine), so a ranking allocates nothing. Up to 128 selectable nodes the
+// package answers both in Go; above, each is one cgo call. Ids come from the harness's own list.
 package main
 
 import (
@@ -10,9 +12,10 @@ import (
 type hrwhashGo struct {
 	p   *hrwhash.Placement
 	ids []string
+	top []int // RankInto's buffer, reused by every Rank
 }
 
-func (h hrwhashGo) Owner(key string) string {
+func (h *hrwhashGo) Owner(key string) string {
 	i, err := h.p.Owner(key)
 	if err != nil {
 		panic(err)
@@ -20,12 +23,15 @@ func (h hrwhashGo) Owner(key string) string {
 	return h.ids[i]
 }
 
-func (h hrwhashGo) Rank(key string, k int, out []string) []string {
-	top, err := h.p.Rank(key, k)
+func (h *hrwhashGo) Rank(key string, k int, out []string) []string {
+	if cap(h.top) < k {
+		h.top = make([]int, k)
+	}
+	n, err := h.p.RankInto(key, h.top[:k])
 	if err != nil {
 		panic(err)
 	}
-	for _, i := range top {
+	for _, i := range h.top[:n] {
 		out = append(out, h.ids[i])
 	}
 	return out
@@ -39,14 +45,14 @@ func init() {
 			if err != nil {
 				panic(err)
 			}
-			return hrwhashGo{p, nodes}
+			return &hrwhashGo{p: p, ids: nodes}
 		},
 		BuildW: func(nodes []string, w []float64) Placement {
 			p, err := hrwhash.NewWeighted(nodes, w)
 			if err != nil {
 				panic(err)
 			}
-			return hrwhashGo{p, nodes}
+			return &hrwhashGo{p: p, ids: nodes}
 		},
 	})
 }

@@ -39,6 +39,18 @@ if med:
                 f"{n:>6} {build:>7} {med[(build, 'go-rendezvous', n)]:>14.1f} {med[(build, 'hrwhash', n)]:>9.1f}"
                 f" {med[(build, 'hrwhash-batch', n)]:>14.1f} {paired(peer, one):>8.2f}x {paired(peer, batch):>7.2f}x"
             )
+ranked = [(b, n) for b, lib, n in med if lib == "hrwhash-rankinto3"]
+if ranked:
+    print("\nGo rankings and the weighted owner, ns per key (medians); x = that / owner of the same round")
+    print(f"{'N':>6} {'build':>7} {'owner':>8} {'Rank(k,3)':>10} {'RankInto':>9} {'x':>6} {'weighted':>9} {'x':>6}")
+    for build, n in sorted(ranked, key=lambda bn: (bn[1], bn[0])):
+        own = go[(build, "hrwhash", n)]
+        into, weighted = go[(build, "hrwhash-rankinto3", n)], go[(build, "hrwhash-weighted", n)]
+        print(
+            f"{n:>6} {build:>7} {med[(build, 'hrwhash', n)]:>8.1f} {med[(build, 'hrwhash-rank3', n)]:>10.1f}"
+            f" {med[(build, 'hrwhash-rankinto3', n)]:>9.1f} {paired(into, own):>5.2f}x"
+            f" {med[(build, 'hrwhash-weighted', n)]:>9.1f} {paired(weighted, own):>5.2f}x"
+        )
 cmed = {k: statistics.median(v) for k, v in c.items()}
 if cmed:
     rounds = min(len(v) for v in c.values())

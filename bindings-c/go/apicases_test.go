@@ -473,6 +473,15 @@ func run(c *apiCase) (outcome, error) {
 		}
 		if c.Op == "rank" {
 			out.list, err = p.Rank(key, n)
+			if n >= 0 {
+				// RankInto, given a buffer of k (of one more than the membership when k is
+				// larger), must answer as Rank did.
+				buf := make([]int, min(n, p.Len()+1))
+				got, intoErr := p.RankInto(key, buf)
+				if (intoErr == nil) != (err == nil) || (err == nil && !sameInts(buf[:got], out.list)) {
+					return out, fmt.Errorf("RankInto: %v, %v; Rank: %v, %v", buf[:got], intoErr, out.list, err)
+				}
+			}
 		} else {
 			out.list, err = p.Replicas(key, n)
 		}

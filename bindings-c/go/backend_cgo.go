@@ -17,6 +17,23 @@ static inline hrw_go_owner_result hrw_go_owner(const hrw_placement *p, const uin
 	r.status = hrw_placement_owner(p, key, len, &r.index);
 	return r;
 }
+
+// The same for rankings: the count comes back by value.
+typedef struct { size_t count; hrw_status status; } hrw_go_top_result;
+
+static inline hrw_go_top_result hrw_go_rank(const hrw_placement *p, const uint8_t *key, size_t len,
+		size_t *out, size_t out_len) {
+	hrw_go_top_result r = {0, 0};
+	r.status = hrw_placement_rank(p, key, len, out_len, out, out_len, &r.count);
+	return r;
+}
+
+static inline hrw_go_top_result hrw_go_replicas(const hrw_placement *p, const uint8_t *key, size_t len,
+		size_t *out, size_t out_len) {
+	hrw_go_top_result r = {0, 0};
+	r.status = hrw_placement_replicas(p, key, len, out_len, out, out_len, &r.count);
+	return r;
+}
 */
 import "C"
 
@@ -65,8 +82,9 @@ func Version() string { return C.GoString(C.hrw_version()) }
 
 // backend owns a C handle, released when the backend is garbage collected. For a small
 // membership it also holds the Go implementation: one lookup then costs less than the cgo
-// call alone (see BENCHMARKS.md), so single-key owner lookups stay in Go; rankings, and every
-// lookup of a larger membership, go to libhrwhash.
+// call alone (see BENCHMARKS.md), so single-key owner lookups and rankings of up to hrw.TopMax
+// nodes stay in Go; longer rankings, replicas, and every lookup of a larger membership go to
+// libhrwhash.
 type backend struct {
 	h     *C.hrw_placement
 	small *hrw.Placement
@@ -197,32 +215,38 @@ func (b *backend) ownersInto(keys []string, out []int) error {
 	return nil
 }
 
-type topFunc func(*C.hrw_placement, *C.uint8_t, C.size_t, C.size_t, *C.size_t, C.size_t, *C.size_t) C.hrw_status
-
-func (b *backend) top(key string, out []int, fill topFunc) error {
-	var n C.size_t
-	st := fill(b.h, keyPtr(key), C.size_t(len(key)), C.size_t(len(out)),
-		(*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))), C.size_t(len(out)), &n)
-	runtime.KeepAlive(b)
-	if st != C.HRW_STATUS_OK {
-		return statusError(st)
+// topResult checks what hrw_go_rank or hrw_go_replicas returned for out.
+func topResult(r C.hrw_go_top_result, out []int) error {
+	if r.status != C.HRW_STATUS_OK {
+		return statusError(r.status)
 	}
-	if int(n) != len(out) {
+	if int(r.count) != len(out) {
 		return &Error{Code: CodeUnknown}
 	}
 	return nil
 }
 
+// outPtr is out as a C size_t array: a Go int has the size of a C size_t on every platform Go
+// supports. out holds no Go pointers, so cgo lets C write into it.
+func outPtr(out []int) *C.size_t { return (*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))) }
+
+// rankInto fills out (at most the number of selectable nodes long). A small membership answers up
+// to hrw.TopMax nodes in Go, like owner lookups: a top-3 of 100 nodes costs less there than the
+// cgo call alone.
 func (b *backend) rankInto(key string, out []int) error {
-	return b.top(key, out, func(h *C.hrw_placement, key *C.uint8_t, kl C.size_t, k C.size_t, out *C.size_t, ol C.size_t, n *C.size_t) C.hrw_status {
-		return C.hrw_placement_rank(h, key, kl, k, out, ol, n)
-	})
+	if b.small != nil && len(out) <= hrw.TopMax {
+		b.small.RankInto(key, out)
+		return nil
+	}
+	r := C.hrw_go_rank(b.h, keyPtr(key), C.size_t(len(key)), outPtr(out), C.size_t(len(out)))
+	runtime.KeepAlive(b)
+	return topResult(r, out)
 }
 
 func (b *backend) replicasInto(key string, out []int) error {
-	return b.top(key, out, func(h *C.hrw_placement, key *C.uint8_t, kl C.size_t, k C.size_t, out *C.size_t, ol C.size_t, n *C.size_t) C.hrw_status {
-		return C.hrw_placement_replicas(h, key, kl, k, out, ol, n)
-	})
+	r := C.hrw_go_replicas(b.h, keyPtr(key), C.size_t(len(key)), outPtr(out), C.size_t(len(out)))
+	runtime.KeepAlive(b)
+	return topResult(r, out)
 }
 
 func (b *backend) score(key string, i int) (uint64, error) {

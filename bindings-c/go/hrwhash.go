@@ -222,6 +222,26 @@ func (p *Placement) Rank(key string, k int) ([]int, error) {
 	return out, nil
 }
 
+// RankInto writes the first len(out) nodes of the ranking of key into out, owner first, and
+// returns how many it wrote, n = min(len(out), SelectableLen()): out[:n] is Rank(key, len(out)),
+// and out[n:] is left as it was. It allocates nothing (with cgo and a Go toolchain whose cgo
+// calls allocate, 1.21, a ranking that crosses into libhrwhash costs what Owner's call does),
+// so a caller that reuses out makes no garbage; an empty out gets 0 nodes. Its errors are
+// Rank's.
+func (p *Placement) RankInto(key string, out []int) (int, error) {
+	if err := p.usable(); err != nil {
+		return 0, err
+	}
+	n := min(len(out), p.selectable)
+	if n == 0 {
+		return 0, nil
+	}
+	if err := p.b.rankInto(key, out[:n]); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // Replicas returns up to k nodes for replicas of key, spread over failure domains. A negative k
 // is ErrInvalidCount.
 func (p *Placement) Replicas(key string, k int) ([]int, error) {

@@ -191,6 +191,17 @@ func testVectors(t *testing.T) {
 		if r, err := p.Rank(key, c.K); err != nil || !sameInts(r, c.Expected.Rank) {
 			t.Errorf("%s: rank %v, %v; want %v", c.Name, r, err, c.Expected.Rank)
 		}
+		// RankInto into a buffer of k, and into each shorter one (each of its strategies).
+		for k := c.K; k >= 0; k-- {
+			if k < c.K && k > 12 {
+				k = 12
+			}
+			out := make([]int, k)
+			n, err := p.RankInto(key, out)
+			if want := c.Expected.Rank[:min(k, len(c.Expected.Rank))]; err != nil || !sameInts(out[:n], want) {
+				t.Errorf("%s: RankInto k=%d: %v, %v; want %v", c.Name, k, out[:n], err, want)
+			}
+		}
 		if c.Expected.Replicas != nil {
 			if r, err := p.Replicas(key, c.K); err != nil || !sameInts(r, c.Expected.Replicas) {
 				t.Errorf("%s: replicas %v, %v; want %v", c.Name, r, err, c.Expected.Replicas)

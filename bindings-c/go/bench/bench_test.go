@@ -83,6 +83,73 @@ func BenchmarkOwners(b *testing.B) {
 	}
 }
 
+// benchWeights is the harness's weighted workload: node i has weight 1 + i%4.
+func benchWeights(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = float64(1 + i%4)
+	}
+	return w
+}
+
+// BenchmarkRank is the harness's top-3: Rank(key, 3), a fresh slice per call.
+func BenchmarkRank(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-rank3/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				top, _ := p.Rank(keys[i%benchKeys], 3)
+				sink += top[0]
+			}
+		})
+	}
+}
+
+// BenchmarkRankInto is the same top-3 into a reused buffer.
+func BenchmarkRankInto(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-rankinto3/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.New(nodes...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var out [3]int
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m, _ := p.RankInto(keys[i%benchKeys], out[:])
+				sink += out[0] + m
+			}
+		})
+	}
+}
+
+// BenchmarkOwnerWeighted is the harness's weighted owner (weights 1, 2, 3, 4, 1, 2, ...).
+func BenchmarkOwnerWeighted(b *testing.B) {
+	for _, n := range benchSizes {
+		nodes, keys := benchInputs(n)
+		b.Run(fmt.Sprintf("%s/lib=hrwhash-weighted/N=%d", build, n), func(b *testing.B) {
+			p, err := hrwhash.NewWeighted(nodes, benchWeights(n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				o, _ := p.Owner(keys[i%benchKeys])
+				sink += o
+			}
+		})
+	}
+}
+
 // BenchmarkOwnerLargeN is go-rendezvous at the fleet sizes of the slot-table study
 // (BENCHMARKS.md, "The slot-table policy (large fleets)"), where its lookup is O(N).
 func BenchmarkOwnerLargeN(b *testing.B) {

@@ -4,9 +4,13 @@
 package hrw
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
+	"strings"
+	"sync"
 )
 
 // Codes of the errors; the numbers are the C ABI's statuses.
@@ -80,6 +84,9 @@ type Node struct {
 type group struct {
 	weight     uint64
 	start, end int
+	// hitStep is MaxUint64 / the group's size: of its uniform scores, about c lie above
+	// MaxUint64 - c*hitStep.
+	hitStep uint64
 }
 
 // Placement is a built membership. Selectable nodes are kept as lanes sorted by weight
@@ -95,6 +102,9 @@ type Placement struct {
 	groups []group
 	domain []int32 // lane -> domain number, -1 for none
 	byID   []int   // node indices in id order, for Find
+	// distinct: no two lanes share a digest, so no two scores of one key are equal (a score is
+	// a bijection of the node digest) and SPEC.md's id tie rule never has to be applied.
+	distinct bool
 }
 
 // checkWeights converts every weight, reporting the first invalid one in node order.
@@ -187,6 +197,17 @@ func New(seed [SeedLen]byte, nodes []Node, weights []float64) (*Placement, error
 			p.groups = append(p.groups, group{weight: n.Fixed, start: lane, end: lane + 1})
 		}
 	}
+	for g := range p.groups {
+		p.groups[g].hitStep = math.MaxUint64 / uint64(p.groups[g].end-p.groups[g].start)
+	}
+	sorted := slices.Clone(p.lanes)
+	slices.Sort(sorted)
+	p.distinct = true
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			p.distinct = false
+		}
+	}
 	return p, nil
 }
 
@@ -247,24 +268,27 @@ type cand struct {
 	lane                int
 }
 
-// before is SPEC.md section 5.3's order: smaller draw/weight first, then the higher score, then
-// the smaller id.
-func (p *Placement) before(a, b *cand) bool {
+// compare is SPEC.md section 5.3's order: smaller draw/weight first, then the higher score,
+// then the smaller id (negative when a comes first, 0 only for the same lane).
+func (p *Placement) compare(a, b *cand) int {
 	if a.weight != b.weight {
 		lh, ll := bits.Mul64(a.draw, b.weight)
 		rh, rl := bits.Mul64(b.draw, a.weight)
 		if lh != rh {
-			return lh < rh
+			return cmp.Compare(lh, rh)
 		}
 		if ll != rl {
-			return ll < rl
+			return cmp.Compare(ll, rl)
 		}
 	}
 	if a.score != b.score {
-		return a.score > b.score
+		return cmp.Compare(b.score, a.score)
 	}
-	return p.Nodes[p.node[a.lane]].ID < p.Nodes[p.node[b.lane]].ID
+	return strings.Compare(p.Nodes[p.node[a.lane]].ID, p.Nodes[p.node[b.lane]].ID)
 }
+
+// before is compare(a, b) < 0.
+func (p *Placement) before(a, b *cand) bool { return p.compare(a, b) < 0 }
 
 func (p *Placement) cand(kd uint64, lane int) cand {
 	s := Score(kd, p.lanes[lane])
@@ -290,70 +314,335 @@ func (p *Placement) ownerLane(kd uint64) int {
 		_, lane := argmax(kd, p.lanes)
 		return lane
 	}
-	var best cand
-	for gi, g := range p.groups {
-		s, pos := argmax(kd, p.lanes[g.start:g.end])
-		c := cand{score: s, draw: Draw(s), weight: g.weight, lane: g.start + pos}
-		if gi == 0 || p.before(&c, &best) {
-			best = c
+	// Each group's best node, and of those the one first in section 5.3's order. Which group
+	// wins is random, so the winner so far is replaced without a branch; the weights of two
+	// groups differ, so the draw products decide unless they are equal, and only then are the
+	// scores and ids compared.
+	g := &p.groups[0]
+	bs, bl := groupMax(kd, p.lanes, g.start, g.end)
+	bd, bw := Draw(bs), g.weight
+	for i := 1; i < len(p.groups); i++ {
+		g := &p.groups[i]
+		s, l := groupMax(kd, p.lanes, g.start, g.end)
+		d := Draw(s)
+		// s's group comes first when d * bw < bd * g.weight.
+		lh, ll := bits.Mul64(d, bw)
+		rh, rl := bits.Mul64(bd, g.weight)
+		_, b := bits.Sub64(ll, rl, 0)
+		_, b = bits.Sub64(lh, rh, b)
+		if lh == rh && ll == rl {
+			c, best := cand{score: s, draw: d, weight: g.weight, lane: l}, cand{score: bs, draw: bd, weight: bw, lane: bl}
+			b = 0
+			if p.before(&c, &best) {
+				b = 1
+			}
 		}
+		m := -b
+		bs ^= (bs ^ s) & m
+		bd ^= (bd ^ d) & m
+		bw ^= (bw ^ g.weight) & m
+		bl ^= (bl ^ l) & int(m)
 	}
-	return best.lane
+	return bl
 }
 
+// groupMax is argmax over the lanes start..end, as a score and a lane.
+func groupMax(kd uint64, lanes []uint64, start, end int) (uint64, int) {
+	if end-start == 1 {
+		return Score(kd, lanes[start]), start
+	}
+	s, pos := argmax(kd, lanes[start:end])
+	return s, start + pos
+}
+
+// TopMax is the largest count that RankInto selects in fixed arrays on the stack; a longer
+// answer sorts every selectable node in a pooled scratch buffer.
+const TopMax = 8
+
 // RankInto writes the first len(out) nodes of the ranking of key (at most Selectable) and
-// returns how many it wrote.
+// returns how many it wrote. It allocates nothing once the scratch pool is warm.
 func (p *Placement) RankInto(key string, out []int) int {
 	kd := p.hasher.Digest(key)
-	want := len(out)
-	if want > len(p.lanes) {
-		want = len(p.lanes)
-	}
+	want := min(len(out), len(p.lanes))
 	switch {
 	case want == 0:
 		return 0
 	case want == 1:
 		out[0] = p.node[p.ownerLane(kd)]
 		return 1
-	case want <= 8 && want*4 < len(p.lanes):
-		// Keep the best want candidates by insertion: cheap for the small k of replica sets.
-		top := make([]cand, 0, want+1)
-		for lane := range p.lanes {
-			c := p.cand(kd, lane)
-			if len(top) == want && !p.before(&c, &top[want-1]) {
-				continue
+	case want <= 3 && len(p.groups) == 1 && p.distinct && len(p.lanes) >= 3:
+		// The common replica counts of an unweighted placement, straight into out.
+		var p0, p1, p2 int32
+		if len(p.lanes) <= 2*want+2 {
+			p0, p1, p2 = best3All(kd, p.lanes)
+		} else {
+			var hits [hitMax]int32
+			ps, ok := p.candidates(kd, p.lanes, want, p.groups[0].hitStep, &hits)
+			if !ok || len(ps) < 3 {
+				p.topInto(kd, out[:want])
+				return want
 			}
-			i := len(top)
-			if i == want {
-				i--
-			} else {
-				top = append(top, c)
-			}
-			for i > 0 && p.before(&c, &top[i-1]) {
-				top[i] = top[i-1]
-				i--
-			}
-			top[i] = c
+			_, _, _, p0, p1, p2 = best3(kd, p.lanes, ps)
 		}
-		for i, c := range top {
-			out[i] = p.node[c.lane]
+		out[0], out[1] = p.node[p0], p.node[p1]
+		if want == 3 {
+			out[2] = p.node[p2]
 		}
 		return want
+	case want <= TopMax:
+		p.topInto(kd, out[:want])
+		return want
 	}
-	order := p.ranking(kd)
+	sp := scratch.Get().(*[]cand)
+	order := p.ranking(kd, *sp)
 	for i := 0; i < want; i++ {
 		out[i] = p.node[order[i].lane]
+	}
+	*sp = order[:0]
+	scratch.Put(sp)
+	return want
+}
+
+// scratch holds the candidate buffers of long rankings, so that they are not allocated per call.
+var scratch = sync.Pool{New: func() any { return new([]cand) }}
+
+// topScores keeps the want (1..TopMax) highest scores of lanes in sc, highest first, with their
+// lanes (base + position) in ln, and returns how many it kept: min(want, len(lanes)). Of equal
+// scores the earlier lane stays first: within a weight group lanes are in id order, so this is
+// SPEC.md's id tie rule.
+func (p *Placement) topScores(kd uint64, lanes []uint64, base, want int, hitStep uint64, sc *[TopMax]uint64, ln *[TopMax]int) int {
+	var hits [hitMax]int32
+	ps, ok := p.candidates(kd, lanes, want, hitStep, &hits)
+	if !ok {
+		return scanTop(kd, lanes, base, want, sc, ln)
+	}
+	want = min(want, len(ps))
+	if want <= 3 && len(ps) >= 3 {
+		s0, s1, s2, p0, p1, p2 := best3(kd, lanes, ps)
+		sc[0], sc[1], sc[2] = s0, s1, s2
+		ln[0], ln[1], ln[2] = base+int(p0), base+int(p1), base+int(p2)
+		return want
+	}
+	for i, q := range ps {
+		s := Score(kd, lanes[q])
+		j := min(i, want-1)
+		if i >= want && s <= sc[j] {
+			continue
+		}
+		for ; j > 0 && sc[j-1] < s; j-- {
+			sc[j], ln[j] = sc[j-1], ln[j-1]
+		}
+		sc[j], ln[j] = s, base+int(q)
 	}
 	return want
 }
 
-// ranking is every selectable lane in ranking order.
-func (p *Placement) ranking(kd uint64) []cand {
-	cs := make([]cand, len(p.lanes))
+// hitMax bounds the positions candidates collects.
+const hitMax = 64
+
+// candidates returns, in increasing order, positions in lanes that hold the top want of them,
+// or false where they must be found by scanTop: when two lanes share a digest (then the id tie
+// rule applies), and for the few keys whose threshold below lets too few or too many through.
+//
+// Scores are uniform, so a threshold c*hitStep below the top lets about c lanes through, and
+// the answer is among them when at least want get through (all but about 1.4% of keys for
+// want = 3 and c = 2*want + 2). One pass without a branch per lane collects their positions;
+// past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of at most c
+// lanes is taken whole.
+func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint64, hits *[hitMax]int32) ([]int32, bool) {
+	if !p.distinct {
+		return nil, false
+	}
+	c := uint64(2*want + 2)
+	if c >= uint64(len(lanes)) {
+		return allPositions[:len(lanes)], true
+	}
+	// A score is a hit when it is at least MaxUint64 - c*hitStep, that is above below.
+	below := math.MaxUint64 - c*hitStep - 1
+	h := hits[:]
+	n, i := 0, 0
+	for ; i+4 <= len(lanes); i += 4 {
+		l := lanes[i : i+4 : i+4]
+		x := kd ^ l[0]
+		_, b := bits.Sub64(below, (x^x>>32)*Mix, 0)
+		h[n&(hitMax-1)] = int32(i)
+		n += int(b)
+		x = kd ^ l[1]
+		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		h[n&(hitMax-1)] = int32(i + 1)
+		n += int(b)
+		x = kd ^ l[2]
+		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		h[n&(hitMax-1)] = int32(i + 2)
+		n += int(b)
+		x = kd ^ l[3]
+		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		h[n&(hitMax-1)] = int32(i + 3)
+		n += int(b)
+	}
+	for ; i < len(lanes); i++ {
+		h[n&(hitMax-1)] = int32(i)
+		_, b := bits.Sub64(below, Score(kd, lanes[i]), 0)
+		n += int(b)
+	}
+	return h[:n&(hitMax-1)], n >= want && n < hitMax
+}
+
+// allPositions are the positions of a group too small for a threshold: all of them.
+var allPositions = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+
+// best3All is best3 over every lane of a group too small for a threshold (at least three).
+func best3All(kd uint64, lanes []uint64) (p0, p1, p2 int32) {
+	p0, p1, p2 = 0, 1, 2
+	s0, s1, s2 := Score(kd, lanes[0]), Score(kd, lanes[1]), Score(kd, lanes[2])
+	if s1 > s0 {
+		s0, s1 = s1, s0
+		p0, p1 = p1, p0
+	}
+	if s2 > s1 {
+		s1, s2 = s2, s1
+		p1, p2 = p2, p1
+	}
+	if s1 > s0 {
+		s0, s1 = s1, s0
+		p0, p1 = p1, p0
+	}
+	for i := 3; i < len(lanes); i++ {
+		s, q := Score(kd, lanes[i]), int32(i)
+		if s > s0 {
+			s0, s = s, s0
+			p0, q = q, p0
+		}
+		if s > s1 {
+			s1, s = s, s1
+			p1, q = q, p1
+		}
+		if s > s2 {
+			s2, p2 = s, q
+		}
+	}
+	return
+}
+
+// best3 returns the three highest scores of the lanes at positions ps (at least three, with
+// distinct digests), highest first, and their positions. Which slot a score lands in is
+// random, so the slots stay in registers and each score passes them by compare-exchanges
+// without a branch.
+func best3(kd uint64, lanes []uint64, ps []int32) (s0, s1, s2 uint64, p0, p1, p2 int32) {
+	p0, p1, p2 = ps[0], ps[1], ps[2]
+	s0, s1, s2 = Score(kd, lanes[p0]), Score(kd, lanes[p1]), Score(kd, lanes[p2])
+	if s1 > s0 {
+		s0, s1 = s1, s0
+		p0, p1 = p1, p0
+	}
+	if s2 > s1 {
+		s1, s2 = s2, s1
+		p1, p2 = p2, p1
+	}
+	if s1 > s0 {
+		s0, s1 = s1, s0
+		p0, p1 = p1, p0
+	}
+	for _, q := range ps[3:] {
+		s := Score(kd, lanes[q])
+		if s > s0 {
+			s0, s = s, s0
+			p0, q = q, p0
+		}
+		if s > s1 {
+			s1, s = s, s1
+			p1, q = q, p1
+		}
+		if s > s2 {
+			s2, p2 = s, q
+		}
+	}
+	return
+}
+
+// scanTop is topScores by one pass with a running threshold: it applies the id tie rule, for
+// placements where two lanes share a digest, and serves the keys that too few lanes pass.
+func scanTop(kd uint64, lanes []uint64, base, want int, sc *[TopMax]uint64, ln *[TopMax]int) int {
+	c, i := 0, 0
+	for ; i < len(lanes) && c < want; i++ {
+		s := Score(kd, lanes[i])
+		j := c
+		for ; j > 0 && sc[j-1] < s; j-- {
+			sc[j], ln[j] = sc[j-1], ln[j-1]
+		}
+		sc[j], ln[j] = s, base+i
+		c++
+	}
+	if c < want {
+		return c
+	}
+	last := want - 1
+	low := sc[last]
+	for ; i < len(lanes); i++ {
+		s := Score(kd, lanes[i])
+		if s <= low {
+			continue
+		}
+		j := last
+		for ; j > 0 && sc[j-1] < s; j-- {
+			sc[j], ln[j] = sc[j-1], ln[j-1]
+		}
+		sc[j], ln[j] = s, base+i
+		low = sc[last]
+	}
+	return want
+}
+
+// topInto writes the first len(out) (2..TopMax) nodes of the ranking of kd. Within a weight
+// group the ranking is by score (section 5.3 with equal weights), so the answer is drawn from
+// each group's own top len(out), and only those candidates need a draw: they are merged in
+// section 5.3's order, and a group stops at its first candidate that does not enter.
+func (p *Placement) topInto(kd uint64, out []int) {
+	want := len(out)
+	var sc [TopMax]uint64
+	var ln [TopMax]int
+	if len(p.groups) == 1 {
+		p.topScores(kd, p.lanes, 0, want, p.groups[0].hitStep, &sc, &ln)
+		for i := range out {
+			out[i] = p.node[ln[i]]
+		}
+		return
+	}
+	var top [TopMax]cand
+	n := 0
+	for _, g := range p.groups {
+		c := p.topScores(kd, p.lanes[g.start:g.end], g.start, want, g.hitStep, &sc, &ln)
+		for i := 0; i < c; i++ {
+			x := cand{score: sc[i], draw: Draw(sc[i]), weight: g.weight, lane: ln[i]}
+			j := n
+			if n < want {
+				n++
+			} else if !p.before(&x, &top[want-1]) {
+				break // the rest of this group ranks after x
+			} else {
+				j = want - 1
+			}
+			for ; j > 0 && p.before(&x, &top[j-1]); j-- {
+				top[j] = top[j-1]
+			}
+			top[j] = x
+		}
+	}
+	for i := range out {
+		out[i] = p.node[top[i].lane]
+	}
+}
+
+// ranking is every selectable lane in ranking order, in cs when it is large enough.
+func (p *Placement) ranking(kd uint64, cs []cand) []cand {
+	if cap(cs) < len(p.lanes) {
+		cs = make([]cand, len(p.lanes))
+	}
+	cs = cs[:len(p.lanes)]
 	for lane := range p.lanes {
 		cs[lane] = p.cand(kd, lane)
 	}
-	sort.Slice(cs, func(a, b int) bool { return p.before(&cs[a], &cs[b]) })
+	slices.SortFunc(cs, func(a, b cand) int { return p.compare(&a, &b) })
 	return cs
 }
 
@@ -367,7 +656,7 @@ func (p *Placement) ReplicasInto(key string, out []int) int {
 	if want == 0 {
 		return 0
 	}
-	order := p.ranking(kd)
+	order := p.ranking(kd, nil)
 	taken := make([]bool, len(order))
 	used := map[int32]bool{}
 	n := 0
