@@ -462,23 +462,23 @@ mod avx2 {
             (b0, q0) = pick(b0, q0, c0, r0);
             (b1, q1) = pick(b1, q1, c1, r1);
         }
-        let mut scores = [0u64; 8];
-        let mut positions = [0u64; 8];
-        _mm256_storeu_si256(
-            scores.as_mut_ptr() as *mut __m256i,
-            _mm256_xor_si256(b0, flip),
-        );
-        _mm256_storeu_si256(
-            scores.as_mut_ptr().add(4) as *mut __m256i,
-            _mm256_xor_si256(b1, flip),
-        );
-        _mm256_storeu_si256(positions.as_mut_ptr() as *mut __m256i, q0);
-        _mm256_storeu_si256(positions.as_mut_ptr().add(4) as *mut __m256i, q1);
+        let scores = lanes8(_mm256_xor_si256(b0, flip), _mm256_xor_si256(b1, flip));
+        let positions = lanes8(q0, q1);
         let mut out = [(0u64, 0u64); 8];
         for (g, slot) in out.iter_mut().enumerate().take(8 / layout.lanes_per_group) {
             let lane = g * layout.lanes_per_group;
             *slot = (scores[lane], positions[lane]);
         }
+        out
+    }
+
+    /// The eight 64-bit lanes of two vectors, in order.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn lanes8(lo: __m256i, hi: __m256i) -> [u64; 8] {
+        let mut out = [0u64; 8];
+        _mm256_storeu_si256(out.as_mut_ptr() as *mut __m256i, lo);
+        _mm256_storeu_si256(out.as_mut_ptr().add(4) as *mut __m256i, hi);
         out
     }
 
@@ -634,16 +634,7 @@ mod avx2 {
         for i in blocks * 8..n {
             *o.add(i) = score(key, *p.add(i));
         }
-        let mut lane_max = [0u64; 8];
-        _mm256_storeu_si256(
-            lane_max.as_mut_ptr() as *mut __m256i,
-            _mm256_xor_si256(max0, flip),
-        );
-        _mm256_storeu_si256(
-            lane_max.as_mut_ptr().add(4) as *mut __m256i,
-            _mm256_xor_si256(max1, flip),
-        );
-        lane_max
+        lanes8(_mm256_xor_si256(max0, flip), _mm256_xor_si256(max1, flip))
     }
 }
 
