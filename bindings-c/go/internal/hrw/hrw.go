@@ -374,7 +374,7 @@ func (p *Placement) RankInto(key string, out []int) int {
 		// The common replica counts of an unweighted placement, straight into out.
 		var p0, p1, p2 int32
 		if len(p.lanes) <= 2*want+2 {
-			p0, p1, p2 = best3All(kd, p.lanes)
+			_, _, _, p0, p1, p2 = best3(kd, p.lanes, allPositions[:len(p.lanes)])
 		} else {
 			var hits [hitMax]int32
 			ps, ok := p.candidates(kd, p.lanes, want, p.groups[0].hitStep, &hits)
@@ -490,39 +490,6 @@ func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint
 
 // allPositions are the positions of a group too small for a threshold: all of them.
 var allPositions = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
-
-// best3All is best3 over every lane of a group too small for a threshold (at least three).
-func best3All(kd uint64, lanes []uint64) (p0, p1, p2 int32) {
-	p0, p1, p2 = 0, 1, 2
-	s0, s1, s2 := Score(kd, lanes[0]), Score(kd, lanes[1]), Score(kd, lanes[2])
-	if s1 > s0 {
-		s0, s1 = s1, s0
-		p0, p1 = p1, p0
-	}
-	if s2 > s1 {
-		s1, s2 = s2, s1
-		p1, p2 = p2, p1
-	}
-	if s1 > s0 {
-		s0, s1 = s1, s0
-		p0, p1 = p1, p0
-	}
-	for i := 3; i < len(lanes); i++ {
-		s, q := Score(kd, lanes[i]), int32(i)
-		if s > s0 {
-			s0, s = s, s0
-			p0, q = q, p0
-		}
-		if s > s1 {
-			s1, s = s, s1
-			p1, q = q, p1
-		}
-		if s > s2 {
-			s2, p2 = s, q
-		}
-	}
-	return
-}
 
 // best3 returns the three highest scores of the lanes at positions ps (at least three, with
 // distinct digests), highest first, and their positions. Which slot a score lands in is
