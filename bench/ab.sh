@@ -11,7 +11,9 @@ rev="${1:?usage: bench/ab.sh <git revision> [N,N,...]}"
 work="${AB_DIR:-/tmp/hrwhash-ab}"
 rm -rf "$work/base" "$work/ab"
 mkdir -p "$work/base" "$work/ab/src"
-git -C "$repo" archive "$rev" core Cargo.toml | tar -x -C "$work/base"
+# -m: the files get the time of extraction, not of the commit; with the commit's time, a revision
+# older than the last one built here would look unchanged to cargo, and the old build would run.
+git -C "$repo" archive "$rev" core Cargo.toml | tar -x -m -C "$work/base"
 # Outside its workspace: spell out what the workspace gave, under a version of its own.
 sed -n '/^\[workspace.package\]/,/^\[/{/^\(edition\|license\|rust-version\|repository\) = /p}' \
   "$work/base/Cargo.toml" > "$work/base/package.fields"

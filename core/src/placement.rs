@@ -84,10 +84,9 @@ struct Inner {
     lane_weight_f64: Vec<f64>,
     groups: Vec<Group>,
     grouped: bool,
+    /// The lanes again, laid out for one pass over every group, where that pays.
+    interleaved: Option<Interleaved>,
     kernel: Kernel,
-    /// The lanes again, laid out for one pass over every group, where that pays. Boxed, so that
-    /// the fields every lookup reads stay together.
-    interleaved: Option<alloc::boxed::Box<Interleaved>>,
 }
 
 /// An immutable set of nodes that answers "which node owns this key?" with the hrw-v1 algorithm.
@@ -309,7 +308,7 @@ impl Placement {
         let interleaved = match kernel {
             Kernel::Scalar => None,
             _ if !(MIN_NODES_INTERLEAVED..=MAX_NODES_INTERLEAVED).contains(&lanes.len()) => None,
-            _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])).map(Into::into),
+            _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])),
         };
         Ok(Placement {
             inner: Arc::new(Inner {
@@ -744,37 +743,39 @@ impl Placement {
     /// branch; only equal products, which are rare, take the exact path of [`Placement::before`].
     fn owner_lane_grouped(&self, kd: u64) -> usize {
         let inner = &*self.inner;
-        if let Some(layout) = &inner.interleaved {
-            if let Some(best) = inner.kernel.group_argmax(kd, layout) {
-                return self.grouped_winner(|i| best[i]);
-            }
-        }
-        self.grouped_winner(|i| {
-            let g = &inner.groups[i];
-            let (s, pos) = inner.kernel.argmax(kd, &inner.lanes[g.start..g.end]);
-            (s, pos as u64)
-        })
-    }
-
-    /// The lane of the best of the groups' best nodes, given each group's (score, position).
-    /// Inlined, so that the groups' argmax and draws overlap rather than pass through memory.
-    #[inline(always)]
-    fn grouped_winner(&self, group_best: impl Fn(usize) -> (u64, u64)) -> usize {
-        let contender = |i: usize| {
-            let (score, pos) = group_best(i);
-            let g = &self.inner.groups[i];
-            Contender {
-                score,
-                draw: draw(score),
-                weight: g.weight,
-                lane: g.start as u64 + pos,
-            }
-        };
-        let mut best = contender(0);
-        for i in 1..self.inner.groups.len() {
-            best = self.better(best, contender(i));
+        let interleaved = inner
+            .interleaved
+            .as_ref()
+            .and_then(|layout| inner.kernel.group_argmax(kd, layout));
+        let interleaved = interleaved.as_ref();
+        let mut best = self.contender(kd, 0, interleaved);
+        for i in 1..inner.groups.len() {
+            best = self.better(best, self.contender(kd, i, interleaved));
         }
         best.lane as usize
+    }
+
+    /// Group `i`'s best node, from the interleaved pass's answers where there are some.
+    /// Inlined, so that the groups' argmax and draws overlap rather than pass through memory.
+    #[inline(always)]
+    fn contender(&self, kd: u64, i: usize, interleaved: Option<&[(u64, u64); 8]>) -> Contender {
+        let g = &self.inner.groups[i];
+        let (score, pos) = match interleaved {
+            Some(best) => best[i],
+            None => {
+                let (s, pos) = self
+                    .inner
+                    .kernel
+                    .argmax(kd, &self.inner.lanes[g.start..g.end]);
+                (s, pos as u64)
+            }
+        };
+        Contender {
+            score,
+            draw: draw(score),
+            weight: g.weight,
+            lane: g.start as u64 + pos,
+        }
     }
 
     /// The one of two groups' best nodes that ranks first, chosen without a branch.
