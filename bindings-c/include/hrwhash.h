@@ -1755,8 +1755,10 @@ hrw_status hrw_slot_history_without_node(const struct hrw_slot_history *history,
                                          struct hrw_error *error);
 
 /**
- * The history with one more change: the node of this id at another weight (INVALID_WEIGHT,
- * then UNKNOWN_NODE, ALL_WEIGHTS_ZERO).
+ * The history with one more change: the node of this id at another weight. As
+ * `hrw_placement_with_weight`, the node is looked up first in the current membership
+ * (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT: the change's position in the
+ * history as `index`, and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO).
  *
  * # Safety
  * `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or

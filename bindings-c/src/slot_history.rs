@@ -300,8 +300,10 @@ pub unsafe extern "C" fn hrw_slot_history_without_node(
     }
 }
 
-/// The history with one more change: the node of this id at another weight (INVALID_WEIGHT,
-/// then UNKNOWN_NODE, ALL_WEIGHTS_ZERO).
+/// The history with one more change: the node of this id at another weight. As
+/// `hrw_placement_with_weight`, the node is looked up first in the current membership
+/// (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT: the change's position in the
+/// history as `index`, and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO).
 ///
 /// # Safety
 /// `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
@@ -321,6 +323,10 @@ pub unsafe extern "C" fn hrw_slot_history_with_weight(
             let h = self::history(history)?;
             let dst = out(out_history)?;
             let id = bytes(id, id_len)?.to_vec();
+            h.table()
+                .placement()
+                .find(&id)
+                .ok_or(hrw_status::UnknownNode)?;
             let weight = weight_at(weight, h.changes().len())?;
             boxed(h.with_change(SlotChange::Weight(id, weight))?, dst);
             Ok(())

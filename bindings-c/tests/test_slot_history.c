@@ -2,6 +2,7 @@
  * (SLOT-HISTORY.md): valid histories with their canonical form, fingerprints and owners, the
  * same membership through other orders, equivalent spellings, every invalid document with its
  * status and details; then appends and the misuse of hrw_slot_history_*. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,60 @@ static void run_appends_and_misuse(void) {
     hrw_placement_free(p);
 }
 
+/* API.md: the same bad input gets the same status in every API. An unknown node with an invalid
+ * weight is UNKNOWN_NODE for placements, levelled tables and histories alike (the node is looked
+ * up first); a known node's invalid weight stays INVALID_WEIGHT. */
+static void run_with_weight_order(void) {
+    current = "with_weight order";
+    hrw_node nodes[3] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0},
+                         {(const uint8_t *)"c", 1, NULL, 0}};
+    hrw_placement_options o = {NULL, 0, NULL, 0};
+    hrw_placement *p = NULL, *pbad = NULL;
+    hrw_levelled_slot_table *t = NULL, *tbad = NULL;
+    hrw_slot_history *h = NULL, *h1 = NULL, *h2 = NULL, *hbad = NULL;
+    hrw_error err;
+    CHECK(hrw_placement_new(nodes, 3, &o, &p, NULL) == HRW_STATUS_OK, "placement");
+    CHECK(hrw_levelled_slot_table_new(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
+    CHECK(hrw_slot_history_new(p, 8, 0, &h, NULL) == HRW_STATUS_OK, "history");
+    const double bad[] = {NAN, -1.0};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double w = bad[i];
+        CHECK(hrw_placement_with_weight(p, (const uint8_t *)"zz", 2, w, &pbad, &err) == HRW_STATUS_UNKNOWN_NODE,
+              "placement unknown node, weight %g: %d", w, (int)err.status);
+        CHECK(hrw_levelled_slot_table_with_weight(t, (const uint8_t *)"zz", 2, w, &tbad, &err) ==
+                  HRW_STATUS_UNKNOWN_NODE,
+              "table unknown node, weight %g: %d", w, (int)err.status);
+        CHECK(hrw_slot_history_with_weight(h, (const uint8_t *)"zz", 2, w, &hbad, &err) == HRW_STATUS_UNKNOWN_NODE,
+              "history unknown node, weight %g: %d", w, (int)err.status);
+        CHECK(hrw_placement_with_weight(p, (const uint8_t *)"b", 1, w, &pbad, &err) == HRW_STATUS_INVALID_WEIGHT &&
+                  err.index == 1,
+              "placement known node, weight %g: index %zu", w, err.index);
+        CHECK(hrw_levelled_slot_table_with_weight(t, (const uint8_t *)"b", 1, w, &tbad, &err) ==
+                      HRW_STATUS_INVALID_WEIGHT &&
+                  err.index == 1,
+              "table known node, weight %g: index %zu", w, err.index);
+        /* A history's INVALID_WEIGHT names the change's position, as before. */
+        CHECK(hrw_slot_history_with_weight(h, (const uint8_t *)"b", 1, w, &hbad, &err) == HRW_STATUS_INVALID_WEIGHT &&
+                  err.index == 0,
+              "history known node, weight %g: index %zu", w, err.index);
+    }
+    /* The history's current membership: a node it removed is unknown, one it added is known. */
+    hrw_node d = {(const uint8_t *)"d", 1, NULL, 0};
+    CHECK(hrw_slot_history_without_node(h, (const uint8_t *)"a", 1, &h1, NULL) == HRW_STATUS_OK, "remove");
+    CHECK(hrw_slot_history_with_node(h1, &d, 1.0, &h2, NULL) == HRW_STATUS_OK, "add");
+    CHECK(hrw_slot_history_with_weight(h2, (const uint8_t *)"a", 1, NAN, &hbad, &err) == HRW_STATUS_UNKNOWN_NODE,
+          "removed node: %d", (int)err.status);
+    CHECK(hrw_slot_history_with_weight(h2, (const uint8_t *)"d", 1, NAN, &hbad, &err) == HRW_STATUS_INVALID_WEIGHT &&
+              err.index == 2 && isnan(err.value),
+          "added node: %d index %zu", (int)err.status, err.index);
+    CHECK(pbad == NULL && tbad == NULL && hbad == NULL, "no handle written on failure");
+    hrw_slot_history_free(h2);
+    hrw_slot_history_free(h1);
+    hrw_slot_history_free(h);
+    hrw_levelled_slot_table_free(t);
+    hrw_placement_free(p);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s slot-history-v1.json\n", argv[0]);
@@ -289,6 +344,7 @@ int main(int argc, char **argv) {
     run_equivalent(json_get(v, "equivalent"));
     run_invalid(json_get(v, "invalid"));
     run_appends_and_misuse();
+    run_with_weight_order();
     json_free(v);
     return check_report("test_slot_history");
 }
