@@ -228,8 +228,10 @@ func (s *SlotHistory) WithoutNode(id string) (*SlotHistory, error) {
 	return wrapSlotHistory(h), nil
 }
 
-// WithWeight returns the history with one more change: the node of this id at another weight
-// (ErrInvalidWeight, ErrUnknownNode, ErrAllWeightsZero).
+// WithWeight returns the history with one more change: the node of this id at another weight.
+// As Placement.WithWeight, the node is looked up first in the current membership
+// (ErrUnknownNode), then the weight is checked (ErrInvalidWeight, with the change's position in
+// the history as Index), then the table's errors (ErrAllWeightsZero).
 func (s *SlotHistory) WithWeight(id string, weight float64) (*SlotHistory, error) {
 	if err := s.usable(); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -257,5 +258,54 @@ func TestSlotHistoryAppendsAndMisuse(t *testing.T) {
 	_, err = h.WithNode(hrwhash.Node{ID: "b"})
 	if !errors.As(err, &dup) || dup.Index != 3 || dup.FirstIndex != 0 {
 		t.Errorf("duplicate add: %v", err)
+	}
+}
+
+// API.md: the same bad input gets the same error in every API. An unknown node with an invalid
+// weight is ErrUnknownNode for Placement, LevelledSlotTable and SlotHistory alike (the node is
+// looked up first); a known node's invalid weight stays ErrInvalidWeight.
+func TestSlotHistoryWithWeightLooksTheNodeUpFirst(t *testing.T) {
+	p, err := hrwhash.New("a", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, err := hrwhash.NewLevelledSlotTable(p, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := hrwhash.NewSlotHistory(p, 8, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]func(id string, w float64) error{
+		"Placement":         func(id string, w float64) error { _, e := p.WithWeight(id, w); return e },
+		"LevelledSlotTable": func(id string, w float64) error { _, e := table.WithWeight(id, w); return e },
+		"SlotHistory":       func(id string, w float64) error { _, e := h.WithWeight(id, w); return e },
+	}
+	for _, w := range []float64{math.NaN(), -1} {
+		for api, withWeight := range calls {
+			if err := withWeight("zz", w); !errors.Is(err, hrwhash.ErrUnknownNode) {
+				t.Errorf("%s unknown node, weight %v: %v, want ErrUnknownNode", api, w, err)
+			}
+			if err := withWeight("b", w); !errors.Is(err, hrwhash.ErrInvalidWeight) {
+				t.Errorf("%s known node, weight %v: %v, want ErrInvalidWeight", api, w, err)
+			}
+		}
+	}
+	// The history's current membership: a node it removed is unknown, one it added is known.
+	later, err := h.WithoutNode("a")
+	if err == nil {
+		later, err = later.WithNode(hrwhash.Node{ID: "d"})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := later.WithWeight("a", math.NaN()); !errors.Is(err, hrwhash.ErrUnknownNode) {
+		t.Errorf("removed node: %v, want ErrUnknownNode", err)
+	}
+	var bad *hrwhash.Error
+	if _, err := later.WithWeight("d", math.NaN()); !errors.Is(err, hrwhash.ErrInvalidWeight) ||
+		!errors.As(err, &bad) || bad.Index != 2 {
+		t.Errorf("added node: %v, want ErrInvalidWeight at change 2", err)
 	}
 }
