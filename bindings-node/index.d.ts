@@ -505,7 +505,10 @@ export declare class SlotHistory {
   withNode(node: NodeIdLike | NodeSpec): SlotHistory
   /** The history with one more change: `node` removed. */
   withoutNode(node: NodeIdLike): SlotHistory
-  /** The history with one more change: `node` at another weight. */
+  /**
+   * The history with one more change: `node` at another weight. As `Placement.withWeight`:
+   * the argument types, then the node (`HRW_UNKNOWN_NODE`), then the weight's value.
+   */
   withWeight(node: NodeIdLike, weight: number): SlotHistory
   /** The same history at another epoch. */
   withEpoch(epoch: bigint | number): SlotHistory

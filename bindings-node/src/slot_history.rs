@@ -185,7 +185,8 @@ impl SlotHistory {
         self.changed(env, SlotChange::Remove(id))
     }
 
-    /// The history with one more change: `node` at another weight.
+    /// The history with one more change: `node` at another weight. As `Placement.withWeight`:
+    /// the argument types, then the node (`HRW_UNKNOWN_NODE`), then the weight's value.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
     pub fn with_weight(&self, env: Env, node: Raw, weight: Raw) -> Result<SlotHistory> {
         let env = env.raw();
@@ -201,6 +202,9 @@ impl SlotHistory {
         )?;
         let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
         no_bad_text(env, text)?;
+        if self.inner.table().placement().find(id).is_none() {
+            return Err(view_error(env, hrwhash::Error::UnknownNode));
+        }
         let w = Weight::new(w).map_err(|_| weight_error(env, w, None, "weight"))?;
         self.changed(env, SlotChange::Weight(id.to_vec(), w))
     }

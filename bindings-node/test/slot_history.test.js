@@ -139,3 +139,28 @@ for (const [name, call, want] of bad) {
     assert.equal(h.changeCount, 0);
   });
 }
+
+// API.md: the same bad input gets the same error in every API. An unknown node with an invalid
+// weight is HRW_UNKNOWN_NODE for Placement, LevelledSlotTable and SlotHistory alike (types first,
+// then the node, then the weight's value); a known node's invalid weight stays HRW_INVALID_WEIGHT.
+for (const weight of [NaN, -1]) {
+  test(`withWeight looks the node up before the weight (${weight})`, () => {
+    const p = new Placement(['a', 'b', 'c']);
+    const h = new SlotHistory(p, 8);
+    const calls = {
+      Placement: (id, w) => p.withWeight(id, w),
+      LevelledSlotTable: (id, w) => new LevelledSlotTable(p, 8).withWeight(id, w),
+      SlotHistory: (id, w) => h.withWeight(id, w),
+    };
+    for (const [api, withWeight] of Object.entries(calls)) {
+      assert.throws(() => withWeight('zz', weight), { code: 'HRW_UNKNOWN_NODE' }, api);
+      assert.throws(() => withWeight('b', weight), { code: 'HRW_INVALID_WEIGHT' }, api);
+      assert.throws(() => withWeight('zz', '2'), { name: 'TypeError' }, api);
+    }
+    // The history's current membership: a node it removed is unknown, one it added is known.
+    const later = h.withoutNode('a').withNode('d');
+    assert.throws(() => later.withWeight('a', weight), { code: 'HRW_UNKNOWN_NODE' });
+    assert.throws(() => later.withWeight('d', weight), { code: 'HRW_INVALID_WEIGHT' });
+    assert.equal(h.changeCount, 0);
+  });
+}
