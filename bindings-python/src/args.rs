@@ -320,8 +320,13 @@ pub(crate) fn checked_weight(
 
 /// A weight that is not a member's own: `weight_fixed`'s argument.
 pub(crate) fn free_weight(obj: &Bound<'_, PyAny>) -> PyResult<Weight> {
-    let arg = weight_arg(obj, At::one("the weight"))?;
-    checked_weight(&arg, None, &arg.obj)
+    free_weight_value(&weight_arg(obj, At::one("the weight"))?)
+}
+
+/// The value check of a weight that belongs to no node index (`free_weight` after its type
+/// check), for callers that check something else in between.
+pub(crate) fn free_weight_value(arg: &WeightArg<'_>) -> PyResult<Weight> {
+    checked_weight(arg, None, &arg.obj)
 }
 
 /// A count that passed the type check; its value is checked by [`Count::get`], after the

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};
 
 use hrwhash::policy::{SlotChange, SlotHistory as CoreHistory};
-use hrwhash::{Node, Weight};
+use hrwhash::{Error, Node, Weight};
 
 use crate::args::{self, check_id, id_bytes, key_bytes, no_options, seed_arg, type_name, At};
 use crate::error::{error, invalid_argument};
@@ -187,7 +187,8 @@ impl SlotHistory {
         self.changed(py, SlotChange::Remove(id))
     }
 
-    /// The history with one more change: `node` at another weight.
+    /// The history with one more change: `node` at another weight. As `Placement.with_weight`:
+    /// the argument types, then the node (UnknownNodeError), then the weight's value.
     fn with_weight(
         &self,
         py: Python<'_>,
@@ -195,8 +196,12 @@ impl SlotHistory {
         weight: &Bound<'_, PyAny>,
     ) -> PyResult<SlotHistory> {
         check_id(node, At::one("the node id"))?;
+        let weight = args::weight_arg(weight, At::one("the weight"))?;
         let id = id_bytes(node, At::one("the node id"))?.to_vec();
-        let w = self::weight(weight)?;
+        if self.inner.table().placement().find(&id).is_none() {
+            return Err(error(py, Error::UnknownNode, None));
+        }
+        let w = args::free_weight_value(&weight)?;
         self.changed(py, SlotChange::Weight(id, w))
     }
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict, Optional, Type
+from typing import Any, Callable, Dict, List, Optional, Type
 
 import pytest
 
 import hrwhash
-from hrwhash import Placement, SlotHistory
+from hrwhash import LevelledSlotTable, Placement, SlotHistory
 
 VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "policies" / "slot-history-v1.json"
 DATA: Dict[str, Any] = json.loads(VECTORS.read_text())
@@ -127,6 +127,34 @@ def test_bad_appends_raise_and_leave_the_history() -> None:
     with pytest.raises(hrwhash.EmptyMembershipError):
         h.without_node("a").without_node("b")
     assert len(h) == 0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -1.0])
+def test_with_weight_looks_the_node_up_before_the_weight(bad: float) -> None:
+    # conformance/API.md: the same bad input gets the same error in every API. An unknown node
+    # with an invalid weight is UnknownNode for Placement, LevelledSlotTable and SlotHistory alike;
+    # a known node's invalid weight stays InvalidWeight.
+    p = Placement(["a", "b", "c"])
+    h = SlotHistory(p, 8)
+    calls: List[Callable[[Any, Any], object]] = [
+        p.with_weight,
+        LevelledSlotTable(p, 8).with_weight,
+        h.with_weight,
+    ]
+    for with_weight in calls:
+        with pytest.raises(hrwhash.UnknownNodeError):
+            with_weight("zz", bad)
+        with pytest.raises(hrwhash.InvalidWeightError):
+            with_weight("b", bad)
+        with pytest.raises(hrwhash.InvalidArgumentError):
+            with_weight("zz", "2")
+    # The membership is the history's current one: a node it removed is unknown, one it added
+    # is known.
+    later = h.without_node("a").with_node("d")
+    with pytest.raises(hrwhash.UnknownNodeError):
+        later.with_weight("a", bad)
+    with pytest.raises(hrwhash.InvalidWeightError):
+        later.with_weight("d", bad)
 
 
 @pytest.mark.parametrize(
