@@ -315,6 +315,16 @@ mod avx2 {
         _mm256_xor_si256(product, _mm256_set1_epi64x(FLIP))
     }
 
+    /// Per lane, keeps the flipped score `s` and its position `idx` where `s` beats `best`.
+    /// Strictly greater keeps the first position of a lane on ties.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn keep_better(best: &mut __m256i, pos: &mut __m256i, s: __m256i, idx: __m256i) {
+        let greater = _mm256_cmpgt_epi64(s, *best);
+        *best = _mm256_blendv_epi8(*best, s, greater);
+        *pos = _mm256_blendv_epi8(*pos, idx, greater);
+    }
+
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
         let n = digests.len();
@@ -334,15 +344,8 @@ mod avx2 {
         let step = _mm256_set1_epi64x(8);
         macro_rules! block {
             ($at:expr, $idx0:expr, $idx1:expr) => {{
-                let s0 = scores4(k, p.add($at));
-                let s1 = scores4(k, p.add($at + 4));
-                // Strictly greater keeps the first position of a lane on ties.
-                let g0 = _mm256_cmpgt_epi64(s0, best0);
-                let g1 = _mm256_cmpgt_epi64(s1, best1);
-                best0 = _mm256_blendv_epi8(best0, s0, g0);
-                best1 = _mm256_blendv_epi8(best1, s1, g1);
-                pos0 = _mm256_blendv_epi8(pos0, $idx0, g0);
-                pos1 = _mm256_blendv_epi8(pos1, $idx1, g1);
+                keep_better(&mut best0, &mut pos0, scores4(k, p.add($at)), $idx0);
+                keep_better(&mut best1, &mut pos1, scores4(k, p.add($at + 4)), $idx1);
             }};
         }
         for b in 0..n / 8 {
@@ -405,14 +408,8 @@ mod avx2 {
         let mut pos1 = idx1;
         macro_rules! block {
             ($s0:expr, $s1:expr) => {{
-                let (s0, s1) = ($s0, $s1);
-                // Strictly greater keeps the first position of a lane on ties.
-                let g0 = _mm256_cmpgt_epi64(s0, best0);
-                let g1 = _mm256_cmpgt_epi64(s1, best1);
-                best0 = _mm256_blendv_epi8(best0, s0, g0);
-                best1 = _mm256_blendv_epi8(best1, s1, g1);
-                pos0 = _mm256_blendv_epi8(pos0, idx0, g0);
-                pos1 = _mm256_blendv_epi8(pos1, idx1, g1);
+                keep_better(&mut best0, &mut pos0, $s0, idx0);
+                keep_better(&mut best1, &mut pos1, $s1, idx1);
                 idx0 = _mm256_add_epi64(idx0, step);
                 idx1 = _mm256_add_epi64(idx1, step);
             }};
