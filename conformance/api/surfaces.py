@@ -121,23 +121,37 @@ _TS_MEMBER = re.compile(r"^\s+(?:static\s+)?(?:readonly\s+)?(?:get\s+)?([A-Za-z_
 
 
 def node_surface() -> list[str]:
-    """Exported classes with their members, functions and constants of the generated index.d.ts."""
+    """Exported classes with their members, functions and constants of the generated index.d.ts.
+
+    A class's methods may be declared in an `export interface` of the same name (declaration
+    merging, for methods defined in JavaScript over the native class); those count as members.
+    Other interfaces are argument and result shapes, not names a caller imports."""
     text = (ROOT / "bindings-node" / "index.d.ts").read_text()
-    names: set[str] = set()
+    top: set[str] = set()
+    classes: set[str] = set()
+    members: dict[str, set[str]] = {}
     current = None
     for line in text.splitlines():
-        m = re.match(r"^export declare (class|function|const) ([A-Za-z_$][\w$]*)", line)
+        m = re.match(r"^export (?:declare )?(class|function|const|interface) ([A-Za-z_$][\w$]*)", line)
         if m:
-            names.add(m.group(2))
-            current = m.group(2) if m.group(1) == "class" and not line.rstrip().endswith("}") else None
+            kind, name = m.groups()
+            if kind != "interface":
+                top.add(name)
+            if kind == "class":
+                classes.add(name)
+            opens = kind in ("class", "interface") and not line.rstrip().endswith("}")
+            current = name if opens else None
             continue
         if current is not None:
             if line.startswith("}"):
                 current = None
                 continue
             mm = _TS_MEMBER.match(line)
-            if mm and not mm.group(1).startswith("_"):
-                names.add(f"{current}.{mm.group(1)}")
+            if mm and not mm.group(1).startswith("_") and mm.group(1) != "constructor":
+                members.setdefault(current, set()).add(mm.group(1))
+    names = set(top)
+    for cls in classes:
+        names.update(f"{cls}.{m}" for m in members.get(cls, ()))
     names.discard("__napiBindingTarget")
     return sorted(names)
 
