@@ -45,19 +45,20 @@ def rust_surface(crate: str = "hrwhash") -> list[str]:
     def item(ident):
         return index.get(str(ident))
 
-    def visit(ident, name: str | None) -> None:
+    def visit(ident, name: str | None, module: str = "") -> None:
         it = item(ident)
         if it is None:
             return
         (kind, inner), = it["inner"].items()
         if kind == "module":
+            inside = "" if ident == doc["root"] else f"{module}{name}."
             for child in inner["items"]:
                 c = item(child)
                 if c is not None and c.get("visibility") == "public":
-                    visit(child, c.get("name"))
+                    visit(child, c.get("name"), inside)
         elif kind == "use":
             if inner.get("id") is not None and not inner.get("is_glob"):
-                visit(inner["id"], inner.get("name"))
+                visit(inner["id"], inner.get("name"), module)
         elif kind in ("struct", "enum", "trait", "union"):
             if str(ident) in seen:
                 return
@@ -82,19 +83,23 @@ def rust_surface(crate: str = "hrwhash") -> list[str]:
                 if kind == "trait" or mi.get("visibility") == "public":
                     names.add(f"{name}.{mi['name']}")
         elif kind in ("function", "constant", "static", "type_alias", "macro"):
-            names.add(name)
+            # Free items keep their module (`v1.key_digest`); types are named alone, as every
+            # binding exports them at its top level.
+            names.add(module + name)
 
     visit(doc["root"], None)
     names.discard(None)
     return sorted(names)
 
 
-def python_surface() -> list[str]:
-    """The top-level names `hrwhash` re-exports, and the members of its classes in the stub."""
-    pkg = ROOT / "bindings-python" / "python" / "hrwhash"
+# Special methods that are a class's API: construction, size, iteration, membership.
+_PY_PROTOCOL = {"__new__": "__init__", "__init__": "__init__", "__len__": "__len__",
+                "__iter__": "__iter__", "__contains__": "__contains__", "__getitem__": "__getitem__"}
+
+
+def _python_exports(tree: ast.Module) -> set[str]:
     top: set[str] = set()
-    init = ast.parse((pkg / "__init__.py").read_text())
-    for node in init.body:
+    for node in tree.body:
         if isinstance(node, ast.ImportFrom):
             for alias in node.names:
                 if alias.asname is not None and alias.asname == alias.name:
@@ -103,15 +108,33 @@ def python_surface() -> list[str]:
             for t in node.targets:
                 if isinstance(t, ast.Name) and t.id == "__all__":
                     top.update(ast.literal_eval(node.value))
+    return top
+
+
+def python_surface() -> list[str]:
+    """The names `hrwhash` and its public submodules export, and the members of its classes in
+    the stub. A submodule's names are `module.name`."""
+    pkg = ROOT / "bindings-python" / "python" / "hrwhash"
+    init = ast.parse((pkg / "__init__.py").read_text())
+    top = _python_exports(init)
     top.discard("__version__")
     names = set(top)
+    for node in init.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module is None:
+            for alias in node.names:
+                sub = pkg / f"{alias.name}.py"
+                if sub.exists() and not alias.name.startswith("_"):
+                    names.discard(alias.name)
+                    names.update(f"{alias.name}.{n}" for n in _python_exports(ast.parse(sub.read_text())))
     for stub in pkg.glob("*.pyi"):
         for node in ast.parse(stub.read_text()).body:
             if isinstance(node, ast.ClassDef) and node.name in top:
                 for m in node.body:
                     if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        if not m.name.startswith("_") or m.name in ("__init__",):
+                        if not m.name.startswith("_"):
                             names.add(f"{node.name}.{m.name}")
+                        elif m.name in _PY_PROTOCOL:
+                            names.add(f"{node.name}.{_PY_PROTOCOL[m.name]}")
                     elif isinstance(m, ast.AnnAssign) and isinstance(m.target, ast.Name):
                         names.add(f"{node.name}.{m.target.id}")
     return sorted(names)
@@ -269,8 +292,13 @@ def main() -> int:
     for lang in args.languages or LANGUAGES:
         names = READERS[lang]()
         if args.count:
-            top = [n for n in names if "." not in n]
-            print(f"{lang}: {len(top)} top-level names, {len(names) - len(top)} members")
+            # A member is `Type.name`; `module.name` (a lower-case first part) is a free item.
+            members = [n for n in names if "." in n and n[0].isupper()]
+            top = [n for n in names if n not in set(members)]
+            types = [n for n in top if "." not in n and n[0].isupper() and not n.isupper()
+                     and not n.startswith("hrw_")]
+            print(f"{lang}: {len(top)} top-level names ({len(types)} types), "
+                  f"{len(members)} members")
         else:
             for n in names:
                 print(f"{lang}\t{n}")
