@@ -39,20 +39,7 @@ pub fn place_policy(
 ) -> Result<Domains, CliError> {
     let mut nodes = placement.node_specs().to_vec();
     if let Some(list) = domains {
-        let paths: Vec<&str> = list.split(',').map(str::trim_ascii).collect();
-        if paths.len() != nodes.len() {
-            return Err(CliError::usage(
-                "LengthMismatch",
-                format!(
-                    "--domains has {} items but --nodes has {}",
-                    paths.len(),
-                    nodes.len()
-                ),
-            ));
-        }
-        for (n, p) in nodes.iter_mut().zip(paths) {
-            *n = n.clone().with_domain(p);
-        }
+        nodes = with_domains(nodes, list)?;
     }
     let with_paths = Placement::from_nodes(placement.seed(), nodes.clone()).map_err(|e| {
         from_core(&e, true, &|_| String::new(), &|i| {
@@ -67,6 +54,26 @@ pub fn place_policy(
             &|i| format!("--domains index {i}"),
         )
     })
+}
+
+/// The nodes with the paths of `--domains`, one per node.
+pub fn with_domains(nodes: Vec<Node>, list: &str) -> Result<Vec<Node>, CliError> {
+    let paths: Vec<&str> = list.split(',').map(str::trim_ascii).collect();
+    if paths.len() != nodes.len() {
+        return Err(CliError::usage(
+            "LengthMismatch",
+            format!(
+                "--domains has {} items but --nodes has {}",
+                paths.len(),
+                nodes.len()
+            ),
+        ));
+    }
+    Ok(nodes
+        .into_iter()
+        .zip(paths)
+        .map(|(n, p)| n.with_domain(p))
+        .collect())
 }
 
 pub struct SimOptions {
@@ -94,12 +101,12 @@ pub fn parse_fleet(text: &str) -> Result<(usize, usize, usize), CliError> {
         parse_usize(r, "--fleet racks")?,
         parse_usize(h, "--fleet hosts")?,
     );
-    if z == 0 || r == 0 || h == 0 || z.saturating_mul(r).saturating_mul(h) > crate::MAX_NODES {
+    if z == 0 || r == 0 || h == 0 || z.saturating_mul(r).saturating_mul(h) > crate::cmd::MAX_NODES {
         return Err(CliError::usage(
             "InvalidCount",
             format!(
                 "--fleet {text}: each count must be at least 1 and the fleet at most {} nodes",
-                crate::MAX_NODES
+                crate::cmd::MAX_NODES
             ),
         ));
     }

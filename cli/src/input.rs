@@ -544,7 +544,7 @@ impl Keys {
                     size,
                 })
             }
-            None => match count.unwrap_or(crate::DEFAULT_KEYS) {
+            None => match count.unwrap_or(crate::cmd::DEFAULT_KEYS) {
                 0 => Err(CliError::Usage(
                     "--keys 0 gives no keys to compare".to_string(),
                 )),

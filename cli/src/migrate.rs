@@ -34,7 +34,7 @@ fn id(p: &Placement, i: usize) -> &[u8] {
 }
 
 /// The id of either node of a row, from whichever membership holds it.
-fn row_id<'a>(t: &'a Transition, old: Option<usize>, new: Option<usize>) -> &'a [u8] {
+fn row_id(t: &Transition, old: Option<usize>, new: Option<usize>) -> &[u8] {
     match (old, new) {
         (Some(i), _) => id(t.old(), i),
         (None, Some(j)) => id(t.new_placement(), j),

@@ -26,6 +26,14 @@ pub fn escaped(bytes: &[u8]) -> String {
     out
 }
 
+/// A key or id for a terminal or a chart: the text when it is UTF-8, otherwise `0x` and hex.
+pub fn show(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => format!("0x{}", hex(bytes)),
+    }
+}
+
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::CliError;
-use crate::view::show;
+use crate::output::show;
 
 /// Most node lines drawn; with more nodes, the ones whose weight changes most are drawn.
 const MAX_LINES: usize = 12;

@@ -30,9 +30,17 @@ pub fn build(
         .map_err(|e| from_core(&e, usage, &|i| format!("'{}'", escaped(&ids[i])), at))
 }
 
-/// A profile placement from a node file.
-pub fn from_file(profile: Profile, path: &OsStr) -> Result<ProfilePlacement, CliError> {
-    let (nodes, places) = Membership::from_file(path)?.into_nodes();
+/// A profile placement from a node file, with the paths of `--domains` when given (which the
+/// core refuses as `NotOffered`, as for a node file's own domains).
+pub fn from_file(
+    profile: Profile,
+    path: &OsStr,
+    domains: Option<&str>,
+) -> Result<ProfilePlacement, CliError> {
+    let (mut nodes, places) = Membership::from_file(path)?.into_nodes();
+    if let Some(list) = domains {
+        nodes = crate::domains::with_domains(nodes, list)?;
+    }
     build(profile, nodes, false, &|i| {
         places
             .get(i)
@@ -94,19 +102,42 @@ pub fn place(
 
 pub use hrwhash::profile::AnyPlacement as Side;
 
+/// A diff with a profile compares owners: `--k` other than 1 is `NotOffered`, in the profile's
+/// own words when it has no top-k lookup at all.
+pub fn owners_only(from: &Side, to: &Side, k: usize) -> Result<(), CliError> {
+    if k == 1 {
+        return Ok(());
+    }
+    for side in [from, to] {
+        if let Side::Profile(p) = side {
+            p.replicas(b"", k)
+                .map_err(|e| CliError::usage("NotOffered", format!("--k {k}: {e}")))?;
+        }
+    }
+    Err(CliError::usage(
+        "NotOffered",
+        format!(
+            "--k {k}: a diff between {} and {} compares owners only (--k 1)",
+            from.algorithm(),
+            to.algorithm()
+        ),
+    ))
+}
+
 /// `diff` where either side is a profile: keys moved, the flows, and keys per node.
 pub fn diff(
     from: Side,
     to: Side,
     keys: Keys,
-    as_json: bool,
-    quiet: bool,
+    opts: &crate::migrate::Options,
+    plot: Option<&OsStr>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let as_json = opts.json;
     let (from_name, to_name) = (from.algorithm(), to.algorithm());
     let switch = Switch::new(from, to);
     let mut d = switch.diff();
-    let bar = keys.progress("diff", quiet);
+    let bar = keys.progress("diff", opts.quiet);
     keys.for_each(&bar, |e| {
         if let KeyEvent::Key(key) = e {
             d.add(key);
@@ -128,6 +159,20 @@ pub fn diff(
         (None, Some(j)) => new.node_id(j),
         (None, None) => &[][..],
     };
+    if let Some(path) = plot {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|r| (row_id(r).to_vec(), [r.before, r.after]))
+            .collect();
+        let caption = format!("keys per node, {from_name} -> {to_name}, {} keys", d.keys());
+        crate::plot::node_loads(
+            std::path::Path::new(path),
+            &caption,
+            "keys",
+            &["before", "after"],
+            &rows,
+        )?;
+    }
     if as_json {
         let doc = json!({
             "from": from_name,

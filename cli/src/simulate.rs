@@ -88,23 +88,23 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
     // Checked: a huge --add must not wrap around to a small fleet.
     let grown_len = n
         .checked_add(add)
-        .filter(|&total| total <= crate::MAX_NODES);
+        .filter(|&total| total <= crate::cmd::MAX_NODES);
     let Some(grown_len) = grown_len else {
         return Err(CliError::usage(
             "ResultTooLarge",
             format!(
                 "--nodes {n} plus --add {add} is more than the {} nodes a simulation holds",
-                crate::MAX_NODES
+                crate::cmd::MAX_NODES
             ),
         ));
     };
-    if opts.weights.len() > crate::MAX_NODES {
+    if opts.weights.len() > crate::cmd::MAX_NODES {
         return Err(CliError::usage(
             "ResultTooLarge",
             format!(
                 "--weights has {} items, more than the {} nodes a simulation holds",
                 opts.weights.len(),
-                crate::MAX_NODES
+                crate::cmd::MAX_NODES
             ),
         ));
     }

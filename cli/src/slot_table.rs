@@ -12,7 +12,7 @@ use crate::error::CliError;
 use crate::input::{generated_key, parse_usize};
 use crate::simulate::Options;
 
-/// `--slots` and `--overload-ppm` as the simulation takes them.
+/// The `S` and `PPM` of `simulate --policy slots:S:PPM`.
 pub fn options(
     slots: Option<&str>,
     overload: Option<&str>,
@@ -21,18 +21,9 @@ pub fn options(
         return Ok(None);
     };
     let slots = parse_usize(slots, "--slots")? as u64;
-    let overload = match overload {
-        None => None,
-        Some(p) => {
-            let p = parse_usize(p, "--overload-ppm")?;
-            Some(u32::try_from(p).map_err(|_| {
-                CliError::usage(
-                    "InvalidCount",
-                    format!("--overload-ppm {p} is above the largest bound, 4294967295"),
-                )
-            })?)
-        }
-    };
+    let overload = overload
+        .map(|p| crate::cmd::value::parse_ppm(p, "--overload-ppm"))
+        .transpose()?;
     Ok(Some((slots, overload)))
 }
 

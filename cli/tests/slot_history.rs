@@ -1,6 +1,6 @@
 //! `hrwhash slot-history` on every case of conformance/policies/slot-history-v1.json.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -47,7 +47,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn run(path: &PathBuf, case: &Value, extra: &[&str]) -> Output {
+fn run(path: &Path, case: &Value, extra: &[&str]) -> Output {
     let mut args: Vec<&std::ffi::OsStr> = vec!["slot-history".as_ref(), path.as_os_str()];
     if let Some(seed) = case.get("seed") {
         args.push("--seed".as_ref());

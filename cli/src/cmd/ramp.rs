@@ -5,27 +5,27 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use hrwhash::RampPlan;
 use serde_json::json;
 
+use super::value::MOVE_LIMIT;
 use crate::error::{from_core, CliError};
 use crate::input::parse_seed;
 use crate::plot;
 use crate::progress::{self, Unit};
-use crate::view::load;
+use crate::view::view_file;
 
-#[derive(Args)]
-pub struct RampArgs {
-    /// The current view.
+#[derive(clap::Args)]
+pub struct Args {
+    /// The current membership: a view, or a node file (a view at epoch 0).
     #[arg(long, value_name = "FILE")]
     from: OsString,
-    /// The target view.
+    /// The target membership: a view or a node file.
     #[arg(long, value_name = "FILE")]
     to: OsString,
     /// Most keys one step may move: a percentage (`5%`) or a fraction (`0.05`).
-    #[arg(long, value_name = "LIMIT")]
-    max_move: String,
+    #[arg(long, value_name = "LIMIT", allow_hyphen_values = true, value_parser = MOVE_LIMIT)]
+    max_move: f64,
     /// Folder for the step views, `step-1.json` .. (created if missing).
     #[arg(long, value_name = "DIR")]
     out: OsString,
@@ -43,31 +43,14 @@ pub struct RampArgs {
     quiet: bool,
 }
 
-/// `5%` -> 0.05, `0.05` -> 0.05; the range is the core's to check.
-pub fn parse_limit(text: &str) -> Result<f64, CliError> {
-    let bad = || {
-        CliError::Usage(format!(
-            "--max-move: '{text}' is not a percentage or a fraction"
-        ))
-    };
-    match text.trim().strip_suffix('%') {
-        Some(p) => p
-            .trim()
-            .parse::<f64>()
-            .map(|p| p / 100.0)
-            .map_err(|_| bad()),
-        None => text.trim().parse::<f64>().map_err(|_| bad()),
-    }
-}
-
 fn percent(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
 }
 
-pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let seed = parse_seed(a.seed.as_deref())?;
-    let limit = parse_limit(&a.max_move)?;
-    let (from, to) = (load(&a.from, seed)?, load(&a.to, seed)?);
+    let limit = a.max_move;
+    let (from, to) = (view_file(&a.from, seed, 0)?, view_file(&a.to, seed, 0)?);
     let plan = RampPlan::new(&from, &to, limit).map_err(|e| match e {
         hrwhash::Error::InvalidMoveLimit { .. } => {
             CliError::usage("InvalidMoveLimit", format!("--max-move: {e}"))
@@ -161,18 +144,4 @@ pub fn run(a: &RampArgs, out: &mut dyn Write) -> Result<(), CliError> {
         100.0 * (plan.total_moved() - plan.direct_moved()).max(0.0)
     )?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn limits_parse_as_percentages_or_fractions() {
-        assert_eq!(parse_limit("5%").unwrap(), 0.05);
-        assert_eq!(parse_limit(" 12.5 % ").unwrap(), 0.125);
-        assert_eq!(parse_limit("0.05").unwrap(), 0.05);
-        assert!(parse_limit("five").is_err());
-        assert!(parse_limit("%").is_err());
-    }
 }

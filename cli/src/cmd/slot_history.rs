@@ -5,22 +5,21 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-use clap::Args;
 use hrwhash::policy::{SlotHistory, SLOT_HISTORY_FORMAT};
 use serde_json::{json, Map, Value};
 
 use crate::error::{variant_name, CliError};
-use crate::input::parse_seed;
-use crate::view::{show, text_member};
+use crate::input::{arg_bytes, parse_seed};
+use crate::output::{escaped, put_text};
 
-#[derive(Args)]
-pub struct SlotHistoryArgs {
+#[derive(clap::Args)]
+pub struct Args {
     /// The history document (hrwhash-slot-history-v1 JSON, conformance/SLOT-HISTORY.md).
     #[arg(value_name = "FILE")]
     file: OsString,
-    /// Keys whose slot and owner to print.
+    /// Keys whose slot and owner to print, used byte for byte (as `place` takes them).
     #[arg(value_name = "KEY")]
-    keys: Vec<String>,
+    keys: Vec<OsString>,
     /// The secret seed the history was written for, 32 hex digits (default: the public seed).
     #[arg(long, value_name = "HEX")]
     seed: Option<String>,
@@ -43,8 +42,9 @@ pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotHistory, CliErro
     })
 }
 
-pub fn run(a: &SlotHistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
+pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let seed = parse_seed(a.seed.as_deref())?;
+    let keys: Vec<Vec<u8>> = a.keys.iter().map(|k| arg_bytes(k)).collect();
     let history = load(&a.file, seed)?;
     if a.canonical {
         write!(out, "{}", history.to_json())?;
@@ -53,14 +53,13 @@ pub fn run(a: &SlotHistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
     let table = history.table();
     let view = history.view();
     if a.json {
-        let keys: Vec<Value> = a
-            .keys
+        let keys: Vec<Value> = keys
             .iter()
             .map(|k| {
                 let mut o = Map::new();
-                o.insert("key".into(), k.as_str().into());
+                put_text(&mut o, "key", k);
                 o.insert("slot".into(), table.slot(k).into());
-                text_member(&mut o, "owner", table.owner(k).id());
+                put_text(&mut o, "owner", table.owner(k).id());
                 Value::Object(o)
             })
             .collect();
@@ -101,15 +100,15 @@ pub fn run(a: &SlotHistoryArgs, out: &mut dyn Write) -> Result<(), CliError> {
     )?;
     writeln!(out, "table fingerprint  {}", history.table_fingerprint())?;
     writeln!(out, "view fingerprint   {}", view.fingerprint())?;
-    if !a.keys.is_empty() {
+    if !keys.is_empty() {
         writeln!(out, "\n  {:<24} {:>8}  owner", "key", "slot")?;
-        for k in &a.keys {
+        for k in &keys {
             writeln!(
                 out,
                 "  {:<24} {:>8}  {}",
-                k,
+                escaped(k),
                 table.slot(k),
-                show(table.owner(k).id())
+                escaped(table.owner(k).id())
             )?;
         }
     }

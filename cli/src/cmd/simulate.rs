@@ -1,0 +1,93 @@
+//! `hrwhash simulate`: balance, movement and weights on generated keys; with `--policy`, the
+//! placement policies side by side instead.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use super::value::{COUNT, PPM, SIZE};
+use super::{Common, DEFAULT_KEYS, MAX_NODES};
+use crate::error::CliError;
+use crate::input::{parse_seed, parse_weights};
+use crate::{compare, simulate};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Number of equal nodes, node-0 .. node-(N-1).
+    #[arg(long, value_name = "N", default_value = "5", allow_hyphen_values = true, value_parser = SIZE)]
+    nodes: usize,
+    /// Number of keys, key-0 .. key-(K-1).
+    #[arg(long, value_name = "K", default_value_t = DEFAULT_KEYS, allow_hyphen_values = true, value_parser = COUNT)]
+    keys: u64,
+    /// Weights of the weighted fleet, comma-separated.
+    #[arg(
+        long,
+        value_name = "W,W,...",
+        default_value = "1,2,3,4",
+        allow_hyphen_values = true
+    )]
+    weights: String,
+    /// How many nodes to add.
+    #[arg(long, value_name = "A", default_value = "1", allow_hyphen_values = true, value_parser = SIZE)]
+    add: usize,
+    /// How many nodes to remove (the first ones).
+    #[arg(long, value_name = "R", default_value = "1", allow_hyphen_values = true, value_parser = SIZE)]
+    remove: usize,
+    /// Draw the keys per node before and after the addition and the removal to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<OsString>,
+    /// Also simulate a slot table (conformance/POLICIES.md, slot-table-v1) with this many slots,
+    /// beside plain HRW on the same fleet and keys.
+    #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = COUNT)]
+    slots: Option<u64>,
+    /// The slot table's overload bound in parts per million (absent: the plain HRW slot table).
+    #[arg(long, value_name = "PPM", requires = "slots", allow_hyphen_values = true, value_parser = PPM)]
+    overload_ppm: Option<u32>,
+    /// Compare placement policies on --nodes equal nodes instead: one row per policy (max/mean
+    /// load, CV, keys moved when a node joins and leaves, ns per key). Repeatable: `plain`,
+    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1), `slots:S[:PPM]`
+    /// (slot-table-v1 with S slots, plain or with an overload bound in parts per million),
+    /// `levelled:S` (slot-table-v2, the levelled table, with the join and leave applied to it).
+    /// The comparison has its own join and leave, so it takes none of --weights, --add,
+    /// --remove, --plot and --slots.
+    #[arg(
+        long = "policy",
+        value_name = "POLICY",
+        conflicts_with_all = ["weights", "add", "remove", "plot", "slots"]
+    )]
+    policy: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
+    if a.policy.is_empty() {
+        let opts = simulate::Options {
+            nodes: a.nodes,
+            keys: a.keys,
+            weights: parse_weights(&a.weights, "--weights")?,
+            add: a.add,
+            remove: a.remove,
+            seed: parse_seed(a.common.seed.as_deref())?,
+            quiet: a.common.quiet,
+            plot: a.plot,
+            slot_table: a.slots.map(|s| (s, a.overload_ppm)),
+        };
+        return simulate::run(&opts, out, a.common.json);
+    }
+    let policies = a
+        .policy
+        .iter()
+        .map(|p| compare::parse(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    if a.nodes > MAX_NODES {
+        return Err(CliError::usage(
+            "ResultTooLarge",
+            format!(
+                "--nodes {} is more than the {MAX_NODES} nodes a simulation holds",
+                a.nodes
+            ),
+        ));
+    }
+    let seed = parse_seed(a.common.seed.as_deref())?;
+    compare::run(&policies, a.nodes, a.keys, seed, out, a.common.json)
+}
