@@ -565,7 +565,7 @@ impl Keys {
 
     /// Calls `f` on every key in order (a file's empty lines skipped, a trailing `\r` dropped),
     /// and with [`KeyEvent::Waiting`] before each read of input that may block. Returns the
-    /// number of keys; a file without any is an error.
+    /// number of keys, which is 0 for a file without any, as in every library.
     pub fn for_each(
         self,
         bar: &ProgressBar,
@@ -612,13 +612,6 @@ impl Keys {
                     count += 1;
                 }
                 bar.finish_and_clear();
-                if count == 0 {
-                    return Err(CliError::Input(if name == "stdin" {
-                        "no keys on stdin".to_string()
-                    } else {
-                        format!("{name}: no keys in the file")
-                    }));
-                }
                 Ok(count)
             }
         }

@@ -340,7 +340,7 @@ pub fn plan(
             opts.k
         )
     });
-    let mut begin = |out: &mut dyn Write| -> std::io::Result<()> {
+    let begin = |header: &mut Option<String>, out: &mut dyn Write| -> std::io::Result<()> {
         match header.take() {
             Some(h) => out.write_all(h.as_bytes()),
             None => Ok(()),
@@ -348,12 +348,12 @@ pub fn plan(
     };
     if opts.k == 1 {
         let mut d = t.diff();
-        keys.for_each(&bar, |e| {
+        let result = keys.for_each(&bar, |e| {
             let key = match e {
                 KeyEvent::Key(key) => key,
                 KeyEvent::Waiting => return Ok(out.flush()?),
             };
-            begin(out)?;
+            begin(&mut header, out)?;
             let r = d.route(key);
             if !r.moved {
                 return Ok(());
@@ -376,7 +376,9 @@ pub fn plan(
                 )?;
             }
             Ok(())
-        })?;
+        });
+        ended(result, &header, listed, opts.json, out)?;
+        begin(&mut header, out)?;
         if opts.json {
             let close = if listed == 0 { "]" } else { "\n  ]" };
             writeln!(
@@ -406,12 +408,12 @@ pub fn plan(
             .join(",")
     };
     let mut d = t.diff_top(opts.k);
-    keys.for_each(&bar, |e| {
+    let result = keys.for_each(&bar, |e| {
         let key = match e {
             KeyEvent::Key(key) => key,
             KeyEvent::Waiting => return Ok(out.flush()?),
         };
-        begin(out)?;
+        begin(&mut header, out)?;
         let s: &RouteSet = d.route_top(key);
         if !s.changed() {
             return Ok(());
@@ -444,7 +446,9 @@ pub fn plan(
             )?;
         }
         Ok(())
-    })?;
+    });
+    ended(result, &header, listed, opts.json, out)?;
+    begin(&mut header, out)?;
     if opts.json {
         let close = if listed == 0 { "]" } else { "\n  ]" };
         writeln!(
@@ -467,6 +471,32 @@ pub fn plan(
         )?;
     }
     Ok(())
+}
+
+/// Ends a plan whose keys could not all be read: a JSON document already begun (`header` taken)
+/// is closed with the error as its last member, so stdout holds either nothing or one complete
+/// document; the error is then returned.
+fn ended(
+    result: Result<u64, CliError>,
+    header: &Option<String>,
+    listed: u64,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
+    let e = match result {
+        Ok(_) => return Ok(()),
+        Err(e @ CliError::Output(_)) => return Err(e),
+        Err(e) => e,
+    };
+    if as_json && header.is_none() {
+        let close = if listed == 0 { "]" } else { "\n  ]" };
+        writeln!(
+            out,
+            "{close},\n  \"error\": {}\n}}",
+            Value::from(e.to_string())
+        )?;
+    }
+    Err(e)
 }
 
 /// `plan --summary`: the counts of a plan without its keys.

@@ -142,9 +142,26 @@ const SERIES: [RGBColor; 3] = [
     RGBColor(80, 170, 90),
 ];
 
-/// One group of bars per node (`rows`: id and one count per series), side by side, with a legend:
-/// how many keys (or replicas) each node holds before and after a change. Every node gets one
-/// bar per series, also a bar of height 0, so no node silently disappears from the chart.
+/// Height of one bar, and the gap between two nodes' groups of bars, in pixels.
+const BAR: usize = 9;
+const GAP: usize = 8;
+/// Ids longer than this are cut, so the label column keeps its width.
+const MAX_LABEL: usize = 40;
+
+/// A node id as its label: the text, cut to [`MAX_LABEL`] characters.
+fn label(id: &[u8]) -> String {
+    let text = show(id);
+    match text.char_indices().nth(MAX_LABEL) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
+/// One row of bars per node (`rows`: id and one count per series), the node's id at its left,
+/// with a legend: how many keys (or replicas) each node holds before and after a change. The
+/// chart grows in height with the nodes, so every node is named at any fleet size and no two
+/// labels overlap. Every node gets one bar per series, also a bar of length 0, so no node
+/// silently disappears from the chart.
 pub fn node_loads<const S: usize>(
     path: &Path,
     caption: &str,
@@ -159,44 +176,46 @@ pub fn node_loads<const S: usize>(
         .max()
         .unwrap_or(0)
         .max(1) as f64;
-    let width = (160 + 14 * n * S).clamp(900, 20_000) as u32;
-    let root = SVGBackend::new(path, (width, 500)).into_drawing_area();
+    let labels: Vec<String> = rows.iter().map(|(id, _)| label(id)).collect();
+    let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    let label_area = (7 * widest + 20).clamp(60, 320) as u32;
+    let height = (120 + n * (S * BAR + GAP)).clamp(400, 60_000) as u32;
+    let root = SVGBackend::new(path, (900, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| failed(path, e))?;
+    // Node i is the row from n - i - 1 to n - i, so the first node is at the top.
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, ("sans-serif", 18))
         .margin(10)
         .x_label_area_size(40)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..n as f64, 0f64..top * 1.3)
+        .y_label_area_size(label_area)
+        .build_cartesian_2d(0f64..top * 1.3, 0f64..n as f64)
         .map_err(|e| failed(path, e))?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(0)
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .x_desc("node")
-        .y_desc(unit)
+        .disable_y_mesh()
+        .y_labels(0)
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .x_desc(unit)
         .draw()
         .map_err(|e| failed(path, e))?;
-    // Ids under their bars, while they fit.
-    if rows.len() <= 40 {
-        let style =
-            TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-        chart
-            .draw_series(
-                rows.iter()
-                    .enumerate()
-                    .map(|(i, (id, _))| Text::new(show(id), (i as f64 + 0.5, 0.0), style.clone())),
-            )
-            .map_err(|e| failed(path, e))?;
-    }
+    let row = |i: usize| (n - i - 1) as f64;
+    let style =
+        TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    chart
+        .draw_series(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(i, l)| Text::new(l.clone(), (-0.01 * top, row(i) + 0.5), style.clone())),
+        )
+        .map_err(|e| failed(path, e))?;
     let bar = 0.8 / S as f64;
     for (s, name) in series.iter().enumerate() {
         let color = SERIES[s % SERIES.len()];
         chart
             .draw_series(rows.iter().enumerate().map(|(i, (_, counts))| {
-                let x = i as f64 + 0.1 + s as f64 * bar;
-                Rectangle::new([(x, 0.0), (x + bar, counts[s] as f64)], color.filled())
+                let y = row(i) + 0.9 - s as f64 * bar;
+                Rectangle::new([(0.0, y - bar), (counts[s] as f64, y)], color.filled())
             }))
             .map_err(|e| failed(path, e))?
             .label(*name)

@@ -539,6 +539,63 @@ fn place_with_failing_stdin(json: bool) -> Output {
     out
 }
 
+/// `plan --keys-from -` on a stdin that yields two keys and then fails to read.
+fn plan_with_failing_stdin(extra: &[&str]) -> Output {
+    let (ours, theirs) = UnixStream::pair().unwrap();
+    theirs.set_nonblocking(true).unwrap();
+    // Both keys change owner between the two memberships.
+    (&ours).write_all(b"user:1\nuser:9\n").unwrap();
+    let mut args = vec![
+        "plan",
+        "--from",
+        "testdata/nodes-old.txt",
+        "--to",
+        "testdata/nodes-new.txt",
+        "--keys-from",
+        "-",
+    ];
+    args.extend_from_slice(extra);
+    let out = bin()
+        .args(&args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .output()
+        .unwrap();
+    drop(ours);
+    out
+}
+
+/// A plan whose keys stop part-way still leaves one complete JSON document on stdout: the moves
+/// found so far, and the error as its last member; the status says it failed.
+#[test]
+fn a_plan_read_error_mid_stream_leaves_a_complete_json_document() {
+    for k in ["1", "2"] {
+        let out = plan_with_failing_stdin(&["--json", "--k", k]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.starts_with("hrwhash: error: cannot read stdin: "),
+            "{stderr}"
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("the document is closed");
+        let moves = doc["moves"].as_array().unwrap();
+        let keys: Vec<&str> = moves.iter().map(|m| m["key"].as_str().unwrap()).collect();
+        assert_eq!(keys, ["user:1", "user:9"], "--k {k}: {doc}");
+        let error = doc["error"].as_str().unwrap();
+        assert!(stderr.contains(error), "{error} vs {stderr}");
+        assert!(
+            doc.get("keys").is_none(),
+            "no totals for keys not all read: {doc}"
+        );
+    }
+    // In text, the moves found stay printed and no totals line claims the plan is whole.
+    let out = plan_with_failing_stdin(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(!text.contains("# copy"), "{text}");
+}
+
 #[test]
 fn a_read_error_mid_stream_leaves_valid_json_and_a_failing_status() {
     let library = Placement::new(["a", "b", "c"]).unwrap();
@@ -608,4 +665,43 @@ fn weights_given_with_nodes_and_files_agree_with_the_library() {
     }
     assert_eq!(doc["nodes"][0]["before"], json!(a));
     assert_eq!(doc["nodes"][1]["before"], json!(0));
+}
+
+/// A flag that selects a mode says so: `simulate --policy` runs its own join and leave, so the
+/// flags of the plain simulation are refused with it rather than ignored, and only `diff`
+/// compares profiles.
+#[test]
+fn flags_of_another_mode_are_refused() {
+    for extra in [
+        &["--weights", "1,2"][..],
+        &["--add", "2"][..],
+        &["--remove", "2"][..],
+        &["--plot", "/tmp/x.svg"][..],
+        &["--slots", "64"][..],
+    ] {
+        let mut args = vec![
+            "simulate", "--nodes", "4", "--keys", "100", "--policy", "plain",
+        ];
+        args.extend_from_slice(extra);
+        let out = run(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(stderr.contains("cannot be used with"), "{args:?}: {stderr}");
+    }
+    let out = run(&[
+        "plan",
+        "--from-profile",
+        "go-redis-ring-v9",
+        "--nodes",
+        "testdata/nodes-old.txt",
+        "--to",
+        "testdata/nodes-new.txt",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("unexpected argument '--from-profile'"),
+        "{stderr}"
+    );
 }

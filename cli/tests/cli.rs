@@ -559,7 +559,6 @@ fn every_bad_input_is_a_clear_error_not_a_panic() {
     let fields = write(&dir, "fields.txt", "a,1,r1,extra\n");
     let empty = write(&dir, "empty.txt", "# nothing\n\n");
     let empty_id = write(&dir, "empty-id.txt", "a\n,2\n");
-    let no_keys = write(&dir, "no-keys.txt", "\n\n");
     let missing = dir.join("missing.txt").to_str().unwrap().to_string();
     let a_dir = dir.to_str().unwrap().to_string();
 
@@ -769,19 +768,6 @@ fn every_bad_input_is_a_clear_error_not_a_panic() {
             vec!["diff", "--from", &empty_id, "--to", &good],
             1,
             "empty-id.txt line 2: node id is empty",
-        ),
-        (
-            vec![
-                "diff",
-                "--from",
-                &good,
-                "--to",
-                &good,
-                "--keys-from",
-                &no_keys,
-            ],
-            1,
-            "no keys in the file",
         ),
         (
             vec![

@@ -329,3 +329,94 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
         assert_eq!(got["to"], profile.name());
     }
 }
+
+/// `args` fail with `variant`: exit status 2 for a command-line value, 1 for a file's content.
+fn fails_with(args: &[&str], variant: &str) {
+    let out = run(args, b"");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let status = if args.iter().any(|a| a.ends_with("racked.txt")) {
+        1
+    } else {
+        2
+    };
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
+    assert!(
+        stderr.starts_with(&format!("hrwhash: error[{variant}]: ")),
+        "{args:?}: {stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}");
+}
+
+/// What a profile does not offer is `NotOffered`, never a silently different answer: a diff with
+/// a profile compares owners, so `--k` other than 1 is refused (for every profile, also one
+/// whose `place --k 2` works); `place --profile` with domains is refused as the libraries refuse
+/// it; a node file with domains is refused by `diff --from-profile` as by `place`.
+#[test]
+fn what_a_profile_does_not_offer_is_not_offered() {
+    let dir = std::env::temp_dir().join(format!("hrwhash-cli-offered-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("plain.txt");
+    std::fs::write(&plain, "a:1\nb:1\nc:1\n").unwrap();
+    let racked = dir.join("racked.txt");
+    std::fs::write(&racked, "a:1,1,rack-1\nb:1,1,rack-2\n").unwrap();
+    let plain: &'static str = plain.to_str().unwrap().to_string().leak();
+    let racked: &'static str = racked.to_str().unwrap().to_string().leak();
+    for profile in Profile::ALL {
+        let name = profile.name();
+        let diff = |extra: &[&'static str]| -> Vec<&'static str> {
+            let mut args = vec!["diff", "--keys", "100", "--from-profile", name, "--nodes"];
+            args.extend_from_slice(extra);
+            args
+        };
+        // --k 1 is the owner diff itself: nothing moves when the incumbent keeps its nodes.
+        let one = json(
+            &[
+                diff(&[plain, "--to", plain, "--json", "--to-profile", name]),
+                vec!["--k", "1"],
+            ]
+            .concat(),
+            b"",
+        );
+        assert_eq!(one["moved_keys"], 0, "{name}");
+        for k in ["2", "3"] {
+            fails_with(
+                &[diff(&[plain, "--to", plain]), vec!["--k", k]].concat(),
+                "NotOffered",
+            );
+            fails_with(
+                &[
+                    diff(&[plain, "--to", plain, "--to-profile", name]),
+                    vec!["--k", k],
+                ]
+                .concat(),
+                "NotOffered",
+            );
+        }
+        fails_with(&diff(&[racked, "--to", plain]), "NotOffered");
+        fails_with(
+            &[
+                "diff",
+                "--from",
+                plain,
+                "--to",
+                racked,
+                "--to-profile",
+                name,
+            ],
+            "NotOffered",
+        );
+        let place = ["place", "--profile", name, "--nodes", "a:1,b:1"];
+        fails_with(
+            &[&place[..], &["--policy", "domains", "k"]].concat(),
+            "NotOffered",
+        );
+        fails_with(
+            &[&place[..], &["--domains", "r1,r2", "k"]].concat(),
+            "NotOffered",
+        );
+        fails_with(
+            &["place", "--profile", name, "--nodes-file", racked, "k"],
+            "NotOffered",
+        );
+    }
+}

@@ -139,3 +139,55 @@ fn a_missing_file_is_an_input_error() {
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/history.json"));
 }
+
+/// KEY arguments are bytes, as in `place`: a key that is not UTF-8 gets the library's slot and
+/// owner, written as `key_hex` in JSON and escaped in text.
+#[cfg(unix)]
+#[test]
+fn keys_that_are_not_utf8_are_placed() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let dir = scratch("bytes");
+    let case = &vectors()["valid"][0];
+    let path = write(&dir, "bytes", case);
+    let seed = match case.get("seed") {
+        Some(hex) => hrwhash::Seed::from_slice(&unhex(hex.as_str().unwrap())).unwrap(),
+        None => hrwhash::Seed::DEFAULT,
+    };
+    let history =
+        hrwhash::policy::SlotHistory::from_json_bytes(&std::fs::read(&path).unwrap(), seed)
+            .unwrap();
+    let key: &[u8] = b"user:\xff\xfe";
+    let table = history.table();
+    let owner = table.owner(key).id().to_vec();
+
+    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-history".as_ref(), path.as_os_str()];
+    if let Some(seed) = case.get("seed") {
+        args.push("--seed".as_ref());
+        args.push(seed.as_str().unwrap().as_ref());
+    }
+    args.push(std::ffi::OsStr::from_bytes(key));
+    let mut json = args.clone();
+    json.push("--json".as_ref());
+    let out = hrwhash(&json);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = &doc["keys"][0];
+    assert_eq!(got["key_hex"], "757365723afffe");
+    assert_eq!(got["slot"], table.slot(key));
+    assert_eq!(got["owner"].as_str().unwrap().as_bytes(), owner);
+
+    let out = hrwhash(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let line = format!("  {:<24} {:>8}  ", "user:\\xff\\xfe", table.slot(key));
+    assert!(text.contains(&line), "{line:?} not in {text}");
+}

@@ -571,44 +571,136 @@ fn progress_bars_are_drawn_on_a_terminal_unless_quiet() {
     assert!(!quiet.contains("simulate"), "--quiet still drew: {quiet:?}");
 }
 
-/// Input without keys is an error, and a plan then prints nothing rather than half a document.
+/// Input without keys counts zero keys, as every library does: `diff` and `plan` succeed with
+/// complete output whose counts are all 0 (a blank file and an empty stdin alike).
 #[test]
-fn a_plan_without_keys_prints_nothing() {
+fn input_without_keys_counts_zero_keys() {
     let dir = scratch("no-keys");
     let blank = dir.join("blank.txt");
     std::fs::write(&blank, "\n\r\n\n").unwrap();
-    for extra in [
-        &[][..],
-        &["--json"][..],
-        &["--k", "2"][..],
-        &["--summary"][..],
-    ] {
-        let mut args = vec![
-            "plan",
+    let blank = blank.to_str().unwrap();
+    for k in ["1", "2"] {
+        for command in ["diff", "plan"] {
+            let args = [
+                command,
+                "--from",
+                OLD,
+                "--to",
+                NEW,
+                "--keys-from",
+                blank,
+                "--k",
+                k,
+                "--json",
+            ];
+            let out = hrwhash(&args);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+            assert_eq!(doc["keys"], 0, "{args:?}: {doc}");
+            let changed = if k == "1" {
+                "moved_keys"
+            } else {
+                "changed_keys"
+            };
+            assert_eq!(doc[changed], 0, "{args:?}: {doc}");
+        }
+    }
+    let out = hrwhash(&["plan", "--from", OLD, "--to", NEW, "--keys-from", blank]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("# hrwhash plan (hrw-v1): key,"), "{text}");
+    assert!(
+        text.ends_with("# copy 0 of 0 keys (0.00%) to their new owner before switching\n"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let out = hrwhash(&[
+        "plan",
+        "--from",
+        OLD,
+        "--to",
+        NEW,
+        "--keys-from",
+        blank,
+        "--summary",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["keys"], 0);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
+        .args([
+            "diff",
             "--from",
             OLD,
             "--to",
             NEW,
             "--keys-from",
-            blank.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let out = hrwhash(&args);
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
-        assert!(
-            out.stdout.is_empty(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stdout)
-        );
-        assert!(String::from_utf8_lossy(&out.stderr).contains("blank.txt: no keys in the file"));
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(["plan", "--from", OLD, "--to", NEW, "--keys-from", "-"])
+            "-",
+            "--json",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no keys on stdin"));
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["keys"], 0);
+    assert_eq!(doc["moved_keys"], 0);
+}
+
+/// At fleet sizes every node is still named: a 50 -> 52 node diff labels each of the 52 bars
+/// groups with its id, on rows far enough apart that no two labels overlap.
+#[test]
+fn plots_name_every_node_of_a_large_fleet() {
+    let dir = scratch("plot-fleet");
+    let ids = |n: usize| (0..n).map(|i| format!("node-{i}\n")).collect::<String>();
+    let from = dir.join("50.txt");
+    let to = dir.join("52.txt");
+    std::fs::write(&from, ids(50)).unwrap();
+    std::fs::write(&to, ids(52)).unwrap();
+    let svg = dir.join("fleet.svg");
+    ok(&[
+        "diff",
+        "--from",
+        from.to_str().unwrap(),
+        "--to",
+        to.to_str().unwrap(),
+        "--keys",
+        "5000",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    let fills = bar_fills(&svg);
+    assert!(fills.values().all(|&c| c == 52 + 1), "{fills:?}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let mut rows: Vec<(f64, f64, String)> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| {
+            let label = n.text()?.trim().to_string();
+            label.starts_with("node-").then(|| {
+                let at = |a: &str| n.attribute(a).unwrap().parse::<f64>().unwrap();
+                (at("y"), at("font-size"), label)
+            })
+        })
+        .collect();
+    let named: BTreeSet<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+    assert_eq!(named.len(), 52, "{named:?}");
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for pair in rows.windows(2) {
+        assert!(
+            pair[1].0 - pair[0].0 >= pair[0].1,
+            "labels {} and {} overlap",
+            pair[0].2,
+            pair[1].2
+        );
+    }
 }

@@ -199,6 +199,13 @@ fn ramp_rejects_bad_limits_and_mixed_seeds() {
         ("150%", "invalid per-step move limit"),
         ("0.0000000001", "invalid per-step move limit"),
         ("lots", "not a percentage"),
+        // A negative limit reaches the limit's parser and the core's check, not clap's
+        // "unexpected argument".
+        (
+            "-1",
+            "error[InvalidMoveLimit]: --max-move: invalid per-step move limit -1",
+        ),
+        ("-5%", "error[InvalidMoveLimit]"),
     ] {
         let args = ramp(limit);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -284,4 +291,134 @@ fn diff_and_plan_take_view_files() {
     ]))
     .unwrap();
     assert_eq!(plan["moved_keys"].as_u64().unwrap(), diff.moved());
+}
+
+/// A node file stands in for a view wherever a membership is read: `view --from-nodes` writes
+/// its view, `ramp` plans from node files (a view at epoch 0), and `place --nodes-file` and
+/// `place --view` place keys as the library does on the same membership.
+#[test]
+fn node_files_and_views_are_interchangeable() {
+    let (old, new) = (testdata("view-old.json"), testdata("view-new.json"));
+    // testdata/nodes-*.txt hold the memberships of testdata/view-*.json.
+    let written = ok(&[
+        "view",
+        "--from-nodes",
+        "testdata/nodes-old.txt",
+        "--epoch",
+        "41",
+    ]);
+    let view = View::from_json(&written).unwrap();
+    assert_eq!(view.fingerprint(), old.fingerprint());
+    assert_eq!(view.epoch(), 41);
+    // nodes-new.json lists cache-b at weight 0, which view-new.json leaves out.
+    let nodes = [
+        ("cache-a", 1.0, "rack-1"),
+        ("cache-b", 0.0, "rack-1"),
+        ("cache-c", 1.0, "rack-2"),
+        ("cache-d", 2.0, "rack-2"),
+    ]
+    .map(|(id, w, d)| {
+        hrwhash::Node::new(id)
+            .with_weight(hrwhash::Weight::new(w).unwrap())
+            .with_domain(d)
+    });
+    let drained = View::new(
+        Placement::from_nodes(Seed::DEFAULT, nodes.to_vec()).unwrap(),
+        0,
+    )
+    .unwrap();
+    let view = View::from_json(&ok(&["view", "--from-nodes", "testdata/nodes-new.json"])).unwrap();
+    assert_eq!(view.fingerprint(), drained.fingerprint());
+    assert_eq!(view.epoch(), 0);
+    fails(&["view"], 2, "--from-nodes");
+    fails(
+        &[
+            "view",
+            "testdata/view-old.json",
+            "--from-nodes",
+            "testdata/nodes-old.txt",
+        ],
+        2,
+        "cannot be used with",
+    );
+    fails(
+        &["view", "--from-nodes", "testdata/view-old.json"],
+        1,
+        "testdata/view-old.json",
+    );
+
+    let dir = scratch("ramp-nodes");
+    let steps = dir.join("steps");
+    let doc: Value = serde_json::from_str(&ok(&[
+        "ramp",
+        "--from",
+        "testdata/nodes-old.txt",
+        "--to",
+        "testdata/nodes-new.json",
+        "--max-move",
+        "20%",
+        "--out",
+        steps.to_str().unwrap(),
+        "--json",
+    ]))
+    .unwrap();
+    let plan = RampPlan::new(&old.with_epoch(0), &drained, 0.2).unwrap();
+    let rows = doc["steps"].as_array().unwrap();
+    assert_eq!(rows.len(), plan.steps().len());
+    for (i, (row, step)) in rows.iter().zip(plan.steps()).enumerate() {
+        assert_eq!(row["moved"].as_f64().unwrap(), step.moved);
+        assert_eq!(row["epoch"], (i + 1).to_string());
+    }
+    assert_eq!(doc["total_moved"].as_f64().unwrap(), plan.total_moved());
+
+    let keys = ["user:1", "user:2", "session:abc", "k"];
+    for source in [
+        &["--view", "testdata/view-new.json"][..],
+        &["--nodes-file", "testdata/nodes-new.txt"][..],
+        &["--nodes-file", "testdata/nodes-new.json"][..],
+    ] {
+        let mut args = vec!["place", "--k", "2", "--json"];
+        args.extend_from_slice(source);
+        args.extend_from_slice(&keys);
+        let doc: Value = serde_json::from_str(&ok(&args)).unwrap();
+        for (item, key) in doc.as_array().unwrap().iter().zip(keys) {
+            let rank: Vec<&[u8]> = new
+                .placement()
+                .rank(key, 2)
+                .iter()
+                .map(|n| n.id())
+                .collect();
+            let got: Vec<&[u8]> = item["rank"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().as_bytes())
+                .collect();
+            assert_eq!(got, rank, "{source:?} {key}");
+        }
+    }
+    fails(
+        &[
+            "place",
+            "--view",
+            "testdata/view-new.json",
+            "--nodes",
+            "a",
+            "k",
+        ],
+        2,
+        "cannot be used with",
+    );
+    fails(
+        &[
+            "place",
+            "--nodes-file",
+            "testdata/nodes-new.txt",
+            "--weights",
+            "1",
+            "k",
+        ],
+        2,
+        "cannot be used with",
+    );
 }

@@ -46,7 +46,7 @@ pub struct Args {
         long,
         value_name = "W,W,...",
         allow_hyphen_values = true,
-        requires = "nodes"
+        conflicts_with_all = ["nodes_file", "view"]
     )]
     weights: Option<String>,
     /// Print the first k nodes of each key's ranking instead of only the owner.
