@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use crate::error::CliError;
 use crate::input::generated_key;
+use crate::output::json_doc;
 
 /// One policy as `simulate` compares it: assigns a batch of keys on a placement.
 pub trait Compared {
@@ -253,11 +254,7 @@ pub fn run(
             "optimum_moved_on_leave_percent": 100.0 / n as f64,
             "policies": doc,
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     writeln!(

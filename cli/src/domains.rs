@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::error::{from_core, CliError};
 use crate::input::{generated_key, parse_usize};
-use crate::output::escaped;
+use crate::output::{escaped, json_doc};
 
 /// `--level`: a 0-based index, or one of the names of `--levels`.
 pub fn parse_level(text: &str, names: Option<&str>) -> Result<usize, CliError> {
@@ -335,11 +335,7 @@ pub fn simulate(o: &SimOptions, out: &mut dyn Write, as_json: bool) -> Result<()
         "hrw_v1_replicas": report(&hrw),
     });
     if as_json {
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     writeln!(

@@ -102,10 +102,18 @@ pub fn parse_usize(text: &str, flag: &str) -> Result<usize, CliError> {
 /// The items of a comma-separated flag value, with ASCII whitespace around each removed (the
 /// rule of node files too). An empty or blank value is an empty list.
 fn list_items(list: &str) -> Vec<&str> {
+    byte_items(list.as_bytes())
+        .into_iter()
+        .map(|item| std::str::from_utf8(item).unwrap_or_default())
+        .collect()
+}
+
+/// [`list_items`] of bytes: `--nodes` ids are bytes, like a node file's.
+fn byte_items(list: &[u8]) -> Vec<&[u8]> {
     if list.trim_ascii().is_empty() {
         return Vec::new();
     }
-    list.split(',').map(str::trim_ascii).collect()
+    list.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect()
 }
 
 /// The number a weight's text stands for; text that is not a number is a wrong type.
@@ -159,11 +167,12 @@ fn validate_weights(numbers: &[(&str, f64)], flag: &str) -> Result<Vec<Weight>, 
 /// the order of conformance/API.md section 4 (types, then lengths, then the seed's length, then
 /// weights, then the core's membership checks).
 pub fn place_membership(
-    ids: &str,
+    ids: &OsStr,
     weights: Option<&str>,
     seed: Option<&str>,
 ) -> Result<Placement, CliError> {
-    let ids = list_items(ids);
+    let ids = arg_bytes(ids);
+    let ids = byte_items(&ids);
     let numbers = weights
         .map(|w| weight_numbers(w, "--weights"))
         .transpose()?;
@@ -172,19 +181,17 @@ pub fn place_membership(
     let seed = seed_from(seed.as_deref())?;
     let nodes = nodes_with_weights(&ids, numbers)?;
     Placement::from_nodes(seed, nodes).map_err(|e| {
-        from_core(
-            &e,
-            true,
-            &|i| format!("'{}'", escaped(ids[i].as_bytes())),
-            &|i| format!("--nodes index {i}"),
-        )
+        from_core(&e, true, &|i| format!("'{}'", escaped(ids[i])), &|i| {
+            format!("--nodes index {i}")
+        })
     })
 }
 
 /// The nodes of `--nodes a,b,c` and optional `--weights`, for a placement built elsewhere (a
 /// compatibility profile).
-pub fn place_nodes(ids: &str, weights: Option<&str>) -> Result<Vec<Node>, CliError> {
-    let ids = list_items(ids);
+pub fn place_nodes(ids: &OsStr, weights: Option<&str>) -> Result<Vec<Node>, CliError> {
+    let ids = arg_bytes(ids);
+    let ids = byte_items(&ids);
     let numbers = weights
         .map(|w| weight_numbers(w, "--weights"))
         .transpose()?;
@@ -192,7 +199,7 @@ pub fn place_nodes(ids: &str, weights: Option<&str>) -> Result<Vec<Node>, CliErr
     nodes_with_weights(&ids, numbers)
 }
 
-fn check_weight_count(ids: &[&str], numbers: Option<&[(&str, f64)]>) -> Result<(), CliError> {
+fn check_weight_count(ids: &[&[u8]], numbers: Option<&[(&str, f64)]>) -> Result<(), CliError> {
     if let Some(numbers) = numbers {
         if numbers.len() != ids.len() {
             return Err(CliError::usage(
@@ -209,7 +216,7 @@ fn check_weight_count(ids: &[&str], numbers: Option<&[(&str, f64)]>) -> Result<(
 }
 
 fn nodes_with_weights(
-    ids: &[&str],
+    ids: &[&[u8]],
     numbers: Option<Vec<(&str, f64)>>,
 ) -> Result<Vec<Node>, CliError> {
     let weights = match numbers {
@@ -219,7 +226,7 @@ fn nodes_with_weights(
     Ok(ids
         .iter()
         .zip(weights)
-        .map(|(id, w)| Node::new(id).with_weight(w))
+        .map(|(&id, w)| Node::new(id).with_weight(w))
         .collect())
 }
 

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
 use crate::input::{KeyEvent, Keys};
-use crate::output::{escaped, put_text};
+use crate::output::{escaped, json_doc, put_text, text_item};
 use crate::plot;
 
 /// What `diff` and `plan` were asked for beyond the memberships and the keys.
@@ -46,18 +46,6 @@ fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
-/// An id as an element of a JSON list: a string when it is UTF-8, else `{"id_hex": ...}`.
-fn id_item(bytes: &[u8]) -> Value {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => Value::from(text),
-        Err(_) => {
-            let mut object = Map::new();
-            put_text(&mut object, "id", bytes);
-            Value::Object(object)
-        }
-    }
-}
-
 /// `name` and the text, or `<name>_hex` and the hex when the bytes are not UTF-8.
 fn text_pair(name: &str, bytes: &[u8]) -> (String, Value) {
     let mut m = Map::new();
@@ -73,14 +61,6 @@ fn ordered(members: &[(String, Value)]) -> String {
         .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
         .collect();
     format!("{{{}}}", parts.join(","))
-}
-
-fn json_doc(v: &Value, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "{}",
-        serde_json::to_string_pretty(v).unwrap_or_default()
-    )
 }
 
 fn show(c: Option<u64>) -> String {
@@ -426,11 +406,14 @@ pub fn plan(
                 text_pair("from", source),
                 (
                     "add".into(),
-                    s.add.iter().map(|&j| id_item(id(to, j))).collect(),
+                    s.add.iter().map(|&j| text_item("id", id(to, j))).collect(),
                 ),
                 (
                     "drop".into(),
-                    s.drop.iter().map(|&i| id_item(id(from, i))).collect(),
+                    s.drop
+                        .iter()
+                        .map(|&i| text_item("id", id(from, i)))
+                        .collect(),
                 ),
             ];
             start_item(out)?;

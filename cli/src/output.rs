@@ -47,6 +47,28 @@ pub fn put_text(object: &mut Map<String, Value>, name: &str, bytes: &[u8]) {
     };
 }
 
+/// A key, id or domain as an element of a JSON list: a string when it is UTF-8, else
+/// `{"<name>_hex": ...}`.
+pub fn text_item(name: &str, bytes: &[u8]) -> Value {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Value::from(text),
+        Err(_) => {
+            let mut object = Map::new();
+            put_text(&mut object, name, bytes);
+            Value::Object(object)
+        }
+    }
+}
+
+/// A JSON document, pretty-printed, on its own lines.
+pub fn json_doc(doc: &Value, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{}",
+        serde_json::to_string_pretty(doc).unwrap_or_default()
+    )
+}
+
 /// Whether standard output was closed when the process started. The Rust runtime reopens a closed
 /// descriptor 1 on /dev/null before `main`, after which every write succeeds and the output would
 /// vanish with exit status 0; a constructor that runs before the runtime records the truth.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::error::CliError;
 use crate::input::{arg_bytes, for_each_stdin_key};
-use crate::output::{escaped, put_text};
+use crate::output::{escaped, put_text, text_item};
 use crate::progress::{self, Unit};
 
 /// Places the keys given as arguments or, without any, every stdin line. When reading stdin fails
@@ -85,11 +85,7 @@ impl Printer<'_> {
             let mut item = Map::new();
             put_text(&mut item, "key", key);
             put_text(&mut item, "owner", owner.id());
-            // --nodes is UTF-8 text, so every id is a JSON string.
-            let rank: Vec<Value> = rank
-                .iter()
-                .map(|n| Value::from(String::from_utf8_lossy(n.id())))
-                .collect();
+            let rank: Vec<Value> = rank.iter().map(|n| text_item("id", n.id())).collect();
             item.insert("rank".into(), Value::from(rank));
             self.element(&Value::Object(item))?;
         } else {
@@ -108,19 +104,11 @@ impl Printer<'_> {
             let mut item = Map::new();
             put_text(&mut item, "key", key);
             put_text(&mut item, "owner", id(replicas[0]));
-            let ids: Vec<Value> = replicas
-                .iter()
-                .map(|&i| Value::from(String::from_utf8_lossy(id(i))))
-                .collect();
+            let ids: Vec<Value> = replicas.iter().map(|&i| text_item("id", id(i))).collect();
             item.insert("replicas".into(), Value::from(ids));
-            // --domains is UTF-8 text too.
             let domains: Vec<Value> = replicas
                 .iter()
-                .map(|&i| {
-                    Value::from(String::from_utf8_lossy(
-                        policy.domain_of(i).unwrap_or_default(),
-                    ))
-                })
+                .map(|&i| text_item("domain", policy.domain_of(i).unwrap_or_default()))
                 .collect();
             item.insert("domains".into(), Value::from(domains));
             self.element(&Value::Object(item))?;

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
 use crate::input::{arg_bytes, for_each_stdin_key, KeyEvent, Keys, Membership};
-use crate::output::{escaped, put_text};
+use crate::output::{escaped, json_doc, put_text, text_item};
 
 /// A profile named on the command line.
 pub fn parse_profile(name: &str, flag: &str) -> Result<Profile, CliError> {
@@ -75,10 +75,7 @@ pub fn place(
             let mut item = Map::new();
             put_text(&mut item, "key", key);
             put_text(&mut item, "owner", placement.owner_id(key));
-            let rank: Vec<Value> = rank
-                .iter()
-                .map(|&i| Value::from(String::from_utf8_lossy(id(i))))
-                .collect();
+            let rank: Vec<Value> = rank.iter().map(|&i| text_item("id", id(i))).collect();
             item.insert("rank".into(), Value::from(rank));
             let sep = if printed == 0 { "[\n  " } else { ",\n  " };
             write!(out, "{sep}{}", Value::Object(item))?;
@@ -197,11 +194,7 @@ pub fn diff(
                 m
             }).collect::<Vec<_>>(),
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     writeln!(

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use crate::error::CliError;
 use crate::input::{generated_key, seed_hex};
+use crate::output::json_doc;
 use crate::progress::{self, Unit};
 use crate::stats::{chi_square, ChiSquare};
 
@@ -174,11 +175,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         if let Some(st) = &slots {
             doc["slot_table"] = st.to_json();
         }
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
     } else {
         write_text(opts, &r, &intended, out)?;
         if let Some(st) = &slots {

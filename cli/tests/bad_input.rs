@@ -705,3 +705,53 @@ fn flags_of_another_mode_are_refused() {
         "{stderr}"
     );
 }
+
+/// `--nodes` ids are bytes, like the ids of a node file and like `place`'s keys: an id that is
+/// not UTF-8 owns its keys as in the library, and is written as hex in JSON, never mangled.
+#[cfg(unix)]
+#[test]
+fn node_ids_that_are_not_utf8_are_used_byte_for_byte() {
+    use std::os::unix::ffi::OsStrExt;
+
+    let ids: [&[u8]; 3] = [b"cache-\xff", b"cache-b", b"\xfe"];
+    let library = Placement::new(ids).unwrap();
+    let keys: Vec<String> = (0..40).map(|i| format!("user:{i}")).collect();
+    let out = bin()
+        .arg("place")
+        .arg("--nodes")
+        .arg(std::ffi::OsStr::from_bytes(b"cache-\xff,cache-b,\xfe"))
+        .args(["--k", "3", "--json"])
+        .args(&keys)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = |v: &Value| -> Vec<u8> {
+        match v.as_str() {
+            Some(text) => text.as_bytes().to_vec(),
+            None => {
+                let hex = v["id_hex"].as_str().unwrap();
+                (0..hex.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                    .collect()
+            }
+        }
+    };
+    let mut owners = std::collections::BTreeSet::new();
+    for (item, key) in doc.as_array().unwrap().iter().zip(&keys) {
+        let rank: Vec<Vec<u8>> = item["rank"].as_array().unwrap().iter().map(id).collect();
+        let want: Vec<Vec<u8>> = library
+            .rank(key, 3)
+            .iter()
+            .map(|n| n.id().to_vec())
+            .collect();
+        assert_eq!(rank, want, "{key}");
+        owners.insert(rank[0].clone());
+    }
+    assert_eq!(owners.len(), 3, "every id owns some of 40 keys");
+}

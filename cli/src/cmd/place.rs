@@ -33,7 +33,7 @@ const POLICY: Typed<Policy> = Typed(|text, flag| match text {
 pub struct Args {
     /// Node ids, comma-separated.
     #[arg(long, value_name = "ID,ID,...")]
-    nodes: Option<String>,
+    nodes: Option<OsString>,
     /// The nodes from a node file instead (one `id[,weight[,domain]]` per line, or a JSON array
     /// of nodes; the files of `diff` and `plan`).
     #[arg(long, value_name = "FILE")]

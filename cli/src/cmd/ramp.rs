@@ -11,6 +11,7 @@ use serde_json::json;
 use super::value::MOVE_LIMIT;
 use crate::error::{from_core, CliError};
 use crate::input::parse_seed;
+use crate::output::json_doc;
 use crate::plot;
 use crate::progress::{self, Unit};
 use crate::view::view_file;
@@ -128,11 +129,7 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "direct_moved": plan.direct_moved(),
             "optimum": plan.optimum(),
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     writeln!(

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{variant_name, CliError};
 use crate::input::{arg_bytes, parse_seed};
-use crate::output::{escaped, put_text};
+use crate::output::{escaped, json_doc, put_text};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -76,11 +76,7 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "seed_fingerprint": view.seed_fingerprint().to_hex(),
             "keys": keys,
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     writeln!(

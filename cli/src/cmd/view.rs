@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use super::value::COUNT;
 use crate::error::CliError;
 use crate::input::{parse_seed, Membership};
-use crate::output::{put_text, show};
+use crate::output::{json_doc, put_text, show};
 use crate::view::{in_file, load};
 
 #[derive(clap::Args)]
@@ -76,11 +76,7 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             "seed_fingerprint": view.seed_fingerprint().to_hex(),
             "nodes": nodes,
         });
-        writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        )?;
+        json_doc(&doc, out)?;
         return Ok(());
     }
     let seed_name = if view.has_default_seed() {
