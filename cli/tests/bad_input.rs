@@ -689,6 +689,13 @@ fn flags_of_another_mode_are_refused() {
         assert!(out.stdout.is_empty());
         assert!(stderr.contains("cannot be used with"), "{args:?}: {stderr}");
     }
+    for extra in [&["--domains", "r1,r2"][..], &["--levels", "zone,rack"][..]] {
+        let mut args = vec!["place", "--nodes", "a,b", "k"];
+        args.extend_from_slice(extra);
+        let (status, stderr) = failure(&args);
+        assert_eq!(status, 2, "{args:?}");
+        assert!(stderr.contains("read by --policy domains"), "{stderr}");
+    }
     let out = run(&[
         "plan",
         "--from-profile",

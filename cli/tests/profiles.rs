@@ -393,6 +393,21 @@ fn what_a_profile_does_not_offer_is_not_offered() {
             );
         }
         fails_with(&diff(&[racked, "--to", plain]), "NotOffered");
+        // Two profiles leave no side for a seed to place.
+        let out = run(
+            &diff(&[
+                plain,
+                "--to",
+                plain,
+                "--to-profile",
+                name,
+                "--seed",
+                "00112233445566778899aabbccddeeff",
+            ]),
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("a profile takes no seed"));
         fails_with(
             &[
                 "diff",

@@ -39,6 +39,11 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
         opts.plot = a.plot;
         return migrate::diff(&from, &to, t.keys()?, &opts, out);
     }
+    if a.from_profile.is_some() && a.to_profile.is_some() && t.common.seed.is_some() {
+        return Err(CliError::Usage(
+            "--seed: both sides are placed by profiles, and a profile takes no seed".into(),
+        ));
+    }
     // A side without a profile is hrw-v1.
     let seed = t.seed()?;
     let side = |name: Option<&str>, flag: &str, path: &OsString| match name {

@@ -94,6 +94,11 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
         (None, None, None) => return Err(CliError::Usage("place needs --nodes".into())),
     };
     let policy = match a.policy {
+        Policy::Hrw if a.domains.is_some() || a.levels.is_some() => {
+            return Err(CliError::Usage(
+                "--domains and --levels are read by --policy domains".into(),
+            ))
+        }
         Policy::Hrw => None,
         Policy::Domains => {
             let level = domains::parse_level(&a.level, a.levels.as_deref())?;
