@@ -28,7 +28,8 @@ pub struct Args {
     /// The epoch of the view written by --from-nodes.
     #[arg(long, value_name = "N", default_value = "0", requires = "from_nodes", allow_hyphen_values = true, value_parser = COUNT)]
     epoch: u64,
-    /// The secret seed the view was written for, 32 hex digits (default: the public hrw-v1 seed).
+    /// The secret seed of the view read or written, 32 hex digits (default: the public hrw-v1
+    /// seed).
     #[arg(long, value_name = "HEX")]
     seed: Option<String>,
     /// Machine-readable JSON output.
