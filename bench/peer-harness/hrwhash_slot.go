@@ -1,12 +1,12 @@
 // hrwhash's Go slot in the cross-language peer harness (`run.sh` copies it beside the harness's
-// main.go and points go.mod at bindings-c/go). It uses the Go package as users do: Owner per
+// main.go and points go.mod at go/). It uses the Go package as users do: Owner per
 // key, and Rank through RankInto into a buffer the slot keeps between calls (the harness calls a
 // placement from one goroutine), so a ranking allocates nothing. Up to 128 selectable nodes the
 // package answers both in Go; above, each is one cgo call. Ids come from the harness's own list.
 package main
 
 import (
-	hrwhash "github.com/hrwhash/hrwhash/bindings-c/go"
+	hrwhash "github.com/hrwhash/hrwhash/go"
 )
 
 type hrwhashGo struct {

@@ -1,0 +1,88 @@
+//go:build cgo && !purego
+
+package hrwhash_test
+
+import (
+	"fmt"
+
+	"github.com/hrwhash/hrwhash/go"
+)
+
+// A slot table of 4,096 slots over 100 nodes: an owner lookup is one digest and one array read.
+func ExampleNewSlotTable() {
+	ids := make([]string, 100)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("node-%d", i)
+	}
+	p, err := hrwhash.New(ids...)
+	if err != nil {
+		panic(err)
+	}
+	table, err := hrwhash.NewSlotTable(p, 4096, hrwhash.WithOverloadPPM(50_000))
+	if err != nil {
+		panic(err)
+	}
+	slot, _ := table.Slot("user:42")
+	a, _ := table.Owner("user:42")
+	b, _ := table.OwnerOfSlot(uint64(slot))
+	fmt.Println(a == b)
+	// No node holds more than ceil(1.05 * 4096 / 100) = 44 slots.
+	counts, _ := table.SlotCounts()
+	most := 0
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	fmt.Println(most <= 44)
+
+	// One more node, computed from this table: the table a fresh build over the new
+	// membership gives.
+	grown, err := table.WithNode(hrwhash.Node{ID: "node-100"})
+	if err != nil {
+		panic(err)
+	}
+	fresh, err := hrwhash.NewSlotTable(grown.Placement(), 4096, hrwhash.WithOverloadPPM(50_000))
+	if err != nil {
+		panic(err)
+	}
+	a1, _ := grown.Assignments()
+	a2, _ := fresh.Assignments()
+	same := len(a1) == len(a2)
+	for s := range a1 {
+		same = same && a1[s] == a2[s]
+	}
+	fmt.Println(same)
+	// Output:
+	// true
+	// true
+	// true
+}
+
+// Three replicas on four disks of weights 3, 3, 3 and 1: with plain top-3 the small disk holds
+// a replica of about 40% of keys; replica-balance-v1 gives it its 30%.
+func ExampleNewReplicaBalance() {
+	p, err := hrwhash.NewWeighted([]string{"osd.0", "osd.1", "osd.2", "osd.3"}, []float64{3, 3, 3, 1})
+	if err != nil {
+		panic(err)
+	}
+	rb, err := hrwhash.NewReplicaBalance(p, 3)
+	if err != nil {
+		panic(err)
+	}
+	const keys = 20_000
+	plain, balanced := 0, 0
+	for i := 0; i < keys; i++ {
+		key := fmt.Sprintf("object-%d", i)
+		top, _ := p.Rank(key, 3)
+		set, _ := rb.Replicas(key)
+		for j := range set {
+			if top[j] == 3 {
+				plain++
+			}
+			if set[j] == 3 {
+				balanced++
+			}
+		}
+	}
+	fmt.Printf("%.1f %.1f\n", float64(plain)/keys, float64(balanced)/keys)
+	// Output: 0.4 0.3
+}
