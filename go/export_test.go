@@ -13,7 +13,7 @@ func SetGoLookupMax(n int) int {
 	return old
 }
 
-// The purego build implements the release of the libhrwhash the cgo build links.
+// The pure-Go build implements the release of the libhrwhash the cgo build links.
 func TestVersion(t *testing.T) {
 	if Version() != version {
 		t.Errorf("%s build: Version() = %q, the Go implementation is %q", Backend, Version(), version)

@@ -1,11 +1,12 @@
 // Package hrwhash answers "which node owns this key?" with rendezvous (highest-random-weight)
 // hashing, algorithm hrw-v1, identically to the Rust, Python, Node, C and C++ bindings.
 //
-// There are two builds with one API. With cgo (the default where a C toolchain is present) the
-// package links libhrwhash through pkg-config (`pkg-config --cflags --libs hrwhash` must work)
-// and lookups run in its SIMD kernels. With CGO_ENABLED=0, or with the build tag purego, it is
-// hrw-v1 written in Go alone, with no C library to install. Both give the same answers and the
-// same errors for every input; [Backend] says which one a program was built with.
+// By default the package is Go alone: hrw-v1 and every policy written from the specification,
+// with nothing to install and no C toolchain needed. With cgo enabled and the build tag
+// hrwhash_cgo, lookups of large memberships (and longer rankings) run in libhrwhash's SIMD
+// kernels instead, linked through pkg-config (`pkg-config --cflags --libs hrwhash` must work).
+// Both builds export the same API and give the same answers and the same errors for every
+// input; [Backend] says which one a program was built with.
 //
 // A Placement is immutable and safe for concurrent use; node ids and keys are Go strings holding
 // arbitrary bytes.

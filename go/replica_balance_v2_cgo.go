@@ -1,4 +1,4 @@
-//go:build cgo && !purego
+//go:build cgo && hrwhash_cgo
 
 package hrwhash
 

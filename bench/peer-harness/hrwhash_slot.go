@@ -2,7 +2,8 @@
 // main.go and points go.mod at go/). It uses the Go package as users do: Owner per
 // key, and Rank through RankInto into a buffer the slot keeps between calls (the harness calls a
 // placement from one goroutine), so a ranking allocates nothing. Up to 128 selectable nodes the
-// package answers both in Go; above, each is one cgo call. Ids come from the harness's own list.
+// package answers both in Go; above, each is one cgo call (run.sh builds with -tags hrwhash_cgo).
+// Ids come from the harness's own list.
 package main
 
 import (

@@ -71,6 +71,8 @@ if [ -f "$prefix/lib/libhrwhash.a" ]; then
   (cd "$work/go" && go mod edit -go="$go_version" -require="$gomod@v0.0.0" -replace="$gomod=$repo/go")
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export CGO_LDFLAGS="-Wl,-rpath,$prefix/lib${CGO_LDFLAGS:+ $CGO_LDFLAGS}"
+  # libhrwhash's SIMD kernels are opt-in (the default build is Go alone).
+  export GOFLAGS="-tags=hrwhash_cgo${GOFLAGS:+ $GOFLAGS}"
 fi
 
 echo "harness copy: $work" >&2
