@@ -152,13 +152,7 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 	b := &backend{h: h}
 	runtime.SetFinalizer(b, func(b *backend) { C.hrw_placement_free(b.h) })
 	if int(sel) <= goLookupMax {
-		hn := make([]hrw.Node, len(nodes))
-		ws := make([]float64, len(nodes))
-		for i, n := range nodes {
-			hn[i] = hrw.Node{ID: n.id, Domain: n.domain, HasDomain: n.hasDomain}
-			ws[i] = n.weight
-		}
-		small, err := hrw.New([hrw.SeedLen]byte(seed), hn, ws)
+		small, err := newGoPlacement(seed, nodes)
 		if err != nil {
 			// libhrwhash accepted what the Go implementation rejects: they disagree on hrw-v1.
 			return nil, 0, &Error{Code: CodeUnknown}

@@ -16,15 +16,9 @@ type backend struct {
 }
 
 func newBackend(seed Seed, nodes []node) (*backend, int, error) {
-	hn := make([]hrw.Node, len(nodes))
-	weights := make([]float64, len(nodes))
-	for i, n := range nodes {
-		hn[i] = hrw.Node{ID: n.id, Domain: n.domain, HasDomain: n.hasDomain}
-		weights[i] = n.weight
-	}
-	p, err := hrw.New([hrw.SeedLen]byte(seed), hn, weights)
+	p, err := newGoPlacement(seed, nodes)
 	if err != nil {
-		return nil, 0, fromHrw(err)
+		return nil, 0, err
 	}
 	return &backend{p: p}, p.Selectable(), nil
 }

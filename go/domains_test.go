@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash
 
 import (
@@ -11,7 +9,7 @@ import (
 	"testing"
 )
 
-// Every case of ../conformance/policies/domains.json through NewDomains (cgo build).
+// Every case of ../conformance/policies/domains.json through NewDomains.
 type domainsVectors struct {
 	Policy string `json:"policy"`
 	Cases  []struct {

@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash_test
 
 import (
@@ -14,8 +12,7 @@ import (
 	"github.com/hrwhash/hrwhash/go"
 )
 
-// Every case of ../conformance/policies/slot-table-v2.json through NewLevelledSlotTable (cgo
-// build). The file has the shape of slot-table.json, so its case types are shared.
+// Every case of ../conformance/policies/slot-table-v2.json through NewLevelledSlotTable . The file has the shape of slot-table.json, so its case types are shared.
 func loadLevelledSlots(t *testing.T) (cases, errorCases []stCase) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "slot-table-v2.json"))

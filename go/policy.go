@@ -1,5 +1,7 @@
 package hrwhash
 
+import "github.com/hrwhash/hrwhash/go/internal/hrw"
+
 // BoundedLoadPolicy is the name and version of the policy BoundedLoad implements, as written in
 // conformance/POLICIES.md.
 const BoundedLoadPolicy = "bounded-load-v1"
@@ -75,4 +77,23 @@ func (bl *BoundedLoad) AssignInto(keys []string, out []int) error {
 		return nil
 	}
 	return bl.b.assignInto(keys, out)
+}
+
+// goPlacement is p as hrw-v1 in Go, for the policies that rank keys of their own (slot keys)
+// in both builds.
+func (p *Placement) goPlacement() (*hrw.Placement, error) { return newGoPlacement(p.seed, p.nodes) }
+
+// newGoPlacement builds nodes as hrw-v1 in Go; the errors are NewNodes'.
+func newGoPlacement(seed Seed, nodes []node) (*hrw.Placement, error) {
+	hn := make([]hrw.Node, len(nodes))
+	weights := make([]float64, len(nodes))
+	for i, n := range nodes {
+		hn[i] = hrw.Node{ID: n.id, Domain: n.domain, HasDomain: n.hasDomain}
+		weights[i] = n.weight
+	}
+	hp, err := hrw.New([hrw.SeedLen]byte(seed), hn, weights)
+	if err != nil {
+		return nil, fromHrw(err)
+	}
+	return hp, nil
 }

@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash_test
 
 import (
@@ -18,7 +16,7 @@ import (
 )
 
 // Every case of ../conformance/policies/slot-history-v1.json through SlotHistoryFromJSON
-// (cgo build), then appends and misuse.
+//, then appends and misuse.
 
 type shOwner struct {
 	Slot     uint64  `json:"slot"`

@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash_test
 
 import (
@@ -15,7 +13,7 @@ import (
 	"github.com/hrwhash/hrwhash/go"
 )
 
-// Every case of ../conformance/policies/slot-table.json through NewSlotTable (cgo build).
+// Every case of ../conformance/policies/slot-table.json through NewSlotTable.
 type stNode struct {
 	ID     string   `json:"id"`
 	Weight *float64 `json:"weight"`

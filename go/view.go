@@ -4,6 +4,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+
+	"github.com/hrwhash/hrwhash/go/internal/hrw"
+	"github.com/hrwhash/hrwhash/go/internal/hrwview"
 )
 
 // ViewFormat is the format tag of a view document (conformance/VIEW.md).
@@ -549,4 +552,38 @@ func (r *RampPlan) figure(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+// fromView is the error of a document or ramp that internal/hrwview rejects.
+func fromView(err error) error {
+	e, ok := err.(*hrwview.Error)
+	if !ok {
+		return &Error{Code: CodeUnknown}
+	}
+	out := &Error{Code: Code(e.Code), Line: e.Line, Column: e.Column}
+	switch out.Code {
+	case CodeInvalidView:
+		out.Field, out.Index, out.Reason = e.Field, e.Index, ViewFault(e.Reason)
+	case CodeInvalidMoveLimit:
+		out.MaxMove = e.Value
+	}
+	return out
+}
+
+// weighted is the membership of p with its fixed-point weights.
+func weighted(p *Placement) []hrwview.Weighted {
+	out := make([]hrwview.Weighted, len(p.nodes))
+	for i, n := range p.nodes {
+		out[i] = weightedNode(n)
+	}
+	return out
+}
+
+// weightedNode is n with its fixed-point weight (valid: n belongs to a built placement).
+func weightedNode(n node) hrwview.Weighted {
+	w, _ := hrw.FixedWeight(n.weight)
+	return hrwview.Weighted{
+		Node:  hrwview.Node{ID: n.id, Weight: n.weight, Domain: n.domain, HasDomain: n.hasDomain},
+		Fixed: w,
+	}
 }

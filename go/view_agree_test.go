@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hrwhash/hrwhash/go"
@@ -197,6 +198,38 @@ func TestViewsAgreeWithGo(t *testing.T) {
 			if !reflect.DeepEqual(steps, plan.Steps()) || g.Direct != plan.DirectMoved() || g.Optimum != plan.Optimum() {
 				t.Fatalf("round %d limit %v: ramps differ:\n%v\n%v", round, limit, steps, plan.Steps())
 			}
+		}
+	}
+}
+
+// Where the JSON reader of libhrwhash (serde_json) and internal/hrwview stop on a malformed
+// document: the same line and column, for views and slot histories alike (they share the Go
+// reader).
+func TestJSONErrorPositionsAgree(t *testing.T) {
+	docs := []string{
+		"", "{", "{\n", `{"a"`, "[1,", "{}x", "{\n  \"format\": tru", `{"a": trux}`, `{"a": 1e400}`,
+		`{"a": -}`, `{"a": 1.}`, `{"a": 1e}`, `{"a": 01}`, `{"a": "\u12"}`, "{\"a\": \"x\ny\"}",
+		`{"a": "\ud800"}`, `{"a" 1}`, `{"a":1,}`, "[1,]", "{\"a\": \"\xff\"}", "  \n  nul",
+		`{"a": 1e-400`, `{"a": 123456789012345678901234567890e300}`, `{"a": "\u12`, `{"a": "\x"}`,
+		"\t\"", "{\"a\":\n\"\x01\"}", "{\"a\": \"\xc3\x28\"}", "{\"a\": \"\xe2\x82\"}",
+		`{"a": "\ud800\u0041"}`, `{"a": "\udc00"}`, `{"a": "\uzzzz"}`, strings.Repeat("[", 130),
+		"{\n\"a\": 1\n,\n}", "{\"a\":1\n\n", `{"a": 1.5e+}`, `{"a": -01}`, `{"a": 1, "b": nulx}`,
+		"\r\n{x",
+	}
+	for _, d := range docs {
+		_, err := hrwhash.ViewFromJSON([]byte(d))
+		var lib *hrwhash.Error
+		if !errors.As(err, &lib) || lib.Code != hrwhash.CodeInvalidJSON {
+			t.Fatalf("%q: libhrwhash: %v", d, err)
+		}
+		goErr, ok := hrwview.ParseError([]byte(d))
+		if !ok || goErr.Line != lib.Line || goErr.Column != lib.Column {
+			t.Errorf("%q: libhrwhash at %d:%d, Go at %+v", d, lib.Line, lib.Column, goErr)
+		}
+		_, err = hrwhash.SlotHistoryFromJSON([]byte(d))
+		var h *hrwhash.Error
+		if !errors.As(err, &h) || h.Line != lib.Line || h.Column != lib.Column {
+			t.Errorf("%q: slot history at %v, libhrwhash's view at %d:%d", d, err, lib.Line, lib.Column)
 		}
 	}
 }

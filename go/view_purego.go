@@ -11,34 +11,6 @@ import (
 // The pure-Go build's views, transitions and ramps: conformance/VIEW.md in Go alone
 // (internal/hrwview), over the Go placements.
 
-func fromView(err error) error {
-	e, ok := err.(*hrwview.Error)
-	if !ok {
-		return &Error{Code: CodeUnknown}
-	}
-	out := &Error{Code: Code(e.Code), Line: e.Line, Column: e.Column}
-	switch out.Code {
-	case CodeInvalidView:
-		out.Field, out.Index, out.Reason = e.Field, e.Index, ViewFault(e.Reason)
-	case CodeInvalidMoveLimit:
-		out.MaxMove = e.Value
-	}
-	return out
-}
-
-// weighted is the membership of p with its fixed-point weights.
-func weighted(p *Placement) []hrwview.Weighted {
-	out := make([]hrwview.Weighted, len(p.nodes))
-	for i, n := range p.nodes {
-		w, _ := weightToFixed(n.weight)
-		out[i] = hrwview.Weighted{
-			Node:  hrwview.Node{ID: n.id, Weight: n.weight, Domain: n.domain, HasDomain: n.hasDomain},
-			Fixed: w,
-		}
-	}
-	return out
-}
-
 type viewBackend struct {
 	p     *Placement
 	epoch uint64

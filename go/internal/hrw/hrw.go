@@ -300,8 +300,10 @@ func (p *Placement) cand(kd uint64, lane int) cand {
 }
 
 // Owner is the node index of the owner of key.
-func (p *Placement) Owner(key string) int {
-	kd := p.hasher.Digest(key)
+func (p *Placement) Owner(key string) int { return p.OwnerOfDigest(p.hasher.Digest(key)) }
+
+// OwnerOfDigest is the node index of the owner of the key whose digest is kd.
+func (p *Placement) OwnerOfDigest(kd uint64) int {
 	if len(p.groups) == 1 {
 		_, lane := argmax(kd, p.lanes)
 		return p.node[lane]
@@ -362,7 +364,11 @@ const TopMax = 8
 // RankInto writes the first len(out) nodes of the ranking of key (at most Selectable) and
 // returns how many it wrote. It allocates nothing once the scratch pool is warm.
 func (p *Placement) RankInto(key string, out []int) int {
-	kd := p.hasher.Digest(key)
+	return p.RankDigestInto(p.hasher.Digest(key), out)
+}
+
+// RankDigestInto is RankInto for the key whose digest is kd.
+func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 	want := min(len(out), len(p.lanes))
 	switch {
 	case want == 0:

@@ -29,6 +29,7 @@ type Error struct {
 	Index        int // node position, -1 outside the nodes
 	Reason       string
 	Value        float64
+	Slots        uint64 // CodeInvalidSlotCount
 }
 
 func (e *Error) Error() string { return "hrwview: " + e.Field + " " + e.Reason }

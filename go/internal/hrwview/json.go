@@ -52,8 +52,9 @@ func (p *parser) fail() error { return syntaxError{p.pos} }
 
 func (e syntaxError) Error() string { return "invalid JSON at byte " + strconv.Itoa(e.pos) }
 
-// position is the 1-based line and the column of byte offset pos: the number of bytes of its
-// line up to and including it (0 at the very start of a line that ended the text).
+// position is the 1-based line and the column of byte offset pos, where parsing stopped: the
+// number of bytes of its line up to and including it, and at the end of the text one past its
+// last byte (the position serde_json reports in the core).
 func position(s []byte, pos int) (line, column int) {
 	line = 1
 	start := 0
@@ -66,11 +67,12 @@ func position(s []byte, pos int) (line, column int) {
 			start = i + 1
 		}
 	}
-	column = pos - start
-	if pos < len(s) {
-		column++
+	if pos < len(s) && s[pos] == '\n' {
+		// A line feed where parsing stopped (a raw one in a string) ends its line: the
+		// position is the start of the next one.
+		return line + 1, 0
 	}
-	return line, column
+	return line, pos - start + 1
 }
 
 func (p *parser) ws() {
@@ -99,12 +101,16 @@ func parse(s []byte) (value, error) {
 	return v, nil
 }
 
+// literal reads word; on a mismatch it stops at the first byte that differs (or the end of the
+// text), where the error is.
 func (p *parser) literal(word string) bool {
-	if len(p.s)-p.pos >= len(word) && string(p.s[p.pos:p.pos+len(word)]) == word {
-		p.pos += len(word)
-		return true
+	for i := 0; i < len(word); i++ {
+		if p.pos >= len(p.s) || p.s[p.pos] != word[i] {
+			return false
+		}
+		p.pos++
 	}
-	return false
+	return true
 }
 
 func (p *parser) value() (value, error) {
@@ -221,12 +227,16 @@ func (p *parser) array() (value, error) {
 	}
 }
 
+// hex4 reads the four hex digits of a \u escape. A bad escape is reported at its fourth byte,
+// after all four are read (at the end of the text when it has fewer).
 func (p *parser) hex4() (rune, bool) {
 	if len(p.s)-p.pos < 4 {
+		p.pos = len(p.s)
 		return 0, false
 	}
 	n, err := strconv.ParseUint(string(p.s[p.pos:p.pos+4]), 16, 32)
 	if err != nil {
+		p.pos += 3
 		return 0, false
 	}
 	p.pos += 4
@@ -275,17 +285,27 @@ func (p *parser) string() (string, error) {
 					return "", p.fail()
 				}
 				if utf16.IsSurrogate(r) {
-					if r >= 0xDC00 || !p.literal(`\u`) {
+					// A surrogate escape of the wrong half is reported at its last digit.
+					if r >= 0xDC00 {
+						p.pos--
+						return "", p.fail()
+					}
+					if !p.literal(`\u`) {
 						return "", p.fail()
 					}
 					lo, ok := p.hex4()
-					if !ok || lo < 0xDC00 || lo > 0xDFFF {
+					if !ok {
+						return "", p.fail()
+					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						p.pos--
 						return "", p.fail()
 					}
 					r = utf16.DecodeRune(r, lo)
 				}
 				out = utf8.AppendRune(out, r)
 			default:
+				p.pos-- // at the escape's letter
 				return "", p.fail()
 			}
 		case c < utf8.RuneSelf:
@@ -347,8 +367,9 @@ func (p *parser) number() (value, error) {
 	}
 	f, err := strconv.ParseFloat(string(p.s[start:i]), 64)
 	if err != nil {
-		// Only ErrRange is possible here: the text is a well-formed number.
-		p.pos = start
+		// Only ErrRange is possible here: the text is a well-formed number, reported at its
+		// last byte.
+		p.pos = i - 1
 		return value{}, p.fail()
 	}
 	p.pos = i
