@@ -138,13 +138,7 @@ func Decimal(w uint64) string {
 // the default one (then seedFP is written).
 func Canonical(epoch uint64, secret bool, seedFP [8]byte, nodes []Weighted) []byte {
 	var b strings.Builder
-	b.WriteString("{\n  \"format\": \"" + Format + "\",\n  \"algorithm\": \"" + Algorithm + "\",\n  \"epoch\": \"")
-	b.WriteString(strconv.FormatUint(epoch, 10))
-	if secret {
-		b.WriteString("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"" + hex.EncodeToString(seedFP[:]) + "\",\n")
-	} else {
-		b.WriteString("\",\n  \"seed\": \"default\",\n")
-	}
+	canonicalHead(&b, Format, "algorithm", Algorithm, epoch, secret, seedFP)
 	b.WriteString("  \"nodes\": [\n")
 	sorted := byID(nodes)
 	for i, n := range sorted {
@@ -165,4 +159,16 @@ func Canonical(epoch uint64, secret bool, seedFP [8]byte, nodes []Weighted) []by
 	}
 	b.WriteString("  ]\n}\n")
 	return []byte(b.String())
+}
+
+// canonicalHead writes the members a canonical view and a canonical slot history begin with:
+// the format, the tag (name and value) of what they hold, the epoch and the seed.
+func canonicalHead(b *strings.Builder, format, tag, value string, epoch uint64, secret bool, seedFP [8]byte) {
+	b.WriteString("{\n  \"format\": \"" + format + "\",\n  \"" + tag + "\": \"" + value + "\",\n  \"epoch\": \"")
+	b.WriteString(strconv.FormatUint(epoch, 10))
+	if secret {
+		b.WriteString("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"" + hex.EncodeToString(seedFP[:]) + "\",\n")
+	} else {
+		b.WriteString("\",\n  \"seed\": \"default\",\n")
+	}
 }

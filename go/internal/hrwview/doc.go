@@ -94,9 +94,10 @@ func unhex(s string) string {
 	return string(b)
 }
 
-// Parse reads a view document and runs the checks of VIEW.md section 5, steps 1 to 9, in
-// order.
-func Parse(doc []byte) (*Doc, error) {
+// head reads a document's object and makes the checks a view and a slot history share, in
+// order: its member names, its two tags (each name and the value it must have), its epoch and
+// its seed. It returns the members by name.
+func head(doc []byte, members []string, tags [2][2]string, out *Doc) (map[string]value, error) {
 	root, err := parse(doc)
 	if err != nil {
 		line, column := position(doc, err.(syntaxError).pos)
@@ -105,11 +106,11 @@ func Parse(doc []byte) (*Doc, error) {
 	if root.kind != kObject {
 		return nil, viewError("", -1, "wrong_type")
 	}
-	m, err := fields(root, []string{"format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"}, -1)
+	m, err := fields(root, members, -1)
 	if err != nil {
 		return nil, err
 	}
-	for _, tag := range [][2]string{{"format", Format}, {"algorithm", Algorithm}} {
+	for _, tag := range tags {
 		v, ok := m[tag[0]]
 		switch {
 		case !ok:
@@ -120,11 +121,19 @@ func Parse(doc []byte) (*Doc, error) {
 			return nil, viewError(tag[0], -1, "unsupported")
 		}
 	}
-	out := &Doc{}
 	if out.Epoch, err = epoch(m); err != nil {
 		return nil, err
 	}
-	if err := seed(m, out); err != nil {
+	return m, seed(m, out)
+}
+
+// Parse reads a view document and runs the checks of VIEW.md section 5, steps 1 to 9, in
+// order.
+func Parse(doc []byte) (*Doc, error) {
+	out := &Doc{}
+	m, err := head(doc, []string{"format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"},
+		[2][2]string{{"format", Format}, {"algorithm", Algorithm}}, out)
+	if err != nil {
 		return nil, err
 	}
 	nodes, ok := m["nodes"]

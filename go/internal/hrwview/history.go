@@ -1,7 +1,6 @@
 package hrwview
 
 import (
-	"encoding/hex"
 	"strconv"
 	"strings"
 )
@@ -60,38 +59,12 @@ func within(list string, err error) error {
 
 // ParseHistory reads a slot history document and makes every check before the membership's.
 func ParseHistory(doc []byte) (*History, error) {
-	root, err := parse(doc)
-	if err != nil {
-		line, column := position(doc, err.(syntaxError).pos)
-		return nil, &Error{Code: CodeInvalidJSON, Line: line, Column: column, Index: -1}
-	}
-	if root.kind != kObject {
-		return nil, viewError("", -1, "wrong_type")
-	}
-	m, err := fields(root, historyMembers, -1)
-	if err != nil {
-		return nil, err
-	}
-	for _, tag := range [][2]string{{"format", HistoryFormat}, {"policy", HistoryPolicy}} {
-		v, ok := m[tag[0]]
-		switch {
-		case !ok:
-			return nil, viewError(tag[0], -1, "missing")
-		case v.kind != kString:
-			return nil, viewError(tag[0], -1, "wrong_type")
-		case v.str != tag[1]:
-			return nil, viewError(tag[0], -1, "unsupported")
-		}
-	}
-	out := &History{}
-	if out.Epoch, err = epoch(m); err != nil {
-		return nil, err
-	}
 	var d Doc
-	if err := seed(m, &d); err != nil {
+	m, err := head(doc, historyMembers, [2][2]string{{"format", HistoryFormat}, {"policy", HistoryPolicy}}, &d)
+	if err != nil {
 		return nil, err
 	}
-	out.Secret, out.SeedFingerprint = d.Secret, d.SeedFingerprint
+	out := &History{Epoch: d.Epoch, Secret: d.Secret, SeedFingerprint: d.SeedFingerprint}
 	s, ok := m["slots"]
 	switch {
 	case !ok:
@@ -200,13 +173,7 @@ func change(v value, i int) (Change, error) {
 // first membership with its fixed-point weights, and a change's Fixed its node's.
 func HistoryJSON(epoch uint64, secret bool, seedFP [8]byte, slots uint64, initial []Weighted, changes []Weighted, ops []string) []byte {
 	var b strings.Builder
-	b.WriteString("{\n  \"format\": \"" + HistoryFormat + "\",\n  \"policy\": \"" + HistoryPolicy + "\",\n  \"epoch\": \"")
-	b.WriteString(strconv.FormatUint(epoch, 10))
-	if secret {
-		b.WriteString("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"" + hex.EncodeToString(seedFP[:]) + "\",\n")
-	} else {
-		b.WriteString("\",\n  \"seed\": \"default\",\n")
-	}
+	canonicalHead(&b, HistoryFormat, "policy", HistoryPolicy, epoch, secret, seedFP)
 	b.WriteString("  \"slots\": " + strconv.FormatUint(slots, 10) + ",\n  \"initial\": [\n")
 	sorted := byID(initial)
 	for i, n := range sorted {
