@@ -168,16 +168,16 @@ func keyPtr(key string) *C.uint8_t {
 	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(key)))
 }
 
-func (b *backend) owner(key string) (int, error) {
+func (b *backend) owner(key string) int {
 	if b.small != nil {
-		return b.small.Owner(key), nil
+		return b.small.Owner(key)
 	}
 	r := C.hrw_go_owner(b.h, keyPtr(key), C.size_t(len(key)))
 	runtime.KeepAlive(b)
 	if r.status != C.HRW_STATUS_OK {
-		return 0, statusError(r.status)
+		mustUse(statusError(r.status))
 	}
-	return int(r.index), nil
+	return int(r.index)
 }
 
 func (b *backend) ownersInto(keys []string, out []int) error {

@@ -23,7 +23,7 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 	return &backend{p: p}, p.Selectable(), nil
 }
 
-func (b *backend) owner(key string) (int, error) { return b.p.Owner(key), nil }
+func (b *backend) owner(key string) int { return b.p.Owner(key) }
 
 func (b *backend) ownersInto(keys []string, out []int) error {
 	for i, k := range keys {

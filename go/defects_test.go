@@ -30,8 +30,8 @@ func TestNodeWithoutWeightWeighsOne(t *testing.T) {
 	owned := 0
 	for i := 0; i < 1000; i++ {
 		key := "key-" + strconv.Itoa(i)
-		got, _ := p.OwnerID(key)
-		want, _ := same.OwnerID(key)
+		got := p.OwnerID(key)
+		want := same.OwnerID(key)
 		if got != want {
 			t.Fatalf("%s: %s, the unweighted placement says %s", key, got, want)
 		}
@@ -55,7 +55,7 @@ func TestNodeWithoutWeightWeighsOne(t *testing.T) {
 		t.Errorf("an explicit Weight(0) left %d selectable nodes, want 1", drained.SelectableLen())
 	}
 	for i := 0; i < 200; i++ {
-		if id, _ := drained.OwnerID("key-" + strconv.Itoa(i)); id != "b" {
+		if id := drained.OwnerID("key-" + strconv.Itoa(i)); id != "b" {
 			t.Fatalf("a drained node owns key-%d", i)
 		}
 	}

@@ -170,17 +170,16 @@ func (d *Domains) usable() error {
 	return nil
 }
 
-// Owner returns the index of the owner of key: the first of its replicas.
-func (d *Domains) Owner(key string) (int, error) {
-	if err := d.usable(); err != nil {
-		return 0, err
-	}
+// Owner returns the index of the owner of key: the first of its replicas. It cannot fail; a nil
+// or zero Domains panics with ErrNullParameter.
+func (d *Domains) Owner(key string) int {
+	mustUse(d.usable())
 	kd := hrw.KeyDigest([hrw.SeedLen]byte(d.seed), key)
 	u := &d.units[d.best(kd, d.top)]
 	for u.nodes == nil {
 		u = &d.units[d.best(kd, u.children)]
 	}
-	return u.index[u.nodes.OwnerOfDigest(kd)], nil
+	return u.index[u.nodes.OwnerOfDigest(kd)]
 }
 
 // Replicas returns the indices of the first k replicas of key, in distinct domains of the spread

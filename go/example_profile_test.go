@@ -14,8 +14,8 @@ func ExampleNewProfilePlacement() {
 	if err != nil {
 		panic(err)
 	}
-	a, _ := ring.OwnerID("{user1000}.following")
-	b, _ := ring.OwnerID("{user1000}.followers")
+	a := ring.OwnerID("{user1000}.following")
+	b := ring.OwnerID("{user1000}.followers")
 	fmt.Println(a == b) // one hashtag, one shard
 
 	nodes, _ := hrwhash.NewProfilePlacement("hashring-node-3", []hrwhash.Node{

@@ -15,10 +15,7 @@ func ExamplePlacement_RankInto() {
 	}
 	replicas := make([]int, 2)
 	for _, key := range []string{"user:2", "user:5", "x"} {
-		n, err := p.RankInto(key, replicas)
-		if err != nil {
-			panic(err)
-		}
+		n := p.RankInto(key, replicas)
 		first, _ := p.NodeID(replicas[0])
 		second, _ := p.NodeID(replicas[1])
 		fmt.Println(key, n, first, second)

@@ -20,8 +20,8 @@ func ExampleNewSlotTable() {
 	if err != nil {
 		panic(err)
 	}
-	slot, _ := table.Slot("user:42")
-	a, _ := table.Owner("user:42")
+	slot := table.Slot("user:42")
+	a := table.Owner("user:42")
 	b, _ := table.OwnerOfSlot(uint64(slot))
 	fmt.Println(a == b)
 	// No node holds more than ceil(1.05 * 4096 / 100) = 44 slots.

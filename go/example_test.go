@@ -11,7 +11,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	owner, _ := p.OwnerID("session:1234")
+	owner := p.OwnerID("session:1234")
 	top, _ := p.Rank("session:1234", 2)
 	second, _ := p.NodeID(top[1])
 	fmt.Println(owner, second)

@@ -1,6 +1,7 @@
 package hrwhash
 
 import (
+	"fmt"
 	"os"
 	"testing"
 )
@@ -11,6 +12,22 @@ func SetGoLookupMax(n int) int {
 	old := goLookupMax
 	goLookupMax = n
 	return old
+}
+
+// NullPanic runs f, a lookup on a value that was never built, and returns what it panicked
+// with (nil when it did not panic): lookups that cannot fail otherwise have no error to return.
+func NullPanic(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				e = fmt.Errorf("panic %v", r)
+			}
+			err = e
+		}
+	}()
+	f()
+	return nil
 }
 
 // The pure-Go build implements the release of the libhrwhash the cgo build links.

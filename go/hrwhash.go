@@ -151,6 +151,14 @@ func build(seed Seed, nodes []node) (*Placement, error) {
 	return &Placement{b: b, nodes: nodes, seed: seed, selectable: selectable}, nil
 }
 
+// mustUse panics with err, the misuse of a value that was never built (or, from libhrwhash, a
+// failure a built value cannot have), where a lookup has no error to return.
+func mustUse(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
 func (p *Placement) usable() error {
 	if p == nil || p.b == nil {
 		return &Error{Code: CodeNullParameter}
@@ -158,22 +166,16 @@ func (p *Placement) usable() error {
 	return nil
 }
 
-// Owner returns the index of the node that owns key.
-func (p *Placement) Owner(key string) (int, error) {
-	if err := p.usable(); err != nil {
-		return 0, err
-	}
+// Owner returns the index of the node that owns key. A built placement always has one, so
+// there is no error; a nil or zero Placement (not made by New, NewNodes, ...) panics with
+// ErrNullParameter.
+func (p *Placement) Owner(key string) int {
+	mustUse(p.usable())
 	return p.b.owner(key)
 }
 
-// OwnerID returns the id of the node that owns key.
-func (p *Placement) OwnerID(key string) (string, error) {
-	idx, err := p.Owner(key)
-	if err != nil {
-		return "", err
-	}
-	return p.nodes[idx].id, nil
-}
+// OwnerID returns the id of the node that owns key (it panics as Owner does).
+func (p *Placement) OwnerID(key string) string { return p.nodes[p.Owner(key)].id }
 
 // Owners returns the owner of every key (with cgo, in one call into the library).
 func (p *Placement) Owners(keys []string) ([]int, error) {
@@ -227,20 +229,16 @@ func (p *Placement) Rank(key string, k int) ([]int, error) {
 // returns how many it wrote, n = min(len(out), SelectableLen()): out[:n] is Rank(key, len(out)),
 // and out[n:] is left as it was. It allocates nothing (with cgo and a Go toolchain whose cgo
 // calls allocate, 1.21, a ranking that crosses into libhrwhash costs what Owner's call does),
-// so a caller that reuses out makes no garbage; an empty out gets 0 nodes. Its errors are
-// Rank's.
-func (p *Placement) RankInto(key string, out []int) (int, error) {
-	if err := p.usable(); err != nil {
-		return 0, err
-	}
+// so a caller that reuses out makes no garbage; an empty out gets 0 nodes. It cannot fail, so
+// there is no error; a nil or zero Placement panics as Owner does.
+func (p *Placement) RankInto(key string, out []int) int {
+	mustUse(p.usable())
 	n := min(len(out), p.selectable)
 	if n == 0 {
-		return 0, nil
+		return 0
 	}
-	if err := p.b.rankInto(key, out[:n]); err != nil {
-		return 0, err
-	}
-	return n, nil
+	mustUse(p.b.rankInto(key, out[:n]))
+	return n
 }
 
 // Replicas returns up to k nodes for replicas of key, spread over failure domains. A negative k

@@ -141,22 +141,16 @@ func (t *LevelledSlotTable) Slots() int {
 	return len(t.table)
 }
 
-// Slot returns the slot of key.
-func (t *LevelledSlotTable) Slot(key string) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	return slotOf(hrw.KeyDigest([hrw.SeedLen]byte(t.p.seed), key), len(t.table)), nil
+// Slot returns the slot of key. It cannot fail; a nil or zero LevelledSlotTable panics with
+// ErrNullParameter.
+func (t *LevelledSlotTable) Slot(key string) int {
+	mustUse(t.usable())
+	return slotOf(hrw.KeyDigest([hrw.SeedLen]byte(t.p.seed), key), len(t.table))
 }
 
-// Owner returns the index of the node that owns key: the owner of its slot.
-func (t *LevelledSlotTable) Owner(key string) (int, error) {
-	s, err := t.Slot(key)
-	if err != nil {
-		return 0, err
-	}
-	return int(t.table[s]), nil
-}
+// Owner returns the index of the node that owns key: the owner of its slot (it panics as Slot
+// does).
+func (t *LevelledSlotTable) Owner(key string) int { return int(t.table[t.Slot(key)]) }
 
 // OwnerOfSlot returns the index of the node that owns slot; ErrSlotOutOfRange (with Slot and
 // Slots) when slot is not below Slots().

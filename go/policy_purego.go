@@ -82,10 +82,7 @@ func (b *boundedBackend) assignInto(keys []string, out []int) error {
 	chosen := make([]int, len(keys))
 	for j, key := range keys {
 		// Most keys stay with their owner: rank only when it is full.
-		i, err := b.p.Owner(key)
-		if err != nil {
-			return err
-		}
+		i := b.p.Owner(key)
 		if !fits(i) {
 			rank, err := b.p.Rank(key, b.p.selectable)
 			if err != nil {

@@ -75,22 +75,15 @@ func (p *ProfilePlacement) NodeID(index int) (string, error) {
 	return p.ids[index], nil
 }
 
-// Owner is the position of the node the incumbent gives key to.
-func (p *ProfilePlacement) Owner(key string) (int, error) {
-	if err := p.usable(); err != nil {
-		return 0, err
-	}
+// Owner is the position of the node the incumbent gives key to. It cannot fail; a nil or zero
+// ProfilePlacement panics with ErrNullParameter.
+func (p *ProfilePlacement) Owner(key string) int {
+	mustUse(p.usable())
 	return p.b.owner(key)
 }
 
-// OwnerID is the id of that node.
-func (p *ProfilePlacement) OwnerID(key string) (string, error) {
-	i, err := p.Owner(key)
-	if err != nil {
-		return "", err
-	}
-	return p.ids[i], nil
-}
+// OwnerID is the id of that node (it panics as Owner does).
+func (p *ProfilePlacement) OwnerID(key string) string { return p.ids[p.Owner(key)] }
 
 // Owners are the owners of many keys, in key order.
 func (p *ProfilePlacement) Owners(keys []string) ([]int, error) {

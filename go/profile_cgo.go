@@ -103,16 +103,16 @@ func hasDomain(nodes []node) bool {
 	return false
 }
 
-func (b *profileBackend) owner(key string) (int, error) {
+func (b *profileBackend) owner(key string) int {
 	if b.small != nil {
-		return b.small.Owner(key), nil
+		return b.small.Owner(key)
 	}
 	r := C.hrw_go_profile_owner(b.h, keyPtr(key), C.size_t(len(key)))
 	runtime.KeepAlive(b)
 	if r.status != C.HRW_STATUS_OK {
-		return 0, statusError(r.status)
+		mustUse(statusError(r.status))
 	}
-	return int(r.index), nil
+	return int(r.index)
 }
 
 func (b *profileBackend) ownersInto(keys []string, out []int) error {

@@ -16,7 +16,7 @@ func newProfileBackend(name string, nodes []node) (*profileBackend, error) {
 	return &profileBackend{p: p}, nil
 }
 
-func (b *profileBackend) owner(key string) (int, error) { return b.p.Owner(key), nil }
+func (b *profileBackend) owner(key string) int { return b.p.Owner(key) }
 
 func (b *profileBackend) ownersInto(keys []string, out []int) error {
 	for i, k := range keys {

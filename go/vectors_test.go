@@ -182,7 +182,7 @@ func testVectors(t *testing.T) {
 				t.Errorf("%s: node digest %d: %d", c.Name, n, d)
 			}
 		}
-		if o, err := p.Owner(key); err != nil || o != c.Expected.Owner {
+		if o := p.Owner(key); o != c.Expected.Owner {
 			t.Errorf("%s: owner %d, %v; want %d", c.Name, o, err, c.Expected.Owner)
 		}
 		if o, err := p.Owners([]string{"", key}); err != nil || o[1] != c.Expected.Owner {
@@ -197,9 +197,9 @@ func testVectors(t *testing.T) {
 				k = 12
 			}
 			out := make([]int, k)
-			n, err := p.RankInto(key, out)
-			if want := c.Expected.Rank[:min(k, len(c.Expected.Rank))]; err != nil || !sameInts(out[:n], want) {
-				t.Errorf("%s: RankInto k=%d: %v, %v; want %v", c.Name, k, out[:n], err, want)
+			n := p.RankInto(key, out)
+			if want := c.Expected.Rank[:min(k, len(c.Expected.Rank))]; !sameInts(out[:n], want) {
+				t.Errorf("%s: RankInto k=%d: %v; want %v", c.Name, k, out[:n], want)
 			}
 		}
 		if c.Expected.Replicas != nil {

@@ -103,14 +103,7 @@ func newTransition(old, new *Placement) (*Transition, error) {
 }
 
 func (b *transitionBackend) route(key string) (Route, error) {
-	o, err := b.old.Owner(key)
-	if err != nil {
-		return Route{}, err
-	}
-	n, err := b.new.Owner(key)
-	if err != nil {
-		return Route{}, err
-	}
+	o, n := b.old.Owner(key), b.new.Owner(key)
 	return Route{Old: o, New: n, Moved: b.old.nodes[o].id != b.new.nodes[n].id}, nil
 }
 

@@ -245,7 +245,7 @@ func TestViewsValid(t *testing.T) {
 				t.Errorf("HasDefaultSeed %v", v.HasDefaultSeed())
 			}
 			for _, o := range c.Owners {
-				if got, err := v.Placement().Owner(o.Key); err != nil || got != o.Owner {
+				if got := v.Placement().Owner(o.Key); got != o.Owner {
 					t.Errorf("owner of %q: %d (%v), want %d", o.Key, got, err, o.Owner)
 				}
 			}
@@ -481,8 +481,8 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 	for i := 0; i < 2000; i++ {
 		k := "key-" + strconv.Itoa(i)
 		keys = append(keys, k)
-		o, _ := old.Owner(k)
-		n, _ := now.Owner(k)
+		o := old.Owner(k)
+		n := now.Owner(k)
 		r, err := tr.Route(k)
 		if err != nil || r.Old != o || r.New != n || r.Moved != (id(old, o) != id(now, n)) {
 			t.Fatalf("route of %s: %+v %v", k, r, err)

@@ -17,21 +17,14 @@ type hrwhashGo struct {
 }
 
 func (h *hrwhashGo) Owner(key string) string {
-	i, err := h.p.Owner(key)
-	if err != nil {
-		panic(err)
-	}
-	return h.ids[i]
+	return h.ids[h.p.Owner(key)]
 }
 
 func (h *hrwhashGo) Rank(key string, k int, out []string) []string {
 	if cap(h.top) < k {
 		h.top = make([]int, k)
 	}
-	n, err := h.p.RankInto(key, h.top[:k])
-	if err != nil {
-		panic(err)
-	}
+	n := h.p.RankInto(key, h.top[:k])
 	for _, i := range h.top[:n] {
 		out = append(out, h.ids[i])
 	}

@@ -45,7 +45,7 @@ func BenchmarkOwner(b *testing.B) {
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				o, _ := p.Owner(keys[i%benchKeys])
+				o := p.Owner(keys[i%benchKeys])
 				sink += o
 			}
 		})
@@ -124,7 +124,7 @@ func BenchmarkRankInto(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				m, _ := p.RankInto(keys[i%benchKeys], out[:])
+				m := p.RankInto(keys[i%benchKeys], out[:])
 				sink += out[0] + m
 			}
 		})
@@ -143,7 +143,7 @@ func BenchmarkOwnerWeighted(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				o, _ := p.Owner(keys[i%benchKeys])
+				o := p.Owner(keys[i%benchKeys])
 				sink += o
 			}
 		})

@@ -53,11 +53,7 @@ func (h *Hash) Get(key string) string {
 	if h.placement == nil {
 		return ""
 	}
-	i, err := h.placement.Owner(key)
-	if err != nil {
-		return ""
-	}
-	return h.shards[i]
+	return h.shards[h.placement.Owner(key)]
 }
 
 // Placement is the placement behind the hash (shard names in sorted order).
