@@ -1,12 +1,13 @@
 // Package hrwhash answers "which node owns this key?" with rendezvous (highest-random-weight)
 // hashing, algorithm hrw-v1, identically to the Rust, Python, Node, C and C++ bindings.
 //
-// By default the package is Go alone: hrw-v1 and every policy written from the specification,
-// with nothing to install and no C toolchain needed. With cgo enabled and the build tag
-// hrwhash_cgo, lookups of large memberships (and longer rankings) run in libhrwhash's SIMD
-// kernels instead, linked through pkg-config (`pkg-config --cflags --libs hrwhash` must work).
-// Both builds export the same API and give the same answers and the same errors for every
-// input; [Backend] says which one a program was built with.
+// By default the package is Go alone: hrw-v1, views and the policies written from the
+// specification, with nothing to install and no C toolchain needed. With cgo enabled and the
+// build tag hrwhash_cgo, lookups of large memberships (and longer rankings) run in libhrwhash's
+// SIMD kernels instead, linked through pkg-config (`pkg-config --cflags --libs hrwhash` must
+// work). Both builds export the same API (but for ReplicaBalance and ReplicaBalanceV2, which
+// only the hrwhash_cgo build has for now) and give the same answers and the same errors for
+// every input; [Backend] says which one a program was built with.
 //
 // A Placement is immutable and safe for concurrent use; node ids and keys are Go strings holding
 // arbitrary bytes.
@@ -177,7 +178,7 @@ func (p *Placement) Owner(key string) int {
 // OwnerID returns the id of the node that owns key (it panics as Owner does).
 func (p *Placement) OwnerID(key string) string { return p.nodes[p.Owner(key)].id }
 
-// Owners returns the owner of every key (with cgo, in one call into the library).
+// Owners returns the owner of every key (in the hrwhash_cgo build, in one call into the library).
 func (p *Placement) Owners(keys []string) ([]int, error) {
 	out := make([]int, len(keys))
 	if err := p.OwnersInto(keys, out); err != nil {
@@ -227,10 +228,10 @@ func (p *Placement) Rank(key string, k int) ([]int, error) {
 
 // RankInto writes the first len(out) nodes of the ranking of key into out, owner first, and
 // returns how many it wrote, n = min(len(out), SelectableLen()): out[:n] is Rank(key, len(out)),
-// and out[n:] is left as it was. It allocates nothing (with cgo and a Go toolchain whose cgo
-// calls allocate, 1.21, a ranking that crosses into libhrwhash costs what Owner's call does),
-// so a caller that reuses out makes no garbage; an empty out gets 0 nodes. It cannot fail, so
-// there is no error; a nil or zero Placement panics as Owner does.
+// and out[n:] is left as it was. It allocates nothing (in the hrwhash_cgo build with a Go
+// toolchain whose cgo calls allocate, 1.21, a ranking that crosses into libhrwhash costs what
+// Owner's call does), so a caller that reuses out makes no garbage; an empty out gets 0 nodes.
+// It cannot fail, so there is no error; a nil or zero Placement panics as Owner does.
 func (p *Placement) RankInto(key string, out []int) int {
 	mustUse(p.usable())
 	n := min(len(out), p.selectable)

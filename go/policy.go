@@ -9,8 +9,8 @@ const BoundedLoadPolicy = "bounded-load-v1"
 // BoundedLoad is a placement with bounded loads (bounded-load-v1, conformance/POLICIES.md): a
 // key goes to the first node of its ranking whose current load is below its cap, about c times
 // its share of the total load, so a key leaves its owner only while the owner is full. Both
-// builds implement it: with cgo through libhrwhash, without cgo in Go. It is immutable and safe
-// for concurrent use.
+// builds implement it: with -tags hrwhash_cgo through libhrwhash, otherwise in Go. It is
+// immutable and safe for concurrent use.
 type BoundedLoad struct {
 	p        *Placement
 	num, den uint32
@@ -54,7 +54,7 @@ func (bl *BoundedLoad) Owner(key string, loads []uint64) (int, error) {
 // Assign is the batch of bounded-load-v1: each key, in order, takes the first node of its
 // ranking that holds fewer than ceil(c * len(keys) * share) of the keys before it, so no node
 // ends with more than about c times its share. The answer depends on the order of the keys and
-// on nothing else. With cgo the whole batch is one call into libhrwhash.
+// on nothing else. With libhrwhash the whole batch is one call into it.
 func (bl *BoundedLoad) Assign(keys []string) ([]int, error) {
 	out := make([]int, len(keys))
 	if err := bl.AssignInto(keys, out); err != nil {

@@ -17,8 +17,8 @@ const ViewFormat = "hrwhash-view-v1"
 const RampGrid = 65536
 
 // View is a membership with its epoch and seed identity: the JSON document every client of a
-// fleet loads (conformance/VIEW.md). A View is immutable and safe for concurrent use. With cgo,
-// views, transitions and ramps are libhrwhash's; in the pure-Go build they are VIEW.md written
+// fleet loads (conformance/VIEW.md). A View is immutable and safe for concurrent use. In the
+// hrwhash_cgo build views, transitions and ramps are libhrwhash's; in the pure-Go build they are VIEW.md written
 // in Go alone (internal/hrwview). Both pass every case of conformance/views.json.
 type View struct {
 	b               *viewBackend
