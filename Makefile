@@ -65,7 +65,7 @@ test-c:
 	$(MAKE) -C bindings-c test
 
 test-go:
-	$(MAKE) -C bindings-c test-go
+	$(MAKE) -C go test-go
 
 check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
@@ -149,14 +149,14 @@ fuzz-all = for t in $(FUZZ_TARGETS); do \
 # the Python binding (atheris), each for FUZZ_SECONDS.
 fuzz: fuzz-build
 	$(call fuzz-all,$(FUZZ_SECONDS))
-	$(MAKE) -C bindings-c fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
+	$(MAKE) -C go fuzz-go FUZZ_SECONDS=$(FUZZ_SECONDS)
 	$(MAKE) -C bindings-python fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 test-fuzz: test-fuzz-native test-fuzz-py
 
 test-fuzz-native: fuzz-build
 	$(call fuzz-all,$(TEST_FUZZ_SECONDS))
-	$(MAKE) -C bindings-c test-fuzz-go
+	$(MAKE) -C go test-fuzz-go
 
 test-fuzz-py:
 	$(MAKE) -C bindings-python test-fuzz

@@ -1,12 +1,13 @@
 // hrwhash's Go slot in the cross-language peer harness (`run.sh` copies it beside the harness's
-// main.go and points go.mod at bindings-c/go). It uses the Go package as users do: Owner per
+// main.go and points go.mod at go/). It uses the Go package as users do: Owner per
 // key, and Rank through RankInto into a buffer the slot keeps between calls (the harness calls a
 // placement from one goroutine), so a ranking allocates nothing. Up to 128 selectable nodes the
-// package answers both in Go; above, each is one cgo call. Ids come from the harness's own list.
+// package answers both in Go; above, each is one cgo call (run.sh builds with -tags hrwhash_cgo).
+// Ids come from the harness's own list.
 package main
 
 import (
-	hrwhash "github.com/hrwhash/hrwhash/bindings-c/go"
+	hrwhash "github.com/hrwhash/hrwhash/go"
 )
 
 type hrwhashGo struct {
@@ -16,21 +17,14 @@ type hrwhashGo struct {
 }
 
 func (h *hrwhashGo) Owner(key string) string {
-	i, err := h.p.Owner(key)
-	if err != nil {
-		panic(err)
-	}
-	return h.ids[i]
+	return h.ids[h.p.Owner(key)]
 }
 
 func (h *hrwhashGo) Rank(key string, k int, out []string) []string {
 	if cap(h.top) < k {
 		h.top = make([]int, k)
 	}
-	n, err := h.p.RankInto(key, h.top[:k])
-	if err != nil {
-		panic(err)
-	}
+	n := h.p.RankInto(key, h.top[:k])
 	for _, i := range h.top[:n] {
 		out = append(out, h.ids[i])
 	}

@@ -66,11 +66,13 @@ if [ -f "$prefix/lib/libhrwhash.a" ]; then
   export HRW_C_EXTRA="$repo/bindings-c/bench/hrwhash_adapter.c -I$prefix/include $prefix/lib/libhrwhash.a -lpthread -ldl -lm"
   # Go slot: the Go package from this checkout, linked to the staged library through pkg-config.
   cp "$repo/bench/peer-harness/hrwhash_slot.go" "$work/go/hrwhash_slot.go"
-  gomod="github.com/hrwhash/hrwhash/bindings-c/go"
-  go_version=$(sed -n 's/^go //p' "$repo/bindings-c/go/go.mod")
-  (cd "$work/go" && go mod edit -go="$go_version" -require="$gomod@v0.0.0" -replace="$gomod=$repo/bindings-c/go")
+  gomod="github.com/hrwhash/hrwhash/go"
+  go_version=$(sed -n 's/^go //p' "$repo/go/go.mod")
+  (cd "$work/go" && go mod edit -go="$go_version" -require="$gomod@v0.0.0" -replace="$gomod=$repo/go")
   export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export CGO_LDFLAGS="-Wl,-rpath,$prefix/lib${CGO_LDFLAGS:+ $CGO_LDFLAGS}"
+  # libhrwhash's SIMD kernels are opt-in (the default build is Go alone).
+  export GOFLAGS="-tags=hrwhash_cgo${GOFLAGS:+ $GOFLAGS}"
 fi
 
 echo "harness copy: $work" >&2

@@ -1,3 +1,0 @@
-module github.com/hrwhash/hrwhash/bindings-c/go
-
-go 1.21

@@ -1,0 +1,50 @@
+package hrwhash
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// SetGoLookupMax lets the tests send every lookup of the cgo build to libhrwhash (-1) or to
+// the Go implementation; it returns the previous value. Placements built before keep theirs.
+func SetGoLookupMax(n int) int {
+	old := goLookupMax
+	goLookupMax = n
+	return old
+}
+
+// NullPanic runs f, a lookup on a value that was never built, and returns what it panicked
+// with (nil when it did not panic): lookups that cannot fail otherwise have no error to return.
+func NullPanic(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				e = fmt.Errorf("panic %v", r)
+			}
+			err = e
+		}
+	}()
+	f()
+	return nil
+}
+
+// The pure-Go build implements the release of the libhrwhash the cgo build links.
+func TestVersion(t *testing.T) {
+	if Version() != version {
+		t.Errorf("%s build: Version() = %q, the Go implementation is %q", Backend, Version(), version)
+	}
+}
+
+// make test-go says which build each run is meant to be; a run of the other one fails.
+func TestBackend(t *testing.T) {
+	want := os.Getenv("HRWHASH_EXPECT_BACKEND")
+	if want == "" && os.Getenv("CI") == "true" {
+		t.Fatal("HRWHASH_EXPECT_BACKEND is not set")
+	}
+	if want != "" && Backend != want {
+		t.Fatalf("built as %s, expected %s", Backend, want)
+	}
+	t.Logf("backend %s", Backend)
+}

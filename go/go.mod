@@ -1,0 +1,3 @@
+module github.com/hrwhash/hrwhash/go
+
+go 1.21

@@ -1,0 +1,276 @@
+package hrwview
+
+import (
+	"encoding/hex"
+	"math"
+	"strings"
+)
+
+// Format and Algorithm are the tags a view document names.
+const (
+	Format    = "hrwhash-view-v1"
+	Algorithm = "hrw-v1"
+)
+
+// Codes of the errors; the numbers are the C ABI's statuses.
+const (
+	CodeInvalidJSON      = 17
+	CodeInvalidView      = 18
+	CodeSeedMismatch     = 19
+	CodeInvalidMoveLimit = 20
+	CodeAllWeightsZero   = 6
+)
+
+// Error is a document or ramp that VIEW.md rejects.
+type Error struct {
+	Code         uint32
+	Line, Column int
+	Field        string
+	Index        int // node position, -1 outside the nodes
+	Reason       string
+	Value        float64
+	Slots        uint64 // CodeInvalidSlotCount
+}
+
+func (e *Error) Error() string { return "hrwview: " + e.Field + " " + e.Reason }
+
+func viewError(field string, index int, reason string) *Error {
+	return &Error{Code: CodeInvalidView, Field: field, Index: index, Reason: reason}
+}
+
+// Node is a node of a document: its id, its weight as the binary64 the document gave, and its
+// failure domain.
+type Node struct {
+	ID        string
+	Weight    float64
+	Domain    string
+	HasDomain bool
+}
+
+// Doc is a document that passed the checks of VIEW.md section 5 up to step 9; the membership
+// checks (step 10) and the seed (step 11) belong to whoever builds the placement.
+type Doc struct {
+	Epoch uint64
+	// Secret is false for "seed": "default"; then SeedFingerprint is zero.
+	Secret          bool
+	SeedFingerprint [8]byte
+	Nodes           []Node
+}
+
+// fields checks the member names of an object in document order: unknown, then repeated.
+func fields(obj value, known []string, index int) (map[string]value, error) {
+	seen := make(map[string]value, len(obj.members))
+	for _, m := range obj.members {
+		ok := false
+		for _, k := range known {
+			ok = ok || k == m.name
+		}
+		if !ok {
+			return nil, viewError(m.name, index, "unknown")
+		}
+		if _, dup := seen[m.name]; dup {
+			return nil, viewError(m.name, index, "duplicate")
+		}
+		seen[m.name] = m.value
+	}
+	return seen, nil
+}
+
+func isHex(s string, even bool) bool {
+	if even && len(s)%2 != 0 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func unhex(s string) string {
+	b, _ := hex.DecodeString(strings.ToLower(s))
+	return string(b)
+}
+
+// head reads a document's object and makes the checks a view and a slot history share, in
+// order: its member names, its two tags (each name and the value it must have), its epoch and
+// its seed. It returns the members by name.
+func head(doc []byte, members []string, tags [2][2]string, out *Doc) (map[string]value, error) {
+	root, err := parse(doc)
+	if err != nil {
+		line, column := position(doc, err.(syntaxError).pos)
+		return nil, &Error{Code: CodeInvalidJSON, Line: line, Column: column, Index: -1}
+	}
+	if root.kind != kObject {
+		return nil, viewError("", -1, "wrong_type")
+	}
+	m, err := fields(root, members, -1)
+	if err != nil {
+		return nil, err
+	}
+	for _, tag := range tags {
+		v, ok := m[tag[0]]
+		switch {
+		case !ok:
+			return nil, viewError(tag[0], -1, "missing")
+		case v.kind != kString:
+			return nil, viewError(tag[0], -1, "wrong_type")
+		case v.str != tag[1]:
+			return nil, viewError(tag[0], -1, "unsupported")
+		}
+	}
+	if out.Epoch, err = epoch(m); err != nil {
+		return nil, err
+	}
+	return m, seed(m, out)
+}
+
+// Parse reads a view document and runs the checks of VIEW.md section 5, steps 1 to 9, in
+// order.
+func Parse(doc []byte) (*Doc, error) {
+	out := &Doc{}
+	m, err := head(doc, []string{"format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"},
+		[2][2]string{{"format", Format}, {"algorithm", Algorithm}}, out)
+	if err != nil {
+		return nil, err
+	}
+	nodes, ok := m["nodes"]
+	switch {
+	case !ok:
+		return nil, viewError("nodes", -1, "missing")
+	case nodes.kind != kArray:
+		return nil, viewError("nodes", -1, "wrong_type")
+	}
+	for i, item := range nodes.items {
+		n, err := node(item, i)
+		if err != nil {
+			return nil, err
+		}
+		out.Nodes = append(out.Nodes, n)
+	}
+	return out, nil
+}
+
+// ParseError is the error Parse gives for doc, if it is one of this package's.
+func ParseError(doc []byte) (*Error, bool) {
+	_, err := Parse(doc)
+	e, ok := err.(*Error)
+	return e, ok
+}
+
+func epoch(m map[string]value) (uint64, error) {
+	v, ok := m["epoch"]
+	switch {
+	case !ok:
+		return 0, viewError("epoch", -1, "missing")
+	case v.kind != kString:
+		return 0, viewError("epoch", -1, "wrong_type")
+	}
+	s := v.str
+	if len(s) < 1 || len(s) > 20 || (len(s) > 1 && s[0] == '0') {
+		return 0, viewError("epoch", -1, "invalid")
+	}
+	var e uint64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, viewError("epoch", -1, "invalid")
+		}
+		d := uint64(c - '0')
+		if e > (math.MaxUint64-d)/10 {
+			return 0, viewError("epoch", -1, "out_of_range")
+		}
+		e = e*10 + d
+	}
+	return e, nil
+}
+
+func seed(m map[string]value, out *Doc) error {
+	v, ok := m["seed"]
+	switch {
+	case !ok:
+		return viewError("seed", -1, "missing")
+	case v.kind != kString:
+		return viewError("seed", -1, "wrong_type")
+	}
+	fp, hasFP := m["seed_fingerprint"]
+	switch v.str {
+	case "default":
+		if hasFP {
+			return viewError("seed_fingerprint", -1, "conflict")
+		}
+		return nil
+	case "secret":
+	default:
+		return viewError("seed", -1, "invalid")
+	}
+	switch {
+	case !hasFP:
+		return viewError("seed_fingerprint", -1, "missing")
+	case fp.kind != kString:
+		return viewError("seed_fingerprint", -1, "wrong_type")
+	case len(fp.str) != 16 || !isHex(fp.str, true):
+		return viewError("seed_fingerprint", -1, "invalid")
+	}
+	out.Secret = true
+	copy(out.SeedFingerprint[:], unhex(fp.str))
+	return nil
+}
+
+func node(v value, i int) (Node, error) {
+	if v.kind != kObject {
+		return Node{}, viewError("nodes", i, "wrong_type")
+	}
+	m, err := fields(v, []string{"id", "id_hex", "weight", "domain", "domain_hex"}, i)
+	if err != nil {
+		return Node{}, err
+	}
+	var n Node
+	id, hasID := m["id"]
+	idHex, hasIDHex := m["id_hex"]
+	switch {
+	case hasID && hasIDHex:
+		return Node{}, viewError("id_hex", i, "conflict")
+	case !hasID && !hasIDHex:
+		return Node{}, viewError("id", i, "missing")
+	case hasID && id.kind != kString:
+		return Node{}, viewError("id", i, "wrong_type")
+	case hasIDHex && idHex.kind != kString:
+		return Node{}, viewError("id_hex", i, "wrong_type")
+	case hasIDHex && !isHex(idHex.str, true):
+		return Node{}, viewError("id_hex", i, "invalid")
+	case hasID:
+		n.ID = id.str
+	default:
+		n.ID = unhex(idHex.str)
+	}
+	n.Weight = 1
+	if w, ok := m["weight"]; ok {
+		if w.kind != kNumber {
+			return Node{}, viewError("weight", i, "wrong_type")
+		}
+		if _, ok := FixedWeight(w.num); !ok {
+			return Node{}, viewError("weight", i, "out_of_range")
+		}
+		n.Weight = w.num
+	}
+	d, hasD := m["domain"]
+	dHex, hasDHex := m["domain_hex"]
+	switch {
+	case hasD && hasDHex:
+		return Node{}, viewError("domain_hex", i, "conflict")
+	case hasD && d.kind != kString:
+		return Node{}, viewError("domain", i, "wrong_type")
+	case hasDHex && dHex.kind != kString:
+		return Node{}, viewError("domain_hex", i, "wrong_type")
+	case hasDHex && !isHex(dHex.str, true):
+		return Node{}, viewError("domain_hex", i, "invalid")
+	case hasD:
+		n.Domain, n.HasDomain = d.str, true
+	case hasDHex:
+		n.Domain, n.HasDomain = unhex(dHex.str), true
+	}
+	return n, nil
+}

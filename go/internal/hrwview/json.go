@@ -1,0 +1,377 @@
+// Package hrwview is hrwhash-view-v1 (conformance/VIEW.md) in Go alone: the view document,
+// fingerprints, expected movement and ramps, written from VIEW.md for the pure-Go build and
+// checked by conformance/views.json like libhrwhash.
+package hrwview
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth is the deepest nesting of arrays and objects a document may have (the document
+// object is level 1).
+const maxDepth = 127
+
+type kind int
+
+const (
+	kNull kind = iota
+	kBool
+	kNumber
+	kString
+	kArray
+	kObject
+)
+
+// value is a parsed JSON value; objects keep their members in document order, repeats
+// included, so that the checks of VIEW.md section 5 can see them.
+type value struct {
+	kind    kind
+	str     string  // kString: the decoded text
+	num     float64 // kNumber: the nearest binary64
+	items   []value
+	members []member
+}
+
+type member struct {
+	name  string
+	value value
+}
+
+type parser struct {
+	s     []byte
+	pos   int
+	depth int
+}
+
+// syntaxError is where parsing stopped.
+type syntaxError struct{ pos int }
+
+func (p *parser) fail() error { return syntaxError{p.pos} }
+
+func (e syntaxError) Error() string { return "invalid JSON at byte " + strconv.Itoa(e.pos) }
+
+// position is the 1-based line and the column of byte offset pos, where parsing stopped: the
+// number of bytes of its line up to and including it, and at the end of the text one past its
+// last byte (the position serde_json reports in the core).
+func position(s []byte, pos int) (line, column int) {
+	line = 1
+	start := 0
+	if pos > len(s) {
+		pos = len(s)
+	}
+	for i := 0; i < pos; i++ {
+		if s[i] == '\n' {
+			line++
+			start = i + 1
+		}
+	}
+	if pos < len(s) && s[pos] == '\n' {
+		// A line feed where parsing stopped (a raw one in a string) ends its line: the
+		// position is the start of the next one.
+		return line + 1, 0
+	}
+	return line, pos - start + 1
+}
+
+func (p *parser) ws() {
+	for p.pos < len(p.s) {
+		switch p.s[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// parse reads one JSON value surrounded by optional whitespace.
+func parse(s []byte) (value, error) {
+	p := &parser{s: s}
+	p.ws()
+	v, err := p.value()
+	if err != nil {
+		return value{}, err
+	}
+	p.ws()
+	if p.pos != len(p.s) {
+		return value{}, p.fail()
+	}
+	return v, nil
+}
+
+// literal reads word; on a mismatch it stops at the first byte that differs (or the end of the
+// text), where the error is.
+func (p *parser) literal(word string) bool {
+	for i := 0; i < len(word); i++ {
+		if p.pos >= len(p.s) || p.s[p.pos] != word[i] {
+			return false
+		}
+		p.pos++
+	}
+	return true
+}
+
+func (p *parser) value() (value, error) {
+	if p.pos >= len(p.s) {
+		return value{}, p.fail()
+	}
+	switch c := p.s[p.pos]; {
+	case c == '{' || c == '[':
+		p.depth++
+		if p.depth > maxDepth {
+			return value{}, p.fail()
+		}
+		p.pos++
+		var v value
+		var err error
+		if c == '{' {
+			v, err = p.object()
+		} else {
+			v, err = p.array()
+		}
+		p.depth--
+		return v, err
+	case c == '"':
+		s, err := p.string()
+		return value{kind: kString, str: s}, err
+	case c == 't':
+		if p.literal("true") {
+			return value{kind: kBool}, nil
+		}
+	case c == 'f':
+		if p.literal("false") {
+			return value{kind: kBool}, nil
+		}
+	case c == 'n':
+		if p.literal("null") {
+			return value{kind: kNull}, nil
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return value{}, p.fail()
+}
+
+func (p *parser) object() (value, error) {
+	v := value{kind: kObject}
+	p.ws()
+	if p.pos < len(p.s) && p.s[p.pos] == '}' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.ws()
+		if p.pos >= len(p.s) || p.s[p.pos] != '"' {
+			return value{}, p.fail()
+		}
+		name, err := p.string()
+		if err != nil {
+			return value{}, err
+		}
+		p.ws()
+		if p.pos >= len(p.s) || p.s[p.pos] != ':' {
+			return value{}, p.fail()
+		}
+		p.pos++
+		p.ws()
+		item, err := p.value()
+		if err != nil {
+			return value{}, err
+		}
+		v.members = append(v.members, member{name, item})
+		p.ws()
+		if p.pos >= len(p.s) {
+			return value{}, p.fail()
+		}
+		switch p.s[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return v, nil
+		default:
+			return value{}, p.fail()
+		}
+	}
+}
+
+func (p *parser) array() (value, error) {
+	v := value{kind: kArray}
+	p.ws()
+	if p.pos < len(p.s) && p.s[p.pos] == ']' {
+		p.pos++
+		return v, nil
+	}
+	for {
+		p.ws()
+		item, err := p.value()
+		if err != nil {
+			return value{}, err
+		}
+		v.items = append(v.items, item)
+		p.ws()
+		if p.pos >= len(p.s) {
+			return value{}, p.fail()
+		}
+		switch p.s[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return v, nil
+		default:
+			return value{}, p.fail()
+		}
+	}
+}
+
+// hex4 reads the four hex digits of a \u escape. A bad escape is reported at its fourth byte,
+// after all four are read (at the end of the text when it has fewer).
+func (p *parser) hex4() (rune, bool) {
+	if len(p.s)-p.pos < 4 {
+		p.pos = len(p.s)
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(p.s[p.pos:p.pos+4]), 16, 32)
+	if err != nil {
+		p.pos += 3
+		return 0, false
+	}
+	p.pos += 4
+	return rune(n), true
+}
+
+// string reads a JSON string at p.pos (its opening quote): UTF-8, no raw control characters,
+// escapes decoded, a lone surrogate escape rejected.
+func (p *parser) string() (string, error) {
+	p.pos++
+	var out []byte
+	for {
+		if p.pos >= len(p.s) {
+			return "", p.fail()
+		}
+		c := p.s[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(out), nil
+		case c < 0x20:
+			return "", p.fail()
+		case c == '\\':
+			p.pos++
+			if p.pos >= len(p.s) {
+				return "", p.fail()
+			}
+			e := p.s[p.pos]
+			p.pos++
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return "", p.fail()
+				}
+				if utf16.IsSurrogate(r) {
+					// A surrogate escape of the wrong half is reported at its last digit.
+					if r >= 0xDC00 {
+						p.pos--
+						return "", p.fail()
+					}
+					if !p.literal(`\u`) {
+						return "", p.fail()
+					}
+					lo, ok := p.hex4()
+					if !ok {
+						return "", p.fail()
+					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						p.pos--
+						return "", p.fail()
+					}
+					r = utf16.DecodeRune(r, lo)
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				p.pos-- // at the escape's letter
+				return "", p.fail()
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.s[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				return "", p.fail()
+			}
+			out = append(out, p.s[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+}
+
+func digits(s []byte, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// number reads an RFC 8259 number as the nearest binary64; a magnitude beyond binary64 is a
+// syntax error.
+func (p *parser) number() (value, error) {
+	start, i := p.pos, p.pos
+	if p.s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(p.s) && p.s[i] == '0':
+		i++
+	case i < len(p.s) && p.s[i] >= '1' && p.s[i] <= '9':
+		i = digits(p.s, i)
+	default:
+		p.pos = i
+		return value{}, p.fail()
+	}
+	if i < len(p.s) && p.s[i] == '.' {
+		j := digits(p.s, i+1)
+		if j == i+1 {
+			p.pos = j
+			return value{}, p.fail()
+		}
+		i = j
+	}
+	if i < len(p.s) && (p.s[i] == 'e' || p.s[i] == 'E') {
+		i++
+		if i < len(p.s) && (p.s[i] == '+' || p.s[i] == '-') {
+			i++
+		}
+		j := digits(p.s, i)
+		if j == i {
+			p.pos = j
+			return value{}, p.fail()
+		}
+		i = j
+	}
+	f, err := strconv.ParseFloat(string(p.s[start:i]), 64)
+	if err != nil {
+		// Only ErrRange is possible here: the text is a well-formed number, reported at its
+		// last byte.
+		p.pos = i - 1
+		return value{}, p.fail()
+	}
+	p.pos = i
+	return value{kind: kNumber, num: f}, nil
+}

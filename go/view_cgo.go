@@ -1,0 +1,441 @@
+//go:build cgo && hrwhash_cgo
+
+package hrwhash
+
+/*
+#include <stdlib.h>
+#include <hrwhash.h>
+*/
+import "C"
+
+import (
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/hrwhash/hrwhash/go/internal/hrwview"
+)
+
+// detailError is the *Error of a failed call that filled an hrw_error.
+func detailError(st C.hrw_status, d *C.hrw_error) error {
+	e := &Error{
+		Code:       Code(st),
+		Index:      int(d.index),
+		FirstIndex: int(d.first_index),
+		Expected:   int(d.expected),
+		Actual:     int(d.actual),
+		Line:       int(d.line),
+		Column:     int(d.column),
+	}
+	switch st {
+	case C.HRW_STATUS_INVALID_WEIGHT:
+		e.Weight = float64(d.value)
+	case C.HRW_STATUS_INVALID_MOVE_LIMIT:
+		e.MaxMove = float64(d.value)
+	case C.HRW_STATUS_INVALID_VIEW:
+		kept := min(int(d.field_len), C.HRW_ERROR_FIELD_SIZE-1)
+		e.Field = string(C.GoBytes(unsafe.Pointer(&d.field[0]), C.int(kept)))
+		e.Reason = ViewFault(C.GoString(C.hrw_view_fault_name(C.uint32_t(d.reason))))
+		if !bool(d.has_index) {
+			e.Index = -1
+		}
+	}
+	return e
+}
+
+// bytesPtr is the C view of b; NULL for an empty slice (the C ABI takes NULL with length 0).
+func bytesPtr(b []byte) *C.uint8_t {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b)))
+}
+
+type viewBackend struct {
+	h *C.hrw_view
+}
+
+// wrapView takes ownership of h and reads what the View keeps at hand.
+func wrapView(h *C.hrw_view) (*View, error) {
+	b := &viewBackend{h: h}
+	runtime.SetFinalizer(b, func(b *viewBackend) { C.hrw_view_free(b.h) })
+	v := &View{b: b}
+	var epoch C.uint64_t
+	if st := C.hrw_view_epoch(h, &epoch); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	v.epoch = uint64(epoch)
+	if st := C.hrw_view_fingerprint(h, (*C.uint8_t)(unsafe.Pointer(&v.fingerprint[0])), C.size_t(len(v.fingerprint))); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	if st := C.hrw_view_seed_fingerprint(h, (*C.uint8_t)(unsafe.Pointer(&v.seedFingerprint[0])), C.size_t(len(v.seedFingerprint))); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	var ph *C.hrw_placement
+	if st := C.hrw_view_placement(h, &ph); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	defer C.hrw_placement_free(ph)
+	p, err := placementOf(ph)
+	runtime.KeepAlive(b)
+	if err != nil {
+		return nil, err
+	}
+	v.placement = p
+	return v, nil
+}
+
+// placementOf builds the Go Placement of a C placement: the same seed, ids, weights and
+// domains in the same order, so it places every key alike.
+func placementOf(ph *C.hrw_placement) (*Placement, error) {
+	var n C.size_t
+	if st := C.hrw_placement_len(ph, &n); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	var seed Seed
+	if st := C.hrw_placement_seed(ph, seedPtr(&seed), SeedLen); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	nodes := make([]node, int(n))
+	for i := range nodes {
+		var id, domain *C.uint8_t
+		var idLen, domainLen C.size_t
+		var weight C.double
+		var hasDomain C.bool
+		if st := C.hrw_placement_node_id(ph, C.size_t(i), &id, &idLen); st != C.HRW_STATUS_OK {
+			return nil, statusError(st)
+		}
+		if st := C.hrw_placement_node_weight(ph, C.size_t(i), &weight); st != C.HRW_STATUS_OK {
+			return nil, statusError(st)
+		}
+		if st := C.hrw_placement_node_domain(ph, C.size_t(i), &hasDomain, &domain, &domainLen); st != C.HRW_STATUS_OK {
+			return nil, statusError(st)
+		}
+		nodes[i] = node{id: C.GoStringN((*C.char)(unsafe.Pointer(id)), C.int(idLen)), weight: float64(weight)}
+		if bool(hasDomain) {
+			nodes[i].hasDomain = true
+			nodes[i].domain = C.GoStringN((*C.char)(unsafe.Pointer(domain)), C.int(domainLen))
+		}
+	}
+	return build(seed, nodes)
+}
+
+func viewFromJSON(doc []byte, seed Seed) (*View, error) {
+	var h *C.hrw_view
+	var detail C.hrw_error
+	st := C.hrw_view_from_json(bytesPtr(doc), C.size_t(len(doc)), seedPtr(&seed), SeedLen, &h, &detail)
+	runtime.KeepAlive(doc)
+	if st != C.HRW_STATUS_OK {
+		err := detailError(st, &detail)
+		if e := err.(*Error); e.Code == CodeInvalidView && int(detail.field_len) > len(e.Field) {
+			e.Field = fullField(doc, e, int(detail.field_len))
+		}
+		return nil, err
+	}
+	return wrapView(h)
+}
+
+// fullField recovers a member name longer than hrw_error.field holds: the Go implementation of
+// VIEW.md (the pure-Go build's, held to the same answers by FuzzViewJSON and views.json) names
+// the same member; it is used only when its name has the length and the start libhrwhash gave.
+func fullField(doc []byte, e *Error, length int) string {
+	g, ok := hrwview.ParseError(doc)
+	if ok && g.Code == uint32(CodeInvalidView) && len(g.Field) == length && strings.HasPrefix(g.Field, e.Field) &&
+		g.Index == e.Index && g.Reason == string(e.Reason) {
+		return g.Field
+	}
+	return e.Field
+}
+
+func newView(p *Placement, epoch uint64) (*View, error) {
+	var h *C.hrw_view
+	var detail C.hrw_error
+	st := C.hrw_view_new(p.b.h, C.uint64_t(epoch), &h, &detail)
+	runtime.KeepAlive(p.b)
+	if st != C.HRW_STATUS_OK {
+		return nil, detailError(st, &detail)
+	}
+	return wrapView(h)
+}
+
+func (b *viewBackend) withEpoch(v *View, epoch uint64) (*View, error) {
+	var h *C.hrw_view
+	st := C.hrw_view_with_epoch(b.h, C.uint64_t(epoch), &h)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	nb := &viewBackend{h: h}
+	runtime.SetFinalizer(nb, func(b *viewBackend) { C.hrw_view_free(b.h) })
+	w := *v
+	w.b = nb
+	w.epoch = epoch
+	return &w, nil
+}
+
+func (b *viewBackend) json() ([]byte, error) {
+	var n, written C.size_t
+	if st := C.hrw_view_json_len(b.h, &n); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	out := make([]byte, int(n)+1) // +1: a valid pointer even for an empty answer
+	var detail C.hrw_error
+	st := C.hrw_view_to_json(b.h, (*C.uint8_t)(unsafe.Pointer(&out[0])), n, &written, &detail)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return nil, detailError(st, &detail)
+	}
+	return out[:int(written)], nil
+}
+
+type transitionBackend struct {
+	h *C.hrw_transition
+}
+
+func newTransition(old, new *Placement) (*Transition, error) {
+	var h *C.hrw_transition
+	st := C.hrw_transition_from_placements(old.b.h, new.b.h, &h)
+	runtime.KeepAlive(old.b)
+	runtime.KeepAlive(new.b)
+	if st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	b := &transitionBackend{h: h}
+	runtime.SetFinalizer(b, func(b *transitionBackend) { C.hrw_transition_free(b.h) })
+	t := &Transition{b: b, old: old, new: new}
+	var moved, optimum C.double
+	if st := C.hrw_transition_expected_moved(h, &moved); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	if st := C.hrw_transition_optimum(h, &optimum); st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	runtime.KeepAlive(b)
+	t.expectedMoved, t.optimum = float64(moved), float64(optimum)
+	return t, nil
+}
+
+func (b *transitionBackend) route(key string) (Route, error) {
+	var r C.hrw_route
+	st := C.hrw_transition_route(b.h, keyPtr(key), C.size_t(len(key)), &r)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return Route{}, statusError(st)
+	}
+	return Route{Old: int(r.old_index), New: int(r.new_index), Moved: bool(r.moved)}, nil
+}
+
+// sizes is the C view of a []int: a Go int has the size of a C size_t on every platform Go
+// supports.
+func sizes(s []int) *C.size_t {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C.size_t)(unsafe.Pointer(unsafe.SliceData(s)))
+}
+
+func (b *transitionBackend) routeTop(t *Transition, key string, k int) (RouteSet, error) {
+	capacity := max(min(k, t.old.SelectableLen()), min(k, t.new.SelectableLen()))
+	buf := make([]int, 4*capacity)
+	before, after, add, drop := buf[:capacity], buf[capacity:2*capacity], buf[2*capacity:3*capacity], buf[3*capacity:]
+	var set C.hrw_route_set
+	st := C.hrw_transition_route_top(b.h, keyPtr(key), C.size_t(len(key)), C.size_t(k),
+		sizes(before), sizes(after), sizes(add), sizes(drop), C.size_t(capacity), &set)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return RouteSet{}, statusError(st)
+	}
+	return RouteSet{
+		Before: before[:int(set.before_len):int(set.before_len)],
+		After:  after[:int(set.after_len):int(set.after_len)],
+		Add:    add[:int(set.add_len):int(set.add_len)],
+		Drop:   drop[:int(set.drop_len):int(set.drop_len)],
+	}, nil
+}
+
+// joinKeys lays keys end to end for the batch calls, with each key's length; the bytes always
+// have a first element, so that their pointer is valid even when every key is empty.
+func joinKeys(keys []string) ([]byte, []int, int) {
+	total := 0
+	for _, k := range keys {
+		total += len(k)
+	}
+	joined := make([]byte, 0, total+1)
+	lens := make([]int, len(keys))
+	for i, k := range keys {
+		joined = append(joined, k...)
+		lens[i] = len(k)
+	}
+	return append(joined, 0), lens, total
+}
+
+func (b *transitionBackend) plan(keys []string) ([]Move, error) {
+	joined, lens, total := joinKeys(keys)
+	moves := make([]C.hrw_move, len(keys))
+	var n C.size_t
+	st := C.hrw_transition_plan(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
+		sizes(lens), C.size_t(len(keys)), &moves[0], C.size_t(len(moves)), &n)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(joined)
+	if st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	out := make([]Move, int(n))
+	for i := range out {
+		m := moves[i]
+		out[i] = Move{Key: keys[int(m.key_index)], Index: int(m.key_index), From: int(m.from), To: int(m.to)}
+	}
+	return out, nil
+}
+
+func (b *transitionBackend) match(fromNew bool, i int) (int, bool) {
+	var out C.size_t
+	var st C.hrw_status
+	if fromNew {
+		st = C.hrw_transition_new_to_old(b.h, C.size_t(i), &out)
+	} else {
+		st = C.hrw_transition_old_to_new(b.h, C.size_t(i), &out)
+	}
+	runtime.KeepAlive(b)
+	return int(out), st == C.HRW_STATUS_OK
+}
+
+type diffBackend struct {
+	h *C.hrw_diff
+}
+
+func (b *transitionBackend) diff(t *Transition) (*Diff, error) {
+	var h *C.hrw_diff
+	st := C.hrw_transition_diff(b.h, &h)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return nil, statusError(st)
+	}
+	db := &diffBackend{h: h}
+	runtime.SetFinalizer(db, func(b *diffBackend) { C.hrw_diff_free(b.h) })
+	return &Diff{b: db, t: t}, nil
+}
+
+func (b *diffBackend) add(key string) error {
+	st := C.hrw_diff_add(b.h, keyPtr(key), C.size_t(len(key)))
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return statusError(st)
+	}
+	return nil
+}
+
+func (b *diffBackend) addMany(keys []string) error {
+	joined, lens, total := joinKeys(keys)
+	st := C.hrw_diff_add_many(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total), sizes(lens), C.size_t(len(keys)))
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(joined)
+	if st != C.HRW_STATUS_OK {
+		return statusError(st)
+	}
+	return nil
+}
+
+func (b *diffBackend) merge(other *diffBackend) error {
+	st := C.hrw_diff_merge(b.h, other.h)
+	runtime.KeepAlive(b)
+	runtime.KeepAlive(other)
+	if st != C.HRW_STATUS_OK {
+		return statusError(st)
+	}
+	return nil
+}
+
+func (b *diffBackend) keys() uint64 {
+	var n C.uint64_t
+	C.hrw_diff_keys(b.h, &n)
+	runtime.KeepAlive(b)
+	return uint64(n)
+}
+
+func (b *diffBackend) moved() uint64 {
+	var n C.uint64_t
+	C.hrw_diff_moved(b.h, &n)
+	runtime.KeepAlive(b)
+	return uint64(n)
+}
+
+func (b *diffBackend) flows() []Flow {
+	var n C.size_t
+	C.hrw_diff_flows_len(b.h, &n)
+	rows := make([]C.hrw_flow, int(n)+1)
+	C.hrw_diff_flows(b.h, &rows[0], C.size_t(len(rows)), &n)
+	runtime.KeepAlive(b)
+	out := make([]Flow, int(n))
+	for i := range out {
+		out[i] = Flow{From: int(rows[i].from), To: int(rows[i].to), Count: uint64(rows[i].count)}
+	}
+	return out
+}
+
+func (b *diffBackend) nodes() []NodeChange {
+	var n C.size_t
+	C.hrw_diff_nodes_len(b.h, &n)
+	rows := make([]C.hrw_node_change, int(n)+1)
+	C.hrw_diff_nodes(b.h, &rows[0], C.size_t(len(rows)), &n)
+	runtime.KeepAlive(b)
+	out := make([]NodeChange, int(n))
+	for i := range out {
+		r := rows[i]
+		out[i] = NodeChange{Old: -1, New: -1, Before: uint64(r.before), After: uint64(r.after)}
+		if bool(r.has_old) {
+			out[i].Old = int(r.old_index)
+		}
+		if bool(r.has_new) {
+			out[i].New = int(r.new_index)
+		}
+	}
+	return out
+}
+
+type rampBackend struct {
+	h *C.hrw_ramp
+}
+
+func newRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
+	var h *C.hrw_ramp
+	var detail C.hrw_error
+	st := C.hrw_ramp_new(old.b.h, new.b.h, C.double(maxMove), &h, &detail)
+	runtime.KeepAlive(old.b)
+	runtime.KeepAlive(new.b)
+	if st != C.HRW_STATUS_OK {
+		return nil, detailError(st, &detail)
+	}
+	b := &rampBackend{h: h}
+	runtime.SetFinalizer(b, func(b *rampBackend) { C.hrw_ramp_free(b.h) })
+	r := &RampPlan{b: b}
+	var n C.size_t
+	C.hrw_ramp_len(h, &n)
+	for i := 0; i < int(n); i++ {
+		var s C.hrw_ramp_step
+		if st := C.hrw_ramp_get_step(h, C.size_t(i), &s, &detail); st != C.HRW_STATUS_OK {
+			return nil, detailError(st, &detail)
+		}
+		r.steps = append(r.steps, RampStep{Epoch: uint64(s.epoch), Position: uint32(s.position),
+			Moved: float64(s.moved), RemovesDrained: bool(s.removes_drained)})
+	}
+	var figures [4]C.double
+	C.hrw_ramp_max_move(h, &figures[0])
+	C.hrw_ramp_total_moved(h, &figures[1])
+	C.hrw_ramp_direct_moved(h, &figures[2])
+	C.hrw_ramp_optimum(h, &figures[3])
+	runtime.KeepAlive(b)
+	r.maxMove, r.total, r.direct, r.optim = float64(figures[0]), float64(figures[1]), float64(figures[2]), float64(figures[3])
+	return r, nil
+}
+
+func (b *rampBackend) view(i int) (*View, error) {
+	var h *C.hrw_view
+	var detail C.hrw_error
+	st := C.hrw_ramp_view(b.h, C.size_t(i), &h, &detail)
+	runtime.KeepAlive(b)
+	if st != C.HRW_STATUS_OK {
+		return nil, detailError(st, &detail)
+	}
+	return wrapView(h)
+}
