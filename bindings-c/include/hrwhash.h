@@ -206,7 +206,7 @@ enum hrw_status
   HRW_STATUS_LOAD_OVERFLOW = 22,
   /**
    * A replica-balanced placement cannot give a node its share: its weight is more than
-   * `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+   * `1 / k` of the total (POLICIES.md, replica-balance); `hrw_error.index` names the node
    * and `hrw_error.expected` holds `k`.
    */
   HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
