@@ -4,7 +4,8 @@
 use hrwhash_core::policy::ReplicaBalance;
 
 use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::placement::{hrw_placement, placement};
+// Renamed so that the exported parameter keeps its plain name `placement`.
+use crate::placement::{hrw_placement, placement as placement_of};
 use crate::status::{hrw_error, hrw_status};
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance,
@@ -40,14 +41,6 @@ pub unsafe extern "C" fn hrw_replica_balance_new(
     };
     // SAFETY: `error` is NULL or writable (caller contract).
     unsafe { guard_detail(error, call) }
-}
-
-// Named apart from `placement` so that the exported parameter keeps its plain name.
-unsafe fn placement_of<'a>(
-    p: *const hrw_placement,
-) -> Result<&'a hrwhash_core::Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
 }
 
 /// Releases a replica-balance handle; NULL is a no-op.
