@@ -49,8 +49,7 @@ test-conformance:
 	python3 conformance/reference/policy_domains.py conformance/policies/domains.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load.json
 	python3 conformance/reference/policy_bounded_load.py conformance/policies/bounded-load-boundaries.json
-	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance.json
-	python3 conformance/reference/policy_replica_balance_v2.py conformance/policies/replica-balance-v2.json
+	python3 conformance/reference/policy_replica_balance.py conformance/policies/replica-balance-v2.json
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
@@ -77,8 +76,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance-v2 -- --check conformance/policies/replica-balance-v2.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance-v2.json
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

@@ -416,35 +416,11 @@ export declare class RampPlan {
   get optimum(): number
 }
 
-/** Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1). */
-export declare class ReplicaBalance {
-  /**
-   * Replica sets of `k` nodes over `placement`; `samplesLog2` (8 to 22, default 18) sizes the
-   * sample the solver measures on.
-   */
-  constructor(placement: Placement | View, k: number, samplesLog2?: number | null)
-  /** The number of replicas per key. */
-  get k(): number
-  /** How many times the solver measured inclusion. */
-  get iterations(): number
-  /** The weights that rank positions 2..k, build order. */
-  get adjustedWeights(): Array<number>
-  /**
-   * The same weights in fixed point (`w * 2^32`), as conformance/policies/replica-balance.json
-   * states them.
-   */
-  get adjustedFixed(): bigint[]
-  /** The build-order indices of the replica set of `key`, primary first. */
-  replicaIndices(key: Key): Array<number>
-  /** The replica set of `key` as node ids, primary first. */
-  replicas(key: Key): NodeId[]
-}
-
 /**
  * Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
- * (replica-balance-v2).
+ * (replica-balance).
  */
-export declare class ReplicaBalanceV2 {
+export declare class ReplicaBalance {
   /** Replica sets of `k` nodes over `placement`. */
   constructor(placement: Placement | View, k: number)
   /** The number of replicas per key. */
@@ -669,10 +645,7 @@ export declare function ramp(from: View, to: View, maxMove: number): RampPlan
 export declare const RAMP_GRID: number
 
 /** Name and version of the policy `ReplicaBalance` implements. */
-export declare const REPLICA_BALANCE: string
-
-/** Name and version of the policy `ReplicaBalanceV2` implements. */
-export declare const REPLICA_BALANCE_V2: string
+export declare const REPLICA_BALANCE_POLICY: string
 
 /** The format tag: `"hrwhash-slot-history-v1"`. */
 export declare const SLOT_HISTORY_FORMAT: string

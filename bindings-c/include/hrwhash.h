@@ -206,7 +206,7 @@ enum hrw_status
   HRW_STATUS_LOAD_OVERFLOW = 22,
   /**
    * A replica-balanced placement cannot give a node its share: its weight is more than
-   * `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+   * `1 / k` of the total (POLICIES.md, replica-balance); `hrw_error.index` names the node
    * and `hrw_error.expected` holds `k`.
    */
   HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
@@ -383,19 +383,11 @@ typedef struct hrw_profile_placement hrw_profile_placement;
 typedef struct hrw_ramp hrw_ramp;
 
 /**
- * Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1,
+ * Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance,
  * conformance/POLICIES.md). Build it with `hrw_replica_balance_new`, release it with
  * `hrw_replica_balance_free`; immutable and shareable between threads like `hrw_placement`.
  */
 typedef struct hrw_replica_balance hrw_replica_balance;
-
-/**
- * Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
- * (replica-balance-v2, conformance/POLICIES.md). Build it with `hrw_replica_balance_v2_new`,
- * release it with `hrw_replica_balance_v2_free`; immutable and shareable between threads like
- * `hrw_placement`.
- */
-typedef struct hrw_replica_balance_v2 hrw_replica_balance_v2;
 
 /**
  * The shared history of a levelled slot table: the first membership, the number of slots and
@@ -1313,57 +1305,6 @@ hrw_status hrw_bounded_load_assign(const struct hrw_bounded_load *bounded_load,
                                    struct hrw_error *error);
 
 /**
- * Replica sets of `k` nodes over a copy of `placement`, the solver measuring on
- * `2^samples_log2` sample digests (8 to 22; the other languages default to 18). INVALID_COUNT
- * when `k` is 0 or `samples_log2` is out of range; INFEASIBLE_REPLICA_WEIGHTS when a node has
- * more than `1 / k` of the total weight (`error->index`: the node, `error->expected`: `k`).
- * `error` may be NULL; `*out` is written only on success.
- *
- * # Safety
- * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
- */
-hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
-                                   size_t k,
-                                   uint32_t samples_log2,
-                                   struct hrw_replica_balance **out_replica_balance,
-                                   struct hrw_error *error);
-
-/**
- * Releases a replica-balance handle; NULL is a no-op.
- *
- * # Safety
- * `replica_balance` is NULL or a live handle that no other thread is using.
- */
-void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
-
-/**
- * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
- * (else BUFFER_TOO_SMALL); `*out_count` receives `k`.
- *
- * # Safety
- * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
- */
-hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
-                                        const uint8_t *key,
-                                        size_t key_len,
-                                        size_t *out_indices,
-                                        size_t out_len,
-                                        size_t *out_count);
-
-/**
- * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
- * `out_weights` must hold one per node (else BUFFER_TOO_SMALL); `*out_iterations`, if not NULL,
- * receives how many times the solver measured inclusion.
- *
- * # Safety
- * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
- */
-hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
-                                              uint64_t *out_weights,
-                                              size_t out_len,
-                                              uint32_t *out_iterations);
-
-/**
  * The name of profile number `index` (0-based, in the order of conformance/PROFILES.md) as a
  * static NUL-terminated string; INDEX_OUT_OF_RANGE past the last one, so a loop from 0 lists
  * every profile this library knows.
@@ -1577,18 +1518,18 @@ hrw_status hrw_ramp_optimum(const struct hrw_ramp *ramp, double *out_fraction);
  * # Safety
  * `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
  */
-hrw_status hrw_replica_balance_v2_new(const struct hrw_placement *placement,
-                                      size_t k,
-                                      struct hrw_replica_balance_v2 **out_replica_balance,
-                                      struct hrw_error *error);
+hrw_status hrw_replica_balance_new(const struct hrw_placement *placement,
+                                   size_t k,
+                                   struct hrw_replica_balance **out_replica_balance,
+                                   struct hrw_error *error);
 
 /**
- * Releases a replica-balance-v2 handle; NULL is a no-op.
+ * Releases a replica-balance handle; NULL is a no-op.
  *
  * # Safety
  * `replica_balance` is NULL or a live handle that no other thread is using.
  */
-void hrw_replica_balance_v2_free(struct hrw_replica_balance_v2 *replica_balance);
+void hrw_replica_balance_free(struct hrw_replica_balance *replica_balance);
 
 /**
  * The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
@@ -1597,12 +1538,12 @@ void hrw_replica_balance_v2_free(struct hrw_replica_balance_v2 *replica_balance)
  * # Safety
  * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
  */
-hrw_status hrw_replica_balance_v2_replicas(const struct hrw_replica_balance_v2 *replica_balance,
-                                           const uint8_t *key,
-                                           size_t key_len,
-                                           size_t *out_indices,
-                                           size_t out_len,
-                                           size_t *out_count);
+hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replica_balance,
+                                        const uint8_t *key,
+                                        size_t key_len,
+                                        size_t *out_indices,
+                                        size_t out_len,
+                                        size_t *out_count);
 
 /**
  * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
@@ -1613,11 +1554,11 @@ hrw_status hrw_replica_balance_v2_replicas(const struct hrw_replica_balance_v2 *
  * # Safety
  * `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
  */
-hrw_status hrw_replica_balance_v2_adjusted_fixed(const struct hrw_replica_balance_v2 *replica_balance,
-                                                 uint64_t *out_weights,
-                                                 size_t out_len,
-                                                 uint32_t *out_iterations,
-                                                 double *out_residual);
+hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *replica_balance,
+                                              uint64_t *out_weights,
+                                              size_t out_len,
+                                              uint32_t *out_iterations,
+                                              double *out_residual);
 
 /**
  * Loads and replays a history document (`text_len` bytes of UTF-8 JSON, not NUL-terminated),

@@ -84,7 +84,7 @@ pub enum hrw_status {
     /// The loads of a bounded-load lookup add up to more than 2^64 - 1.
     LoadOverflow = 22,
     /// A replica-balanced placement cannot give a node its share: its weight is more than
-    /// `1 / k` of the total (POLICIES.md, replica-balance-v1); `hrw_error.index` names the node
+    /// `1 / k` of the total (POLICIES.md, replica-balance); `hrw_error.index` names the node
     /// and `hrw_error.expected` holds `k`.
     InfeasibleReplicaWeights = 23,
 }

@@ -1,6 +1,6 @@
 /* Runs every online, batch and error case of conformance/policies/bounded-load.json and
- * bounded-load-boundaries.json and every case of replica-balance.json through the C ABI, and the bad inputs the ABI itself can be given (NULL
- * handles, NULL buffers with lengths, short output buffers). */
+ * bounded-load-boundaries.json through the C ABI, and the bad inputs the ABI itself can be given
+ * (NULL handles, NULL buffers with lengths, short output buffers). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -208,62 +208,6 @@ static void run_batch_case(const jvalue *c) {
     hrw_bounded_load_free(bl);
 }
 
-static void run_replica_case(const jvalue *c) {
-    const char *name = json_get(c, "name")->str;
-    const jvalue *error = json_get(c, "error");
-    hrw_placement *p = placement_of(c);
-    if (p == NULL) return;
-    size_t nodes = 0;
-    hrw_placement_len(p, &nodes);
-    size_t k = (size_t)u64(json_get(c, "k"));
-    uint32_t m = (uint32_t)u64(json_get(c, "samples_log2"));
-    hrw_replica_balance *rb = NULL;
-    hrw_error err = {0};
-    hrw_status st = hrw_replica_balance_new(p, k, m, &rb, &err);
-    hrw_placement_free(p);
-    if (error) {
-        hrw_status want = strcmp(error->str, "InvalidCount") == 0 ? HRW_STATUS_INVALID_COUNT
-                          : strcmp(error->str, "InfeasibleReplicaWeights") == 0
-                              ? HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS
-                              : HRW_STATUS_UNKNOWN;
-        CHECK(st == want && rb == NULL && err.status == want, "%s: got %u, want %s", name,
-              (unsigned)st, error->str);
-        const jvalue *index = json_get(c, "index");
-        if (index) {
-            CHECK(err.index == (size_t)u64(index) && err.expected == k, "%s: index %zu k %zu", name,
-                  err.index, err.expected);
-        }
-        return;
-    }
-    CHECK(st == HRW_STATUS_OK, "%s: new: %s", name, hrw_status_message(st));
-    if (st != HRW_STATUS_OK) return;
-    const jvalue *exp = json_get(c, "expected");
-    uint64_t *fixed = calloc(nodes, sizeof *fixed);
-    uint32_t iterations = 0;
-    st = hrw_replica_balance_adjusted_fixed(rb, fixed, nodes, &iterations);
-    CHECK(st == HRW_STATUS_OK && iterations == (uint32_t)u64(json_get(exp, "iterations")),
-          "%s: iterations %u", name, (unsigned)iterations);
-    const jvalue *want_fixed = json_get(exp, "adjusted_fixed");
-    for (size_t i = 0; i < nodes && i < want_fixed->len; i++)
-        CHECK(fixed[i] == u64(&want_fixed->items[i]), "%s: adjusted_fixed[%zu]", name, i);
-    CHECK(want_fixed->len == nodes, "%s: %zu weights", name, want_fixed->len);
-    free(fixed);
-    const jvalue *sets = json_get(exp, "replicas");
-    size_t *got = calloc(k, sizeof *got);
-    for (size_t j = 0; j < sets->len; j++) {
-        const jvalue *item = &sets->items[j];
-        const jvalue *key = json_get(item, "key");
-        const jvalue *want = json_get(item, "replicas");
-        size_t count = 0;
-        st = hrw_replica_balance_replicas(rb, (const uint8_t *)key->str, key->len, got, k, &count);
-        int same = st == HRW_STATUS_OK && count == want->len;
-        for (size_t i = 0; same && i < count; i++) same = got[i] == (size_t)u64(&want->items[i]);
-        CHECK(same, "%s: replicas of key %zu", name, j);
-    }
-    free(got);
-    hrw_replica_balance_free(rb);
-}
-
 /* Misuse of the ABI: every NULL is NULL_PARAMETER, nothing is written, nothing crashes. */
 static void bad_inputs(void) {
     hrw_node nodes[2] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0}};
@@ -388,49 +332,6 @@ static void bad_inputs(void) {
     CHECK(held[0] == 5 && held[1] == 5, "assign: exact caps hold (%zu, %zu)", held[0], held[1]);
     hrw_bounded_load_free(bl);
 
-    hrw_node three[3] = {{(const uint8_t *)"a", 1, NULL, 0},
-                         {(const uint8_t *)"b", 1, NULL, 0},
-                         {(const uint8_t *)"c", 1, NULL, 0}};
-    CHECK(hrw_placement_new(three, 3, NULL, &p, NULL) == HRW_STATUS_OK, "build");
-    hrw_replica_balance *rb = NULL;
-    CHECK(hrw_replica_balance_new(NULL, 2, 8, &rb, NULL) == HRW_STATUS_NULL_PARAMETER && rb == NULL,
-          "NULL placement");
-    CHECK(hrw_replica_balance_new(p, 2, 8, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
-    CHECK(hrw_replica_balance_new(p, 0, 8, &rb, NULL) == HRW_STATUS_INVALID_COUNT && rb == NULL,
-          "k = 0");
-    CHECK(hrw_replica_balance_new(p, 2, 23, &rb, NULL) == HRW_STATUS_INVALID_COUNT && rb == NULL,
-          "samples_log2 = 23");
-    CHECK(hrw_replica_balance_new(p, SIZE_MAX, 8, &rb, &err) ==
-                  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS &&
-              rb == NULL && err.index == 0 && err.expected == SIZE_MAX,
-          "k = SIZE_MAX");
-    CHECK(hrw_replica_balance_new(p, 2, 8, &rb, NULL) == HRW_STATUS_OK, "new");
-    hrw_placement_free(p);
-    size_t set[2] = {9, 9}, count = 9;
-    CHECK(hrw_replica_balance_replicas(NULL, NULL, 0, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
-          "NULL handle");
-    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, NULL) == HRW_STATUS_NULL_PARAMETER,
-          "NULL out_count");
-    CHECK(hrw_replica_balance_replicas(rb, NULL, 1, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
-          "NULL key with length");
-    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, NULL, 2, &count) == HRW_STATUS_NULL_PARAMETER,
-          "NULL out with length");
-    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 1, &count) == HRW_STATUS_BUFFER_TOO_SMALL &&
-              count == 9 && set[0] == 9,
-          "short out");
-    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, &count) == HRW_STATUS_OK && count == 2 &&
-              set[0] != set[1] && set[0] < 3 && set[1] < 3,
-          "empty key");
-    uint64_t fixed[3] = {0};
-    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 2, NULL) == HRW_STATUS_BUFFER_TOO_SMALL,
-          "short weights");
-    CHECK(hrw_replica_balance_adjusted_fixed(NULL, fixed, 3, NULL) == HRW_STATUS_NULL_PARAMETER,
-          "NULL handle");
-    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 3, NULL) == HRW_STATUS_OK && fixed[0] > 0,
-          "weights without iterations");
-    hrw_replica_balance_free(rb);
-    hrw_replica_balance_free(NULL);
-
     CHECK(strstr(hrw_status_message(HRW_STATUS_INVALID_BALANCE_FACTOR), "balance factor") != NULL,
           "message 21");
     CHECK(strstr(hrw_status_message(HRW_STATUS_LOAD_OVERFLOW), "2^64") != NULL, "message 22");
@@ -457,22 +358,11 @@ static int run_bounded_file(const char *path) {
     return 1;
 }
 
-/* test_policies [bounded-load.json [replica-balance.json [more bounded-load-v1 files...]]] */
+/* test_policies [bounded-load.json [more bounded-load-v1 files...]] */
 int main(int argc, char **argv) {
     if (!run_bounded_file(argc > 1 ? argv[1] : "../conformance/policies/bounded-load.json")) return 2;
 
-    const char *replica_path = argc > 2 ? argv[2] : "../conformance/policies/replica-balance.json";
-    jvalue *root = json_load(replica_path);
-    if (root == NULL) return 2;
-    CHECK(strcmp(json_get(root, "policy")->str, "replica-balance-v1") == 0, "policy tag");
-    const jvalue *cases = json_get(root, "cases");
-    const jvalue *replica_errors = json_get(root, "error_cases");
-    for (size_t i = 0; i < cases->len; i++) run_replica_case(&cases->items[i]);
-    for (size_t i = 0; i < replica_errors->len; i++) run_replica_case(&replica_errors->items[i]);
-    CHECK(cases->len > 0 && replica_errors->len > 0, "cases present");
-    json_free(root);
-
-    for (int i = 3; i < argc; i++) {
+    for (int i = 2; i < argc; i++) {
         if (!run_bounded_file(argv[i])) return 2;
     }
 

@@ -12,7 +12,7 @@ mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
-mod replica_balance_v2;
+mod replica_balance;
 mod slot_history;
 mod slot_table;
 mod view;

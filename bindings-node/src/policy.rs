@@ -1,6 +1,6 @@
-//! Policies of conformance/POLICIES.md: `BoundedLoad` (bounded-load-v1) and `ReplicaBalance`
-//! (replica-balance-v1) over a `Placement` or `View`, answering with the placement's node ids in
-//! the form they were given.
+//! `BoundedLoad` (bounded-load-v1 of conformance/POLICIES.md) over a `Placement` or `View`,
+//! answering with the placement's node ids in the form they were given; `ids`, which the other
+//! policies answer with too.
 
 use hrwhash::policy;
 use napi::{sys, Env, Result};
@@ -8,15 +8,11 @@ use napi_derive::napi;
 
 use crate::js::{self, KeyBuf, Kind, Raw};
 use crate::view::{id_value, membership};
-use crate::{core_error, count_arg, count_value, key_of, no_bad_text, slices, NodeForm, Placement};
+use crate::{core_error, count_value, key_of, no_bad_text, slices, NodeForm, Placement};
 
 /// Name and version of the policy `BoundedLoad` implements.
 #[napi]
 pub const BOUNDED_LOAD: &str = policy::BOUNDED_LOAD;
-
-/// Name and version of the policy `ReplicaBalance` implements.
-#[napi]
-pub const REPLICA_BALANCE: &str = policy::REPLICA_BALANCE;
 
 pub(crate) fn ids(
     env: sys::napi_env,
@@ -223,102 +219,5 @@ impl BoundedLoad {
         self.inner
             .assign(&slices(&data, &ends))
             .map_err(|e| core_error(env, e))
-    }
-}
-
-/// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance-v1).
-#[napi]
-pub struct ReplicaBalance {
-    inner: policy::ReplicaBalance,
-    forms: Vec<NodeForm>,
-}
-
-#[napi]
-impl ReplicaBalance {
-    /// Replica sets of `k` nodes over `placement`; `samplesLog2` (8 to 22, default 18) sizes the
-    /// sample the solver measures on.
-    #[napi(
-        constructor,
-        catch_unwind,
-        ts_args_type = "placement: Placement | View, k: number, samplesLog2?: number | null"
-    )]
-    pub fn new(
-        env: Env,
-        placement: Raw,
-        k: Raw,
-        samples_log2: Option<Raw>,
-    ) -> Result<ReplicaBalance> {
-        let env = env.raw();
-        let (p, forms) = membership(env, placement, "placement")?;
-        let k = count_arg(env, k, "k")?;
-        let m = match samples_log2 {
-            Some(v) if !js::is_null_or_undefined(env, v.0)? => count_arg(env, v, "samplesLog2")?,
-            _ => policy::replica_balance::DEFAULT_SAMPLES_LOG2 as f64,
-        };
-        let k = count_value(env, k, "k")?;
-        let m = count_value(env, m, "samplesLog2")?;
-        let m = u32::try_from(m).unwrap_or(u32::MAX);
-        let inner =
-            policy::ReplicaBalance::with_samples(p, k, m).map_err(|e| core_error(env, e))?;
-        Ok(ReplicaBalance { inner, forms })
-    }
-
-    /// The number of replicas per key.
-    #[napi(getter, catch_unwind)]
-    pub fn k(&self) -> u32 {
-        self.inner.k() as u32
-    }
-
-    /// How many times the solver measured inclusion.
-    #[napi(getter, catch_unwind)]
-    pub fn iterations(&self) -> u32 {
-        self.inner.iterations()
-    }
-
-    /// The weights that rank positions 2..k, build order.
-    #[napi(getter, catch_unwind)]
-    pub fn adjusted_weights(&self) -> Vec<f64> {
-        self.inner
-            .adjusted_weights()
-            .iter()
-            .map(|w| w.to_f64())
-            .collect()
-    }
-
-    /// The same weights in fixed point (`w * 2^32`), as conformance/policies/replica-balance.json
-    /// states them.
-    #[napi(getter, catch_unwind, ts_return_type = "bigint[]")]
-    pub fn adjusted_fixed(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
-        let w = self.inner.adjusted_weights();
-        let arr = js::new_array(env, w.len())?;
-        for (i, w) in w.iter().enumerate() {
-            js::set_element(env, arr, i as u32, js::new_bigint(env, w.to_fixed())?)?;
-        }
-        Ok(Raw(arr))
-    }
-
-    /// The build-order indices of the replica set of `key`, primary first.
-    #[napi(catch_unwind, ts_args_type = "key: Key")]
-    pub fn replica_indices(&self, env: Env, key: Raw) -> Result<Vec<u32>> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
-        Ok(self
-            .inner
-            .replicas(key)
-            .into_iter()
-            .map(|i| i as u32)
-            .collect())
-    }
-
-    /// The replica set of `key` as node ids, primary first.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId[]")]
-    pub fn replicas(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let key = key_of(env, key, &mut buf, "key")?;
-        let set = self.inner.replicas(key);
-        ids(env, self.inner.placement(), &self.forms, &set).map(Raw)
     }
 }

@@ -1,19 +1,17 @@
-// Every case of ../conformance/policies/bounded-load.json, bounded-load-boundaries.json and
-// replica-balance.json through the public API, and every bad input of the two policies
-// (conformance/POLICIES.md).
+// Every case of ../conformance/policies/bounded-load.json and bounded-load-boundaries.json through
+// the public API, and every bad input of the policy (conformance/POLICIES.md).
 'use strict';
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
-const { Placement, BoundedLoad, ReplicaBalance } = hrwhash;
+const { Placement, BoundedLoad } = hrwhash;
 
 const read = (file) =>
   JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'policies', file), 'utf8'));
 // The bounded-load-v1 files: the main one and the cases on the caps; the same tests run both.
 const BOUNDED_FILES = ['bounded-load.json', 'bounded-load-boundaries.json'].map((file) => [file, read(file)]);
-const REPLICA = read('replica-balance.json');
 
 const number = (v) => ({ NaN, Infinity, '-Infinity': -Infinity })[v] ?? Number(v);
 
@@ -37,8 +35,6 @@ const codes = {
   LengthMismatch: 'HRW_LENGTH_MISMATCH',
   LoadOverflow: 'HRW_LOAD_OVERFLOW',
   InvalidBalanceFactor: 'HRW_INVALID_BALANCE_FACTOR',
-  InvalidCount: 'HRW_INVALID_COUNT',
-  InfeasibleReplicaWeights: 'HRW_INFEASIBLE_REPLICA_WEIGHTS',
 };
 const hasCode = (code, extra = {}) => (err) => {
   assert.ok(err instanceof Error && !(err instanceof TypeError), String(err));
@@ -52,8 +48,6 @@ const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError &&
 test('policy names', () => {
   for (const [, BOUNDED] of BOUNDED_FILES) assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD);
   assert.equal(hrwhash.BOUNDED_LOAD, 'bounded-load-v1');
-  assert.equal(REPLICA.policy, hrwhash.REPLICA_BALANCE);
-  assert.equal(hrwhash.REPLICA_BALANCE, 'replica-balance-v1');
 });
 
 for (const [file, BOUNDED] of BOUNDED_FILES) {
@@ -148,48 +142,4 @@ test('bounded-load caps hold over a stream', () => {
     assert.ok(loads[n] < cap, `req-${i}`);
     loads[n] += 1;
   }
-});
-
-test('replica-balance cases', () => {
-  assert.ok(REPLICA.cases.length > 0);
-  for (const c of REPLICA.cases) {
-    const { p, ids } = membership(c);
-    const r = new ReplicaBalance(p, c.k, c.samples_log2);
-    assert.equal(r.k, c.k);
-    assert.deepEqual(r.adjustedFixed, c.expected.adjusted_fixed.map(BigInt), c.name);
-    assert.equal(r.iterations, c.expected.iterations, c.name);
-    assert.equal(r.adjustedWeights.length, ids.length);
-    for (const item of c.expected.replicas) {
-      assert.deepEqual(r.replicaIndices(item.key), item.replicas, `${c.name} ${item.key}`);
-      assert.deepEqual(r.replicas(item.key), item.replicas.map((i) => ids[i]), `${c.name} ${item.key}`);
-    }
-  }
-});
-
-test('replica-balance error cases', () => {
-  assert.ok(REPLICA.error_cases.length > 0);
-  for (const c of REPLICA.error_cases) {
-    const { p } = membership(c);
-    const check =
-      c.error === 'InvalidCount'
-        ? (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT'
-        : hasCode(codes[c.error], 'index' in c ? { index: c.index, k: c.k } : {});
-    assert.throws(() => new ReplicaBalance(p, c.k, c.samples_log2), check, c.name);
-  }
-});
-
-test('replica-balance misuse', () => {
-  const p = new Placement(['a', 'b', 'c'], { weights: [1, 1, 1] });
-  for (const bad of [-1, 1.5, NaN]) assert.throws(() => new ReplicaBalance(p, bad), (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT');
-  for (const bad of ['2', null, 2n]) typeError(() => new ReplicaBalance(p, bad));
-  typeError(() => new ReplicaBalance([1, 2], 2));
-  typeError(() => new ReplicaBalance(p, 2, '8'));
-  const r = new ReplicaBalance(p, 2, 8);
-  typeError(() => r.replicas(null));
-  assert.throws(() => r.replicas('\ud800'), hasCode('HRW_INVALID_TEXT'));
-  assert.equal(r.k, 2);
-  assert.equal(r.replicas('k').length, 2);
-  assert.equal(typeof r.replicas('k')[0], 'string');
-  // The default sample size is the documented one.
-  assert.deepEqual(new ReplicaBalance(p, 2).adjustedFixed, new ReplicaBalance(p, 2, 18).adjustedFixed);
 });

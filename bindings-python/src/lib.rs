@@ -11,7 +11,7 @@ mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
-mod replica_balance_v2;
+mod replica_balance;
 mod slot_history;
 mod slot_table;
 mod view;
@@ -794,7 +794,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     slot_history::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
-    replica_balance_v2::register(m)?;
+    replica_balance::register(m)?;
     m.add("ALGORITHM", hrwhash::ALGORITHM)?;
     m.add("DEFAULT_SEED", PyBytes::new(py, &Seed::DEFAULT.to_bytes()))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,5 +1,5 @@
-//! Policies of conformance/POLICIES.md: `BoundedLoad` (bounded-load-v1) and `ReplicaBalance`
-//! (replica-balance-v1) over a `Placement`, answering with the placement's node ids.
+//! `BoundedLoad` (bounded-load-v1 of conformance/POLICIES.md) over a `Placement`, answering with
+//! the placement's node ids.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
@@ -209,111 +209,8 @@ fn keys_vec(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
         .collect()
 }
 
-/// Replica sets of `k` nodes whose share of replicas follows the weights.
-#[pyclass(frozen, module = "hrwhash", name = "ReplicaBalance")]
-pub struct ReplicaBalance {
-    inner: policy::ReplicaBalance,
-    placement: Py<Placement>,
-}
-
-#[pymethods]
-impl ReplicaBalance {
-    #[new]
-    // 18 is policy::replica_balance::DEFAULT_SAMPLES_LOG2, written out so the signature shows it.
-    #[pyo3(signature = (placement, k, samples_log2 = 18))]
-    fn new(
-        py: Python<'_>,
-        placement: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-        samples_log2: i64,
-    ) -> PyResult<Self> {
-        let placement = placement.cast::<Placement>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!(
-                    "placement must be a Placement, not {}",
-                    type_name(placement)
-                ),
-                None,
-            )
-        })?;
-        let k = crate::args::count_arg(k, "k")?.get()?;
-        let m = u32::try_from(samples_log2).unwrap_or(u32::MAX);
-        let fleet = placement.get().inner.clone();
-        let inner = py
-            .detach(move || policy::ReplicaBalance::with_samples(fleet, k, m))
-            .map_err(|e| error(py, e, None))?;
-        Ok(ReplicaBalance {
-            inner,
-            placement: placement.clone().unbind(),
-        })
-    }
-
-    /// The number of replicas per key.
-    #[getter]
-    fn k(&self) -> usize {
-        self.inner.k()
-    }
-
-    /// How many times the solver measured inclusion.
-    #[getter]
-    fn iterations(&self) -> u32 {
-        self.inner.iterations()
-    }
-
-    /// The weights that rank positions 2..k, build order.
-    #[getter]
-    fn adjusted_weights(&self) -> Vec<f64> {
-        self.inner
-            .adjusted_weights()
-            .iter()
-            .map(|w| w.to_f64())
-            .collect()
-    }
-
-    /// The same weights in fixed point (`w * 2**32`), as conformance/policies/replica-balance.json
-    /// states them.
-    #[getter]
-    fn adjusted_fixed(&self) -> Vec<u64> {
-        self.inner
-            .adjusted_weights()
-            .iter()
-            .map(|w| w.to_fixed())
-            .collect()
-    }
-
-    /// The build-order indices of the replica set of `key`, primary first.
-    #[pyo3(signature = (key))]
-    fn replica_indices(&self, key: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
-        check_key(key, At::one("the key"))?;
-        let key = key_bytes(key, At::one("the key"))?;
-        Ok(self.inner.replicas(&key))
-    }
-
-    /// The replica set of `key` as node ids, primary first.
-    #[pyo3(signature = (key))]
-    fn replicas<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let set = self.replica_indices(key)?;
-        self.placement.get().ids_list(py, &set)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "ReplicaBalance(k={}, nodes={})",
-            self.inner.k(),
-            self.inner.placement().len()
-        )
-    }
-}
-
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BoundedLoad>()?;
-    m.add_class::<ReplicaBalance>()?;
     m.add("BOUNDED_LOAD", policy::BOUNDED_LOAD)?;
-    m.add("REPLICA_BALANCE", policy::REPLICA_BALANCE)?;
     Ok(())
 }

@@ -1,6 +1,5 @@
-"""Every case of conformance/policies/bounded-load.json, bounded-load-boundaries.json and
-replica-balance.json through the binding, and every bad input of the two policies
-(conformance/POLICIES.md)."""
+"""Every case of conformance/policies/bounded-load.json and bounded-load-boundaries.json through
+the binding, and every bad input of the policy (conformance/POLICIES.md)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 import hrwhash
-from hrwhash import BoundedLoad, Placement, ReplicaBalance
+from hrwhash import BoundedLoad, Placement
 
 POLICIES = Path(__file__).resolve().parents[2] / "conformance" / "policies"
 # The bounded-load-v1 files: the main one and the cases on the caps; every test below runs both.
@@ -28,7 +27,6 @@ def bounded_cases(section: str) -> List[Any]:
         for file, vectors in BOUNDED_FILES.items()
         for case in vectors[section]
     ]
-REPLICA: Dict[str, Any] = json.loads((POLICIES / "replica-balance.json").read_text())
 
 
 def weight(value: Any) -> float:
@@ -55,7 +53,6 @@ def test_policy_names() -> None:
     for vectors in BOUNDED_FILES.values():
         assert vectors["policy"] == hrwhash.BOUNDED_LOAD == "bounded-load-v1"
         assert all(len(vectors[s]) > 0 for s in ["online", "batch", "factor_cases", "error_cases"])
-    assert REPLICA["policy"] == hrwhash.REPLICA_BALANCE == "replica-balance-v1"
 
 
 @pytest.mark.parametrize("case", bounded_cases("online"))
@@ -141,40 +138,3 @@ def test_online_caps_hold_over_a_stream() -> None:
         n = b.owner_index(f"req-{i}", loads)
         assert loads[n] < cap
         loads[n] += 1
-
-
-@pytest.mark.parametrize("case", REPLICA["cases"], ids=lambda c: c["name"])
-def test_replica_sets(case: Dict[str, Any]) -> None:
-    p = membership(case)
-    r = ReplicaBalance(p, case["k"], case["samples_log2"])
-    assert r.adjusted_fixed == [int(x) for x in case["expected"]["adjusted_fixed"]]
-    assert r.iterations == case["expected"]["iterations"]
-    for item in case["expected"]["replicas"]:
-        assert r.replica_indices(item["key"]) == item["replicas"]
-        assert r.replicas(item["key"]) == [p.nodes[i] for i in item["replicas"]]
-
-
-@pytest.mark.parametrize("case", REPLICA["error_cases"], ids=lambda c: c["name"])
-def test_replica_errors(case: Dict[str, Any]) -> None:
-    classes = {
-        "InvalidCount": hrwhash.InvalidCountError,
-        "InfeasibleReplicaWeights": hrwhash.InfeasibleReplicaWeightsError,
-    }
-    with pytest.raises(classes[case["error"]]) as e:
-        ReplicaBalance(membership(case), case["k"], case["samples_log2"])
-    if "index" in case:
-        assert isinstance(e.value, hrwhash.InfeasibleReplicaWeightsError)
-        assert (e.value.index, e.value.k) == (case["index"], case["k"])
-
-
-def test_replica_misuse() -> None:
-    p = Placement(["a", "b", "c"], weights=[1, 1, 1])
-    for bad_k in [-1, 1.5, "2"]:
-        with pytest.raises((hrwhash.InvalidCountError, hrwhash.InvalidArgumentError)):
-            ReplicaBalance(p, bad_k)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
-        ReplicaBalance([1, 2], 2)  # type: ignore[arg-type]
-    r = ReplicaBalance(p, 2, 8)
-    with pytest.raises(hrwhash.InvalidArgumentError):
-        r.replicas(None)  # type: ignore[arg-type]
-    assert r.k == 2 and len(r.adjusted_weights) == 3

@@ -16,7 +16,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import policy_bounded_load as bl  # noqa: E402
-import policy_replica_balance as rb  # noqa: E402
 
 
 def load(name):
@@ -185,32 +184,6 @@ class BoundedLoadBoundaryMutations(unittest.TestCase):
                 raise bl.PolicyError("InvalidBalanceFactor")
             return num, 10**6
         self.assertCaught(factor_from_float=via_float)
-
-
-class ReplicaBalanceMutations(unittest.TestCase):
-    vectors = load("replica-balance.json")
-
-    def failures(self):
-        return len(rb.run(self.vectors)[1])
-
-    def test_counting_the_primary_in_the_solve_is_caught(self):
-        original = rb.solve
-
-        def solve(ms, k, m):
-            # Targets and counts over all k positions instead of positions 2..k.
-            with mock.patch.object(rb, "replica_set",
-                                   lambda p, o, k: [None] + [p] + [i for i in o if i != p][:k - 1]):
-                return original(ms, k, m)
-        with mock.patch.object(rb, "solve", solve):
-            self.assertGreater(self.failures(), 0)
-
-    def test_rounding_half_up_or_truncating_is_caught(self):
-        with mock.patch.object(rb, "round_half_even", int):
-            self.assertGreater(self.failures(), 0)
-
-    def test_a_different_tolerance_is_caught(self):
-        with mock.patch.object(rb, "TOLERANCE", 0.01):
-            self.assertGreater(self.failures(), 0)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ pub mod cli;
 pub mod domains;
 pub mod edge;
 pub mod replica_balance;
-pub mod replica_balance_v2;
 pub mod slot_history;
 pub mod slot_table;
 pub mod slot_table_v2;

@@ -1,32 +1,36 @@
-//! Generator of `conformance/policies/replica-balance.json`: the replica-balance-v1 cases
-//! (POLICIES.md), solved weights included, that every binding exposing the policy reproduces.
-//! The sample counts are small (2^8 to 2^10) so that the reference can rerun every solve.
+//! Generator of `conformance/policies/replica-balance-v2.json`: the replica-balance cases
+//! (POLICIES.md, tag `replica-balance-v2`), solved weights included, that every binding exposing
+//! the policy reproduces, with the second key digest and `exp_neg` on their own so that a mismatch
+//! can be located.
 
-use hrwhash::policy::{ReplicaBalance, REPLICA_BALANCE};
+use hrwhash::policy::replica_balance::{exp_neg, second_digest};
+use hrwhash::policy::{ReplicaBalance, REPLICA_BALANCE_POLICY};
+use hrwhash::v1::key_digest;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
 use crate::{hex, u64s};
 
-const COMMENT: &str = "Conformance cases of replica-balance-v1 (see POLICIES.md). Bytes are \
+const COMMENT: &str = "Conformance cases of replica-balance-v2 (see POLICIES.md). Bytes are \
 lowercase hex; every 64-bit integer is a decimal string. A membership is \"nodes\": [{id, weight, \
-weight_fixed}] with the default seed; k is the number of replicas and samples_log2 the solver's m. \
-expected: adjusted_fixed (the solved fixed-point weights V, build order), iterations (the solver's \
-t), and replicas: for each key (text), the build-order indices of its replica set. error_cases: the \
-error the policy's construction fails with.";
+weight_fixed}] with the default seed; k is the number of replicas. expected: adjusted_fixed (the \
+solved fixed-point weights V, build order), iterations (the solver's t), and replicas: for each \
+key (text), the build-order indices of its replica set. error_cases: the error the policy's \
+construction fails with. second_digests: a key (text), its hrw-v1 key digest under the default \
+seed and its second digest. exp_neg: x and exp_neg(x), both as the 16 hex digits of their \
+binary64 bits.";
 
-const KEYS: [&str; 8] = [
-    "",
-    "a",
-    "user:42",
-    "object-7",
-    "key-0",
-    "key-1",
-    "key-99999",
-    "ÿ",
-];
+/// Text keys: a few edge cases, and more so that every case puts each node at several positions.
+fn keys() -> Vec<String> {
+    let mut keys: Vec<String> = ["", "a", "user:42", "object-7", "key-99999", "ÿ"]
+        .iter()
+        .map(|k| k.to_string())
+        .collect();
+    keys.extend((0..26).map(|i| format!("key-{i}")));
+    keys
+}
 
-pub(crate) fn membership(weights: &[f64]) -> (Value, Placement) {
+fn membership(weights: &[f64]) -> (Value, Placement) {
     let nodes: Vec<Node> = weights
         .iter()
         .enumerate()
@@ -46,15 +50,14 @@ pub(crate) fn membership(weights: &[f64]) -> (Value, Placement) {
     (described.into(), placement)
 }
 
-fn case(name: &str, weights: &[f64], k: usize, samples_log2: u32) -> Value {
+fn case(name: &str, weights: &[f64], k: usize) -> Value {
     let (nodes, placement) = membership(weights);
-    let policy = ReplicaBalance::with_samples(placement, k, samples_log2).expect(name);
+    let policy = ReplicaBalance::new(placement, k).expect(name);
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     o.insert("nodes".into(), nodes);
     o.insert("k".into(), json!(k));
-    o.insert("samples_log2".into(), json!(samples_log2));
-    let replicas: Vec<Value> = KEYS
+    let replicas: Vec<Value> = keys()
         .iter()
         .map(|key| json!({"key": key, "replicas": policy.replicas(key)}))
         .collect();
@@ -74,64 +77,55 @@ fn case(name: &str, weights: &[f64], k: usize, samples_log2: u32) -> Value {
 }
 
 fn cases() -> Vec<Value> {
+    let twelve = [10.0, 5.0, 6.0, 9.0, 1.0, 8.0, 4.0, 1.0, 3.0, 2.0, 6.0, 8.0];
     vec![
-        case("ceph-3331", &[3.0, 3.0, 3.0, 1.0], 3, 10),
-        case("ceph-3331-k2", &[3.0, 3.0, 3.0, 1.0], 2, 9),
-        case("ceph-test-map", &[10.0, 10.0, 10.0, 10.0, 1.0], 3, 10),
-        case("ramp", &[1.0, 2.0, 3.0, 4.0, 5.0], 2, 9),
-        case("equal", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], 3, 8),
-        case("k1", &[1.0, 5.0, 2.0], 1, 8),
-        case("k-equals-n", &[2.0, 2.0, 2.0], 3, 8),
-        case("draining", &[2.0, 0.0, 1.0, 1.0, 0.0, 3.0], 2, 9),
-        case("at-the-limit", &[2.0, 1.0, 1.0], 2, 8),
-        case("fractional", &[0.75, 0.5, 0.3, 0.25, 1.5, 0.0001], 2, 9),
-        case("eight", &[8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0], 4, 8),
+        case("ceph-3331", &[3.0, 3.0, 3.0, 1.0], 3),
+        case("ceph-3331-k2", &[3.0, 3.0, 3.0, 1.0], 2),
+        case("ceph-test-map", &[10.0, 10.0, 10.0, 10.0, 1.0], 3),
+        case("ramp", &[1.0, 2.0, 3.0, 4.0, 5.0], 2),
+        case("equal", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.0], 3),
+        case("k1", &[1.0, 5.0, 2.0], 1),
+        case("k-equals-n", &[2.0, 2.0, 2.0], 3),
+        case("draining", &[2.0, 0.0, 1.0, 1.0, 0.0, 3.0], 2),
+        // A node with exactly 1/k of the weight: the solver stops at its iteration cap.
+        case("at-the-limit", &[2.0, 1.0, 1.0], 2),
+        case("fractional", &[0.75, 0.5, 0.3, 0.25, 1.5, 0.0001], 2),
+        case("eight", &[8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0], 4),
+        case("twelve-k5", &twelve, 5),
     ]
 }
 
 fn error_cases() -> Vec<Value> {
-    let list: [(&str, &[f64], usize, u32, &str); 7] = [
-        ("k-zero", &[1.0, 1.0], 0, 10, "InvalidCount"),
-        ("samples-too-few", &[1.0, 1.0], 2, 7, "InvalidCount"),
-        ("samples-too-many", &[1.0, 1.0], 2, 23, "InvalidCount"),
+    let list: [(&str, &[f64], usize, &str); 5] = [
+        ("k-zero", &[1.0, 1.0], 0, "InvalidCount"),
         (
             "heavy-node",
             &[1.0, 5.0, 1.0, 1.0],
             2,
-            10,
             "InfeasibleReplicaWeights",
         ),
-        (
-            "k-above-n",
-            &[1.0, 1.0, 1.0],
-            4,
-            10,
-            "InfeasibleReplicaWeights",
-        ),
+        ("k-above-n", &[1.0, 1.0, 1.0], 4, "InfeasibleReplicaWeights"),
         (
             "k-above-selectable",
             &[1.0, 0.0, 1.0],
             3,
-            10,
             "InfeasibleReplicaWeights",
         ),
         (
             "just-over",
             &[2.000001, 1.0, 1.0],
             2,
-            10,
             "InfeasibleReplicaWeights",
         ),
     ];
     list.iter()
-        .map(|&(name, weights, k, m, error)| {
+        .map(|&(name, weights, k, error)| {
             let (nodes, placement) = membership(weights);
-            let got = ReplicaBalance::with_samples(placement, k, m).expect_err(name);
+            let got = ReplicaBalance::new(placement, k).expect_err(name);
             let mut o = Map::new();
             o.insert("name".into(), name.into());
             o.insert("nodes".into(), nodes);
             o.insert("k".into(), json!(k));
-            o.insert("samples_log2".into(), json!(m));
             o.insert("error".into(), error.into());
             if let Error::InfeasibleReplicaWeights { index, .. } = got {
                 assert_eq!(error, "InfeasibleReplicaWeights");
@@ -144,11 +138,54 @@ fn error_cases() -> Vec<Value> {
         .collect()
 }
 
+fn second_digests() -> Vec<Value> {
+    keys()
+        .iter()
+        .take(8)
+        .map(|key| {
+            let kd = key_digest(&Seed::DEFAULT, key.as_bytes());
+            json!({"key": key, "key_digest": u64s(kd), "second_digest": u64s(second_digest(kd))})
+        })
+        .collect()
+}
+
+fn exp_cases() -> Vec<Value> {
+    let mut xs = vec![
+        0.0,
+        1e-300,
+        1e-9,
+        0.25,
+        0.5,
+        0.6931471805599453,
+        1.0,
+        2.0,
+        10.0,
+    ];
+    xs.extend([
+        31.5,
+        64.0,
+        100.0 / 3.0,
+        512.25,
+        699.999,
+        700.0,
+        700.0000001,
+        1e6,
+    ]);
+    xs.iter()
+        .map(|&x: &f64| {
+            json!({
+                "x": format!("{:016x}", x.to_bits()),
+                "exp_neg": format!("{:016x}", exp_neg(x).to_bits()),
+            })
+        })
+        .collect()
+}
+
 /// The whole vectors file, byte for byte.
 pub fn generate() -> String {
     let mut out = String::new();
     out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{REPLICA_BALANCE}\",\n"));
+    out.push_str(&format!("  \"policy\": \"{REPLICA_BALANCE_POLICY}\",\n"));
     out.push_str(&format!(
         "  \"_comment\": {},\n",
         Value::String(COMMENT.into())
@@ -165,6 +202,8 @@ pub fn generate() -> String {
         }
         out.push_str(if last { "  ]\n" } else { "  ],\n" });
     };
+    section(&mut out, "second_digests", &second_digests(), false);
+    section(&mut out, "exp_neg", &exp_cases(), false);
     section(&mut out, "cases", &cases(), false);
     section(&mut out, "error_cases", &error_cases(), true);
     out.push_str("}\n");

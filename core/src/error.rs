@@ -136,7 +136,7 @@ pub enum Error {
     LoadOverflow,
     /// A replica-balanced placement cannot give a node its share: the node's weight is more than
     /// `1 / k` of the total, so it would have to hold more than one replica of some keys
-    /// (conformance/POLICIES.md, replica-balance-v1).
+    /// (conformance/POLICIES.md, replica-balance).
     InfeasibleReplicaWeights {
         /// Build-order position of the first such node.
         index: usize,

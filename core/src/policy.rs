@@ -16,8 +16,6 @@ pub mod domains;
 pub use domains::{DomainFault, Domains};
 pub mod bounded_load;
 pub mod replica_balance;
-pub mod replica_balance_v2;
 
 pub use bounded_load::{BalanceFactor, BoundedLoad, BOUNDED_LOAD};
-pub use replica_balance::{ReplicaBalance, REPLICA_BALANCE};
-pub use replica_balance_v2::{ReplicaBalanceV2, REPLICA_BALANCE_V2};
+pub use replica_balance::{ReplicaBalance, REPLICA_BALANCE_POLICY};

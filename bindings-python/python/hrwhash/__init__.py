@@ -37,11 +37,9 @@ from ._errors import (
 )
 from ._hrwhash import (
     BOUNDED_LOAD as BOUNDED_LOAD,
-    REPLICA_BALANCE as REPLICA_BALANCE,
-    REPLICA_BALANCE_V2 as REPLICA_BALANCE_V2,
+    REPLICA_BALANCE_POLICY as REPLICA_BALANCE_POLICY,
     BoundedLoad as BoundedLoad,
     ReplicaBalance as ReplicaBalance,
-    ReplicaBalanceV2 as ReplicaBalanceV2,
 )
 from ._hrwhash import (
     ALGORITHM as ALGORITHM,
@@ -86,8 +84,7 @@ __all__ = [
     "LEVELLED_SLOTS_POLICY",
     "SLOT_HISTORY_FORMAT",
     "DOMAINS_POLICY",
-    "REPLICA_BALANCE",
-    "REPLICA_BALANCE_V2",
+    "REPLICA_BALANCE_POLICY",
     "VIEW_FORMAT",
     "AllWeightsZeroError",
     "BoundedLoad",
@@ -119,7 +116,6 @@ __all__ = [
     "RampPlan",
     "RampStep",
     "ReplicaBalance",
-    "ReplicaBalanceV2",
     "Ranking",
     "ResultTooLargeError",
     "Route",

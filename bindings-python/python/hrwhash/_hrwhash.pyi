@@ -27,10 +27,8 @@ __all__ = [
     "DEFAULT_SEED",
     "DOMAINS_POLICY",
     "Domains",
-    "REPLICA_BALANCE",
-    "REPLICA_BALANCE_V2",
+    "REPLICA_BALANCE_POLICY",
     "ReplicaBalance",
-    "ReplicaBalanceV2",
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
@@ -530,8 +528,7 @@ class Domains(Generic[_Id]):
         """The domain of the spread level ``node`` is in: its path up to that level."""
 
 BOUNDED_LOAD: str
-REPLICA_BALANCE: str
-REPLICA_BALANCE_V2: str
+REPLICA_BALANCE_POLICY: str
 
 @final
 class BoundedLoad(Generic[_Id]):
@@ -551,27 +548,11 @@ class BoundedLoad(Generic[_Id]):
 
 @final
 class ReplicaBalance(Generic[_Id]):
-    """replica-balance-v1 (conformance/POLICIES.md): replica sets of ``k`` nodes whose share of
-    replicas follows the weights; the primary is the hrw-v1 owner."""
+    """replica-balance (conformance/POLICIES.md, tag ``replica-balance-v2``): replica sets of ``k``
+    nodes whose share of replicas follows the weights, from an exact solver; the primary is the
+    hrw-v1 owner."""
 
-    def __new__(cls, placement: Placement[_Id], k: int, samples_log2: int = 18) -> ReplicaBalance[_Id]: ...
-    @property
-    def k(self) -> int: ...
-    @property
-    def iterations(self) -> int: ...
-    @property
-    def adjusted_weights(self) -> List[float]: ...
-    @property
-    def adjusted_fixed(self) -> List[int]: ...
-    def replicas(self, key: _Key) -> List[_Id]: ...
-    def replica_indices(self, key: _Key) -> List[int]: ...
-
-@final
-class ReplicaBalanceV2(Generic[_Id]):
-    """replica-balance-v2 (conformance/POLICIES.md): replica sets of ``k`` nodes whose share of
-    replicas follows the weights, from an exact solver; the primary is the hrw-v1 owner."""
-
-    def __new__(cls, placement: Placement[_Id], k: int) -> ReplicaBalanceV2[_Id]: ...
+    def __new__(cls, placement: Placement[_Id], k: int) -> ReplicaBalance[_Id]: ...
     @property
     def k(self) -> int: ...
     @property

@@ -1,4 +1,4 @@
-"""The replica-balance-v2 vectors catch the mistakes an implementation is likely to make: each
+"""The replica-balance vectors catch the mistakes an implementation is likely to make: each
 planted mistake below must make at least one case fail.
 
     python3 -m unittest discover -s conformance/reference -p "test_*.py"
@@ -14,7 +14,7 @@ from unittest import mock
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import policy_replica_balance_v2 as rb  # noqa: E402
+import policy_replica_balance as rb  # noqa: E402
 
 
 def load(name):
@@ -22,7 +22,7 @@ def load(name):
         return json.load(f)
 
 
-class ReplicaBalanceV2Mutations(unittest.TestCase):
+class ReplicaBalanceMutations(unittest.TestCase):
     vectors = load("replica-balance-v2.json")
 
     def failures(self):
@@ -37,7 +37,7 @@ class ReplicaBalanceV2Mutations(unittest.TestCase):
             self.assertGreater(self.failures(), 0)
 
     def test_one_ranking_for_both_positions_is_caught(self):
-        # v1's construction: the second ranking from the key's own digest.
+        # The second ranking from the key's own digest, as the retired sampled-weights draft did.
         with mock.patch.object(rb, "second_digest", lambda kd: kd):
             self.assertGreater(self.failures(), 0)
 

@@ -1,5 +1,5 @@
 """Every case of conformance/policies/replica-balance-v2.json through the binding, and every bad
-input of the policy (conformance/POLICIES.md, replica-balance-v2)."""
+input of the policy (conformance/POLICIES.md, replica-balance)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Dict
 import pytest
 
 import hrwhash
-from hrwhash import Placement, ReplicaBalanceV2
+from hrwhash import Placement, ReplicaBalance
 
 VECTORS: Dict[str, Any] = json.loads(
     (Path(__file__).resolve().parents[2] / "conformance" / "policies" / "replica-balance-v2.json")
@@ -23,13 +23,13 @@ def membership(case: Dict[str, Any]) -> "Placement[bytes]":
 
 
 def test_policy_name() -> None:
-    assert VECTORS["policy"] == hrwhash.REPLICA_BALANCE_V2 == "replica-balance-v2"
+    assert VECTORS["policy"] == hrwhash.REPLICA_BALANCE_POLICY == "replica-balance-v2"
 
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: c["name"])
 def test_replica_sets(case: Dict[str, Any]) -> None:
     p = membership(case)
-    r = ReplicaBalanceV2(p, case["k"])
+    r = ReplicaBalance(p, case["k"])
     assert r.adjusted_fixed == [int(x) for x in case["expected"]["adjusted_fixed"]]
     assert r.iterations == case["expected"]["iterations"]
     assert r.k == case["k"]
@@ -45,7 +45,7 @@ def test_replica_errors(case: Dict[str, Any]) -> None:
         "InfeasibleReplicaWeights": hrwhash.InfeasibleReplicaWeightsError,
     }
     with pytest.raises(classes[case["error"]]) as e:
-        ReplicaBalanceV2(membership(case), case["k"])
+        ReplicaBalance(membership(case), case["k"])
     assert isinstance(e.value, ValueError)
     if "index" in case:
         assert isinstance(e.value, hrwhash.InfeasibleReplicaWeightsError)
@@ -54,8 +54,8 @@ def test_replica_errors(case: Dict[str, Any]) -> None:
 
 def test_residual_is_within_tolerance_unless_at_the_limit() -> None:
     p = Placement(["a", "b", "c", "d"], weights=[3, 3, 3, 1])
-    assert ReplicaBalanceV2(p, 3).residual <= 2.0**-20
-    limit = ReplicaBalanceV2(Placement(["a", "b", "c"], weights=[2, 1, 1]), 2)
+    assert ReplicaBalance(p, 3).residual <= 2.0**-20
+    limit = ReplicaBalance(Placement(["a", "b", "c"], weights=[2, 1, 1]), 2)
     assert limit.iterations == 64 and limit.residual > 2.0**-20
 
 
@@ -63,16 +63,16 @@ def test_replica_misuse() -> None:
     p = Placement(["a", "b", "c"], weights=[1, 1, 1])
     for bad_k in [-1, 1.5, "2", None, 2**64]:
         with pytest.raises((hrwhash.InvalidCountError, hrwhash.InvalidArgumentError)):
-            ReplicaBalanceV2(p, bad_k)  # type: ignore[arg-type]
+            ReplicaBalance(p, bad_k)  # type: ignore[arg-type]
     with pytest.raises(hrwhash.InvalidArgumentError):
-        ReplicaBalanceV2([1, 2], 2)  # type: ignore[arg-type]
+        ReplicaBalance([1, 2], 2)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        ReplicaBalanceV2(p, 2, 18)  # type: ignore[call-arg]
-    r = ReplicaBalanceV2(p, 2)
+        ReplicaBalance(p, 2, 18)  # type: ignore[call-arg]
+    r = ReplicaBalance(p, 2)
     for bad_key in [None, 3, 1.5]:
         with pytest.raises(hrwhash.InvalidArgumentError):
             r.replicas(bad_key)  # type: ignore[arg-type]
     with pytest.raises(hrwhash.InvalidTextError):
         r.replicas("\ud800")
     assert r.k == 2 and len(r.adjusted_weights) == 3
-    assert repr(r) == "ReplicaBalanceV2(k=2, nodes=3)"
+    assert repr(r) == "ReplicaBalance(k=2, nodes=3)"

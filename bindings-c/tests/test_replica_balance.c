@@ -1,5 +1,5 @@
-/* Runs every case and error case of conformance/policies/replica-balance-v2.json through the C
- * ABI, and the bad inputs the ABI itself can be given (NULL handles, NULL buffers with lengths,
+/* Runs every case and error case of conformance/policies/replica-balance-v2.json (replica-balance)
+ * through the C ABI, and the bad inputs the ABI itself can be given (NULL handles, NULL buffers with lengths,
  * short output buffers). */
 #include <stdint.h>
 #include <stdio.h>
@@ -83,9 +83,9 @@ static void run_case(const jvalue *c) {
     size_t nodes = 0;
     hrw_placement_len(p, &nodes);
     size_t k = (size_t)u64(json_get(c, "k"));
-    hrw_replica_balance_v2 *rb = NULL;
+    hrw_replica_balance *rb = NULL;
     hrw_error err = {0};
-    hrw_status st = hrw_replica_balance_v2_new(p, k, &rb, &err);
+    hrw_status st = hrw_replica_balance_new(p, k, &rb, &err);
     hrw_placement_free(p);
     if (error) {
         hrw_status want = strcmp(error->str, "InvalidCount") == 0 ? HRW_STATUS_INVALID_COUNT
@@ -107,7 +107,7 @@ static void run_case(const jvalue *c) {
     uint64_t *fixed = calloc(nodes, sizeof *fixed);
     uint32_t iterations = 0;
     double residual = -1.0;
-    st = hrw_replica_balance_v2_adjusted_fixed(rb, fixed, nodes, &iterations, &residual);
+    st = hrw_replica_balance_adjusted_fixed(rb, fixed, nodes, &iterations, &residual);
     CHECK(st == HRW_STATUS_OK && iterations == (uint32_t)u64(json_get(exp, "iterations")),
           "%s: iterations %u", name, (unsigned)iterations);
     /* Within 2^-20 of every target, except where a node holds exactly 1/k (the iteration cap). */
@@ -125,14 +125,14 @@ static void run_case(const jvalue *c) {
         const jvalue *key = json_get(item, "key");
         const jvalue *want = json_get(item, "replicas");
         size_t count = 0;
-        st = hrw_replica_balance_v2_replicas(rb, (const uint8_t *)key->str, key->len, got, k,
+        st = hrw_replica_balance_replicas(rb, (const uint8_t *)key->str, key->len, got, k,
                                              &count);
         int same = st == HRW_STATUS_OK && count == want->len;
         for (size_t i = 0; same && i < count; i++) same = got[i] == (size_t)u64(&want->items[i]);
         CHECK(same, "%s: replicas of key %zu", name, j);
     }
     free(got);
-    hrw_replica_balance_v2_free(rb);
+    hrw_replica_balance_free(rb);
 }
 
 static void bad_inputs(void) {
@@ -142,52 +142,52 @@ static void bad_inputs(void) {
                          {(const uint8_t *)"b", 1, NULL, 0},
                          {(const uint8_t *)"c", 1, NULL, 0}};
     CHECK(hrw_placement_new(three, 3, NULL, &p, NULL) == HRW_STATUS_OK, "build");
-    hrw_replica_balance_v2 *rb = NULL;
-    CHECK(hrw_replica_balance_v2_new(NULL, 2, &rb, NULL) == HRW_STATUS_NULL_PARAMETER && rb == NULL,
+    hrw_replica_balance *rb = NULL;
+    CHECK(hrw_replica_balance_new(NULL, 2, &rb, NULL) == HRW_STATUS_NULL_PARAMETER && rb == NULL,
           "NULL placement");
-    CHECK(hrw_replica_balance_v2_new(p, 2, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
-    CHECK(hrw_replica_balance_v2_new(p, 0, &rb, &err) == HRW_STATUS_INVALID_COUNT && rb == NULL &&
+    CHECK(hrw_replica_balance_new(p, 2, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    CHECK(hrw_replica_balance_new(p, 0, &rb, &err) == HRW_STATUS_INVALID_COUNT && rb == NULL &&
               err.status == HRW_STATUS_INVALID_COUNT,
           "k = 0");
-    CHECK(hrw_replica_balance_v2_new(p, SIZE_MAX, &rb, &err) ==
+    CHECK(hrw_replica_balance_new(p, SIZE_MAX, &rb, &err) ==
                   HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS &&
               rb == NULL && err.index == 0 && err.expected == SIZE_MAX,
           "k = SIZE_MAX");
-    CHECK(hrw_replica_balance_v2_new(p, 2, &rb, NULL) == HRW_STATUS_OK, "new");
+    CHECK(hrw_replica_balance_new(p, 2, &rb, NULL) == HRW_STATUS_OK, "new");
     hrw_placement_free(p);
     size_t set[2] = {9, 9}, count = 9;
-    CHECK(hrw_replica_balance_v2_replicas(NULL, NULL, 0, set, 2, &count) ==
+    CHECK(hrw_replica_balance_replicas(NULL, NULL, 0, set, 2, &count) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL handle");
-    CHECK(hrw_replica_balance_v2_replicas(rb, NULL, 0, set, 2, NULL) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, NULL) == HRW_STATUS_NULL_PARAMETER,
           "NULL out_count");
-    CHECK(hrw_replica_balance_v2_replicas(rb, NULL, 1, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 1, set, 2, &count) == HRW_STATUS_NULL_PARAMETER,
           "NULL key with length");
-    CHECK(hrw_replica_balance_v2_replicas(rb, NULL, 0, NULL, 2, &count) ==
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, NULL, 2, &count) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL out with length");
-    CHECK(hrw_replica_balance_v2_replicas(rb, NULL, 0, set, 1, &count) ==
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 1, &count) ==
                   HRW_STATUS_BUFFER_TOO_SMALL &&
               count == 9 && set[0] == 9,
           "short out");
-    CHECK(hrw_replica_balance_v2_replicas(rb, NULL, 0, set, 2, &count) == HRW_STATUS_OK &&
+    CHECK(hrw_replica_balance_replicas(rb, NULL, 0, set, 2, &count) == HRW_STATUS_OK &&
               count == 2 && set[0] != set[1] && set[0] < 3 && set[1] < 3,
           "empty key");
     uint64_t fixed[3] = {0};
-    CHECK(hrw_replica_balance_v2_adjusted_fixed(rb, fixed, 2, NULL, NULL) ==
+    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 2, NULL, NULL) ==
               HRW_STATUS_BUFFER_TOO_SMALL,
           "short weights");
-    CHECK(hrw_replica_balance_v2_adjusted_fixed(NULL, fixed, 3, NULL, NULL) ==
+    CHECK(hrw_replica_balance_adjusted_fixed(NULL, fixed, 3, NULL, NULL) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL handle");
-    CHECK(hrw_replica_balance_v2_adjusted_fixed(rb, NULL, 3, NULL, NULL) ==
+    CHECK(hrw_replica_balance_adjusted_fixed(rb, NULL, 3, NULL, NULL) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL weights with length");
-    CHECK(hrw_replica_balance_v2_adjusted_fixed(rb, fixed, 3, NULL, NULL) == HRW_STATUS_OK &&
+    CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 3, NULL, NULL) == HRW_STATUS_OK &&
               fixed[0] > 0 && fixed[0] == fixed[1] && fixed[1] == fixed[2],
           "equal weights stay equal");
-    hrw_replica_balance_v2_free(rb);
-    hrw_replica_balance_v2_free(NULL);
+    hrw_replica_balance_free(rb);
+    hrw_replica_balance_free(NULL);
 }
 
 int main(int argc, char **argv) {
@@ -202,5 +202,5 @@ int main(int argc, char **argv) {
     CHECK(cases->len > 0 && errors->len > 0, "cases present");
     json_free(root);
     bad_inputs();
-    return check_report("test_replica_balance_v2");
+    return check_report("test_replica_balance");
 }

@@ -1,16 +1,16 @@
-//! The numbers of BENCHMARKS.md, "Replica balance: v1 and v2": plain weighted top-k,
-//! replica-balance-v1 and replica-balance-v2 side by side on keys no solver saw (replica share
-//! error, the smallest node's share, keys whose replica set changes when one weight grows by 10%,
-//! solve CPU time), and the lookup cost of each beside plain top-k in one run.
+//! The numbers of BENCHMARKS.md, "Replica balance": plain weighted top-k and replica-balance side
+//! by side on keys the solver never saw (replica share error, the smallest node's share, keys
+//! whose replica set changes when one weight grows by 10%, solve CPU time), and the lookup cost of
+//! each in one run.
 //!
-//!     cargo run --release -p hrwhash-bench --example replica_balance_v2 [KEYS]
+//!     cargo run --release -p hrwhash-bench --example replica_balance [KEYS]
 //!
 //! KEYS defaults to 10^7. Timings are ratios within one run: the machine may be shared.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use hrwhash::policy::{ReplicaBalance, ReplicaBalanceV2};
+use hrwhash::policy::ReplicaBalance;
 use hrwhash::{Placement, Weight};
 
 /// CPU time of this thread, in seconds.
@@ -38,8 +38,7 @@ impl Stream {
 
 enum Mode<'a> {
     Plain(&'a Placement),
-    V1(&'a ReplicaBalance),
-    V2(&'a ReplicaBalanceV2),
+    Balanced(&'a ReplicaBalance),
 }
 
 impl Mode<'_> {
@@ -48,10 +47,7 @@ impl Mode<'_> {
             Mode::Plain(p) => {
                 p.rank_into(key, &mut out[..k]);
             }
-            Mode::V1(b) => {
-                b.replicas_into(key, &mut out[..k]);
-            }
-            Mode::V2(b) => {
+            Mode::Balanced(b) => {
                 b.replicas_into(key, &mut out[..k]);
             }
         }
@@ -146,13 +142,9 @@ fn map(name: &str, weights: &[f64], k: usize, keys: usize) {
     let optimum = k as f64 * (after_weights[heavy] / total_after - weights[heavy] / total);
 
     let t = cpu_seconds();
-    let v1 = ReplicaBalance::new(p.clone(), k).unwrap();
-    let v1_solve = cpu_seconds() - t;
-    let v1_after = ReplicaBalance::new(changed.clone(), k).unwrap();
-    let t = cpu_seconds();
-    let v2 = ReplicaBalanceV2::new(p.clone(), k).unwrap();
-    let v2_solve = cpu_seconds() - t;
-    let v2_after = ReplicaBalanceV2::new(changed.clone(), k).unwrap();
+    let balanced = ReplicaBalance::new(p.clone(), k).unwrap();
+    let solve = cpu_seconds() - t;
+    let balanced_after = ReplicaBalance::new(changed.clone(), k).unwrap();
 
     let smallest_w = weights.iter().copied().fold(f64::INFINITY, f64::min);
     let p_small = k as f64 * smallest_w / total;
@@ -164,14 +156,15 @@ fn map(name: &str, weights: &[f64], k: usize, keys: usize) {
             "-".to_string(),
         ),
         (
-            "replica-balance-v1",
-            measure(&Mode::V1(&v1), &Mode::V1(&v1_after), n, k, keys),
-            format!("{:.0} ms, {} rounds", v1_solve * 1e3, v1.iterations()),
-        ),
-        (
-            "replica-balance-v2",
-            measure(&Mode::V2(&v2), &Mode::V2(&v2_after), n, k, keys),
-            format!("{:.1} ms, {} rounds", v2_solve * 1e3, v2.iterations()),
+            "replica-balance",
+            measure(
+                &Mode::Balanced(&balanced),
+                &Mode::Balanced(&balanced_after),
+                n,
+                k,
+                keys,
+            ),
+            format!("{:.1} ms, {} rounds", solve * 1e3, balanced.iterations()),
         ),
     ];
     for (mode, m, solve) in rows {
@@ -192,36 +185,32 @@ fn map(name: &str, weights: &[f64], k: usize, keys: usize) {
     );
 }
 
-/// ns per lookup of plain top-k, v1 and v2 on the same keys, alternating three times (the
-/// fastest of each), so that the ratios come from one run.
+/// ns per lookup of plain top-k and replica-balance on the same keys, alternating three times
+/// (the fastest of each), so that the ratio comes from one run.
 fn lookup_cost(name: &str, weights: &[f64], k: usize) {
     let ids: Vec<String> = (0..weights.len()).map(|i| format!("osd.{i}")).collect();
     let p = Placement::weighted(ids.into_iter().zip(weights.iter().copied())).unwrap();
-    let v1 = ReplicaBalance::new(p.clone(), k).unwrap();
-    let v2 = ReplicaBalanceV2::new(p.clone(), k).unwrap();
+    let balanced = ReplicaBalance::new(p.clone(), k).unwrap();
     let keys: Vec<String> = (0..200_000).map(|i| format!("key-{i}")).collect();
     let mut out = vec![0usize; k];
-    let mut best = [f64::INFINITY; 3];
+    let mut best = [f64::INFINITY; 2];
     for _ in 0..3 {
         for (slot, best) in best.iter_mut().enumerate() {
             let start = Instant::now();
             for key in &keys {
                 match slot {
                     0 => black_box(p.rank_into(key, &mut out)),
-                    1 => black_box(v1.replicas_into(key, &mut out)),
-                    _ => black_box(v2.replicas_into(key, &mut out)),
+                    _ => black_box(balanced.replicas_into(key, &mut out)),
                 };
             }
             *best = best.min(start.elapsed().as_nanos() as f64 / keys.len() as f64);
         }
     }
     println!(
-        "| {name} | {k} | {:.0} | {:.0} ({:.2}x) | {:.0} ({:.2}x) |",
+        "| {name} | {k} | {:.0} | {:.0} ({:.2}x) |",
         best[0],
         best[1],
-        best[1] / best[0],
-        best[2],
-        best[2] / best[0]
+        best[1] / best[0]
     );
 }
 
@@ -250,8 +239,8 @@ fn main() {
         map(name, w, k, keys);
     }
     println!("\nns per lookup (fastest of 3 passes over 200,000 keys)");
-    println!("| map | k | plain top-k | replica-balance-v1 | replica-balance-v2 |");
-    println!("|---|---|---|---|---|");
+    println!("| map | k | plain top-k | replica-balance |");
+    println!("|---|---|---|---|");
     for (name, w, k, _) in maps {
         lookup_cost(name, w, k);
     }

@@ -1,18 +1,18 @@
-//! `hrw_replica_balance_v2`: the core's replica-balance-v2 policy (conformance/POLICIES.md)
-//! behind an opaque handle, with the calls of `hrw_replica_balance` minus the sample count.
+//! `hrw_replica_balance`: the core's replica-balance policy (conformance/POLICIES.md, tag
+//! `replica-balance-v2`) behind an opaque handle.
 
-use hrwhash_core::policy::ReplicaBalanceV2;
+use hrwhash_core::policy::ReplicaBalance;
 
 use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::placement::{hrw_placement, placement};
+// Renamed so that the exported parameter keeps its plain name `placement`.
+use crate::placement::{hrw_placement, placement as placement_of};
 use crate::status::{hrw_error, hrw_status};
 
-/// Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
-/// (replica-balance-v2, conformance/POLICIES.md). Build it with `hrw_replica_balance_v2_new`,
-/// release it with `hrw_replica_balance_v2_free`; immutable and shareable between threads like
-/// `hrw_placement`.
-pub struct hrw_replica_balance_v2 {
-    inner: ReplicaBalanceV2,
+/// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance,
+/// conformance/POLICIES.md). Build it with `hrw_replica_balance_new`, release it with
+/// `hrw_replica_balance_free`; immutable and shareable between threads like `hrw_placement`.
+pub struct hrw_replica_balance {
+    inner: ReplicaBalance,
 }
 
 /// Replica sets of `k` nodes over a copy of `placement`. INVALID_COUNT when `k` is 0;
@@ -23,18 +23,18 @@ pub struct hrw_replica_balance_v2 {
 /// # Safety
 /// `placement` is a live handle; `out_replica_balance` and a non-NULL `error` are writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_replica_balance_v2_new(
+pub unsafe extern "C" fn hrw_replica_balance_new(
     placement: *const hrw_placement,
     k: usize,
-    out_replica_balance: *mut *mut hrw_replica_balance_v2,
+    out_replica_balance: *mut *mut hrw_replica_balance,
     error: *mut hrw_error,
 ) -> hrw_status {
     let call = || -> Result<(), hrw_error> {
         // SAFETY: caller contract.
         let p = unsafe { placement_of(placement) }?;
         let dst = out(out_replica_balance)?;
-        let inner = ReplicaBalanceV2::new(p.clone(), k)?;
-        let handle = Box::into_raw(Box::new(hrw_replica_balance_v2 { inner }));
+        let inner = ReplicaBalance::new(p.clone(), k)?;
+        let handle = Box::into_raw(Box::new(hrw_replica_balance { inner }));
         // SAFETY: checked non-NULL.
         unsafe { dst.write(handle) };
         Ok(())
@@ -43,23 +43,15 @@ pub unsafe extern "C" fn hrw_replica_balance_v2_new(
     unsafe { guard_detail(error, call) }
 }
 
-// Named apart from `placement` so that the exported parameter keeps its plain name.
-unsafe fn placement_of<'a>(
-    p: *const hrw_placement,
-) -> Result<&'a hrwhash_core::Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
-}
-
-/// Releases a replica-balance-v2 handle; NULL is a no-op.
+/// Releases a replica-balance handle; NULL is a no-op.
 ///
 /// # Safety
 /// `replica_balance` is NULL or a live handle that no other thread is using.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_replica_balance_v2_free(replica_balance: *mut hrw_replica_balance_v2) {
+pub unsafe extern "C" fn hrw_replica_balance_free(replica_balance: *mut hrw_replica_balance) {
     guard(|| {
         if !replica_balance.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `hrw_replica_balance_v2_new`.
+            // SAFETY: the handle came from Box::into_raw in `hrw_replica_balance_new`.
             drop(unsafe { Box::from_raw(replica_balance) });
         }
         Ok(())
@@ -69,8 +61,8 @@ pub unsafe extern "C" fn hrw_replica_balance_v2_free(replica_balance: *mut hrw_r
 /// # Safety
 /// A non-NULL `rb` is a live handle.
 unsafe fn balance_ref<'a>(
-    rb: *const hrw_replica_balance_v2,
-) -> Result<&'a ReplicaBalanceV2, hrw_status> {
+    rb: *const hrw_replica_balance,
+) -> Result<&'a ReplicaBalance, hrw_status> {
     let rb = non_null(rb)?;
     // SAFETY: forwarded from the caller.
     Ok(unsafe { &(*rb).inner })
@@ -82,8 +74,8 @@ unsafe fn balance_ref<'a>(
 /// # Safety
 /// `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_replica_balance_v2_replicas(
-    replica_balance: *const hrw_replica_balance_v2,
+pub unsafe extern "C" fn hrw_replica_balance_replicas(
+    replica_balance: *const hrw_replica_balance,
     key: *const u8,
     key_len: usize,
     out_indices: *mut usize,
@@ -116,8 +108,8 @@ pub unsafe extern "C" fn hrw_replica_balance_v2_replicas(
 /// # Safety
 /// `replica_balance` is a live handle; the buffers are NULL or valid for their lengths.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_replica_balance_v2_adjusted_fixed(
-    replica_balance: *const hrw_replica_balance_v2,
+pub unsafe extern "C" fn hrw_replica_balance_adjusted_fixed(
+    replica_balance: *const hrw_replica_balance,
     out_weights: *mut u64,
     out_len: usize,
     out_iterations: *mut u32,

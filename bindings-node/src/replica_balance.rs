@@ -1,6 +1,5 @@
-//! `ReplicaBalanceV2` (replica-balance-v2 of conformance/POLICIES.md) over a `Placement` or
-//! `View`, answering with the placement's node ids in the form they were given; the surface of
-//! `ReplicaBalance` without the sample count, which v2 does not have.
+//! `ReplicaBalance` (replica-balance of conformance/POLICIES.md, tag `replica-balance-v2`) over a
+//! `Placement` or `View`, answering with the placement's node ids in the form they were given.
 
 use hrwhash::policy;
 use napi::{Env, Result};
@@ -11,33 +10,33 @@ use crate::policy::ids;
 use crate::view::membership;
 use crate::{core_error, count_arg, count_value, key_of, NodeForm};
 
-/// Name and version of the policy `ReplicaBalanceV2` implements.
+/// Name and version of the policy `ReplicaBalance` implements.
 #[napi]
-pub const REPLICA_BALANCE_V2: &str = policy::REPLICA_BALANCE_V2;
+pub const REPLICA_BALANCE_POLICY: &str = policy::REPLICA_BALANCE_POLICY;
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
-/// (replica-balance-v2).
+/// (replica-balance).
 #[napi]
-pub struct ReplicaBalanceV2 {
-    inner: policy::ReplicaBalanceV2,
+pub struct ReplicaBalance {
+    inner: policy::ReplicaBalance,
     forms: Vec<NodeForm>,
 }
 
 #[napi]
-impl ReplicaBalanceV2 {
+impl ReplicaBalance {
     /// Replica sets of `k` nodes over `placement`.
     #[napi(
         constructor,
         catch_unwind,
         ts_args_type = "placement: Placement | View, k: number"
     )]
-    pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalanceV2> {
+    pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalance> {
         let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
         let k = count_arg(env, k, "k")?;
         let k = count_value(env, k, "k")?;
-        let inner = policy::ReplicaBalanceV2::new(p, k).map_err(|e| core_error(env, e))?;
-        Ok(ReplicaBalanceV2 { inner, forms })
+        let inner = policy::ReplicaBalance::new(p, k).map_err(|e| core_error(env, e))?;
+        Ok(ReplicaBalance { inner, forms })
     }
 
     /// The number of replicas per key.

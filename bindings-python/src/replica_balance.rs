@@ -1,6 +1,5 @@
-//! `ReplicaBalanceV2` (replica-balance-v2 of conformance/POLICIES.md) over a `Placement`,
-//! answering with the placement's node ids; the same surface as `ReplicaBalance` without the
-//! sample count, which v2 does not have.
+//! `ReplicaBalance` (replica-balance of conformance/POLICIES.md, tag `replica-balance-v2`) over a
+//! `Placement`, answering with the placement's node ids.
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -11,15 +10,15 @@ use crate::args::{check_key, key_bytes, type_name, At};
 use crate::error::{error, invalid_argument};
 use crate::Placement;
 
-/// Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver.
-#[pyclass(frozen, module = "hrwhash", name = "ReplicaBalanceV2")]
-pub struct ReplicaBalanceV2 {
-    inner: policy::ReplicaBalanceV2,
+/// Replica sets of `k` nodes whose share of replicas follows the weights.
+#[pyclass(frozen, module = "hrwhash", name = "ReplicaBalance")]
+pub struct ReplicaBalance {
+    inner: policy::ReplicaBalance,
     placement: Py<Placement>,
 }
 
 #[pymethods]
-impl ReplicaBalanceV2 {
+impl ReplicaBalance {
     #[new]
     #[pyo3(signature = (placement, k))]
     fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<Self> {
@@ -36,9 +35,9 @@ impl ReplicaBalanceV2 {
         let k = crate::args::count_arg(k, "k")?.get()?;
         let fleet = placement.get().inner.clone();
         let inner = py
-            .detach(move || policy::ReplicaBalanceV2::new(fleet, k))
+            .detach(move || policy::ReplicaBalance::new(fleet, k))
             .map_err(|e| error(py, e, None))?;
-        Ok(ReplicaBalanceV2 {
+        Ok(ReplicaBalance {
             inner,
             placement: placement.clone().unbind(),
         })
@@ -104,7 +103,7 @@ impl ReplicaBalanceV2 {
 
     fn __repr__(&self) -> String {
         format!(
-            "ReplicaBalanceV2(k={}, nodes={})",
+            "ReplicaBalance(k={}, nodes={})",
             self.inner.k(),
             self.inner.placement().len()
         )
@@ -112,7 +111,7 @@ impl ReplicaBalanceV2 {
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<ReplicaBalanceV2>()?;
-    m.add("REPLICA_BALANCE_V2", policy::REPLICA_BALANCE_V2)?;
+    m.add_class::<ReplicaBalance>()?;
+    m.add("REPLICA_BALANCE_POLICY", policy::REPLICA_BALANCE_POLICY)?;
     Ok(())
 }
