@@ -6,36 +6,9 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
-	"slices"
 	"sort"
 	"testing"
 )
-
-// cgoOnly are the exported names that only the hrwhash_cgo build has: replica balance
-// (replica-balance-v1 and v2) still runs in libhrwhash alone while its API is being reworked
-// (v1 retired, v2 renamed ReplicaBalance); nothing else may differ between the builds.
-var cgoOnly = []string{
-	"DefaultSamplesLog2",
-	"NewReplicaBalance",
-	"NewReplicaBalanceV2",
-	"ReplicaBalance",
-	"ReplicaBalance.AdjustedFixed",
-	"ReplicaBalance.Iterations",
-	"ReplicaBalance.K",
-	"ReplicaBalance.Placement",
-	"ReplicaBalance.Replicas",
-	"ReplicaBalanceOption",
-	"ReplicaBalanceV2",
-	"ReplicaBalanceV2.AdjustedFixed",
-	"ReplicaBalanceV2.Iterations",
-	"ReplicaBalanceV2.K",
-	"ReplicaBalanceV2.Placement",
-	"ReplicaBalanceV2.Replicas",
-	"ReplicaBalanceV2.Residual",
-	"ReplicaBalanceV2Policy",
-	"ReplicaBalancePolicy",
-	"WithSamplesLog2",
-}
 
 // exported lists the package's exported names under one build context: functions, types,
 // constants, variables, methods (Type.Method) and struct fields (Type.Field), each with the
@@ -136,9 +109,7 @@ func TestExportedAPISameInEveryBuild(t *testing.T) {
 	if d := diff(pure, withLib); len(d) > 0 {
 		t.Errorf("missing or different in the hrwhash_cgo build: %v", d)
 	}
-	want := slices.Clone(cgoOnly)
-	sort.Strings(want)
-	if d := diff(withLib, pure); !slices.Equal(d, want) {
-		t.Errorf("names only in the hrwhash_cgo build: %v, want %v", d, want)
+	if d := diff(withLib, pure); len(d) > 0 {
+		t.Errorf("only in the hrwhash_cgo build: %v", d)
 	}
 }

@@ -44,7 +44,7 @@ const (
 	// CodeLoadOverflow: the loads of a bounded-load lookup add up to more than 2^64 - 1.
 	CodeLoadOverflow Code = 22
 	// CodeInfeasibleReplicaWeights: a node has more than 1/k of the total weight, so a
-	// replica-balanced placement cannot give it its share (NewReplicaBalance, cgo build).
+	// replica-balanced placement cannot give it its share (NewReplicaBalance).
 	CodeInfeasibleReplicaWeights Code = 23
 	// CodeInvalidSlotCount: a slot table's number of slots is not between 1 and 2^24
 	// (NewSlotTable, cgo build).
@@ -92,7 +92,7 @@ var (
 	ErrInvalidDomains      = &Error{Code: CodeInvalidDomains}
 	ErrInvalidReplicaCount = &Error{Code: CodeInvalidReplicaCount}
 	// ErrInvalidBalanceFactor, ErrLoadOverflow, ErrInfeasibleReplicaWeights: the bounded-load-v1
-	// and replica-balance-v1 policies.
+	// and replica-balance policies.
 	ErrInvalidBalanceFactor     = &Error{Code: CodeInvalidBalanceFactor}
 	ErrLoadOverflow             = &Error{Code: CodeLoadOverflow}
 	ErrInfeasibleReplicaWeights = &Error{Code: CodeInfeasibleReplicaWeights}
@@ -176,7 +176,7 @@ type Error struct {
 	// the number of nodes.
 	Expected, Actual int
 	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
-	// the rejected k or samples_log2, which What names); for
+	// What names it "k"); for
 	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
 	// CodeInvalidReplicaCount; the k of CodeInfeasibleReplicaWeights (whose Index is the node).
 	Count int
@@ -196,7 +196,7 @@ type Error struct {
 	// Profile is the profile name of CodeUnknownProfile and CodeNotOffered.
 	Profile string
 	// What is what the profile does not offer, for CodeNotOffered; for a CodeInvalidCount of
-	// NewReplicaBalance, the count at fault ("k" or "samples_log2").
+	// NewReplicaBalance, the count at fault ("k").
 	What string
 	// Slots is the rejected number of slots of CodeInvalidSlotCount, and the table's number of
 	// slots for CodeSlotOutOfRange, whose Slot is the slot asked for.
@@ -208,8 +208,7 @@ type Error struct {
 
 // countRange says which counts a policy takes, for an ErrInvalidCount whose What names the count.
 var countRange = map[string]string{
-	"k":            "the number of replicas is at least 1",
-	"samples_log2": "the solver measures on 2^8 to 2^22 samples",
+	"k": "the number of replicas is at least 1",
 }
 
 // quoted shows an id as Go source text, shortened: an id may be megabytes long.

@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash_test
 
 import (
@@ -9,7 +7,7 @@ import (
 )
 
 // Three replicas on four disks of weights 3, 3, 3 and 1: with plain top-3 the small disk holds
-// a replica of about 40% of keys; replica-balance-v1 gives it its 30%.
+// a replica of about 40% of keys; ReplicaBalance gives it its 30%.
 func ExampleNewReplicaBalance() {
 	p, err := hrwhash.NewWeighted([]string{"osd.0", "osd.1", "osd.2", "osd.3"}, []float64{3, 3, 3, 1})
 	if err != nil {
@@ -24,7 +22,7 @@ func ExampleNewReplicaBalance() {
 	for i := 0; i < keys; i++ {
 		key := fmt.Sprintf("object-%d", i)
 		top, _ := p.Rank(key, 3)
-		set, _ := rb.Replicas(key)
+		set := rb.Replicas(key)
 		for j := range set {
 			if top[j] == 3 {
 				plain++

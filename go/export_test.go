@@ -48,3 +48,10 @@ func TestBackend(t *testing.T) {
 	}
 	t.Logf("backend %s", Backend)
 }
+
+// SecondDigest and ExpNeg are replica-balance's second key digest and e^-x, for the vectors of
+// replica-balance-v2.json that check them alone.
+var (
+	SecondDigest = secondDigest
+	ExpNeg       = expNeg
+)

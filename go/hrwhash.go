@@ -5,8 +5,7 @@
 // specification, with nothing to install and no C toolchain needed. With cgo enabled and the
 // build tag hrwhash_cgo, lookups of large memberships (and longer rankings) run in libhrwhash's
 // SIMD kernels instead, linked through pkg-config (`pkg-config --cflags --libs hrwhash` must
-// work). Both builds export the same API (but for ReplicaBalance and ReplicaBalanceV2, which
-// only the hrwhash_cgo build has for now) and give the same answers and the same errors for
+// work). Both builds export the same API and give the same answers and the same errors for
 // every input; [Backend] says which one a program was built with.
 //
 // A Placement is immutable and safe for concurrent use; node ids and keys are Go strings holding

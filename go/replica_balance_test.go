@@ -1,5 +1,3 @@
-//go:build cgo && hrwhash_cgo
-
 package hrwhash_test
 
 import (
@@ -7,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,8 +14,8 @@ import (
 	"github.com/hrwhash/hrwhash/go"
 )
 
-// Every case of ../conformance/policies/replica-balance.json through NewReplicaBalance (cgo
-// build).
+// Every case of ../conformance/policies/replica-balance-v2.json through NewReplicaBalance, in
+// every build.
 type rbCase struct {
 	Name  string `json:"name"`
 	Nodes []struct {
@@ -24,11 +23,10 @@ type rbCase struct {
 		Weight      float64 `json:"weight"`
 		WeightFixed string  `json:"weight_fixed"`
 	} `json:"nodes"`
-	K           int    `json:"k"`
-	SamplesLog2 int    `json:"samples_log2"`
-	Error       string `json:"error"`
-	Index       *int   `json:"index"`
-	Expected    struct {
+	K        int    `json:"k"`
+	Error    string `json:"error"`
+	Index    *int   `json:"index"`
+	Expected struct {
 		AdjustedFixed []string `json:"adjusted_fixed"`
 		Iterations    int      `json:"iterations"`
 		Replicas      []struct {
@@ -38,24 +36,36 @@ type rbCase struct {
 	} `json:"expected"`
 }
 
-func loadReplicaBalance(t *testing.T) (cases, errorCases []rbCase) {
+type rbFile struct {
+	Policy        string   `json:"policy"`
+	Cases         []rbCase `json:"cases"`
+	ErrorCases    []rbCase `json:"error_cases"`
+	SecondDigests []struct {
+		Key          string `json:"key"`
+		KeyDigest    string `json:"key_digest"`
+		SecondDigest string `json:"second_digest"`
+	} `json:"second_digests"`
+	ExpNeg []struct {
+		X      string `json:"x"`
+		ExpNeg string `json:"exp_neg"`
+	} `json:"exp_neg"`
+}
+
+func loadReplicaBalance(t *testing.T) rbFile {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "replica-balance.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "replica-balance-v2.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Policy     string   `json:"policy"`
-		Cases      []rbCase `json:"cases"`
-		ErrorCases []rbCase `json:"error_cases"`
-	}
+	var v rbFile
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	if v.Policy != hrwhash.ReplicaBalancePolicy || len(v.Cases) == 0 || len(v.ErrorCases) == 0 {
-		t.Fatalf("replica-balance.json: policy %q, %d cases, %d error cases", v.Policy, len(v.Cases), len(v.ErrorCases))
+	if v.Policy != hrwhash.ReplicaBalancePolicy || len(v.Cases) == 0 || len(v.ErrorCases) == 0 ||
+		len(v.SecondDigests) == 0 || len(v.ExpNeg) == 0 {
+		t.Fatalf("replica-balance-v2.json: policy %q, %d cases, %d error cases", v.Policy, len(v.Cases), len(v.ErrorCases))
 	}
-	return v.Cases, v.ErrorCases
+	return v
 }
 
 func (c *rbCase) placement(t *testing.T) *hrwhash.Placement {
@@ -80,20 +90,45 @@ func (c *rbCase) placement(t *testing.T) *hrwhash.Placement {
 	return p
 }
 
+// atTheLimit reports whether a node holds exactly 1/k of the fixed-point weight.
+func (c *rbCase) atTheLimit(t *testing.T) bool {
+	t.Helper()
+	total, fixed := new(big.Int), make([]*big.Int, len(c.Nodes))
+	for i, n := range c.Nodes {
+		f, ok := new(big.Int).SetString(n.WeightFixed, 10)
+		if !ok {
+			t.Fatalf("%s: weight_fixed %q", c.Name, n.WeightFixed)
+		}
+		fixed[i] = f
+		total.Add(total, f)
+	}
+	for _, f := range fixed {
+		if new(big.Int).Mul(f, big.NewInt(int64(c.K))).Cmp(total) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func TestReplicaBalanceVectors(t *testing.T) {
-	cases, _ := loadReplicaBalance(t)
-	for _, c := range cases {
+	for _, c := range loadReplicaBalance(t).Cases {
 		p := c.placement(t)
-		rb, err := hrwhash.NewReplicaBalance(p, c.K, hrwhash.WithSamplesLog2(c.SamplesLog2))
+		rb, err := hrwhash.NewReplicaBalance(p, c.K)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
 		if rb.K() != c.K || rb.Placement() != p || rb.Iterations() != c.Expected.Iterations {
 			t.Errorf("%s: k %d, iterations %d; want %d, %d", c.Name, rb.K(), rb.Iterations(), c.K, c.Expected.Iterations)
 		}
-		fixed, err := rb.AdjustedFixed()
-		if err != nil || len(fixed) != len(c.Expected.AdjustedFixed) {
-			t.Fatalf("%s: %d adjusted weights, %v", c.Name, len(fixed), err)
+		// A node with exactly 1/k of the weight must be in every set, which no finite weight
+		// gives unless every node is in every set: there the solver may stop at its cap of
+		// rounds, short of the target.
+		if r, limit := rb.Residual(), c.atTheLimit(t); !(r >= 0) || math.IsInf(r, 0) || (!limit && r > 0x1p-20) {
+			t.Errorf("%s: residual %g, a node at 1/k of the weight: %v", c.Name, r, limit)
+		}
+		fixed := rb.AdjustedFixed()
+		if len(fixed) != len(c.Expected.AdjustedFixed) {
+			t.Fatalf("%s: %d adjusted weights", c.Name, len(fixed))
 		}
 		for i, f := range fixed {
 			if strconv.FormatUint(f, 10) != c.Expected.AdjustedFixed[i] {
@@ -102,26 +137,37 @@ func TestReplicaBalanceVectors(t *testing.T) {
 		}
 		// The copy is the caller's: changing it changes nothing.
 		fixed[0]++
-		if again, _ := rb.AdjustedFixed(); strconv.FormatUint(again[0], 10) != c.Expected.AdjustedFixed[0] {
+		if again := rb.AdjustedFixed(); strconv.FormatUint(again[0], 10) != c.Expected.AdjustedFixed[0] {
 			t.Errorf("%s: AdjustedFixed shares its slice", c.Name)
 		}
 		for _, r := range c.Expected.Replicas {
-			got, err := rb.Replicas(r.Key)
-			if err != nil || !sameInts(got, r.Replicas) {
-				t.Errorf("%s: replicas of %q: %v, %v; want %v", c.Name, r.Key, got, err, r.Replicas)
+			got := rb.Replicas(r.Key)
+			if !sameInts(got, r.Replicas) {
+				t.Errorf("%s: replicas of %q: %v; want %v", c.Name, r.Key, got, r.Replicas)
 			}
 			// The primary is the hrw-v1 owner under the real weights.
 			if owner := p.Owner(r.Key); len(got) == 0 || got[0] != owner {
 				t.Errorf("%s: primary of %q is not its owner %d", c.Name, r.Key, owner)
+			}
+			// A shorter buffer gets the set's first nodes; the rest of a longer one is untouched.
+			for m := 0; m <= c.K+1; m++ {
+				buf := make([]int, m)
+				for i := range buf {
+					buf[i] = -1
+				}
+				n := rb.ReplicasInto(r.Key, buf)
+				want := min(m, len(r.Replicas))
+				if n != want || !sameInts(buf[:n], r.Replicas[:want]) || (m > n && buf[n] != -1) {
+					t.Errorf("%s: ReplicasInto(%q, %d slots) = %d, %v", c.Name, r.Key, m, n, buf)
+				}
 			}
 		}
 	}
 }
 
 func TestReplicaBalanceErrorVectors(t *testing.T) {
-	_, errorCases := loadReplicaBalance(t)
-	for _, c := range errorCases {
-		rb, err := hrwhash.NewReplicaBalance(c.placement(t), c.K, hrwhash.WithSamplesLog2(c.SamplesLog2))
+	for _, c := range loadReplicaBalance(t).ErrorCases {
+		rb, err := hrwhash.NewReplicaBalance(c.placement(t), c.K)
 		var e *hrwhash.Error
 		if rb != nil || !errors.As(err, &e) || e.Code.String() != c.Error {
 			t.Errorf("%s: got %v, want %s", c.Name, err, c.Error)
@@ -129,11 +175,7 @@ func TestReplicaBalanceErrorVectors(t *testing.T) {
 		}
 		switch e.Code {
 		case hrwhash.CodeInvalidCount:
-			want, what := c.K, "k"
-			if c.K >= 1 {
-				want, what = c.SamplesLog2, "samples_log2"
-			}
-			if e.Count != want || e.What != what {
+			if e.Count != c.K || e.What != "k" {
 				t.Errorf("%s: count %s = %d", c.Name, e.What, e.Count)
 			}
 		case hrwhash.CodeInfeasibleReplicaWeights:
@@ -149,6 +191,30 @@ func TestReplicaBalanceErrorVectors(t *testing.T) {
 	}
 }
 
+// The second digest and exp_neg bit for bit, on the file's own inputs.
+func TestReplicaBalanceDigestAndExp(t *testing.T) {
+	v := loadReplicaBalance(t)
+	for _, d := range v.SecondDigests {
+		kd := hrwhash.KeyDigest(hrwhash.DefaultSeed(), d.Key)
+		if strconv.FormatUint(kd, 10) != d.KeyDigest {
+			t.Errorf("key digest of %q = %d, want %s", d.Key, kd, d.KeyDigest)
+		}
+		if got := hrwhash.SecondDigest(kd); strconv.FormatUint(got, 10) != d.SecondDigest {
+			t.Errorf("second digest of %q = %d, want %s", d.Key, got, d.SecondDigest)
+		}
+	}
+	for _, c := range v.ExpNeg {
+		x, err1 := strconv.ParseUint(c.X, 16, 64)
+		want, err2 := strconv.ParseUint(c.ExpNeg, 16, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("exp_neg case %v", c)
+		}
+		if got := math.Float64bits(hrwhash.ExpNeg(math.Float64frombits(x))); got != want {
+			t.Errorf("exp_neg(%016x) = %016x, want %016x", x, got, want)
+		}
+	}
+}
+
 func TestReplicaBalanceMisuse(t *testing.T) {
 	if _, err := hrwhash.NewReplicaBalance(nil, 2); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("nil placement: %v", err)
@@ -157,13 +223,16 @@ func TestReplicaBalanceMisuse(t *testing.T) {
 		t.Errorf("zero placement: %v", err)
 	}
 	for _, rb := range []*hrwhash.ReplicaBalance{nil, {}} {
-		if _, err := rb.Replicas("k"); !errors.Is(err, hrwhash.ErrNullParameter) {
+		if err := hrwhash.NullPanic(func() { rb.Replicas("k") }); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Errorf("Replicas: %v", err)
 		}
-		if _, err := rb.AdjustedFixed(); !errors.Is(err, hrwhash.ErrNullParameter) {
+		if err := hrwhash.NullPanic(func() { rb.ReplicasInto("k", make([]int, 2)) }); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("ReplicasInto: %v", err)
+		}
+		if err := hrwhash.NullPanic(func() { rb.AdjustedFixed() }); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Errorf("AdjustedFixed: %v", err)
 		}
-		if rb.K() != 0 || rb.Iterations() != 0 {
+		if rb.K() != 0 || rb.Iterations() != 0 || rb.Residual() != 0 || rb.Placement() != nil {
 			t.Errorf("zero policy: k %d", rb.K())
 		}
 	}
@@ -177,31 +246,67 @@ func TestReplicaBalanceMisuse(t *testing.T) {
 			t.Errorf("k = %d: %v", k, err)
 		}
 	}
-	for _, m := range []int{-1, 7, 23, math.MaxInt} {
-		if _, err := hrwhash.NewReplicaBalance(p, 2, hrwhash.WithSamplesLog2(m)); !errors.As(err, &e) ||
-			e.Code != hrwhash.CodeInvalidCount || e.Count != m || e.What != "samples_log2" {
-			t.Errorf("samples_log2 = %d: %v", m, err)
+	// Three live nodes of equal weight hold 1/3 each: k = 4 needs more than there are, and a
+	// k near the top of int allocates nothing for k before it is refused.
+	for _, k := range []int{4, math.MaxInt} {
+		if _, err := hrwhash.NewReplicaBalance(p, k); !errors.As(err, &e) ||
+			e.Code != hrwhash.CodeInfeasibleReplicaWeights || e.Count != k || e.Index != 0 {
+			t.Errorf("k = %d of 3 live nodes: %v", k, err)
 		}
 	}
-	// Three live nodes of equal weight hold 1/3 each: k = 4 needs more than there are.
-	if _, err := hrwhash.NewReplicaBalance(p, 4, hrwhash.WithSamplesLog2(8)); !errors.As(err, &e) ||
-		e.Code != hrwhash.CodeInfeasibleReplicaWeights || e.Count != 4 || e.Index != 0 {
-		t.Errorf("k = 4 of 3 live nodes: %v", err)
-	}
-	rb, err := hrwhash.NewReplicaBalance(p, 3, hrwhash.WithSamplesLog2(8))
+	rb, err := hrwhash.NewReplicaBalance(p, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// k = 3 of 3 live nodes: every set is the three of them, never the drained one, the empty
 	// key included.
 	for _, key := range []string{"", "k", "\xff\x00"} {
-		got, err := rb.Replicas(key)
-		if err != nil || len(got) != 3 || got[0] == got[1] || got[1] == got[2] || got[0] == got[2] ||
+		got := rb.Replicas(key)
+		if len(got) != 3 || got[0] == got[1] || got[1] == got[2] || got[0] == got[2] ||
 			got[0] == 3 || got[1] == 3 || got[2] == 3 {
-			t.Errorf("%q: %v, %v", key, got, err)
+			t.Errorf("%q: %v", key, got)
 		}
 	}
-	if got, err := rb.AdjustedFixed(); err != nil || len(got) != 4 || got[3] != 0 {
-		t.Errorf("adjusted weights with a drained node: %v, %v", got, err)
+	if got := rb.AdjustedFixed(); len(got) != 4 || got[3] != 0 {
+		t.Errorf("adjusted weights with a drained node: %v", got)
+	}
+	// k = 1: the set is the owner, and the weights are the real ones.
+	one, err := hrwhash.NewReplicaBalance(p, 1)
+	if err != nil || one.Iterations() != 0 || one.Residual() != 0 {
+		t.Fatalf("k = 1: %v", err)
+	}
+	if got := one.Replicas("k"); len(got) != 1 || got[0] != p.Owner("k") {
+		t.Errorf("k = 1: %v", got)
+	}
+	if got := one.AdjustedFixed(); len(got) != 4 || got[0] != 1<<32 || got[3] != 0 {
+		t.Errorf("k = 1: adjusted %v", got)
+	}
+}
+
+// The point of the policy: on fresh keys the light node's share of replicas is its weight's,
+// where plain top-k gives it about 1.4 times that. 3,3,3,1 with k = 3: the light node's target
+// is 3/10 of keys; 60,000 keys put 3.5 standard deviations at about 2.4% of it.
+func TestReplicaBalanceShares(t *testing.T) {
+	p, err := hrwhash.NewWeighted([]string{"osd.0", "osd.1", "osd.2", "osd.3"}, []float64{3, 3, 3, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := hrwhash.NewReplicaBalance(p, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const keys = 60000
+	light := 0
+	for i := 0; i < keys; i++ {
+		for _, n := range rb.Replicas("fresh-" + strconv.Itoa(i)) {
+			if n == 3 {
+				light++
+			}
+		}
+	}
+	share := float64(light) / keys
+	sd := math.Sqrt(0.3 * 0.7 / keys)
+	if math.Abs(share-0.3) > 3.5*sd {
+		t.Errorf("light node in %.4f of replica sets, want 0.3 ± %.4f", share, 3.5*sd)
 	}
 }

@@ -127,6 +127,12 @@ func New(seed [SeedLen]byte, nodes []Node, weights []float64) (*Placement, error
 	if err != nil {
 		return nil, err
 	}
+	return NewFixed(seed, nodes, fixed)
+}
+
+// NewFixed is New with the fixed-point weights given (fixed[i] belongs to nodes[i]), for weights
+// that no binary64 weight converts to exactly, such as a policy's solved ones.
+func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, error) {
 	if len(nodes) == 0 {
 		return nil, &Error{Code: CodeEmptyMembership}
 	}
