@@ -36,12 +36,14 @@ const (
 // nodes more than their share (a node of weight 1 beside three of weight 3 is among the top 3 for
 // 42% of keys, not 30%). Here the first replica is the key's hrw-v1 owner, and the others come
 // from a ranking of a second key digest under weights that an exact solver computes once, when
-// the policy is built: the same weights, bit for bit, in every language. It is immutable and safe
-// for concurrent use.
+// the policy is built: the same weights, bit for bit, in every language. It is written in Go; the
+// hrwhash_cgo build solves and answers memberships above 128 selectable nodes in libhrwhash, as
+// it does their lookups. It is immutable and safe for concurrent use.
 type ReplicaBalance struct {
 	p          *Placement
 	primary    *hrw.Placement
 	secondary  *hrw.Placement
+	lib        *replicaBalanceLib
 	k          int
 	iterations int
 	residual   float64
@@ -82,7 +84,14 @@ func NewReplicaBalance(p *Placement, k int) (*ReplicaBalance, error) {
 	if k == 1 {
 		return rb, nil
 	}
-	rb.adjusted, rb.iterations, rb.residual = solveReplicaBalance(weights, totalHi, totalLo, k)
+	rb.adjusted = make([]uint64, len(weights))
+	rb.lib, rb.iterations, rb.residual, err = newReplicaBalanceLib(p, k, rb.adjusted)
+	if err != nil {
+		return nil, err
+	}
+	if rb.lib == nil {
+		rb.adjusted, rb.iterations, rb.residual = solveReplicaBalance(weights, totalHi, totalLo, k)
+	}
 	rb.secondary, err = hrw.NewFixed(primary.Seed, primary.Nodes, rb.adjusted)
 	if err != nil {
 		return nil, fromHrw(err)
@@ -153,6 +162,9 @@ func (rb *ReplicaBalance) Replicas(key string) []int {
 // does.
 func (rb *ReplicaBalance) ReplicasInto(key string, out []int) int {
 	mustUse(rb.usable())
+	if rb.lib != nil && len(out) >= rb.k {
+		return rb.lib.replicasInto(key, out[:rb.k])
+	}
 	m := min(len(out), rb.k)
 	if m == 0 {
 		return 0

@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -110,7 +111,24 @@ func (c *rbCase) atTheLimit(t *testing.T) bool {
 	return false
 }
 
-func TestReplicaBalanceVectors(t *testing.T) {
+// inEveryBackend runs f with the lookups of every placement built in it answered in Go, then
+// (in the hrwhash_cgo build, where replica balance then solves and answers in libhrwhash too)
+// with none of them.
+func inEveryBackend(t *testing.T, f func(t *testing.T)) {
+	for _, goMax := range []struct {
+		name string
+		max  int
+	}{{"go", math.MaxInt}, {"lib", -1}} {
+		t.Run(goMax.name, func(t *testing.T) {
+			defer hrwhash.SetGoLookupMax(hrwhash.SetGoLookupMax(goMax.max))
+			f(t)
+		})
+	}
+}
+
+func TestReplicaBalanceVectors(t *testing.T) { inEveryBackend(t, replicaBalanceVectors) }
+
+func replicaBalanceVectors(t *testing.T) {
 	for _, c := range loadReplicaBalance(t).Cases {
 		p := c.placement(t)
 		rb, err := hrwhash.NewReplicaBalance(p, c.K)
@@ -165,7 +183,9 @@ func TestReplicaBalanceVectors(t *testing.T) {
 	}
 }
 
-func TestReplicaBalanceErrorVectors(t *testing.T) {
+func TestReplicaBalanceErrorVectors(t *testing.T) { inEveryBackend(t, replicaBalanceErrorVectors) }
+
+func replicaBalanceErrorVectors(t *testing.T) {
 	for _, c := range loadReplicaBalance(t).ErrorCases {
 		rb, err := hrwhash.NewReplicaBalance(c.placement(t), c.K)
 		var e *hrwhash.Error
@@ -308,5 +328,45 @@ func TestReplicaBalanceShares(t *testing.T) {
 	sd := math.Sqrt(0.3 * 0.7 / keys)
 	if math.Abs(share-0.3) > 3.5*sd {
 		t.Errorf("light node in %.4f of replica sets, want 0.3 ± %.4f", share, 3.5*sd)
+	}
+}
+
+// A membership above the Go lookups' limit, solved and answered in Go and (in the hrwhash_cgo
+// build) in libhrwhash: the same weights, solver rounds, residual and replica sets.
+func TestReplicaBalanceLibAgrees(t *testing.T) {
+	build := func(goMax int) *hrwhash.ReplicaBalance {
+		defer hrwhash.SetGoLookupMax(hrwhash.SetGoLookupMax(goMax))
+		ids := make([]string, 1000)
+		weights := make([]float64, len(ids))
+		for i := range ids {
+			ids[i], weights[i] = "node-"+strconv.Itoa(i), float64(1+i%3)
+		}
+		p, err := hrwhash.NewWeighted(ids, weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := hrwhash.NewReplicaBalance(p, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rb
+	}
+	inGo, inLib := build(math.MaxInt), build(-1)
+	if !slices.Equal(inGo.AdjustedFixed(), inLib.AdjustedFixed()) || inGo.Iterations() != inLib.Iterations() ||
+		inGo.Residual() != inLib.Residual() {
+		t.Fatalf("solved weights differ: %d, %g rounds and residual in Go; %d, %g", inGo.Iterations(),
+			inGo.Residual(), inLib.Iterations(), inLib.Residual())
+	}
+	short := make([]int, 2)
+	for i := 0; i < 2000; i++ {
+		key := "key-" + strconv.Itoa(i)
+		want := inGo.Replicas(key)
+		if got := inLib.Replicas(key); !sameInts(got, want) {
+			t.Fatalf("%q: %v, in Go %v", key, got, want)
+		}
+		// A buffer shorter than k is answered in Go in every build.
+		if n := inLib.ReplicasInto(key, short); n != 2 || !sameInts(short, want[:2]) {
+			t.Fatalf("%q: %v, in Go %v", key, short, want)
+		}
 	}
 }
