@@ -37,3 +37,19 @@ fn the_table_refuses_a_reused_or_misplaced_status() {
         .expect("a misplaced number is refused");
     assert!(err.contains("outside group"), "{err}");
 }
+
+#[test]
+fn the_go_template_declares_every_code_go_has_today() {
+    let raw = std::fs::read_to_string(root().join(hrwhash_errors::TABLE_PATH)).unwrap();
+    let go = hrwhash_errors::render_go(&hrwhash_errors::Table::parse(&raw).unwrap());
+    for line in [
+        "\tCodeNullParameter            Code = 1\n",
+        "\tCodeEmptyNodeID              Code = 3\n",
+        "\tCodeInvalidJSON              Code = 17\n",
+        "\tCodeInfeasibleReplicaWeights Code = 23\n",
+        "\tErrEmptyNodeID              = &Error{Code: CodeEmptyNodeID}\n",
+        "\tCodeEmptyNodeID:              \"EmptyNodeId\",\n",
+    ] {
+        assert!(go.contains(line), "{line:?} not in\n{go}");
+    }
+}
