@@ -93,7 +93,7 @@ pub enum hrw_status {
     /// incumbent, a weight or node id the incumbent cannot take, top-k where it has none, failure
     /// domains.
     NotOffered = 29,
-    // Files: 30-30.
+    // Files: 30.
     /// A file could not be read (details: `os_error`, the operating system's error number, 0 when
     /// there is none, e.g. for a path that contains NUL).
     Io = 30,

@@ -130,6 +130,17 @@ pub struct Group {
     pub doc: String,
 }
 
+impl Group {
+    /// `17-20`, or `30` for a range of one.
+    fn range(&self) -> String {
+        if self.first == self.last {
+            self.first.to_string()
+        } else {
+            format!("{}-{}", self.first, self.last)
+        }
+    }
+}
+
 /// conformance/errors.json, read and checked.
 pub struct Table {
     pub groups: Vec<Group>,
@@ -390,11 +401,7 @@ fn render_c(t: &Table) -> String {
          pub enum hrw_status {{\n",
         t.groups
             .iter()
-            .map(|g| if g.first == g.last {
-                format!("/// - {}: {}.\n", g.first, g.doc)
-            } else {
-                format!("/// - {}-{}: {}.\n", g.first, g.last, g.doc)
-            })
+            .map(|g| format!("/// - {}: {}.\n", g.range(), g.doc))
             .collect::<String>()
     );
     let mut group = "";
@@ -402,7 +409,7 @@ fn render_c(t: &Table) -> String {
         if k.group != group {
             group = &k.group;
             let g = t.groups.iter().find(|g| g.name == group).expect("checked");
-            let _ = writeln!(s, "    // {}: {}-{}.", g.doc, g.first, g.last);
+            let _ = writeln!(s, "    // {}: {}.", g.doc, g.range());
         }
         s += &rust_doc(k.c_doc.as_deref().unwrap_or(&k.doc), "    ");
         let _ = writeln!(s, "    {} = {},", k.c_name, k.status);
@@ -609,11 +616,12 @@ fn render_ts_union(t: &Table) -> String {
             .collect();
         s += &wrap(&format!("a `{class}` for {};", codes.join(", ")), "", " * ");
     }
-    s += " * `HRW_ERROR` for a kind this version of the package does not know by name.\n */\nexport type HrwErrorCode =\n";
+    s += " * `ERR_NAPI` when a Node-API call itself fails; `HRW_ERROR` for a kind this version of the\n \
+          * package does not know by name.\n */\nexport type HrwErrorCode =\n";
     for k in t.raised() {
         let _ = writeln!(s, "  | '{}'", k.node_code());
     }
-    s += "  | 'HRW_ERROR'\n";
+    s += "  | 'ERR_NAPI'\n  | 'HRW_ERROR'\n";
     s
 }
 
