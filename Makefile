@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -39,6 +39,7 @@ test-core:
 
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance
+	$(CARGO) test -p hrwhash-errors
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
@@ -67,6 +68,7 @@ test-go:
 	$(MAKE) -C go test-go
 
 check-generated:
+	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
@@ -77,6 +79,10 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance-v2.json
+
+# Every language's error names, codes and messages, from conformance/errors.json.
+errors:
+	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- .
 
 # Each profile's vectors (conformance/profiles/) re-recorded from its incumbent and diffed against
 # the checked-in files; installs the incumbents it needs (conformance/profiles/record/Makefile).

@@ -65,7 +65,13 @@
 
 /**
  * The result of every hrwhash call. The numbers are part of the ABI: they never change and a
- * retired number is never reused.
+ * retired number is never reused. They are grouped by range:
+ * - 0-16: Calls, memberships and lookups.
+ * - 17-20: Views and ramps (conformance/VIEW.md).
+ * - 21-27: Policies (conformance/POLICIES.md).
+ * - 28-29: Compatibility profiles (conformance/PROFILES.md).
+ * - 30: Files.
+ * - 31-39: Memberships, numbered after 0.1.
  */
 enum hrw_status
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -86,7 +92,7 @@ enum hrw_status
    */
   HRW_STATUS_EMPTY_MEMBERSHIP = 2,
   /**
-   * A node id was empty.
+   * A node id is empty; node ids are non-empty byte strings.
    */
   HRW_STATUS_EMPTY_NODE_ID = 3,
   /**
@@ -94,24 +100,25 @@ enum hrw_status
    */
   HRW_STATUS_DUPLICATE_NODE_ID = 4,
   /**
-   * A weight was NaN, infinite, negative, at least 2^32, or positive but at most 2^-33.
+   * A weight is NaN, infinite, negative, at least 2^32, or positive but at most 2^-33 (so that
+   * it would round to 0 at 32 fractional bits).
    */
   HRW_STATUS_INVALID_WEIGHT = 5,
   /**
-   * Every node has weight zero.
+   * Every node has weight 0, so no node could ever be selected.
    */
   HRW_STATUS_ALL_WEIGHTS_ZERO = 6,
   /**
-   * A seed must be exactly 16 bytes.
+   * A seed is not exactly 16 bytes long.
    */
   HRW_STATUS_INVALID_SEED_LENGTH = 7,
   /**
-   * Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
-   * input length is one no buffer can have.
+   * Two sequences that must be equally long are not (weights or domains vs nodes, keys vs
+   * outputs), or an input length is one no buffer can have.
    */
   HRW_STATUS_LENGTH_MISMATCH = 8,
   /**
-   * No node with that id is in the placement.
+   * No node with the given id is in the placement.
    */
   HRW_STATUS_UNKNOWN_NODE = 9,
   /**
@@ -131,59 +138,55 @@ enum hrw_status
    */
   HRW_STATUS_UNKNOWN = 13,
   /**
-   * A count such as `k` is out of range for the call.
+   * A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range.
    */
   HRW_STATUS_INVALID_COUNT = 14,
   /**
-   * The requested result cannot be produced: its size overflows (for example keys x k), or
-   * an output buffer's length is one no buffer can have.
+   * The requested result cannot be produced: its size overflows or exceeds what can be allocated
+   * (for example keys x k for a batch ranking).
    */
   HRW_STATUS_RESULT_TOO_LARGE = 15,
   /**
    * A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
-   * number is kept so that every language names the same variant.
+   * number is kept so that every language names the same kind.
    */
   HRW_STATUS_INVALID_TEXT = 16,
   /**
-   * A view document is not one well-formed JSON value (details: `line`, `column`).
+   * A view document is not one well-formed JSON value (conformance/VIEW.md section 5, check 1).
    */
   HRW_STATUS_INVALID_JSON = 17,
   /**
-   * A view document is JSON but not a valid view (details: `field`, `index`/`has_index`,
-   * `reason`), or a view would be invalid (an epoch out of range, a weight no JSON number
-   * holds exactly).
+   * A view document is JSON but not a valid view, or a placement cannot be written as one (an
+   * epoch out of range, a weight no JSON number holds exactly).
    */
   HRW_STATUS_INVALID_VIEW = 18,
   /**
-   * The seed given is not the seed the view was written for, or the two views of a ramp have
-   * different seeds.
+   * The seed given is not the seed the view was written for (or two views of one transition or
+   * ramp differ in seed): placing keys with it would put them on other nodes.
    */
   HRW_STATUS_SEED_MISMATCH = 19,
   /**
-   * A ramp's per-step move limit is not a fraction in (0, 1] large enough to advance (details:
-   * `value`).
+   * A ramp's per-step limit is not a fraction in (0, 1], or is too small for any step to move
+   * weights by one grid position.
    */
   HRW_STATUS_INVALID_MOVE_LIMIT = 20,
   /**
-   * No compatibility profile has this name (conformance/PROFILES.md).
+   * A bounded-load balance factor is not a ratio num/den with den >= 1 and num/den >= 1; or,
+   * given as a float, it is NaN, infinite, below 1, or not below 2^32 / 10^6.
    */
-  HRW_STATUS_UNKNOWN_PROFILE = 28,
+  HRW_STATUS_INVALID_BALANCE_FACTOR = 21,
   /**
-   * A compatibility profile's incumbent does not offer what was asked for: weights on an
-   * unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
+   * The loads given to a bounded-load lookup add up to more than 2^64 - 1.
    */
-  HRW_STATUS_NOT_OFFERED = 29,
+  HRW_STATUS_LOAD_OVERFLOW = 22,
   /**
-   * A slot table's number of slots is not between 1 and 2^24.
+   * A replica-balanced placement cannot give a node its share: the node's weight is more than
+   * 1/k of the total, so no replica set can give it its share.
    */
-  HRW_STATUS_INVALID_SLOT_COUNT = 26,
+  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
   /**
-   * A slot number is not below the slot table's number of slots.
-   */
-  HRW_STATUS_SLOT_OUT_OF_RANGE = 27,
-  /**
-   * The domain paths or the spread level given to `hrw_domains_new` are not usable
-   * (conformance/POLICIES.md, "domains (v1)"); `hrw_domains_error` says which node and why.
+   * The domain paths or the spread level given to the domains-v1 policy are not usable
+   * (conformance/POLICIES.md, "domains (v1)").
    */
   HRW_STATUS_INVALID_DOMAINS = 24,
   /**
@@ -191,25 +194,32 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_REPLICA_COUNT = 25,
   /**
-   * A file could not be read (details: `os_error`, the operating system's error number, 0
-   * when there is none, e.g. for a path that contains NUL).
+   * A slot table's number of slots is not between 1 and 2^24.
+   */
+  HRW_STATUS_INVALID_SLOT_COUNT = 26,
+  /**
+   * A slot number is not below the table's number of slots.
+   */
+  HRW_STATUS_SLOT_OUT_OF_RANGE = 27,
+  /**
+   * No compatibility profile has this name (conformance/PROFILES.md).
+   */
+  HRW_STATUS_UNKNOWN_PROFILE = 28,
+  /**
+   * A compatibility profile does not offer what was asked for: weights on an unweighted
+   * incumbent, a weight or node id the incumbent cannot take, top-k where it has none, failure
+   * domains.
+   */
+  HRW_STATUS_NOT_OFFERED = 29,
+  /**
+   * A file could not be read (details: `os_error`, the operating system's error number, 0 when
+   * there is none, e.g. for a path that contains NUL).
    */
   HRW_STATUS_IO = 30,
   /**
-   * A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
-   * (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
+   * A placement holds at most 2^32 - 1 nodes, and more were given.
    */
-  HRW_STATUS_INVALID_BALANCE_FACTOR = 21,
-  /**
-   * The loads of a bounded-load lookup add up to more than 2^64 - 1.
-   */
-  HRW_STATUS_LOAD_OVERFLOW = 22,
-  /**
-   * A replica-balanced placement cannot give a node its share: its weight is more than
-   * `1 / k` of the total (POLICIES.md, replica-balance); `hrw_error.index` names the node
-   * and `hrw_error.expected` holds `k`.
-   */
-  HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS = 23,
+  HRW_STATUS_TOO_MANY_NODES = 31,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

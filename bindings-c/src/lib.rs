@@ -20,6 +20,8 @@ mod replica_balance;
 mod slot_history;
 mod slot_table;
 mod status;
+#[rustfmt::skip]
+mod status_table;
 mod transition;
 mod view;
 

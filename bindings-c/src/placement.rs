@@ -141,6 +141,11 @@ unsafe fn build(
 ) -> Result<Placement, hrw_error> {
     // The order of API.md section 4: the shape of every argument (nodes, weights, seed), then
     // lengths, then the checks of SPEC.md section 7.
+    // Checked before the nodes are read: no buffer holds that many, so reading first would only
+    // read past the caller's.
+    if !nodes.is_null() && nodes_len > u32::MAX as usize {
+        return Err(Error::TooManyNodes { count: nodes_len }.into());
+    }
     // SAFETY: caller contract.
     let nodes = unsafe { span(nodes, nodes_len) }?;
     let mut parts = Vec::with_capacity(nodes.len());

@@ -336,13 +336,3 @@ pub unsafe extern "C" fn hrw_profile_placement_profile(
         Ok(())
     })
 }
-
-/// Messages of the statuses this module adds, outside the table of `status.rs` so that the
-/// numbers of other modules can land in any order.
-pub(crate) fn status_message(status: u32) -> Option<&'static CStr> {
-    match status {
-        28 => Some(c"unknown profile name (conformance/PROFILES.md lists the profiles)"),
-        29 => Some(c"the profile's incumbent does not offer this (weights, top-k, or this input)"),
-        _ => None,
-    }
-}

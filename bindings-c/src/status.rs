@@ -6,118 +6,11 @@ use hrwhash_core::{Error, ViewFault};
 
 use crate::ffi::guard;
 
-/// The result of every hrwhash call. The numbers are part of the ABI: they never change and a
-/// retired number is never reused.
-#[repr(u32)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum hrw_status {
-    /// Success; out-params were written.
-    Ok = 0,
-    /// A required pointer was NULL, or a NULL buffer came with a non-zero length (API.md's
-    /// InvalidArgument).
-    NullParameter = 1,
-    /// A placement needs at least one node.
-    EmptyMembership = 2,
-    /// A node id was empty.
-    EmptyNodeId = 3,
-    /// Two nodes share an id.
-    DuplicateNodeId = 4,
-    /// A weight was NaN, infinite, negative, at least 2^32, or positive but at most 2^-33.
-    InvalidWeight = 5,
-    /// Every node has weight zero.
-    AllWeightsZero = 6,
-    /// A seed must be exactly 16 bytes.
-    InvalidSeedLength = 7,
-    /// Two lengths that must agree do not (weights vs nodes, key lengths vs key bytes), or an
-    /// input length is one no buffer can have.
-    LengthMismatch = 8,
-    /// No node with that id is in the placement.
-    UnknownNode = 9,
-    /// An output buffer is shorter than the result.
-    BufferTooSmall = 10,
-    /// A node index is not below the placement's length.
-    IndexOutOfRange = 11,
-    /// hrwhash panicked; the call had no effect. Please report it.
-    Panic = 12,
-    /// An error this version of the C ABI does not know by name.
-    Unknown = 13,
-    /// A count such as `k` is out of range for the call.
-    InvalidCount = 14,
-    /// The requested result cannot be produced: its size overflows (for example keys x k), or
-    /// an output buffer's length is one no buffer can have.
-    ResultTooLarge = 15,
-    /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
-    /// number is kept so that every language names the same variant.
-    InvalidText = 16,
-    /// A view document is not one well-formed JSON value (details: `line`, `column`).
-    InvalidJson = 17,
-    /// A view document is JSON but not a valid view (details: `field`, `index`/`has_index`,
-    /// `reason`), or a view would be invalid (an epoch out of range, a weight no JSON number
-    /// holds exactly).
-    InvalidView = 18,
-    /// The seed given is not the seed the view was written for, or the two views of a ramp have
-    /// different seeds.
-    SeedMismatch = 19,
-    /// A ramp's per-step move limit is not a fraction in (0, 1] large enough to advance (details:
-    /// `value`).
-    InvalidMoveLimit = 20,
-    /// No compatibility profile has this name (conformance/PROFILES.md).
-    UnknownProfile = 28,
-    /// A compatibility profile's incumbent does not offer what was asked for: weights on an
-    /// unweighted incumbent, a weight or node id it cannot take, top-k where it has none.
-    NotOffered = 29,
-    /// A slot table's number of slots is not between 1 and 2^24.
-    InvalidSlotCount = 26,
-    /// A slot number is not below the slot table's number of slots.
-    SlotOutOfRange = 27,
-    /// The domain paths or the spread level given to `hrw_domains_new` are not usable
-    /// (conformance/POLICIES.md, "domains (v1)"); `hrw_domains_error` says which node and why.
-    InvalidDomains = 24,
-    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
-    InvalidReplicaCount = 25,
-    /// A file could not be read (details: `os_error`, the operating system's error number, 0
-    /// when there is none, e.g. for a path that contains NUL).
-    Io = 30,
-    /// A bounded-load balance factor is not `num / den` with `den >= 1` and `num >= den`
-    /// (POLICIES.md, bounded-load-v1); `hrw_error.value` holds `num / den`.
-    InvalidBalanceFactor = 21,
-    /// The loads of a bounded-load lookup add up to more than 2^64 - 1.
-    LoadOverflow = 22,
-    /// A replica-balanced placement cannot give a node its share: its weight is more than
-    /// `1 / k` of the total (POLICIES.md, replica-balance); `hrw_error.index` names the node
-    /// and `hrw_error.expected` holds `k`.
-    InfeasibleReplicaWeights = 23,
-}
+pub use crate::status_table::hrw_status;
 
 impl From<&Error> for hrw_status {
     fn from(e: &Error) -> hrw_status {
-        match e {
-            Error::EmptyMembership => hrw_status::EmptyMembership,
-            Error::EmptyNodeId { .. } => hrw_status::EmptyNodeId,
-            Error::DuplicateNodeId { .. } => hrw_status::DuplicateNodeId,
-            Error::InvalidWeight { .. } => hrw_status::InvalidWeight,
-            Error::AllWeightsZero => hrw_status::AllWeightsZero,
-            Error::InvalidSeedLength { .. } => hrw_status::InvalidSeedLength,
-            Error::LengthMismatch { .. } => hrw_status::LengthMismatch,
-            Error::UnknownNode => hrw_status::UnknownNode,
-            Error::InvalidText { .. } => hrw_status::InvalidText,
-            Error::InvalidCount => hrw_status::InvalidCount,
-            Error::ResultTooLarge => hrw_status::ResultTooLarge,
-            Error::InvalidJson { .. } => hrw_status::InvalidJson,
-            Error::InvalidView { .. } => hrw_status::InvalidView,
-            Error::SeedMismatch => hrw_status::SeedMismatch,
-            Error::InvalidMoveLimit { .. } => hrw_status::InvalidMoveLimit,
-            Error::UnknownProfile { .. } => hrw_status::UnknownProfile,
-            Error::NotOffered { .. } => hrw_status::NotOffered,
-            Error::InvalidSlotCount { .. } => hrw_status::InvalidSlotCount,
-            Error::SlotOutOfRange { .. } => hrw_status::SlotOutOfRange,
-            Error::InvalidDomains { .. } => hrw_status::InvalidDomains,
-            Error::InvalidReplicaCount { .. } => hrw_status::InvalidReplicaCount,
-            Error::InvalidBalanceFactor { .. } => hrw_status::InvalidBalanceFactor,
-            Error::LoadOverflow => hrw_status::LoadOverflow,
-            Error::InfeasibleReplicaWeights { .. } => hrw_status::InfeasibleReplicaWeights,
-            _ => hrw_status::Unknown,
-        }
+        e.kind().into()
     }
 }
 
@@ -322,59 +215,11 @@ impl hrw_error {
                 d.index = index;
                 d.expected = k;
             }
+            Error::TooManyNodes { count } => d.actual = count,
             _ => {}
         }
         d
     }
-}
-
-fn message(status: u32) -> &'static CStr {
-    if let Some(m) = crate::profile::status_message(status) {
-        return m;
-    }
-    match status {
-        26 => return c"a slot table has between 1 and 2^24 slots",
-        27 => return c"the slot is not below the slot table's number of slots",
-        _ => {}
-    }
-    const MESSAGES: [&CStr; 21] = [
-        c"ok",
-        c"a required pointer is NULL (or a NULL buffer has a non-zero length)",
-        c"a placement needs at least one node",
-        c"a node id is empty",
-        c"two nodes share an id",
-        c"invalid weight: a weight is finite, >= 0 and < 2^32, and a positive weight is > 2^-33",
-        c"every node has weight 0, so no node could be selected",
-        c"a seed is exactly 16 bytes",
-        c"lengths that must agree do not",
-        c"no node with that id is in the placement",
-        c"the output buffer is too small",
-        c"node index out of range",
-        c"hrwhash panicked (a bug: please report it)",
-        c"unknown error",
-        c"a count is out of range",
-        c"the requested result is too large to be produced",
-        c"a string has no UTF-8 form",
-        c"a view document is not well-formed JSON",
-        c"not a valid view (conformance/VIEW.md)",
-        c"the seed does not match the view's seed fingerprint",
-        c"invalid per-step move limit: a fraction in (0, 1] large enough to advance the ramp",
-    ];
-    match status {
-        21 => return c"invalid balance factor: it is num/den with den >= 1 and num >= den",
-        22 => return c"the loads add up to more than 2^64 - 1",
-        23 => {
-            return c"a node has more than 1/k of the total weight, so it cannot hold its share of k replicas"
-        }
-        24 => return c"the domain paths or the spread level of the domains policy are not usable",
-        25 => return c"a replica count is 0 or above the nodes of weight above zero",
-        30 => return c"the file could not be read",
-        _ => {}
-    }
-    MESSAGES
-        .get(status as usize)
-        .copied()
-        .unwrap_or(c"unknown status code")
 }
 
 /// A static, NUL-terminated English message for a status; never NULL, also for unknown numbers.
@@ -383,7 +228,7 @@ pub extern "C" fn hrw_status_message(status: u32) -> *const c_char {
     // Takes the number rather than `hrw_status` so that an out-of-range value from C is not UB.
     let mut msg = c"hrwhash panicked (a bug: please report it)";
     guard(|| {
-        msg = message(status);
+        msg = crate::status_table::message(status).unwrap_or(c"unknown status code");
         Ok(())
     });
     msg.as_ptr()
@@ -425,4 +270,35 @@ const _: () = assert!(same_tag(ALGORITHM_TAG, hrwhash_core::ALGORITHM.as_bytes()
 #[no_mangle]
 pub extern "C" fn hrw_algorithm() -> *const c_char {
     ALGORITHM_TAG.as_ptr().cast()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::status_table::STATUSES;
+    use hrwhash_core::ErrorKind;
+
+    #[test]
+    fn every_core_kind_has_its_own_status() {
+        let mut seen = Vec::new();
+        for &kind in ErrorKind::ALL {
+            let status = hrw_status::from(kind);
+            assert_ne!(status, hrw_status::Unknown, "{kind:?} has no status");
+            assert!(!seen.contains(&status), "{kind:?} shares {status:?}");
+            seen.push(status);
+        }
+    }
+
+    #[test]
+    fn statuses_are_in_numeric_order_and_each_has_a_message() {
+        for pair in STATUSES.windows(2) {
+            assert!((pair[0] as u32) < (pair[1] as u32), "{pair:?}");
+        }
+        for &status in STATUSES {
+            let msg = crate::status_table::message(status as u32);
+            assert!(msg.is_some_and(|m| !m.is_empty()), "{status:?}");
+        }
+        let last = *STATUSES.last().expect("statuses") as u32;
+        assert_eq!(crate::status_table::message(last + 1), None);
+    }
 }

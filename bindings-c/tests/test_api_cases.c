@@ -167,6 +167,17 @@ static int build(const jvalue *args, outcome *o) {
                  *jd = json_get(args, "domains"), *js = json_get(args, "seed");
     span *ids = NULL;
     size_t n = 0;
+    const jvalue *claimed = jn == NULL ? NULL : json_get(jn, "claimed_length");
+    if (claimed != NULL && jn->len == 1) {
+        /* A length no caller has nodes for: rejected before any node is read, so one will do. */
+        static const hrw_node one = {(const uint8_t *)"a", 1, NULL, 0};
+        if (!to_size(claimed, &n)) return 0;
+        if (args->len != 1) return cannot("a claimed length with other arguments");
+        memset(&o->err, 0, sizeof o->err);
+        o->has_detail = 1;
+        o->status = hrw_placement_new(&one, n, NULL, &o->built, &o->err);
+        return 1;
+    }
     if (jn == NULL || !to_list(jn, 1, &ids, &n)) return jn == NULL ? cannot("no nodes") : 0;
     hrw_node *nodes = keep(malloc((n + 1) * sizeof *nodes));
     for (size_t i = 0; i < n; i++) nodes[i] = (hrw_node){ids[i].ptr, ids[i].len, NULL, 0};
@@ -354,6 +365,7 @@ static hrw_status status_of(const char *variant) {
         {"InvalidCount", HRW_STATUS_INVALID_COUNT},
         {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
         {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
+        {"TooManyNodes", HRW_STATUS_TOO_MANY_NODES},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(map[i].name, variant) == 0) return map[i].status;

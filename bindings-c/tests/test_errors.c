@@ -270,11 +270,20 @@ static void build_details(void) {
     CHECK(hrw_placement_new(nodes, 2, &null_seed, &p, &err) == HRW_STATUS_NULL_PARAMETER,
           "a NULL seed with a length is reported before a length mismatch");
 
-    /* A node count no array can hold is refused before any node is read. */
+    /* More nodes than a placement holds is refused before any node is read. */
     memset(&err, 0, sizeof err);
-    CHECK(hrw_placement_new(nodes, SIZE_MAX / 2, NULL, &p, &err) == HRW_STATUS_LENGTH_MISMATCH &&
-              p == NULL,
+    CHECK(hrw_placement_new(nodes, SIZE_MAX / 2, NULL, &p, &err) == HRW_STATUS_TOO_MANY_NODES &&
+              err.status == HRW_STATUS_TOO_MANY_NODES && err.actual == SIZE_MAX / 2 && p == NULL,
           "impossible node count: %s", hrw_status_message(err.status));
+#if SIZE_MAX > UINT32_MAX
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_placement_new(nodes, (size_t)UINT32_MAX + 1, NULL, &p, &err) ==
+                  HRW_STATUS_TOO_MANY_NODES &&
+              err.actual == (size_t)UINT32_MAX + 1 && p == NULL,
+          "2^32 nodes: %s", hrw_status_message(err.status));
+#endif
+    CHECK(strstr(hrw_status_message(HRW_STATUS_TOO_MANY_NODES), "2^32 - 1") != NULL,
+          "message of TOO_MANY_NODES");
 }
 
 static void derive_details(void) {

@@ -92,6 +92,43 @@ pub fn throw(
     Error::new(Status::GenericFailure, message.to_owned())
 }
 
+/// A detail of an error: a number, a string, or `null`.
+pub enum Detail<'a> {
+    Number(f64),
+    Text(&'a str),
+    Null,
+}
+
+/// `throw` with details that may be strings or `null` (`throw` has numbers only).
+pub fn throw_details(
+    env: sys::napi_env,
+    kind: Kind,
+    code: &str,
+    message: &str,
+    props: &[(&CStr, Detail)],
+) -> Error {
+    let e = throw(env, kind, code, message, &[]);
+    unsafe {
+        let mut err = ptr::null_mut();
+        // `throw` left the error pending; take it back to add the details, then rethrow it.
+        if sys::napi_get_and_clear_last_exception(env, &mut err) != 0 || err.is_null() {
+            return e;
+        }
+        for (name, value) in props {
+            let v = match value {
+                Detail::Number(n) => new_number(env, *n),
+                Detail::Text(s) => new_string(env, s),
+                Detail::Null => null(env),
+            };
+            if let Ok(v) = v {
+                sys::napi_set_named_property(env, err, name.as_ptr(), v);
+            }
+        }
+        sys::napi_throw(env, err);
+    }
+    pending()
+}
+
 /// `InvalidArgument`: a value of the wrong type or shape.
 pub fn type_error(env: sys::napi_env, message: &str) -> Error {
     throw(env, Kind::Type, "ERR_INVALID_ARG_TYPE", message, &[])

@@ -5,6 +5,8 @@
 //! as a new `Buffer` (a copy, so a caller cannot alter the placement's answers by mutating it).
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
+#[rustfmt::skip]
+mod error_table;
 mod fast;
 mod gather;
 mod js;
@@ -37,72 +39,11 @@ pub const ALGORITHM: &str = hrwhash::ALGORITHM;
 #[napi]
 pub const DEFAULT_SEED: &str = "687277686173682d76312d736565642e";
 
-/// Throws the JS form of a core error: an `Error` (a `RangeError` for counts and result sizes)
-/// whose `code` names the variant, with the variant's details as properties.
+/// Throws the JS form of a core error: the class, `code` and details of its kind in
+/// conformance/errors.json (`error_table.rs` is generated from it).
 fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
-    use hrwhash::Error as E;
-    let msg = e.to_string();
-    let (kind, code, props): (Kind, &str, Vec<(&CStr, f64)>) = match e {
-        E::EmptyMembership => (Kind::Error, "HRW_EMPTY_MEMBERSHIP", vec![]),
-        E::EmptyNodeId { index } => (
-            Kind::Error,
-            "HRW_EMPTY_NODE_ID",
-            vec![(c"index", index as f64)],
-        ),
-        E::DuplicateNodeId { index, first_index } => (
-            Kind::Error,
-            "HRW_DUPLICATE_NODE_ID",
-            vec![
-                (c"index", index as f64),
-                (c"firstIndex", first_index as f64),
-            ],
-        ),
-        E::InvalidWeight { value } => (Kind::Error, "HRW_INVALID_WEIGHT", vec![(c"value", value)]),
-        E::AllWeightsZero => (Kind::Error, "HRW_ALL_WEIGHTS_ZERO", vec![]),
-        E::InvalidSeedLength { len } => (
-            Kind::Error,
-            "HRW_INVALID_SEED_LENGTH",
-            vec![(c"length", len as f64)],
-        ),
-        E::LengthMismatch { expected, actual } => (
-            Kind::Error,
-            "HRW_LENGTH_MISMATCH",
-            vec![(c"expected", expected as f64), (c"actual", actual as f64)],
-        ),
-        E::UnknownNode => (Kind::Error, "HRW_UNKNOWN_NODE", vec![]),
-        E::InvalidText { index } => (
-            Kind::Error,
-            "HRW_INVALID_TEXT",
-            index.map(|i| (c"index", i as f64)).into_iter().collect(),
-        ),
-        E::InvalidCount => (Kind::Range, "HRW_INVALID_COUNT", vec![]),
-        E::ResultTooLarge => (Kind::Range, "HRW_RESULT_TOO_LARGE", vec![]),
-        E::InvalidBalanceFactor { value } => (
-            Kind::Error,
-            "HRW_INVALID_BALANCE_FACTOR",
-            vec![(c"value", value)],
-        ),
-        E::LoadOverflow => (Kind::Error, "HRW_LOAD_OVERFLOW", vec![]),
-        E::InfeasibleReplicaWeights { index, k } => (
-            Kind::Error,
-            "HRW_INFEASIBLE_REPLICA_WEIGHTS",
-            vec![(c"index", index as f64), (c"k", k as f64)],
-        ),
-        e @ (E::InvalidJson { .. }
-        | E::InvalidView { .. }
-        | E::SeedMismatch
-        | E::InvalidMoveLimit { .. }) => return view::view_error(env, e),
-        E::UnknownProfile { .. } => (Kind::Error, "HRW_UNKNOWN_PROFILE", vec![]),
-        E::NotOffered { .. } => (Kind::Error, "HRW_NOT_OFFERED", vec![]),
-        e @ (E::InvalidSlotCount { .. } | E::SlotOutOfRange { .. }) => {
-            return slot_table::slot_error(env, e)
-        }
-        e @ (E::InvalidDomains { .. } | E::InvalidReplicaCount { .. }) => {
-            return policy_domains::domains_error(env, e)
-        }
-        _ => (Kind::Error, "HRW_ERROR", vec![]),
-    };
-    js::throw(env, kind, code, &msg, &props)
+    let (kind, code, props) = error_table::js_error(&e);
+    js::throw_details(env, kind, code, &e.to_string(), &props)
 }
 
 /// `InvalidWeight` for `value` given as `what`, of the node at `index` when it belongs to one.

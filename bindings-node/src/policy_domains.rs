@@ -3,47 +3,13 @@
 
 use std::ptr;
 
-use hrwhash::Error as E;
 use napi::bindgen_prelude::ObjectFinalize;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, KeyBuf, Kind, Raw};
-use crate::view::{instance, throw, Detail};
+use crate::js::{self, KeyBuf, Raw};
+use crate::view::instance;
 use crate::{core_error, count_arg, count_value, key_and_count, key_of, read, Placement};
-
-/// The JS form of the policy's errors; `core_error` hands them here.
-pub(crate) fn domains_error(env: sys::napi_env, e: E) -> napi::Error {
-    let msg = e.to_string();
-    match e {
-        E::InvalidDomains { index, reason } => throw(
-            env,
-            "HRW_INVALID_DOMAINS",
-            &msg,
-            &[
-                (
-                    c"index",
-                    index.map_or(Detail::Null, |i| Detail::Number(i as f64)),
-                ),
-                (c"reason", Detail::Text(reason.name())),
-            ],
-        ),
-        E::InvalidReplicaCount {
-            requested,
-            available,
-        } => js::throw(
-            env,
-            Kind::Range,
-            "HRW_INVALID_REPLICA_COUNT",
-            &msg,
-            &[
-                (c"requested", requested as f64),
-                (c"available", available as f64),
-            ],
-        ),
-        other => core_error(env, other),
-    }
-}
 
 /// A placement read through the domains-v1 policy at one spread level: each node's domain is a
 /// path of levels separated by `/`, and replicas go to distinct domains of that level.
@@ -101,7 +67,7 @@ impl Domains {
         let level = count_arg(env, level, "level")?;
         let level = count_value(env, level, "level")?;
         let inner =
-            hrwhash::policy::Domains::new(&p.inner, level).map_err(|e| domains_error(env, e))?;
+            hrwhash::policy::Domains::new(&p.inner, level).map_err(|e| core_error(env, e))?;
         let mut r = ptr::null_mut();
         js::check(env, unsafe {
             sys::napi_create_reference(env, placement.0, 1, &mut r)
@@ -136,7 +102,7 @@ impl Domains {
         let indices = self
             .inner
             .replica_indices(key, k)
-            .map_err(|e| domains_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         let p = self.js_placement(env)?;
         Ok(Raw(p.id_list(env, &indices)?))
     }

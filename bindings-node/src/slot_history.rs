@@ -8,12 +8,10 @@ use napi_derive::napi;
 
 use crate::js::{self, KeyBuf, Raw};
 use crate::levelled_slots::LevelledSlotTable;
-use crate::view::{
-    epoch_arg, id_value, instance, load_seed, text_form, view_error, view_form, View,
-};
+use crate::view::{epoch_arg, id_value, instance, load_seed, text_form, view_form, View};
 use crate::{
-    count_arg, count_value, key_of, no_bad_text, parse_node, read, weight_arg, weight_error,
-    Placement,
+    core_error, count_arg, count_value, key_of, no_bad_text, parse_node, read, weight_arg,
+    weight_error, Placement,
 };
 
 /// The shared history of a levelled slot table: the first membership, the number of slots and
@@ -30,7 +28,7 @@ impl SlotHistory {
         let inner = self
             .inner
             .with_change(change)
-            .map_err(|e| view_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         Ok(SlotHistory { inner })
     }
 }
@@ -62,7 +60,7 @@ impl SlotHistory {
             _ => 0,
         };
         let inner =
-            CoreHistory::new(p.inner.clone(), s as u64, epoch).map_err(|e| view_error(env, e))?;
+            CoreHistory::new(p.inner.clone(), s as u64, epoch).map_err(|e| core_error(env, e))?;
         Ok(SlotHistory { inner })
     }
 
@@ -80,7 +78,7 @@ impl SlotHistory {
         let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
         let seed = load_seed(env, options)?;
         no_bad_text(env, bad)?;
-        let inner = CoreHistory::from_json_bytes(bytes, seed).map_err(|e| view_error(env, e))?;
+        let inner = CoreHistory::from_json_bytes(bytes, seed).map_err(|e| core_error(env, e))?;
         Ok(SlotHistory { inner })
     }
 
@@ -203,7 +201,7 @@ impl SlotHistory {
         let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
         no_bad_text(env, text)?;
         if self.inner.table().placement().find(id).is_none() {
-            return Err(view_error(env, hrwhash::Error::UnknownNode));
+            return Err(core_error(env, hrwhash::Error::UnknownNode));
         }
         let w = Weight::new(w).map_err(|_| weight_error(env, w, None, "weight"))?;
         self.changed(env, SlotChange::Weight(id.to_vec(), w))

@@ -8,31 +8,9 @@ use napi_derive::napi;
 use crate::js::{self, KeyBuf, Kind, Raw};
 use crate::view::{id_value, membership};
 use crate::{
-    count_arg, count_value, key_of, no_bad_text, optional, parse_node, read, weight_arg,
-    weight_error, NodeForm,
+    core_error, count_arg, count_value, key_of, no_bad_text, optional, parse_node, read,
+    weight_arg, weight_error, NodeForm,
 };
-
-/// The JS form of the slot-table variants; `core_error` hands them here.
-pub(crate) fn slot_error(env: sys::napi_env, e: E) -> napi::Error {
-    let msg = e.to_string();
-    match e {
-        E::InvalidSlotCount { value } => js::throw(
-            env,
-            Kind::Range,
-            "HRW_INVALID_SLOT_COUNT",
-            &msg,
-            &[(c"value", value as f64)],
-        ),
-        E::SlotOutOfRange { slot, slots } => js::throw(
-            env,
-            Kind::Range,
-            "HRW_SLOT_OUT_OF_RANGE",
-            &msg,
-            &[(c"slot", slot as f64), (c"slots", slots as f64)],
-        ),
-        other => crate::core_error(env, other),
-    }
-}
 
 /// `{ overloadPpm? }`: `null`/absent for the plain HRW slot table, else an integer below 2^32.
 fn overload_of(env: sys::napi_env, options: Option<Raw>) -> Result<Option<u32>> {
@@ -99,7 +77,7 @@ impl SlotTable {
             .placement()
             .find(id)
             .map(|n| n.index())
-            .ok_or_else(|| slot_error(env, E::UnknownNode))
+            .ok_or_else(|| core_error(env, E::UnknownNode))
     }
 }
 
@@ -119,7 +97,7 @@ impl SlotTable {
         let s = count_arg(env, slots, "slots")?;
         let overload = overload_of(env, options)?;
         let s = count_value(env, s, "slots")?;
-        let inner = CoreTable::new(&p, s as u64, overload).map_err(|e| slot_error(env, e))?;
+        let inner = CoreTable::new(&p, s as u64, overload).map_err(|e| core_error(env, e))?;
         Ok(SlotTable { inner, forms })
     }
 
@@ -151,7 +129,7 @@ impl SlotTable {
         let index = self
             .inner
             .owner_index_of_slot(s as u64)
-            .map_err(|e| slot_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         self.id(env, index)
     }
 
@@ -202,7 +180,7 @@ impl SlotTable {
         let inner = self
             .inner
             .with_node(added.node)
-            .map_err(|e| slot_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         let mut forms = self.forms.clone();
         forms.push(added.form);
         Ok(SlotTable { inner, forms })
@@ -218,7 +196,7 @@ impl SlotTable {
         let inner = self
             .inner
             .without_node(id)
-            .map_err(|e| slot_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         let mut forms = self.forms.clone();
         forms.remove(index);
         Ok(SlotTable { inner, forms })
@@ -245,7 +223,7 @@ impl SlotTable {
         let inner = self
             .inner
             .with_weight(id, w)
-            .map_err(|e| slot_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         Ok(SlotTable {
             inner,
             forms: self.forms.clone(),

@@ -3,10 +3,9 @@
 //!
 //! Ids come back as a string when the id was given as one (a view's ids are strings when they are
 //! UTF-8, since the JSON form writes them so) and as a fresh `Buffer` otherwise.
-use std::ffi::CStr;
 use std::ptr;
 
-use hrwhash::{Error as E, Seed};
+use hrwhash::Seed;
 use napi::bindgen_prelude::{validate_type_tag, ObjectFinalize, ToNapiValue, TypeTag};
 use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
@@ -17,83 +16,6 @@ use crate::{
     core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, optional, read,
     seed_arg, seed_of, NodeForm, Parsed, Placement,
 };
-
-/// A detail of an error: a number, a string, or `null`.
-pub(crate) enum Detail<'a> {
-    Number(f64),
-    Text(&'a str),
-    Null,
-}
-
-/// Throws an `Error` with a `code` and details that may be strings (`js::throw` has numbers only).
-pub(crate) fn throw(
-    env: sys::napi_env,
-    code: &str,
-    message: &str,
-    props: &[(&CStr, Detail)],
-) -> napi::Error {
-    let e = js::throw(env, Kind::Error, code, message, &[]);
-    unsafe {
-        let mut err = ptr::null_mut();
-        // `js::throw` left the error pending; take it back to add the details, then rethrow it.
-        if sys::napi_get_and_clear_last_exception(env, &mut err) != 0 || err.is_null() {
-            return e;
-        }
-        for (name, value) in props {
-            let v = match value {
-                Detail::Number(n) => js::new_number(env, *n),
-                Detail::Text(s) => js::new_string(env, s),
-                Detail::Null => js::null(env),
-            };
-            if let Ok(v) = v {
-                sys::napi_set_named_property(env, err, name.as_ptr(), v);
-            }
-        }
-        sys::napi_throw(env, err);
-    }
-    js::pending()
-}
-
-/// The JS form of the core's view and ramp variants; `core_error` hands them here.
-pub(crate) fn view_error(env: sys::napi_env, e: E) -> napi::Error {
-    let msg = e.to_string();
-    match e {
-        E::InvalidJson { line, column } => throw(
-            env,
-            "HRW_INVALID_JSON",
-            &msg,
-            &[
-                (c"line", Detail::Number(line as f64)),
-                (c"column", Detail::Number(column as f64)),
-            ],
-        ),
-        E::InvalidView {
-            field,
-            index,
-            reason,
-        } => throw(
-            env,
-            "HRW_INVALID_VIEW",
-            &msg,
-            &[
-                (c"field", Detail::Text(&field)),
-                (
-                    c"index",
-                    index.map_or(Detail::Null, |i| Detail::Number(i as f64)),
-                ),
-                (c"reason", Detail::Text(reason.name())),
-            ],
-        ),
-        E::SeedMismatch => throw(env, "HRW_SEED_MISMATCH", &msg, &[]),
-        E::InvalidMoveLimit { value } => throw(
-            env,
-            "HRW_INVALID_MOVE_LIMIT",
-            &msg,
-            &[(c"value", Detail::Number(value))],
-        ),
-        other => core_error(env, other),
-    }
-}
 
 /// The JS value of an id given in `form`.
 pub(crate) fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
@@ -276,7 +198,7 @@ impl View {
             )
         })?;
         let epoch = epoch_arg(env, epoch)?;
-        let inner = hrwhash::View::new(p.inner.clone(), epoch).map_err(|e| view_error(env, e))?;
+        let inner = hrwhash::View::new(p.inner.clone(), epoch).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }
 
@@ -294,7 +216,7 @@ impl View {
         let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
         let seed = load_seed(env, options)?;
         no_bad_text(env, bad)?;
-        let inner = hrwhash::View::from_json_bytes(bytes, seed).map_err(|e| view_error(env, e))?;
+        let inner = hrwhash::View::from_json_bytes(bytes, seed).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }
 
@@ -333,7 +255,7 @@ impl View {
                 &[],
             )
         })?;
-        let inner = hrwhash::View::from_json_bytes(&bytes, seed).map_err(|e| view_error(env, e))?;
+        let inner = hrwhash::View::from_json_bytes(&bytes, seed).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }
 
@@ -898,7 +820,7 @@ impl RampPlan {
             ));
         };
         let inner = hrwhash::RampPlan::new(&old.inner, &new.inner, limit)
-            .map_err(|e| view_error(env, e))?;
+            .map_err(|e| core_error(env, e))?;
         Ok(RampPlan { inner })
     }
 
@@ -930,7 +852,7 @@ impl RampPlan {
         let env = env.raw();
         let s = count_arg(env, step, "step")?;
         let s = count_value(env, s, "step")?;
-        let inner = self.inner.view(s).map_err(|e| view_error(env, e))?;
+        let inner = self.inner.view(s).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }
 
@@ -943,7 +865,7 @@ impl RampPlan {
                 self.inner
                     .view(s)
                     .map(|inner| View { inner })
-                    .map_err(|e| view_error(env, e))
+                    .map_err(|e| core_error(env, e))
             })
             .collect()
     }

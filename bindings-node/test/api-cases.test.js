@@ -172,6 +172,7 @@ const VARIANTS = {
   InvalidCount: [RangeError, 'HRW_INVALID_COUNT'],
   ResultTooLarge: [RangeError, 'HRW_RESULT_TOO_LARGE'],
   InvalidArgument: [TypeError, 'ERR_INVALID_ARG_TYPE'],
+  TooManyNodes: [Error, 'HRW_TOO_MANY_NODES'],
 };
 
 /// A detail of a case and the property of the thrown error that carries it.

@@ -229,3 +229,27 @@ test('placements created and collected in bulk keep answering for themselves', (
   const out = require('node:child_process').execFileSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' });
   assert.equal(out, 'done');
 });
+
+// The error table (conformance/errors.json) against what the package declares and throws.
+test('HrwErrorCode lists every code of the error table and every code the addon can throw', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const root = path.join(__dirname, '..');
+  const table = JSON.parse(fs.readFileSync(path.join(root, '..', 'conformance', 'errors.json'), 'utf8'));
+  const dts = fs.readFileSync(path.join(root, 'index.d.ts'), 'utf8');
+  const union = dts.slice(dts.indexOf('export type HrwErrorCode ='));
+  const declared = new Set(union.slice(0, union.indexOf('\n\n')).match(/'[A-Z_]+'/g).map((c) => c.slice(1, -1)));
+  const kinds = table.kinds.filter((k) => k.scope !== 'c');
+  for (const k of kinds) {
+    const code = k.node_code ?? `HRW_${k.name.replace(/(?<=.)([A-Z])/g, '_$1').toUpperCase()}`;
+    assert.ok(declared.has(code), `${k.name}: ${code} is not in HrwErrorCode`);
+  }
+  // Every code literal of the addon's sources, the generated mapping included.
+  const src = path.join(root, 'src');
+  for (const file of fs.readdirSync(src).filter((f) => f.endsWith('.rs'))) {
+    for (const m of fs.readFileSync(path.join(src, file), 'utf8').matchAll(/"((?:HRW|ERR)_[A-Z_]+)"/g)) {
+      assert.ok(declared.has(m[1]), `${file} throws ${m[1]}, which HrwErrorCode does not list`);
+    }
+  }
+  assert.equal(declared.size, kinds.length + 2, 'one code per kind, ERR_NAPI and HRW_ERROR');
+});

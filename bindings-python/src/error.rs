@@ -1,5 +1,7 @@
 //! Core error variants and binding-level misuse as the exception classes of `hrwhash/_errors.py`,
-//! one class per variant of conformance/API.md section 1, with the details of its section 2.
+//! one class per variant of conformance/API.md section 1, with the details of its section 2. Both
+//! the classes and the variant-to-class table (`error_table.rs`) are generated from
+//! conformance/errors.json.
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -24,101 +26,9 @@ pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr
         None => err.to_string(),
     };
     let fields = PyDict::new(py);
-    let class = match &err {
-        Error::EmptyMembership => "EmptyMembershipError",
-        Error::EmptyNodeId { index } => {
-            let _ = fields.set_item("index", index);
-            "EmptyNodeIdError"
-        }
-        Error::DuplicateNodeId { index, first_index } => {
-            let _ = fields.set_item("index", index);
-            let _ = fields.set_item("first_index", first_index);
-            "DuplicateNodeIdError"
-        }
-        Error::InvalidWeight { value } => {
-            let _ = fields.set_item("value", value);
-            "InvalidWeightError"
-        }
-        Error::AllWeightsZero => "AllWeightsZeroError",
-        Error::InvalidSeedLength { len } => {
-            let _ = fields.set_item("length", len);
-            "InvalidSeedLengthError"
-        }
-        Error::LengthMismatch { expected, actual } => {
-            let _ = fields.set_item("expected", expected);
-            let _ = fields.set_item("actual", actual);
-            "LengthMismatchError"
-        }
-        Error::UnknownNode => "UnknownNodeError",
-        Error::InvalidText { index } => {
-            let _ = fields.set_item("index", index);
-            "InvalidTextError"
-        }
-        Error::InvalidCount => "InvalidCountError",
-        Error::ResultTooLarge => "ResultTooLargeError",
-        Error::InvalidJson { line, column } => {
-            let _ = fields.set_item("line", line);
-            let _ = fields.set_item("column", column);
-            "InvalidJsonError"
-        }
-        Error::InvalidView {
-            field,
-            index,
-            reason,
-        } => {
-            let _ = fields.set_item("field", field);
-            let _ = fields.set_item("index", index);
-            let _ = fields.set_item("reason", reason.name());
-            "InvalidViewError"
-        }
-        Error::SeedMismatch => "SeedMismatchError",
-        Error::InvalidMoveLimit { value } => {
-            let _ = fields.set_item("value", value);
-            "InvalidMoveLimitError"
-        }
-        Error::UnknownProfile { name } => {
-            let _ = fields.set_item("name", name);
-            "UnknownProfileError"
-        }
-        Error::NotOffered { profile, what } => {
-            let _ = fields.set_item("profile", profile);
-            let _ = fields.set_item("what", what);
-            "NotOfferedError"
-        }
-        Error::InvalidSlotCount { value } => {
-            let _ = fields.set_item("value", value);
-            "InvalidSlotCountError"
-        }
-        Error::SlotOutOfRange { slot, slots } => {
-            let _ = fields.set_item("slot", slot);
-            let _ = fields.set_item("slots", slots);
-            "SlotOutOfRangeError"
-        }
-        Error::InvalidDomains { index, reason } => {
-            let _ = fields.set_item("index", index);
-            let _ = fields.set_item("reason", reason.name());
-            "InvalidDomainsError"
-        }
-        Error::InvalidReplicaCount {
-            requested,
-            available,
-        } => {
-            let _ = fields.set_item("requested", requested);
-            let _ = fields.set_item("available", available);
-            "InvalidReplicaCountError"
-        }
-        Error::InvalidBalanceFactor { value } => {
-            let _ = fields.set_item("value", value);
-            "InvalidBalanceFactorError"
-        }
-        Error::LoadOverflow => "LoadOverflowError",
-        Error::InfeasibleReplicaWeights { index, k } => {
-            let _ = fields.set_item("index", index);
-            let _ = fields.set_item("k", k);
-            "InfeasibleReplicaWeightsError"
-        }
-        // A variant added to the core after this binding was written.
-        _ => "HrwError",
+    let class = match crate::error_table::class_of(&err, &fields) {
+        Ok(class) => class,
+        Err(e) => return e,
     };
     raise(py, class, message, &fields)
 }

@@ -7,6 +7,8 @@
 mod args;
 mod arrow;
 mod error;
+#[rustfmt::skip]
+mod error_table;
 mod levelled_slots;
 mod policy;
 mod policy_domains;

@@ -29,6 +29,7 @@ VARIANTS: Dict[str, Type[hrwhash.HrwError]] = {
     "InvalidCount": hrwhash.InvalidCountError,
     "ResultTooLarge": hrwhash.ResultTooLargeError,
     "InvalidArgument": hrwhash.InvalidArgumentError,
+    "TooManyNodes": hrwhash.TooManyNodesError,
 }
 
 # The Python attribute that holds each detail a case may give. InvalidSeedLengthError has called the

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Type
+import builtins
+import json
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Type
 
 import pytest
 
@@ -38,6 +41,36 @@ def test_misuse_is_a_type_error() -> None:
     cls = hrwhash.InvalidArgumentError
     assert issubclass(cls, hrwhash.HrwError) and issubclass(cls, TypeError)
     assert not issubclass(cls, ValueError) and cls.__module__ == "hrwhash"
+
+
+ERRORS_FILE = Path(__file__).resolve().parents[2] / "conformance" / "errors.json"
+# The kinds Python raises: every kind of the table but the C ABI's own statuses.
+KINDS: List[Dict[str, Any]] = [
+    k for k in json.loads(ERRORS_FILE.read_text(encoding="utf-8"))["kinds"] if k["scope"] != "c"
+]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=[k["name"] for k in KINDS])
+def test_every_kind_of_the_error_table_has_its_class(kind: Dict[str, Any]) -> None:
+    cls = getattr(hrwhash, kind["name"] + "Error")
+    assert issubclass(cls, hrwhash.HrwError)
+    assert issubclass(cls, getattr(builtins, kind["python"]))
+    assert cls.__module__ == "hrwhash" and kind["name"] + "Error" in hrwhash.__all__
+    details = {f.get("as", f["name"]): i for i, f in enumerate(kind.get("fields", []))}
+    error = cls("message", **details)
+    assert str(error) == "message"
+    for name, value in details.items():
+        assert getattr(error, name) == value, name
+
+
+def test_every_error_class_is_in_the_error_table() -> None:
+    exported = {name: getattr(hrwhash, name) for name in hrwhash.__all__}
+    classes = {
+        name
+        for name, value in exported.items()
+        if isinstance(value, type) and issubclass(value, hrwhash.HrwError)
+    }
+    assert classes == {"HrwError"} | {k["name"] + "Error" for k in KINDS}
 
 
 def raises(cls: Type[BaseException], fn: Callable[[], Any], *fragments: str) -> BaseException:

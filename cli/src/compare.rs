@@ -58,7 +58,7 @@ impl Compared for Bounded {
     fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
         BoundedLoad::new(placement.clone(), self.0)
             .assign(keys)
-            .map_err(|e| CliError::usage("LengthMismatch", e.to_string()))
+            .map_err(|e| CliError::usage(crate::error::variant_name(&e), e.to_string()))
     }
 }
 

@@ -77,38 +77,9 @@ impl From<io::Error> for CliError {
     }
 }
 
-/// The API.md section 1 name of a core error.
+/// The API.md section 1 name of a core error (conformance/errors.json).
 pub fn variant_name(err: &hrwhash::Error) -> &'static str {
-    use hrwhash::Error;
-    match err {
-        Error::EmptyMembership => "EmptyMembership",
-        Error::EmptyNodeId { .. } => "EmptyNodeId",
-        Error::DuplicateNodeId { .. } => "DuplicateNodeId",
-        Error::InvalidWeight { .. } => "InvalidWeight",
-        Error::AllWeightsZero => "AllWeightsZero",
-        Error::InvalidSeedLength { .. } => "InvalidSeedLength",
-        Error::LengthMismatch { .. } => "LengthMismatch",
-        Error::UnknownNode => "UnknownNode",
-        Error::InvalidText { .. } => "InvalidText",
-        Error::InvalidCount => "InvalidCount",
-        Error::ResultTooLarge => "ResultTooLarge",
-        // Views (conformance/VIEW.md).
-        Error::InvalidJson { .. } => "InvalidJson",
-        Error::InvalidView { .. } => "InvalidView",
-        Error::SeedMismatch => "SeedMismatch",
-        Error::InvalidMoveLimit { .. } => "InvalidMoveLimit",
-        // Profiles (conformance/PROFILES.md).
-        Error::UnknownProfile { .. } => "UnknownProfile",
-        Error::NotOffered { .. } => "NotOffered",
-        // Slot tables (conformance/POLICIES.md).
-        Error::InvalidSlotCount { .. } => "InvalidSlotCount",
-        Error::SlotOutOfRange { .. } => "SlotOutOfRange",
-        // The domains-v1 policy (conformance/POLICIES.md).
-        Error::InvalidDomains { .. } => "InvalidDomains",
-        Error::InvalidReplicaCount { .. } => "InvalidReplicaCount",
-        // The enum is non-exhaustive; a variant added later is still reported as an error.
-        _ => "Error",
-    }
+    err.kind().name()
 }
 
 /// A core error as a contract error, in the words of the command line. `at(i)` names where node

@@ -1,7 +1,8 @@
 use alloc::string::String;
 use core::fmt;
 
-/// Every way an hrwhash call can fail. Bindings map each variant to their own error type.
+/// Every way an hrwhash call can fail. Bindings map each variant to their own error type, through
+/// the one table of conformance/errors.json ([`Error::kind`]).
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
@@ -142,6 +143,11 @@ pub enum Error {
         index: usize,
         /// The number of replicas asked for.
         k: usize,
+    },
+    /// A placement holds at most 2^32 - 1 nodes, and more were given.
+    TooManyNodes {
+        /// The number of nodes given.
+        count: usize,
     },
 }
 
@@ -324,6 +330,10 @@ impl fmt::Display for Error {
                 f,
                 "the node at index {index} has more than 1/{k} of the total weight, so it cannot \
                  hold its share of {k} replicas without holding two replicas of one key"
+            ),
+            Error::TooManyNodes { count } => write!(
+                f,
+                "{count} nodes given: a placement holds at most 2^32 - 1 nodes"
             ),
         }
     }

@@ -31,6 +31,8 @@
 extern crate alloc;
 
 mod error;
+#[rustfmt::skip]
+mod error_kind;
 mod kernel;
 mod placement;
 pub mod policy;
@@ -43,6 +45,7 @@ pub mod view;
 mod weight;
 
 pub use error::{Error, ViewFault};
+pub use error_kind::ErrorKind;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 pub use profile::{Profile, ProfilePlacement};
 pub use ramp::RampPlan;

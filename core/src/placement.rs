@@ -240,10 +240,7 @@ impl Placement {
             return Err(Error::EmptyMembership);
         }
         if nodes.len() > u32::MAX as usize {
-            return Err(Error::LengthMismatch {
-                expected: u32::MAX as usize,
-                actual: nodes.len(),
-            });
+            return Err(Error::TooManyNodes { count: nodes.len() });
         }
         if let Some(index) = nodes.iter().position(|n| n.id.is_empty()) {
             return Err(Error::EmptyNodeId { index });

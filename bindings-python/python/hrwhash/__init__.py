@@ -32,6 +32,7 @@ from ._errors import (
     ResultTooLargeError as ResultTooLargeError,
     SeedMismatchError as SeedMismatchError,
     SlotOutOfRangeError as SlotOutOfRangeError,
+    TooManyNodesError as TooManyNodesError,
     UnknownNodeError as UnknownNodeError,
     UnknownProfileError as UnknownProfileError,
 )
@@ -126,6 +127,7 @@ __all__ = [
     "SlotTable",
     "LevelledSlotTable",
     "SlotHistory",
+    "TooManyNodesError",
     "Transition",
     "UnknownNodeError",
     "UnknownProfileError",
