@@ -622,6 +622,7 @@ var variants = map[string]error{
 	"InvalidText":       hrwhash.ErrInvalidText,
 	"InvalidCount":      hrwhash.ErrInvalidCount,
 	"ResultTooLarge":    hrwhash.ErrResultTooLarge,
+	"TooManyNodes":      hrwhash.ErrTooManyNodes,
 	// Go has no InvalidArgument: its types rule out every such input (API.md section 1).
 }
 

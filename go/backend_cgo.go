@@ -75,7 +75,8 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeLoadOverflow-C.HRW_STATUS_LOAD_OVERFLOW+
 	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS+
 	CodeInvalidSlotCount-C.HRW_STATUS_INVALID_SLOT_COUNT+
-	CodeSlotOutOfRange-C.HRW_STATUS_SLOT_OUT_OF_RANGE]
+	CodeSlotOutOfRange-C.HRW_STATUS_SLOT_OUT_OF_RANGE+
+	CodeTooManyNodes-C.HRW_STATUS_TOO_MANY_NODES]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

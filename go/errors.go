@@ -11,128 +11,6 @@ import (
 // in both builds, and never changes.
 type Code uint32
 
-// The codes; compare with errors.Is(err, hrwhash.ErrDuplicateNodeID) and friends.
-const (
-	CodeNullParameter     Code = 1
-	CodeEmptyMembership   Code = 2
-	CodeEmptyNodeID       Code = 3
-	CodeDuplicateNodeID   Code = 4
-	CodeInvalidWeight     Code = 5
-	CodeAllWeightsZero    Code = 6
-	CodeInvalidSeedLength Code = 7
-	CodeLengthMismatch    Code = 8
-	CodeUnknownNode       Code = 9
-	CodeBufferTooSmall    Code = 10
-	CodeIndexOutOfRange   Code = 11
-	CodePanic             Code = 12
-	CodeUnknown           Code = 13
-	CodeInvalidCount      Code = 14
-	CodeResultTooLarge    Code = 15
-	CodeInvalidText       Code = 16
-	CodeInvalidJSON       Code = 17
-	CodeInvalidView       Code = 18
-	CodeSeedMismatch      Code = 19
-	CodeInvalidMoveLimit  Code = 20
-	CodeUnknownProfile    Code = 28
-	CodeNotOffered        Code = 29
-	// CodeInvalidDomains and CodeInvalidReplicaCount come from the domains-v1 policy
-	// (NewDomains, cgo build).
-	CodeInvalidDomains      Code = 24
-	CodeInvalidReplicaCount Code = 25
-	// CodeInvalidBalanceFactor: a bounded-load factor num/den with den = 0 or num < den.
-	CodeInvalidBalanceFactor Code = 21
-	// CodeLoadOverflow: the loads of a bounded-load lookup add up to more than 2^64 - 1.
-	CodeLoadOverflow Code = 22
-	// CodeInfeasibleReplicaWeights: a node has more than 1/k of the total weight, so a
-	// replica-balanced placement cannot give it its share (NewReplicaBalance).
-	CodeInfeasibleReplicaWeights Code = 23
-	// CodeInvalidSlotCount: a slot table's number of slots is not between 1 and 2^24
-	// (NewSlotTable, cgo build).
-	CodeInvalidSlotCount Code = 26
-	// CodeSlotOutOfRange: a slot is not below the slot table's number of slots.
-	CodeSlotOutOfRange Code = 27
-)
-
-// Sentinels for errors.Is; the *Error returned by calls carries the details.
-var (
-	ErrNullParameter     = &Error{Code: CodeNullParameter}
-	ErrEmptyMembership   = &Error{Code: CodeEmptyMembership}
-	ErrEmptyNodeID       = &Error{Code: CodeEmptyNodeID}
-	ErrDuplicateNodeID   = &Error{Code: CodeDuplicateNodeID}
-	ErrInvalidWeight     = &Error{Code: CodeInvalidWeight}
-	ErrAllWeightsZero    = &Error{Code: CodeAllWeightsZero}
-	ErrInvalidSeedLength = &Error{Code: CodeInvalidSeedLength}
-	ErrLengthMismatch    = &Error{Code: CodeLengthMismatch}
-	ErrUnknownNode       = &Error{Code: CodeUnknownNode}
-	ErrBufferTooSmall    = &Error{Code: CodeBufferTooSmall}
-	ErrIndexOutOfRange   = &Error{Code: CodeIndexOutOfRange}
-	ErrPanic             = &Error{Code: CodePanic}
-	ErrUnknown           = &Error{Code: CodeUnknown}
-	ErrInvalidCount      = &Error{Code: CodeInvalidCount}
-	ErrResultTooLarge    = &Error{Code: CodeResultTooLarge}
-	// ErrInvalidText exists so that every language has the same codes; Go strings are byte
-	// strings, so no call of this package returns it.
-	ErrInvalidText = &Error{Code: CodeInvalidText}
-	// ErrInvalidJSON: a view document is not one well-formed JSON value (Line, Column).
-	ErrInvalidJSON = &Error{Code: CodeInvalidJSON}
-	// ErrInvalidView: a view document is JSON but not a valid view (Field, Index, Reason).
-	ErrInvalidView = &Error{Code: CodeInvalidView}
-	// ErrSeedMismatch: the seed is not the one the view was written for, or the two views of
-	// a ramp have different seeds.
-	ErrSeedMismatch = &Error{Code: CodeSeedMismatch}
-	// ErrInvalidMoveLimit: a ramp's per-step limit is not a fraction in (0, 1] large enough to
-	// advance (MaxMove).
-	ErrInvalidMoveLimit = &Error{Code: CodeInvalidMoveLimit}
-	// ErrUnknownProfile: no compatibility profile has the name (conformance/PROFILES.md).
-	ErrUnknownProfile = &Error{Code: CodeUnknownProfile}
-	// ErrNotOffered: the profile's incumbent does not offer what was asked for (weights, top-k,
-	// a domain, a weight or node id it cannot take).
-	ErrNotOffered = &Error{Code: CodeNotOffered}
-	// ErrInvalidDomains and ErrInvalidReplicaCount: the domains-v1 policy (NewDomains).
-	ErrInvalidDomains      = &Error{Code: CodeInvalidDomains}
-	ErrInvalidReplicaCount = &Error{Code: CodeInvalidReplicaCount}
-	// ErrInvalidBalanceFactor, ErrLoadOverflow, ErrInfeasibleReplicaWeights: the bounded-load-v1
-	// and replica-balance policies.
-	ErrInvalidBalanceFactor     = &Error{Code: CodeInvalidBalanceFactor}
-	ErrLoadOverflow             = &Error{Code: CodeLoadOverflow}
-	ErrInfeasibleReplicaWeights = &Error{Code: CodeInfeasibleReplicaWeights}
-	// ErrInvalidSlotCount and ErrSlotOutOfRange: the slot-table-v1 policy (NewSlotTable).
-	ErrInvalidSlotCount = &Error{Code: CodeInvalidSlotCount}
-	ErrSlotOutOfRange   = &Error{Code: CodeSlotOutOfRange}
-)
-
-var codeNames = map[Code]string{
-	CodeNullParameter:            "NullParameter",
-	CodeEmptyMembership:          "EmptyMembership",
-	CodeEmptyNodeID:              "EmptyNodeId",
-	CodeDuplicateNodeID:          "DuplicateNodeId",
-	CodeInvalidWeight:            "InvalidWeight",
-	CodeAllWeightsZero:           "AllWeightsZero",
-	CodeInvalidSeedLength:        "InvalidSeedLength",
-	CodeLengthMismatch:           "LengthMismatch",
-	CodeUnknownNode:              "UnknownNode",
-	CodeBufferTooSmall:           "BufferTooSmall",
-	CodeIndexOutOfRange:          "IndexOutOfRange",
-	CodePanic:                    "Panic",
-	CodeUnknown:                  "Unknown",
-	CodeInvalidCount:             "InvalidCount",
-	CodeResultTooLarge:           "ResultTooLarge",
-	CodeInvalidText:              "InvalidText",
-	CodeInvalidJSON:              "InvalidJson",
-	CodeInvalidView:              "InvalidView",
-	CodeSeedMismatch:             "SeedMismatch",
-	CodeInvalidMoveLimit:         "InvalidMoveLimit",
-	CodeUnknownProfile:           "UnknownProfile",
-	CodeNotOffered:               "NotOffered",
-	CodeInvalidDomains:           "InvalidDomains",
-	CodeInvalidReplicaCount:      "InvalidReplicaCount",
-	CodeInvalidBalanceFactor:     "InvalidBalanceFactor",
-	CodeLoadOverflow:             "LoadOverflow",
-	CodeInfeasibleReplicaWeights: "InfeasibleReplicaWeights",
-	CodeInvalidSlotCount:         "InvalidSlotCount",
-	CodeSlotOutOfRange:           "SlotOutOfRange",
-}
-
 // ViewFault says what is wrong with the member of a view document that an ErrInvalidView
 // names; the values are the names conformance/views.json uses.
 type ViewFault string
@@ -175,7 +53,7 @@ type Error struct {
 	// CodeBufferTooSmall (Expected: what was needed), and for CodeIndexOutOfRange Expected is
 	// the number of nodes.
 	Expected, Actual int
-	// Count is the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
+	// Count is the number of nodes of CodeTooManyNodes; the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
 	// What names it "k"); for
 	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
 	// CodeInvalidReplicaCount; the k of CodeInfeasibleReplicaWeights (whose Index is the node).
@@ -320,6 +198,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: view: member %s: %s", quoted(e.Field), e.Reason)
 	case CodeSeedMismatch:
 		return "hrwhash: the seed does not match the view's seed fingerprint: keys would be placed on other nodes"
+	case CodeTooManyNodes:
+		return fmt.Sprintf("hrwhash: %d nodes are more than a placement can hold", e.Count)
 	case CodeInvalidMoveLimit:
 		return fmt.Sprintf("hrwhash: invalid per-step move limit %s: a fraction in (0, 1] large enough to advance the ramp", weightText(e.MaxMove))
 	}
