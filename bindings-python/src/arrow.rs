@@ -16,7 +16,6 @@ use arrow_buffer::{NullBuffer, NullBufferBuilder, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::PyArray;
 
 use hrwhash::Error;
@@ -37,6 +36,7 @@ pub(crate) enum Keys<'py> {
         data: Vec<u8>,
         itemsize: usize,
         unicode: bool,
+        big_endian: bool,
     },
     /// Anything else: an iterable of str/bytes-like objects (NumPy object arrays included).
     Objects(Bound<'py, PyAny>),
@@ -78,14 +78,12 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
         }
     }
     if has(obj, "__arrow_c_array__") || has(obj, "__arrow_c_stream__") {
-        let any: AnyArray = obj
-            .extract()
-            .map_err(|e| misuse(format!("keys: could not read the Arrow data ({e})")))?;
-        let reader = any.into_reader()?;
-        check_key_type(reader.field().data_type())?;
-        return Ok(Keys::Arrow(Box::new(reader.map(|r| {
-            r.map_err(|e| misuse(format!("keys: reading the Arrow stream failed ({e})")))
-        }))));
+        let invalid = |e| misuse(format!("keys: the Arrow data is not valid ({e})"));
+        return Ok(Keys::Arrow(crate::arrow_import::import(
+            obj,
+            check_key_type,
+            invalid,
+        )?));
     }
     // NumPy, recognised by what it exposes rather than by importing it.
     if has(obj, "__array_interface__") && has(obj, "dtype") && has(obj, "tobytes") {
@@ -94,12 +92,17 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
         let ndim: usize = obj.getattr("ndim")?.extract()?;
         if (kind == "S" || kind == "U") && ndim == 1 {
             let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+            // `str_` items are UCS-4 in the array's byte order: '>' or '<', or '=' for this
+            // machine's ('|' for `bytes_`, which has none).
+            let order: String = dtype.getattr("byteorder")?.extract()?;
+            let big_endian = order == ">" || (order == "=" && cfg!(target_endian = "big"));
             let bytes = obj.call_method0("tobytes")?;
             let data = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
             return Ok(Keys::NumpyFixed {
                 data,
                 itemsize,
                 unicode: kind == "U",
+                big_endian,
             });
         }
         if kind != "O" && kind != "T" {
@@ -194,6 +197,7 @@ fn numpy_item<'a>(
     data: &'a [u8],
     itemsize: usize,
     unicode: bool,
+    big_endian: bool,
     i: usize,
     scratch: &'a mut Vec<u8>,
 ) -> Result<&'a [u8], Error> {
@@ -205,7 +209,11 @@ fn numpy_item<'a>(
     scratch.clear();
     let units = item
         .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .map(|c| match big_endian {
+            true => u32::from_be_bytes(c),
+            false => u32::from_le_bytes(c),
+        });
     // Trailing NULs are padding: count the code points up to the last non-NUL one.
     let len = item
         .chunks_exact(4)
@@ -253,6 +261,7 @@ pub(crate) fn owner_indices(
             data,
             itemsize,
             unicode,
+            big_endian,
         } => {
             let n = if itemsize == 0 {
                 0
@@ -264,7 +273,7 @@ pub(crate) fn owner_indices(
                     let mut scratch = Vec::new();
                     (0..n)
                         .map(|i| {
-                            numpy_item(&data, itemsize, unicode, i, &mut scratch)
+                            numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
                                 .map(|key| placement.owner_index(key) as u32)
                         })
                         .collect::<Result<Vec<u32>, Error>>()
@@ -430,6 +439,7 @@ pub(crate) fn rank_rows(
             data,
             itemsize,
             unicode,
+            big_endian,
         } => {
             let n = if itemsize == 0 {
                 0
@@ -441,7 +451,7 @@ pub(crate) fn rank_rows(
             }
             let mut scratch = Vec::new();
             for i in 0..n {
-                let key = numpy_item(&data, itemsize, unicode, i, &mut scratch)
+                let key = numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
                     .map_err(|e| error(py, e, None))?;
                 push(&mut out, key, &mut row);
             }

@@ -11,8 +11,8 @@ use hrwhash::profile::{AnyPlacement, Switch};
 use hrwhash::{Error, Node, Profile};
 
 use crate::args::{
-    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
-    type_name, weight_arg, At,
+    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options,
+    per_node_items, repr, type_name, weight_arg, At,
 };
 use crate::error::{error, invalid_argument};
 use crate::view::View;
@@ -93,15 +93,18 @@ impl ProfilePlacement {
         for (i, id) in ids.iter().enumerate() {
             check_id(id, At::item("the node id", i))?;
         }
-        let weights = match weights.filter(|w| !w.is_none()) {
-            None => None,
-            Some(w) => Some(
-                items(w, "weights")?
+        let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
+            None => (None, None),
+            Some(w) => {
+                let w = per_node_items(w, "weights", ids.len())?;
+                let checked = w
+                    .items
                     .iter()
                     .enumerate()
                     .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
-                    .collect::<PyResult<Vec<_>>>()?,
-            ),
+                    .collect::<PyResult<Vec<_>>>()?;
+                (Some(checked), Some(w))
+            }
         };
         no_options(options)?;
         let name = key_bytes(name.as_any(), At::one("profile"))?;
@@ -115,14 +118,14 @@ impl ProfilePlacement {
                 _ => id_bytes(id, at)?.to_vec(),
             });
         }
-        if let Some(w) = weights.as_ref().filter(|w| w.len() != ids.len()) {
+        if let Some(w) = weights_read.filter(|w| w.len != ids.len()) {
             return Err(error(
                 py,
                 Error::LengthMismatch {
                     expected: ids.len(),
-                    actual: w.len(),
+                    actual: w.len,
                 },
-                Some(format!("{} weights for {} nodes", w.len(), ids.len())),
+                Some(format!("{} for {} nodes", w.count("weights"), ids.len())),
             ));
         }
         let mut nodes = Vec::with_capacity(ids.len());
