@@ -15,7 +15,7 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, NullBufferBuilder, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyString};
 use pyo3_arrow::PyArray;
 
 use hrwhash::Error;
@@ -282,18 +282,74 @@ pub(crate) fn owner_indices(
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
+            let keys = NoneAsNull::over(&obj)?;
             let mut slots = vec![0usize; OBJECT_CHUNK];
-            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
+            crate::stream_chunks(keys.as_any(), OBJECT_CHUNK, |chunk| {
                 let slots = &mut slots[..chunk.len()];
                 py.detach(|| placement.owners_into(chunk, slots))
                     .map_err(|e| error(py, e, None))?;
                 out.extend(slots.iter().map(|&i| i as u32));
-                nulls.append_n_non_nulls(chunk.len());
                 Ok(())
             })?;
+            keys.borrow().append_nulls(&mut nulls, out.len());
         }
     }
     Ok((out, nulls.finish()))
+}
+
+/// The keys of an iterable with `b""` in place of each `None`, whose positions it records: the
+/// Arrow answers hold a null there, as they do for an Arrow null (the list answers never get here,
+/// and refuse `None` as a key).
+#[pyclass]
+struct NoneAsNull {
+    keys: Py<PyIterator>,
+    read: usize,
+    nones: Vec<usize>,
+}
+
+impl NoneAsNull {
+    fn over<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, NoneAsNull>> {
+        let keys = crate::args::items_iter(obj, "keys")?.unbind();
+        Bound::new(
+            obj.py(),
+            NoneAsNull {
+                keys,
+                read: 0,
+                nones: Vec::new(),
+            },
+        )
+    }
+
+    /// The validity of `rows` answers: valid but where a `None` was read.
+    fn append_nulls(&self, nulls: &mut NullBufferBuilder, rows: usize) {
+        let mut done = 0;
+        for &i in &self.nones {
+            nulls.append_n_non_nulls(i - done);
+            nulls.append_null();
+            done = i + 1;
+        }
+        nulls.append_n_non_nulls(rows - done);
+    }
+}
+
+#[pymethods]
+impl NoneAsNull {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(key) = self.keys.bind(py).clone().next() else {
+            return Ok(None);
+        };
+        let key = key?;
+        self.read += 1;
+        if key.is_none() {
+            self.nones.push(self.read - 1);
+            return Ok(Some(PyBytes::new(py, b"").into_any().unbind()));
+        }
+        Ok(Some(key.unbind()))
+    }
 }
 
 /// The first null position, for answers that cannot hold a null.
@@ -458,16 +514,19 @@ pub(crate) fn rank_rows(
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
-            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
-                if let Some(e) = too_large(nulls.len() + chunk.len()) {
+            let keys = NoneAsNull::over(&obj)?;
+            let mut rows = 0;
+            crate::stream_chunks(keys.as_any(), OBJECT_CHUNK, |chunk| {
+                rows += chunk.len();
+                if let Some(e) = too_large(rows) {
                     return Err(e);
                 }
                 for key in chunk {
                     push(&mut out, key, &mut row);
                 }
-                nulls.append_n_non_nulls(chunk.len());
                 Ok(())
             })?;
+            keys.borrow().append_nulls(&mut nulls, rows);
         }
     }
     let rows = nulls.len();

@@ -74,6 +74,21 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult
             ))
         }
     };
+    let values = items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if !x.is_instance_of::<PyInt>() || x.is_instance_of::<pyo3::types::PyBool>() {
+                return Err(invalid_argument(
+                    py,
+                    format!("loads[{i}] must be an int, not {}", type_name(x)),
+                    Some(i),
+                ));
+            }
+            x.extract::<u64>()
+                .map_err(|_| invalid_count(py, format!("loads[{i}] must be an int in 0..2**64"), x))
+        })
+        .collect::<PyResult<Vec<u64>>>()?;
     if items.len() > nodes {
         let (actual, count) = match loads.len() {
             Ok(len) => (len, format!("{len} loads")),
@@ -88,21 +103,7 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult
             Some(format!("{count} for {nodes} nodes")),
         ));
     }
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, x)| {
-            if !x.is_instance_of::<PyInt>() || x.is_instance_of::<pyo3::types::PyBool>() {
-                return Err(invalid_argument(
-                    py,
-                    format!("loads[{i}] must be an int, not {}", type_name(x)),
-                    Some(i),
-                ));
-            }
-            x.extract::<u64>()
-                .map_err(|_| invalid_count(py, format!("loads[{i}] must be an int in 0..2**64"), x))
-        })
-        .collect()
+    Ok(values)
 }
 
 #[pymethods]

@@ -45,10 +45,14 @@ BYTE_TYPES = [pa.string(), pa.binary(), pa.large_string(), pa.large_binary()]
 @pytest.mark.parametrize("type_", BYTE_TYPES, ids=str)
 def test_offsets_past_the_data_buffer(type_: pa.DataType) -> None:
     large = type_ in (pa.large_string(), pa.large_binary())
-    # A few MB past five bytes of data: read as is, it would hash whatever lies there.
+    ends = np.array([0, 3, 5], dtype=np.int64 if large else np.int32)
+    keys = pa.Array.from_buffers(type_, 2, [None, pa.py_buffer(ends), pa.py_buffer(b"abcde")])
+    assert P.owners(keys) == P.owners(keys.to_pylist())
+    # from_buffers checked the offsets; the buffer it shares is then changed to run past the
+    # data, by one byte or a few MB: read as is, the keys would be whatever lies there.
     for last in (6, 5_000_000):
-        bad = pa.Array.from_buffers(type_, 2, [None, offsets([0, 3, last], large), pa.py_buffer(b"abcde")])
-        refused(bad)
+        ends[2] = last
+        refused(keys)
 
 
 @pytest.mark.parametrize("type_", BYTE_TYPES, ids=str)
@@ -100,7 +104,7 @@ def test_dictionary_indices_out_of_range(index: int) -> None:
 
 
 def test_dictionary_of_malformed_values() -> None:
-    values = pa.Array.from_buffers(pa.string(), 2, [None, offsets([0, 3, 5_000_000], False), pa.py_buffer(b"abcde")])
+    values = pa.Array.from_buffers(pa.string(), 2, [None, offsets([0, 4, 2], False), pa.py_buffer(b"abcd")])
     refused(pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int8()), values, safe=False))
 
 
@@ -183,3 +187,18 @@ def test_numpy_str_code_points_beyond_unicode_are_invalid_text() -> None:
         with pytest.raises(hrwhash.InvalidTextError) as e:
             P.owners(bad)
         assert e.value.index == 1
+
+
+def test_none_among_object_keys_is_a_null_in_the_arrow_answers() -> None:
+    for keys in (np.array(["a", None, b"c"], dtype=object), ["a", None, b"c"], iter(["a", None, b"c"])):
+        out = pa.array(P.owners_arrow(keys)).dictionary_decode().to_pylist()
+        assert out == [P.owner("a"), None, P.owner(b"c")]
+    indices = pa.array(P.owner_indices(np.array([None, "a", None], dtype=object)))
+    assert indices.to_pylist() == [None, NODES.index(P.owner("a")), None]
+    rows = pa.array(P.rank_many_arrow(np.array([None, "a"], dtype=object), 2)).to_pylist()
+    assert rows == [None, [NODES.index(n) for n in P.rank("a", 2)]]
+    # A list answer has no place for a null; a key of another type is still refused.
+    with pytest.raises(hrwhash.InvalidArgumentError, match="index 1"):
+        P.owners(np.array(["a", None], dtype=object))
+    with pytest.raises(hrwhash.InvalidArgumentError, match="index 2"):
+        P.owners_arrow(["a", None, 3])

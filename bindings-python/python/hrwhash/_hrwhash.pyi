@@ -103,7 +103,7 @@ class Placement(Generic[_Id]):
         with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
         any Arrow array, chunked array or stream of string/binary (or a dictionary of them), a
         NumPy array of ``bytes_``/``str_``/objects (either byte order), or an iterable of keys; null
-        keys give null.
+        keys (an Arrow null, or ``None`` among objects) give null.
 
         Every Arrow array is validated in full before it is read: a malformed one (offsets past
         its data or out of order, views outside their buffers, invalid UTF-8 in a string array,
