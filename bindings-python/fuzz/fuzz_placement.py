@@ -317,7 +317,7 @@ def arrow_batches(g: Gen, p: Placement[Any]) -> None:
     if c == 0:
         try:
             as_list = list(keys.tolist())
-        except ValueError:  # a str_ item that is no code point
+        except (ValueError, SystemError):  # a str_ item that is no code point
             pass
     else:
         try:
@@ -336,6 +336,10 @@ def arrow_batches(g: Gen, p: Placement[Any]) -> None:
     ]
     got = answer(lambda: calls[op](keys))
     assert valid or isinstance(got, type), "a malformed Arrow array was read"
+    if c == 0 and keys.dtype.kind not in "SUOT":
+        # Not an array of keys, even when empty.
+        assert isinstance(got, type), (keys.dtype, got)
+        return
     if as_list is None:
         return
     keys_list = as_list
@@ -344,8 +348,10 @@ def arrow_batches(g: Gen, p: Placement[Any]) -> None:
     else:
         want = answer(lambda: [None if k is None else (p.rank(k, 2) if op == 3 else p.owner(k)) for k in keys_list])
     # The same keys as a list: the same answer, or an error for both (the first failing check of
-    # a batch may differ from the first failing key's own).
-    assert got == want or (isinstance(got, type) and isinstance(want, type)), (got, want)
+    # a batch may differ from the first failing key's own). arrow-rs also validates the views
+    # under null slots, which pyarrow leaves unchecked: a view array may be refused for them.
+    views_under_nulls = c != 0 and keys.null_count > 0 and "view" in str(keys.type)
+    assert got == want or (isinstance(got, type) and (isinstance(want, type) or views_under_nulls)), (got, want)
 
 
 def test_one_input(data: bytes) -> None:

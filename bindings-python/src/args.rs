@@ -311,6 +311,21 @@ pub(crate) fn batch_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
     Ok(Batch { keys, text_error })
 }
 
+/// The weights of `nodes` nodes, each type-checked, read as [`per_node_items`] reads them.
+pub(crate) fn weights_arg<'py>(
+    obj: &Bound<'py, PyAny>,
+    nodes: usize,
+) -> PyResult<(Vec<WeightArg<'py>>, PerNode<'py>)> {
+    let read = per_node_items(obj, "weights", nodes)?;
+    let checked = read
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((checked, read))
+}
+
 /// A weight that passed the type check, with the object it came from for error reports.
 pub(crate) struct WeightArg<'py> {
     value: f64,

@@ -28,7 +28,7 @@ use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
     batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
-    items_iter, key_bytes, no_options, per_node_items, repr, seed_arg, weight_arg, At,
+    items_iter, key_bytes, no_options, per_node_items, repr, seed_arg, weight_arg, weights_arg, At,
 };
 use error::error;
 
@@ -245,14 +245,8 @@ impl Placement {
         let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
             None => (None, None),
             Some(w) => {
-                let w = per_node_items(w, "weights", ids.len())?;
-                let checked = w
-                    .items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
-                    .collect::<PyResult<Vec<_>>>()?;
-                (Some(checked), Some(w))
+                let (checked, read) = weights_arg(w, ids.len())?;
+                (Some(checked), Some(read))
             }
         };
         let (domains, domains_read) = match domains.filter(|d| !d.is_none()) {

@@ -11,8 +11,8 @@ use hrwhash::profile::{AnyPlacement, Switch};
 use hrwhash::{Error, Node, Profile};
 
 use crate::args::{
-    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options,
-    per_node_items, repr, type_name, weight_arg, At,
+    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
+    type_name, weights_arg, At,
 };
 use crate::error::{error, invalid_argument};
 use crate::view::View;
@@ -96,14 +96,8 @@ impl ProfilePlacement {
         let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
             None => (None, None),
             Some(w) => {
-                let w = per_node_items(w, "weights", ids.len())?;
-                let checked = w
-                    .items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
-                    .collect::<PyResult<Vec<_>>>()?;
-                (Some(checked), Some(w))
+                let (checked, read) = weights_arg(w, ids.len())?;
+                (Some(checked), Some(read))
             }
         };
         no_options(options)?;

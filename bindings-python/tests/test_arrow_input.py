@@ -123,7 +123,8 @@ def test_chunked_and_streamed_arrays_are_validated_chunk_by_chunk() -> None:
             return self.chunks.__arrow_c_stream__(requested_schema)
 
     refused(StreamOnly(pa.chunked_array([good, bad])))
-    assert P.owners(StreamOnly(pa.chunked_array([good, good]))) == P.owners(["a", "b", "a", "b"])
+    stream: Any = StreamOnly(pa.chunked_array([good, good]))
+    assert P.owners(stream) == P.owners(["a", "b", "a", "b"])
 
 
 def test_c_data_interface_fields_that_lie() -> None:
@@ -160,7 +161,8 @@ def test_a_released_array_is_not_read() -> None:
         def __arrow_c_array__(self, requested_schema: Any = None) -> Any:
             return capsules
 
-    assert P.owners(Once()) == P.owners(["a", "b"])
+    once: Any = Once()
+    assert P.owners(once) == P.owners(["a", "b"])
     # The first call moved the array out of its capsule, which now holds a released one.
     refused(Once(), match="already released")
     refused(Exported(keys, release=None), match="already released")

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, Sequence, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -555,11 +555,11 @@ class BoundedLoad(Generic[_Id]):
     def factor(self) -> Tuple[int, int]: ...
     @property
     def placement(self) -> Placement[_Id]: ...
-    def owner(self, key: _Key, loads: Sequence[int]) -> _Id:
+    def owner(self, key: _Key, loads: Iterable[int]) -> _Id:
         """The node for ``key`` given the load of every node (build order). ``loads`` is read no
         further than one item past the nodes: a longer iterable is a
         :class:`hrwhash.LengthMismatchError` at once."""
-    def owner_index(self, key: _Key, loads: Sequence[int]) -> int:
+    def owner_index(self, key: _Key, loads: Iterable[int]) -> int:
         """The build-order index of :meth:`owner`."""
     def assign(self, keys: Iterable[_Key]) -> List[_Id]: ...
     def assign_indices(self, keys: Iterable[_Key]) -> List[int]: ...
