@@ -158,6 +158,11 @@ fn each_arrow_key(
         DataType::Dictionary(_, _) => {
             let dict = array.as_any_dictionary();
             let values = byte_values(dict.values().as_ref())?;
+            if values.is_empty() {
+                // Validated, so every row is null; normalized_keys would panic on no values.
+                (0..array.len()).for_each(|row| f(row, None));
+                return Ok(());
+            }
             for (row, code) in dict.normalized_keys().into_iter().enumerate() {
                 match (array.is_null(row), values.get(code)) {
                     (false, Some(Some(key))) => f(row, Some(key)),

@@ -103,6 +103,15 @@ def test_dictionary_indices_out_of_range(index: int) -> None:
     assert pa.array(P.owners_arrow(masked)).dictionary_decode().to_pylist() == [P.owner("a"), None, P.owner("b")]
 
 
+def test_an_empty_dictionary_holds_only_nulls() -> None:
+    empty = pa.DictionaryArray.from_arrays(pa.array([None, None], pa.int32()), pa.array([], pa.string()))
+    assert pa.array(P.owners_arrow(empty)).to_pylist() == [None, None]
+    assert pa.array(P.rank_many_arrow(empty, 2)).to_pylist() == [None, None]
+    with pytest.raises(hrwhash.InvalidArgumentError, match="index 0 is null"):
+        P.owners(empty)
+    refused(pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array([], pa.string()), safe=False))
+
+
 def test_dictionary_of_malformed_values() -> None:
     values = pa.Array.from_buffers(pa.string(), 2, [None, offsets([0, 4, 2], False), pa.py_buffer(b"abcd")])
     refused(pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int8()), values, safe=False))
