@@ -55,7 +55,7 @@ def test_the_type_of_every_item_read_is_still_checked() -> None:
     with pytest.raises(hrwhash.InvalidArgumentError, match="weight at index 1"):
         Placement(["a", "b"], weights=itertools.chain([1.0, "x"], itertools.repeat(1.0)))  # type: ignore[list-item]
     with pytest.raises(hrwhash.InvalidArgumentError, match="loads\\[0\\]"):
-        BoundedLoad(Placement(["a"]), 1.5).owner("k", itertools.chain(["x"], itertools.repeat(0)))  # type: ignore[arg-type]
+        BoundedLoad(Placement(["a"]), 1.5).owner("k", itertools.chain(["x"], itertools.repeat(0)))  # type: ignore[list-item]
 
 
 def test_endless_keys_are_a_memory_error_not_an_abort() -> None:
