@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """atheris target for the hrwhash Python package: placements built from fuzzed nodes, weights,
-seeds and domains, then lookups, batches and membership changes with fuzzed keys and counts.
+seeds and domains, then lookups, batches and membership changes with fuzzed keys and counts; and
+batches of Arrow arrays built from fuzzed raw buffers (pyarrow `from_buffers`, edited C data
+interface structures) and NumPy arrays of fuzzed bytes in every byte order and dtype.
 
 Every call either answers, and the answer is checked against the placement, or raises an
 hrwhash.HrwError subclass. Anything else (another exception, a crash, a hang) is a finding.
@@ -10,10 +12,17 @@ hrwhash.HrwError subclass. Anything else (another exception, a crash, a hang) is
 
 from __future__ import annotations
 
+import struct
 import sys
+from pathlib import Path
 from typing import Any, Callable, List, Optional
 
 import atheris
+import numpy as np
+import pyarrow as pa
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from cdata import Exported  # noqa: E402
 
 with atheris.instrument_imports(include=["hrwhash"]):
     import hrwhash
@@ -222,11 +231,138 @@ def hasher(g: Gen) -> None:
         assert owner is None or owner in live
 
 
+ARROW_TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(), pa.string_view(), pa.binary_view()]
+
+
+def raw_arrow(g: Gen) -> pa.Array:
+    """An Arrow array of keys built from fuzzed buffers: offsets, views, data and validity as the
+    fuzzer writes them, with a fuzzed length and offset, or dictionary-encoded with fuzzed
+    indices."""
+    type_ = ARROW_TYPES[g.pick(len(ARROW_TYPES))]
+    length, offset = g.pick(6), g.pick(3)
+    validity = pa.py_buffer(g.fdp.ConsumeBytes(1)) if g.fdp.ConsumeBool() else None
+    if type_ in (pa.string_view(), pa.binary_view()):
+        views = []
+        for _ in range(length + offset):
+            size = g.fdp.ConsumeIntInRange(-2, 24)
+            if size <= 12 and g.fdp.ConsumeBool():
+                views.append(struct.pack("<i12s", size, g.fdp.ConsumeBytes(12)))
+            else:
+                views.append(struct.pack("<i4sii", size, g.fdp.ConsumeBytes(4), g.fdp.ConsumeIntInRange(-1, 2), g.fdp.ConsumeIntInRange(-1, 30)))
+        data = [pa.py_buffer(g.fdp.ConsumeBytes(g.pick(32))) for _ in range(g.pick(3))]
+        buffers = [validity, pa.py_buffer(b"".join(views)), *data]
+    else:
+        width = "q" if type_ in (pa.large_string(), pa.large_binary()) else "i"
+        ends = [g.fdp.ConsumeIntInRange(-2, 40) for _ in range(length + offset + 1)]
+        buffers = [validity, pa.py_buffer(struct.pack(f"<{len(ends)}{width}", *ends)), pa.py_buffer(g.fdp.ConsumeBytes(g.pick(40)))]
+    values = pa.Array.from_buffers(type_, length, buffers, offset=offset)
+    if g.pick(4) == 0:
+        indices = pa.array([g.fdp.ConsumeIntInRange(-2, 8) for _ in range(g.pick(6))], pa.int32())
+        return pa.DictionaryArray.from_arrays(indices, values, safe=False)
+    return values
+
+
+def lying_c_array(g: Gen, array: pa.Array) -> Any:
+    """`array` through the C data interface with one ArrowArray field overwritten, among the lies
+    a consumer can see (a shorter length or a longer offset within the real rows, any negative or
+    huge size, a wrong buffer count, a released array, a missing dictionary); a length beyond the
+    buffers is undetectable without their sizes, which the interface does not carry."""
+    n = len(array)
+    choices: List[Callable[[], dict[str, Any]]] = [
+        lambda: {},
+        lambda: {"length": g.pick(n + 1)},
+        lambda: (lambda off: {"offset": array.offset + off, "length": n - off})(g.pick(n + 1)),
+        lambda: {g.pick(2) and "length" or "offset": g.fdp.ConsumeIntInRange(-(2**63), -1)},
+        lambda: {"length": 2**62 + g.pick(4)},
+        lambda: {"null_count": g.fdp.ConsumeIntInRange(-(2**63), 2**63 - 1)},
+        lambda: {"n_buffers": g.fdp.ConsumeIntInRange(-1, 2)},
+        lambda: {"release": None},
+        lambda: {"dictionary": None},
+    ]
+    return Exported(array, **choices[g.pick(len(choices))]())
+
+
+def numpy_keys(g: Gen) -> Any:
+    """A NumPy array of fuzzed bytes in any byte order and dtype, keys or not."""
+    dtypes = ["S", "<U", ">U", "=U", "|S", "O", "<i4", ">i8", "f8", "?", "V", "M8[s]", "T"]
+    name = dtypes[g.pick(len(dtypes))]
+    if name == "O":
+        return np.array([g.key() for _ in range(g.pick(6))] + [None], dtype=object)[: g.pick(7)]
+    if name == "T":
+        return np.array([g.text() for _ in range(g.pick(6))], dtype=np.dtypes.StringDType())
+    width = g.pick(4) + 1 if name in ("S", "<U", ">U", "=U", "|S", "V") else 0
+    dtype = np.dtype(f"{name}{width or ''}")
+    raw = g.fdp.ConsumeBytes(dtype.itemsize * g.pick(6))
+    return np.frombuffer(raw[: len(raw) - len(raw) % dtype.itemsize], dtype=dtype)
+
+
+def answer(f: Callable[[], Any]) -> Any:
+    """What a call answers, or the hrwhash error class it raises."""
+    try:
+        return f()
+    except hrwhash.HrwError as e:
+        return type(e)
+
+
+def arrow_batches(g: Gen, p: Placement[Any]) -> None:
+    """Arrow and NumPy keys from raw buffers: each call answers as the list API does for the same
+    keys, or raises an hrwhash error; a malformed Arrow array always raises."""
+    c = g.pick(3)
+    try:
+        keys: Any = numpy_keys(g) if c == 0 else raw_arrow(g)
+    except (pa.ArrowException, ValueError, TypeError, UnicodeError):
+        return  # NumPy or pyarrow refused to build it
+    as_list: Optional[List[Any]] = None
+    valid = True
+    if c == 0:
+        # NumPy turns a str_ item that is no code point into a broken str, or fails.
+        units = np.dtype("u4").newbyteorder(keys.dtype.byteorder)
+        if keys.dtype.kind != "U" or not (np.frombuffer(keys.tobytes(), dtype=units) > 0x10FFFF).any():
+            as_list = list(keys.tolist())
+    else:
+        try:
+            keys.validate(full=True)
+            as_list = keys.to_pylist()
+        except pa.ArrowException:
+            valid = False
+        if c == 2 and valid:
+            keys, as_list = lying_c_array(g, keys), None  # the lie decides what is read
+    op = g.pick(4)
+    calls: List[Callable[[Any], Any]] = [
+        p.owners,
+        lambda ks: pa.array(p.owners_arrow(ks)).dictionary_decode().to_pylist(),
+        lambda ks: [None if i is None else p.nodes[i] for i in pa.array(p.owner_indices(ks)).to_pylist()],
+        lambda ks: [None if r is None else [p.nodes[i] for i in r] for r in pa.array(p.rank_many_arrow(ks, 2)).to_pylist()],
+    ]
+    got = answer(lambda: calls[op](keys))
+    assert valid or isinstance(got, type), "a malformed Arrow array was read"
+    if c == 0 and keys.dtype.kind not in "SUOT":
+        # Not an array of keys, even when empty.
+        assert isinstance(got, type), (keys.dtype, got)
+        return
+    if as_list is None:
+        return
+    keys_list = as_list
+    if op == 0:
+        want = answer(lambda: p.owners(keys_list))
+    else:
+        want = answer(lambda: [None if k is None else (p.rank(k, 2) if op == 3 else p.owner(k)) for k in keys_list])
+    # An answer is the list API's answer for the same keys. An error may come where pyarrow sees
+    # a valid array: arrow-rs is stricter in corners no producer writes (the views under null
+    # slots, the offsets of an empty array), and refusing is safe where reading is not.
+    assert isinstance(got, type) or got == want, (got, want)
+    # NumPy arrays have no such corners: the same keys give the same answer, or both an error.
+    assert c != 0 or got == want or isinstance(want, type), (got, want)
+
+
 def test_one_input(data: bytes) -> None:
     g = Gen(data)
     try:
         if g.pick(8) == 0:
             hasher(g)
+            return
+        if g.pick(4) == 0:
+            arrow_batches(g, Placement(["a", "b", "c"]))
             return
         p = build(g)
         if p is not None:
@@ -242,6 +378,10 @@ for _name, _fn in list(vars(Gen).items()):
 build = atheris.instrument_func(build)
 lookups = atheris.instrument_func(lookups)
 hasher = atheris.instrument_func(hasher)
+raw_arrow = atheris.instrument_func(raw_arrow)
+lying_c_array = atheris.instrument_func(lying_c_array)
+numpy_keys = atheris.instrument_func(numpy_keys)
+arrow_batches = atheris.instrument_func(arrow_batches)
 test_one_input = atheris.instrument_func(test_one_input)
 
 

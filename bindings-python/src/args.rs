@@ -8,7 +8,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::os::raw::c_char;
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::exceptions::{
+    PyMemoryError, PyOverflowError, PyTypeError, PyUnicodeEncodeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyMemoryView, PyString,
@@ -179,7 +181,64 @@ pub(crate) fn id_bytes<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<&'
 /// The items of a list argument: any iterable but a single str or bytes-like value, which Python
 /// would otherwise iterate character by character (`Placement("abc")` would be nodes a, b, c).
 pub(crate) fn items<'py>(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    items_iter(obj, what)?.collect()
+    let mut items = Vec::new();
+    for item in items_iter(obj, what)? {
+        try_push(&mut items, item?)?;
+    }
+    Ok(items)
+}
+
+/// Appends to a list read from a Python iterable, with `MemoryError` where Python's own list would
+/// raise it: an endless iterable must not abort the process when the allocation fails.
+pub(crate) fn try_push<T>(items: &mut Vec<T>, item: T) -> PyResult<()> {
+    if items.len() == items.capacity() {
+        items.try_reserve(items.len().max(16)).map_err(|_| {
+            PyMemoryError::new_err(format!("{} items do not fit in memory", items.len() * 2))
+        })?;
+    }
+    items.push(item);
+    Ok(())
+}
+
+/// The items of a list argument that must have one item per node (weights, domains, loads), read no
+/// further than one past `expected`: a longer iterable, endless ones included, is refused as
+/// soon as that item is read, never collected. `len` is the argument's own length where it has
+/// one (`range(10**10)`), else the items read, and then `at_least` says there may be more.
+pub(crate) struct PerNode<'py> {
+    pub items: Vec<Bound<'py, PyAny>>,
+    pub len: usize,
+    pub at_least: bool,
+}
+
+impl PerNode<'_> {
+    /// "3 weights", or "at least 3 weights" for an iterable that was not read to its end.
+    pub fn count(&self, what: &str) -> String {
+        match self.at_least {
+            true => format!("at least {} {what}", self.len),
+            false => format!("{} {what}", self.len),
+        }
+    }
+}
+
+pub(crate) fn per_node_items<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    expected: usize,
+) -> PyResult<PerNode<'py>> {
+    let mut items = Vec::new();
+    for item in items_iter(obj, what)?.take(expected.saturating_add(1)) {
+        try_push(&mut items, item?)?;
+    }
+    let (len, at_least) = match (items.len() > expected, obj.len()) {
+        (false, _) => (items.len(), false),
+        (true, Ok(len)) => (len.max(items.len()), false),
+        (true, Err(_)) => (items.len(), true),
+    };
+    Ok(PerNode {
+        items,
+        len,
+        at_least,
+    })
 }
 
 /// An iterator over the items of a list argument (see [`items`]).
@@ -250,6 +309,21 @@ pub(crate) fn batch_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
         keys.push(key);
     }
     Ok(Batch { keys, text_error })
+}
+
+/// The weights of `nodes` nodes, each type-checked, read as [`per_node_items`] reads them.
+pub(crate) fn weights_arg<'py>(
+    obj: &Bound<'py, PyAny>,
+    nodes: usize,
+) -> PyResult<(Vec<WeightArg<'py>>, PerNode<'py>)> {
+    let read = per_node_items(obj, "weights", nodes)?;
+    let checked = read
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((checked, read))
 }
 
 /// A weight that passed the type check, with the object it came from for error reports.

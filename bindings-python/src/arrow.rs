@@ -15,8 +15,7 @@ use arrow_array::{
 use arrow_buffer::{NullBuffer, NullBufferBuilder, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
-use pyo3_arrow::input::AnyArray;
+use pyo3::types::{PyBytes, PyIterator, PyString};
 use pyo3_arrow::PyArray;
 
 use hrwhash::Error;
@@ -37,6 +36,7 @@ pub(crate) enum Keys<'py> {
         data: Vec<u8>,
         itemsize: usize,
         unicode: bool,
+        big_endian: bool,
     },
     /// Anything else: an iterable of str/bytes-like objects (NumPy object arrays included).
     Objects(Bound<'py, PyAny>),
@@ -78,14 +78,12 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
         }
     }
     if has(obj, "__arrow_c_array__") || has(obj, "__arrow_c_stream__") {
-        let any: AnyArray = obj
-            .extract()
-            .map_err(|e| misuse(format!("keys: could not read the Arrow data ({e})")))?;
-        let reader = any.into_reader()?;
-        check_key_type(reader.field().data_type())?;
-        return Ok(Keys::Arrow(Box::new(reader.map(|r| {
-            r.map_err(|e| misuse(format!("keys: reading the Arrow stream failed ({e})")))
-        }))));
+        let invalid = |e| misuse(format!("keys: the Arrow data is not valid ({e})"));
+        return Ok(Keys::Arrow(crate::arrow_import::import(
+            obj,
+            check_key_type,
+            invalid,
+        )?));
     }
     // NumPy, recognised by what it exposes rather than by importing it.
     if has(obj, "__array_interface__") && has(obj, "dtype") && has(obj, "tobytes") {
@@ -94,12 +92,17 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
         let ndim: usize = obj.getattr("ndim")?.extract()?;
         if (kind == "S" || kind == "U") && ndim == 1 {
             let itemsize: usize = dtype.getattr("itemsize")?.extract()?;
+            // `str_` items are UCS-4 in the array's byte order: '>' or '<', or '=' for this
+            // machine's ('|' for `bytes_`, which has none).
+            let order: String = dtype.getattr("byteorder")?.extract()?;
+            let big_endian = order == ">" || (order == "=" && cfg!(target_endian = "big"));
             let bytes = obj.call_method0("tobytes")?;
             let data = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
             return Ok(Keys::NumpyFixed {
                 data,
                 itemsize,
                 unicode: kind == "U",
+                big_endian,
             });
         }
         if kind != "O" && kind != "T" {
@@ -155,6 +158,11 @@ fn each_arrow_key(
         DataType::Dictionary(_, _) => {
             let dict = array.as_any_dictionary();
             let values = byte_values(dict.values().as_ref())?;
+            if values.is_empty() {
+                // Validated, so every row is null; normalized_keys would panic on no values.
+                (0..array.len()).for_each(|row| f(row, None));
+                return Ok(());
+            }
             for (row, code) in dict.normalized_keys().into_iter().enumerate() {
                 match (array.is_null(row), values.get(code)) {
                     (false, Some(Some(key))) => f(row, Some(key)),
@@ -194,6 +202,7 @@ fn numpy_item<'a>(
     data: &'a [u8],
     itemsize: usize,
     unicode: bool,
+    big_endian: bool,
     i: usize,
     scratch: &'a mut Vec<u8>,
 ) -> Result<&'a [u8], Error> {
@@ -205,7 +214,11 @@ fn numpy_item<'a>(
     scratch.clear();
     let units = item
         .chunks_exact(4)
-        .map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .map(|c| match big_endian {
+            true => u32::from_be_bytes(c),
+            false => u32::from_le_bytes(c),
+        });
     // Trailing NULs are padding: count the code points up to the last non-NUL one.
     let len = item
         .chunks_exact(4)
@@ -253,6 +266,7 @@ pub(crate) fn owner_indices(
             data,
             itemsize,
             unicode,
+            big_endian,
         } => {
             let n = if itemsize == 0 {
                 0
@@ -264,7 +278,7 @@ pub(crate) fn owner_indices(
                     let mut scratch = Vec::new();
                     (0..n)
                         .map(|i| {
-                            numpy_item(&data, itemsize, unicode, i, &mut scratch)
+                            numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
                                 .map(|key| placement.owner_index(key) as u32)
                         })
                         .collect::<Result<Vec<u32>, Error>>()
@@ -273,18 +287,74 @@ pub(crate) fn owner_indices(
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
+            let keys = NoneAsNull::over(&obj)?;
             let mut slots = vec![0usize; OBJECT_CHUNK];
-            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
+            crate::stream_chunks(keys.as_any(), OBJECT_CHUNK, |chunk| {
                 let slots = &mut slots[..chunk.len()];
                 py.detach(|| placement.owners_into(chunk, slots))
                     .map_err(|e| error(py, e, None))?;
                 out.extend(slots.iter().map(|&i| i as u32));
-                nulls.append_n_non_nulls(chunk.len());
                 Ok(())
             })?;
+            keys.borrow().append_nulls(&mut nulls, out.len());
         }
     }
     Ok((out, nulls.finish()))
+}
+
+/// The keys of an iterable with `b""` in place of each `None`, whose positions it records: the
+/// Arrow answers hold a null there, as they do for an Arrow null (the list answers never get here,
+/// and refuse `None` as a key).
+#[pyclass]
+struct NoneAsNull {
+    keys: Py<PyIterator>,
+    read: usize,
+    nones: Vec<usize>,
+}
+
+impl NoneAsNull {
+    fn over<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, NoneAsNull>> {
+        let keys = crate::args::items_iter(obj, "keys")?.unbind();
+        Bound::new(
+            obj.py(),
+            NoneAsNull {
+                keys,
+                read: 0,
+                nones: Vec::new(),
+            },
+        )
+    }
+
+    /// The validity of `rows` answers: valid but where a `None` was read.
+    fn append_nulls(&self, nulls: &mut NullBufferBuilder, rows: usize) {
+        let mut done = 0;
+        for &i in &self.nones {
+            nulls.append_n_non_nulls(i - done);
+            nulls.append_null();
+            done = i + 1;
+        }
+        nulls.append_n_non_nulls(rows - done);
+    }
+}
+
+#[pymethods]
+impl NoneAsNull {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(key) = self.keys.bind(py).clone().next() else {
+            return Ok(None);
+        };
+        let key = key?;
+        self.read += 1;
+        if key.is_none() {
+            self.nones.push(self.read - 1);
+            return Ok(Some(PyBytes::new(py, b"").into_any().unbind()));
+        }
+        Ok(Some(key.unbind()))
+    }
 }
 
 /// The first null position, for answers that cannot hold a null.
@@ -430,6 +500,7 @@ pub(crate) fn rank_rows(
             data,
             itemsize,
             unicode,
+            big_endian,
         } => {
             let n = if itemsize == 0 {
                 0
@@ -441,23 +512,26 @@ pub(crate) fn rank_rows(
             }
             let mut scratch = Vec::new();
             for i in 0..n {
-                let key = numpy_item(&data, itemsize, unicode, i, &mut scratch)
+                let key = numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
                     .map_err(|e| error(py, e, None))?;
                 push(&mut out, key, &mut row);
             }
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
-            crate::stream_chunks(&obj, OBJECT_CHUNK, |chunk| {
-                if let Some(e) = too_large(nulls.len() + chunk.len()) {
+            let keys = NoneAsNull::over(&obj)?;
+            let mut rows = 0;
+            crate::stream_chunks(keys.as_any(), OBJECT_CHUNK, |chunk| {
+                rows += chunk.len();
+                if let Some(e) = too_large(rows) {
                     return Err(e);
                 }
                 for key in chunk {
                     push(&mut out, key, &mut row);
                 }
-                nulls.append_n_non_nulls(chunk.len());
                 Ok(())
             })?;
+            keys.borrow().append_nulls(&mut nulls, rows);
         }
     }
     let rows = nulls.len();

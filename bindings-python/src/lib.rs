@@ -6,6 +6,7 @@
 
 mod args;
 mod arrow;
+mod arrow_import;
 mod error;
 #[rustfmt::skip]
 mod error_table;
@@ -29,7 +30,7 @@ use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
     batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
-    items_iter, key_bytes, no_options, repr, seed_arg, weight_arg, At,
+    items_iter, key_bytes, no_options, per_node_items, repr, seed_arg, weight_arg, weights_arg, At,
 };
 use error::error;
 
@@ -242,26 +243,25 @@ impl Placement {
         for (i, id) in ids.iter().enumerate() {
             check_id(id, At::item("the node id", i))?;
         }
-        let weights = match weights.filter(|w| !w.is_none()) {
-            None => None,
-            Some(w) => Some(
-                items(w, "weights")?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
-                    .collect::<PyResult<Vec<_>>>()?,
-            ),
+        // Read no further than one weight or domain past the nodes: more is a length mismatch.
+        let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
+            None => (None, None),
+            Some(w) => {
+                let (checked, read) = weights_arg(w, ids.len())?;
+                (Some(checked), Some(read))
+            }
         };
-        let domains = match domains.filter(|d| !d.is_none()) {
-            None => None,
+        let (domains, domains_read) = match domains.filter(|d| !d.is_none()) {
+            None => (None, None),
             Some(d) => {
-                let d = items(d, "domains")?;
-                for (i, d) in d.iter().enumerate() {
+                let mut d = per_node_items(d, "domains", ids.len())?;
+                for (i, d) in d.items.iter().enumerate() {
                     if !d.is_none() {
                         check_id(d, At::item("the failure domain", i))?;
                     }
                 }
-                Some(d)
+                let items = std::mem::take(&mut d.items);
+                (Some(items), Some(d))
             }
         };
         let seed = seed_arg(seed)?;
@@ -276,21 +276,17 @@ impl Placement {
             }
         }
 
-        let mismatch = |actual: usize, what: &str| {
-            error(
-                py,
-                Error::LengthMismatch {
-                    expected: ids.len(),
-                    actual,
-                },
-                Some(format!("{actual} {what} for {} nodes", ids.len())),
-            )
-        };
-        if let Some(w) = weights.as_ref().filter(|w| w.len() != ids.len()) {
-            return Err(mismatch(w.len(), "weights"));
-        }
-        if let Some(d) = domains.as_ref().filter(|d| d.len() != ids.len()) {
-            return Err(mismatch(d.len(), "domains"));
+        for (given, what) in [(&weights_read, "weights"), (&domains_read, "domains")] {
+            if let Some(given) = given.as_ref().filter(|g| g.len != ids.len()) {
+                return Err(error(
+                    py,
+                    Error::LengthMismatch {
+                        expected: ids.len(),
+                        actual: given.len,
+                    },
+                    Some(format!("{} for {} nodes", given.count(what), ids.len())),
+                ));
+            }
         }
 
         let seed = args::seed(py, seed)?;

@@ -6,7 +6,7 @@ use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 
 use hrwhash::policy;
 
-use crate::args::{check_key, key_bytes, type_name, At};
+use crate::args::{check_key, key_bytes, try_push, type_name, At};
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::Placement;
 
@@ -52,7 +52,9 @@ fn factor(py: Python<'_>, c: &Bound<'_, PyAny>) -> PyResult<policy::BalanceFacto
     made.map_err(|e| error(py, e, None))
 }
 
-fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+/// One load per node of the placement (`nodes` of them): an iterable that runs longer is refused
+/// as soon as its first extra item is read.
+fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult<Vec<u64>> {
     if loads.is_instance_of::<pyo3::types::PyString>()
         || loads.is_instance_of::<pyo3::types::PyBytes>()
     {
@@ -63,7 +65,7 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         ));
     }
     let items: Vec<Bound<'_, PyAny>> = match loads.try_iter() {
-        Ok(it) => it.collect::<PyResult<_>>()?,
+        Ok(it) => it.take(nodes.saturating_add(1)).collect::<PyResult<_>>()?,
         Err(_) => {
             return Err(invalid_argument(
                 py,
@@ -72,7 +74,7 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             ))
         }
     };
-    items
+    let values = items
         .iter()
         .enumerate()
         .map(|(i, x)| {
@@ -86,7 +88,22 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
             x.extract::<u64>()
                 .map_err(|_| invalid_count(py, format!("loads[{i}] must be an int in 0..2**64"), x))
         })
-        .collect()
+        .collect::<PyResult<Vec<u64>>>()?;
+    if items.len() > nodes {
+        let (actual, count) = match loads.len() {
+            Ok(len) => (len, format!("{len} loads")),
+            Err(_) => (items.len(), format!("at least {} loads", items.len())),
+        };
+        return Err(error(
+            py,
+            hrwhash::Error::LengthMismatch {
+                expected: nodes,
+                actual,
+            },
+            Some(format!("{count} for {nodes} nodes")),
+        ));
+    }
+    Ok(values)
 }
 
 #[pymethods]
@@ -145,7 +162,7 @@ impl BoundedLoad {
         loads: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
         check_key(key, At::one("the key"))?;
-        let loads = loads_arg(py, loads)?;
+        let loads = loads_arg(py, loads, self.inner.placement().len())?;
         let key = key_bytes(key, At::one("the key"))?;
         self.inner
             .owner_index(&key, &loads)
@@ -200,13 +217,16 @@ fn keys_vec(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
             None,
         )
     })?;
-    it.enumerate()
-        .map(|(i, k)| {
-            let k = k?;
-            check_key(&k, At::item("the key", i))?;
-            Ok(key_bytes(&k, At::item("the key", i))?.into_owned())
-        })
-        .collect()
+    let mut out = Vec::new();
+    for (i, k) in it.enumerate() {
+        let k = k?;
+        check_key(&k, At::item("the key", i))?;
+        try_push(
+            &mut out,
+            key_bytes(&k, At::item("the key", i))?.into_owned(),
+        )?;
+    }
+    Ok(out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

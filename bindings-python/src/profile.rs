@@ -12,7 +12,7 @@ use hrwhash::{Error, Node, Profile};
 
 use crate::args::{
     check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
-    type_name, weight_arg, At,
+    type_name, weights_arg, At,
 };
 use crate::error::{error, invalid_argument};
 use crate::view::View;
@@ -93,15 +93,12 @@ impl ProfilePlacement {
         for (i, id) in ids.iter().enumerate() {
             check_id(id, At::item("the node id", i))?;
         }
-        let weights = match weights.filter(|w| !w.is_none()) {
-            None => None,
-            Some(w) => Some(
-                items(w, "weights")?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, w)| weight_arg(w, At::item("the weight", i)))
-                    .collect::<PyResult<Vec<_>>>()?,
-            ),
+        let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
+            None => (None, None),
+            Some(w) => {
+                let (checked, read) = weights_arg(w, ids.len())?;
+                (Some(checked), Some(read))
+            }
         };
         no_options(options)?;
         let name = key_bytes(name.as_any(), At::one("profile"))?;
@@ -115,14 +112,14 @@ impl ProfilePlacement {
                 _ => id_bytes(id, at)?.to_vec(),
             });
         }
-        if let Some(w) = weights.as_ref().filter(|w| w.len() != ids.len()) {
+        if let Some(w) = weights_read.filter(|w| w.len != ids.len()) {
             return Err(error(
                 py,
                 Error::LengthMismatch {
                     expected: ids.len(),
-                    actual: w.len(),
+                    actual: w.len,
                 },
-                Some(format!("{} weights for {} nodes", w.len(), ids.len())),
+                Some(format!("{} for {} nodes", w.count("weights"), ids.len())),
             ));
         }
         let mut nodes = Vec::with_capacity(ids.len());

@@ -134,3 +134,12 @@ def test_polars_expression_in_a_lazy_streaming_query(placement: "Placement[str]"
     assert out["index"].to_list()[:-1] == [NODES.index(o) for o in placement.owners(KEYS)]
     series = df["key"].drop_nulls()
     assert series.hrw.owner(placement).to_list() == placement.owners(KEYS)  # type: ignore[attr-defined]
+
+
+def test_polars_namespace_refuses_what_is_not_a_placement() -> None:
+    series = pl.Series("key", ["a"])
+    for bad in (None, "a", NODES):
+        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+            series.hrw.owner(bad)  # type: ignore[attr-defined]
+        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+            pl.col("key").hrw.owner_index(bad)  # type: ignore[attr-defined]

@@ -79,3 +79,20 @@ def test_null_keys_get_null_owners_and_no_move(spark: Any) -> None:
     rows = hs.owners(df, "key", placement).toArrow().column("owner").to_pylist()
     assert rows == [placement.owner("x"), None, placement.owner("y")]
     assert hs.moves(df, "key", placement, placement.with_node("c")).count() <= 2
+
+
+def test_a_wrong_placement_or_a_taken_column_is_refused_on_the_driver(spark: Any) -> None:
+    import hrwhash.spark as hs
+
+    placement = hrwhash.Placement(["a", "b"])
+    df = spark.createDataFrame([("x",)], "key string")
+    for bad in (None, "a"):
+        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+            hs.owners(df, "key", bad)  # type: ignore[arg-type]
+        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+            hs.moves(df, "key", placement, bad)  # type: ignore[arg-type]
+    placed = hs.owners(df, "key", placement)
+    for taken in ("owner", "OWNER", "key"):
+        with pytest.raises(hrwhash.InvalidArgumentError, match="already has a column"):
+            hs.owners(placed, "key", placement, output_col=taken)
+    assert hs.owners(placed, "key", placement, output_col="again").columns == ["key", "owner", "again"]

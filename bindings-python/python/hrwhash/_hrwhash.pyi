@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, Sequence, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -67,6 +67,8 @@ class Placement(Generic[_Id]):
     domain (str, bytes or None) per node for :meth:`replicas`. Bad arguments raise the errors of
     conformance/API.md: :class:`hrwhash.InvalidArgumentError` (a TypeError) for a wrong type or an
     unknown keyword, the ValueError subclasses of :class:`hrwhash.HrwError` for bad values.
+    ``weights`` and ``domains`` are read no further than one item past the nodes: a longer
+    iterable, endless or ``range(10**10)``, is a :class:`hrwhash.LengthMismatchError` at once.
     """
 
     def __new__(
@@ -98,11 +100,20 @@ class Placement(Generic[_Id]):
         """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array (an object
         with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
         any Arrow array, chunked array or stream of string/binary (or a dictionary of them), a
-        NumPy array of ``bytes_``/``str_``/objects, or an iterable of keys; null keys give null."""
+        NumPy array of ``bytes_``/``str_``/objects (either byte order), or an iterable of keys; null
+        keys (an Arrow null, or ``None`` among objects) give null.
+
+        Every Arrow array is validated in full before it is read: a malformed one (offsets past
+        its data or out of order, views outside their buffers, invalid UTF-8 in a string array,
+        dictionary indices outside the dictionary, a released or negative-length C array) raises
+        :class:`hrwhash.InvalidArgumentError`. The same holds for ``owners``, ``rank_many``,
+        ``owner_indices`` and ``rank_many_arrow``."""
     def owner_indices(self, keys: Any) -> Any:
-        """The build-order index of the owner of each key, as an Arrow ``uint32`` array."""
+        """The build-order index of the owner of each key, as an Arrow ``uint32`` array (keys as
+        for ``owners_arrow``, validated the same way)."""
     def rank_many_arrow(self, keys: Any, k: _Count) -> Any:
-        """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices."""
+        """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices (keys
+        as for ``owners_arrow``, validated the same way)."""
     def with_node(
         self, node: _Id, weight: Optional[_Weight] = None, *, domain: Union[str, bytes, None] = None
     ) -> "Placement[_Id]":
@@ -541,8 +552,12 @@ class BoundedLoad(Generic[_Id]):
     def factor(self) -> Tuple[int, int]: ...
     @property
     def placement(self) -> Placement[_Id]: ...
-    def owner(self, key: _Key, loads: Sequence[int]) -> _Id: ...
-    def owner_index(self, key: _Key, loads: Sequence[int]) -> int: ...
+    def owner(self, key: _Key, loads: Iterable[int]) -> _Id:
+        """The node for ``key`` given the load of every node (build order). ``loads`` is read no
+        further than one item past the nodes: a longer iterable is a
+        :class:`hrwhash.LengthMismatchError` at once."""
+    def owner_index(self, key: _Key, loads: Iterable[int]) -> int:
+        """The build-order index of :meth:`owner`."""
     def assign(self, keys: Iterable[_Key]) -> List[_Id]: ...
     def assign_indices(self, keys: Iterable[_Key]) -> List[int]: ...
 

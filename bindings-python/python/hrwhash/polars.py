@@ -11,7 +11,15 @@ from typing import Any
 
 import polars as pl
 
+from ._errors import InvalidArgumentError
 from ._hrwhash import Placement
+
+
+def _checked(placement: Any) -> Placement[Any]:
+    # Checked when the expression is built, not when Polars first runs it.
+    if not isinstance(placement, Placement):
+        raise InvalidArgumentError(f"placement must be a Placement, not {type(placement).__name__}")
+    return placement
 
 
 def _binary_ids(placement: Placement[Any]) -> bool:
@@ -31,12 +39,14 @@ class HrwExpr:
 
     def owner(self, placement: Placement[Any]) -> pl.Expr:
         """The owner of each key, as its node id."""
+        placement = _checked(placement)
         return self._expr.map_batches(
             lambda s: _owners(placement, s), return_dtype=_owner_dtype(placement), is_elementwise=True
         )
 
     def owner_index(self, placement: Placement[Any]) -> pl.Expr:
         """The build-order index of the owner of each key (``UInt32``)."""
+        placement = _checked(placement)
         return self._expr.map_batches(
             lambda s: pl.Series(s.name, placement.owner_indices(s)), return_dtype=pl.UInt32, is_elementwise=True
         )
@@ -51,11 +61,11 @@ class HrwSeries:
 
     def owner(self, placement: Placement[Any]) -> pl.Series:
         """The owner of each key, as its node id."""
-        return _owners(placement, self._series)
+        return _owners(_checked(placement), self._series)
 
     def owner_index(self, placement: Placement[Any]) -> pl.Series:
         """The build-order index of the owner of each key (``UInt32``)."""
-        return pl.Series(self._series.name, placement.owner_indices(self._series))
+        return pl.Series(self._series.name, _checked(placement).owner_indices(self._series))
 
 
 def _owners(placement: Placement[Any], keys: pl.Series) -> pl.Series:

@@ -16,6 +16,7 @@ from typing import Any, Iterator
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, DataType, StringType, StructField, StructType
 
+from ._errors import InvalidArgumentError
 from ._hrwhash import Placement
 
 # pyarrow ships no type information; it is used untyped, as mypy would see it anyway.
@@ -24,6 +25,9 @@ pc: Any = importlib.import_module("pyarrow.compute")
 
 
 def _id_type(placement: Placement[Any]) -> "tuple[DataType, Any]":
+    # Checked on the driver: on the executors a wrong placement would fail far from the call.
+    if not isinstance(placement, Placement):
+        raise InvalidArgumentError(f"placement must be a Placement, not {type(placement).__name__}")
     if any(isinstance(n, bytes) for n in placement.nodes):
         return BinaryType(), pa.binary()
     return StringType(), pa.string()
@@ -36,8 +40,12 @@ def _ids(placement: Placement[Any], arrow_type: Any) -> Any:
 
 def owners(df: DataFrame, key_col: str, placement: Placement[Any], *, output_col: str = "owner") -> DataFrame:
     """``df`` with one more column, ``output_col``: the owner id of each row's key (null for a
-    null key). The key column is string or binary."""
+    null key). The key column is string or binary; a frame that already has ``output_col`` is an
+    InvalidArgumentError (Spark would answer with two columns of that name)."""
     spark_type, arrow_type = _id_type(placement)
+    # Spark resolves column names without regard to case unless told otherwise.
+    if output_col.lower() in (c.lower() for c in df.columns):
+        raise InvalidArgumentError(f"the frame already has a column {output_col!r}: pass another output_col")
     schema = StructType(df.schema.fields + [StructField(output_col, spark_type, True)])
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
