@@ -34,7 +34,6 @@ mod error;
 mod kernel;
 mod placement;
 pub mod policy;
-pub mod profile;
 pub mod ramp;
 pub mod transition;
 mod util;
@@ -44,7 +43,6 @@ mod weight;
 
 pub use error::{Error, ViewFault};
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
-pub use profile::{Profile, ProfilePlacement};
 pub use ramp::RampPlan;
 pub use transition::Transition;
 pub use v1::{Seed, ALGORITHM};

@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use super::continuum::{key_value, md5, words, Continuum};
 use super::{whole_weight, Profile};
-use crate::{Error, Node};
+use hrwhash::{Error, Node};
 
 const VNODES: f64 = 40.0;
 
@@ -104,7 +104,7 @@ pub(crate) fn range(c: &Continuum, key: &[u8], k: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Weight;
+    use hrwhash::Weight;
 
     #[test]
     fn equal_weights_give_40_digests_each_except_where_binary64_rounds_down() {

@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use super::continuum::{key_value, md5, words, Continuum};
 use super::{whole_weight, Profile};
-use crate::{Error, Node};
+use hrwhash::{Error, Node};
 
 const DEFAULT_PORT: u32 = 11211;
 const POINTS_PER_SERVER: f32 = 160.0;
@@ -92,7 +92,7 @@ pub(crate) fn owner(c: &Continuum, key: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Weight;
+    use hrwhash::Weight;
 
     #[test]
     fn ids_split_into_host_and_port() {
