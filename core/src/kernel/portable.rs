@@ -13,8 +13,8 @@ pub(super) fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
         let s = score(key, d);
         // Which node leads is random: a branch here is mispredicted about once per lookup.
         let wins = s > best;
-        best = select(wins, s, best);
-        pos = select(wins, i as u64 + 1, pos);
+        best = super::select(wins, s, best);
+        pos = super::select(wins, i as u64 + 1, pos);
     }
     (best, pos as usize)
 }
@@ -62,7 +62,8 @@ pub(super) fn scores_and_lane_max(key: u64, digests: &[u64], out: &mut [u64]) ->
     lane_max
 }
 
-// The selects below serve where `x86_64.rs` does not; on x86-64 they are its tests' reference.
+// The selects below serve where `x86_64.rs` does not; on x86-64 they are only its tests' reference,
+// and the kernels here call the target's own through `super::select`.
 
 /// `if c { a } else { b }` without a branch, for conditions that are random.
 #[inline(always)]
