@@ -198,10 +198,14 @@ mod tests {
             })
             .collect();
         let c = continuum(&nodes).unwrap();
-        for &(key, server) in super::super::hashring_fixture::CASES {
-            let got = owner(&c, alloc::format!("{key}").as_bytes());
-            assert_eq!(got + 1, server as usize, "key {key}");
+        let fixture = include_str!("../tests/data/hashring-node-3-ketama.txt");
+        let mut cases = 0;
+        for (key, server) in crate::fixture_cases(fixture) {
+            let got = owner(&c, key.as_bytes());
+            assert_eq!(got + 1, server.parse::<usize>().unwrap(), "key {key}");
+            cases += 1;
         }
+        assert_eq!(cases, 4000);
     }
 
     #[test]

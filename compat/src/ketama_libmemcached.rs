@@ -140,9 +140,13 @@ mod tests {
         assert_eq!(key_value(b"VDEAAAAA"), 0xfffcd1b5);
         assert!(*c.values.last().unwrap() < 0xfffcd1b5);
         assert_eq!(owner(&c, b"VDEAAAAA"), c.owners[0] as usize);
-        for &(key, server) in super::super::ketama_fixture::CASES {
+        let fixture = include_str!("../tests/data/ketama-libmemcached.txt");
+        let mut cases = 0;
+        for (key, server) in crate::fixture_cases(fixture) {
             let got = servers[owner(&c, key.as_bytes())].0;
             assert_eq!(got.split(':').next().unwrap(), server, "key {key}");
+            cases += 1;
         }
+        assert_eq!(cases, 99);
     }
 }

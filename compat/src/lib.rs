@@ -31,11 +31,7 @@ use hrwhash::{Error, Node};
 
 mod continuum;
 mod go_redis_ring_v9;
-#[cfg(test)]
-mod hashring_fixture;
 mod hashring_node_3;
-#[cfg(test)]
-mod ketama_fixture;
 mod ketama_libmemcached;
 mod pymemcache_rendezvous;
 mod switch;
@@ -290,6 +286,15 @@ fn whole_weight(profile: Profile, node: &Node) -> Result<u32, Error> {
         }),
         w => Ok(w),
     }
+}
+
+/// The cases of a fixture recorded from an incumbent (`tests/data/*.txt`): one a line, two
+/// fields separated by a tab; lines starting with `#` say where the cases come from.
+#[cfg(test)]
+fn fixture_cases(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| line.split_once('\t').expect("two tab-separated fields"))
 }
 
 #[cfg(test)]
