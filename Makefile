@@ -32,7 +32,10 @@ test-core:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) test -p hrwhash
 	$(CARGO) test -p hrwhash --no-default-features
+	$(CARGO) test -p hrwhash --no-default-features --features json
 	$(CARGO) build -p hrwhash --no-default-features
+	@# Without features a placement compiles SipHash and nothing else.
+	test "$$($(CARGO) tree -p hrwhash -e normal --no-default-features --prefix none | cut -d' ' -f1 | sort -u | xargs)" = "hrwhash siphasher"
 	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
 	$(CARGO) test --release -p hrwhash --test replica_balance -- --include-ignored
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash --no-deps

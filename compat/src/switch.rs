@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use super::ProfilePlacement;
 use hrwhash::transition::{Flow, NodeChange, Route, Tally};
-use hrwhash::{Placement, View};
+use hrwhash::Placement;
 
 /// A membership that answers "which node owns this key?": the common ground of every placement
 /// a [`Switch`] can compare.
@@ -31,7 +31,8 @@ impl Lookup for Placement {
     }
 }
 
-impl Lookup for View {
+#[cfg(feature = "json")]
+impl Lookup for hrwhash::View {
     fn node_count(&self) -> usize {
         self.placement().len()
     }
