@@ -48,6 +48,8 @@ test-compat:
 
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance
+	python3 -m unittest discover -s conformance/api -p "test_*.py"
+	python3 conformance/api/table.py check
 	$(CARGO) test -p hrwhash-errors
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
@@ -77,6 +79,7 @@ test-go:
 	$(MAKE) -C go test-go
 
 check-generated:
+	python3 conformance/api/table.py generate --check
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
