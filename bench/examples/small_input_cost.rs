@@ -8,7 +8,7 @@
 //!
 //! `add S N`: the first table of N nodes with S slots, then one added node; `remove S N`: then one
 //! removed node; `appends C N`: C changes pushed onto a history of N nodes and 4096 slots;
-//! `load C N`: the same history written and loaded. Prints wall seconds per step; run under
+//! `load C N`: the same history written and loaded; `view FILE`: a view file read and loaded. Prints wall seconds per step; run under
 //! `/usr/bin/time -v` for peak memory.
 
 use std::time::Instant;
@@ -58,11 +58,28 @@ fn main() {
         }
         "load" => {
             let text = history(arg(1), arg(2)).to_json();
-            println!("document: {} bytes, built in {:.3} s", text.len(), t.elapsed().as_secs_f64());
+            println!(
+                "document: {} bytes, built in {:.3} s",
+                text.len(),
+                t.elapsed().as_secs_f64()
+            );
             let t = Instant::now();
             let h = SlotHistory::from_json_bytes(text.as_bytes(), Seed::DEFAULT).expect("loads");
             println!("load: {:.3} s", t.elapsed().as_secs_f64());
             std::hint::black_box(h);
+        }
+        "view" => {
+            let file = std::fs::File::open(&args[1]).expect("a view file");
+            let bytes = hrwhash::view::read_document(file)
+                .expect("read")
+                .expect("within limits");
+            println!("document: {} bytes", bytes.len());
+            let view = hrwhash::View::from_json_bytes(&bytes, Seed::DEFAULT).expect("a view");
+            println!(
+                "{} nodes loaded in {:.3} s",
+                view.placement().len(),
+                t.elapsed().as_secs_f64()
+            );
         }
         other => panic!("unknown step {other}"),
     }

@@ -18,7 +18,10 @@ pub fn is_view_file(path: &OsString) -> bool {
         return false;
     };
     let mut bytes = std::io::BufReader::new(file).bytes();
-    bytes.find(|b| !b.as_ref().is_ok_and(u8::is_ascii_whitespace)).and_then(Result::ok) == Some(b'{')
+    bytes
+        .find(|b| !b.as_ref().is_ok_and(u8::is_ascii_whitespace))
+        .and_then(Result::ok)
+        == Some(b'{')
 }
 
 /// Reads a JSON document file within the core's limits (`hrwhash::view::read_document`: at most

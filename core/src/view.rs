@@ -563,7 +563,9 @@ mod tests {
             View::from_json_bytes(&bytes, Seed::DEFAULT).unwrap_err(),
             Error::InvalidJson { line: 1, column: 1 }
         );
-        let text = View::new(Placement::new(["a", "b"]).unwrap(), 3).unwrap().to_json();
+        let text = View::new(Placement::new(["a", "b"]).unwrap(), 3)
+            .unwrap()
+            .to_json();
         let at = text.find("\"b\"").unwrap() + 1;
         let mut bad = text.clone().into_bytes();
         bad[at] = 1;
@@ -590,7 +592,10 @@ mod tests {
         );
         assert!(spaces.1 <= 1000 + 64 * 1024);
         let fits = Counted(std::io::repeat(b' ').take(1000), 0);
-        assert_eq!(super::read_bounded(fits, 1000).unwrap().unwrap().len(), 1000);
+        assert_eq!(
+            super::read_bounded(fits, 1000).unwrap().unwrap().len(),
+            1000
+        );
         assert_eq!(super::MAX_DOCUMENT_BYTES, 1 << 30);
     }
 

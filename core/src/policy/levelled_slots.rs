@@ -72,19 +72,15 @@ struct Picks {
     best: Vec<(u64, u32)>,
     /// How many were found last time: each new search finds twice as many.
     found: usize,
+    /// Slots looked at by all searches: what a levelling costs.
+    scanned: usize,
 }
 
 impl Picks {
     /// The slot of `from`'s list that `picker` scores highest (ties: the lower slot). `want` is
     /// about how many slots `picker` will take from the list in this levelling: fewer only cost
     /// another search, more only memory.
-    fn next(
-        &mut self,
-        t: &LevelledSlotTable,
-        picker: usize,
-        from: usize,
-        want: usize,
-    ) -> u32 {
+    fn next(&mut self, t: &LevelledSlotTable, picker: usize, from: usize, want: usize) -> u32 {
         while let Some((_, slot)) = self.best.pop() {
             // Other pickers may have taken it since (a removed node's slots go to many).
             if t.table[slot as usize] as usize == from {
@@ -93,6 +89,7 @@ impl Picks {
         }
         let nd = t.node_digests[picker];
         let list = &t.slots_of[from];
+        self.scanned += list.len();
         let k = want.max(2 * self.found).clamp(1, list.len());
         self.found = k;
         // Ordered best first: the higher score, then the lower slot.
@@ -105,7 +102,11 @@ impl Picks {
             all.truncate(k);
         }
         all.sort_unstable();
-        self.best = all.into_iter().rev().map(|(Reverse(sc), slot)| (sc, slot)).collect();
+        self.best = all
+            .into_iter()
+            .rev()
+            .map(|(Reverse(sc), slot)| (sc, slot))
+            .collect();
         self.best.pop().expect("the list holds a slot").1
     }
 }
@@ -139,6 +140,11 @@ impl LevelledSlotTable {
     /// The first table of `placement` with `slots` slots (1 to 2^24): every node gets its share
     /// of the slots rounded by largest remainder, as one run of consecutive slots, the nodes in
     /// node-digest order.
+    ///
+    /// Cost (POLICIES.md, slot-table (v2), "Cost"): [`MAX_SLOTS`] caps `slots`
+    /// ([`Error::InvalidSlotCount`]); a table holds about 28 bytes per slot. An add or a weight
+    /// increase looks at each slot about once; a removal or a weight decrease looks at the
+    /// changed node's slots once per node that takes some of them.
     pub fn new(placement: &Placement, slots: u64) -> Result<LevelledSlotTable, Error> {
         if slots == 0 || slots > MAX_SLOTS {
             return Err(Error::InvalidSlotCount { value: slots });
@@ -359,13 +365,16 @@ impl LevelledSlotTable {
     /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
     /// `weights` are the fixed-point weights of the membership after the change, in build
     /// order (node `j` at 0 for a removal, whose ids are still those of `self.placement`).
-    fn level(&mut self, j: usize, weights: &[u64]) {
+    /// Returns how many slots the searches for the best slots looked at: about `S` at most for
+    /// an add or a weight change, and a pass over the changed node's slots per node that takes
+    /// some for a removal.
+    fn level(&mut self, j: usize, weights: &[u64]) -> usize {
         let nodes = self.placement.node_specs();
         let total: u128 = weights.iter().map(|&w| w as u128).sum();
         let s = self.table.len() as u128;
         let target = ((2 * s * weights[j] as u128 + total) / (2 * total)) as usize;
         if self.slots_of[j].len() == target {
-            return;
+            return 0;
         }
         // The load order falls back to the id only between nodes of one digest, so a node's rank
         // among the ids of its digest is enough: this sorts 64-bit digests, and byte strings only
@@ -423,6 +432,7 @@ impl LevelledSlotTable {
                 least.push(Reverse(load(self, taker)));
             }
         }
+        picks.iter().map(|p| p.scanned).sum()
     }
 
     fn give(&mut self, slot: u32, to: usize) {
@@ -811,6 +821,27 @@ mod tests {
         assert_eq!(t.remove_node("n2").unwrap_err(), Error::EmptyMembership);
         assert_eq!(t.slot_counts(), vec![8]);
         assert_consistent(&t);
+    }
+
+    /// One change looks at each slot about once: with 2 nodes and 2^16 slots an add and a
+    /// removal each scan at most 2 S slots (one pass per slot moved would be about S^2 / 6).
+    #[test]
+    fn a_change_looks_at_each_slot_about_once() {
+        let slots = 1u64 << 16;
+        let mut t = LevelledSlotTable::new(&fleet(2, &[1.0]), slots).unwrap();
+        let placement = t.placement.with_node(Node::new("added")).unwrap();
+        t.node_digests
+            .push(node_digest(&placement.seed(), b"added"));
+        t.slots_of.push(Vec::new());
+        t.placement = placement;
+        let scanned = t.level(2, &fixed_weights(&t.placement));
+        assert_eq!(t.slot_counts()[2], 21845);
+        assert!(scanned <= 2 * slots as usize, "add scanned {scanned}");
+        let mut weights = fixed_weights(&t.placement);
+        weights[0] = 0;
+        let scanned = t.level(0, &weights);
+        assert_eq!(t.slot_counts()[0], 0);
+        assert!(scanned <= 2 * slots as usize, "removal scanned {scanned}");
     }
 
     #[test]
