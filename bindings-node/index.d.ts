@@ -593,7 +593,9 @@ export declare class View {
   static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): View
   /**
    * Loads the view document in the file at `path`. A file that cannot be read throws an
-   * `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`).
+   * `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`). At most
+   * 1 GiB is read (`HRW_RESULT_TOO_LARGE` past it), and no further than the first control
+   * byte, so an endless stream such as `/dev/zero` fails at once with `HRW_INVALID_JSON`.
    */
   static fromFile(path: string, options?: ViewLoadOptions | null): View
   /**

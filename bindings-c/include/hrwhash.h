@@ -2172,7 +2172,9 @@ hrw_status hrw_view_from_json(const uint8_t *text,
 /**
  * Loads the view document in the file at `path` (`path_len` bytes, not NUL-terminated), as
  * `hrw_view_from_json` does with its text. IO (details: `os_error`) when the file cannot be
- * read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode.
+ * read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode;
+ * RESULT_TOO_LARGE past 1 GiB (`MAX_DOCUMENT_BYTES`). Reading stops at the first control byte,
+ * so an endless stream such as `/dev/zero` fails at once with INVALID_JSON at line 1, column 1.
  *
  * # Safety
  * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.

@@ -75,7 +75,9 @@ pub unsafe extern "C" fn hrw_view_from_json(
 
 /// Loads the view document in the file at `path` (`path_len` bytes, not NUL-terminated), as
 /// `hrw_view_from_json` does with its text. IO (details: `os_error`) when the file cannot be
-/// read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode.
+/// read; INVALID_TEXT when `path` is not UTF-8 on a platform whose paths are Unicode;
+/// RESULT_TOO_LARGE past 1 GiB (`MAX_DOCUMENT_BYTES`). Reading stops at the first control byte,
+/// so an endless stream such as `/dev/zero` fails at once with INVALID_JSON at line 1, column 1.
 ///
 /// # Safety
 /// Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
@@ -94,10 +96,12 @@ pub unsafe extern "C" fn hrw_view_from_file(
             let dst = out(out_view)?;
             let path = bytes(path, path_len)?;
             let seed = seed_from(seed, seed_len)??;
-            let text = std::fs::read(file_path(path)?).map_err(|e| hrw_error {
-                os_error: e.raw_os_error().unwrap_or(0),
-                ..hrw_error::from_status(hrw_status::Io)
-            })?;
+            let text = std::fs::File::open(file_path(path)?)
+                .and_then(hrwhash_core::view::read_document)
+                .map_err(|e| hrw_error {
+                    os_error: e.raw_os_error().unwrap_or(0),
+                    ..hrw_error::from_status(hrw_status::Io)
+                })??;
             boxed_view(View::from_json_bytes(&text, seed)?, dst);
             Ok(())
         })

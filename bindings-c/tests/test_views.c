@@ -1051,6 +1051,10 @@ static void test_from_file(void) {
     CHECK(hrw_view_from_file((const uint8_t *)path, strlen(path), NULL, 0, &out, &err) == HRW_STATUS_INVALID_JSON &&
               err.line == 1 && err.column >= 1,
           "truncated document: line %zu column %zu", err.line, err.column);
+    /* An endless stream is read only up to its first byte no JSON holds. */
+    CHECK(hrw_view_from_file((const uint8_t *)"/dev/zero", 9, NULL, 0, &out, &err) == HRW_STATUS_INVALID_JSON &&
+              err.line == 1 && err.column == 1,
+          "/dev/zero: line %zu column %zu", err.line, err.column);
     unlink(path);
     hrw_view_free(a);
     hrw_view_free(b);

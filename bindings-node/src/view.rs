@@ -221,7 +221,9 @@ impl View {
     }
 
     /// Loads the view document in the file at `path`. A file that cannot be read throws an
-    /// `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`).
+    /// `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`). At most
+    /// 1 GiB is read (`HRW_RESULT_TOO_LARGE` past it), and no further than the first control
+    /// byte, so an endless stream such as `/dev/zero` fails at once with `HRW_INVALID_JSON`.
     #[napi(
         factory,
         catch_unwind,
@@ -239,7 +241,8 @@ impl View {
         let path = key_of(env, path, &mut buf, "path")?;
         let path = String::from_utf8_lossy(path).into_owned();
         let seed = load_seed(env, options)?;
-        let bytes = std::fs::read(&path).map_err(|e| {
+        let read = std::fs::File::open(&path).and_then(hrwhash::view::read_document);
+        let bytes = read.map_err(|e| {
             use std::io::ErrorKind as K;
             let code = match e.kind() {
                 K::NotFound => "ENOENT",
@@ -255,6 +258,7 @@ impl View {
                 &[],
             )
         })?;
+        let bytes = bytes.map_err(|e| core_error(env, e))?;
         let inner = hrwhash::View::from_json_bytes(&bytes, seed).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }

@@ -55,6 +55,13 @@ for (const c of views.valid) {
   });
 }
 
+test('fromFile reads an endless stream only up to its first byte no JSON holds', () => {
+  assert.throws(
+    () => View.fromFile('/dev/zero'),
+    (e) => e.code === 'HRW_INVALID_JSON' && e.line === 1 && e.column === 1,
+  );
+});
+
 test('fromFile reads the same view as fromJson', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrwhash-views-'));
   try {

@@ -137,7 +137,9 @@ impl View {
         ))
     }
 
-    /// Loads the view document in the file at `path` (str or os.PathLike).
+    /// Loads the view document in the file at `path` (str or os.PathLike). At most 1 GiB is read
+    /// (ResultTooLargeError past it), and no further than the first control byte, so an endless
+    /// stream such as /dev/zero fails at once with InvalidJsonError at line 1, column 1.
     #[staticmethod]
     #[pyo3(signature = (path, *, seed=None))]
     fn from_file(
@@ -154,14 +156,17 @@ impl View {
         })?;
         // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read;
         // given errno, message and file name, OSError picks the subclass and names the file.
-        let bytes = std::fs::read(&path).map_err(|e| {
-            let message = e.to_string();
-            pyo3::exceptions::PyOSError::new_err((
-                e.raw_os_error().unwrap_or(0),
-                message,
-                path.display().to_string(),
-            ))
-        })?;
+        let bytes = std::fs::File::open(&path)
+            .and_then(hrwhash::view::read_document)
+            .map_err(|e| {
+                let message = e.to_string();
+                pyo3::exceptions::PyOSError::new_err((
+                    e.raw_os_error().unwrap_or(0),
+                    message,
+                    path.display().to_string(),
+                ))
+            })?
+            .map_err(|e| error(py, e, None))?;
         View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))
     }
 

@@ -224,6 +224,10 @@ def test_argument_errors() -> None:
     assert missing.value.filename == "/nonexistent/view.json"
     with pytest.raises(IsADirectoryError):
         View.from_file(Path(__file__).parent)
+    # An endless stream is read only up to its first byte no JSON holds.
+    with pytest.raises(hrwhash.InvalidJsonError) as zeros:
+        View.from_file("/dev/zero")
+    assert (zeros.value.line, zeros.value.column) == (1, 1)
     with pytest.raises(hrwhash.InvalidArgumentError):
         View.from_file(3)  # type: ignore[arg-type]
     t = Transition(view, view)

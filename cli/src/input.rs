@@ -494,9 +494,21 @@ fn json_text(
     }
 }
 
+/// A node file, at most `hrwhash::view::MAX_DOCUMENT_BYTES` long as a view would be.
 fn read_file(path: &OsStr) -> Result<Vec<u8>, CliError> {
-    fs::read(path)
-        .map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.to_string_lossy())))
+    use std::io::Read;
+    let limit = hrwhash::view::MAX_DOCUMENT_BYTES;
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_end(&mut bytes))
+        .map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.to_string_lossy())))?;
+    if bytes.len() as u64 > limit {
+        return Err(CliError::input(
+            "ResultTooLarge",
+            format!("{}: longer than {limit} bytes", path.to_string_lossy()),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Lines without their `\n` or `\r\n`; no empty last line after a final newline.

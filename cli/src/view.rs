@@ -2,6 +2,7 @@
 //! and errors that name the file.
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::path::Path;
 
 use hrwhash::{Placement, Seed, View};
@@ -11,14 +12,35 @@ use crate::input::Membership;
 
 /// Whether a membership file is a view: its first character other than whitespace is `{` (a node
 /// file is lines of ids or a JSON array). An unreadable file is left to the node-file reader.
+/// Reads only as far as that character.
 pub fn is_view_file(path: &OsString) -> bool {
-    std::fs::read(path).is_ok_and(|b| b.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'{'))
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut bytes = std::io::BufReader::new(file).bytes();
+    bytes
+        .find(|b| !b.as_ref().is_ok_and(u8::is_ascii_whitespace))
+        .and_then(Result::ok)
+        == Some(b'{')
+}
+
+/// Reads a JSON document file within the core's limits (`hrwhash::view::read_document`: at most
+/// 1 GiB, no further than the first control byte); `core` words a limit's error.
+pub fn read_document(
+    path: &OsString,
+    shown: &str,
+    core: impl Fn(&hrwhash::Error) -> CliError,
+) -> Result<Vec<u8>, CliError> {
+    std::fs::File::open(path)
+        .and_then(hrwhash::view::read_document)
+        .map_err(|e| CliError::Input(format!("{shown}: {e}")))?
+        .map_err(|e| core(&e))
 }
 
 /// Reads and checks a view file; errors name the file and, for a node, its 0-based index.
 pub fn load(path: &OsString, seed: Seed) -> Result<View, CliError> {
     let shown = Path::new(path).display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| CliError::Input(format!("{shown}: {e}")))?;
+    let bytes = read_document(path, &shown, |e| in_file(&shown, e))?;
     View::from_json_bytes(&bytes, seed).map_err(|e| in_file(&shown, &e))
 }
 

@@ -140,6 +140,21 @@ fn a_missing_file_is_an_input_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/history.json"));
 }
 
+/// An endless stream is read only up to its first byte no JSON holds, as a view or a history.
+#[cfg(unix)]
+#[test]
+fn dev_zero_is_invalid_json_at_once() {
+    for command in ["slot-history", "view"] {
+        let out = hrwhash(&[command.as_ref(), "/dev/zero".as_ref()]);
+        assert_eq!(out.status.code(), Some(1), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("InvalidJson") && err.contains("line 1, column 1"),
+            "{command}: {err}"
+        );
+    }
+}
+
 /// KEY arguments are bytes, as in `place`: a key that is not UTF-8 gets the library's slot and
 /// owner, written as `key_hex` in JSON and escaped in text.
 #[cfg(unix)]

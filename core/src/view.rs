@@ -18,6 +18,50 @@ use json::{Document, Nodes, RawNode, Scalar};
 /// The format tag of a view document.
 pub const VIEW_FORMAT: &str = "hrwhash-view-v1";
 
+/// The largest document a file loader reads: 1 GiB (VIEW.md, "Limits"). A longer one fails with
+/// [`Error::ResultTooLarge`] once the loader has read past the limit.
+pub const MAX_DOCUMENT_BYTES: u64 = 1 << 30;
+
+/// Reads a JSON document (a view or a slot history) for a file loader: at most
+/// [`MAX_DOCUMENT_BYTES`] (more is [`Error::ResultTooLarge`] in the inner result), and no further
+/// than the first byte no JSON text may hold anywhere (a control character other than tab, line
+/// feed and carriage return). Reading then stops and the bytes up to it are returned: the
+/// document's parser rejects them with the `InvalidJson` position it gives the whole input, so
+/// `/dev/zero` fails at line 1, column 1 after one read. The outer error is the reader's.
+#[cfg(feature = "std")]
+pub fn read_document(reader: impl std::io::Read) -> std::io::Result<Result<Vec<u8>, Error>> {
+    read_bounded(reader, MAX_DOCUMENT_BYTES)
+}
+
+#[cfg(feature = "std")]
+fn read_bounded(
+    mut reader: impl std::io::Read,
+    limit: u64,
+) -> std::io::Result<Result<Vec<u8>, Error>> {
+    let mut bytes = Vec::new();
+    let mut chunk = alloc::vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => return Ok(Ok(bytes)),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let read = &chunk[..n];
+        if let Some(bad) = read
+            .iter()
+            .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+        {
+            bytes.extend_from_slice(&read[..=bad]);
+            return Ok(Ok(bytes));
+        }
+        if (bytes.len() + n) as u64 > limit {
+            return Ok(Err(Error::ResultTooLarge));
+        }
+        bytes.extend_from_slice(read);
+    }
+}
+
 /// Prefix of the message whose SHA-256 is a seed fingerprint.
 const SEED_FINGERPRINT_PREFIX: &[u8] = b"hrwhash-view-v1:seed";
 
@@ -492,6 +536,69 @@ fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
 
 #[cfg(test)]
 mod tests {
+    /// A reader that counts what it hands out.
+    #[cfg(feature = "std")]
+    struct Counted<R>(R, usize);
+
+    #[cfg(feature = "std")]
+    impl<R: std::io::Read> std::io::Read for Counted<R> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.0.read(buf)?;
+            self.1 += n;
+            Ok(n)
+        }
+    }
+
+    /// An endless stream of zeros (`/dev/zero`) costs one read and fails at line 1, column 1;
+    /// a control byte deep in a document gives the error the whole document gives.
+    #[cfg(feature = "std")]
+    #[test]
+    fn documents_are_read_up_to_the_first_byte_no_json_holds() {
+        use std::io::Read;
+        let mut zeros = Counted(std::io::repeat(0), 0);
+        let bytes = super::read_document(&mut zeros).unwrap().unwrap();
+        assert_eq!(bytes, [0]);
+        assert!(zeros.1 <= 64 * 1024, "read {} bytes", zeros.1);
+        assert_eq!(
+            View::from_json_bytes(&bytes, Seed::DEFAULT).unwrap_err(),
+            Error::InvalidJson { line: 1, column: 1 }
+        );
+        let text = View::new(Placement::new(["a", "b"]).unwrap(), 3)
+            .unwrap()
+            .to_json();
+        let at = text.find("\"b\"").unwrap() + 1;
+        let mut bad = text.clone().into_bytes();
+        bad[at] = 1;
+        let endless = Counted(bad.as_slice().chain(std::io::repeat(b' ')), 0);
+        let read = super::read_document(endless).unwrap().unwrap();
+        assert_eq!(read.len(), at + 1);
+        assert_eq!(
+            View::from_json_bytes(&read, Seed::DEFAULT).unwrap_err(),
+            View::from_json_bytes(&bad, Seed::DEFAULT).unwrap_err()
+        );
+        let whole = super::read_document(text.as_bytes()).unwrap().unwrap();
+        assert_eq!(whole, text.as_bytes());
+    }
+
+    /// Past the limit the read stops with ResultTooLarge, having read at most one chunk more.
+    #[cfg(feature = "std")]
+    #[test]
+    fn documents_past_the_limit_are_too_large() {
+        use std::io::Read;
+        let mut spaces = Counted(std::io::repeat(b' '), 0);
+        assert_eq!(
+            super::read_bounded(&mut spaces, 1000).unwrap(),
+            Err(Error::ResultTooLarge)
+        );
+        assert!(spaces.1 <= 1000 + 64 * 1024);
+        let fits = Counted(std::io::repeat(b' ').take(1000), 0);
+        assert_eq!(
+            super::read_bounded(fits, 1000).unwrap().unwrap().len(),
+            1000
+        );
+        assert_eq!(super::MAX_DOCUMENT_BYTES, 1 << 30);
+    }
+
     use super::*;
 
     #[test]

@@ -34,12 +34,13 @@ pub struct Args {
 /// Reads, checks and replays a history file; errors name the file.
 pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotHistory, CliError> {
     let shown = Path::new(path).display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| CliError::Input(format!("{shown}: {e}")))?;
-    SlotHistory::from_json_bytes(&bytes, seed).map_err(|e| CliError::Invalid {
-        variant: variant_name(&e),
+    let invalid = |e: &hrwhash::Error| CliError::Invalid {
+        variant: variant_name(e),
         usage: false,
-        message: format!("{shown}: {}", e),
-    })
+        message: format!("{shown}: {e}"),
+    };
+    let bytes = crate::view::read_document(path, &shown, invalid)?;
+    SlotHistory::from_json_bytes(&bytes, seed).map_err(|e| invalid(&e))
 }
 
 pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {

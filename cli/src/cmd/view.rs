@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 use super::value::COUNT;
 use crate::error::CliError;
 use crate::input::{parse_seed, Membership};
-use crate::output::{json_doc, put_text, show};
+use crate::output::{put_text, show};
 use crate::view::{in_file, load};
 
 #[derive(clap::Args)]
@@ -54,30 +54,26 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let total: f64 = p.node_specs().iter().map(|n| n.weight().to_f64()).sum();
     let share = |w: f64| w / total;
     if a.json {
-        let nodes: Vec<Value> = p
-            .node_specs()
-            .iter()
-            .map(|n| {
-                let mut o = Map::new();
-                put_text(&mut o, "id", n.id());
-                o.insert("weight".into(), json!(n.weight().to_f64()));
-                o.insert("share".into(), json!(share(n.weight().to_f64())));
-                if let Some(d) = n.domain() {
-                    put_text(&mut o, "domain", d);
-                }
-                Value::Object(o)
-            })
-            .collect();
-        let doc = json!({
+        let head = json!({
             "format": hrwhash::view::VIEW_FORMAT,
             "algorithm": hrwhash::ALGORITHM,
             "epoch": view.epoch().to_string(),
             "fingerprint": view.fingerprint().to_hex(),
             "seed": if view.has_default_seed() { "default" } else { "secret" },
             "seed_fingerprint": view.seed_fingerprint().to_hex(),
-            "nodes": nodes,
         });
-        json_doc(&doc, out)?;
+        let Value::Object(head) = head else {
+            unreachable!("json! of an object is an object")
+        };
+        let doc = WithNodes {
+            head: &head,
+            nodes: p.node_specs(),
+            total,
+        };
+        let mut buffered = std::io::BufWriter::new(&mut *out);
+        serde_json::to_writer_pretty(&mut buffered, &doc).map_err(std::io::Error::from)?;
+        writeln!(buffered)?;
+        buffered.flush()?;
         return Ok(());
     }
     let seed_name = if view.has_default_seed() {
@@ -121,4 +117,49 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+/// The `--json` document: `head`'s members with `nodes` among them in name order, each node
+/// written as it is made, so a large view is not held twice more as a JSON tree and a string.
+struct WithNodes<'a> {
+    head: &'a Map<String, Value>,
+    nodes: &'a [hrwhash::Node],
+    total: f64,
+}
+
+impl serde::Serialize for WithNodes<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let nodes = NodeList(self.nodes, self.total);
+        let mut map = s.serialize_map(Some(self.head.len() + 1))?;
+        let mut pending = true;
+        for (name, value) in self.head {
+            if pending && name.as_str() > "nodes" {
+                map.serialize_entry("nodes", &nodes)?;
+                pending = false;
+            }
+            map.serialize_entry(name, value)?;
+        }
+        if pending {
+            map.serialize_entry("nodes", &nodes)?;
+        }
+        map.end()
+    }
+}
+
+struct NodeList<'a>(&'a [hrwhash::Node], f64);
+
+impl serde::Serialize for NodeList<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|n| {
+            let mut o = Map::new();
+            put_text(&mut o, "id", n.id());
+            o.insert("weight".into(), json!(n.weight().to_f64()));
+            o.insert("share".into(), json!(n.weight().to_f64() / self.1));
+            if let Some(d) = n.domain() {
+                put_text(&mut o, "domain", d);
+            }
+            Value::Object(o)
+        }))
+    }
 }

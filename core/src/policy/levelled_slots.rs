@@ -65,6 +65,52 @@ impl PartialOrd for Load {
     }
 }
 
+/// The best slots of one node's list by another node's scores, best last, found together so
+/// that a levelling passes over a list once per picker rather than once per slot it takes.
+#[derive(Clone, Default)]
+struct Picks {
+    best: Vec<(u64, u32)>,
+    /// How many were found last time: each new search finds twice as many.
+    found: usize,
+    /// Slots looked at by all searches: what a levelling costs.
+    scanned: usize,
+}
+
+impl Picks {
+    /// The slot of `from`'s list that `picker` scores highest (ties: the lower slot). `want` is
+    /// about how many slots `picker` will take from the list in this levelling: fewer only cost
+    /// another search, more only memory.
+    fn next(&mut self, t: &LevelledSlotTable, picker: usize, from: usize, want: usize) -> u32 {
+        while let Some((_, slot)) = self.best.pop() {
+            // Other pickers may have taken it since (a removed node's slots go to many).
+            if t.table[slot as usize] as usize == from {
+                return slot;
+            }
+        }
+        let nd = t.node_digests[picker];
+        let list = &t.slots_of[from];
+        self.scanned += list.len();
+        let k = want.max(2 * self.found).clamp(1, list.len());
+        self.found = k;
+        // Ordered best first: the higher score, then the lower slot.
+        let mut all: Vec<(Reverse<u64>, u32)> = list
+            .iter()
+            .map(|&slot| (Reverse(score(t.slot_digests[slot as usize], nd)), slot))
+            .collect();
+        if k < all.len() {
+            all.select_nth_unstable(k);
+            all.truncate(k);
+        }
+        all.sort_unstable();
+        self.best = all
+            .into_iter()
+            .rev()
+            .map(|(Reverse(sc), slot)| (sc, slot))
+            .collect();
+        self.best.pop().expect("the list holds a slot").1
+    }
+}
+
 /// A levelled slot table: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1), and
 /// changes that move only the changed node's slots.
 #[derive(Clone)]
@@ -94,6 +140,11 @@ impl LevelledSlotTable {
     /// The first table of `placement` with `slots` slots (1 to 2^24): every node gets its share
     /// of the slots rounded by largest remainder, as one run of consecutive slots, the nodes in
     /// node-digest order.
+    ///
+    /// Cost (POLICIES.md, slot-table (v2), "Cost"): [`MAX_SLOTS`] caps `slots`
+    /// ([`Error::InvalidSlotCount`]); a table holds about 28 bytes per slot. An add or a weight
+    /// increase looks at each slot about once; a removal or a weight decrease looks at the
+    /// changed node's slots once per node that takes some of them.
     pub fn new(placement: &Placement, slots: u64) -> Result<LevelledSlotTable, Error> {
         if slots == 0 || slots > MAX_SLOTS {
             return Err(Error::InvalidSlotCount { value: slots });
@@ -314,13 +365,16 @@ impl LevelledSlotTable {
     /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
     /// `weights` are the fixed-point weights of the membership after the change, in build
     /// order (node `j` at 0 for a removal, whose ids are still those of `self.placement`).
-    fn level(&mut self, j: usize, weights: &[u64]) {
+    /// Returns how many slots the searches for the best slots looked at: about `S` at most for
+    /// an add or a weight change, and a pass over the changed node's slots per node that takes
+    /// some for a removal.
+    fn level(&mut self, j: usize, weights: &[u64]) -> usize {
         let nodes = self.placement.node_specs();
         let total: u128 = weights.iter().map(|&w| w as u128).sum();
         let s = self.table.len() as u128;
         let target = ((2 * s * weights[j] as u128 + total) / (2 * total)) as usize;
         if self.slots_of[j].len() == target {
-            return;
+            return 0;
         }
         // The load order falls back to the id only between nodes of one digest, so a node's rank
         // among the ids of its digest is enough: this sorts 64-bit digests, and byte strings only
@@ -346,11 +400,20 @@ impl LevelledSlotTable {
             index: i as u32,
         };
         let others = || (0..nodes.len()).filter(|&i| i != j && weights[i] > 0);
+        // Each step's pick is the best slot of one list by one node's scores. A list only loses
+        // slots during a levelling (donors give to `j`; `j` gives to the takers), so the best of
+        // a list is the first of its earlier best ones still in it: each pair (picker, list) keeps
+        // the ones it will probably take, found in one pass, and looks again only when they run
+        // out. A change then costs O(S) plus a pass over the list per distinct pair, not a pass
+        // over the list per slot moved.
+        let mut picks: Vec<Picks> = alloc::vec![Picks::default(); nodes.len()];
+        let share = |i: usize| (s * weights[i] as u128 / total) as usize;
         if self.slots_of[j].len() < target {
             let mut most: BinaryHeap<Load> = others().map(|i| load(self, i)).collect();
             while self.slots_of[j].len() < target {
                 let donor = most.pop().expect("the others hold the missing slots").index as usize;
-                let slot = self.preferred(j, &self.slots_of[donor]);
+                let want = self.slots_of[donor].len().saturating_sub(share(donor)) + 1;
+                let slot = picks[donor].next(self, j, donor, want);
                 self.give(slot, j);
                 most.push(load(self, donor));
             }
@@ -363,24 +426,13 @@ impl LevelledSlotTable {
                     .expect("a node of weight > 0 besides j, or j's target is S")
                     .0
                     .index as usize;
-                let slot = self.preferred(taker, &self.slots_of[j]);
+                let want = (share(taker) + 1).saturating_sub(self.slots_of[taker].len()) + 1;
+                let slot = picks[taker].next(self, taker, j, want);
                 self.give(slot, taker);
                 least.push(Reverse(load(self, taker)));
             }
         }
-    }
-
-    /// The slot of `list` that node `i` scores highest (ties: the lower slot).
-    fn preferred(&self, i: usize, list: &[u32]) -> u32 {
-        let nd = self.node_digests[i];
-        let mut best = (0u64, u32::MAX);
-        for &slot in list {
-            let sc = score(self.slot_digests[slot as usize], nd);
-            if sc > best.0 || (sc == best.0 && slot < best.1) {
-                best = (sc, slot);
-            }
-        }
-        best.1
+        picks.iter().map(|p| p.scanned).sum()
     }
 
     fn give(&mut self, slot: u32, to: usize) {
@@ -769,6 +821,27 @@ mod tests {
         assert_eq!(t.remove_node("n2").unwrap_err(), Error::EmptyMembership);
         assert_eq!(t.slot_counts(), vec![8]);
         assert_consistent(&t);
+    }
+
+    /// One change looks at each slot about once: with 2 nodes and 2^16 slots an add and a
+    /// removal each scan at most 2 S slots (one pass per slot moved would be about S^2 / 6).
+    #[test]
+    fn a_change_looks_at_each_slot_about_once() {
+        let slots = 1u64 << 16;
+        let mut t = LevelledSlotTable::new(&fleet(2, &[1.0]), slots).unwrap();
+        let placement = t.placement.with_node(Node::new("added")).unwrap();
+        t.node_digests
+            .push(node_digest(&placement.seed(), b"added"));
+        t.slots_of.push(Vec::new());
+        t.placement = placement;
+        let scanned = t.level(2, &fixed_weights(&t.placement));
+        assert_eq!(t.slot_counts()[2], 21845);
+        assert!(scanned <= 2 * slots as usize, "add scanned {scanned}");
+        let mut weights = fixed_weights(&t.placement);
+        weights[0] = 0;
+        let scanned = t.level(0, &weights);
+        assert_eq!(t.slot_counts()[0], 0);
+        assert!(scanned <= 2 * slots as usize, "removal scanned {scanned}");
     }
 
     #[test]

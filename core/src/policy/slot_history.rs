@@ -138,6 +138,11 @@ impl SlotHistory {
 
     /// Loads a history, placing keys with `seed`, and replays its changes; fails with the first
     /// fault SLOT-HISTORY.md, "Loading", names, in its order.
+    ///
+    /// Cost (SLOT-HISTORY.md, "Limits and growth"): at most [`MAX_CHANGES`] changes (`InvalidView`
+    /// field `changes`, `out_of_range`) and `2^24` slots (`InvalidSlotCount`), both checked
+    /// before the first table is built; replaying costs about one pass over the slots per
+    /// change. A file is read with [`crate::view::read_document`] (at most 1 GiB).
     pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<SlotHistory, Error> {
         let raw = parse(bytes)?;
         let parsed = check_document(raw)?;

@@ -39,7 +39,8 @@ pub const SLOT_TABLE_POLICY: &str = "slot-table-v1";
 /// Prefix of the key whose hrw-v1 ranking is a slot's ranking.
 pub const SLOT_KEY_PREFIX: &[u8] = b"slot-table-v1:";
 
-/// The largest number of slots: 2^24 (a 64 MiB table of 32-bit node indices).
+/// The largest number of slots: 2^24 (a 64 MiB table of 32-bit node indices). It is the cap on
+/// what one slot-table build or change may cost, since a caller names the count in a few bytes.
 pub const MAX_SLOTS: u64 = 1 << 24;
 
 /// Capacities are `ceil(S * w_i * (10^6 + overload_ppm) / (10^6 * sum w))`.
@@ -113,6 +114,10 @@ impl SlotTable {
     /// `overload_ppm = Some(p)`, no node holds more than `ceil(S * share * (1 + p / 10^6))` slots,
     /// where `share` is its weight over the sum of weights (the bounded-load table); with `None`
     /// every slot goes to the first node of its ranking (the plain HRW slot table).
+    ///
+    /// Cost (POLICIES.md, slot-table (v1), "Cost"): [`MAX_SLOTS`] caps `slots`
+    /// ([`Error::InvalidSlotCount`]); a build scores about 6 nodes per slot and holds about 50
+    /// bytes per slot; each change returns a copy and costs about one pass over the slots.
     pub fn new(
         placement: &Placement,
         slots: u64,
