@@ -11,6 +11,9 @@ export type NodeIdLike = string | Uint8Array
 /** A node id as returned: the same string that was given, or a fresh `Buffer` for a binary id. */
 export type NodeId = string | Buffer
 
+/** A seed: 16 bytes, or 32 hex digits. */
+export type SeedLike = string | Uint8Array
+
 /**
  * A node with a weight (default 1; 0 keeps it in the membership but never selects it) and a
  * failure domain. `null` means not given, so `nodes()`'s answers can be passed back.
@@ -642,7 +645,7 @@ export declare function draw(score: bigint): bigint
  * hrw-v1's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
  * 64-bit BigInt: the building block of every score.
  */
-export declare function keyDigest(key: Key, seed?: string | Uint8Array | null): bigint
+export declare function keyDigest(key: Key, seed?: SeedLike | undefined | null): bigint
 
 /** The policy tag: `"slot-table-v2"`. */
 export declare const LEVELLED_SLOTS_POLICY: string
@@ -651,7 +654,7 @@ export declare const LEVELLED_SLOTS_POLICY: string
  * hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit
  * BigInt.
  */
-export declare function nodeDigest(id: NodeIdLike, seed?: string | Uint8Array | null): bigint
+export declare function nodeDigest(id: NodeIdLike, seed?: SeedLike | undefined | null): bigint
 
 /**
  * What switching from `from` to `to` (each a ProfilePlacement, Placement or View) moves over

@@ -11,6 +11,9 @@ export type NodeIdLike = string | Uint8Array
 /** A node id as returned: the same string that was given, or a fresh `Buffer` for a binary id. */
 export type NodeId = string | Buffer
 
+/** A seed: 16 bytes, or 32 hex digits. */
+export type SeedLike = string | Uint8Array
+
 /**
  * A node with a weight (default 1; 0 keeps it in the membership but never selects it) and a
  * failure domain. `null` means not given, so `nodes()`'s answers can be passed back.
