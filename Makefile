@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -22,7 +22,7 @@ test:
 # Each suite's wall time is printed after it, to show which chain is the longest.
 chain = $(foreach t,$(1),s=$$SECONDS && $(MAKE) --no-print-directory $(t) && echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
 test-chain-rust:
-	+@$(call chain,check-generated test-core test-conformance test-cli)
+	+@$(call chain,check-generated test-core test-compat test-conformance test-cli)
 test-chain-bindings:
 	+@$(call chain,test-py test-node test-dist test-fuzz-py)
 test-chain-c:
@@ -32,13 +32,24 @@ test-core:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) test -p hrwhash
 	$(CARGO) test -p hrwhash --no-default-features
+	$(CARGO) test -p hrwhash --no-default-features --features json
 	$(CARGO) build -p hrwhash --no-default-features
+	@# Without features a placement compiles SipHash and nothing else.
+	test "$$($(CARGO) tree -p hrwhash -e normal --no-default-features --prefix none | cut -d' ' -f1 | sort -u | xargs)" = "hrwhash siphasher"
 	$(CARGO) test --release -p hrwhash --test properties -- --include-ignored
 	$(CARGO) test --release -p hrwhash --test replica_balance -- --include-ignored
 	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash --no-deps
 
+# The compatibility profiles (compat/, crate hrwhash-compat) against their recorded vectors.
+test-compat:
+	$(CARGO) test -p hrwhash-compat
+	$(CARGO) build -p hrwhash-compat --no-default-features
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --quiet -p hrwhash-compat --no-deps
+
 test-conformance:
 	$(CARGO) test -p hrwhash-conformance
+	python3 -m unittest discover -s conformance/api -p "test_*.py"
+	python3 conformance/api/table.py check
 	$(CARGO) test -p hrwhash-errors
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
@@ -68,6 +79,7 @@ test-go:
 	$(MAKE) -C go test-go
 
 check-generated:
+	python3 conformance/api/table.py generate --check
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json

@@ -3,7 +3,8 @@
 
 use std::ffi::{c_char, CStr};
 
-use hrwhash_core::{Node, Profile, ProfilePlacement, Weight};
+use hrwhash_compat::{Profile, ProfilePlacement};
+use hrwhash_core::{Node, Weight};
 
 use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
 use crate::placement::split_keys;

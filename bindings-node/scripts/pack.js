@@ -39,7 +39,8 @@ function workspaceTables() {
   return { pkg: table('workspace.package'), deps: table('workspace.dependencies') };
 }
 
-function standalone(manifest, ws, corePath) {
+// `paths`: where each workspace crate the manifest depends on sits, relative to the manifest.
+function standalone(manifest, ws, paths) {
   let section = '';
   return manifest
     .split('\n')
@@ -51,6 +52,7 @@ function standalone(manifest, ws, corePath) {
         if (!(m[1] in ws.pkg)) throw new Error(`no workspace value for ${m[1]}`);
         return `${m[1]} = ${ws.pkg[m[1]]}`;
       }
+      if (m && m[1] in paths) return `${m[1]} = { path = "${paths[m[1]]}", default-features = false }`;
       if (m) {
         if (!(m[1] in ws.deps)) throw new Error(`no workspace dependency ${m[1]}`);
         return `${m[1]} = ${ws.deps[m[1]]}`;
@@ -58,7 +60,7 @@ function standalone(manifest, ws, corePath) {
       m = /^([A-Za-z0-9_-]+) = \{ workspace = true(.*)\}$/.exec(line);
       if (m) {
         const extra = m[2].replace(/\s+$/, '');
-        if (m[1] === 'hrwhash') return `hrwhash = { path = "${corePath}", default-features = false${extra} }`;
+        if (m[1] in paths) return `${m[1]} = { path = "${paths[m[1]]}", default-features = false${extra} }`;
         const inherited = ws.deps[m[1]];
         if (!inherited) throw new Error(`no workspace dependency ${m[1]}`);
         const table = inherited.startsWith('{') ? inherited.replace(/\s*\}$/, '') : `{ version = ${inherited}`;
@@ -132,17 +134,20 @@ for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(roo
 let manifest = fs.readFileSync(path.join(here, 'Cargo.toml'), 'utf8');
 manifest = without(manifest, '[example]');
 // An empty workspace table: the package builds alone even when it sits inside another Cargo project.
-manifest = standalone(manifest, ws, 'core') + '\n[workspace]\n\n[profile.release]\ncodegen-units = 1\nlto = "thin"\n';
+manifest = standalone(manifest, ws, { hrwhash: 'core', 'hrwhash-compat': 'compat' }) + '\n[workspace]\n\n[profile.release]\ncodegen-units = 1\nlto = "thin"\n';
 fs.writeFileSync(path.join(mainDir, 'Cargo.toml'), manifest);
 copy(path.join(root, 'Cargo.lock'), path.join(mainDir, 'Cargo.lock'));
-copy(path.join(root, 'core', 'src'), path.join(mainDir, 'core', 'src'));
-let coreManifest = fs.readFileSync(path.join(root, 'core', 'Cargo.toml'), 'utf8');
-coreManifest = without(without(coreManifest, 'dev-dependencies'), '[bench]');
-coreManifest = standalone(coreManifest, ws, '.').replace(/^readme = .*\n/m, '');
-fs.writeFileSync(path.join(mainDir, 'core', 'Cargo.toml'), coreManifest);
+// The workspace crates the addon is built from: the core and the compatibility profiles.
+for (const dir of ['core', 'compat']) {
+  copy(path.join(root, dir, 'src'), path.join(mainDir, dir, 'src'));
+  let crateManifest = fs.readFileSync(path.join(root, dir, 'Cargo.toml'), 'utf8');
+  crateManifest = without(without(crateManifest, 'dev-dependencies'), '[bench]');
+  crateManifest = standalone(crateManifest, ws, { hrwhash: '../core' }).replace(/^readme = .*\n/m, '');
+  fs.writeFileSync(path.join(mainDir, dir, 'Cargo.toml'), crateManifest);
+}
 const mainPkg = {
   ...pkg,
-  files: [...pkg.files, 'Cargo.lock', 'core', 'LICENSE-MIT', 'LICENSE-APACHE'],
+  files: [...pkg.files, 'Cargo.lock', 'core', 'compat', 'LICENSE-MIT', 'LICENSE-APACHE'],
   optionalDependencies: { ...(pkg.optionalDependencies || {}), [platformName]: pkg.version },
 };
 delete mainPkg.devDependencies;

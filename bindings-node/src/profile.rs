@@ -2,8 +2,7 @@
 //! way an incumbent library does, and `profileDiff`, what a switch between any two placements
 //! moves. Ids come back in the form they were given, as `Placement`'s do.
 
-use hrwhash::profile::{AnyPlacement, Lookup, Switch};
-use hrwhash::Profile;
+use hrwhash_compat::{AnyPlacement, Lookup, Profile, Switch};
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
@@ -20,7 +19,7 @@ const OPTIONS: [&str; 1] = ["weights"];
 /// `"pymemcache-rendezvous"`, `"ketama-libmemcached"` or `"hashring-node-3"`.
 #[napi]
 pub struct ProfilePlacement {
-    inner: hrwhash::ProfilePlacement,
+    inner: hrwhash_compat::ProfilePlacement,
     forms: Vec<Form>,
 }
 
@@ -83,8 +82,9 @@ impl ProfilePlacement {
         let (_, parsed) = parse_membership(env, nodes, options)?;
         let profile = Profile::from_name(&name).map_err(|e| core_error(env, e))?;
         let forms = parsed.iter().map(|p| p.form.id).collect();
-        let inner = hrwhash::ProfilePlacement::new(profile, parsed.into_iter().map(|p| p.node))
-            .map_err(|e| core_error(env, e))?;
+        let inner =
+            hrwhash_compat::ProfilePlacement::new(profile, parsed.into_iter().map(|p| p.node))
+                .map_err(|e| core_error(env, e))?;
         Ok(ProfilePlacement { inner, forms })
     }
 

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 
-use hrwhash::profile::{AnyPlacement, Switch};
-use hrwhash::{Error, Node, Profile};
+use hrwhash::{Error, Node};
+use hrwhash_compat::{AnyPlacement, Profile, Switch};
 
 use crate::args::{
     check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
@@ -21,7 +21,7 @@ use crate::{stream_chunks, Placement, CHUNK_KEYS};
 /// A membership placed the way an incumbent library places it.
 #[pyclass(frozen, module = "hrwhash", name = "ProfilePlacement")]
 pub struct ProfilePlacement {
-    inner: hrwhash::ProfilePlacement,
+    inner: hrwhash_compat::ProfilePlacement,
     ids: Vec<Py<PyAny>>,
 }
 
@@ -130,8 +130,8 @@ impl ProfilePlacement {
             }
             nodes.push(node);
         }
-        let inner =
-            hrwhash::ProfilePlacement::new(profile, nodes).map_err(|e| error(py, e, None))?;
+        let inner = hrwhash_compat::ProfilePlacement::new(profile, nodes)
+            .map_err(|e| error(py, e, None))?;
         Ok(ProfilePlacement {
             inner,
             ids: ids.into_iter().map(Bound::unbind).collect(),

@@ -1,12 +1,12 @@
 //! Compatibility profiles on the command line (conformance/PROFILES.md): `place --profile` and
 //! `diff --from-profile` / `--to-profile`. Placement and counting are the core's
-//! (`hrwhash::ProfilePlacement`, `hrwhash::profile::Switch`); this module reads and prints.
+//! (`hrwhash_compat::ProfilePlacement`, `hrwhash_compat::Switch`); this module reads and prints.
 
 use std::ffi::OsStr;
 use std::io::Write;
 
-use hrwhash::profile::{Lookup, Switch};
-use hrwhash::{Node, Profile, ProfilePlacement};
+use hrwhash::Node;
+use hrwhash_compat::{Lookup, Profile, ProfilePlacement, Switch};
 use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
@@ -97,7 +97,7 @@ pub fn place(
     result
 }
 
-pub use hrwhash::profile::AnyPlacement as Side;
+pub use hrwhash_compat::AnyPlacement as Side;
 
 /// A diff with a profile compares owners: `--k` other than 1 is `NotOffered`, in the profile's
 /// own words when it has no top-k lookup at all.

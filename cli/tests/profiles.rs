@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use hrwhash::profile::Switch;
-use hrwhash::{Node, Placement, Profile, ProfilePlacement};
+use hrwhash::{Node, Placement};
+use hrwhash_compat::{Profile, ProfilePlacement, Switch};
 use serde_json::Value;
 
 fn run(args: &[&str], stdin: &[u8]) -> Output {

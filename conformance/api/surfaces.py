@@ -25,7 +25,18 @@ ROOT = Path(__file__).resolve().parents[2]
 LANGUAGES = ("rust", "python", "node", "c", "cpp", "go")
 
 
-def rust_surface(crate: str = "hrwhash") -> list[str]:
+RUST_CRATES = ("hrwhash", "hrwhash-compat")
+
+
+def rust_surface() -> list[str]:
+    """The public names of every library crate users depend on: the core and the profiles."""
+    names: set[str] = set()
+    for crate in RUST_CRATES:
+        names.update(rust_crate_surface(crate))
+    return sorted(names)
+
+
+def rust_crate_surface(crate: str) -> list[str]:
     """Public types, their inherent methods and the crate's free items, from rustdoc's JSON.
 
     The JSON output is unstable rustdoc; RUSTC_BOOTSTRAP lets the stable toolchain write it, the
@@ -212,7 +223,9 @@ def cpp_surface() -> list[str]:
                 elif public:
                     f = re.match(r"\s*(?:static\s+|explicit\s+|inline\s+|constexpr\s+|virtual\s+|friend\s+)*"
                                  r"(?:[\w:<>,\s*&]+?\s+)?[*&]?(~?[A-Za-z_]\w*)\s*\(", line)
-                    if f and f.group(1) not in ("if", "for", "while", "return", "switch", "sizeof"):
+                    # A name ending in `_` is a data member in a constructor's initializer list.
+                    if f and f.group(1) not in ("if", "for", "while", "return", "switch", "sizeof") \
+                            and not f.group(1).endswith("_"):
                         names.add(f"{cls}.{f.group(1)}" if f.group(1) != cls else cls)
                     fld = re.match(r"\s*[\w:<>,\s*&]+\s+(\w+)\s*(?:=[^;]*)?;\s*$", line)
                     if fld and "(" not in line and "using" not in line:

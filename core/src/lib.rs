@@ -7,6 +7,11 @@
 //! binding returns bit-identical answers. The algorithm is specified byte for byte in
 //! `conformance/SPEC.md`.
 //!
+//! Features: `std` (default) adds run-time SIMD dispatch and `std::error::Error`; `json`
+//! (default) adds [`View`] documents, [`RampPlan`] and [`policy::SlotHistory`], with a JSON parser
+//! and SHA-256. With neither, a placement and the policies compile SipHash alone. The
+//! compatibility profiles are the crate `hrwhash-compat`.
+//!
 //! ```
 //! use hrwhash::{Node, Placement, Seed, Weight};
 //!
@@ -26,6 +31,7 @@
 //! # Ok::<(), hrwhash::Error>(())
 //! ```
 #![cfg_attr(not(feature = "std"), no_std)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 extern crate alloc;
@@ -36,25 +42,29 @@ mod error_kind;
 mod kernel;
 mod placement;
 pub mod policy;
-pub mod profile;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod ramp;
 pub mod transition;
 mod util;
 pub mod v1;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod view;
 mod weight;
 
 pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
-pub use profile::{Profile, ProfilePlacement};
+#[cfg(feature = "json")]
 pub use ramp::RampPlan;
 pub use transition::Transition;
 pub use v1::{Seed, ALGORITHM};
+#[cfg(feature = "json")]
 pub use view::View;
 pub use weight::Weight;
 
-// The README's Rust snippets compile and run as doctests.
-#[cfg(doctest)]
+// The README's Rust snippets compile and run as doctests (some load views).
+#[cfg(all(doctest, feature = "json"))]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;

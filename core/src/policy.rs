@@ -8,8 +8,11 @@ pub use slot_table::SlotTable;
 pub mod levelled_slots;
 
 pub use levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod slot_history;
 
+#[cfg(feature = "json")]
 pub use slot_history::{SlotChange, SlotHistory, TableFingerprint, SLOT_HISTORY_FORMAT};
 pub mod domains;
 

@@ -460,9 +460,10 @@ pub struct Diff {
 }
 
 /// The counts behind a diff of two placements, whatever decides each key's owner on either side
-/// (a [`Transition`] or a profile [`Switch`](crate::profile::Switch)).
+/// (a [`Transition`] or hrwhash-compat's `Switch`, which is why it is public).
+#[doc(hidden)]
 #[derive(Clone, Debug)]
-pub(crate) struct Tally {
+pub struct Tally {
     keys: u64,
     moved: u64,
     before: Vec<u64>,
@@ -471,7 +472,7 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    pub(crate) fn new(old_len: usize, new_len: usize) -> Tally {
+    pub fn new(old_len: usize, new_len: usize) -> Tally {
         Tally {
             keys: 0,
             moved: 0,
@@ -482,7 +483,7 @@ impl Tally {
     }
 
     /// Counts one key owned by `old` before and `new` after.
-    pub(crate) fn count(&mut self, old: usize, new: usize, moved: bool) {
+    pub fn count(&mut self, old: usize, new: usize, moved: bool) {
         self.keys += 1;
         self.before[old] += 1;
         self.after[new] += 1;
@@ -508,15 +509,15 @@ impl Tally {
         }
     }
 
-    pub(crate) fn keys(&self) -> u64 {
+    pub fn keys(&self) -> u64 {
         self.keys
     }
 
-    pub(crate) fn moved(&self) -> u64 {
+    pub fn moved(&self) -> u64 {
         self.moved
     }
 
-    pub(crate) fn flows(&self) -> Vec<Flow> {
+    pub fn flows(&self) -> Vec<Flow> {
         self.flows
             .iter()
             .map(|(&(from, to), &count)| Flow {
@@ -528,7 +529,7 @@ impl Tally {
     }
 
     /// Every old node in old order, then every node only on the new side in new order.
-    pub(crate) fn nodes(
+    pub fn nodes(
         &self,
         old_to_new: impl Fn(usize) -> Option<usize>,
         new_to_old: impl Fn(usize) -> Option<usize>,

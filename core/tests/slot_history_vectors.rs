@@ -1,5 +1,7 @@
 //! Every case of conformance/policies/slot-history-v1.json through the public API, the limit on
 //! the number of changes, and appending one change at a time.
+// Views, ramps and slot histories are the `json` feature's.
+#![cfg(feature = "json")]
 
 use hrwhash::policy::{SlotChange, SlotHistory};
 use hrwhash::{Error, Node, Placement, Seed, ViewFault};

@@ -1,6 +1,8 @@
 //! Properties of transitions and ramps over generated memberships (proptest): what a transition
 //! says about a key is what the two placements say, what it counts over keys is the sum of what
 //! it says per key, and a ramp keeps its limit and arrives at the target.
+// Views, ramps and slot histories are the `json` feature's.
+#![cfg(feature = "json")]
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,4 +1,6 @@
 //! Properties of views, transitions and ramps on many generated memberships.
+// Views, ramps and slot histories are the `json` feature's.
+#![cfg(feature = "json")]
 
 use hrwhash::transition::Transition;
 use hrwhash::{Error, Node, Placement, RampPlan, Seed, View, Weight};

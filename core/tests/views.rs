@@ -1,4 +1,6 @@
 //! Every case of conformance/views.json, through the public API.
+// Views, ramps and slot histories are the `json` feature's.
+#![cfg(feature = "json")]
 
 use hrwhash::transition::Transition;
 use hrwhash::view::SeedFingerprint;

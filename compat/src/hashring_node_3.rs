@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 
 use super::continuum::{key_value, md5, words, Continuum};
 use super::{whole_weight, Profile};
-use crate::{Error, Node};
+use hrwhash::{Error, Node};
 
 const VNODES: f64 = 40.0;
 
@@ -104,7 +104,7 @@ pub(crate) fn range(c: &Continuum, key: &[u8], k: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Weight;
+    use hrwhash::Weight;
 
     #[test]
     fn equal_weights_give_40_digests_each_except_where_binary64_rounds_down() {
@@ -198,10 +198,14 @@ mod tests {
             })
             .collect();
         let c = continuum(&nodes).unwrap();
-        for &(key, server) in super::super::hashring_fixture::CASES {
-            let got = owner(&c, alloc::format!("{key}").as_bytes());
-            assert_eq!(got + 1, server as usize, "key {key}");
+        let fixture = include_str!("../tests/data/hashring-node-3-ketama.txt");
+        let mut cases = 0;
+        for (key, server) in crate::fixture_cases(fixture) {
+            let got = owner(&c, key.as_bytes());
+            assert_eq!(got + 1, server.parse::<usize>().unwrap(), "key {key}");
+            cases += 1;
         }
+        assert_eq!(cases, 4000);
     }
 
     #[test]

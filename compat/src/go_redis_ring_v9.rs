@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use xxhash_rust::xxh64::xxh64;
 
-use crate::Node;
+use hrwhash::Node;
 
 /// go-redis `hashtag.Key`: the text between the first `{` and the first `}` after it, when that
 /// text is not empty; the whole key otherwise.

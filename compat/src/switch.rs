@@ -5,8 +5,8 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use super::ProfilePlacement;
-use crate::transition::{Flow, NodeChange, Route, Tally};
-use crate::{Placement, View};
+use hrwhash::transition::{Flow, NodeChange, Route, Tally};
+use hrwhash::Placement;
 
 /// A membership that answers "which node owns this key?": the common ground of every placement
 /// a [`Switch`] can compare.
@@ -31,7 +31,8 @@ impl Lookup for Placement {
     }
 }
 
-impl Lookup for View {
+#[cfg(feature = "json")]
+impl Lookup for hrwhash::View {
     fn node_count(&self) -> usize {
         self.placement().len()
     }
@@ -68,7 +69,7 @@ impl AnyPlacement {
     /// `hrw-v1` or the profile's name.
     pub fn algorithm(&self) -> &'static str {
         match self {
-            AnyPlacement::Hrw(_) => crate::ALGORITHM,
+            AnyPlacement::Hrw(_) => hrwhash::ALGORITHM,
             AnyPlacement::Profile(p) => p.profile().name(),
         }
     }
@@ -108,8 +109,8 @@ struct Inner<A, B> {
 /// The switch from one placement to another, of any two kinds. Cheap to clone (shared).
 ///
 /// ```
-/// use hrwhash::profile::Switch;
-/// use hrwhash::{Node, Placement, Profile, ProfilePlacement};
+/// use hrwhash::{Node, Placement};
+/// use hrwhash_compat::{Profile, ProfilePlacement, Switch};
 ///
 /// let ids = ["cache-a:6379", "cache-b:6379", "cache-c:6379"];
 /// let incumbent = ProfilePlacement::new(Profile::GoRedisRingV9, ids.map(Node::new))?;
@@ -216,7 +217,7 @@ impl<A: Lookup, B: Lookup> Switch<A, B> {
 }
 
 /// Owner changes of a [`Switch`] accumulated over keys, in memory that depends on the nodes and
-/// flows only: the same counts as [`crate::transition::Diff`].
+/// flows only: the same counts as [`hrwhash::transition::Diff`].
 pub struct SwitchDiff<A, B> {
     switch: Switch<A, B>,
     tally: Tally,
@@ -269,8 +270,9 @@ impl<A: Lookup, B: Lookup> SwitchDiff<A, B> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transition::Transition;
-    use crate::{Node, Profile};
+    use crate::Profile;
+    use hrwhash::transition::Transition;
+    use hrwhash::Node;
 
     #[test]
     fn between_two_hrw_placements_it_counts_what_a_transition_counts() {

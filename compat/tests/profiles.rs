@@ -1,6 +1,7 @@
 //! Every lookup of every conformance/profiles/<name>.json, recorded from the incumbents.
 
-use hrwhash::{Node, Profile, ProfilePlacement, Weight};
+use hrwhash::{Node, Weight};
+use hrwhash_compat::{Profile, ProfilePlacement};
 use serde_json::Value;
 
 fn unhex(s: &str) -> Vec<u8> {

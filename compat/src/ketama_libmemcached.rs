@@ -4,7 +4,7 @@ use alloc::vec::Vec;
 
 use super::continuum::{key_value, md5, words, Continuum};
 use super::{whole_weight, Profile};
-use crate::{Error, Node};
+use hrwhash::{Error, Node};
 
 const DEFAULT_PORT: u32 = 11211;
 const POINTS_PER_SERVER: f32 = 160.0;
@@ -92,7 +92,7 @@ pub(crate) fn owner(c: &Continuum, key: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Weight;
+    use hrwhash::Weight;
 
     #[test]
     fn ids_split_into_host_and_port() {
@@ -140,9 +140,13 @@ mod tests {
         assert_eq!(key_value(b"VDEAAAAA"), 0xfffcd1b5);
         assert!(*c.values.last().unwrap() < 0xfffcd1b5);
         assert_eq!(owner(&c, b"VDEAAAAA"), c.owners[0] as usize);
-        for &(key, server) in super::super::ketama_fixture::CASES {
+        let fixture = include_str!("../tests/data/ketama-libmemcached.txt");
+        let mut cases = 0;
+        for (key, server) in crate::fixture_cases(fixture) {
             let got = servers[owner(&c, key.as_bytes())].0;
             assert_eq!(got.split(':').next().unwrap(), server, "key {key}");
+            cases += 1;
         }
+        assert_eq!(cases, 99);
     }
 }

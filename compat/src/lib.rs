@@ -1,10 +1,14 @@
-//! Compatibility profiles: placements that answer exactly as an incumbent library does, so a
-//! fleet already placed by it can be read, compared with hrw-v1 and migrated before anything
-//! moves. Each profile is specified byte for byte in `conformance/PROFILES.md` and checked
-//! against vectors recorded from the incumbent itself (`conformance/profiles/<name>.json`).
+//! Compatibility profiles for [hrwhash](https://docs.rs/hrwhash): placements that answer exactly
+//! as an incumbent library does, so a fleet already placed by it can be read, compared with
+//! hrw-v1 and migrated before anything moves. Each profile is specified byte for byte in
+//! `conformance/PROFILES.md` and checked against vectors recorded from the incumbent itself
+//! (`conformance/profiles/<name>.json`). A crate of its own, so that a user of hrw-v1 alone
+//! compiles none of the incumbents' hash functions (MD5, XXH64). Its errors are variants of
+//! [`hrwhash::Error`], the one error type of the library.
 //!
 //! ```
-//! use hrwhash::{Node, Profile, ProfilePlacement};
+//! use hrwhash::Node;
+//! use hrwhash_compat::{Profile, ProfilePlacement};
 //!
 //! // pymemcache's own test: nodes "0", "1", "2".
 //! let p = ProfilePlacement::new(Profile::PymemcacheRendezvous, ["0", "1", "2"].map(Node::new))?;
@@ -14,19 +18,20 @@
 //! # Ok::<(), hrwhash::Error>(())
 //! ```
 
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+
+extern crate alloc;
+
 use alloc::string::ToString;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
-use crate::{Error, Node};
+use hrwhash::{Error, Node};
 
 mod continuum;
 mod go_redis_ring_v9;
-#[cfg(test)]
-mod hashring_fixture;
 mod hashring_node_3;
-#[cfg(test)]
-mod ketama_fixture;
 mod ketama_libmemcached;
 mod pymemcache_rendezvous;
 mod switch;
@@ -252,7 +257,7 @@ fn validate(profile: Profile, nodes: &[Node]) -> Result<(), Error> {
             what: "failure domains",
         });
     }
-    if !profile.offers_weights() && nodes.iter().any(|n| n.weight() != crate::Weight::ONE) {
+    if !profile.offers_weights() && nodes.iter().any(|n| n.weight() != hrwhash::Weight::ONE) {
         return Err(Error::NotOffered {
             profile: profile.name(),
             what: "weights (the incumbent is unweighted)",
@@ -280,10 +285,19 @@ fn whole_weight(profile: Profile, node: &Node) -> Result<u32, Error> {
     }
 }
 
+/// The cases of a fixture recorded from an incumbent (`tests/data/*.txt`): one a line, two
+/// fields separated by a tab; lines starting with `#` say where the cases come from.
+#[cfg(test)]
+fn fixture_cases(text: &str) -> impl Iterator<Item = (&str, &str)> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| line.split_once('\t').expect("two tab-separated fields"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Weight;
+    use hrwhash::Weight;
 
     #[test]
     fn names_round_trip_and_unknown_names_are_typed_errors() {
