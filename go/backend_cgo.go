@@ -83,7 +83,7 @@ func Version() string { return C.GoString(C.hrw_version()) }
 
 // backend owns a C handle, released when the backend is garbage collected. For a small
 // membership it also holds the Go implementation: one lookup then costs less than the cgo
-// call alone (see BENCHMARKS.md), so single-key owner lookups and rankings of up to hrw.TopMax
+// call alone (see bindings-c/BENCHMARKS.md, "Go"), so single-key owner lookups and rankings of up to hrw.TopMax
 // nodes stay in Go; longer rankings, replicas, and every lookup of a larger membership go to
 // libhrwhash.
 type backend struct {

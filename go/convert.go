@@ -8,7 +8,7 @@ const version = "0.1.0"
 
 // goLookupMax is the largest number of selectable nodes for which the cgo build answers owner
 // lookups in Go: below about 150 nodes the Go loop is cheaper than crossing into C (measured
-// in BENCHMARKS.md). The tests set it to -1 to send every lookup to libhrwhash.
+// in bindings-c/BENCHMARKS.md, "Go"). The tests set it to -1 to send every lookup to libhrwhash.
 var goLookupMax = 128
 
 // fromHrw maps a build error of the Go implementation; its codes are the C statuses.

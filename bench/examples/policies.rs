@@ -1,4 +1,4 @@
-//! The numbers of BENCHMARKS.md, "Policies": bounded-load-v1 online lookups beside plain
+//! The numbers of bench/NOTES.md, "Policies": bounded-load-v1 online lookups beside plain
 //! `owner()` (replica balance has its own example, `replica_balance`).
 //!
 //!     cargo run --release -p hrwhash-bench --example policies

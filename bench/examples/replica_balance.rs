@@ -1,4 +1,4 @@
-//! The numbers of BENCHMARKS.md, "Replica balance": plain weighted top-k and replica-balance side
+//! The numbers of bench/NOTES.md, "Replica balance": plain weighted top-k and replica-balance side
 //! by side on keys the solver never saw (replica share error, the smallest node's share, keys
 //! whose replica set changes when one weight grows by 10%, solve CPU time), and the lookup cost of
 //! each in one run.

@@ -23,7 +23,7 @@
 //!
 //! Every slot that moves goes to the new node or comes from the removed one, so movement is the
 //! optimum up to rounding by construction; the table depends on the sequence of changes, not only
-//! on the membership (a table of the membership alone cannot have both: BENCHMARKS.md). Times are
+//! on the membership (a table of the membership alone cannot have both: bench/NOTES.md). Times are
 //! CPU time of the thread: the machine is shared; a change takes milliseconds, below the tick of that clock, so changes are timed
 //! by the wall clock (their worst case then includes other processes' turns).
 

@@ -151,7 +151,7 @@ func BenchmarkOwnerWeighted(b *testing.B) {
 }
 
 // BenchmarkOwnerLargeN is go-rendezvous at the fleet sizes of the slot-table study
-// (BENCHMARKS.md, "The slot-table policy (large fleets)"), where its lookup is O(N).
+// (bench/NOTES.md, "The slot-table policy (large fleets)"), where its lookup is O(N).
 func BenchmarkOwnerLargeN(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		nodes, keys := benchInputs(n)
