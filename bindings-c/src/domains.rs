@@ -5,7 +5,8 @@ use hrwhash_core::policy::{DomainFault, Domains};
 use hrwhash_core::Error;
 
 use crate::ffi::{
-    copy_to, free_handle, guard, opt_out, try_bytes, try_out, try_ref, try_span_mut, Handle,
+    copy_to, free_handle, get, get_by_key, guard, opt_out, try_bytes, try_out, try_ref,
+    try_span_mut, Handle,
 };
 use crate::placement::hrw_placement;
 use crate::status::hrw_status;
@@ -127,12 +128,12 @@ pub unsafe extern "C" fn hrw_domains_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let d = &try_ref!(domains).inner;
-        let dst = try_out!(out_index);
-        dst.write(d.owner_index(try_bytes!(key, key_len)));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(domains, key, key_len, out_index, |d, key| {
+            Ok(d.inner.owner_index(key))
+        })
+    }
 }
 
 /// The first `k` replicas of `key` into `out_indices[0..k]`, in distinct domains of the spread
@@ -171,11 +172,8 @@ pub unsafe extern "C" fn hrw_domains_domain_count(
     domains: *const hrw_domains,
     out_count: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let d = &try_ref!(domains).inner;
-        try_out!(out_count).write(d.domain_count());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(domains, out_count, |d| Ok(d.inner.domain_count())) }
 }
 
 /// The domain of the spread level that node `index` is in (its path up to that level):

@@ -295,3 +295,40 @@ pub(crate) use {
     free_handle, opt_out, opt_ref, try_bytes, try_mut, try_out, try_ref, try_span, try_span_mut,
     with_detail,
 };
+
+/// The body of a getter: `f` of a handle, written to a required out-param. NULL handle, then
+/// NULL out-param, then `f`'s own error.
+///
+/// # Safety
+/// As `arg_ref` for `handle` and `Out::new` for `dst`.
+pub(crate) unsafe fn get<H, R>(
+    handle: *const H,
+    dst: *mut R,
+    f: impl FnOnce(&H) -> Result<R, hrw_status>,
+) -> hrw_status {
+    guard(|| {
+        let h = try_ref!(handle);
+        let dst = try_out!(dst);
+        dst.write(f(h)?);
+        Ok(())
+    })
+}
+
+/// `get` of a lookup by key, the key checked after the out-param (`bytes`).
+///
+/// # Safety
+/// As `get`, and `bytes` for the key.
+pub(crate) unsafe fn get_by_key<H, R>(
+    handle: *const H,
+    key: *const u8,
+    key_len: usize,
+    dst: *mut R,
+    f: impl FnOnce(&H, &[u8]) -> Result<R, hrw_status>,
+) -> hrw_status {
+    guard(|| {
+        let h = try_ref!(handle);
+        let dst = try_out!(dst);
+        dst.write(f(h, try_bytes!(key, key_len))?);
+        Ok(())
+    })
+}

@@ -3,8 +3,8 @@
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
 use crate::ffi::{
-    bytes, copy_to_buffer, free_handle, guard, span, try_bytes, try_out, try_ref, try_span,
-    try_span_mut, with_detail, Handle, Out,
+    bytes, copy_to_buffer, free_handle, get, get_by_key, guard, span, try_bytes, try_out, try_ref,
+    try_span, try_span_mut, with_detail, Handle, Out,
 };
 use crate::status::{hrw_error, hrw_status};
 
@@ -227,12 +227,12 @@ pub unsafe extern "C" fn hrw_placement_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        let dst = try_out!(out_index);
-        dst.write(p.owner_index(try_bytes!(key, key_len)));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, key, key_len, out_index, |p, key| {
+            Ok(p.inner.owner_index(key))
+        })
+    }
 }
 
 /// Owners of `key_count` keys in one call: the keys are concatenated in `keys` (`keys_len` bytes
@@ -430,11 +430,8 @@ pub unsafe extern "C" fn hrw_placement_len(
     placement: *const hrw_placement,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        try_out!(out_len).write(p.len());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(placement, out_len, |p| Ok(p.inner.len())) }
 }
 
 /// The number of nodes that can be selected (weight above zero).
@@ -446,11 +443,8 @@ pub unsafe extern "C" fn hrw_placement_selectable_len(
     placement: *const hrw_placement,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        try_out!(out_len).write(p.selectable_len());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(placement, out_len, |p| Ok(p.inner.selectable_len())) }
 }
 
 /// The id of the node at `index`: `*out_id` points into the placement (valid until it is
@@ -514,13 +508,13 @@ pub unsafe extern "C" fn hrw_placement_node_weight(
     index: usize,
     out_weight: *mut f64,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        let dst = try_out!(out_weight);
-        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
-        dst.write(node.weight().to_f64());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(placement, out_weight, |p| {
+            let node = p.inner.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+            Ok(node.weight().to_f64())
+        })
+    }
 }
 
 /// The index of the node with this id; UNKNOWN_NODE when there is none.
@@ -534,15 +528,12 @@ pub unsafe extern "C" fn hrw_placement_find(
     id_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        let dst = try_out!(out_index);
-        let node = p
-            .find(try_bytes!(id, id_len))
-            .ok_or(hrw_status::UnknownNode)?;
-        dst.write(node.index());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, id, id_len, out_index, |p, id| {
+            Ok(p.inner.find(id).ok_or(hrw_status::UnknownNode)?.index())
+        })
+    }
 }
 
 /// The 16 seed bytes, into `out_seed` (`out_len` at least 16, else BUFFER_TOO_SMALL).
@@ -574,13 +565,12 @@ pub unsafe extern "C" fn hrw_placement_score(
     index: usize,
     out_score: *mut u64,
 ) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        let dst = try_out!(out_score);
-        let key = try_bytes!(key, key_len);
-        dst.write(p.score(key, index).ok_or(hrw_status::IndexOutOfRange)?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, key, key_len, out_score, |p, key| {
+            p.inner.score(key, index).ok_or(hrw_status::IndexOutOfRange)
+        })
+    }
 }
 
 /// A new placement with one more node (appended: it gets index `len`). `weight` as in

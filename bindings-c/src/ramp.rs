@@ -3,7 +3,7 @@
 
 use hrwhash_core::{Error, RampPlan};
 
-use crate::ffi::{free_handle, guard, try_out, try_ref, with_detail, Handle};
+use crate::ffi::{free_handle, get, try_out, try_ref, with_detail, Handle};
 use crate::status::{hrw_error, hrw_status};
 use crate::view::hrw_view;
 
@@ -84,11 +84,8 @@ pub unsafe extern "C" fn hrw_ramp_free(ramp: *mut hrw_ramp) {
 /// `ramp` is a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize) -> hrw_status {
-    guard(|| {
-        let r = &try_ref!(ramp).inner;
-        try_out!(out_len).write(r.steps().len());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(ramp, out_len, |r| Ok(r.inner.steps().len())) }
 }
 
 /// Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
@@ -143,11 +140,8 @@ pub unsafe extern "C" fn hrw_ramp_view(
 /// # Safety
 /// `ramp` is a live handle.
 unsafe fn figure(ramp: *const hrw_ramp, dst: *mut f64, f: fn(&RampPlan) -> f64) -> hrw_status {
-    guard(|| {
-        let r = &try_ref!(ramp).inner;
-        try_out!(dst).write(f(r));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(ramp, dst, |r| Ok(f(&r.inner))) }
 }
 
 /// The per-step limit the ramp was planned with.

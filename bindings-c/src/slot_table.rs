@@ -3,7 +3,7 @@
 
 use hrwhash_core::policy::SlotTable;
 
-use crate::ffi::{free_handle, guard, opt_ref, try_out, try_ref, with_detail};
+use crate::ffi::{free_handle, get, opt_ref, try_out, try_ref, with_detail};
 use crate::placement::{hrw_node, hrw_placement};
 use crate::slots::{self, SlotHandle};
 use crate::status::{hrw_error, hrw_status};
@@ -149,12 +149,12 @@ pub unsafe extern "C" fn hrw_slot_table_capacity(
     index: usize,
     out_capacity: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_capacity);
-        dst.write(t.table.capacity(index).ok_or(hrw_status::IndexOutOfRange)?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(table, out_capacity, |t| {
+            t.table.capacity(index).ok_or(hrw_status::IndexOutOfRange)
+        })
+    }
 }
 
 /// The table with one more node (appended, so its index is the old node count), computed from

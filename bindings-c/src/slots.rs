@@ -4,7 +4,9 @@
 use hrwhash_core::policy::{LevelledSlotTable, SlotTable};
 use hrwhash_core::{Error, Node, Placement, Weight};
 
-use crate::ffi::{copy_to, guard, try_bytes, try_out, try_ref, try_span_mut, with_detail, Handle};
+use crate::ffi::{
+    copy_to, get, get_by_key, guard, try_bytes, try_out, try_ref, try_span_mut, with_detail, Handle,
+};
 use crate::levelled_slots::hrw_levelled_slot_table;
 use crate::placement::{hrw_node, hrw_placement, new_node, weight_of};
 use crate::slot_table::hrw_slot_table;
@@ -92,11 +94,8 @@ pub(crate) unsafe fn placement<T: SlotHandle>(
 }
 
 pub(crate) unsafe fn slots<T: SlotHandle>(table: *const T, out_slots: *mut u32) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        try_out!(out_slots).write(t.slots());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(table, out_slots, |t| Ok(t.slots())) }
 }
 
 pub(crate) unsafe fn slot<T: SlotHandle>(
@@ -105,12 +104,8 @@ pub(crate) unsafe fn slot<T: SlotHandle>(
     key_len: usize,
     out_slot: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_slot);
-        dst.write(t.slot(try_bytes!(key, key_len)));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get_by_key(table, key, key_len, out_slot, |t, key| Ok(t.slot(key))) }
 }
 
 pub(crate) unsafe fn owner_of_slot<T: SlotHandle>(
@@ -118,12 +113,12 @@ pub(crate) unsafe fn owner_of_slot<T: SlotHandle>(
     slot: u64,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_index);
-        dst.write(t.owner_of_slot(slot).map_err(|e| hrw_status::from(&e))?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(table, out_index, |t| {
+            t.owner_of_slot(slot).map_err(|e| (&e).into())
+        })
+    }
 }
 
 pub(crate) unsafe fn owner<T: SlotHandle>(
@@ -132,12 +127,8 @@ pub(crate) unsafe fn owner<T: SlotHandle>(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_index);
-        dst.write(t.owner(try_bytes!(key, key_len)));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get_by_key(table, key, key_len, out_index, |t, key| Ok(t.owner(key))) }
 }
 
 pub(crate) unsafe fn assignments<T: SlotHandle>(

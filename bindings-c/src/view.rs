@@ -4,7 +4,7 @@
 use hrwhash_core::View;
 
 use crate::ffi::{
-    copy_to_buffer, free_handle, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
+    copy_to_buffer, free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
     with_detail, Handle,
 };
 use crate::placement::{hrw_placement, seed_from};
@@ -188,11 +188,8 @@ pub unsafe extern "C" fn hrw_view_placement(
 /// `view` is a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_view_epoch(view: *const hrw_view, out_epoch: *mut u64) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        try_out!(out_epoch).write(v.epoch());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(view, out_epoch, |v| Ok(v.inner.epoch())) }
 }
 
 /// Whether the view uses the public default seed (its document says `"seed": "default"`).
@@ -204,11 +201,8 @@ pub unsafe extern "C" fn hrw_view_has_default_seed(
     view: *const hrw_view,
     out_default: *mut bool,
 ) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        try_out!(out_default).write(v.has_default_seed());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(view, out_default, |v| Ok(v.inner.has_default_seed())) }
 }
 
 /// Writes `hex` and a NUL, or BUFFER_TOO_SMALL.
@@ -305,11 +299,8 @@ pub unsafe extern "C" fn hrw_view_json_len(
     view: *const hrw_view,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        try_out!(out_len).write(v.to_json().len());
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(view, out_len, |v| Ok(v.inner.to_json().len())) }
 }
 
 /// The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
