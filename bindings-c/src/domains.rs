@@ -4,8 +4,11 @@
 use hrwhash_core::policy::{DomainFault, Domains};
 use hrwhash_core::Error;
 
-use crate::ffi::{bytes, guard, non_null, out, span_mut};
-use crate::placement::{hrw_placement, placement_inner};
+use crate::ffi::{
+    copy_to, free_handle, get, get_by_key, guard, opt_out, try_bytes, try_out, try_ref,
+    try_span_mut, Handle,
+};
+use crate::placement::hrw_placement;
 use crate::status::hrw_status;
 
 /// A placement read through the domains-v1 policy at one spread level (build it with
@@ -15,6 +18,8 @@ use crate::status::hrw_status;
 pub struct hrw_domains {
     inner: Domains,
 }
+
+impl Handle for hrw_domains {}
 
 /// What is wrong with the paths or the level given to `hrw_domains_new` (the `reason` of
 /// POLICIES.md). The numbers are part of the ABI.
@@ -60,14 +65,6 @@ fn fault_of(reason: DomainFault) -> hrw_domain_fault {
     }
 }
 
-/// # Safety
-/// A non-NULL `d` must come from `hrw_domains_new` and not be freed.
-unsafe fn domains<'a>(d: *const hrw_domains) -> Result<&'a Domains, hrw_status> {
-    let d = non_null(d)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*d).inner })
-}
-
 /// The policy over `placement` spreading over `level` (0-based: 0 is the outermost level of the
 /// paths). Every node needs a domain path of the same number of levels. `*out_domains` is written
 /// only on success; on failure a non-NULL `error` receives the details. Release the result with
@@ -84,33 +81,29 @@ pub unsafe extern "C" fn hrw_domains_new(
 ) -> hrw_status {
     let mut detail = (usize::MAX, hrw_domain_fault::None);
     let status = guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_inner(placement) }?;
-        let dst = out(out_domains)?;
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_domains);
         let inner = Domains::new(p, level).map_err(|e| {
             if let Error::InvalidDomains { index, reason } = &e {
                 detail = (index.unwrap_or(usize::MAX), fault_of(*reason));
             }
             hrw_status::from(&e)
         })?;
-        let handle = Box::into_raw(Box::new(hrw_domains { inner }));
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(handle) };
+        dst.put_box(hrw_domains { inner });
         Ok(())
     });
-    if status != hrw_status::Ok && !error.is_null() {
+    if status != hrw_status::Ok {
         let (index, reason) = match status {
             hrw_status::InvalidDomains => detail,
             _ => (0, hrw_domain_fault::None),
         };
-        // SAFETY: caller contract.
-        unsafe {
+        if let Some(error) = opt_out!(error) {
             error.write(hrw_domains_error {
                 status,
                 index,
                 reason,
-            })
-        };
+            });
+        }
     }
     status
 }
@@ -121,13 +114,7 @@ pub unsafe extern "C" fn hrw_domains_new(
 /// `domains` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_domains_free(domains: *mut hrw_domains) {
-    guard(|| {
-        if !domains.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `hrw_domains_new` and is freed once.
-            drop(unsafe { Box::from_raw(domains) });
-        }
-        Ok(())
-    });
+    free_handle!(domains);
 }
 
 /// The index (in the placement's node list) of the owner of `key`: the first of its replicas.
@@ -141,23 +128,12 @@ pub unsafe extern "C" fn hrw_domains_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { domains_ref(domains) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        let owner = d.owner_index(key);
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(owner) };
-        Ok(())
-    })
-}
-
-// Named apart from `domains` so that the exported parameters keep their plain name.
-unsafe fn domains_ref<'a>(d: *const hrw_domains) -> Result<&'a Domains, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { domains(d) }
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(domains, key, key_len, out_index, |d, key| {
+            Ok(d.inner.owner_index(key))
+        })
+    }
 }
 
 /// The first `k` replicas of `key` into `out_indices[0..k]`, in distinct domains of the spread
@@ -177,20 +153,13 @@ pub unsafe extern "C" fn hrw_domains_replicas(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { domains_ref(domains) }?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let d = &try_ref!(domains).inner;
+        let key = try_bytes!(key, key_len);
+        let dst = try_span_mut!(out_indices, out_len);
         let got = d
             .replica_indices(key, k)
             .map_err(|e| hrw_status::from(&e))?;
-        if dst.len() < got.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        dst[..got.len()].copy_from_slice(&got);
-        Ok(())
+        copy_to(dst, &got)
     })
 }
 
@@ -203,14 +172,8 @@ pub unsafe extern "C" fn hrw_domains_domain_count(
     domains: *const hrw_domains,
     out_count: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { domains_ref(domains) }?;
-        let dst = out(out_count)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(d.domain_count()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(domains, out_count, |d| Ok(d.inner.domain_count())) }
 }
 
 /// The domain of the spread level that node `index` is in (its path up to that level):
@@ -226,16 +189,12 @@ pub unsafe extern "C" fn hrw_domains_domain_of(
     out_domain_len: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { domains_ref(domains) }?;
-        let ptr_dst = out(out_domain)?;
-        let len_dst = out(out_domain_len)?;
+        let d = &try_ref!(domains).inner;
+        let ptr_dst = try_out!(out_domain);
+        let len_dst = try_out!(out_domain_len);
         let domain = d.domain_of(index).ok_or(hrw_status::IndexOutOfRange)?;
-        // SAFETY: both checked non-NULL.
-        unsafe {
-            ptr_dst.write(domain.as_ptr());
-            len_dst.write(domain.len());
-        }
+        ptr_dst.write(domain.as_ptr());
+        len_dst.write(domain.len());
         Ok(())
     })
 }

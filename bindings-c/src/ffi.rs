@@ -14,13 +14,10 @@ pub(crate) fn guard(f: impl FnOnce() -> Result<(), hrw_status>) -> hrw_status {
     }
 }
 
-/// Like `guard`, for calls that also report details: on failure a non-NULL `error` receives
+/// Like `guard`, for calls that also report details: on failure `error`, when given, receives
 /// them (a panic or a bare status gets a zeroed detail with only `status` set).
-///
-/// # Safety
-/// A non-NULL `error` points to a writable `hrw_error`.
-pub(crate) unsafe fn guard_detail(
-    error: *mut hrw_error,
+pub(crate) fn guard_detail(
+    error: Option<Out<hrw_error>>,
     f: impl FnOnce() -> Result<(), hrw_error>,
 ) -> hrw_status {
     let mut detail = None;
@@ -30,10 +27,8 @@ pub(crate) unsafe fn guard_detail(
             d.status
         })
     });
-    if status != hrw_status::Ok && !error.is_null() {
-        let d = detail.unwrap_or_else(|| hrw_error::from_status(status));
-        // SAFETY: caller contract.
-        unsafe { error.write(d) };
+    if let (false, Some(error)) = (status == hrw_status::Ok, error) {
+        error.write(detail.unwrap_or_else(|| hrw_error::from_status(status)));
     }
     status
 }
@@ -109,4 +104,231 @@ pub(crate) fn out<T>(ptr: *mut T) -> Result<*mut T, hrw_status> {
     } else {
         Ok(ptr)
     }
+}
+
+/// A Rust struct handed to C as an opaque `hrw_<type>` pointer: boxed by `Out::put_box`,
+/// borrowed by `try_ref!`/`try_mut!`, released by `free_handle!`. Only the handle types are
+/// marked, so no other pointer can be boxed or freed through these helpers by mistake.
+pub(crate) trait Handle {}
+
+/// The value behind a required pointer argument (NULL is NULL_PARAMETER).
+///
+/// # Safety
+/// A non-NULL `ptr` points to a live, initialised `T` (a handle not yet freed, or a caller's
+/// struct) that nobody changes during `'a`.
+pub(crate) unsafe fn arg_ref<'a, T>(ptr: *const T) -> Result<&'a T, hrw_status> {
+    // SAFETY: forwarded from the caller; `as_ref` checks NULL.
+    unsafe { ptr.as_ref() }.ok_or(hrw_status::NullParameter)
+}
+
+/// The value behind an optional pointer argument (NULL is `None`).
+///
+/// # Safety
+/// As `arg_ref`.
+pub(crate) unsafe fn arg_opt<'a, T>(ptr: *const T) -> Option<&'a T> {
+    // SAFETY: forwarded from the caller; `as_ref` checks NULL.
+    unsafe { ptr.as_ref() }
+}
+
+/// The handle behind a required pointer, for the calls that change it in place.
+///
+/// # Safety
+/// A non-NULL `ptr` points to a live `T` that nothing else uses during `'a`.
+pub(crate) unsafe fn arg_mut<'a, T: Handle>(ptr: *mut T) -> Result<&'a mut T, hrw_status> {
+    // SAFETY: forwarded from the caller; `as_mut` checks NULL.
+    unsafe { ptr.as_mut() }.ok_or(hrw_status::NullParameter)
+}
+
+/// Releases a handle built by `Out::put_box`; NULL is a no-op.
+///
+/// # Safety
+/// `ptr` is NULL or a live `T` from `Out::put_box` that nothing uses afterwards.
+pub(crate) unsafe fn free_box<T: Handle>(ptr: *mut T) {
+    guard(|| {
+        if !ptr.is_null() {
+            // SAFETY: forwarded from the caller: the pointer came from `Box::into_raw`, once.
+            drop(unsafe { Box::from_raw(ptr) });
+        }
+        Ok(())
+    });
+}
+
+/// A required out-param, checked non-NULL up front so that the call fails before it computes
+/// anything, and written only once the call has succeeded.
+pub(crate) struct Out<T>(std::ptr::NonNull<T>);
+
+impl<T> Out<T> {
+    /// # Safety
+    /// A non-NULL `ptr` is valid for one write of a `T` until the exported call returns.
+    pub(crate) unsafe fn new(ptr: *mut T) -> Result<Out<T>, hrw_status> {
+        std::ptr::NonNull::new(ptr)
+            .map(Out)
+            .ok_or(hrw_status::NullParameter)
+    }
+
+    /// An optional out-param: NULL means the caller does not want it.
+    ///
+    /// # Safety
+    /// As `Out::new`.
+    pub(crate) unsafe fn optional(ptr: *mut T) -> Option<Out<T>> {
+        std::ptr::NonNull::new(ptr).map(Out)
+    }
+
+    pub(crate) fn write(self, value: T) {
+        // SAFETY: `Out::new` was given a pointer valid for this write.
+        unsafe { self.0.as_ptr().write(value) }
+    }
+}
+
+impl<T: Handle> Out<*mut T> {
+    /// Boxes `value` and hands the caller the new handle (released by `free_handle!`).
+    pub(crate) fn put_box(self, value: T) {
+        self.write(Box::into_raw(Box::new(value)));
+    }
+}
+
+/// Copies `src` to the front of a caller's buffer, leaving the rest as it was; BUFFER_TOO_SMALL
+/// (nothing written) when it does not fit. The needed length is the caller's to know.
+pub(crate) fn copy_to<T: Copy>(dst: &mut [T], src: &[T]) -> Result<(), hrw_status> {
+    dst.get_mut(..src.len())
+        .ok_or(hrw_status::BufferTooSmall)?
+        .copy_from_slice(src);
+    Ok(())
+}
+
+/// `copy_to` into a required buffer: NULL is NULL_PARAMETER even when `len` is 0.
+///
+/// # Safety
+/// As `span_mut`.
+pub(crate) unsafe fn copy_to_buffer<T: Copy>(
+    src: &[T],
+    ptr: *mut T,
+    len: usize,
+) -> Result<(), hrw_status> {
+    let ptr = out(ptr)?;
+    // SAFETY: forwarded from the caller.
+    copy_to(unsafe { span_mut(ptr, len) }?, src)
+}
+
+/// BUFFER_TOO_SMALL for a text, naming the length it needs (`expected`) and the one given
+/// (`actual`), so that the caller can retry with the right size.
+pub(crate) fn too_small(needed: usize, given: usize) -> hrw_error {
+    hrw_error {
+        expected: needed,
+        actual: given,
+        ..hrw_error::from_status(hrw_status::BufferTooSmall)
+    }
+}
+
+// The argument macros below hold the one `unsafe` of each argument check: every exported
+// function is `unsafe extern "C"` and documents, in its `# Safety`, the very contract each
+// helper above states, so the call site need not repeat it.
+
+/// `&T` from a required pointer argument, or return NULL_PARAMETER.
+macro_rules! try_ref {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::arg_ref($ptr) }?
+    };
+}
+
+/// `Option<&T>` from an optional pointer argument.
+macro_rules! opt_ref {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::arg_opt($ptr) }
+    };
+}
+
+/// `Option<Out>` from an optional out-param.
+macro_rules! opt_out {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::Out::optional($ptr) }
+    };
+}
+
+/// `&mut T` from a required handle that the call changes in place, or return NULL_PARAMETER.
+macro_rules! try_mut {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::arg_mut($ptr) }?
+    };
+}
+
+/// An `Out` from a required out-param, or return NULL_PARAMETER.
+macro_rules! try_out {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::Out::new($ptr) }?
+    };
+}
+
+/// A byte span (`bytes`), an array (`span`) or a caller's buffer (`span_mut`), or return its
+/// status.
+macro_rules! try_bytes {
+    ($ptr:expr, $len:expr) => {
+        unsafe { $crate::ffi::bytes($ptr, $len) }?
+    };
+}
+macro_rules! try_span {
+    ($ptr:expr, $len:expr) => {
+        unsafe { $crate::ffi::span($ptr, $len) }?
+    };
+}
+macro_rules! try_span_mut {
+    ($ptr:expr, $len:expr) => {
+        unsafe { $crate::ffi::span_mut($ptr, $len) }?
+    };
+}
+
+/// Releases a handle (`free_box`) inside the panic boundary; NULL is a no-op.
+macro_rules! free_handle {
+    ($ptr:expr) => {
+        unsafe { $crate::ffi::free_box($ptr) }
+    };
+}
+
+/// `guard_detail` with an optional `hrw_error *` out-param.
+macro_rules! with_detail {
+    ($error:expr, $f:expr) => {
+        $crate::ffi::guard_detail($crate::ffi::opt_out!($error), $f)
+    };
+}
+
+pub(crate) use {
+    free_handle, opt_out, opt_ref, try_bytes, try_mut, try_out, try_ref, try_span, try_span_mut,
+    with_detail,
+};
+
+/// The body of a getter: `f` of a handle, written to a required out-param. NULL handle, then
+/// NULL out-param, then `f`'s own error.
+///
+/// # Safety
+/// As `arg_ref` for `handle` and `Out::new` for `dst`.
+pub(crate) unsafe fn get<H, R>(
+    handle: *const H,
+    dst: *mut R,
+    f: impl FnOnce(&H) -> Result<R, hrw_status>,
+) -> hrw_status {
+    guard(|| {
+        let h = try_ref!(handle);
+        let dst = try_out!(dst);
+        dst.write(f(h)?);
+        Ok(())
+    })
+}
+
+/// `get` of a lookup by key, the key checked after the out-param (`bytes`).
+///
+/// # Safety
+/// As `get`, and `bytes` for the key.
+pub(crate) unsafe fn get_by_key<H, R>(
+    handle: *const H,
+    key: *const u8,
+    key_len: usize,
+    dst: *mut R,
+    f: impl FnOnce(&H, &[u8]) -> Result<R, hrw_status>,
+) -> hrw_status {
+    guard(|| {
+        let h = try_ref!(handle);
+        let dst = try_out!(dst);
+        dst.write(f(h, try_bytes!(key, key_len))?);
+        Ok(())
+    })
 }

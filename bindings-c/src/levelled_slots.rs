@@ -1,10 +1,14 @@
 //! `hrw_levelled_slot_table`: the core's `LevelledSlotTable` (conformance/POLICIES.md,
-//! "slot-table-v2") behind an opaque handle.
+//! "slot-table-v2") behind an opaque handle. The calls it shares with `hrw_slot_table` are in
+//! `slots.rs`; the in-place changes are its own.
 
 use hrwhash_core::policy::LevelledSlotTable;
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::placement::{hrw_node, hrw_placement, node_of, node_parts, weight_at};
+use crate::ffi::{
+    copy_to, free_handle, guard, try_bytes, try_mut, try_out, try_ref, try_span_mut, with_detail,
+};
+use crate::placement::{hrw_node, hrw_placement, new_node, weight_of};
+use crate::slots::{self, SlotHandle};
 use crate::status::{hrw_error, hrw_status};
 
 /// A levelled slot table: keys hash to a fixed number of slots and each slot has an owner; a
@@ -14,41 +18,10 @@ use crate::status::{hrw_error, hrw_status};
 /// used from many threads at once; the in-place changes (`hrw_levelled_slot_table_add_node`,
 /// `_remove_node`, `_set_weight`) need the handle to themselves for the length of the call.
 pub struct hrw_levelled_slot_table {
-    table: LevelledSlotTable,
+    pub(crate) table: LevelledSlotTable,
     /// The table's membership as a placement handle, lent out by
     /// `hrw_levelled_slot_table_placement`.
-    placement: hrw_placement,
-}
-
-pub(crate) fn boxed(table: LevelledSlotTable, dst: *mut *mut hrw_levelled_slot_table) {
-    let placement = hrw_placement {
-        inner: table.placement().clone(),
-    };
-    let handle = Box::into_raw(Box::new(hrw_levelled_slot_table { table, placement }));
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
-    unsafe { dst.write(handle) };
-}
-
-/// # Safety
-/// A non-NULL `t` must come from `hrw_levelled_slot_table_new` (or a change) and not be
-/// freed.
-unsafe fn table<'a>(
-    t: *const hrw_levelled_slot_table,
-) -> Result<&'a hrw_levelled_slot_table, hrw_status> {
-    let t = non_null(t)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &*t })
-}
-
-/// # Safety
-/// A non-NULL `t` must come from `hrw_levelled_slot_table_new` (or a change), not be freed and
-/// not be in use by another thread.
-unsafe fn table_mut<'a>(
-    t: *mut hrw_levelled_slot_table,
-) -> Result<&'a mut hrw_levelled_slot_table, hrw_status> {
-    let t = non_null(t)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &mut *t.cast_mut() })
+    pub(crate) placement: hrw_placement,
 }
 
 impl hrw_levelled_slot_table {
@@ -72,15 +45,14 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_new(
     out_table: *mut *mut hrw_levelled_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = crate::placement::placement(placement)?;
-            let dst = out(out_table)?;
-            boxed(LevelledSlotTable::new(p, slots)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = try_ref!(placement);
+        let dst = try_out!(out_table);
+        dst.put_box(hrw_levelled_slot_table::wrap(LevelledSlotTable::new(
+            &p.inner, slots,
+        )?));
+        Ok(())
+    })
 }
 
 /// Releases a slot table; NULL is a no-op.
@@ -89,13 +61,7 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_new(
 /// `table` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_levelled_slot_table_free(table: *mut hrw_levelled_slot_table) {
-    guard(|| {
-        if !table.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `boxed` and is freed once.
-            drop(unsafe { Box::from_raw(table) });
-        }
-        Ok(())
-    });
+    free_handle!(table);
 }
 
 /// The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
@@ -108,14 +74,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_placement(
     table: *const hrw_levelled_slot_table,
     out_placement: *mut *const hrw_placement,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_placement)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(&t.placement) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::placement(table, out_placement) }
 }
 
 /// The number of slots.
@@ -127,14 +87,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_slots(
     table: *const hrw_levelled_slot_table,
     out_slots: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_slots)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.slots()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::slots(table, out_slots) }
 }
 
 /// The slot of `key` (`key` may be NULL when `key_len` is 0).
@@ -148,16 +102,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_slot(
     key_len: usize,
     out_slot: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_slot)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.slot(key)) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::slot(table, key, key_len, out_slot) }
 }
 
 /// The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -171,18 +117,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_owner_of_slot(
     slot: u64,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_index)?;
-        let index = t
-            .table
-            .owner_index_of_slot(slot)
-            .map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(index) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::owner_of_slot(table, slot, out_index) }
 }
 
 /// The index of the node that owns `key`: the owner of its slot.
@@ -196,16 +132,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.owner_index(key)) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::owner(table, key, key_len, out_index) }
 }
 
 /// The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
@@ -219,18 +147,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_assignments(
     out_owners: *mut u32,
     out_len: usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_owners, out_len) }?;
-        let owners = t.table.assignments();
-        let dst = dst
-            .get_mut(..owners.len())
-            .ok_or(hrw_status::BufferTooSmall)?;
-        dst.copy_from_slice(owners);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::assignments(table, out_owners, out_len) }
 }
 
 /// How many slots each node holds, in node order, into `out_counts` (`out_len` at least the
@@ -245,16 +163,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_slot_counts(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_counts, out_len) }?;
-        let counts = t.table.slot_counts();
-        let dst = dst
-            .get_mut(..counts.len())
-            .ok_or(hrw_status::BufferTooSmall)?;
-        dst.copy_from_slice(&counts);
-        Ok(())
+        let t = try_ref!(table);
+        copy_to(try_span_mut!(out_counts, out_len), &t.table.slot_counts())
     })
 }
 
@@ -272,19 +182,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_with_node(
     out_table: *mut *mut hrw_levelled_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let index = t.table.placement().len();
-            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
-            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
-            let weight = weight_at(weight, index)?;
-            boxed(t.table.with_node(node_of(id, domain, weight))?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::with_node(table, node, weight, out_table, error) }
 }
 
 /// The table without the node of this id (indices after it shift down by one), computed from
@@ -302,16 +201,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_without_node(
     out_table: *mut *mut hrw_levelled_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let id = bytes(id, id_len)?;
-            boxed(t.table.without_node(id)?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::without_node(table, id, id_len, out_table, error) }
 }
 
 /// The table where the node of this id has another weight, computed from this one: it takes or
@@ -330,23 +221,8 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_with_weight(
     out_table: *mut *mut hrw_levelled_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let id = bytes(id, id_len)?;
-            let index = t
-                .table
-                .placement()
-                .find(id)
-                .ok_or(hrw_status::UnknownNode)?
-                .index();
-            let weight = weight_at(weight, index)?;
-            boxed(t.table.with_weight(id, weight)?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::with_weight(table, id, id_len, weight, out_table, error) }
 }
 
 /// Appends a node to this table in place (its index is the old node count): the node takes its
@@ -365,19 +241,14 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_add_node(
     weight: f64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = table_mut(table)?;
-            let index = t.table.placement().len();
-            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
-            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
-            let weight = weight_at(weight, index)?;
-            t.table.add_node(node_of(id, domain, weight))?;
-            t.sync_placement();
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let t = try_mut!(table);
+        // SAFETY: forwarded.
+        let node = unsafe { new_node(node, weight, t.table.placement().len()) }?;
+        t.table.add_node(node)?;
+        t.sync_placement();
+        Ok(())
+    })
 }
 
 /// Removes the node of this id from this table in place (indices after it shift down by one):
@@ -396,16 +267,12 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_remove_node(
     id_len: usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = table_mut(table)?;
-            let id = bytes(id, id_len)?;
-            t.table.remove_node(id)?;
-            t.sync_placement();
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let t = try_mut!(table);
+        t.table.remove_node(try_bytes!(id, id_len))?;
+        t.sync_placement();
+        Ok(())
+    })
 }
 
 /// Gives the node of this id another weight in this table, in place: it takes or gives slots
@@ -425,21 +292,12 @@ pub unsafe extern "C" fn hrw_levelled_slot_table_set_weight(
     weight: f64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = table_mut(table)?;
-            let id = bytes(id, id_len)?;
-            let index = t
-                .table
-                .placement()
-                .find(id)
-                .ok_or(hrw_status::UnknownNode)?
-                .index();
-            let weight = weight_at(weight, index)?;
-            t.table.set_weight(id, weight)?;
-            t.sync_placement();
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let t = try_mut!(table);
+        let id = try_bytes!(id, id_len);
+        let weight = weight_of(t.table.placement(), id, weight)?;
+        t.table.set_weight(id, weight)?;
+        t.sync_placement();
+        Ok(())
+    })
 }

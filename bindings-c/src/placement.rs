@@ -2,7 +2,10 @@
 
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span, span_mut};
+use crate::ffi::{
+    bytes, copy_to_buffer, free_handle, get, get_by_key, guard, span, try_bytes, try_out, try_ref,
+    try_span, try_span_mut, with_detail, Handle, Out,
+};
 use crate::status::{hrw_error, hrw_status};
 
 /// An immutable placement of nodes (build it with `hrw_placement_new`, release it with
@@ -13,6 +16,8 @@ use crate::status::{hrw_error, hrw_status};
 pub struct hrw_placement {
     pub(crate) inner: Placement,
 }
+
+impl Handle for hrw_placement {}
 
 /// A node as the caller describes it. Zero-initialised fields mean "no domain".
 #[repr(C)]
@@ -90,18 +95,41 @@ pub(crate) fn weight_at(w: f64, index: usize) -> Result<Weight, hrw_error> {
     Weight::new(w).map_err(|e| hrw_error::from(e).at(index))
 }
 
+/// The node that a change appends at `index`: NULL_PARAMETER for a NULL `node`, then its id,
+/// domain and weight checked with errors that name `index`.
+///
+/// # Safety
+/// A non-NULL `node` points to an `hrw_node` that follows its contract.
+pub(crate) unsafe fn new_node(
+    node: *const hrw_node,
+    weight: f64,
+    index: usize,
+) -> Result<Node, hrw_error> {
+    let node = try_ref!(node);
+    // SAFETY: forwarded from the caller.
+    let (id, domain) = unsafe { node_parts(node) }.map_err(|s| hrw_error::from(s).at(index))?;
+    Ok(node_of(id, domain, weight_at(weight, index)?))
+}
+
+/// The new weight of the node of this id: UNKNOWN_NODE first, then INVALID_WEIGHT naming its
+/// index.
+pub(crate) fn weight_of(members: &Placement, id: &[u8], weight: f64) -> Result<Weight, hrw_error> {
+    let index = members.find(id).ok_or(hrw_status::UnknownNode)?.index();
+    weight_at(weight, index)
+}
+
 pub(crate) fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
-    let handle = Box::into_raw(Box::new(hrw_placement { inner: p }));
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
-    unsafe { dst.write(handle) };
+    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`, which writes it once.
+    let dst = unsafe { Out::new(dst) };
+    if let Ok(dst) = dst {
+        dst.put_box(hrw_placement { inner: p });
+    }
 }
 
 /// # Safety
 /// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
 pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
-    let p = non_null(p)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*p).inner })
+    Ok(&try_ref!(p).inner)
 }
 
 /// Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position
@@ -121,15 +149,13 @@ pub unsafe extern "C" fn hrw_placement_new(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: `error` is NULL or writable (caller contract).
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_placement)?;
-            // SAFETY: caller contract, forwarded.
-            boxed(build(nodes, nodes_len, options)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_placement);
+        // SAFETY: forwarded.
+        let p = unsafe { build(nodes, nodes_len, options) }?;
+        dst.put_box(hrw_placement { inner: p });
+        Ok(())
+    })
 }
 
 /// # Safety
@@ -187,13 +213,7 @@ unsafe fn build(
 /// `placement` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_free(placement: *mut hrw_placement) {
-    guard(|| {
-        if !placement.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `boxed` and is freed once.
-            drop(unsafe { Box::from_raw(placement) });
-        }
-        Ok(())
-    });
+    free_handle!(placement);
 }
 
 /// The index of the node that owns `key` (`key` may be NULL when `key_len` is 0).
@@ -207,34 +227,12 @@ pub unsafe extern "C" fn hrw_placement_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        let owner = p.owner_index(key);
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(owner) };
-        Ok(())
-    })
-}
-
-/// The core placement behind a handle, for the other handle types.
-///
-/// # Safety
-/// As `placement`.
-pub(crate) unsafe fn placement_inner<'a>(
-    p: *const hrw_placement,
-) -> Result<&'a Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
-}
-
-// Named apart from `placement` so that the exported parameter keeps its plain name.
-unsafe fn placement_ref<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, key, key_len, out_index, |p, key| {
+            Ok(p.inner.owner_index(key))
+        })
+    }
 }
 
 /// Owners of `key_count` keys in one call: the keys are concatenated in `keys` (`keys_len` bytes
@@ -255,14 +253,10 @@ pub unsafe extern "C" fn hrw_placement_owners(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let p = &try_ref!(placement).inner;
+        let keys = try_bytes!(keys, keys_len);
+        let lens = try_span!(key_lens, key_count);
+        let dst = try_span_mut!(out_indices, out_len);
         if dst.len() < lens.len() {
             return Err(hrw_status::BufferTooSmall);
         }
@@ -317,16 +311,12 @@ pub unsafe extern "C" fn hrw_placement_rank_many(
     out_per_key: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let per_key_dst = out(out_per_key)?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
+        let p = &try_ref!(placement).inner;
+        let per_key_dst = try_out!(out_per_key);
+        let keys = try_bytes!(keys, keys_len);
+        let lens = try_span!(key_lens, key_count);
         let slots = key_count.checked_mul(k).ok_or(hrw_status::ResultTooLarge)?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let dst = try_span_mut!(out_indices, out_len);
         if dst.len() < slots {
             return Err(hrw_status::BufferTooSmall);
         }
@@ -337,8 +327,7 @@ pub unsafe extern "C" fn hrw_placement_rank_many(
                 p.rank_into(key, &mut row[..per_key]);
             }
         }
-        // SAFETY: checked non-NULL.
-        unsafe { per_key_dst.write(per_key) };
+        per_key_dst.write(per_key);
         Ok(())
     })
 }
@@ -357,20 +346,15 @@ unsafe fn top_k(
     fill: fn(&Placement, &[u8], &mut [usize]) -> usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let count_dst = out(out_count)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let p = &try_ref!(placement).inner;
+        let count_dst = try_out!(out_count);
+        let key = try_bytes!(key, key_len);
+        let dst = try_span_mut!(out_indices, out_len);
         let want = k.min(p.selectable_len());
         if dst.len() < want {
             return Err(hrw_status::BufferTooSmall);
         }
-        let n = fill(p, key, &mut dst[..want]);
-        // SAFETY: checked non-NULL.
-        unsafe { count_dst.write(n) };
+        count_dst.write(fill(p, key, &mut dst[..want]));
         Ok(())
     })
 }
@@ -446,14 +430,8 @@ pub unsafe extern "C" fn hrw_placement_len(
     placement: *const hrw_placement,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_len)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(p.len()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(placement, out_len, |p| Ok(p.inner.len())) }
 }
 
 /// The number of nodes that can be selected (weight above zero).
@@ -465,14 +443,8 @@ pub unsafe extern "C" fn hrw_placement_selectable_len(
     placement: *const hrw_placement,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_len)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(p.selectable_len()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(placement, out_len, |p| Ok(p.inner.selectable_len())) }
 }
 
 /// The id of the node at `index`: `*out_id` points into the placement (valid until it is
@@ -488,17 +460,12 @@ pub unsafe extern "C" fn hrw_placement_node_id(
     out_id_len: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let id_dst = out(out_id)?;
-        let len_dst = out(out_id_len)?;
-        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
-        let id = node.id();
-        // SAFETY: both checked non-NULL.
-        unsafe {
-            id_dst.write(id.as_ptr());
-            len_dst.write(id.len());
-        }
+        let p = &try_ref!(placement).inner;
+        let id_dst = try_out!(out_id);
+        let len_dst = try_out!(out_id_len);
+        let id = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.id();
+        id_dst.write(id.as_ptr());
+        len_dst.write(id.len());
         Ok(())
     })
 }
@@ -519,19 +486,14 @@ pub unsafe extern "C" fn hrw_placement_node_domain(
     out_domain_len: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let has_dst = out(out_has_domain)?;
-        let domain_dst = out(out_domain)?;
-        let len_dst = out(out_domain_len)?;
-        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
-        let domain = node.domain();
-        // SAFETY: all three checked non-NULL.
-        unsafe {
-            has_dst.write(domain.is_some());
-            domain_dst.write(domain.map_or(std::ptr::null(), |d| d.as_ptr()));
-            len_dst.write(domain.map_or(0, |d| d.len()));
-        }
+        let p = &try_ref!(placement).inner;
+        let has_dst = try_out!(out_has_domain);
+        let domain_dst = try_out!(out_domain);
+        let len_dst = try_out!(out_domain_len);
+        let domain = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.domain();
+        has_dst.write(domain.is_some());
+        domain_dst.write(domain.map_or(std::ptr::null(), |d| d.as_ptr()));
+        len_dst.write(domain.map_or(0, |d| d.len()));
         Ok(())
     })
 }
@@ -546,15 +508,13 @@ pub unsafe extern "C" fn hrw_placement_node_weight(
     index: usize,
     out_weight: *mut f64,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_weight)?;
-        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(node.weight().to_f64()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(placement, out_weight, |p| {
+            let node = p.inner.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+            Ok(node.weight().to_f64())
+        })
+    }
 }
 
 /// The index of the node with this id; UNKNOWN_NODE when there is none.
@@ -568,17 +528,12 @@ pub unsafe extern "C" fn hrw_placement_find(
     id_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let id = unsafe { bytes(id, id_len) }?;
-        let node = p.find(id).ok_or(hrw_status::UnknownNode)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(node.index()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, id, id_len, out_index, |p, id| {
+            Ok(p.inner.find(id).ok_or(hrw_status::UnknownNode)?.index())
+        })
+    }
 }
 
 /// The 16 seed bytes, into `out_seed` (`out_len` at least 16, else BUFFER_TOO_SMALL).
@@ -592,17 +547,9 @@ pub unsafe extern "C" fn hrw_placement_seed(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_seed)?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(dst, out_len) }?;
-        let seed = p.seed().to_bytes();
-        if dst.len() < seed.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        dst[..seed.len()].copy_from_slice(&seed);
-        Ok(())
+        let p = &try_ref!(placement).inner;
+        // SAFETY: forwarded.
+        unsafe { copy_to_buffer(&p.seed().to_bytes(), out_seed, out_len) }
     })
 }
 
@@ -618,17 +565,12 @@ pub unsafe extern "C" fn hrw_placement_score(
     index: usize,
     out_score: *mut u64,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_ref(placement) }?;
-        let dst = out(out_score)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        let score = p.score(key, index).ok_or(hrw_status::IndexOutOfRange)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(score) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, key, key_len, out_score, |p, key| {
+            p.inner.score(key, index).ok_or(hrw_status::IndexOutOfRange)
+        })
+    }
 }
 
 /// A new placement with one more node (appended: it gets index `len`). `weight` as in
@@ -646,19 +588,16 @@ pub unsafe extern "C" fn hrw_placement_with_node(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = placement_ref(placement)?;
-            let dst = out(out_placement)?;
-            let index = p.len();
-            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
-            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
-            let weight = weight_at(weight, index)?;
-            boxed(p.with_node(node_of(id, domain, weight))?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_placement);
+        // SAFETY: forwarded.
+        let node = unsafe { new_node(node, weight, p.len()) }?;
+        dst.put_box(hrw_placement {
+            inner: p.with_node(node)?,
+        });
+        Ok(())
+    })
 }
 
 /// A new placement without the node of this id; the other nodes keep their relative order (so
@@ -676,16 +615,13 @@ pub unsafe extern "C" fn hrw_placement_without_node(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = placement_ref(placement)?;
-            let dst = out(out_placement)?;
-            let id = bytes(id, id_len)?;
-            boxed(p.without_node(id)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_placement);
+        let inner = p.without_node(try_bytes!(id, id_len))?;
+        dst.put_box(hrw_placement { inner });
+        Ok(())
+    })
 }
 
 /// A new placement where the node of this id has another weight. The node is looked up first
@@ -704,18 +640,16 @@ pub unsafe extern "C" fn hrw_placement_with_weight(
     out_placement: *mut *mut hrw_placement,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = placement_ref(placement)?;
-            let dst = out(out_placement)?;
-            let id = bytes(id, id_len)?;
-            let index = p.find(id).ok_or(hrw_status::UnknownNode)?.index();
-            let weight = weight_at(weight, index)?;
-            boxed(p.with_weight(id, weight)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_placement);
+        let id = try_bytes!(id, id_len);
+        let weight = weight_of(p, id, weight)?;
+        dst.put_box(hrw_placement {
+            inner: p.with_weight(id, weight)?,
+        });
+        Ok(())
+    })
 }
 
 /// The fixed-point form of a weight, `round_half_even(w * 2^32)`; INVALID_WEIGHT when `w` is
@@ -729,15 +663,11 @@ pub unsafe extern "C" fn hrw_weight_to_fixed(
     out_fixed: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_fixed)?;
-            let w = Weight::new(weight)?;
-            dst.write(w.to_fixed());
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_fixed);
+        dst.write(Weight::new(weight)?.to_fixed());
+        Ok(())
+    })
 }
 
 /// The hrw-v1 digest of a key under a seed (NULL seed with length 0: the default seed). On
@@ -755,16 +685,12 @@ pub unsafe extern "C" fn hrw_key_digest(
     out_digest: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_digest)?;
-            let seed = seed_from(seed, seed_len)??;
-            let key = bytes(key, key_len)?;
-            dst.write(v1::key_digest(&seed, key));
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_digest);
+        let seed = seed_from(seed, seed_len)??;
+        dst.write(v1::key_digest(&seed, try_bytes!(key, key_len)));
+        Ok(())
+    })
 }
 
 /// The hrw-v1 digest of a node id under a seed (NULL seed with length 0: the default seed). On
@@ -781,16 +707,12 @@ pub unsafe extern "C" fn hrw_node_digest(
     out_digest: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_digest)?;
-            let seed = seed_from(seed, seed_len)??;
-            let id = bytes(id, id_len)?;
-            dst.write(v1::node_digest(&seed, id));
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_digest);
+        let seed = seed_from(seed, seed_len)??;
+        dst.write(v1::node_digest(&seed, try_bytes!(id, id_len)));
+        Ok(())
+    })
 }
 
 /// The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).
@@ -800,9 +722,7 @@ pub unsafe extern "C" fn hrw_node_digest(
 #[no_mangle]
 pub unsafe extern "C" fn hrw_draw(score: u64, out_draw: *mut u64) -> hrw_status {
     guard(|| {
-        let dst = out(out_draw)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(v1::draw(score)) };
+        try_out!(out_draw).write(v1::draw(score));
         Ok(())
     })
 }

@@ -3,8 +3,10 @@
 
 use hrwhash_core::policy::{BalanceFactor, BoundedLoad};
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span, span_mut};
-use crate::placement::{hrw_placement, placement, split_keys};
+use crate::ffi::{
+    free_handle, try_bytes, try_out, try_ref, try_span, try_span_mut, with_detail, Handle,
+};
+use crate::placement::{hrw_placement, split_keys};
 use crate::status::{hrw_error, hrw_status};
 
 /// A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
@@ -13,6 +15,8 @@ use crate::status::{hrw_error, hrw_status};
 pub struct hrw_bounded_load {
     inner: BoundedLoad,
 }
+
+impl Handle for hrw_bounded_load {}
 
 /// The bounded-load-v1 policy over a copy of `placement` with balance factor `c = num / den`,
 /// which needs `den >= 1` and `num >= den` (else INVALID_BALANCE_FACTOR, with `num / den` in
@@ -29,28 +33,15 @@ pub unsafe extern "C" fn hrw_bounded_load_new(
     out_bounded_load: *mut *mut hrw_bounded_load,
     error: *mut hrw_error,
 ) -> hrw_status {
-    let call = || -> Result<(), hrw_error> {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_of(placement) }?;
-        let dst = out(out_bounded_load)?;
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_bounded_load);
         let factor = BalanceFactor::new(num, den)?;
-        let handle = Box::into_raw(Box::new(hrw_bounded_load {
+        dst.put_box(hrw_bounded_load {
             inner: BoundedLoad::new(p.clone(), factor),
-        }));
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(handle) };
+        });
         Ok(())
-    };
-    // SAFETY: `error` is NULL or writable (caller contract).
-    unsafe { guard_detail(error, call) }
-}
-
-// Named apart from `placement` so that the exported parameter keeps its plain name.
-unsafe fn placement_of<'a>(
-    p: *const hrw_placement,
-) -> Result<&'a hrwhash_core::Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
+    })
 }
 
 /// Releases a bounded-load handle; NULL is a no-op.
@@ -59,13 +50,7 @@ unsafe fn placement_of<'a>(
 /// `bounded_load` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_bounded_load_free(bounded_load: *mut hrw_bounded_load) {
-    guard(|| {
-        if !bounded_load.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `hrw_bounded_load_new`, freed once.
-            drop(unsafe { Box::from_raw(bounded_load) });
-        }
-        Ok(())
-    });
+    free_handle!(bounded_load);
 }
 
 /// Online lookup: the index of the first node of `key`'s hrw-v1 ranking whose load is below its
@@ -86,21 +71,14 @@ pub unsafe extern "C" fn hrw_bounded_load_owner(
     out_index: *mut usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    let call = || -> Result<(), hrw_error> {
-        let bl = non_null(bounded_load)?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract.
-        let loads = unsafe { span(loads, loads_len) }?;
-        // SAFETY: a live handle (caller contract).
-        let owner = unsafe { &(*bl).inner }.owner_index(key, loads)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(owner) };
+    with_detail!(error, || {
+        let bl = &try_ref!(bounded_load).inner;
+        let dst = try_out!(out_index);
+        let key = try_bytes!(key, key_len);
+        let loads = try_span!(loads, loads_len);
+        dst.write(bl.owner_index(key, loads)?);
         Ok(())
-    };
-    // SAFETY: `error` is NULL or writable (caller contract).
-    unsafe { guard_detail(error, call) }
+    })
 }
 
 /// Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
@@ -128,14 +106,11 @@ pub unsafe extern "C" fn hrw_bounded_load_assign(
     out_len: usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    let call = || -> Result<(), hrw_error> {
-        let bl = non_null(bounded_load)?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+    with_detail!(error, || {
+        let bl = &try_ref!(bounded_load).inner;
+        let keys = try_bytes!(keys, keys_len);
+        let lens = try_span!(key_lens, key_count);
+        let dst = try_span_mut!(out_indices, out_len);
         if dst.len() != lens.len() {
             return Err(lengths(hrw_status::LengthMismatch, lens.len(), out_len));
         }
@@ -149,12 +124,9 @@ pub unsafe extern "C" fn hrw_bounded_load_assign(
                 return Err(lengths(status, keys.len(), sum));
             }
         };
-        // SAFETY: a live handle (caller contract).
-        unsafe { &(*bl).inner }.assign_into(&split, dst)?;
+        bl.assign_into(&split, dst)?;
         Ok(())
-    };
-    // SAFETY: `error` is NULL or writable (caller contract).
-    unsafe { guard_detail(error, call) }
+    })
 }
 
 fn lengths(status: hrw_status, expected: usize, actual: usize) -> hrw_error {

@@ -3,9 +3,9 @@
 
 use hrwhash_core::{Error, RampPlan};
 
-use crate::ffi::{guard, guard_detail, non_null, out};
+use crate::ffi::{free_handle, get, try_out, try_ref, with_detail, Handle};
 use crate::status::{hrw_error, hrw_status};
-use crate::view::{boxed_view, hrw_view, view};
+use crate::view::hrw_view;
 
 /// Positions of a ramp's line from the old weights (0) to the new ones (`HRW_RAMP_GRID`).
 pub const HRW_RAMP_GRID: u32 = 65536;
@@ -19,6 +19,8 @@ pub struct hrw_ramp {
     inner: RampPlan,
 }
 
+impl Handle for hrw_ramp {}
+
 /// One step of a ramp.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -31,14 +33,6 @@ pub struct hrw_ramp_step {
     pub moved: f64,
     /// Whether this is the last step, which removes the drained leaving nodes.
     pub removes_drained: bool,
-}
-
-/// # Safety
-/// A non-NULL `r` must come from `hrw_ramp_new` and not be freed.
-unsafe fn ramp_ref<'a>(r: *const hrw_ramp) -> Result<&'a RampPlan, hrw_status> {
-    let r = non_null(r)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*r).inner })
 }
 
 fn step_error(plan: &RampPlan, step: usize) -> hrw_error {
@@ -66,16 +60,13 @@ pub unsafe extern "C" fn hrw_ramp_new(
     out_ramp: *mut *mut hrw_ramp,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let (a, b) = (view(old)?, view(new)?);
-            let dst = out(out_ramp)?;
-            let plan = RampPlan::new(a, b, max_move)?;
-            dst.write(Box::into_raw(Box::new(hrw_ramp { inner: plan })));
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let (a, b) = (&try_ref!(old).inner, &try_ref!(new).inner);
+        let dst = try_out!(out_ramp);
+        let inner = RampPlan::new(a, b, max_move)?;
+        dst.put_box(hrw_ramp { inner });
+        Ok(())
+    })
 }
 
 /// Releases a ramp; NULL is a no-op. Step views taken from it stay valid.
@@ -84,13 +75,7 @@ pub unsafe extern "C" fn hrw_ramp_new(
 /// `ramp` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_ramp_free(ramp: *mut hrw_ramp) {
-    guard(|| {
-        if !ramp.is_null() {
-            // SAFETY: the handle came from Box::into_raw and is freed once.
-            drop(unsafe { Box::from_raw(ramp) });
-        }
-        Ok(())
-    });
+    free_handle!(ramp);
 }
 
 /// The number of steps (0 when the two views already place every key alike).
@@ -99,14 +84,8 @@ pub unsafe extern "C" fn hrw_ramp_free(ramp: *mut hrw_ramp) {
 /// `ramp` is a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let r = unsafe { ramp_ref(ramp) }?;
-        let dst = out(out_len)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(r.steps().len()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(ramp, out_len, |r| Ok(r.inner.steps().len())) }
 }
 
 /// Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
@@ -121,21 +100,18 @@ pub unsafe extern "C" fn hrw_ramp_get_step(
     out_step: *mut hrw_ramp_step,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let r = ramp_ref(ramp)?;
-            let dst = out(out_step)?;
-            let s = r.steps().get(step).ok_or_else(|| step_error(r, step))?;
-            dst.write(hrw_ramp_step {
-                epoch: s.epoch,
-                position: s.position,
-                moved: s.moved,
-                removes_drained: s.removes_drained,
-            });
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let r = &try_ref!(ramp).inner;
+        let dst = try_out!(out_step);
+        let s = r.steps().get(step).ok_or_else(|| step_error(r, step))?;
+        dst.write(hrw_ramp_step {
+            epoch: s.epoch,
+            position: s.position,
+            moved: s.moved,
+            removes_drained: s.removes_drained,
+        });
+        Ok(())
+    })
 }
 
 /// The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
@@ -151,28 +127,21 @@ pub unsafe extern "C" fn hrw_ramp_view(
     out_view: *mut *mut hrw_view,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let r = ramp_ref(ramp)?;
-            let dst = out(out_view)?;
-            boxed_view(r.view(step)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let r = &try_ref!(ramp).inner;
+        let dst = try_out!(out_view);
+        dst.put_box(hrw_view {
+            inner: r.view(step)?,
+        });
+        Ok(())
+    })
 }
 
 /// # Safety
 /// `ramp` is a live handle.
 unsafe fn figure(ramp: *const hrw_ramp, dst: *mut f64, f: fn(&RampPlan) -> f64) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let r = unsafe { ramp_ref(ramp) }?;
-        let dst = out(dst)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(f(r)) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(ramp, dst, |r| Ok(f(&r.inner))) }
 }
 
 /// The per-step limit the ramp was planned with.

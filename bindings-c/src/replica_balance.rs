@@ -3,9 +3,10 @@
 
 use hrwhash_core::policy::ReplicaBalance;
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-// Renamed so that the exported parameter keeps its plain name `placement`.
-use crate::placement::{hrw_placement, placement as placement_of};
+use crate::ffi::{
+    free_handle, guard, opt_out, try_bytes, try_out, try_ref, try_span_mut, with_detail, Handle,
+};
+use crate::placement::hrw_placement;
 use crate::status::{hrw_error, hrw_status};
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights (replica-balance,
@@ -14,6 +15,8 @@ use crate::status::{hrw_error, hrw_status};
 pub struct hrw_replica_balance {
     inner: ReplicaBalance,
 }
+
+impl Handle for hrw_replica_balance {}
 
 /// Replica sets of `k` nodes over a copy of `placement`. INVALID_COUNT when `k` is 0;
 /// INFEASIBLE_REPLICA_WEIGHTS when a node has more than `1 / k` of the total weight
@@ -29,18 +32,13 @@ pub unsafe extern "C" fn hrw_replica_balance_new(
     out_replica_balance: *mut *mut hrw_replica_balance,
     error: *mut hrw_error,
 ) -> hrw_status {
-    let call = || -> Result<(), hrw_error> {
-        // SAFETY: caller contract.
-        let p = unsafe { placement_of(placement) }?;
-        let dst = out(out_replica_balance)?;
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_replica_balance);
         let inner = ReplicaBalance::new(p.clone(), k)?;
-        let handle = Box::into_raw(Box::new(hrw_replica_balance { inner }));
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(handle) };
+        dst.put_box(hrw_replica_balance { inner });
         Ok(())
-    };
-    // SAFETY: `error` is NULL or writable (caller contract).
-    unsafe { guard_detail(error, call) }
+    })
 }
 
 /// Releases a replica-balance handle; NULL is a no-op.
@@ -49,23 +47,7 @@ pub unsafe extern "C" fn hrw_replica_balance_new(
 /// `replica_balance` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_replica_balance_free(replica_balance: *mut hrw_replica_balance) {
-    guard(|| {
-        if !replica_balance.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `hrw_replica_balance_new`.
-            drop(unsafe { Box::from_raw(replica_balance) });
-        }
-        Ok(())
-    });
-}
-
-/// # Safety
-/// A non-NULL `rb` is a live handle.
-unsafe fn balance_ref<'a>(
-    rb: *const hrw_replica_balance,
-) -> Result<&'a ReplicaBalance, hrw_status> {
-    let rb = non_null(rb)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*rb).inner })
+    free_handle!(replica_balance);
 }
 
 /// The replica set of `key` (primary first) into `out_indices`, which must hold `k` entries
@@ -83,19 +65,12 @@ pub unsafe extern "C" fn hrw_replica_balance_replicas(
     out_count: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let rb = unsafe { balance_ref(replica_balance) }?;
-        let count = out(out_count)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
-        if dst.len() < rb.k() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        let n = rb.replicas_into(key, &mut dst[..rb.k()]);
-        // SAFETY: checked non-NULL.
-        unsafe { count.write(n) };
+        let rb = &try_ref!(replica_balance).inner;
+        let count = try_out!(out_count);
+        let key = try_bytes!(key, key_len);
+        let dst = try_span_mut!(out_indices, out_len);
+        let dst = dst.get_mut(..rb.k()).ok_or(hrw_status::BufferTooSmall)?;
+        count.write(rb.replicas_into(key, dst));
         Ok(())
     })
 }
@@ -116,24 +91,20 @@ pub unsafe extern "C" fn hrw_replica_balance_adjusted_fixed(
     out_residual: *mut f64,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let rb = unsafe { balance_ref(replica_balance) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_weights, out_len) }?;
+        let rb = &try_ref!(replica_balance).inner;
+        let dst = try_span_mut!(out_weights, out_len);
         let weights = rb.adjusted_weights();
-        if dst.len() < weights.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
+        let dst = dst
+            .get_mut(..weights.len())
+            .ok_or(hrw_status::BufferTooSmall)?;
         for (d, w) in dst.iter_mut().zip(&weights) {
             *d = w.to_fixed();
         }
-        if !out_iterations.is_null() {
-            // SAFETY: a non-NULL `out_iterations` is writable (caller contract).
-            unsafe { out_iterations.write(rb.iterations()) };
+        if let Some(iterations) = opt_out!(out_iterations) {
+            iterations.write(rb.iterations());
         }
-        if !out_residual.is_null() {
-            // SAFETY: a non-NULL `out_residual` is writable (caller contract).
-            unsafe { out_residual.write(rb.residual()) };
+        if let Some(residual) = opt_out!(out_residual) {
+            residual.write(rb.residual());
         }
         Ok(())
     })

@@ -3,11 +3,15 @@
 
 use hrwhash_core::policy::{SlotChange, SlotHistory};
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::levelled_slots::{boxed as boxed_table, hrw_levelled_slot_table};
-use crate::placement::{hrw_node, hrw_placement, node_of, node_parts, seed_from, weight_at};
+use crate::ffi::{
+    copy_to_buffer, free_handle, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
+    with_detail, Handle, Out,
+};
+use crate::levelled_slots::hrw_levelled_slot_table;
+use crate::placement::{hrw_node, hrw_placement, new_node, seed_from, weight_at};
+use crate::slots::SlotHandle;
 use crate::status::{hrw_error, hrw_status};
-use crate::view::{boxed_view, hrw_view, write_bytes, write_c_string};
+use crate::view::{hrw_view, write_c_string};
 
 /// Length of a table fingerprint in bytes.
 pub const HRW_TABLE_FINGERPRINT_LEN: usize = 16;
@@ -22,18 +26,10 @@ pub struct hrw_slot_history {
     inner: SlotHistory,
 }
 
-fn boxed(h: SlotHistory, dst: *mut *mut hrw_slot_history) {
-    let handle = Box::into_raw(Box::new(hrw_slot_history { inner: h }));
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
-    unsafe { dst.write(handle) };
-}
+impl Handle for hrw_slot_history {}
 
-/// # Safety
-/// A non-NULL `h` must come from a constructor of `hrw_slot_history` and not be freed.
-unsafe fn history<'a>(h: *const hrw_slot_history) -> Result<&'a SlotHistory, hrw_status> {
-    let h = non_null(h)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*h).inner })
+fn put(dst: Out<*mut hrw_slot_history>, inner: SlotHistory) {
+    dst.put_box(hrw_slot_history { inner });
 }
 
 /// Loads and replays a history document (`text_len` bytes of UTF-8 JSON, not NUL-terminated),
@@ -55,16 +51,13 @@ pub unsafe extern "C" fn hrw_slot_history_from_json(
     out_history: *mut *mut hrw_slot_history,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_history)?;
-            let text = bytes(text, text_len)?;
-            let seed = seed_from(seed, seed_len)??;
-            boxed(SlotHistory::from_json_bytes(text, seed)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_history);
+        let text = try_bytes!(text, text_len);
+        let seed = seed_from(seed, seed_len)??;
+        put(dst, SlotHistory::from_json_bytes(text, seed)?);
+        Ok(())
+    })
 }
 
 /// A history with no change yet: the first table of `placement` with `slots` slots (1 to 2^24,
@@ -80,15 +73,12 @@ pub unsafe extern "C" fn hrw_slot_history_new(
     out_history: *mut *mut hrw_slot_history,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = crate::placement::placement(placement)?;
-            let dst = out(out_history)?;
-            boxed(SlotHistory::new(p.clone(), slots, epoch)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_history);
+        put(dst, SlotHistory::new(p.clone(), slots, epoch)?);
+        Ok(())
+    })
 }
 
 /// Releases a history; NULL is a no-op.
@@ -97,13 +87,7 @@ pub unsafe extern "C" fn hrw_slot_history_new(
 /// `history` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_slot_history_free(history: *mut hrw_slot_history) {
-    guard(|| {
-        if !history.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `boxed` and is freed once.
-            drop(unsafe { Box::from_raw(history) });
-        }
-        Ok(())
-    });
+    free_handle!(history);
 }
 
 /// The table the changes lead to, as a new handle (release it with
@@ -117,10 +101,9 @@ pub unsafe extern "C" fn hrw_slot_history_table(
     out_table: *mut *mut hrw_levelled_slot_table,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let h = unsafe { self::history(history) }?;
-        let dst = out(out_table)?;
-        boxed_table(h.table().clone(), dst);
+        let h = &try_ref!(history).inner;
+        let dst = try_out!(out_table);
+        dst.put_box(hrw_levelled_slot_table::wrap(h.table().clone()));
         Ok(())
     })
 }
@@ -136,10 +119,9 @@ pub unsafe extern "C" fn hrw_slot_history_view(
     out_view: *mut *mut hrw_view,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let h = unsafe { self::history(history) }?;
-        let dst = out(out_view)?;
-        boxed_view(h.view(), dst);
+        let h = &try_ref!(history).inner;
+        let dst = try_out!(out_view);
+        dst.put_box(hrw_view { inner: h.view() });
         Ok(())
     })
 }
@@ -155,15 +137,11 @@ pub unsafe extern "C" fn hrw_slot_history_counts(
     out_changes: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let h = unsafe { self::history(history) }?;
-        let e = out(out_epoch)?;
-        let c = out(out_changes)?;
-        // SAFETY: checked non-NULL.
-        unsafe {
-            e.write(h.epoch());
-            c.write(h.changes().len());
-        }
+        let h = &try_ref!(history).inner;
+        let e = try_out!(out_epoch);
+        let c = try_out!(out_changes);
+        e.write(h.epoch());
+        c.write(h.changes().len());
         Ok(())
     })
 }
@@ -180,10 +158,9 @@ pub unsafe extern "C" fn hrw_slot_history_table_fingerprint(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let h = unsafe { self::history(history) }?;
-        // SAFETY: caller contract.
-        unsafe { write_bytes(&h.table_fingerprint().to_bytes(), out, out_len) }
+        let h = &try_ref!(history).inner;
+        // SAFETY: forwarded.
+        unsafe { copy_to_buffer(&h.table_fingerprint().to_bytes(), out, out_len) }
     })
 }
 
@@ -199,9 +176,8 @@ pub unsafe extern "C" fn hrw_slot_history_table_fingerprint_hex(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let h = unsafe { self::history(history) }?;
-        // SAFETY: caller contract.
+        let h = &try_ref!(history).inner;
+        // SAFETY: forwarded.
         unsafe { write_c_string(&h.table_fingerprint().to_hex(), out, out_len) }
     })
 }
@@ -222,25 +198,19 @@ pub unsafe extern "C" fn hrw_slot_history_to_json(
     out_written: *mut usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let h = self::history(history)?;
-            let written = crate::ffi::out(out_written)?;
-            let text = h.to_json();
-            if out_len < text.len() {
-                let mut d = hrw_error::from(hrw_status::BufferTooSmall);
-                d.expected = text.len();
-                d.actual = out_len;
-                return Err(d);
-            }
-            let dst = crate::ffi::out(out)?;
-            let dst = span_mut(dst, out_len)?;
-            dst[..text.len()].copy_from_slice(text.as_bytes());
-            written.write(text.len());
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let h = &try_ref!(history).inner;
+        let written = try_out!(out_written);
+        let text = h.to_json();
+        // Unlike `hrw_view_to_json`, the length is checked before the buffer pointer.
+        if out_len < text.len() {
+            return Err(too_small(text.len(), out_len));
+        }
+        let dst = try_span_mut!(crate::ffi::out(out)?, out_len);
+        dst[..text.len()].copy_from_slice(text.as_bytes());
+        written.write(text.len());
+        Ok(())
+    })
 }
 
 /// The history with one more change, `node` appended; EMPTY_NODE_ID and DUPLICATE_NODE_ID have
@@ -256,22 +226,14 @@ pub unsafe extern "C" fn hrw_slot_history_with_node(
     out_history: *mut *mut hrw_slot_history,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let h = self::history(history)?;
-            let dst = out(out_history)?;
-            let at = h.changes().len();
-            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
-            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(at))?;
-            let weight = weight_at(weight, at)?;
-            boxed(
-                h.with_change(SlotChange::Add(node_of(id, domain, weight)))?,
-                dst,
-            );
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let h = &try_ref!(history).inner;
+        let dst = try_out!(out_history);
+        // SAFETY: forwarded.
+        let node = unsafe { new_node(node, weight, h.changes().len()) }?;
+        put(dst, h.with_change(SlotChange::Add(node))?);
+        Ok(())
+    })
 }
 
 /// The history with one more change: the node of this id removed (UNKNOWN_NODE,
@@ -288,16 +250,13 @@ pub unsafe extern "C" fn hrw_slot_history_without_node(
     out_history: *mut *mut hrw_slot_history,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let h = self::history(history)?;
-            let dst = out(out_history)?;
-            let id = bytes(id, id_len)?.to_vec();
-            boxed(h.with_change(SlotChange::Remove(id))?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let h = &try_ref!(history).inner;
+        let dst = try_out!(out_history);
+        let id = try_bytes!(id, id_len).to_vec();
+        put(dst, h.with_change(SlotChange::Remove(id))?);
+        Ok(())
+    })
 }
 
 /// The history with one more change: the node of this id at another weight. As
@@ -317,19 +276,16 @@ pub unsafe extern "C" fn hrw_slot_history_with_weight(
     out_history: *mut *mut hrw_slot_history,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let h = self::history(history)?;
-            let dst = out(out_history)?;
-            let id = bytes(id, id_len)?.to_vec();
-            h.table()
-                .placement()
-                .find(&id)
-                .ok_or(hrw_status::UnknownNode)?;
-            let weight = weight_at(weight, h.changes().len())?;
-            boxed(h.with_change(SlotChange::Weight(id, weight))?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let h = &try_ref!(history).inner;
+        let dst = try_out!(out_history);
+        let id = try_bytes!(id, id_len).to_vec();
+        h.table()
+            .placement()
+            .find(&id)
+            .ok_or(hrw_status::UnknownNode)?;
+        let weight = weight_at(weight, h.changes().len())?;
+        put(dst, h.with_change(SlotChange::Weight(id, weight))?);
+        Ok(())
+    })
 }

@@ -1,36 +1,20 @@
 //! `hrw_slot_table`: the core's `SlotTable` (conformance/POLICIES.md, "slot-table (v1)") behind
-//! an opaque handle.
+//! an opaque handle. The calls it shares with `hrw_levelled_slot_table` are in `slots.rs`.
 
 use hrwhash_core::policy::SlotTable;
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::placement::{hrw_node, hrw_placement, node_of, node_parts, weight_at};
+use crate::ffi::{free_handle, get, opt_ref, try_out, try_ref, with_detail};
+use crate::placement::{hrw_node, hrw_placement};
+use crate::slots::{self, SlotHandle};
 use crate::status::{hrw_error, hrw_status};
 
 /// A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
 /// `hrw_slot_table_new`, release it with `hrw_slot_table_free`). Like a placement it never
 /// changes, so one handle may be used from many threads at once; changes return a new table.
 pub struct hrw_slot_table {
-    table: SlotTable,
+    pub(crate) table: SlotTable,
     /// The table's membership as a placement handle, lent out by `hrw_slot_table_placement`.
-    placement: hrw_placement,
-}
-
-fn boxed(table: SlotTable, dst: *mut *mut hrw_slot_table) {
-    let placement = hrw_placement {
-        inner: table.placement().clone(),
-    };
-    let handle = Box::into_raw(Box::new(hrw_slot_table { table, placement }));
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`.
-    unsafe { dst.write(handle) };
-}
-
-/// # Safety
-/// A non-NULL `t` must come from `hrw_slot_table_new` (or a change) and not be freed.
-unsafe fn table<'a>(t: *const hrw_slot_table) -> Result<&'a hrw_slot_table, hrw_status> {
-    let t = non_null(t)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &*t })
+    pub(crate) placement: hrw_placement,
 }
 
 /// Builds the slot table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT).
@@ -48,16 +32,15 @@ pub unsafe extern "C" fn hrw_slot_table_new(
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = crate::placement::placement(placement)?;
-            let dst = out(out_table)?;
-            let overload = overload_ppm.as_ref().copied();
-            boxed(SlotTable::new(p, slots, overload)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let p = try_ref!(placement);
+        let dst = try_out!(out_table);
+        let overload = opt_ref!(overload_ppm).copied();
+        dst.put_box(hrw_slot_table::wrap(SlotTable::new(
+            &p.inner, slots, overload,
+        )?));
+        Ok(())
+    })
 }
 
 /// Releases a slot table; NULL is a no-op.
@@ -66,13 +49,7 @@ pub unsafe extern "C" fn hrw_slot_table_new(
 /// `table` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_slot_table_free(table: *mut hrw_slot_table) {
-    guard(|| {
-        if !table.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `boxed` and is freed once.
-            drop(unsafe { Box::from_raw(table) });
-        }
-        Ok(())
-    });
+    free_handle!(table);
 }
 
 /// The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
@@ -85,14 +62,8 @@ pub unsafe extern "C" fn hrw_slot_table_placement(
     table: *const hrw_slot_table,
     out_placement: *mut *const hrw_placement,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_placement)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(&t.placement) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::placement(table, out_placement) }
 }
 
 /// The number of slots.
@@ -104,14 +75,8 @@ pub unsafe extern "C" fn hrw_slot_table_slots(
     table: *const hrw_slot_table,
     out_slots: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_slots)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.slots()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::slots(table, out_slots) }
 }
 
 /// The slot of `key` (`key` may be NULL when `key_len` is 0).
@@ -125,16 +90,8 @@ pub unsafe extern "C" fn hrw_slot_table_slot(
     key_len: usize,
     out_slot: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_slot)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.slot(key)) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::slot(table, key, key_len, out_slot) }
 }
 
 /// The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -148,18 +105,8 @@ pub unsafe extern "C" fn hrw_slot_table_owner_of_slot(
     slot: u64,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_index)?;
-        let index = t
-            .table
-            .owner_index_of_slot(slot)
-            .map_err(|e| hrw_status::from(&e))?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(index) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::owner_of_slot(table, slot, out_index) }
 }
 
 /// The index of the node that owns `key`: the owner of its slot.
@@ -173,16 +120,8 @@ pub unsafe extern "C" fn hrw_slot_table_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(t.table.owner_index(key)) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::owner(table, key, key_len, out_index) }
 }
 
 /// The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
@@ -196,18 +135,8 @@ pub unsafe extern "C" fn hrw_slot_table_assignments(
     out_owners: *mut u32,
     out_len: usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_owners, out_len) }?;
-        let owners = t.table.assignments();
-        let dst = dst
-            .get_mut(..owners.len())
-            .ok_or(hrw_status::BufferTooSmall)?;
-        dst.copy_from_slice(owners);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { slots::assignments(table, out_owners, out_len) }
 }
 
 /// The most slots the node at `index` may hold; INDEX_OUT_OF_RANGE past the last node.
@@ -220,15 +149,12 @@ pub unsafe extern "C" fn hrw_slot_table_capacity(
     index: usize,
     out_capacity: *mut u32,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { self::table(table) }?;
-        let dst = out(out_capacity)?;
-        let cap = t.table.capacity(index).ok_or(hrw_status::IndexOutOfRange)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(cap) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(table, out_capacity, |t| {
+            t.table.capacity(index).ok_or(hrw_status::IndexOutOfRange)
+        })
+    }
 }
 
 /// The table with one more node (appended, so its index is the old node count), computed from
@@ -244,19 +170,8 @@ pub unsafe extern "C" fn hrw_slot_table_with_node(
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let index = t.table.placement().len();
-            let node = non_null(node)?.as_ref().ok_or(hrw_status::NullParameter)?;
-            let (id, domain) = node_parts(node).map_err(|s| hrw_error::from(s).at(index))?;
-            let weight = weight_at(weight, index)?;
-            boxed(t.table.with_node(node_of(id, domain, weight))?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::with_node(table, node, weight, out_table, error) }
 }
 
 /// The table without the node of this id (indices after it shift down by one), computed from
@@ -273,16 +188,8 @@ pub unsafe extern "C" fn hrw_slot_table_without_node(
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let id = bytes(id, id_len)?;
-            boxed(t.table.without_node(id)?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::without_node(table, id, id_len, out_table, error) }
 }
 
 /// The table where the node of this id has another weight, computed from this one. The node is
@@ -300,21 +207,6 @@ pub unsafe extern "C" fn hrw_slot_table_with_weight(
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let t = self::table(table)?;
-            let dst = out(out_table)?;
-            let id = bytes(id, id_len)?;
-            let index = t
-                .table
-                .placement()
-                .find(id)
-                .ok_or(hrw_status::UnknownNode)?
-                .index();
-            let weight = weight_at(weight, index)?;
-            boxed(t.table.with_weight(id, weight)?, dst);
-            Ok(())
-        })
-    }
+    // SAFETY: forwarded.
+    unsafe { slots::with_weight(table, id, id_len, weight, out_table, error) }
 }

@@ -3,8 +3,11 @@
 
 use hrwhash_core::View;
 
-use crate::ffi::{bytes, guard, guard_detail, non_null, out, span_mut};
-use crate::placement::{boxed, hrw_placement, placement, seed_from};
+use crate::ffi::{
+    copy_to_buffer, free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
+    with_detail, Handle,
+};
+use crate::placement::{hrw_placement, seed_from};
 use crate::status::{hrw_error, hrw_status};
 
 /// Length of a view fingerprint in bytes.
@@ -25,18 +28,12 @@ pub struct hrw_view {
     pub(crate) inner: View,
 }
 
-pub(crate) fn boxed_view(v: View, dst: *mut *mut hrw_view) {
-    let handle = Box::into_raw(Box::new(hrw_view { inner: v }));
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed_view`.
-    unsafe { dst.write(handle) };
-}
+impl Handle for hrw_view {}
 
 /// # Safety
 /// A non-NULL `v` must come from a constructor of `hrw_view` and not be freed.
 pub(crate) unsafe fn view<'a>(v: *const hrw_view) -> Result<&'a View, hrw_status> {
-    let v = non_null(v)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*v).inner })
+    Ok(&try_ref!(v).inner)
 }
 
 /// Loads a view document (`text_len` bytes of UTF-8 JSON, not NUL-terminated), placing keys
@@ -61,16 +58,14 @@ pub unsafe extern "C" fn hrw_view_from_json(
     out_view: *mut *mut hrw_view,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_view)?;
-            let text = bytes(text, text_len)?;
-            let seed = seed_from(seed, seed_len)??;
-            boxed_view(View::from_json_bytes(text, seed)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_view);
+        let text = try_bytes!(text, text_len);
+        let seed = seed_from(seed, seed_len)??;
+        let inner = View::from_json_bytes(text, seed)?;
+        dst.put_box(hrw_view { inner });
+        Ok(())
+    })
 }
 
 /// Loads the view document in the file at `path` (`path_len` bytes, not NUL-terminated), as
@@ -90,22 +85,20 @@ pub unsafe extern "C" fn hrw_view_from_file(
     out_view: *mut *mut hrw_view,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let dst = out(out_view)?;
-            let path = bytes(path, path_len)?;
-            let seed = seed_from(seed, seed_len)??;
-            let text = std::fs::File::open(file_path(path)?)
-                .and_then(hrwhash_core::view::read_document)
-                .map_err(|e| hrw_error {
-                    os_error: e.raw_os_error().unwrap_or(0),
-                    ..hrw_error::from_status(hrw_status::Io)
-                })??;
-            boxed_view(View::from_json_bytes(&text, seed)?, dst);
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let dst = try_out!(out_view);
+        let path = try_bytes!(path, path_len);
+        let seed = seed_from(seed, seed_len)??;
+        let text = std::fs::File::open(file_path(path)?)
+            .and_then(hrwhash_core::view::read_document)
+            .map_err(|e| hrw_error {
+                os_error: e.raw_os_error().unwrap_or(0),
+                ..hrw_error::from_status(hrw_status::Io)
+            })??;
+        let inner = View::from_json_bytes(&text, seed)?;
+        dst.put_box(hrw_view { inner });
+        Ok(())
+    })
 }
 
 #[cfg(unix)]
@@ -134,23 +127,13 @@ pub unsafe extern "C" fn hrw_view_new(
     out_view: *mut *mut hrw_view,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let p = placement_of(placement)?;
-            let dst = out(out_view)?;
-            boxed_view(View::new(p.clone(), epoch)?, dst);
-            Ok(())
-        })
-    }
-}
-
-// Named apart from `placement` so that the exported parameter keeps its plain name.
-unsafe fn placement_of<'a>(
-    p: *const hrw_placement,
-) -> Result<&'a hrwhash_core::Placement, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { placement(p) }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_view);
+        let inner = View::new(p.clone(), epoch)?;
+        dst.put_box(hrw_view { inner });
+        Ok(())
+    })
 }
 
 /// The same membership at another epoch, as a new handle.
@@ -164,17 +147,13 @@ pub unsafe extern "C" fn hrw_view_with_epoch(
     out_view: *mut *mut hrw_view,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        let dst = out(out_view)?;
-        boxed_view(v.with_epoch(epoch), dst);
+        let v = &try_ref!(view).inner;
+        let dst = try_out!(out_view);
+        dst.put_box(hrw_view {
+            inner: v.with_epoch(epoch),
+        });
         Ok(())
     })
-}
-
-unsafe fn view_ref<'a>(v: *const hrw_view) -> Result<&'a View, hrw_status> {
-    // SAFETY: forwarded from the caller.
-    unsafe { view(v) }
 }
 
 /// Releases a view; NULL is a no-op. Placements taken from it stay valid.
@@ -183,13 +162,7 @@ unsafe fn view_ref<'a>(v: *const hrw_view) -> Result<&'a View, hrw_status> {
 /// `view` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_view_free(view: *mut hrw_view) {
-    guard(|| {
-        if !view.is_null() {
-            // SAFETY: the handle came from Box::into_raw in `boxed_view` and is freed once.
-            drop(unsafe { Box::from_raw(view) });
-        }
-        Ok(())
-    });
+    free_handle!(view);
 }
 
 /// The view's membership as a new placement handle, owned by the caller: release it with
@@ -204,10 +177,11 @@ pub unsafe extern "C" fn hrw_view_placement(
     out_placement: *mut *mut hrw_placement,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        let dst = out(out_placement)?;
-        boxed(v.placement().clone(), dst);
+        let v = &try_ref!(view).inner;
+        let dst = try_out!(out_placement);
+        dst.put_box(hrw_placement {
+            inner: v.placement().clone(),
+        });
         Ok(())
     })
 }
@@ -218,14 +192,8 @@ pub unsafe extern "C" fn hrw_view_placement(
 /// `view` is a live handle.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_view_epoch(view: *const hrw_view, out_epoch: *mut u64) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        let dst = out(out_epoch)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(v.epoch()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(view, out_epoch, |v| Ok(v.inner.epoch())) }
 }
 
 /// Whether the view uses the public default seed (its document says `"seed": "default"`).
@@ -237,29 +205,8 @@ pub unsafe extern "C" fn hrw_view_has_default_seed(
     view: *const hrw_view,
     out_default: *mut bool,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        let dst = out(out_default)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(v.has_default_seed()) };
-        Ok(())
-    })
-}
-
-/// Copies `src` into the caller's buffer, or BUFFER_TOO_SMALL.
-///
-/// # Safety
-/// `dst` is NULL or valid for `len` bytes.
-pub(crate) unsafe fn write_bytes(src: &[u8], dst: *mut u8, len: usize) -> Result<(), hrw_status> {
-    let dst = out(dst)?;
-    // SAFETY: caller contract.
-    let dst = unsafe { span_mut(dst, len) }?;
-    if dst.len() < src.len() {
-        return Err(hrw_status::BufferTooSmall);
-    }
-    dst[..src.len()].copy_from_slice(src);
-    Ok(())
+    // SAFETY: forwarded.
+    unsafe { get(view, out_default, |v| Ok(v.inner.has_default_seed())) }
 }
 
 /// Writes `hex` and a NUL, or BUFFER_TOO_SMALL.
@@ -271,7 +218,7 @@ pub(crate) unsafe fn write_c_string(hex: &str, dst: *mut u8, len: usize) -> Resu
     text.extend_from_slice(hex.as_bytes());
     text.push(0);
     // SAFETY: forwarded.
-    unsafe { write_bytes(&text, dst, len) }
+    unsafe { copy_to_buffer(&text, dst, len) }
 }
 
 /// The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
@@ -287,10 +234,9 @@ pub unsafe extern "C" fn hrw_view_fingerprint(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        // SAFETY: caller contract.
-        unsafe { write_bytes(&v.fingerprint().to_bytes(), out, out_len) }
+        let v = &try_ref!(view).inner;
+        // SAFETY: forwarded.
+        unsafe { copy_to_buffer(&v.fingerprint().to_bytes(), out, out_len) }
     })
 }
 
@@ -306,9 +252,8 @@ pub unsafe extern "C" fn hrw_view_fingerprint_hex(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        // SAFETY: caller contract.
+        let v = &try_ref!(view).inner;
+        // SAFETY: forwarded.
         unsafe { write_c_string(&v.fingerprint().to_hex(), out, out_len) }
     })
 }
@@ -325,10 +270,9 @@ pub unsafe extern "C" fn hrw_view_seed_fingerprint(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        // SAFETY: caller contract.
-        unsafe { write_bytes(&v.seed_fingerprint().to_bytes(), out, out_len) }
+        let v = &try_ref!(view).inner;
+        // SAFETY: forwarded.
+        unsafe { copy_to_buffer(&v.seed_fingerprint().to_bytes(), out, out_len) }
     })
 }
 
@@ -344,9 +288,8 @@ pub unsafe extern "C" fn hrw_view_seed_fingerprint_hex(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        // SAFETY: caller contract.
+        let v = &try_ref!(view).inner;
+        // SAFETY: forwarded.
         unsafe { write_c_string(&v.seed_fingerprint().to_hex(), out, out_len) }
     })
 }
@@ -360,15 +303,8 @@ pub unsafe extern "C" fn hrw_view_json_len(
     view: *const hrw_view,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let v = unsafe { view_ref(view) }?;
-        let dst = out(out_len)?;
-        let n = v.to_json().len();
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(n) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(view, out_len, |v| Ok(v.inner.to_json().len())) }
 }
 
 /// The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
@@ -388,23 +324,15 @@ pub unsafe extern "C" fn hrw_view_to_json(
     out_written: *mut usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: caller contract.
-    unsafe {
-        guard_detail(error, || {
-            let v = view_ref(view)?;
-            let written = crate::ffi::out(out_written)?;
-            let text = v.to_json();
-            let dst = crate::ffi::out(out)?;
-            let dst = span_mut(dst, out_len)?;
-            if dst.len() < text.len() {
-                let mut d = hrw_error::from(hrw_status::BufferTooSmall);
-                d.expected = text.len();
-                d.actual = out_len;
-                return Err(d);
-            }
-            dst[..text.len()].copy_from_slice(text.as_bytes());
-            written.write(text.len());
-            Ok(())
-        })
-    }
+    with_detail!(error, || {
+        let v = &try_ref!(view).inner;
+        let written = try_out!(out_written);
+        let text = v.to_json();
+        let dst = try_span_mut!(crate::ffi::out(out)?, out_len);
+        dst.get_mut(..text.len())
+            .ok_or_else(|| too_small(text.len(), out_len))?
+            .copy_from_slice(text.as_bytes());
+        written.write(text.len());
+        Ok(())
+    })
 }
