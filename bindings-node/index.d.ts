@@ -207,31 +207,17 @@ export interface NodeChange {
 }
 
 /** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
-export interface TransitionDiff {
+export interface Diff {
   keys: number
   moved: number
   /** Ordered by the old node's position, then the new node's. */
   flows: Flow[]
   /** Every old node in old order, then the nodes only in the new membership in new order. */
   nodes: NodeChange[]
-  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1). */
-  expectedMoved: number
-  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2). */
-  optimum: number
-}
-
-/** What `profileDiff` counted between two placements of any kinds (conformance/PROFILES.md). */
-export interface ProfileDiff {
-  /** The algorithm or profile switched from (`'hrw-v1'`, `'go-redis-ring-v9'`, ...). */
-  from: string
-  /** The algorithm or profile switched to. */
-  to: string
-  keys: number
-  moved: number
-  /** Ordered by the old node's position, then the new node's. */
-  flows: Flow[]
-  /** Every old node in old order, then the nodes only in the new membership in new order. */
-  nodes: NodeChange[]
+  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1); null unless both sides are hrw-v1. */
+  expectedMoved: number | null
+  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2); null unless both sides are hrw-v1. */
+  optimum: number | null
 }
 
 /** A key that changes owner: copy it from `from` to `to`. */
@@ -243,8 +229,8 @@ export interface Move {
 }
 
 /** An iterator over the moved keys (merged into the class). */
-export interface MovePlan {
-  [Symbol.iterator](): MovePlan
+export interface Plan {
+  [Symbol.iterator](): Plan
 }
 
 /** One step of a ramp. */
@@ -364,12 +350,6 @@ export declare class LevelledSlotTable {
   withWeight(node: NodeIdLike, weight: number): LevelledSlotTable
 }
 
-/** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
-export declare class MovePlan {
-  /** The next moved key, pulling keys from the source until one moves. */
-  next(): IteratorResult<Move, undefined>
-}
-
 /**
  * An immutable set of nodes that maps keys to nodes with rendezvous hashing (hrw-v1).
  *
@@ -381,6 +361,12 @@ export declare class Placement {
    * node in the membership but never selects it); the seed defaults to `DEFAULT_SEED`.
    */
   constructor(nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null)
+}
+
+/** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
+export declare class Plan {
+  /** The next moved key, pulling keys from the source until one moves. */
+  next(): IteratorResult<Move, undefined>
 }
 
 /**
@@ -549,12 +535,12 @@ export declare class SlotTable {
 }
 
 /**
- * The change from one membership (a `View` or a `Placement`) to another: where each key is
- * during a migration, how many keys move, and which.
+ * The change from one membership (a `View`, `Placement` or `ProfilePlacement`) to another: where
+ * each key is during a migration, how many keys move, and which.
  */
 export declare class Transition {
   /** The transition from `from` to `to`; nodes are the same node when their ids are equal. */
-  constructor(from: View | Placement, to: View | Placement)
+  constructor(from: View | Placement | ProfilePlacement, to: View | Placement | ProfilePlacement)
   /** The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`. */
   route(key: Key): Route
   /**
@@ -566,20 +552,26 @@ export declare class Transition {
    * Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
    * the number of keys).
    */
-  diff(keys: Iterable<Key>): TransitionDiff
+  diff(keys: Iterable<Key>): Diff
   /**
    * The keys of `keys` that change owner, each with the node to copy it from and to, as an
    * iterator that pulls from `keys` as it is advanced (constant memory).
    */
-  plan(keys: Iterable<Key>): MovePlan
-  /** The membership before, as a new `Placement`. */
-  get old(): Placement
-  /** The membership after, as a new `Placement`. */
-  get new(): Placement
-  /** The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1). */
-  get expectedMoved(): number
-  /** The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2). */
-  get optimum(): number
+  plan(keys: Iterable<Key>): Plan
+  /** The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
+  get old(): Placement | ProfilePlacement
+  /** The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
+  get new(): Placement | ProfilePlacement
+  /**
+   * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
+   * 6.1); null unless both sides are hrw-v1.
+   */
+  get expectedMoved(): number | null
+  /**
+   * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2); null
+   * unless both sides are hrw-v1.
+   */
+  get optimum(): number | null
 }
 
 /**
@@ -655,13 +647,6 @@ export declare const LEVELLED_SLOTS_POLICY: string
  * BigInt.
  */
 export declare function nodeDigest(id: NodeIdLike, seed?: SeedLike | undefined | null): bigint
-
-/**
- * What switching from `from` to `to` (each a ProfilePlacement, Placement or View) moves over
- * `keys` (an array or any iterable): `{ from, to, keys, moved, flows: [{ from, to, count }],
- * nodes: [{ id, before, after, inOld, inNew }] }`, `from` and `to` naming the algorithms.
- */
-export declare function profileDiff(from: ProfilePlacement | Placement | View, to: ProfilePlacement | Placement | View, keys: Iterable<Key>): ProfileDiff
 
 /** `new RampPlan(from, to, maxMove)`. */
 export declare function ramp(from: View, to: View, maxMove: number): RampPlan

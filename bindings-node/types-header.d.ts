@@ -207,31 +207,17 @@ export interface NodeChange {
 }
 
 /** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
-export interface TransitionDiff {
+export interface Diff {
   keys: number
   moved: number
   /** Ordered by the old node's position, then the new node's. */
   flows: Flow[]
   /** Every old node in old order, then the nodes only in the new membership in new order. */
   nodes: NodeChange[]
-  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1). */
-  expectedMoved: number
-  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2). */
-  optimum: number
-}
-
-/** What `profileDiff` counted between two placements of any kinds (conformance/PROFILES.md). */
-export interface ProfileDiff {
-  /** The algorithm or profile switched from (`'hrw-v1'`, `'go-redis-ring-v9'`, ...). */
-  from: string
-  /** The algorithm or profile switched to. */
-  to: string
-  keys: number
-  moved: number
-  /** Ordered by the old node's position, then the new node's. */
-  flows: Flow[]
-  /** Every old node in old order, then the nodes only in the new membership in new order. */
-  nodes: NodeChange[]
+  /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1); null unless both sides are hrw-v1. */
+  expectedMoved: number | null
+  /** The least fraction any scheme must move for the new shares (VIEW.md 6.2); null unless both sides are hrw-v1. */
+  optimum: number | null
 }
 
 /** A key that changes owner: copy it from `from` to `to`. */
@@ -243,8 +229,8 @@ export interface Move {
 }
 
 /** An iterator over the moved keys (merged into the class). */
-export interface MovePlan {
-  [Symbol.iterator](): MovePlan
+export interface Plan {
+  [Symbol.iterator](): Plan
 }
 
 /** One step of a ramp. */

@@ -1,15 +1,15 @@
 //! Compatibility profiles (conformance/PROFILES.md): `ProfilePlacement`, which places keys the
-//! way an incumbent library does, and `profileDiff`, what a switch between any two placements
-//! moves. Ids come back in the form they were given, as `Placement`'s do.
+//! way an incumbent library does; `Transition` measures a switch between it and any other
+//! placement. Ids come back in the form they were given, as `Placement`'s do.
 
-use hrwhash_compat::{AnyPlacement, Lookup, Profile, Switch};
+use hrwhash_compat::Profile;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::js::{self, Bytes, Form, KeyBuf, Raw};
-use crate::view::{id_value, instance, pull, source, stream_key, Scope, View};
+use crate::view::id_value;
 use crate::{
-    core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, NodeForm, Placement,
+    core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement,
 };
 
 /// The options `new ProfilePlacement` knows.
@@ -19,8 +19,8 @@ const OPTIONS: [&str; 1] = ["weights"];
 /// `"pymemcache-rendezvous"`, `"ketama-libmemcached"` or `"hashring-node-3"`.
 #[napi]
 pub struct ProfilePlacement {
-    inner: hrwhash_compat::ProfilePlacement,
-    forms: Vec<Form>,
+    pub(crate) inner: hrwhash_compat::ProfilePlacement,
+    pub(crate) forms: Vec<Form>,
 }
 
 impl ProfilePlacement {
@@ -147,95 +147,4 @@ impl ProfilePlacement {
             .map_err(|e| core_error(env, e))?;
         Ok(Raw(self.ids(env, &r)?))
     }
-}
-
-/// Either side of a diff, with the forms of its ids.
-fn side(env: sys::napi_env, value: Raw, what: &str) -> Result<(AnyPlacement, Vec<Form>)> {
-    if let Some(p) = instance::<ProfilePlacement>(env, value) {
-        return Ok((AnyPlacement::Profile(p.inner.clone()), p.forms.clone()));
-    }
-    if let Some(p) = instance::<Placement>(env, value) {
-        let forms = p.forms.iter().map(|f: &NodeForm| f.id).collect();
-        return Ok((AnyPlacement::Hrw(p.inner.clone()), forms));
-    }
-    if let Some(v) = instance::<View>(env, value) {
-        let p = v.inner.placement().clone();
-        let forms = p
-            .node_specs()
-            .iter()
-            .map(|n| match std::str::from_utf8(n.id()) {
-                Ok(_) => Form::Text,
-                Err(_) => Form::Binary,
-            })
-            .collect();
-        return Ok((AnyPlacement::Hrw(p), forms));
-    }
-    Err(js::type_error(
-        env,
-        &format!(
-            "{what} is {}, not a ProfilePlacement, Placement or View",
-            js::describe(env, value.0)
-        ),
-    ))
-}
-
-/// What switching from `from` to `to` (each a ProfilePlacement, Placement or View) moves over
-/// `keys` (an array or any iterable): `{ from, to, keys, moved, flows: [{ from, to, count }],
-/// nodes: [{ id, before, after, inOld, inNew }] }`, `from` and `to` naming the algorithms.
-#[napi(
-    catch_unwind,
-    ts_args_type = "from: ProfilePlacement | Placement | View, to: ProfilePlacement | Placement | View, keys: Iterable<Key>",
-    ts_return_type = "ProfileDiff"
-)]
-pub fn profile_diff(env: Env, from: Raw, to: Raw, keys: Raw) -> Result<Raw> {
-    let env = env.raw();
-    let (old, old_forms) = side(env, from, "from")?;
-    let (new, new_forms) = side(env, to, "to")?;
-    let (from_name, to_name) = (old.algorithm(), new.algorithm());
-    let switch = Switch::new(old, new);
-    let src = source(env, keys.0)?;
-    let mut diff = switch.diff();
-    let mut buf = KeyBuf::new();
-    let mut i = 0usize;
-    loop {
-        let _scope = Scope::open(env)?;
-        let Some(v) = pull(env, src, i)? else { break };
-        diff.add(stream_key(env, v, &mut buf, i)?);
-        i += 1;
-    }
-    let old_id = |i: usize| id_value(env, switch.from().node_id(i), old_forms[i]);
-    let new_id = |i: usize| id_value(env, switch.to().node_id(i), new_forms[i]);
-    let o = js::new_object(env)?;
-    js::set_property(env, o, c"from", js::new_string(env, from_name)?)?;
-    js::set_property(env, o, c"to", js::new_string(env, to_name)?)?;
-    js::set_property(env, o, c"keys", js::new_number(env, diff.keys() as f64)?)?;
-    js::set_property(env, o, c"moved", js::new_number(env, diff.moved() as f64)?)?;
-    let flows = diff.flows();
-    let arr = js::new_array(env, flows.len())?;
-    for (j, f) in flows.iter().enumerate() {
-        let fo = js::new_object(env)?;
-        js::set_property(env, fo, c"from", old_id(f.from)?)?;
-        js::set_property(env, fo, c"to", new_id(f.to)?)?;
-        js::set_property(env, fo, c"count", js::new_number(env, f.count as f64)?)?;
-        js::set_element(env, arr, j as u32, fo)?;
-    }
-    js::set_property(env, o, c"flows", arr)?;
-    let nodes = diff.nodes();
-    let arr = js::new_array(env, nodes.len())?;
-    for (j, n) in nodes.iter().enumerate() {
-        let no = js::new_object(env)?;
-        let id = match (n.old, n.new) {
-            (Some(i), _) => old_id(i)?,
-            (None, Some(i)) => new_id(i)?,
-            (None, None) => js::null(env)?,
-        };
-        js::set_property(env, no, c"id", id)?;
-        js::set_property(env, no, c"before", js::new_number(env, n.before as f64)?)?;
-        js::set_property(env, no, c"after", js::new_number(env, n.after as f64)?)?;
-        js::set_property(env, no, c"inOld", js::new_bool(env, n.old.is_some())?)?;
-        js::set_property(env, no, c"inNew", js::new_bool(env, n.new.is_some())?)?;
-        js::set_element(env, arr, j as u32, no)?;
-    }
-    js::set_property(env, o, c"nodes", arr)?;
-    Ok(Raw(o))
 }

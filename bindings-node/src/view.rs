@@ -1,17 +1,18 @@
-//! Views, transitions and ramps (conformance/VIEW.md): `View`, `Transition`, `MovePlan` and
+//! Views, transitions and ramps (conformance/VIEW.md): `View`, `Transition`, `Plan` and
 //! `RampPlan`, thin over the core's types of the same names.
 //!
 //! Ids come back as a string when the id was given as one (a view's ids are strings when they are
 //! UTF-8, since the JSON form writes them so) and as a fresh `Buffer` otherwise.
 use std::ptr;
 
-use hrwhash::Seed;
+use hrwhash::{Error, Lookup, Seed};
 use napi::bindgen_prelude::{validate_type_tag, ObjectFinalize, ToNapiValue, TypeTag};
 use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::js::{self, Form, KeyBuf, Kind, Raw};
+use crate::profile::ProfilePlacement;
 use crate::{
     core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, optional, read,
     seed_arg, seed_of, NodeForm, Parsed, Placement,
@@ -477,24 +478,100 @@ pub(crate) fn stream_key(
     Ok(key)
 }
 
-/// The change from one membership (a `View` or a `Placement`) to another: where each key is
-/// during a migration, how many keys move, and which.
+/// One side of a transition as the caller gave it, with the form of each id.
+#[derive(Clone)]
+enum Member {
+    /// A placement, or the placement of a view.
+    Hrw(hrwhash::Placement, Vec<NodeForm>),
+    /// An incumbent's profile placement.
+    Profile(hrwhash_compat::ProfilePlacement, Vec<Form>),
+}
+
+impl Member {
+    fn of(env: sys::napi_env, value: Raw, what: &str) -> Result<Member> {
+        if let Some(p) = instance::<ProfilePlacement>(env, value) {
+            return Ok(Member::Profile(p.inner.clone(), p.forms.clone()));
+        }
+        if instance::<View>(env, value).is_none() && instance::<Placement>(env, value).is_none() {
+            return Err(js::type_error(
+                env,
+                &format!(
+                    "{what} is {}, not a View, Placement or ProfilePlacement",
+                    js::describe(env, value.0)
+                ),
+            ));
+        }
+        let (p, forms) = membership(env, value, what)?;
+        Ok(Member::Hrw(p, forms))
+    }
+
+    fn id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+        match self {
+            Member::Hrw(p, forms) => id_value(env, p.node_specs()[i].id(), forms[i].id),
+            Member::Profile(p, forms) => id_value(env, p.nodes()[i].id(), forms[i]),
+        }
+    }
+
+    fn lookup(&self) -> Box<dyn Lookup> {
+        match self {
+            Member::Hrw(p, _) => Box::new(p.clone()),
+            Member::Profile(p, _) => Box::new(p.clone()),
+        }
+    }
+
+    /// A new `Placement` or `ProfilePlacement` of the same nodes.
+    fn value(&self, env: sys::napi_env) -> Result<Raw> {
+        match self {
+            Member::Hrw(p, forms) => placement_value(env, p, Some(forms)),
+            Member::Profile(p, forms) => {
+                let v = ProfilePlacement {
+                    inner: p.clone(),
+                    forms: forms.clone(),
+                };
+                Ok(Raw(unsafe { ProfilePlacement::to_napi_value(env, v)? }))
+            }
+        }
+    }
+}
+
+/// The core transition: hrw-v1 on both sides (with replica routes and expected movement), or a
+/// profile on either side (owners only).
+#[derive(Clone)]
+enum Core {
+    Hrw(hrwhash::Transition),
+    Any(hrwhash::Transition<Box<dyn Lookup>, Box<dyn Lookup>>),
+}
+
+/// The change from one membership (a `View`, `Placement` or `ProfilePlacement`) to another: where
+/// each key is during a migration, how many keys move, and which.
 #[napi]
 pub struct Transition {
-    inner: hrwhash::Transition,
-    old_forms: Vec<NodeForm>,
-    new_forms: Vec<NodeForm>,
+    inner: Core,
+    old: Member,
+    new: Member,
 }
 
 impl Transition {
     fn old_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
-        let id = self.inner.old().node_specs()[i].id();
-        id_value(env, id, self.old_forms[i].id)
+        self.old.id(env, i)
     }
 
     fn new_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
-        let id = self.inner.new_placement().node_specs()[i].id();
-        id_value(env, id, self.new_forms[i].id)
+        self.new.id(env, i)
+    }
+
+    fn route_of(&self, key: &[u8]) -> hrwhash::transition::Route {
+        match &self.inner {
+            Core::Hrw(t) => t.route(key),
+            Core::Any(t) => t.route(key),
+        }
+    }
+
+    fn hrw_only(&self) -> Option<&hrwhash::Transition> {
+        match &self.inner {
+            Core::Hrw(t) => Some(t),
+            Core::Any(_) => None,
+        }
     }
 
     fn id_list(&self, env: sys::napi_env, indices: &[usize], old: bool) -> Result<sys::napi_value> {
@@ -509,81 +586,13 @@ impl Transition {
         }
         Ok(arr)
     }
-}
 
-#[napi]
-impl Transition {
-    /// The transition from `from` to `to`; nodes are the same node when their ids are equal.
-    #[napi(
-        constructor,
-        catch_unwind,
-        ts_args_type = "from: View | Placement, to: View | Placement"
-    )]
-    pub fn new(env: Env, old: Raw, new: Raw) -> Result<Transition> {
-        let env = env.raw();
-        let (old, old_forms) = membership(env, old, "from")?;
-        let (new, new_forms) = membership(env, new, "to")?;
-        Ok(Transition {
-            inner: hrwhash::Transition::new(&old, &new),
-            old_forms,
-            new_forms,
-        })
-    }
-
-    /// The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "Route")]
-    pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let r = self.inner.route(key_of(env, key, &mut buf, "key")?);
-        let o = js::new_object(env)?;
-        js::set_property(env, o, c"old", self.old_id(env, r.old)?)?;
-        js::set_property(env, o, c"new", self.new_id(env, r.new)?)?;
-        js::set_property(env, o, c"moved", js::new_bool(env, r.moved)?)?;
-        js::set_property(env, o, c"oldIndex", js::new_number(env, r.old as f64)?)?;
-        js::set_property(env, o, c"newIndex", js::new_number(env, r.new as f64)?)?;
-        Ok(Raw(o))
-    }
-
-    /// The first `k` nodes of the ranking of `key` before and after, the replicas to fill (`add`,
-    /// new ids) and those to drop once they are filled (`drop`, old ids).
-    #[napi(
-        catch_unwind,
-        ts_args_type = "key: Key, k: number",
-        ts_return_type = "RouteSet"
-    )]
-    pub fn route_top(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let (key, k) = key_and_count(env, key, k, &mut buf)?;
-        let r = self.inner.route_top(key, k);
-        let o = js::new_object(env)?;
-        js::set_property(env, o, c"before", self.id_list(env, &r.before, true)?)?;
-        js::set_property(env, o, c"after", self.id_list(env, &r.after, false)?)?;
-        js::set_property(env, o, c"add", self.id_list(env, &r.add, false)?)?;
-        js::set_property(env, o, c"drop", self.id_list(env, &r.drop, true)?)?;
-        Ok(Raw(o))
-    }
-
-    /// Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
-    /// the number of keys).
-    #[napi(
-        catch_unwind,
-        ts_args_type = "keys: Iterable<Key>",
-        ts_return_type = "TransitionDiff"
-    )]
-    pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
-        let env = env.raw();
-        let src = source(env, keys.0)?;
-        let mut diff = self.inner.diff();
-        let mut buf = KeyBuf::new();
-        let mut i = 0usize;
-        loop {
-            let _scope = Scope::open(env)?;
-            let Some(v) = pull(env, src, i)? else { break };
-            diff.add(stream_key(env, v, &mut buf, i)?);
-            i += 1;
-        }
+    /// The JS form of a diff: flows and rows name nodes by the caller's ids.
+    fn diff_value<A: Lookup, B: Lookup>(
+        &self,
+        env: sys::napi_env,
+        diff: &hrwhash::transition::Diff<A, B>,
+    ) -> Result<Raw> {
         let o = js::new_object(env)?;
         js::set_property(env, o, c"keys", js::new_number(env, diff.keys() as f64)?)?;
         js::set_property(env, o, c"moved", js::new_number(env, diff.moved() as f64)?)?;
@@ -614,19 +623,117 @@ impl Transition {
             js::set_element(env, arr, j as u32, no)?;
         }
         js::set_property(env, o, c"nodes", arr)?;
+        let number_or_null = |x: Option<f64>| match x {
+            Some(x) => js::new_number(env, x),
+            None => js::null(env),
+        };
+        let hrw = self.hrw_only();
         js::set_property(
             env,
             o,
             c"expectedMoved",
-            js::new_number(env, self.inner.expected_moved())?,
+            number_or_null(hrw.map(|t| t.expected_moved()))?,
         )?;
-        js::set_property(
-            env,
-            o,
-            c"optimum",
-            js::new_number(env, self.inner.optimum())?,
-        )?;
+        js::set_property(env, o, c"optimum", number_or_null(hrw.map(|t| t.optimum()))?)?;
         Ok(Raw(o))
+    }
+}
+
+/// Counts the owner changes of the keys of `src`.
+fn count<A: Lookup, B: Lookup>(
+    env: sys::napi_env,
+    t: &hrwhash::Transition<A, B>,
+    src: Source,
+) -> Result<hrwhash::transition::Diff<A, B>> {
+    let mut diff = t.diff();
+    let mut buf = KeyBuf::new();
+    let mut i = 0usize;
+    loop {
+        let _scope = Scope::open(env)?;
+        let Some(v) = pull(env, src, i)? else { break };
+        diff.add(stream_key(env, v, &mut buf, i)?);
+        i += 1;
+    }
+    Ok(diff)
+}
+
+#[napi]
+impl Transition {
+    /// The transition from `from` to `to`; nodes are the same node when their ids are equal.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "from: View | Placement | ProfilePlacement, to: View | Placement | ProfilePlacement"
+    )]
+    pub fn new(env: Env, old: Raw, new: Raw) -> Result<Transition> {
+        let env = env.raw();
+        let old = Member::of(env, old, "from")?;
+        let new = Member::of(env, new, "to")?;
+        let inner = match (&old, &new) {
+            (Member::Hrw(a, _), Member::Hrw(b, _)) => Core::Hrw(hrwhash::Transition::new(a, b)),
+            _ => Core::Any(hrwhash::Transition::between(old.lookup(), new.lookup())),
+        };
+        Ok(Transition { inner, old, new })
+    }
+
+    /// The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`.
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "Route")]
+    pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let r = self.route_of(key_of(env, key, &mut buf, "key")?);
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"old", self.old_id(env, r.old)?)?;
+        js::set_property(env, o, c"new", self.new_id(env, r.new)?)?;
+        js::set_property(env, o, c"moved", js::new_bool(env, r.moved)?)?;
+        js::set_property(env, o, c"oldIndex", js::new_number(env, r.old as f64)?)?;
+        js::set_property(env, o, c"newIndex", js::new_number(env, r.new as f64)?)?;
+        Ok(Raw(o))
+    }
+
+    /// The first `k` nodes of the ranking of `key` before and after, the replicas to fill (`add`,
+    /// new ids) and those to drop once they are filled (`drop`, old ids).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key, k: number",
+        ts_return_type = "RouteSet"
+    )]
+    pub fn route_top(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let (key, k) = key_and_count(env, key, k, &mut buf)?;
+        let t = match (&self.inner, &self.old, &self.new) {
+            (Core::Hrw(t), _, _) => t,
+            (_, Member::Profile(p, _), _) | (_, _, Member::Profile(p, _)) => {
+                let profile = p.profile().name();
+                let what = "replica routes in a transition";
+                return Err(core_error(env, Error::NotOffered { profile, what }));
+            }
+            _ => unreachable!("a transition without a profile is hrw-v1 on both sides"),
+        };
+        let r = t.route_top(key, k);
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"before", self.id_list(env, &r.before, true)?)?;
+        js::set_property(env, o, c"after", self.id_list(env, &r.after, false)?)?;
+        js::set_property(env, o, c"add", self.id_list(env, &r.add, false)?)?;
+        js::set_property(env, o, c"drop", self.id_list(env, &r.drop, true)?)?;
+        Ok(Raw(o))
+    }
+
+    /// Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
+    /// the number of keys).
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: Iterable<Key>",
+        ts_return_type = "Diff"
+    )]
+    pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let src = source(env, keys.0)?;
+        match &self.inner {
+            Core::Hrw(t) => self.diff_value(env, &count(env, t, src)?),
+            Core::Any(t) => self.diff_value(env, &count(env, t, src)?),
+        }
     }
 
     /// The keys of `keys` that change owner, each with the node to copy it from and to, as an
@@ -634,7 +741,7 @@ impl Transition {
     #[napi(
         catch_unwind,
         ts_args_type = "keys: Iterable<Key>",
-        ts_return_type = "MovePlan"
+        ts_return_type = "Plan"
     )]
     pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -642,18 +749,18 @@ impl Transition {
             Source::Array(a) => (a, None),
             Source::Iter(it, next) => (it, Some(next)),
         };
-        let plan = MovePlan {
+        let plan = Plan {
             transition: Transition {
                 inner: self.inner.clone(),
-                old_forms: self.old_forms.clone(),
-                new_forms: self.new_forms.clone(),
+                old: self.old.clone(),
+                new: self.new.clone(),
             },
             first: reference(env, first)?,
             second: second.map(|n| reference(env, n)).transpose()?,
             index: 0,
             done: false,
         };
-        let obj = unsafe { MovePlan::to_napi_value(env, plan)? };
+        let obj = unsafe { Plan::to_napi_value(env, plan)? };
         // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
         let mut f = ptr::null_mut();
         js::check(env, unsafe {
@@ -671,28 +778,39 @@ impl Transition {
         Ok(Raw(obj))
     }
 
-    /// The membership before, as a new `Placement`.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
+    #[napi(
+        getter,
+        catch_unwind,
+        ts_return_type = "Placement | ProfilePlacement"
+    )]
     pub fn old(&self, env: Env) -> Result<Raw> {
-        placement_value(env.raw(), self.inner.old(), Some(&self.old_forms))
+        self.old.value(env.raw())
     }
 
-    /// The membership after, as a new `Placement`.
-    #[napi(getter, js_name = "new", catch_unwind, ts_return_type = "Placement")]
+    /// The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`.
+    #[napi(
+        getter,
+        js_name = "new",
+        catch_unwind,
+        ts_return_type = "Placement | ProfilePlacement"
+    )]
     pub fn new_placement(&self, env: Env) -> Result<Raw> {
-        placement_value(env.raw(), self.inner.new_placement(), Some(&self.new_forms))
+        self.new.value(env.raw())
     }
 
-    /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1).
+    /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
+    /// 6.1); null unless both sides are hrw-v1.
     #[napi(getter, catch_unwind)]
-    pub fn expected_moved(&self) -> f64 {
-        self.inner.expected_moved()
+    pub fn expected_moved(&self) -> Option<f64> {
+        self.hrw_only().map(|t| t.expected_moved())
     }
 
-    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2); null
+    /// unless both sides are hrw-v1.
     #[napi(getter, catch_unwind)]
-    pub fn optimum(&self) -> f64 {
-        self.inner.optimum()
+    pub fn optimum(&self) -> Option<f64> {
+        self.hrw_only().map(|t| t.optimum())
     }
 }
 
@@ -730,7 +848,7 @@ fn dereference(env: sys::napi_env, r: sys::napi_ref) -> Result<sys::napi_value> 
 
 /// The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given).
 #[napi(custom_finalize)]
-pub struct MovePlan {
+pub struct Plan {
     transition: Transition,
     /// The source array, or the source iterator followed by its `next` method.
     first: sys::napi_ref,
@@ -739,7 +857,7 @@ pub struct MovePlan {
     done: bool,
 }
 
-impl ObjectFinalize for MovePlan {
+impl ObjectFinalize for Plan {
     fn finalize(self, env: Env) -> Result<()> {
         unsafe {
             sys::napi_delete_reference(env.raw(), self.first);
@@ -752,7 +870,7 @@ impl ObjectFinalize for MovePlan {
 }
 
 #[napi]
-impl MovePlan {
+impl Plan {
     /// The next moved key, pulling keys from the source until one moves.
     #[napi(catch_unwind, ts_return_type = "IteratorResult<Move, undefined>")]
     pub fn next(&mut self, env: Env) -> Result<Raw> {
@@ -772,10 +890,7 @@ impl MovePlan {
             };
             let i = self.index;
             self.index += 1;
-            let r = self
-                .transition
-                .inner
-                .route(stream_key(env, v, &mut buf, i)?);
+            let r = self.transition.route_of(stream_key(env, v, &mut buf, i)?);
             if r.moved {
                 let v = scope.escape(v)?;
                 drop(scope);

@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const HashRing = require('hashring');
-const { Placement, ProfilePlacement, profileDiff } = require('hrwhash');
+const { Placement, ProfilePlacement, Transition } = require('hrwhash');
 
 const DIR = path.join(__dirname, '..', '..', 'conformance', 'profiles');
 const NAMES = ['go-redis-ring-v9', 'pymemcache-rendezvous', 'ketama-libmemcached', 'hashring-node-3'];
@@ -59,7 +59,7 @@ test('bad input is a typed error with a stable code', () => {
   assert.throws(() => p.replicas('k', -1), { code: 'HRW_INVALID_COUNT' });
   assert.throws(() => p.owners(['a', 3]), TypeError);
   assert.throws(() => new ProfilePlacement('pymemcache-rendezvous', ['a']).replicas('k', 1), { code: 'HRW_NOT_OFFERED' });
-  assert.throws(() => profileDiff(['a'], p, ['k']), TypeError);
+  assert.throws(() => new Transition(['a'], p), TypeError);
 });
 
 /** ASCII, Latin-1, CJK, emoji and `{hashtag}` keys of 0 to 24 code points, from a fixed seed. */
@@ -102,15 +102,16 @@ test('hashring and hashring-node-3 agree on 100,000 random keys', () => {
   assert.deepEqual(ours.owners(buffers), buffers.map((b) => incumbent.get(b)));
 });
 
-test('profileDiff counts every move with its flow', () => {
+test('a Transition from a profile counts every move with its flow', () => {
   const ids = ['a:11211', 'b:11211', 'c:11211'];
   const keys = Array.from({ length: 5000 }, (_, i) => `key-${i}`);
   for (const name of NAMES) {
     const old = new ProfilePlacement(name, ids);
     const next = new Placement([...ids, 'd:11211']);
-    const d = profileDiff(old, next, keys);
-    assert.equal(d.from, name);
-    assert.equal(d.to, 'hrw-v1');
+    const t = new Transition(old, next);
+    assert.ok(t.old instanceof ProfilePlacement && t.new instanceof Placement);
+    assert.equal(t.old.profile, name);
+    const d = t.diff(keys);
     assert.equal(d.keys, 5000);
     const counts = new Map();
     for (const k of keys) {
@@ -120,10 +121,19 @@ test('profileDiff counts every move with its flow', () => {
     assert.equal(d.moved, [...counts.values()].reduce((x, y) => x + y, 0));
     assert.deepEqual(new Map(d.flows.map((f) => [`${f.from}>${f.to}`, f.count])), counts);
     assert.deepEqual(d.nodes.map((n) => n.id), [...ids, 'd:11211']);
+    assert.deepEqual(
+      [...t.plan(keys)].map((m) => [m.key, m.from, m.to]),
+      keys.filter((k) => old.owner(k) !== next.owner(k)).map((k) => [k, old.owner(k), next.owner(k)]),
+    );
+    const r = t.route(keys[0]);
+    assert.deepEqual([r.old, r.new], [old.owner(keys[0]), next.owner(keys[0])]);
+    // Owners only: no expected movement, no replica routes.
+    assert.deepEqual([d.expectedMoved, d.optimum, t.expectedMoved, t.optimum], [null, null, null, null]);
+    assert.throws(() => t.routeTop(keys[0], 2), { code: 'HRW_NOT_OFFERED' });
     const grown = new ProfilePlacement(name, [...ids, 'd:11211']);
-    const g = profileDiff(old, grown, keys);
-    assert.equal(g.to, name);
+    const g = new Transition(old, grown).diff(keys);
     assert.equal(g.moved, keys.filter((k) => old.owner(k) !== grown.owner(k)).length);
-    assert.equal(profileDiff(old, old, keys).moved, 0);
+    assert.equal(new Transition(old, old).diff(keys).moved, 0);
+    assert.equal(new Transition(next, old).diff(keys).moved, d.moved);
   }
 });

@@ -1,6 +1,6 @@
 //! Compatibility profiles (conformance/PROFILES.md): `ProfilePlacement`, which places keys the
-//! way an incumbent library does, and `profile_diff`, what a switch between any two placements
-//! moves. Ids are handed back as the caller's own objects, as `Placement` does.
+//! way an incumbent library does; `Transition` measures a switch between it and any other
+//! placement. Ids are handed back as the caller's own objects, as `Placement` does.
 
 use std::borrow::Cow;
 
@@ -8,15 +8,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 
 use hrwhash::{Error, Node};
-use hrwhash_compat::{AnyPlacement, Profile, Switch};
+use hrwhash_compat::Profile;
 
 use crate::args::{
     check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
     type_name, weights_arg, At,
 };
 use crate::error::{error, invalid_argument};
-use crate::view::View;
-use crate::{stream_chunks, Placement, CHUNK_KEYS};
 
 /// A membership placed the way an incumbent library places it.
 #[pyclass(frozen, module = "hrwhash", name = "ProfilePlacement")]
@@ -56,6 +54,16 @@ impl ProfilePlacement {
 
     fn ids_list<'py>(&self, py: Python<'py>, indices: &[usize]) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, indices.iter().map(|&i| self.ids[i].bind(py)))
+    }
+
+    /// The caller's id of node `i`.
+    pub(crate) fn id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
+        self.ids[i].clone_ref(py)
+    }
+
+    /// The core placement.
+    pub(crate) fn core(&self) -> &hrwhash_compat::ProfilePlacement {
+        &self.inner
     }
 }
 
@@ -216,126 +224,7 @@ impl ProfilePlacement {
     }
 }
 
-/// Either side of a diff, with the Python ids of its nodes.
-fn side(
-    py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    what: &str,
-) -> PyResult<(AnyPlacement, Vec<Py<PyAny>>)> {
-    if let Ok(p) = obj.cast::<ProfilePlacement>() {
-        let p = p.get();
-        let ids = p.ids.iter().map(|id| id.clone_ref(py)).collect();
-        return Ok((AnyPlacement::Profile(p.inner.clone()), ids));
-    }
-    let placement = if let Ok(v) = obj.cast::<View>() {
-        v.get().placement.clone_ref(py).into_bound(py)
-    } else if let Ok(p) = obj.cast::<Placement>() {
-        p.clone()
-    } else {
-        return Err(invalid_argument(
-            py,
-            format!(
-                "{what} is {}, not a ProfilePlacement, Placement or View",
-                type_name(obj)
-            ),
-            None,
-        ));
-    };
-    let p = placement.get();
-    let ids = (0..p.inner.len()).map(|i| p.id(py, i)).collect();
-    Ok((AnyPlacement::Hrw(p.inner.clone()), ids))
-}
-
-/// The counts of a switch between two placements over a stream of keys.
-#[pyclass(frozen, module = "hrwhash", name = "SwitchDiff")]
-pub struct SwitchDiff {
-    /// The algorithm or profile switched from.
-    #[pyo3(get, name = "from_")]
-    from: &'static str,
-    /// The algorithm or profile switched to.
-    #[pyo3(get)]
-    to: &'static str,
-    /// Keys counted.
-    #[pyo3(get)]
-    keys: u64,
-    /// Keys whose owner changed.
-    #[pyo3(get)]
-    moved: u64,
-    /// `(from, to, count)` per pair of old and new owner.
-    #[pyo3(get)]
-    flows: Py<PyList>,
-    /// `(node, before, after)`: every old node, then every new-only node.
-    #[pyo3(get)]
-    nodes: Py<PyList>,
-}
-
-#[pymethods]
-impl SwitchDiff {
-    fn __repr__(&self) -> String {
-        format!(
-            "SwitchDiff(from_={:?}, to={:?}, keys={}, moved={})",
-            self.from, self.to, self.keys, self.moved
-        )
-    }
-}
-
-/// What switching from `old` to `new` (each a ProfilePlacement, Placement or View) moves, over
-/// the keys of `keys` (any iterable, read in chunks). A key is the same bytes on both sides: a
-/// str is its UTF-8 and a bytes key its bytes, so a bytes key of pymemcache-rendezvous is
-/// given as `repr(key)` to count where pymemcache put it.
-#[pyfunction]
-pub(crate) fn profile_diff(
-    py: Python<'_>,
-    old: &Bound<'_, PyAny>,
-    new: &Bound<'_, PyAny>,
-    keys: &Bound<'_, PyAny>,
-) -> PyResult<SwitchDiff> {
-    let (from, old_ids) = side(py, old, "old")?;
-    let (to, new_ids) = side(py, new, "new")?;
-    let (from_name, to_name) = (from.algorithm(), to.algorithm());
-    let switch = Switch::new(from, to);
-    let mut acc = switch.diff();
-    stream_chunks(keys, CHUNK_KEYS, |chunk| {
-        py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
-        Ok(())
-    })?;
-    let flows = acc
-        .flows()
-        .into_iter()
-        .map(|f| {
-            (
-                old_ids[f.from].clone_ref(py),
-                new_ids[f.to].clone_ref(py),
-                f.count,
-            )
-                .into_pyobject(py)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let nodes = acc
-        .nodes()
-        .into_iter()
-        .map(|n| {
-            let id = match (n.old, n.new) {
-                (Some(i), _) => old_ids[i].clone_ref(py),
-                (None, Some(j)) => new_ids[j].clone_ref(py),
-                (None, None) => py.None(),
-            };
-            (id, n.before, n.after).into_pyobject(py)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(SwitchDiff {
-        from: from_name,
-        to: to_name,
-        keys: acc.keys(),
-        moved: acc.moved(),
-        flows: PyList::new(py, flows)?.unbind(),
-        nodes: PyList::new(py, nodes)?.unbind(),
-    })
-}
-
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ProfilePlacement>()?;
-    m.add_class::<SwitchDiff>()?;
-    m.add_function(wrap_pyfunction!(profile_diff, m)?)?;
     Ok(())
 }

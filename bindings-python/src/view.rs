@@ -8,10 +8,11 @@ use pyo3::types::{
     PyTuple,
 };
 
-use hrwhash::{Error, ViewFault};
+use hrwhash::{Error, Lookup, ViewFault};
 
 use crate::args::{self, check_key, items_iter, key_bytes, seed_arg, type_name, At};
 use crate::error::{error, invalid_argument};
+use crate::profile::ProfilePlacement;
 use crate::{stream_chunks, Placement, CHUNK_KEYS};
 
 /// A str for bytes that are UTF-8, bytes otherwise (VIEW.md writes them as `id` / `id_hex`).
@@ -252,23 +253,83 @@ fn view_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<&'a Bou
 }
 
 /// A view or a placement argument: the Python placement (for its ids) and the core one.
-fn membership(
+/// One side of a transition, as the caller gave it: answers name its nodes by these ids.
+enum Side {
+    /// A placement, or the placement of a view.
+    Hrw(Py<Placement>),
+    /// An incumbent's profile placement.
+    Profile(Py<ProfilePlacement>),
+}
+
+impl Side {
+    fn of(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Side> {
+        if let Ok(v) = obj.cast::<View>() {
+            return Ok(Side::Hrw(v.get().placement.clone_ref(py)));
+        }
+        if let Ok(p) = obj.cast::<Placement>() {
+            return Ok(Side::Hrw(p.clone().unbind()));
+        }
+        if let Ok(p) = obj.cast::<ProfilePlacement>() {
+            return Ok(Side::Profile(p.clone().unbind()));
+        }
+        Err(invalid_argument(
+            py,
+            format!(
+                "{what} is {}, not a Placement, View or ProfilePlacement",
+                type_name(obj)
+            ),
+            None,
+        ))
+    }
+
+    fn id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
+        match self {
+            Side::Hrw(p) => p.get().id(py, i),
+            Side::Profile(p) => p.get().id(py, i),
+        }
+    }
+
+    fn object(&self, py: Python<'_>) -> Py<PyAny> {
+        match self {
+            Side::Hrw(p) => p.clone_ref(py).into_any(),
+            Side::Profile(p) => p.clone_ref(py).into_any(),
+        }
+    }
+
+    fn lookup(&self) -> Box<dyn Lookup + Send + Sync> {
+        match self {
+            Side::Hrw(p) => Box::new(p.get().inner.clone()),
+            Side::Profile(p) => Box::new(p.get().core().clone()),
+        }
+    }
+}
+
+/// A transition with a profile on either side: owners only.
+type AnyTransition =
+    hrwhash::Transition<Box<dyn Lookup + Send + Sync>, Box<dyn Lookup + Send + Sync>>;
+
+/// The core transition: hrw-v1 on both sides (with replica routes and expected movement), or not.
+enum Core {
+    Hrw(hrwhash::Transition),
+    Any(AnyTransition),
+}
+
+/// Counts the owner changes of `keys` (read in chunks, hashed without the GIL).
+fn count<A, B>(
     py: Python<'_>,
-    obj: &Bound<'_, PyAny>,
-    what: &str,
-) -> PyResult<(Py<Placement>, hrwhash::Placement)> {
-    if let Ok(v) = obj.cast::<View>() {
-        let v = v.get();
-        return Ok((v.placement.clone_ref(py), v.inner.placement().clone()));
-    }
-    if let Ok(p) = obj.cast::<Placement>() {
-        return Ok((p.clone().unbind(), p.get().inner.clone()));
-    }
-    Err(invalid_argument(
-        py,
-        format!("{what} is {}, not a View or a Placement", type_name(obj)),
-        None,
-    ))
+    t: &hrwhash::Transition<A, B>,
+    keys: &Bound<'_, PyAny>,
+) -> PyResult<hrwhash::transition::Diff<A, B>>
+where
+    A: Lookup + Send + Sync,
+    B: Lookup + Send + Sync,
+{
+    let mut acc = t.diff();
+    stream_chunks(keys, CHUNK_KEYS, |chunk| {
+        py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
+        Ok(())
+    })?;
+    Ok(acc)
 }
 
 /// Where one key is during a migration.
@@ -327,12 +388,14 @@ pub struct Diff {
     /// `(node, before, after)`: every old node in old order, then every new-only node.
     #[pyo3(get)]
     nodes: Py<PyList>,
-    /// The expected fraction of all keys that move (VIEW.md 6.1).
+    /// The expected fraction of all keys that move (VIEW.md 6.1); None unless both sides are
+    /// hrw-v1.
     #[pyo3(get)]
-    expected_moved: f64,
-    /// The least fraction of keys any scheme must move (VIEW.md 6.2).
+    expected_moved: Option<f64>,
+    /// The least fraction of keys any scheme must move (VIEW.md 6.2); None unless both sides are
+    /// hrw-v1.
     #[pyo3(get)]
-    optimum: f64,
+    optimum: Option<f64>,
 }
 
 #[pymethods]
@@ -345,92 +408,56 @@ impl Diff {
     }
 }
 
-/// The change from one membership (view or placement) to another; nodes are the same node when
-/// their ids are equal.
+/// The change from one membership (placement, view or profile placement) to another; nodes are
+/// the same node when their ids are equal.
 #[pyclass(frozen, module = "hrwhash", name = "Transition")]
 pub struct Transition {
-    inner: hrwhash::Transition,
-    old: Py<Placement>,
-    new: Py<Placement>,
+    inner: Core,
+    old: Side,
+    new: Side,
 }
 
 impl Transition {
     fn old_id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
-        self.old.get().id(py, i)
+        self.old.id(py, i)
     }
 
     fn new_id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
-        self.new.get().id(py, i)
-    }
-}
-
-#[pymethods]
-impl Transition {
-    #[new]
-    #[pyo3(signature = (old, new))]
-    fn py_new(py: Python<'_>, old: &Bound<'_, PyAny>, new: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let (old, a) = membership(py, old, "old")?;
-        let (new, b) = membership(py, new, "new")?;
-        Ok(Transition {
-            inner: hrwhash::Transition::new(&a, &b),
-            old,
-            new,
-        })
+        self.new.id(py, i)
     }
 
-    /// The membership before.
-    #[getter]
-    fn old(&self, py: Python<'_>) -> Py<Placement> {
-        self.old.clone_ref(py)
+    fn route_of(&self, key: &[u8]) -> hrwhash::transition::Route {
+        match &self.inner {
+            Core::Hrw(t) => t.route(key),
+            Core::Any(t) => t.route(key),
+        }
     }
 
-    /// The membership after.
-    #[getter(new)]
-    fn new_placement(&self, py: Python<'_>) -> Py<Placement> {
-        self.new.clone_ref(py)
+    /// The hrw-v1 transition, or `NotOffered` in the words of the profile on either side.
+    fn hrw(&self, py: Python<'_>, what: &'static str) -> PyResult<&hrwhash::Transition> {
+        match (&self.inner, &self.old, &self.new) {
+            (Core::Hrw(t), _, _) => Ok(t),
+            (_, Side::Profile(p), _) | (_, _, Side::Profile(p)) => {
+                let profile = p.get().core().profile().name();
+                Err(error(py, Error::NotOffered { profile, what }, None))
+            }
+            _ => unreachable!("a transition without a profile is hrw-v1 on both sides"),
+        }
     }
 
-    /// The owners of `key` after and before, and whether it moved.
-    fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Route> {
-        let key = key_bytes(key, At::one("the key"))?;
-        let r = self.inner.route(&key);
-        Ok(Route {
-            new: self.new_id(py, r.new),
-            old: self.old_id(py, r.old),
-            moved: r.moved,
-        })
+    fn hrw_only(&self) -> Option<&hrwhash::Transition> {
+        match &self.inner {
+            Core::Hrw(t) => Some(t),
+            Core::Any(_) => None,
+        }
     }
 
-    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add and
-    /// to drop.
-    fn route_top(
+    /// The Python form of a diff: flows and rows name nodes by the caller's ids.
+    fn diff_of<A: Lookup, B: Lookup>(
         &self,
         py: Python<'_>,
-        key: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-    ) -> PyResult<RouteSet> {
-        check_key(key, At::one("the key"))?;
-        let k = args::count_arg(k, "k")?;
-        let key = key_bytes(key, At::one("the key"))?;
-        let r = self.inner.route_top(&key, k.get()?);
-        let old = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.old_id(py, i)));
-        let new = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.new_id(py, i)));
-        Ok(RouteSet {
-            before: old(&r.before)?.unbind(),
-            after: new(&r.after)?.unbind(),
-            add: new(&r.add)?.unbind(),
-            drop: old(&r.drop)?.unbind(),
-        })
-    }
-
-    /// Counts the owner changes of every key of `keys` (any iterable, read in chunks and never
-    /// held whole), without holding the GIL while hashing.
-    fn diff(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Diff> {
-        let mut acc = self.inner.diff();
-        stream_chunks(keys, CHUNK_KEYS, |chunk| {
-            py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
-            Ok(())
-        })?;
+        acc: &hrwhash::transition::Diff<A, B>,
+    ) -> PyResult<Diff> {
         let flows = acc
             .flows()
             .into_iter()
@@ -455,9 +482,81 @@ impl Transition {
             moved: acc.moved(),
             flows: flows.unbind(),
             nodes: nodes.unbind(),
-            expected_moved: self.inner.expected_moved(),
-            optimum: self.inner.optimum(),
+            expected_moved: self.hrw_only().map(|t| t.expected_moved()),
+            optimum: self.hrw_only().map(|t| t.optimum()),
         })
+    }
+}
+
+#[pymethods]
+impl Transition {
+    #[new]
+    #[pyo3(signature = (old, new))]
+    fn py_new(py: Python<'_>, old: &Bound<'_, PyAny>, new: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (old, new) = (Side::of(py, old, "old")?, Side::of(py, new, "new")?);
+        let inner = match (&old, &new) {
+            (Side::Hrw(a), Side::Hrw(b)) => {
+                Core::Hrw(hrwhash::Transition::new(&a.get().inner, &b.get().inner))
+            }
+            _ => Core::Any(hrwhash::Transition::between(old.lookup(), new.lookup())),
+        };
+        Ok(Transition { inner, old, new })
+    }
+
+    /// The membership before: a Placement (a view's placement) or a ProfilePlacement.
+    #[getter]
+    fn old(&self, py: Python<'_>) -> Py<PyAny> {
+        self.old.object(py)
+    }
+
+    /// The membership after: a Placement (a view's placement) or a ProfilePlacement.
+    #[getter(new)]
+    fn new_placement(&self, py: Python<'_>) -> Py<PyAny> {
+        self.new.object(py)
+    }
+
+    /// The owners of `key` after and before, and whether it moved.
+    fn route(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Route> {
+        let key = key_bytes(key, At::one("the key"))?;
+        let r = self.route_of(&key);
+        Ok(Route {
+            new: self.new_id(py, r.new),
+            old: self.old_id(py, r.old),
+            moved: r.moved,
+        })
+    }
+
+    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add and
+    /// to drop.
+    fn route_top(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<RouteSet> {
+        check_key(key, At::one("the key"))?;
+        let k = args::count_arg(k, "k")?;
+        let key = key_bytes(key, At::one("the key"))?;
+        let r = self
+            .hrw(py, "replica routes in a transition")?
+            .route_top(&key, k.get()?);
+        let old = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.old_id(py, i)));
+        let new = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.new_id(py, i)));
+        Ok(RouteSet {
+            before: old(&r.before)?.unbind(),
+            after: new(&r.after)?.unbind(),
+            add: new(&r.add)?.unbind(),
+            drop: old(&r.drop)?.unbind(),
+        })
+    }
+
+    /// Counts the owner changes of every key of `keys` (any iterable, read in chunks and never
+    /// held whole), without holding the GIL while hashing.
+    fn diff(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Diff> {
+        match &self.inner {
+            Core::Hrw(t) => self.diff_of(py, &count(py, t, keys)?),
+            Core::Any(t) => self.diff_of(py, &count(py, t, keys)?),
+        }
     }
 
     /// The keys of `keys` that change owner, as `(key, from, to)` in input order: an iterator
@@ -470,16 +569,18 @@ impl Transition {
         })
     }
 
-    /// The expected fraction of all keys whose owner changes (VIEW.md 6.1).
+    /// The expected fraction of all keys whose owner changes (VIEW.md 6.1); None unless both
+    /// sides are hrw-v1.
     #[getter]
-    fn expected_moved(&self) -> f64 {
-        self.inner.expected_moved()
+    fn expected_moved(&self) -> Option<f64> {
+        self.hrw_only().map(|t| t.expected_moved())
     }
 
-    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2); None
+    /// unless both sides are hrw-v1.
     #[getter]
-    fn optimum(&self) -> f64 {
-        self.inner.optimum()
+    fn optimum(&self) -> Option<f64> {
+        self.hrw_only().map(|t| t.optimum())
     }
 }
 
@@ -507,7 +608,7 @@ impl Plan {
             let key = key?;
             let at = At::item("the key", self.next_index);
             self.next_index += 1;
-            let r = t.inner.route(key_bytes(&key, at)?);
+            let r = t.route_of(&key_bytes(&key, at)?);
             if r.moved {
                 return Ok(Some(PyTuple::new(
                     py,

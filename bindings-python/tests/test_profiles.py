@@ -150,26 +150,38 @@ def test_uhashring_side_by_side() -> None:
     assert [k for k, a, b in zip(keys, want, got) if a != b] == []
 
 
-def test_profile_diff_counts_every_move_with_its_flow() -> None:
+def test_a_transition_from_a_profile_counts_every_move_with_its_flow() -> None:
     ids = ["a:11211", "b:11211", "c:11211"]
     keys = [f"key-{i}" for i in range(5000)]
     for name in NAMES:
         old = ProfilePlacement(name, ids)
         new = hrwhash.Placement(ids + ["d:11211"])
-        d = hrwhash.profile_diff(old, new, keys)
-        assert (d.from_, d.to, d.keys) == (name, "hrw-v1", 5000)
+        t = hrwhash.Transition(old, new)
+        assert (t.old, t.new) == (old, new)
+        d = t.diff(keys)
+        assert d.keys == 5000
         moved = [(old.owner(k), new.owner(k)) for k in keys if old.owner(k) != new.owner(k)]
         assert d.moved == len(moved)
+        assert [(k, a, b) for k, a, b in t.plan(keys)] == [
+            (k, old.owner(k), new.owner(k)) for k in keys if old.owner(k) != new.owner(k)
+        ]
+        r = t.route(keys[0])
+        assert (r.old, r.new) == (old.owner(keys[0]), new.owner(keys[0]))
         counts: Dict[Any, int] = {}
         for pair in moved:
             counts[pair] = counts.get(pair, 0) + 1
         assert {(a, b): c for a, b, c in d.flows} == counts
         assert [n for n, _, _ in d.nodes] == ids + ["d:11211"]
         assert sum(before for _, before, _ in d.nodes) == 5000
+        # Owners only: no expected movement, no replica routes.
+        assert (d.expected_moved, d.optimum, t.expected_moved, t.optimum) == (None,) * 4
+        with pytest.raises(hrwhash.NotOfferedError, match=name):
+            t.route_top(keys[0], 2)
         # Between two profiles, and from a profile to itself.
         grown = ProfilePlacement(name, ids + ["d:11211"])
-        g = hrwhash.profile_diff(old, grown, keys)
-        assert g.to == name and g.moved == sum(old.owner(k) != grown.owner(k) for k in keys)
-        assert hrwhash.profile_diff(old, old, keys).moved == 0
+        g = hrwhash.Transition(old, grown).diff(keys)
+        assert g.moved == sum(old.owner(k) != grown.owner(k) for k in keys)
+        assert hrwhash.Transition(old, old).diff(keys).moved == 0
+        assert hrwhash.Transition(new, old).diff(keys).moved == d.moved
     with pytest.raises(hrwhash.InvalidArgumentError):
-        hrwhash.profile_diff(ids, old, keys)  # type: ignore[arg-type]
+        hrwhash.Transition(ids, old)  # type: ignore[arg-type]

@@ -1,12 +1,12 @@
 //! Compatibility profiles on the command line (conformance/PROFILES.md): `place --profile` and
 //! `diff --from-profile` / `--to-profile`. Placement and counting are the core's
-//! (`hrwhash_compat::ProfilePlacement`, `hrwhash_compat::Switch`); this module reads and prints.
+//! (`hrwhash_compat::ProfilePlacement`, `hrwhash::Transition`); this module reads and prints.
 
 use std::ffi::OsStr;
 use std::io::Write;
 
-use hrwhash::Node;
-use hrwhash_compat::{Lookup, Profile, ProfilePlacement, Switch};
+use hrwhash::{Lookup, Node, Placement, Transition};
+use hrwhash_compat::{Profile, ProfilePlacement};
 use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
@@ -97,7 +97,30 @@ pub fn place(
     result
 }
 
-pub use hrwhash_compat::AnyPlacement as Side;
+/// One side of a `diff` with a profile: placed by hrw-v1 or by an incumbent's profile.
+pub enum Side {
+    /// Placed by hrw-v1.
+    Hrw(Placement),
+    /// Placed by an incumbent's profile.
+    Profile(ProfilePlacement),
+}
+
+impl Side {
+    /// `hrw-v1` or the profile's name.
+    fn algorithm(&self) -> &'static str {
+        match self {
+            Side::Hrw(_) => hrwhash::ALGORITHM,
+            Side::Profile(p) => p.profile().name(),
+        }
+    }
+
+    fn into_lookup(self) -> Box<dyn Lookup> {
+        match self {
+            Side::Hrw(p) => Box::new(p),
+            Side::Profile(p) => Box::new(p),
+        }
+    }
+}
 
 /// A diff with a profile compares owners: `--k` other than 1 is `NotOffered`, in the profile's
 /// own words when it has no top-k lookup at all.
@@ -132,8 +155,8 @@ pub fn diff(
 ) -> Result<(), CliError> {
     let as_json = opts.json;
     let (from_name, to_name) = (from.algorithm(), to.algorithm());
-    let switch = Switch::new(from, to);
-    let mut d = switch.diff();
+    let transition = Transition::between(from.into_lookup(), to.into_lookup());
+    let mut d = transition.diff();
     let bar = keys.progress("diff", opts.quiet);
     keys.for_each(&bar, |e| {
         if let KeyEvent::Key(key) = e {
@@ -141,7 +164,7 @@ pub fn diff(
         }
         Ok(())
     })?;
-    let (old, new) = (switch.from(), switch.to());
+    let (old, new) = (transition.old(), transition.new_placement());
     let percent = |n: u64| {
         if d.keys() == 0 {
             0.0
@@ -175,8 +198,8 @@ pub fn diff(
             "from": from_name,
             "to": to_name,
             "keys": d.keys(),
-            "nodes_before": old.node_count(),
-            "nodes_after": new.node_count(),
+            "nodes_before": old.len(),
+            "nodes_after": new.len(),
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved()),
             "flows": flows.iter().map(|f| {
@@ -201,8 +224,8 @@ pub fn diff(
         out,
         "hrwhash diff ({from_name} -> {to_name}): {} keys, {} -> {} nodes",
         d.keys(),
-        old.node_count(),
-        new.node_count()
+        old.len(),
+        new.len()
     )?;
     writeln!(
         out,

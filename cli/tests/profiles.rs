@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use hrwhash::{Node, Placement};
-use hrwhash_compat::{Profile, ProfilePlacement, Switch};
+use hrwhash::{Node, Placement, Transition};
+use hrwhash_compat::{Profile, ProfilePlacement};
 use serde_json::Value;
 
 fn run(args: &[&str], stdin: &[u8]) -> Output {
@@ -283,7 +283,7 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
         ];
         let got = json(&args, b"");
         let from = ProfilePlacement::new(profile, old_ids.map(Node::new)).unwrap();
-        let s = Switch::new(from, Placement::new(new_ids).unwrap());
+        let s = Transition::between(from, Placement::new(new_ids).unwrap());
         let mut d = s.diff();
         d.add_all((0..5000).map(|i| format!("key-{i}")));
         assert_eq!(got["from"], profile.name());
@@ -319,7 +319,7 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
             profile.name(),
         ];
         let got = json(&args, b"");
-        let grown = Switch::new(
+        let grown = Transition::between(
             ProfilePlacement::new(profile, old_ids.map(Node::new)).unwrap(),
             ProfilePlacement::new(profile, new_ids.map(Node::new)).unwrap(),
         );

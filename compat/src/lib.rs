@@ -33,11 +33,9 @@ mod continuum;
 mod go_redis_ring_v9;
 mod hashring_node_3;
 mod ketama_libmemcached;
+mod lookup;
 mod pymemcache_rendezvous;
-mod switch;
 mod text;
-
-pub use switch::{AnyPlacement, Lookup, Switch, SwitchDiff};
 
 /// An incumbent placement algorithm hrwhash reproduces (conformance/PROFILES.md).
 #[non_exhaustive]

@@ -40,6 +40,7 @@ mod error;
 #[rustfmt::skip]
 mod error_kind;
 mod kernel;
+mod lookup;
 mod placement;
 pub mod policy;
 #[cfg(feature = "json")]
@@ -55,6 +56,7 @@ mod weight;
 
 pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
+pub use lookup::Lookup;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;

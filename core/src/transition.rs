@@ -3,15 +3,18 @@
 //! constant memory ([`Diff`], [`Transition::plan`]), and in expectation from the weights alone
 //! ([`Transition::expected_moved`], [`Transition::optimum`]); see `conformance/VIEW.md`.
 //!
-//! Nodes of the two memberships are the same node when their ids are equal; a key has *moved*
-//! when the id of its new owner differs from the id of its old one.
+//! Either side is anything that answers lookups ([`Lookup`]): an hrw-v1 [`Placement`] or
+//! [`crate::View`], or an incumbent's profile placement from hrwhash-compat. Nodes of the two
+//! memberships are the same node when their ids are equal; a key has *moved* when the id of its
+//! new owner differs from the id of its old one. Replica routes and expected movement need hrw-v1
+//! on both sides.
 
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::v1::key_digest;
-use crate::Placement;
+use crate::{Lookup, Placement};
 
 mod replicas;
 pub use replicas::{ReplicaChange, ReplicaDiff, ReplicaMove, ReplicaPlan};
@@ -19,15 +22,16 @@ pub use replicas::{ReplicaChange, ReplicaDiff, ReplicaMove, ReplicaPlan};
 /// No node of the other membership has this id.
 const NONE: u32 = u32::MAX;
 
-struct Inner {
-    old: Placement,
-    new: Placement,
+struct Inner<A, B> {
+    old: A,
+    new: B,
     old_to_new: Vec<u32>,
     new_to_old: Vec<u32>,
     same_seed: bool,
 }
 
-/// The change from one membership to another. Cheap to clone (shared).
+/// The change from one membership to another: two hrw-v1 placements or views by default, or any
+/// two [`Lookup`]s through [`Transition::between`]. Cheap to clone (shared).
 ///
 /// ```
 /// use hrwhash::{Placement, Transition};
@@ -41,12 +45,19 @@ struct Inner {
 /// assert!((t.expected_moved() - 0.25).abs() < 1e-12);
 /// # Ok::<(), hrwhash::Error>(())
 /// ```
-#[derive(Clone)]
-pub struct Transition {
-    inner: Arc<Inner>,
+pub struct Transition<A = Placement, B = Placement> {
+    inner: Arc<Inner<A, B>>,
 }
 
-impl core::fmt::Debug for Transition {
+impl<A, B> Clone for Transition<A, B> {
+    fn clone(&self) -> Self {
+        Transition {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<A: core::fmt::Debug, B: core::fmt::Debug> core::fmt::Debug for Transition<A, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Transition")
             .field("old", &self.inner.old)
@@ -99,30 +110,33 @@ pub struct Move<K> {
     pub to: usize,
 }
 
-impl Transition {
-    /// The transition from `old` to `new` (a [`Placement`] or a [`crate::View`]). Nodes are
-    /// matched by id through a sorted index: O(N log N).
-    pub fn new(old: &impl AsRef<Placement>, new: &impl AsRef<Placement>) -> Transition {
-        let (old, new) = (old.as_ref().clone(), new.as_ref().clone());
+impl<A: Lookup, B: Lookup> Transition<A, B> {
+    /// The transition from `old` to `new`, any two memberships that answer lookups (an hrw-v1
+    /// placement, a view, an incumbent's profile placement). Nodes are matched by id through a
+    /// sorted index: O(N log N).
+    ///
+    /// ```
+    /// use hrwhash::{Lookup, Placement, Transition};
+    ///
+    /// // A View, or hrwhash-compat's ProfilePlacement, goes where either placement is.
+    /// let t = Transition::between(Placement::new(["a", "b"])?, Placement::new(["b", "c"])?);
+    /// let r = t.route("user:42");
+    /// assert_eq!(r.moved, t.old().node_id(r.old) != t.new_placement().node_id(r.new));
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn between(old: A, new: B) -> Transition<A, B> {
         let mut old_to_new = alloc::vec![NONE; old.len()];
         let mut new_to_old = alloc::vec![NONE; new.len()];
-        let sorted = |p: &Placement| {
+        let sorted = |p: &dyn Lookup| {
             let mut order: Vec<u32> = (0..p.len() as u32).collect();
-            order.sort_unstable_by(|&a, &b| {
-                p.node_specs()[a as usize]
-                    .id()
-                    .cmp(p.node_specs()[b as usize].id())
-            });
+            order.sort_unstable_by(|&a, &b| p.node_id(a as usize).cmp(p.node_id(b as usize)));
             order
         };
         let (a, b) = (sorted(&old), sorted(&new));
         let (mut i, mut j) = (0, 0);
         while i < a.len() && j < b.len() {
             let (x, y) = (a[i], b[j]);
-            match old.node_specs()[x as usize]
-                .id()
-                .cmp(new.node_specs()[y as usize].id())
-            {
+            match old.node_id(x as usize).cmp(new.node_id(y as usize)) {
                 core::cmp::Ordering::Less => i += 1,
                 core::cmp::Ordering::Greater => j += 1,
                 core::cmp::Ordering::Equal => {
@@ -133,7 +147,10 @@ impl Transition {
                 }
             }
         }
-        let same_seed = old.seed() == new.seed();
+        let same_seed = match (old.as_placement(), new.as_placement()) {
+            (Some(o), Some(n)) => o.seed() == n.seed(),
+            _ => false,
+        };
         Transition {
             inner: Arc::new(Inner {
                 old,
@@ -146,12 +163,12 @@ impl Transition {
     }
 
     /// The membership before.
-    pub fn old(&self) -> &Placement {
+    pub fn old(&self) -> &A {
         &self.inner.old
     }
 
     /// The membership after.
-    pub fn new_placement(&self) -> &Placement {
+    pub fn new_placement(&self) -> &B {
         &self.inner.new
     }
 
@@ -175,20 +192,67 @@ impl Transition {
     pub fn route(&self, key: impl AsRef<[u8]>) -> Route {
         let inner = &*self.inner;
         let key = key.as_ref();
-        let (old, new) = if inner.same_seed {
-            let kd = key_digest(&inner.old.seed(), key);
-            (
-                inner.old.owner_index_of_digest(kd),
-                inner.new.owner_index_of_digest(kd),
-            )
-        } else {
-            (inner.old.owner_index(key), inner.new.owner_index(key))
+        let (old, new) = match (
+            inner.same_seed,
+            inner.old.as_placement(),
+            inner.new.as_placement(),
+        ) {
+            // One seed: the key's digest serves both sides.
+            (true, Some(o), Some(n)) => {
+                let kd = key_digest(&o.seed(), key);
+                (o.owner_index_of_digest(kd), n.owner_index_of_digest(kd))
+            }
+            _ => (inner.old.owner_index(key), inner.new.owner_index(key)),
         };
         Route {
             old,
             new,
             moved: inner.old_to_new[old] != new as u32,
         }
+    }
+
+    /// Whether `other` is this very transition (a clone of it), not merely an equal one.
+    fn same(&self, other: &Transition<A, B>) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// An accumulator of owner changes over keys fed one by one.
+    pub fn diff(&self) -> Diff<A, B> {
+        Diff {
+            transition: self.clone(),
+            tally: Tally::new(self.inner.old.len(), self.inner.new.len()),
+        }
+    }
+
+    /// The keys of `keys` that change owner, each with the node to copy it from and to, streamed
+    /// in input order: memory stays constant whatever the number of keys.
+    ///
+    /// ```
+    /// use hrwhash::{Placement, Transition};
+    ///
+    /// let t = Transition::new(&Placement::new(["a", "b"])?, &Placement::new(["a", "b", "c"])?);
+    /// for m in t.plan((0..1000).map(|i| format!("key-{i}"))) {
+    ///     assert_eq!(t.new_placement().node(m.to).unwrap().id(), b"c");
+    /// }
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn plan<I>(&self, keys: I) -> Plan<I::IntoIter, A, B>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        Plan {
+            transition: self.clone(),
+            keys: keys.into_iter(),
+        }
+    }
+}
+
+impl Transition {
+    /// The transition from `old` to `new` (a [`Placement`] or a [`crate::View`]). Nodes are
+    /// matched by id through a sorted index: O(N log N).
+    pub fn new(old: &impl AsRef<Placement>, new: &impl AsRef<Placement>) -> Transition {
+        Transition::between(old.as_ref().clone(), new.as_ref().clone())
     }
 
     /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add
@@ -253,42 +317,6 @@ impl Transition {
         ReplicaPlan {
             transition: self.clone(),
             k,
-            keys: keys.into_iter(),
-        }
-    }
-
-    /// Whether `other` is this very transition (a clone of it), not merely an equal one.
-    fn same(&self, other: &Transition) -> bool {
-        Arc::ptr_eq(&self.inner, &other.inner)
-    }
-
-    /// An accumulator of owner changes over keys fed one by one.
-    pub fn diff(&self) -> Diff {
-        Diff {
-            transition: self.clone(),
-            tally: Tally::new(self.inner.old.len(), self.inner.new.len()),
-        }
-    }
-
-    /// The keys of `keys` that change owner, each with the node to copy it from and to, streamed
-    /// in input order: memory stays constant whatever the number of keys.
-    ///
-    /// ```
-    /// use hrwhash::{Placement, Transition};
-    ///
-    /// let t = Transition::new(&Placement::new(["a", "b"])?, &Placement::new(["a", "b", "c"])?);
-    /// for m in t.plan((0..1000).map(|i| format!("key-{i}"))) {
-    ///     assert_eq!(t.new_placement().node(m.to).unwrap().id(), b"c");
-    /// }
-    /// # Ok::<(), hrwhash::Error>(())
-    /// ```
-    pub fn plan<I>(&self, keys: I) -> Plan<I::IntoIter>
-    where
-        I: IntoIterator,
-        I::Item: AsRef<[u8]>,
-    {
-        Plan {
-            transition: self.clone(),
             keys: keys.into_iter(),
         }
     }
@@ -453,17 +481,24 @@ pub struct NodeChange {
 /// assert_eq!(diff.moved(), diff.nodes()[2].before); // exactly c's keys move
 /// # Ok::<(), hrwhash::Error>(())
 /// ```
-#[derive(Clone, Debug)]
-pub struct Diff {
-    transition: Transition,
+#[derive(Debug)]
+pub struct Diff<A = Placement, B = Placement> {
+    transition: Transition<A, B>,
     tally: Tally,
 }
 
-/// The counts behind a diff of two placements, whatever decides each key's owner on either side
-/// (a [`Transition`] or hrwhash-compat's `Switch`, which is why it is public).
-#[doc(hidden)]
+impl<A, B> Clone for Diff<A, B> {
+    fn clone(&self) -> Self {
+        Diff {
+            transition: self.transition.clone(),
+            tally: self.tally.clone(),
+        }
+    }
+}
+
+/// The counts behind a diff.
 #[derive(Clone, Debug)]
-pub struct Tally {
+struct Tally {
     keys: u64,
     moved: u64,
     before: Vec<u64>,
@@ -559,7 +594,7 @@ impl Tally {
     }
 }
 
-impl Diff {
+impl<A: Lookup, B: Lookup> Diff<A, B> {
     /// Counts one key.
     pub fn add(&mut self, key: impl AsRef<[u8]>) {
         self.route(key);
@@ -584,7 +619,7 @@ impl Diff {
 
     /// Adds the counts of another accumulator of the same transition (for parallel feeding).
     /// Returns false, adding nothing, when `other` belongs to another transition.
-    pub fn merge(&mut self, other: &Diff) -> bool {
+    pub fn merge(&mut self, other: &Diff<A, B>) -> bool {
         if !self.transition.same(&other.transition) {
             return false;
         }
@@ -614,18 +649,18 @@ impl Diff {
     }
 
     /// The transition counted.
-    pub fn transition(&self) -> &Transition {
+    pub fn transition(&self) -> &Transition<A, B> {
         &self.transition
     }
 }
 
 /// The moved keys of a key stream; see [`Transition::plan`].
-pub struct Plan<I> {
-    transition: Transition,
+pub struct Plan<I, A = Placement, B = Placement> {
+    transition: Transition<A, B>,
     keys: I,
 }
 
-impl<I> Iterator for Plan<I>
+impl<I, A: Lookup, B: Lookup> Iterator for Plan<I, A, B>
 where
     I: Iterator,
     I::Item: AsRef<[u8]>,

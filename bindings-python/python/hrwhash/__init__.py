@@ -73,8 +73,6 @@ from ._hrwhash import (
 )
 from ._hrwhash import (
     ProfilePlacement as ProfilePlacement,
-    SwitchDiff as SwitchDiff,
-    profile_diff as profile_diff,
 )
 
 __all__ = [
@@ -122,7 +120,6 @@ __all__ = [
     "Route",
     "RouteSet",
     "SeedMismatchError",
-    "SwitchDiff",
     "SlotOutOfRangeError",
     "SlotTable",
     "LevelledSlotTable",
@@ -133,7 +130,6 @@ __all__ = [
     "UnknownProfileError",
     "View",
     "__version__",
-    "profile_diff",
     "ramp",
     "v1",
 ]

@@ -48,8 +48,6 @@ __all__ = [
     "SlotHistory",
     "ramp",
     "ProfilePlacement",
-    "SwitchDiff",
-    "profile_diff",
     "draw",
     "key_digest",
     "node_digest",
@@ -251,31 +249,38 @@ class Diff:
     def nodes(self) -> List[Tuple[Any, int, int]]:
         """``(node, before, after)``: every old node, then every new-only node."""
     @property
-    def expected_moved(self) -> float: ...
+    def expected_moved(self) -> Optional[float]:
+        """None unless both sides are hrw-v1."""
     @property
-    def optimum(self) -> float: ...
+    def optimum(self) -> Optional[float]:
+        """None unless both sides are hrw-v1."""
+
+_Membership = Union[View, Placement[Any], "ProfilePlacement[Any]"]
 
 @final
 class Transition:
-    """The change from one membership (a View or a Placement) to another."""
+    """The change from one membership (a Placement, View or ProfilePlacement) to another."""
 
-    def __new__(cls, old: Union[View, Placement[Any]], new: Union[View, Placement[Any]]) -> "Transition": ...
+    def __new__(cls, old: _Membership, new: _Membership) -> "Transition": ...
     @property
-    def old(self) -> Placement[Any]: ...
+    def old(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
     @property
-    def new(self) -> Placement[Any]: ...
+    def new(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
     def route(self, key: _Key) -> Route:
         """The owners of ``key`` after and before, and whether it moved."""
     def route_top(self, key: _Key, k: _Count) -> RouteSet:
-        """The first ``k`` nodes of the ranking of ``key`` before and after."""
+        """The first ``k`` nodes of the ranking of ``key`` before and after; a profile on either
+        side raises :class:`hrwhash.NotOfferedError`."""
     def diff(self, keys: Iterable[_Key]) -> Diff:
         """Counts the owner changes of every key of ``keys``."""
     def plan(self, keys: Iterable[_Key]) -> "Plan":
         """The moved keys as ``(key, from, to)``, streamed in input order."""
     @property
-    def expected_moved(self) -> float: ...
+    def expected_moved(self) -> Optional[float]:
+        """None unless both sides are hrw-v1."""
     @property
-    def optimum(self) -> float: ...
+    def optimum(self) -> Optional[float]:
+        """None unless both sides are hrw-v1."""
 
 @final
 class Plan:
@@ -349,35 +354,6 @@ class ProfilePlacement(Generic[_Id]):
         """The first ``k`` distinct nodes of the incumbent's top-k lookup (NotOfferedError where
         it has none)."""
     def __len__(self) -> int: ...
-
-@final
-class SwitchDiff:
-    """What a switch between two placements moves, counted over keys."""
-
-    @property
-    def from_(self) -> str:
-        """The algorithm or profile switched from."""
-    @property
-    def to(self) -> str:
-        """The algorithm or profile switched to."""
-    @property
-    def keys(self) -> int: ...
-    @property
-    def moved(self) -> int: ...
-    @property
-    def flows(self) -> List[Tuple[Any, Any, int]]:
-        """``(from, to, count)`` per pair of old and new owner."""
-    @property
-    def nodes(self) -> List[Tuple[Any, int, int]]:
-        """``(node, before, after)``: every old node, then every new-only node."""
-
-def profile_diff(
-    old: Union[ProfilePlacement[Any], Placement[Any], View],
-    new: Union[ProfilePlacement[Any], Placement[Any], View],
-    keys: Iterable[_Key],
-) -> SwitchDiff:
-    """What switching from ``old`` to ``new`` moves over ``keys``; a key is the same bytes on
-    both sides."""
 
 SLOT_TABLE_POLICY: str
 """The slot-table policy tag: ``"slot-table-v1"``."""
