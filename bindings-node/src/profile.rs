@@ -8,9 +8,7 @@ use napi_derive::napi;
 
 use crate::js::{self, Bytes, Form, KeyBuf, Raw};
 use crate::view::id_value;
-use crate::{
-    core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement,
-};
+use crate::{core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement};
 
 /// The options `new ProfilePlacement` knows.
 const OPTIONS: [&str; 1] = ["weights"];

@@ -634,7 +634,12 @@ impl Transition {
             c"expectedMoved",
             number_or_null(hrw.map(|t| t.expected_moved()))?,
         )?;
-        js::set_property(env, o, c"optimum", number_or_null(hrw.map(|t| t.optimum()))?)?;
+        js::set_property(
+            env,
+            o,
+            c"optimum",
+            number_or_null(hrw.map(|t| t.optimum()))?,
+        )?;
         Ok(Raw(o))
     }
 }
@@ -779,11 +784,7 @@ impl Transition {
     }
 
     /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
-    #[napi(
-        getter,
-        catch_unwind,
-        ts_return_type = "Placement | ProfilePlacement"
-    )]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
     pub fn old(&self, env: Env) -> Result<Raw> {
         self.old.value(env.raw())
     }
