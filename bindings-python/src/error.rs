@@ -1,4 +1,4 @@
-//! Core error variants and binding-level misuse as the exception classes of `hrwhash/_errors.py`,
+//! Core error variants and binding-level misuse as the exception classes of `hrwhash/errors.py`,
 //! one class per variant of conformance/API.md section 1, with the details of its section 2. Both
 //! the classes and the variant-to-class table (`error_table.rs`) are generated from
 //! conformance/errors.json.
@@ -8,10 +8,10 @@ use pyo3::types::PyDict;
 
 use hrwhash::Error;
 
-/// Raises `class` from `hrwhash._errors` with `message` and the keyword attributes in `fields`.
+/// Raises `class` from `hrwhash.errors` with `message` and the keyword attributes in `fields`.
 fn raise(py: Python<'_>, class: &str, message: String, fields: &Bound<'_, PyDict>) -> PyErr {
     let build = || -> PyResult<PyErr> {
-        let module = py.import("hrwhash._errors")?;
+        let module = py.import("hrwhash.errors")?;
         let exc = module.getattr(class)?.call((message,), Some(fields))?;
         Ok(PyErr::from_value(exc))
     };

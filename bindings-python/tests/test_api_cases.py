@@ -17,19 +17,19 @@ DATA: Dict[str, Any] = json.loads(CASES_FILE.read_text())
 LANGUAGE = "python"
 
 VARIANTS: Dict[str, Type[hrwhash.HrwError]] = {
-    "EmptyMembership": hrwhash.EmptyMembershipError,
-    "EmptyNodeId": hrwhash.EmptyNodeIdError,
-    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
-    "InvalidWeight": hrwhash.InvalidWeightError,
-    "AllWeightsZero": hrwhash.AllWeightsZeroError,
-    "InvalidSeedLength": hrwhash.InvalidSeedLengthError,
-    "LengthMismatch": hrwhash.LengthMismatchError,
-    "UnknownNode": hrwhash.UnknownNodeError,
-    "InvalidText": hrwhash.InvalidTextError,
-    "InvalidCount": hrwhash.InvalidCountError,
-    "ResultTooLarge": hrwhash.ResultTooLargeError,
-    "InvalidArgument": hrwhash.InvalidArgumentError,
-    "TooManyNodes": hrwhash.TooManyNodesError,
+    "EmptyMembership": hrwhash.errors.EmptyMembershipError,
+    "EmptyNodeId": hrwhash.errors.EmptyNodeIdError,
+    "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
+    "InvalidWeight": hrwhash.errors.InvalidWeightError,
+    "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
+    "InvalidSeedLength": hrwhash.errors.InvalidSeedLengthError,
+    "LengthMismatch": hrwhash.errors.LengthMismatchError,
+    "UnknownNode": hrwhash.errors.UnknownNodeError,
+    "InvalidText": hrwhash.errors.InvalidTextError,
+    "InvalidCount": hrwhash.errors.InvalidCountError,
+    "ResultTooLarge": hrwhash.errors.ResultTooLargeError,
+    "InvalidArgument": hrwhash.errors.InvalidArgumentError,
+    "TooManyNodes": hrwhash.errors.TooManyNodesError,
 }
 
 # The Python attribute that holds each detail a case may give. InvalidSeedLengthError has called the

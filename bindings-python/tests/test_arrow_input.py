@@ -31,7 +31,7 @@ CALLS: List[Callable[[Any], Any]] = [
 
 def refused(keys: Any, match: str = "not valid") -> None:
     for call in CALLS:
-        with pytest.raises(hrwhash.InvalidArgumentError, match=match):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match=match):
             call(keys)
 
 
@@ -107,7 +107,7 @@ def test_an_empty_dictionary_holds_only_nulls() -> None:
     empty = pa.DictionaryArray.from_arrays(pa.array([None, None], pa.int32()), pa.array([], pa.string()))
     assert pa.array(P.owners_arrow(empty)).to_pylist() == [None, None]
     assert pa.array(P.rank_many_arrow(empty, 2)).to_pylist() == [None, None]
-    with pytest.raises(hrwhash.InvalidArgumentError, match="index 0 is null"):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError, match="index 0 is null"):
         P.owners(empty)
     refused(pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array([], pa.string()), safe=False))
 
@@ -152,13 +152,13 @@ def test_c_data_interface_fields_that_lie() -> None:
         {"n_buffers": 3, "buffers": None},
     ):
         for call in CALLS:
-            with pytest.raises(hrwhash.InvalidArgumentError, match="not valid"):
+            with pytest.raises(hrwhash.errors.InvalidArgumentError, match="not valid"):
                 call(Exported(keys, **fields))
     views = pa.array([b"0123456789abcdefghij"], pa.binary_view())
     for call in CALLS:
-        with pytest.raises(hrwhash.InvalidArgumentError, match="not valid"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="not valid"):
             call(Exported(views, n_buffers=2))
-        with pytest.raises(hrwhash.InvalidArgumentError, match="no dictionary"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="no dictionary"):
             call(Exported(keys.dictionary_encode(), dictionary=None))
 
 
@@ -195,7 +195,7 @@ def test_numpy_str_code_points_beyond_unicode_are_invalid_text() -> None:
         array = np.frombuffer(b"a\x00\x00\x00" if order == "<" else b"\x00\x00\x00a", dtype=f"{order}U1")
         assert P.owners(array) == P.owners(["a"])
         bad = np.frombuffer(b"".join([b"a\x00\x00\x00" if order == "<" else b"\x00\x00\x00a", raw]), dtype=f"{order}U1")
-        with pytest.raises(hrwhash.InvalidTextError) as e:
+        with pytest.raises(hrwhash.errors.InvalidTextError) as e:
             P.owners(bad)
         assert e.value.index == 1
 
@@ -209,7 +209,7 @@ def test_none_among_object_keys_is_a_null_in_the_arrow_answers() -> None:
     rows = pa.array(P.rank_many_arrow(np.array([None, "a"], dtype=object), 2)).to_pylist()
     assert rows == [None, [NODES.index(n) for n in P.rank("a", 2)]]
     # A list answer has no place for a null; a key of another type is still refused.
-    with pytest.raises(hrwhash.InvalidArgumentError, match="index 1"):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError, match="index 1"):
         P.owners(np.array(["a", None], dtype=object))
-    with pytest.raises(hrwhash.InvalidArgumentError, match="index 2"):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError, match="index 2"):
         P.owners_arrow(["a", None, 3])

@@ -139,7 +139,7 @@ def test_polars_expression_in_a_lazy_streaming_query(placement: "Placement[str]"
 def test_polars_namespace_refuses_what_is_not_a_placement() -> None:
     series = pl.Series("key", ["a"])
     for bad in (None, "a", NODES):
-        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="placement must be a Placement"):
             series.hrw.owner(bad)  # type: ignore[attr-defined]
-        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="placement must be a Placement"):
             pl.col("key").hrw.owner_index(bad)  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ from hrwhash import BoundedLoad, Placement, ProfilePlacement
 
 def mismatch(call: Callable[[], Any], expected: int, actual: int, message: str) -> None:
     start = time.perf_counter()
-    with pytest.raises(hrwhash.LengthMismatchError, match=message) as e:
+    with pytest.raises(hrwhash.errors.LengthMismatchError, match=message) as e:
         call()
     assert time.perf_counter() - start < 0.5
     assert (e.value.expected, e.value.actual) == (expected, actual)
@@ -52,9 +52,9 @@ def test_loads_longer_than_the_nodes() -> None:
 
 def test_the_type_of_every_item_read_is_still_checked() -> None:
     # The items read before the mismatch is known are type-checked first (API.md 4).
-    with pytest.raises(hrwhash.InvalidArgumentError, match="weight at index 1"):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError, match="weight at index 1"):
         Placement(["a", "b"], weights=itertools.chain([1.0, "x"], itertools.repeat(1.0)))  # type: ignore[list-item]
-    with pytest.raises(hrwhash.InvalidArgumentError, match="loads\\[0\\]"):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError, match="loads\\[0\\]"):
         BoundedLoad(Placement(["a"]), 1.5).owner("k", itertools.chain(["x"], itertools.repeat(0)))  # type: ignore[list-item]
 
 

@@ -15,7 +15,8 @@ from pymemcache.client.base import Client
 from pymemcache.client.hash import HashClient
 from pymemcache.exceptions import MemcacheError
 
-from hrwhash import InvalidWeightError, Placement, UnknownNodeError
+from hrwhash import Placement
+from hrwhash.errors import InvalidWeightError, UnknownNodeError
 from hrwhash.pymemcache import Hasher
 
 KEYS = [f"key-{i}" for i in range(10_000)]

@@ -77,7 +77,7 @@ def test_float_factors(case: Dict[str, Any]) -> None:
     p = Placement(["a", "b"])
     c = weight(case["factor"])
     if "error" in case:
-        with pytest.raises(hrwhash.InvalidBalanceFactorError) as e:
+        with pytest.raises(hrwhash.errors.InvalidBalanceFactorError) as e:
             BoundedLoad(p, c)
         assert isinstance(e.value, ValueError)
     else:
@@ -87,9 +87,9 @@ def test_float_factors(case: Dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", bounded_cases("error_cases"))
 def test_bounded_errors(case: Dict[str, Any]) -> None:
     classes = {
-        "LengthMismatch": hrwhash.LengthMismatchError,
-        "LoadOverflow": hrwhash.LoadOverflowError,
-        "InvalidBalanceFactor": hrwhash.InvalidBalanceFactorError,
+        "LengthMismatch": hrwhash.errors.LengthMismatchError,
+        "LoadOverflow": hrwhash.errors.LoadOverflowError,
+        "InvalidBalanceFactor": hrwhash.errors.InvalidBalanceFactorError,
     }
     with pytest.raises(classes[case["error"]]):
         b = BoundedLoad(membership(case), factor(case))
@@ -100,31 +100,31 @@ def test_bounded_misuse_is_invalid_argument() -> None:
     p = Placement(["a", "b", "c"])
     b = BoundedLoad(p, 1.25)
     for bad_c in ["1.25", None, True, (1,), (1, 2, 3), (1.5, 1)]:
-        with pytest.raises(hrwhash.InvalidArgumentError):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError):
             BoundedLoad(p, bad_c)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         BoundedLoad("not a placement", 1.25)  # type: ignore[arg-type]
     for bad_loads in ["012", b"\x00\x00\x00", 3, [0, 0, "0"], [0, 0, 1.0], [0, True, 0]]:
-        with pytest.raises(hrwhash.InvalidArgumentError):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError):
             b.owner("k", bad_loads)  # type: ignore[arg-type]
     for out_of_range in [[0, 0, -1], [0, 0, 2**64]]:
-        with pytest.raises(hrwhash.InvalidCountError):
+        with pytest.raises(hrwhash.errors.InvalidCountError):
             b.owner("k", out_of_range)
-    with pytest.raises(hrwhash.LengthMismatchError) as e:
+    with pytest.raises(hrwhash.errors.LengthMismatchError) as e:
         b.owner("k", [0, 0])
     assert (e.value.expected, e.value.actual) == (3, 2)
-    with pytest.raises(hrwhash.LoadOverflowError):
+    with pytest.raises(hrwhash.errors.LoadOverflowError):
         b.owner("k", [2**64 - 1, 1, 0])
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         b.assign("one key")
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         b.assign(["a", None])  # type: ignore[list-item]
     assert b.factor == (1_250_000, 1_000_000)
     assert BoundedLoad(p, (5, 4)).factor == (5, 4)
     assert BoundedLoad(p, 2).factor == (2_000_000, 1_000_000)
-    with pytest.raises(hrwhash.InvalidBalanceFactorError):
+    with pytest.raises(hrwhash.errors.InvalidBalanceFactorError):
         BoundedLoad(p, (3, 4))
-    with pytest.raises(hrwhash.InvalidBalanceFactorError):
+    with pytest.raises(hrwhash.errors.InvalidBalanceFactorError):
         BoundedLoad(p, 10**400)
 
 

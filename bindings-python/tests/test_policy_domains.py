@@ -16,11 +16,11 @@ VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "policies" / "do
 DATA: Dict[str, Any] = json.loads(VECTORS.read_text())
 
 ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
-    "EmptyMembership": hrwhash.EmptyMembershipError,
-    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
-    "AllWeightsZero": hrwhash.AllWeightsZeroError,
-    "InvalidDomains": hrwhash.InvalidDomainsError,
-    "InvalidReplicaCount": hrwhash.InvalidReplicaCountError,
+    "EmptyMembership": hrwhash.errors.EmptyMembershipError,
+    "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
+    "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
+    "InvalidDomains": hrwhash.errors.InvalidDomainsError,
+    "InvalidReplicaCount": hrwhash.errors.InvalidReplicaCountError,
 }
 
 
@@ -106,29 +106,29 @@ def test_bytes_paths_come_back_as_bytes() -> None:
 
 @pytest.mark.parametrize("bad", [-1, 1.5, float("nan"), float("inf"), 2**70])
 def test_a_bad_level_or_k_is_an_invalid_count(bad: Any) -> None:
-    with pytest.raises(hrwhash.InvalidCountError):
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         Domains(fleet(), bad)
-    with pytest.raises(hrwhash.InvalidCountError):
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         Domains(fleet(), 0).replicas("key", bad)
 
 
 def test_a_wrong_type_is_an_invalid_argument() -> None:
     bad: Any = "0"
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Domains(fleet(), bad)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Domains(fleet(), True)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Domains(bad, 0)
     none: Any = None
     three: Any = 3
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Domains(fleet(), 0).replicas(none, 1)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Domains(fleet(), 0).owner(three)
-    with pytest.raises(hrwhash.InvalidTextError):
+    with pytest.raises(hrwhash.errors.InvalidTextError):
         Domains(fleet(), 0).owner("\ud800")
-    with pytest.raises(hrwhash.UnknownNodeError):
+    with pytest.raises(hrwhash.errors.UnknownNodeError):
         Domains(fleet(), 0).domain_of("nobody")
 
 
@@ -140,12 +140,12 @@ def test_each_bad_path_names_its_node_and_reason() -> None:
         (["a/b", "a/c"], 2, None, "level_out_of_range"),
     ]
     for domains, level, index, reason in cases:
-        with pytest.raises(hrwhash.InvalidDomainsError) as info:
+        with pytest.raises(hrwhash.errors.InvalidDomainsError) as info:
             Domains(Placement(["x", "y"], domains=domains), level)
         assert (info.value.index, info.value.reason) == (index, reason)
-    with pytest.raises(hrwhash.InvalidDomainsError) as info:
+    with pytest.raises(hrwhash.errors.InvalidDomainsError) as info:
         Domains(Placement(["x", "y"]), 0)
     assert (info.value.index, info.value.reason) == (0, "missing")
-    with pytest.raises(hrwhash.InvalidReplicaCountError) as err:
+    with pytest.raises(hrwhash.errors.InvalidReplicaCountError) as err:
         Domains(fleet(), 0).replicas("key", 0)
     assert (err.value.requested, err.value.available) == (0, 8)

@@ -47,7 +47,7 @@ def test_every_recorded_lookup(name: str) -> None:
                 for k in range(len(want) + 2):
                     assert p.replicas(key, k) == want[:k]
             else:
-                with pytest.raises(hrwhash.NotOfferedError):
+                with pytest.raises(hrwhash.errors.NotOfferedError):
                     p.replicas(key, 1)
             lookups += 1
     assert lookups > 100
@@ -63,46 +63,46 @@ def test_the_incumbents_own_test_answers() -> None:
 
 
 def test_bad_input_is_a_typed_error() -> None:
-    with pytest.raises(hrwhash.UnknownProfileError) as unknown:
+    with pytest.raises(hrwhash.errors.UnknownProfileError) as unknown:
         ProfilePlacement("go-redis", ["a"])
     assert unknown.value.name == "go-redis" and isinstance(unknown.value, ValueError)
-    with pytest.raises(hrwhash.NotOfferedError) as weighted:
+    with pytest.raises(hrwhash.errors.NotOfferedError) as weighted:
         ProfilePlacement("go-redis-ring-v9", ["a", "b"], [1, 2])
     assert weighted.value.profile == "go-redis-ring-v9"
     for w in [0, 0.5]:
-        with pytest.raises(hrwhash.NotOfferedError):
+        with pytest.raises(hrwhash.errors.NotOfferedError):
             ProfilePlacement("ketama-libmemcached", ["a:1", "b:1"], [1, w])
-    with pytest.raises(hrwhash.NotOfferedError):
+    with pytest.raises(hrwhash.errors.NotOfferedError):
         ProfilePlacement("pymemcache-rendezvous", ["a"]).replicas("k", 1)
-    with pytest.raises(hrwhash.EmptyMembershipError):
+    with pytest.raises(hrwhash.errors.EmptyMembershipError):
         ProfilePlacement("hashring-node-3", [])
-    with pytest.raises(hrwhash.EmptyNodeIdError) as empty:
+    with pytest.raises(hrwhash.errors.EmptyNodeIdError) as empty:
         ProfilePlacement("hashring-node-3", ["a", ""])
     assert empty.value.index == 1
-    with pytest.raises(hrwhash.DuplicateNodeIdError) as dup:
+    with pytest.raises(hrwhash.errors.DuplicateNodeIdError) as dup:
         ProfilePlacement("go-redis-ring-v9", ["a", "b", "a"])
     assert (dup.value.index, dup.value.first_index) == (2, 0)
-    with pytest.raises(hrwhash.LengthMismatchError):
+    with pytest.raises(hrwhash.errors.LengthMismatchError):
         ProfilePlacement("hashring-node-3", ["a", "b"], [1])
-    with pytest.raises(hrwhash.InvalidWeightError):
+    with pytest.raises(hrwhash.errors.InvalidWeightError):
         ProfilePlacement("hashring-node-3", ["a", "b"], [1, -1])
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         ProfilePlacement(3, ["a"])  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         ProfilePlacement("hashring-node-3", "ab")
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         ProfilePlacement("hashring-node-3", ["a"], seed=b"x" * 16)  # type: ignore[call-arg]
     p = ProfilePlacement("hashring-node-3", ["a", "b"])
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         p.owner(None)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidTextError):
+    with pytest.raises(hrwhash.errors.InvalidTextError):
         p.owner("\ud800")
-    with pytest.raises(hrwhash.InvalidCountError):
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         p.replicas("k", -1)
-    with pytest.raises(hrwhash.InvalidArgumentError) as at:
+    with pytest.raises(hrwhash.errors.InvalidArgumentError) as at:
         p.owners(["a", 3])  # type: ignore[list-item]
     assert at.value.index == 1
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         ProfilePlacement("pymemcache-rendezvous", ["a"]).owner(memoryview(b"k"))
 
 
@@ -175,7 +175,7 @@ def test_a_transition_from_a_profile_counts_every_move_with_its_flow() -> None:
         assert sum(before for _, before, _ in d.nodes) == 5000
         # Owners only: no expected movement, no replica routes.
         assert (d.expected_moved, d.optimum, t.expected_moved, t.optimum) == (None,) * 4
-        with pytest.raises(hrwhash.NotOfferedError, match=name):
+        with pytest.raises(hrwhash.errors.NotOfferedError, match=name):
             t.route_top(keys[0], 2)
         # Between two profiles, and from a profile to itself.
         grown = ProfilePlacement(name, ids + ["d:11211"])
@@ -183,5 +183,5 @@ def test_a_transition_from_a_profile_counts_every_move_with_its_flow() -> None:
         assert g.moved == sum(old.owner(k) != grown.owner(k) for k in keys)
         assert hrwhash.Transition(old, old).diff(keys).moved == 0
         assert hrwhash.Transition(new, old).diff(keys).moved == d.moved
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         hrwhash.Transition(ids, old)  # type: ignore[arg-type]

@@ -41,14 +41,14 @@ def test_replica_sets(case: Dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", VECTORS["error_cases"], ids=lambda c: c["name"])
 def test_replica_errors(case: Dict[str, Any]) -> None:
     classes = {
-        "InvalidCount": hrwhash.InvalidCountError,
-        "InfeasibleReplicaWeights": hrwhash.InfeasibleReplicaWeightsError,
+        "InvalidCount": hrwhash.errors.InvalidCountError,
+        "InfeasibleReplicaWeights": hrwhash.errors.InfeasibleReplicaWeightsError,
     }
     with pytest.raises(classes[case["error"]]) as e:
         ReplicaBalance(membership(case), case["k"])
     assert isinstance(e.value, ValueError)
     if "index" in case:
-        assert isinstance(e.value, hrwhash.InfeasibleReplicaWeightsError)
+        assert isinstance(e.value, hrwhash.errors.InfeasibleReplicaWeightsError)
         assert (e.value.index, e.value.k) == (case["index"], case["k"])
 
 
@@ -62,17 +62,17 @@ def test_residual_is_within_tolerance_unless_at_the_limit() -> None:
 def test_replica_misuse() -> None:
     p = Placement(["a", "b", "c"], weights=[1, 1, 1])
     for bad_k in [-1, 1.5, "2", None, 2**64]:
-        with pytest.raises((hrwhash.InvalidCountError, hrwhash.InvalidArgumentError)):
+        with pytest.raises((hrwhash.errors.InvalidCountError, hrwhash.errors.InvalidArgumentError)):
             ReplicaBalance(p, bad_k)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         ReplicaBalance([1, 2], 2)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         ReplicaBalance(p, 2, 18)  # type: ignore[call-arg]
     r = ReplicaBalance(p, 2)
     for bad_key in [None, 3, 1.5]:
-        with pytest.raises(hrwhash.InvalidArgumentError):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError):
             r.replicas(bad_key)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidTextError):
+    with pytest.raises(hrwhash.errors.InvalidTextError):
         r.replicas("\ud800")
     assert r.k == 2 and len(r.adjusted_weights) == 3
     assert repr(r) == "ReplicaBalance(k=2, nodes=3)"

@@ -16,15 +16,15 @@ VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "policies" / "sl
 DATA: Dict[str, Any] = json.loads(VECTORS.read_text())
 
 ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
-    "InvalidJson": hrwhash.InvalidJsonError,
-    "InvalidView": hrwhash.InvalidViewError,
-    "InvalidSlotCount": hrwhash.InvalidSlotCountError,
-    "SeedMismatch": hrwhash.SeedMismatchError,
-    "EmptyMembership": hrwhash.EmptyMembershipError,
-    "EmptyNodeId": hrwhash.EmptyNodeIdError,
-    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
-    "AllWeightsZero": hrwhash.AllWeightsZeroError,
-    "UnknownNode": hrwhash.UnknownNodeError,
+    "InvalidJson": hrwhash.errors.InvalidJsonError,
+    "InvalidView": hrwhash.errors.InvalidViewError,
+    "InvalidSlotCount": hrwhash.errors.InvalidSlotCountError,
+    "SeedMismatch": hrwhash.errors.SeedMismatchError,
+    "EmptyMembership": hrwhash.errors.EmptyMembershipError,
+    "EmptyNodeId": hrwhash.errors.EmptyNodeIdError,
+    "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
+    "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
+    "UnknownNode": hrwhash.errors.UnknownNodeError,
 }
 
 
@@ -111,20 +111,20 @@ def test_appending_changes_replays_them_in_order() -> None:
 
 def test_bad_appends_raise_and_leave_the_history() -> None:
     h = SlotHistory(Placement(["a", "b"]), 8)
-    with pytest.raises(hrwhash.UnknownNodeError):
+    with pytest.raises(hrwhash.errors.UnknownNodeError):
         h.without_node("zz")
-    with pytest.raises(hrwhash.UnknownNodeError):
+    with pytest.raises(hrwhash.errors.UnknownNodeError):
         h.with_weight("zz", 1.0)
-    with pytest.raises(hrwhash.DuplicateNodeIdError) as dup:
+    with pytest.raises(hrwhash.errors.DuplicateNodeIdError) as dup:
         h.with_node("b")
     assert (dup.value.index, dup.value.first_index) == (0, 1)
-    with pytest.raises(hrwhash.EmptyNodeIdError):
+    with pytest.raises(hrwhash.errors.EmptyNodeIdError):
         h.with_node("")
-    with pytest.raises(hrwhash.InvalidWeightError):
+    with pytest.raises(hrwhash.errors.InvalidWeightError):
         h.with_weight("a", -1.0)
-    with pytest.raises(hrwhash.AllWeightsZeroError):
+    with pytest.raises(hrwhash.errors.AllWeightsZeroError):
         h.with_weight("a", 0).with_weight("b", 0)
-    with pytest.raises(hrwhash.EmptyMembershipError):
+    with pytest.raises(hrwhash.errors.EmptyMembershipError):
         h.without_node("a").without_node("b")
     assert len(h) == 0
 
@@ -142,18 +142,18 @@ def test_with_weight_looks_the_node_up_before_the_weight(bad: float) -> None:
         h.with_weight,
     ]
     for with_weight in calls:
-        with pytest.raises(hrwhash.UnknownNodeError):
+        with pytest.raises(hrwhash.errors.UnknownNodeError):
             with_weight("zz", bad)
-        with pytest.raises(hrwhash.InvalidWeightError):
+        with pytest.raises(hrwhash.errors.InvalidWeightError):
             with_weight("b", bad)
-        with pytest.raises(hrwhash.InvalidArgumentError):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError):
             with_weight("zz", "2")
     # The membership is the history's current one: a node it removed is unknown, one it added
     # is known.
     later = h.without_node("a").with_node("d")
-    with pytest.raises(hrwhash.UnknownNodeError):
+    with pytest.raises(hrwhash.errors.UnknownNodeError):
         later.with_weight("a", bad)
-    with pytest.raises(hrwhash.InvalidWeightError):
+    with pytest.raises(hrwhash.errors.InvalidWeightError):
         later.with_weight("d", bad)
 
 
@@ -171,16 +171,16 @@ def test_with_weight_looks_the_node_up_before_the_weight(bad: float) -> None:
     ],
 )
 def test_misuse_is_invalid_argument(call: Any) -> None:
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         call()
 
 
 def test_bad_counts_and_epochs() -> None:
-    with pytest.raises(hrwhash.InvalidSlotCountError):
+    with pytest.raises(hrwhash.errors.InvalidSlotCountError):
         SlotHistory(Placement(["a"]), 0)
-    with pytest.raises(hrwhash.InvalidCountError):
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         SlotHistory(Placement(["a"]), -1)
-    with pytest.raises(hrwhash.InvalidViewError):
+    with pytest.raises(hrwhash.errors.InvalidViewError):
         SlotHistory(Placement(["a"]), 8, 2**64)
-    with pytest.raises(hrwhash.InvalidSeedLengthError):
+    with pytest.raises(hrwhash.errors.InvalidSeedLengthError):
         SlotHistory.from_json("{}", seed=b"short")

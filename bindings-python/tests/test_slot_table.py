@@ -60,12 +60,12 @@ def test_error_case(case: Dict[str, Any]) -> None:
     placement = placement_of(case, case["nodes"])
     slots = int(case["slots"])
     if "slot" not in case:
-        with pytest.raises(hrwhash.InvalidSlotCountError) as e:
+        with pytest.raises(hrwhash.errors.InvalidSlotCountError) as e:
             SlotTable(placement, slots, overload_ppm=case["overload_ppm"])
         assert isinstance(e.value, ValueError) and e.value.value == slots
         return
     table = SlotTable(placement, slots, overload_ppm=case["overload_ppm"])
-    with pytest.raises(hrwhash.SlotOutOfRangeError) as r:
+    with pytest.raises(hrwhash.errors.SlotOutOfRangeError) as r:
         table.owner_of_slot(int(case["slot"]))
     assert isinstance(r.value, IndexError) and r.value.slots == slots
 
@@ -77,9 +77,9 @@ def test_built_from_a_view() -> None:
 
 def test_ints_beyond_the_platform_are_out_of_range() -> None:
     table = SlotTable(Placement(["a", "b"]), 8)
-    with pytest.raises(hrwhash.SlotOutOfRangeError):
+    with pytest.raises(hrwhash.errors.SlotOutOfRangeError):
         table.owner_of_slot(2**70)
-    with pytest.raises(hrwhash.InvalidSlotCountError):
+    with pytest.raises(hrwhash.errors.InvalidSlotCountError):
         SlotTable(Placement(["a"]), 2**24 + 1)
 
 
@@ -90,31 +90,31 @@ ST: Any = SlotTable
 @pytest.mark.parametrize(
     "call, error",
     [
-        (lambda p: ST(p, -1), hrwhash.InvalidCountError),
-        (lambda p: ST(p, 1.5), hrwhash.InvalidCountError),
-        (lambda p: ST(p, "8"), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, True), hrwhash.InvalidArgumentError),
-        (lambda p: ST(["a"], 8), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, 8, overload_ppm=-1), hrwhash.InvalidCountError),
-        (lambda p: ST(p, 8, overload_ppm=2**32), hrwhash.InvalidCountError),
-        (lambda p: ST(p, 8, overload_ppm="5%"), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, 8, colour=1), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, 8).owner_of_slot(-1), hrwhash.InvalidCountError),
-        (lambda p: ST(p, 8).owner_of_slot(None), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, 8).slot(None), hrwhash.InvalidArgumentError),
-        (lambda p: ST(p, 8).owner("\ud800"), hrwhash.InvalidTextError),
-        (lambda p: ST(p, 8).without_node("zz"), hrwhash.UnknownNodeError),
-        (lambda p: ST(p, 8).with_weight("zz", 1.0), hrwhash.UnknownNodeError),
-        (lambda p: ST(p, 8).with_weight("a", -1.0), hrwhash.InvalidWeightError),
-        (lambda p: ST(p, 8).with_node("a"), hrwhash.DuplicateNodeIdError),
-        (lambda p: ST(p, 8).with_node(""), hrwhash.EmptyNodeIdError),
+        (lambda p: ST(p, -1), hrwhash.errors.InvalidCountError),
+        (lambda p: ST(p, 1.5), hrwhash.errors.InvalidCountError),
+        (lambda p: ST(p, "8"), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, True), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(["a"], 8), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, 8, overload_ppm=-1), hrwhash.errors.InvalidCountError),
+        (lambda p: ST(p, 8, overload_ppm=2**32), hrwhash.errors.InvalidCountError),
+        (lambda p: ST(p, 8, overload_ppm="5%"), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, 8, colour=1), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, 8).owner_of_slot(-1), hrwhash.errors.InvalidCountError),
+        (lambda p: ST(p, 8).owner_of_slot(None), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, 8).slot(None), hrwhash.errors.InvalidArgumentError),
+        (lambda p: ST(p, 8).owner("\ud800"), hrwhash.errors.InvalidTextError),
+        (lambda p: ST(p, 8).without_node("zz"), hrwhash.errors.UnknownNodeError),
+        (lambda p: ST(p, 8).with_weight("zz", 1.0), hrwhash.errors.UnknownNodeError),
+        (lambda p: ST(p, 8).with_weight("a", -1.0), hrwhash.errors.InvalidWeightError),
+        (lambda p: ST(p, 8).with_node("a"), hrwhash.errors.DuplicateNodeIdError),
+        (lambda p: ST(p, 8).with_node(""), hrwhash.errors.EmptyNodeIdError),
         (
             lambda p: ST(p, 8).without_node("a").without_node("b"),
-            hrwhash.EmptyMembershipError,
+            hrwhash.errors.EmptyMembershipError,
         ),
         (
             lambda p: ST(p, 8).with_weight("a", 0).with_weight("b", 0),
-            hrwhash.AllWeightsZeroError,
+            hrwhash.errors.AllWeightsZeroError,
         ),
     ],
 )

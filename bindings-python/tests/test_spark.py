@@ -87,12 +87,12 @@ def test_a_wrong_placement_or_a_taken_column_is_refused_on_the_driver(spark: Any
     placement = hrwhash.Placement(["a", "b"])
     df = spark.createDataFrame([("x",)], "key string")
     for bad in (None, "a"):
-        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="placement must be a Placement"):
             hs.owners(df, "key", bad)  # type: ignore[arg-type]
-        with pytest.raises(hrwhash.InvalidArgumentError, match="placement must be a Placement"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="placement must be a Placement"):
             hs.moves(df, "key", placement, bad)  # type: ignore[arg-type]
     placed = hs.owners(df, "key", placement)
     for taken in ("owner", "OWNER", "key"):
-        with pytest.raises(hrwhash.InvalidArgumentError, match="already has a column"):
+        with pytest.raises(hrwhash.errors.InvalidArgumentError, match="already has a column"):
             hs.owners(placed, "key", placement, output_col=taken)
     assert hs.owners(placed, "key", placement, output_col="again").columns == ["key", "owner", "again"]

@@ -28,14 +28,14 @@ def entries(section: str, label: Callable[[Dict[str, Any]], str]) -> List[Any]:
     return [pytest.param(c, id=f"{f}:{label(c)}") for f, d in FILES.items() for c in d[section]]
 
 ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
-    "EmptyMembership": hrwhash.EmptyMembershipError,
-    "EmptyNodeId": hrwhash.EmptyNodeIdError,
-    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
-    "InvalidWeight": hrwhash.InvalidWeightError,
-    "AllWeightsZero": hrwhash.AllWeightsZeroError,
-    "InvalidSeedLength": hrwhash.InvalidSeedLengthError,
-    "LengthMismatch": hrwhash.LengthMismatchError,
-    "UnknownNode": hrwhash.UnknownNodeError,
+    "EmptyMembership": hrwhash.errors.EmptyMembershipError,
+    "EmptyNodeId": hrwhash.errors.EmptyNodeIdError,
+    "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
+    "InvalidWeight": hrwhash.errors.InvalidWeightError,
+    "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
+    "InvalidSeedLength": hrwhash.errors.InvalidSeedLengthError,
+    "LengthMismatch": hrwhash.errors.LengthMismatchError,
+    "UnknownNode": hrwhash.errors.UnknownNodeError,
 }
 
 
@@ -112,7 +112,7 @@ def test_weight_case(case: Dict[str, Any]) -> None:
     if "error" in case:
         with pytest.raises(ERRORS[case["error"]]) as info:
             v1.weight_fixed(w)
-        assert isinstance(info.value, hrwhash.InvalidWeightError)
+        assert isinstance(info.value, hrwhash.errors.InvalidWeightError)
         got = info.value.value
         assert got is not None and (got == w or (math.isnan(got) and math.isnan(w)))
         with pytest.raises(ERRORS[case["error"]]):

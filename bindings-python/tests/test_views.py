@@ -32,15 +32,15 @@ KINDS: Dict[str, List[str]] = {
 TOP_LEVEL = {"format", "_comment", "default_seed_fingerprint", *KINDS}
 
 ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
-    "EmptyMembership": hrwhash.EmptyMembershipError,
-    "EmptyNodeId": hrwhash.EmptyNodeIdError,
-    "DuplicateNodeId": hrwhash.DuplicateNodeIdError,
-    "InvalidWeight": hrwhash.InvalidWeightError,
-    "AllWeightsZero": hrwhash.AllWeightsZeroError,
-    "InvalidJson": hrwhash.InvalidJsonError,
-    "InvalidView": hrwhash.InvalidViewError,
-    "SeedMismatch": hrwhash.SeedMismatchError,
-    "InvalidMoveLimit": hrwhash.InvalidMoveLimitError,
+    "EmptyMembership": hrwhash.errors.EmptyMembershipError,
+    "EmptyNodeId": hrwhash.errors.EmptyNodeIdError,
+    "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
+    "InvalidWeight": hrwhash.errors.InvalidWeightError,
+    "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
+    "InvalidJson": hrwhash.errors.InvalidJsonError,
+    "InvalidView": hrwhash.errors.InvalidViewError,
+    "SeedMismatch": hrwhash.errors.SeedMismatchError,
+    "InvalidMoveLimit": hrwhash.errors.InvalidMoveLimitError,
 }
 
 
@@ -110,13 +110,13 @@ def check_error(case: Dict[str, Any], err: hrwhash.HrwError) -> None:
     assert type(err) is ERRORS[case["error"]], repr(err)
     assert isinstance(err, ValueError)
     if case["error"] == "InvalidView":
-        assert isinstance(err, hrwhash.InvalidViewError)
+        assert isinstance(err, hrwhash.errors.InvalidViewError)
         assert (err.field, err.index, err.reason) == (case["field"], case["index"], case["reason"])
     elif "index" in case:
         assert getattr(err, "index") == case["index"]
     if "first_index" in case:
         assert getattr(err, "first_index") == case["first_index"]
-    if isinstance(err, hrwhash.InvalidJsonError):
+    if isinstance(err, hrwhash.errors.InvalidJsonError):
         # The attributes are the core's position, the one its message names.
         assert err.line is not None and err.line >= 1 and err.column is not None
         assert f"line {err.line}, column {err.column}" in str(err)
@@ -189,35 +189,35 @@ def test_ramp(case: Dict[str, Any]) -> None:
 
 def test_argument_errors() -> None:
     view = View(Placement(["a", "b"]), 3)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View.from_json(42)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View(Placement(["a"]), True)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View(Placement(["a"]), "1")  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidViewError) as info:
+    with pytest.raises(hrwhash.errors.InvalidViewError) as info:
         View(Placement(["a"]), -1)
     assert (info.value.field, info.value.index, info.value.reason) == ("epoch", None, "out_of_range")
-    with pytest.raises(hrwhash.InvalidViewError):
+    with pytest.raises(hrwhash.errors.InvalidViewError):
         view.with_epoch(2**64)
     assert view.with_epoch(2**64 - 1).epoch == 2**64 - 1
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View.from_json(view.to_json(), seed="0123456789abcdef")  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidSeedLengthError):
+    with pytest.raises(hrwhash.errors.InvalidSeedLengthError):
         View.from_json(view.to_json(), seed=b"short")
-    with pytest.raises(hrwhash.InvalidTextError):
+    with pytest.raises(hrwhash.errors.InvalidTextError):
         View.from_json("\ud800")
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         Transition(view, ["a"])  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         hrwhash.ramp(view, view, True)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         hrwhash.ramp(view, Placement(["a"]), 0.5)  # type: ignore[arg-type]
     for bad in (0.0, -0.5, 1.5, float("nan"), 10**400):
-        with pytest.raises(hrwhash.InvalidMoveLimitError):
+        with pytest.raises(hrwhash.errors.InvalidMoveLimitError):
             hrwhash.ramp(view, view, bad)
     secret = View(Placement(["a", "b"], seed=bytes(16)), 3)
-    with pytest.raises(hrwhash.SeedMismatchError):
+    with pytest.raises(hrwhash.errors.SeedMismatchError):
         hrwhash.ramp(view, secret, 0.5)
     with pytest.raises(FileNotFoundError) as missing:
         View.from_file("/nonexistent/view.json")
@@ -225,23 +225,23 @@ def test_argument_errors() -> None:
     with pytest.raises(IsADirectoryError):
         View.from_file(Path(__file__).parent)
     # An endless stream is read only up to its first byte no JSON holds.
-    with pytest.raises(hrwhash.InvalidJsonError) as zeros:
+    with pytest.raises(hrwhash.errors.InvalidJsonError) as zeros:
         View.from_file("/dev/zero")
     assert (zeros.value.line, zeros.value.column) == (1, 1)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View.from_file(3)  # type: ignore[arg-type]
     t = Transition(view, view)
-    with pytest.raises(hrwhash.InvalidCountError):
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         t.route_top("k", -1)
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         t.route(None)  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.InvalidArgumentError):
+    with pytest.raises(hrwhash.errors.InvalidArgumentError):
         t.diff("abc")
-    with pytest.raises(hrwhash.InvalidArgumentError) as arg:
+    with pytest.raises(hrwhash.errors.InvalidArgumentError) as arg:
         list(Transition(view, View(Placement(["a"]), 4)).plan(["x", "y", 3]))  # type: ignore[list-item]
     assert arg.value.index == 2
     plan = hrwhash.ramp(view, View(Placement(["a", "b", "c"]), 4), 1.0)
-    with pytest.raises(hrwhash.LengthMismatchError):
+    with pytest.raises(hrwhash.errors.LengthMismatchError):
         plan.view(len(plan))
 
 
@@ -252,7 +252,7 @@ def test_secret_seed_is_never_written() -> None:
     assert secret.decode() not in text and secret.hex() not in text
     assert not view.has_default_seed
     assert View.from_json(text, seed=secret).fingerprint == view.fingerprint
-    with pytest.raises(hrwhash.SeedMismatchError):
+    with pytest.raises(hrwhash.errors.SeedMismatchError):
         View.from_json(text)
 
 

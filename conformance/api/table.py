@@ -142,13 +142,15 @@ def derive_type(lang: str, concept: str) -> str:
 
 def error_names(lang: str) -> set[str]:
     """The names the error table generates (conformance/errors.json, `make errors`): they are
-    listed there, once, and kept out of this table."""
+    listed there, once, and kept out of this table. Python's are in the `errors` submodule, with
+    their base class; the package root re-exports only the base class, `HrwError`, which this
+    table lists as the Error type, so a kind re-exported at the root shows up as an extra name."""
     import json
     table = json.loads((ROOT / "conformance" / "errors.json").read_text())
-    names: set[str] = set()
+    names: set[str] = {"errors.HrwError"} if lang == "python" else set()
     for k in table["kinds"]:
         if lang == "python" and k.get("python"):
-            names.add(f"{k['name']}Error")
+            names.add(f"errors.{k['name']}Error")
         if lang == "go" and k.get("go"):
             names.update({k["go"], "Code" + k["go"][len("Err"):]})
     return names

@@ -63,10 +63,11 @@ class Placement(Generic[_Id]):
     Node ids are str or bytes and come back as given. ``weights`` are numbers >= 0 (0 keeps a node
     in the membership but never selects it); ``seed`` is 16 bytes; ``domains`` names a failure
     domain (str, bytes or None) per node for :meth:`replicas`. Bad arguments raise the errors of
-    conformance/API.md: :class:`hrwhash.InvalidArgumentError` (a TypeError) for a wrong type or an
-    unknown keyword, the ValueError subclasses of :class:`hrwhash.HrwError` for bad values.
-    ``weights`` and ``domains`` are read no further than one item past the nodes: a longer
-    iterable, endless or ``range(10**10)``, is a :class:`hrwhash.LengthMismatchError` at once.
+    conformance/API.md (:mod:`hrwhash.errors`): :class:`~hrwhash.errors.InvalidArgumentError` (a
+    TypeError) for a wrong type or an unknown keyword, the ValueError subclasses of
+    :class:`hrwhash.HrwError` for bad values. ``weights`` and ``domains`` are read no further than
+    one item past the nodes: a longer iterable, endless or ``range(10**10)``, is a
+    :class:`~hrwhash.errors.LengthMismatchError` at once.
     """
 
     def __new__(
@@ -92,8 +93,8 @@ class Placement(Generic[_Id]):
     def rank_many(self, keys: Iterable[_Key], k: _Count) -> List[List[_Id]]:
         """``rank(key, k)`` for each key; the lookups run without holding the GIL.
 
-        Raises :class:`hrwhash.ResultTooLargeError` before any lookup when the answer would hold
-        more than 2**32 - 1 ids."""
+        Raises :class:`~hrwhash.errors.ResultTooLargeError` before any lookup when the answer
+        would hold more than 2**32 - 1 ids."""
     def owners_arrow(self, keys: Any) -> Any:
         """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array (an object
         with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
@@ -104,8 +105,8 @@ class Placement(Generic[_Id]):
         Every Arrow array is validated in full before it is read: a malformed one (offsets past
         its data or out of order, views outside their buffers, invalid UTF-8 in a string array,
         dictionary indices outside the dictionary, a released or negative-length C array) raises
-        :class:`hrwhash.InvalidArgumentError`. The same holds for ``owners``, ``rank_many``,
-        ``owner_indices`` and ``rank_many_arrow``."""
+        :class:`~hrwhash.errors.InvalidArgumentError`. The same holds for ``owners``,
+        ``rank_many``, ``owner_indices`` and ``rank_many_arrow``."""
     def owner_indices(self, keys: Any) -> Any:
         """The build-order index of the owner of each key, as an Arrow ``uint32`` array (keys as
         for ``owners_arrow``, validated the same way)."""
@@ -270,7 +271,7 @@ class Transition:
         """The owners of ``key`` after and before, and whether it moved."""
     def route_top(self, key: _Key, k: _Count) -> RouteSet:
         """The first ``k`` nodes of the ranking of ``key`` before and after; a profile on either
-        side raises :class:`hrwhash.NotOfferedError`."""
+        side raises :class:`~hrwhash.errors.NotOfferedError`."""
     def diff(self, keys: Iterable[_Key]) -> Diff:
         """Counts the owner changes of every key of ``keys``."""
     def plan(self, keys: Iterable[_Key]) -> "Plan":
@@ -531,7 +532,7 @@ class BoundedLoad(Generic[_Id]):
     def owner(self, key: _Key, loads: Iterable[int]) -> _Id:
         """The node for ``key`` given the load of every node (build order). ``loads`` is read no
         further than one item past the nodes: a longer iterable is a
-        :class:`hrwhash.LengthMismatchError` at once."""
+        :class:`~hrwhash.errors.LengthMismatchError` at once."""
     def owner_index(self, key: _Key, loads: Iterable[int]) -> int:
         """The build-order index of :meth:`owner`."""
     def assign(self, keys: Iterable[_Key]) -> List[_Id]: ...

@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from ._errors import InvalidArgumentError
+from .errors import InvalidArgumentError
 from ._hrwhash import Placement
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Mapping, Optional, Union
 
-from ._errors import UnknownNodeError
+from .errors import UnknownNodeError
 from ._hrwhash import Placement, weight_fixed
 
 __all__ = ["Hasher"]
@@ -57,7 +57,7 @@ class Hasher:
             self._rebuild()
 
     def remove_node(self, node: str) -> None:
-        """Removes a server; raises :class:`hrwhash.UnknownNodeError` (a ValueError) if absent."""
+        """Removes a server; :class:`~hrwhash.errors.UnknownNodeError` (a ValueError) if absent."""
         if node not in self._live:
             raise UnknownNodeError(f"no live server is {node!r}, so it cannot be removed")
         del self._live[node]

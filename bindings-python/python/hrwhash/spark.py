@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from pyspark.sql import DataFrame
 from pyspark.sql.types import BinaryType, DataType, StringType, StructField, StructType
 
-from ._errors import InvalidArgumentError
+from .errors import InvalidArgumentError
 from ._hrwhash import Placement
 
 # pyarrow ships no type information; it is used untyped, as mypy would see it anyway.

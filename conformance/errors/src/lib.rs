@@ -46,7 +46,7 @@ pub const OUTPUTS: &[Output] = &[
         render: render_c,
     },
     Output {
-        path: "bindings-python/python/hrwhash/_errors.py",
+        path: "bindings-python/python/hrwhash/errors.py",
         marker: None,
         render: render_python_classes,
     },
@@ -450,18 +450,35 @@ fn python_type(ty: &str) -> &'static str {
 }
 
 fn render_python_classes(t: &Table) -> String {
+    // The package root exports HrwError alone, so that `except hrwhash.HrwError` needs no import
+    // and the root lists concepts, not one name per kind.
     let mut s = format!(
         "# {HEADER}.\n\
-         \"\"\"The exceptions hrwhash raises: one base class, one subclass per core error variant, and\n\
-         InvalidArgumentError for misuse that only Python's dynamic types allow (conformance/API.md).\"\"\"\n\
+         \"\"\"The exceptions hrwhash raises: one class per kind of error of conformance/API.md.\n\
+         \n\
+         Each derives from :class:`HrwError` (also exported as ``hrwhash.HrwError``) and from the builtin it\n\
+         means, so ``except ValueError`` keeps working; :class:`InvalidArgumentError` is misuse that only\n\
+         Python's dynamic types allow, a ``TypeError``. The details of an error are its attributes. A\n\
+         caller that handles one kind imports its class from here::\n\
+         \n\
+         \x20   from hrwhash.errors import UnknownNodeError\n\
+         \n\
+         \x20   try:\n\
+         \x20       placement = placement.without_node(node)\n\
+         \x20   except UnknownNodeError:\n\
+         \x20       pass\n\
+         \"\"\"\n\
          \n\
          from __future__ import annotations\n\
          \n\
          from typing import Optional\n\
          \n\
-         \n\
-         class HrwError(Exception):\n    \"\"\"Base class of every hrwhash error.\"\"\"\n"
+         __all__ = [\n    \"HrwError\",\n"
     );
+    for k in t.raised() {
+        let _ = writeln!(s, "    \"{}\",", k.python_class());
+    }
+    s += "]\n\n\nclass HrwError(Exception):\n    \"\"\"Base class of every hrwhash error.\"\"\"\n";
     for k in t.raised() {
         let py = k.python.as_deref().expect("checked");
         let _ = write!(
@@ -501,18 +518,13 @@ fn render_python_classes(t: &Table) -> String {
             s += &wrap(&format!("\"\"\"{}\"\"\"", f.doc), "        ", "");
         }
     }
-    s += "\n\n# Shown and pickled under the public package name, where users import them from.\n\
-          for _cls in list(globals().values()):\n    \
-          if isinstance(_cls, type) and issubclass(_cls, HrwError):\n        \
-          _cls.__module__ = \"hrwhash\"\n\
-          del _cls\n";
     s
 }
 
 fn render_python_map(t: &Table) -> String {
     let mut s = format!(
         "// {HEADER}.\n\
-         //! Each core error variant as its exception class of `hrwhash/_errors.py`, with its details.\n\
+         //! Each core error variant as its exception class of `hrwhash/errors.py`, with its details.\n\
          \n\
          use pyo3::prelude::*;\n\
          use pyo3::types::PyDict;\n\
@@ -520,7 +532,7 @@ fn render_python_map(t: &Table) -> String {
          use hrwhash::Error;\n\
          \n"
     );
-    s += "/// The class of `err` in `hrwhash._errors`, with its details added to `fields`.\npub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'static str> {\n    Ok(match err {\n";
+    s += "/// The class of `err` in `hrwhash.errors`, with its details added to `fields`.\npub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'static str> {\n    Ok(match err {\n";
     for k in t.core() {
         let core: Vec<&Field> = k.core_fields().collect();
         if core.is_empty() {
@@ -679,7 +691,7 @@ pub fn render_go(t: &Table) -> String {
 
 fn render_api_md(t: &Table) -> String {
     let mut s = String::from(
-        "| variant | what | Python | Node | C status | Go | CLI |\n| --- | --- | --- | --- | --- | --- | --- |\n",
+        "| variant | what | Python (`hrwhash.errors`) | Node | C status | Go | CLI |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for k in t.raised() {
         // Go's types rule out every misuse InvalidArgument stands for.
