@@ -770,14 +770,19 @@ func TestSlotTableOverloadMember(t *testing.T) {
 		{"slot-table-v1", `"overload_ppm":0,`, "", 0},
 		{"slot-table-v1", `"overload_ppm":4294967295,`, "", math.MaxUint32},
 		{"slot-table-v1", `"overload_ppm":5e4,`, "", 50_000},
+		{"slot-table-v1", `"overload_ppm":-0,`, "", 0},
 		{"slot-table-v1", `"overload_ppm":4294967296,`, hrwhash.FaultOutOfRange, 0},
-		{"slot-table-v1", `"overload_ppm":-1,`, hrwhash.FaultOutOfRange, 0},
-		{"slot-table-v1", `"overload_ppm":0.5,`, hrwhash.FaultOutOfRange, 0},
+		{"slot-table-v1", `"overload_ppm":4294967295.5,`, hrwhash.FaultOutOfRange, 0},
+		{"slot-table-v1", `"overload_ppm":1e300,`, hrwhash.FaultOutOfRange, 0},
+		{"slot-table-v1", `"overload_ppm":-1,`, hrwhash.FaultInvalid, 0},
+		{"slot-table-v1", `"overload_ppm":0.5,`, hrwhash.FaultInvalid, 0},
 		{"slot-table-v1", `"overload_ppm":"5",`, hrwhash.FaultWrongType, 0},
 		{"slot-table-v1", `"overload_ppm":null,`, hrwhash.FaultWrongType, 0},
-		{"slot-table-v2", `"overload_ppm":5,`, hrwhash.FaultUnknown, 0},
+		{"slot-table-v2", `"overload_ppm":5,`, hrwhash.FaultConflict, 0},
+		{"slot-table-v2", `"overload_ppm":"x",`, hrwhash.FaultConflict, 0},
 		// Checked right after the policy: before the epoch.
-		{"slot-table-v2", `"overload_ppm":5,"epoch":"x",`, hrwhash.FaultUnknown, 0},
+		{"slot-table-v2", `"overload_ppm":5,"epoch":"x",`, hrwhash.FaultConflict, 0},
+		{"slot-table-v1", `"overload_ppm":-1,"epoch":"x",`, hrwhash.FaultInvalid, 0},
 	} {
 		name := c.policy + " " + c.member
 		st, err := hrwhash.SlotTableFromJSON(doc(c.policy, c.member))

@@ -1,6 +1,7 @@
 package hrwview
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -121,26 +122,27 @@ func ParseHistory(doc []byte) (*History, error) {
 	return out, nil
 }
 
-// overload reads the bound of a ranked table (SLOT-HISTORY.md section 5, check 6): a whole number
-// of parts per million that fits 32 bits, and only beside the ranked policy.
+// overload reads the bound of a ranked table (SLOT-HISTORY.md section 5, right after the
+// policy): a whole number of parts per million that fits 32 bits, and only beside the ranked
+// policy (a levelled table has no bound, as a default seed has no fingerprint).
 func overload(m map[string]value, policy string) (*uint32, error) {
 	v, ok := m["overload_ppm"]
 	switch {
 	case !ok:
 		return nil, nil
 	case policy != RankedPolicy:
-		return nil, viewError("overload_ppm", -1, OverloadNotAllowed)
+		return nil, viewError("overload_ppm", -1, "conflict")
 	case v.kind != kNumber:
 		return nil, viewError("overload_ppm", -1, "wrong_type")
-	case !(v.num >= 0 && v.num < 1<<32 && float64(uint32(v.num)) == v.num):
+	case v.num > math.MaxUint32:
 		return nil, viewError("overload_ppm", -1, "out_of_range")
+	case !(v.num >= 0 && float64(uint32(v.num)) == v.num):
+		// a negative number or a fraction is not a bound at all; -0 is 0
+		return nil, viewError("overload_ppm", -1, "invalid")
 	}
 	ppm := uint32(v.num)
 	return &ppm, nil
 }
-
-// OverloadNotAllowed is the reason of an overload bound beside the levelled policy.
-const OverloadNotAllowed = "unknown"
 
 func list(m map[string]value, name string) ([]value, error) {
 	v, ok := m[name]
