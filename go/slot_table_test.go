@@ -426,7 +426,7 @@ type shCase struct {
 	Value            string    `json:"value"`
 }
 
-func loadSlotHistoryVectors(t *testing.T) (valid, same, equivalent, invalid []shCase) {
+func loadSlotHistoryVectors(t *testing.T) (valid, same, independent, equivalent, invalid []shCase) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "slot-history-v1.json"))
 	if err != nil {
@@ -437,19 +437,20 @@ func loadSlotHistoryVectors(t *testing.T) (valid, same, equivalent, invalid []sh
 		MaxChanges int      `json:"max_changes"`
 		Valid      []shCase `json:"valid"`
 		Same       []shCase `json:"same_membership"`
+		Orderless  []shCase `json:"order_independent"`
 		Equivalent []shCase `json:"equivalent"`
 		Invalid    []shCase `json:"invalid"`
 	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.Valid) == 0 || len(v.Same) == 0 || len(v.Equivalent) == 0 || len(v.Invalid) == 0 {
+	if len(v.Valid) == 0 || len(v.Same) == 0 || len(v.Orderless) == 0 || len(v.Equivalent) == 0 || len(v.Invalid) == 0 {
 		t.Fatal("a section of slot-history-v1.json is empty")
 	}
 	if v.Format != hrwhash.SlotHistoryFormat || v.MaxChanges != maxChanges {
 		t.Fatalf("format %q, max changes %d", v.Format, v.MaxChanges)
 	}
-	return v.Valid, v.Same, v.Equivalent, v.Invalid
+	return v.Valid, v.Same, v.Orderless, v.Equivalent, v.Invalid
 }
 
 // maxChanges is the most changes a table holds (SLOT-HISTORY.md section 6).
@@ -492,7 +493,8 @@ func policyOf(t *testing.T, doc string) hrwhash.SlotMode {
 }
 
 func TestSlotTableDocumentVectors(t *testing.T) {
-	valid, same, equivalent, _ := loadSlotHistoryVectors(t)
+	valid, same, independent, equivalent, _ := loadSlotHistoryVectors(t)
+	modes := map[hrwhash.SlotMode]int{}
 	for _, c := range valid {
 		st, err := c.load()
 		if err != nil {
@@ -505,6 +507,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		if st.Mode() != policyOf(t, c.Canonical) {
 			t.Errorf("%s: mode %v", c.Name, st.Mode())
 		}
+		modes[st.Mode()]++
 		if st.FingerprintHex() != c.TableFingerprint || st.ChangeCount() != c.Changes {
 			t.Errorf("%s: table fingerprint %s, changes %d", c.Name, st.FingerprintHex(), st.ChangeCount())
 		}
@@ -556,9 +559,26 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		if a.FingerprintHex() != c.ATable || b.FingerprintHex() != c.BTable {
 			t.Errorf("%s: table fingerprints", c.Name)
 		}
-		// A ranked table depends on the membership alone, a levelled one on the order too.
-		if ranked := a.Mode() == hrwhash.SlotModeRanked; ranked != (c.ATable == c.BTable) {
+		if a.Mode() != hrwhash.SlotModeLevelled || b.Mode() != hrwhash.SlotModeLevelled || c.ATable == c.BTable {
 			t.Errorf("%s: %v table, fingerprints %s and %s", c.Name, a.Mode(), c.ATable, c.BTable)
+		}
+	}
+	// A ranked table depends on the final membership alone.
+	for _, c := range independent {
+		a, errA := hrwhash.SlotTableFromJSON([]byte(c.A))
+		b, errB := hrwhash.SlotTableFromJSON([]byte(c.B))
+		if errA != nil || errB != nil {
+			t.Fatalf("%s: %v %v", c.Name, errA, errB)
+		}
+		va, _ := a.View()
+		vb, _ := b.View()
+		if a.Mode() != hrwhash.SlotModeRanked || b.Mode() != hrwhash.SlotModeRanked ||
+			va.FingerprintHex() != c.ViewFingerprint || vb.FingerprintHex() != c.ViewFingerprint ||
+			a.FingerprintHex() != c.TableFingerprint || b.FingerprintHex() != c.TableFingerprint {
+			t.Errorf("%s: %s and %s, want %s", c.Name, a.FingerprintHex(), b.FingerprintHex(), c.TableFingerprint)
+		}
+		if !equalStrings(idsOf(t, a), idsOf(t, b)) {
+			t.Errorf("%s: the owners differ", c.Name)
 		}
 	}
 	for _, c := range equivalent {
@@ -570,6 +590,10 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		if string(text) != c.Canonical || st.FingerprintHex() != c.TableFingerprint {
 			t.Errorf("%s: canonical form or fingerprint", c.Name)
 		}
+		modes[st.Mode()]++
+	}
+	if modes[hrwhash.SlotModeLevelled] == 0 || modes[hrwhash.SlotModeRanked] == 0 {
+		t.Errorf("documents of each mode: %v", modes)
 	}
 }
 
@@ -586,7 +610,7 @@ var shCodes = map[string]hrwhash.Code{
 }
 
 func TestSlotTableDocumentErrorVectors(t *testing.T) {
-	_, _, _, invalid := loadSlotHistoryVectors(t)
+	_, _, _, _, invalid := loadSlotHistoryVectors(t)
 	for _, c := range invalid {
 		st, err := c.load()
 		var e *hrwhash.Error
