@@ -310,8 +310,8 @@ func (t *SlotTable) RemoveNode(id string) error {
 
 // SetWeight gives the node of this id another weight in place (0 drains it). As
 // Placement.WithWeight, the node is looked up first (ErrUnknownNode), then the weight is checked
-// (ErrInvalidWeight with Index the change's position), then the errors of AddNode's limits and
-// ErrAllWeightsZero. On an error the table is unchanged.
+// (ErrInvalidWeight with Index the change's position), then ErrInvalidView past 65,536 changes
+// (as AddNode) and ErrAllWeightsZero. On an error the table is unchanged.
 func (t *SlotTable) SetWeight(id string, weight float64) error {
 	if err := t.usable(); err != nil {
 		return err

@@ -106,8 +106,8 @@ func (t *SlotTable) JSON() ([]byte, error) {
 }
 
 // Fingerprint is the 16-byte table fingerprint (SLOT-HISTORY.md 4.1): equal fingerprints mean
-// the same mode, seed, nodes and slot count, and every slot on the same node id, whatever the
-// changes that led there. Zero for a nil SlotTable.
+// the same mode and bound, seed, nodes and slot count, and every slot on the same node id,
+// whatever the changes that led there. Zero for a nil SlotTable.
 func (t *SlotTable) Fingerprint() [16]byte {
 	var f [16]byte
 	if t.usable() != nil {
