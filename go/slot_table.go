@@ -1,256 +1,238 @@
 package hrwhash
 
 import (
-	"container/heap"
-	"encoding/binary"
-	"math/big"
-	"math/bits"
+	"strconv"
 
 	"github.com/hrwhash/hrwhash/go/internal/hrw"
+	"github.com/hrwhash/hrwhash/go/internal/hrwview"
 )
 
-// SlotTablePolicy is the name and version of the policy SlotTable implements, as written in
-// conformance/POLICIES.md.
-const SlotTablePolicy = "slot-table-v1"
+// SlotTablePolicy is the tag of the levelled slot table, SlotTable's default mode
+// (conformance/POLICIES.md, "slot-table (v2)").
+const SlotTablePolicy = hrwview.LevelledPolicy
+
+// RankedSlotTablePolicy is the tag of the ranked slot table (conformance/POLICIES.md,
+// "slot-table (v1)").
+const RankedSlotTablePolicy = hrwview.RankedPolicy
+
+// SlotHistoryFormat is the format tag of a slot table's document (conformance/SLOT-HISTORY.md).
+const SlotHistoryFormat = hrwview.HistoryFormat
 
 // MaxSlots is the largest number of slots a SlotTable takes (2^24).
 const MaxSlots = 1 << 24
 
-// slotKeyPrefix starts the key whose hrw-v1 ranking is a slot's (POLICIES.md, "Slot ranking").
-const slotKeyPrefix = "slot-table-v1:"
+// SlotMode says how a SlotTable gives slots to nodes.
+type SlotMode int
 
-// SlotTable is the slot-table-v1 policy (conformance/POLICIES.md, "slot-table (v1)"): keys hash
-// to a fixed number of slots and each slot has an owner, so an owner lookup is one key digest
-// and one array read whatever the number of nodes. It never changes; WithNode, WithoutNode and
-// WithWeight compute a new table, which is the table a fresh build over the new membership
-// gives. It is safe for concurrent use.
+const (
+	// SlotModeLevelled (slot-table-v2, the default): each change moves only the changed node's
+	// slots and every node stays within about one slot of its share, so the table depends on
+	// the order of the changes.
+	SlotModeLevelled SlotMode = iota
+	// SlotModeRanked (slot-table-v1): every slot goes to the first node of its hrw-v1 ranking
+	// that has room, so the table depends only on the current membership and a client holding
+	// only a view can build it.
+	SlotModeRanked
+)
+
+// String is "levelled" or "ranked".
+func (m SlotMode) String() string {
+	switch m {
+	case SlotModeLevelled:
+		return "levelled"
+	case SlotModeRanked:
+		return "ranked"
+	}
+	return "SlotMode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Policy is the mode's tag: SlotTablePolicy or RankedSlotTablePolicy ("" for no mode).
+func (m SlotMode) Policy() string {
+	switch m {
+	case SlotModeLevelled:
+		return SlotTablePolicy
+	case SlotModeRanked:
+		return RankedSlotTablePolicy
+	}
+	return ""
+}
+
+// SlotTable gives keys to a fixed number of slots and each slot to a node, so an owner lookup
+// is one key digest and one array read whatever the number of nodes. Its state is its history
+// (conformance/SLOT-HISTORY.md): the first membership, the number of slots, the mode, the
+// ordered changes and an epoch, which JSON writes and SlotTableFromJSON reads back; every
+// client that holds the same history holds the same table, which Fingerprint compares cheaply.
+//
+// AddNode, RemoveNode and SetWeight append a change in place; WithNode, WithoutNode,
+// WithWeight and WithEpoch return a changed copy and leave the table as it was. A SlotTable is
+// safe for concurrent use as long as no AddNode, RemoveNode or SetWeight runs at the same time
+// as another method on the same table.
 type SlotTable struct {
-	p        *Placement
-	overload *uint32
-	table    []uint32
-	caps     []int
+	mode    SlotMode
+	initial *Placement
+	epoch   uint64
+	changes []slotChange
+	lay     slotLayout
+}
+
+// slotLayout is the table of one mode: the current membership and the owner of every slot.
+type slotLayout interface {
+	placement() *Placement
+	owners() []uint32 // slot -> node index
+	counts() []int
+	// apply makes c in place; on an error the table is unchanged.
+	apply(c slotChange) error
+	clone() slotLayout
+}
+
+// slotChange is one change: the added node, or the id (and new weight) of the node changed.
+type slotChange struct {
+	op   string
+	node node
 }
 
 // SlotTableOption configures NewSlotTable.
 type SlotTableOption func(*slotTableConfig)
 
 type slotTableConfig struct {
+	ranked   bool
 	overload *uint32
+	epoch    uint64
 }
 
-// WithOverloadPPM bounds every node to about (1 + ppm / 10^6) times its share of the slots.
-// Without it every slot goes to the first node of its hrw-v1 ranking (the plain HRW table).
+// Ranked selects SlotModeRanked without an overload bound: every slot goes to the first node of
+// its hrw-v1 ranking (the plain HRW slot table).
+func Ranked() SlotTableOption {
+	return func(c *slotTableConfig) { c.ranked = true }
+}
+
+// WithOverloadPPM selects SlotModeRanked and bounds every node to about (1 + ppm / 10^6) times
+// its share of the slots.
 func WithOverloadPPM(ppm uint32) SlotTableOption {
-	return func(c *slotTableConfig) { c.overload = &ppm }
+	return func(c *slotTableConfig) { c.ranked, c.overload = true, &ppm }
 }
 
-// NewSlotTable builds the table of p with slots slots, 1 to MaxSlots (else ErrInvalidSlotCount,
-// with Slots the number given). The table keeps its own copy of the membership.
+// WithEpoch sets the table's epoch, that of the view of its membership (0 without it).
+func WithEpoch(epoch uint64) SlotTableOption {
+	return func(c *slotTableConfig) { c.epoch = epoch }
+}
+
+// NewSlotTable builds the table of p with slots slots and no change yet: levelled unless an
+// option selects the ranked mode. The errors: ErrNullParameter for a nil Placement, and
+// ErrInvalidSlotCount (with Slots the number given) unless 1 <= slots <= MaxSlots. (The
+// document cannot carry a weight of more than 53 significant bits, SLOT-HISTORY.md section 3,
+// but no float64 weight has more.)
 func NewSlotTable(p *Placement, slots uint64, opts ...SlotTableOption) (*SlotTable, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
 	var cfg slotTableConfig
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
-	return newSlotTable(p, slots, cfg.overload)
-}
-
-func newSlotTable(p *Placement, slots uint64, overload *uint32) (*SlotTable, error) {
+	mode := SlotModeLevelled
+	if cfg.ranked {
+		mode = SlotModeRanked
+	}
 	if slots == 0 || slots > MaxSlots {
 		return nil, &Error{Code: CodeInvalidSlotCount, Slots: slots}
 	}
-	hp, err := p.goPlacement()
+	t := &SlotTable{mode: mode, initial: p, epoch: cfg.epoch}
+	if mode == SlotModeLevelled {
+		t.lay = newLevelled(p, slots)
+		return t, nil
+	}
+	r, err := newRanked(p, slots, cfg.overload)
 	if err != nil {
 		return nil, err
 	}
-	t := &SlotTable{p: p, overload: overload}
-	t.caps = slotCapacities(p, slots, overload)
-	t.table = assignSlots(hp, uint32(slots), t.caps, func(int, int) bool { return true })
+	t.lay = r
 	return t, nil
 }
 
-// slotKey is the key whose hrw-v1 ranking is the ranking of slot s.
-func slotKey(s uint32) string {
-	return string(binary.LittleEndian.AppendUint32([]byte(slotKeyPrefix), s))
-}
-
-// slotOf is floor(kd * slots / 2^64).
-func slotOf(kd uint64, slots int) int {
-	hi, _ := bits.Mul64(kd, uint64(slots))
-	return int(hi)
-}
-
-// slotCapacities is POLICIES.md's "Capacities", in exact integers.
-func slotCapacities(p *Placement, slots uint64, overload *uint32) []int {
-	fixed := make([]uint64, len(p.nodes))
-	total := new(big.Int)
-	for i, n := range p.nodes {
-		fixed[i], _ = hrw.FixedWeight(n.weight) // valid: the placement was built
-		total.Add(total, new(big.Int).SetUint64(fixed[i]))
-	}
-	caps := make([]int, len(p.nodes))
-	s := new(big.Int).SetUint64(slots)
-	two64 := new(big.Int).Lsh(big.NewInt(1), 64)
-	for i, n := range p.nodes {
-		switch {
-		case fixed[i] == 0:
-			caps[i] = 0
-		case overload == nil:
-			caps[i] = int(slots)
-		default:
-			w := new(big.Int).SetUint64(fixed[i])
-			sw := new(big.Int).Mul(s, w)
-			share, r := new(big.Int).QuoRem(sw, total, new(big.Int))
-			if r.Sign() != 0 {
-				share.Add(share, big.NewInt(1))
-			}
-			a := new(big.Int).Mul(sw, big.NewInt(1_000_000+int64(*overload)))
-			b := new(big.Int).Mul(big.NewInt(1_000_000), total)
-			h := new(big.Int).SetUint64(hrw.NodeDigest([hrw.SeedLen]byte(p.seed), n.id))
-			num := new(big.Int).Add(new(big.Int).Mul(a, two64), h.Mul(h, b))
-			f := num.Quo(num, b.Mul(b, two64))
-			if f.Cmp(share) < 0 {
-				f = share
-			}
-			if f.Cmp(s) > 0 {
-				f = s
-			}
-			caps[i] = int(f.Int64())
-		}
-	}
-	return caps
-}
-
-// slotOffer is a slot held by a node: a node keeps its offers of higher score, then lower slot.
-type slotOffer struct {
-	score uint64
-	slot  uint32
-}
-
-// offerHeap keeps a node's offers with its least preferred on top.
-type offerHeap []slotOffer
-
-func (h offerHeap) Len() int { return len(h) }
-func (h offerHeap) Less(i, j int) bool {
-	return h[i].score < h[j].score || (h[i].score == h[j].score && h[i].slot > h[j].slot)
-}
-func (h offerHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *offerHeap) Push(x any)   { *h = append(*h, x.(slotOffer)) }
-func (h *offerHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// assignSlots finds the unique stable assignment of POLICIES.md's "Table" (slot-table-v1): the
-// slots propose down their rankings and each node keeps its best caps[i] offers. A node i for
-// which admit(slot, i) is false is passed over (slot-table-v2 uses it for its levels).
-// Most slots are taken by their first choice, so a slot's ranking is computed only as far as its
-// proposals reach, in prefixes that double.
-func assignSlots(hp *hrw.Placement, slots uint32, caps []int, admit func(slot, node int) bool) []uint32 {
-	seed := hp.Seed
-	nd := make([]uint64, len(hp.Nodes))
-	for i, n := range hp.Nodes {
-		nd[i] = hrw.NodeDigest(seed, n.ID)
-	}
-	next := make([]uint32, slots)
-	owner := make([]uint32, slots)
-	held := make([]offerHeap, len(caps))
-	rankings := map[uint32][]int{}
-	free := make([]uint32, slots)
-	for i := range free {
-		free[i] = slots - 1 - uint32(i)
-	}
-	selectable := hp.Selectable()
-	for len(free) > 0 {
-		slot := free[len(free)-1]
-		free = free[:len(free)-1]
-		key := slotKey(slot)
-		sd := hrw.KeyDigest(seed, key)
-		for {
-			pos := int(next[slot])
-			var n int
-			if pos == 0 {
-				n = hp.Owner(key)
-			} else {
-				list := rankings[slot]
-				if pos >= len(list) {
-					// caps sum to at least the slot count, so the whole ranking finds a node
-					want := min(max(2*pos, 16), selectable)
-					list = make([]int, want)
-					list = list[:hp.RankInto(key, list)]
-					rankings[slot] = list
-				}
-				n = list[pos]
-			}
-			next[slot]++
-			if caps[n] == 0 || !admit(int(slot), n) {
-				continue
-			}
-			offer := slotOffer{score: hrw.Score(sd, nd[n]), slot: slot}
-			h := &held[n]
-			if h.Len() < caps[n] {
-				heap.Push(h, offer)
-				owner[slot] = uint32(n)
-				break
-			}
-			worst := (*h)[0]
-			if worst.score < offer.score || (worst.score == offer.score && worst.slot > offer.slot) {
-				(*h)[0] = offer
-				heap.Fix(h, 0)
-				owner[slot] = uint32(n)
-				free = append(free, worst.slot)
-				break
-			}
-		}
-	}
-	return owner
-}
-
 func (t *SlotTable) usable() error {
-	if t == nil || t.table == nil {
+	if t == nil || t.lay == nil {
 		return &Error{Code: CodeNullParameter}
 	}
 	return nil
 }
 
-// Placement is the table's membership: its indices are the ones the table answers with.
-func (t *SlotTable) Placement() *Placement {
-	if t == nil {
-		return nil
+// Mode is how the table gives slots to nodes (SlotModeLevelled for a nil SlotTable).
+func (t *SlotTable) Mode() SlotMode {
+	if t.usable() != nil {
+		return SlotModeLevelled
 	}
-	return t.p
+	return t.mode
 }
 
-// Slots is the number of slots (0 for a zero SlotTable).
-func (t *SlotTable) Slots() int {
-	if t == nil {
-		return 0
-	}
-	return len(t.table)
-}
-
-// OverloadPPM is the overload bound in parts per million, and false for the plain HRW table.
+// OverloadPPM is the overload bound of a ranked table in parts per million, and false when
+// there is none (a levelled table, the plain HRW table).
 func (t *SlotTable) OverloadPPM() (uint32, bool) {
-	if t == nil || t.overload == nil {
+	if t.usable() != nil {
 		return 0, false
 	}
-	return *t.overload, true
+	if r, ok := t.lay.(*ranked); ok && r.overload != nil {
+		return *r.overload, true
+	}
+	return 0, false
+}
+
+// Placement is the current membership, after every change: its indices are the ones the table
+// answers with (nil for a nil SlotTable). A Placement taken before a change keeps the old one.
+func (t *SlotTable) Placement() *Placement {
+	if t.usable() != nil {
+		return nil
+	}
+	return t.lay.placement()
+}
+
+// Initial is the first membership, before any change (nil for a nil SlotTable).
+func (t *SlotTable) Initial() *Placement {
+	if t.usable() != nil {
+		return nil
+	}
+	return t.initial
+}
+
+// Slots is the number of slots (0 for a nil SlotTable).
+func (t *SlotTable) Slots() int {
+	if t.usable() != nil {
+		return 0
+	}
+	return len(t.lay.owners())
+}
+
+// Epoch is the table's epoch, that of the view of its current membership.
+func (t *SlotTable) Epoch() uint64 {
+	if t.usable() != nil {
+		return 0
+	}
+	return t.epoch
+}
+
+// ChangeCount is the number of changes since the first membership.
+func (t *SlotTable) ChangeCount() int {
+	if t.usable() != nil {
+		return 0
+	}
+	return len(t.changes)
 }
 
 // Slot returns the slot of key. It cannot fail; a nil or zero SlotTable panics with
 // ErrNullParameter.
 func (t *SlotTable) Slot(key string) int {
 	mustUse(t.usable())
-	return slotOf(hrw.KeyDigest([hrw.SeedLen]byte(t.p.seed), key), len(t.table))
+	return slotOf(hrw.KeyDigest([hrw.SeedLen]byte(t.initial.seed), key), len(t.lay.owners()))
 }
 
 // Owner returns the index of the node that owns key: the owner of its slot (it panics as Slot
 // does).
-func (t *SlotTable) Owner(key string) int { return int(t.table[t.Slot(key)]) }
+func (t *SlotTable) Owner(key string) int {
+	s := t.Slot(key)
+	return int(t.lay.owners()[s])
+}
 
 // OwnerOfSlot returns the index of the node that owns slot; ErrSlotOutOfRange (with Slot and
 // Slots) when slot is not below Slots().
@@ -258,25 +240,20 @@ func (t *SlotTable) OwnerOfSlot(slot uint64) (int, error) {
 	if err := t.usable(); err != nil {
 		return 0, err
 	}
-	return ownerOfSlot(t.table, slot)
-}
-
-func ownerOfSlot(table []uint32, slot uint64) (int, error) {
+	table := t.lay.owners()
 	if slot >= uint64(len(table)) {
 		return 0, &Error{Code: CodeSlotOutOfRange, Slot: slot, Slots: uint64(len(table))}
 	}
 	return int(table[slot]), nil
 }
 
-// Assignments returns the owner of every slot as a node index, slot 0 first.
-func (t *SlotTable) Assignments() ([]int, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
+// Assignments returns the owner of every slot as a node index, slot 0 first (nil for a nil
+// SlotTable).
+func (t *SlotTable) Assignments() []int {
+	if t.usable() != nil {
+		return nil
 	}
-	return widen(t.table), nil
-}
-
-func widen(table []uint32) []int {
+	table := t.lay.owners()
 	out := make([]int, len(table))
 	for i, o := range table {
 		out[i] = int(o)
@@ -284,65 +261,124 @@ func widen(table []uint32) []int {
 	return out
 }
 
-// SlotCounts returns how many slots each node holds, in node order.
-func (t *SlotTable) SlotCounts() ([]int, error) {
+// SlotCounts returns how many slots each node holds, in node order (nil for a nil SlotTable).
+func (t *SlotTable) SlotCounts() []int {
+	if t.usable() != nil {
+		return nil
+	}
+	return t.lay.counts()
+}
+
+// Capacities returns the most slots each node may hold, in node order, for a ranked table with
+// an overload bound; nil for any other table, whose nodes are bounded by their share (levelled)
+// or not at all (the plain HRW table).
+func (t *SlotTable) Capacities() []int {
+	if t.usable() != nil {
+		return nil
+	}
+	if r, ok := t.lay.(*ranked); ok && r.overload != nil {
+		return append([]int(nil), r.caps...)
+	}
+	return nil
+}
+
+// AddNode appends n to the membership in place (it gets index Placement().Len()). The errors,
+// with Index the change's position (ChangeCount()) where they have one: ErrInvalidWeight,
+// ErrInvalidView (Field "changes", Reason FaultOutOfRange) past 65,536 changes, ErrEmptyNodeID
+// and ErrDuplicateNodeID (FirstIndex the present node's). On an error the table is unchanged.
+func (t *SlotTable) AddNode(n Node) error {
 	if err := t.usable(); err != nil {
-		return nil, err
+		return err
 	}
-	return slotCounts(t.table, t.p.Len()), nil
+	r := resolve(n)
+	if _, ok := hrw.FixedWeight(r.weight); !ok {
+		return &Error{Code: CodeInvalidWeight, Index: len(t.changes), Weight: r.weight}
+	}
+	return t.push(slotChange{op: hrwview.OpAdd, node: r})
 }
 
-func slotCounts(table []uint32, nodes int) []int {
-	counts := make([]int, nodes)
-	for _, o := range table {
-		counts[o]++
-	}
-	return counts
-}
-
-// Capacities returns the most slots each node may hold, in node order.
-func (t *SlotTable) Capacities() ([]int, error) {
+// RemoveNode takes the node of this id out of the membership in place (later indices shift
+// down by one). The errors: ErrInvalidView past 65,536 changes (as AddNode), ErrUnknownNode,
+// then ErrEmptyMembership (the last node) or ErrAllWeightsZero (the last node of weight above
+// 0). On an error the table is unchanged.
+func (t *SlotTable) RemoveNode(id string) error {
 	if err := t.usable(); err != nil {
-		return nil, err
+		return err
 	}
-	return append([]int(nil), t.caps...), nil
+	return t.push(slotChange{op: hrwview.OpRemove, node: node{id: id}})
 }
 
-// WithNode returns the table with one more node, appended (it gets index Placement().Len()).
-// The errors are those of Placement.WithNode.
+// SetWeight gives the node of this id another weight in place (0 drains it). As
+// Placement.WithWeight, the node is looked up first (ErrUnknownNode), then the weight is checked
+// (ErrInvalidWeight with Index the change's position), then ErrInvalidView past 65,536 changes
+// (as AddNode) and ErrAllWeightsZero. On an error the table is unchanged.
+func (t *SlotTable) SetWeight(id string, weight float64) error {
+	if err := t.usable(); err != nil {
+		return err
+	}
+	if _, ok := t.lay.placement().Find(id); !ok {
+		return &Error{Code: CodeUnknownNode, ID: id}
+	}
+	if _, ok := hrw.FixedWeight(weight); !ok {
+		return &Error{Code: CodeInvalidWeight, Index: len(t.changes), Weight: weight}
+	}
+	return t.push(slotChange{op: hrwview.OpWeight, node: node{id: id, weight: weight}})
+}
+
+// WithNode returns the table with n added (AddNode on a copy; the same errors).
 func (t *SlotTable) WithNode(n Node) (*SlotTable, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	p, err := t.p.WithNode(n)
-	if err != nil {
-		return nil, err
-	}
-	return newSlotTable(p, uint64(len(t.table)), t.overload)
+	return t.with(func(c *SlotTable) error { return c.AddNode(n) })
 }
 
-// WithoutNode returns the table without the node of this id (later indices shift down by one);
-// ErrUnknownNode when there is no such node.
+// WithoutNode returns the table without the node of this id (RemoveNode on a copy; the same
+// errors).
 func (t *SlotTable) WithoutNode(id string) (*SlotTable, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	p, err := t.p.WithoutNode(id)
-	if err != nil {
-		return nil, err
-	}
-	return newSlotTable(p, uint64(len(t.table)), t.overload)
+	return t.with(func(c *SlotTable) error { return c.RemoveNode(id) })
 }
 
-// WithWeight returns the table where the node of this id has another weight (0 drains it). The
-// errors are those of Placement.WithWeight.
+// WithWeight returns the table where the node of this id has another weight (SetWeight on a
+// copy; the same errors).
 func (t *SlotTable) WithWeight(id string, weight float64) (*SlotTable, error) {
+	return t.with(func(c *SlotTable) error { return c.SetWeight(id, weight) })
+}
+
+// WithEpoch returns the same table at another epoch. A change keeps the epoch: whoever
+// publishes the table sets the epoch of the view it publishes with it.
+func (t *SlotTable) WithEpoch(epoch uint64) (*SlotTable, error) {
+	return t.with(func(c *SlotTable) error { c.epoch = epoch; return nil })
+}
+
+func (t *SlotTable) with(change func(*SlotTable) error) (*SlotTable, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
-	p, err := t.p.WithWeight(id, weight)
-	if err != nil {
+	c := *t
+	c.changes = c.changes[:len(c.changes):len(c.changes)] // an append copies
+	c.lay = t.lay.clone()
+	if err := change(&c); err != nil {
 		return nil, err
 	}
-	return newSlotTable(p, uint64(len(t.table)), t.overload)
+	return &c, nil
+}
+
+// push checks the document's limit on changes, applies c and records it; on an error the table
+// is unchanged.
+func (t *SlotTable) push(c slotChange) error {
+	at := len(t.changes)
+	if at >= hrwview.MaxChanges {
+		return &Error{Code: CodeInvalidView, Field: "changes", Index: at, Reason: FaultOutOfRange}
+	}
+	if err := t.lay.apply(c); err != nil {
+		return atChange(err, at)
+	}
+	t.changes = append(t.changes, c)
+	return nil
+}
+
+// atChange gives an added node's id error the change's position.
+func atChange(err error, at int) error {
+	if e, ok := err.(*Error); ok && (e.Code == CodeEmptyNodeID || e.Code == CodeDuplicateNodeID) {
+		e.Index = at
+	}
+	return err
 }

@@ -226,7 +226,7 @@ func TestJSONErrorPositionsAgree(t *testing.T) {
 		if !ok || goErr.Line != lib.Line || goErr.Column != lib.Column {
 			t.Errorf("%q: libhrwhash at %d:%d, Go at %+v", d, lib.Line, lib.Column, goErr)
 		}
-		_, err = hrwhash.SlotHistoryFromJSON([]byte(d))
+		_, err = hrwhash.SlotTableFromJSON([]byte(d))
 		var h *hrwhash.Error
 		if !errors.As(err, &h) || h.Line != lib.Line || h.Column != lib.Column {
 			t.Errorf("%q: slot history at %v, libhrwhash's view at %d:%d", d, err, lib.Line, lib.Column)

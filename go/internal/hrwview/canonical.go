@@ -138,7 +138,7 @@ func Decimal(w uint64) string {
 // the default one (then seedFP is written).
 func Canonical(epoch uint64, secret bool, seedFP [8]byte, nodes []Weighted) []byte {
 	var b strings.Builder
-	canonicalHead(&b, Format, "algorithm", Algorithm, epoch, secret, seedFP)
+	canonicalHead(&b, Format, "algorithm", Algorithm, "", epoch, secret, seedFP)
 	b.WriteString("  \"nodes\": [\n")
 	sorted := byID(nodes)
 	for i, n := range sorted {
@@ -162,9 +162,10 @@ func Canonical(epoch uint64, secret bool, seedFP [8]byte, nodes []Weighted) []by
 }
 
 // canonicalHead writes the members a canonical view and a canonical slot history begin with:
-// the format, the tag (name and value) of what they hold, the epoch and the seed.
-func canonicalHead(b *strings.Builder, format, tag, value string, epoch uint64, secret bool, seedFP [8]byte) {
-	b.WriteString("{\n  \"format\": \"" + format + "\",\n  \"" + tag + "\": \"" + value + "\",\n  \"epoch\": \"")
+// the format, the tag (name and value) of what they hold, extra (whole lines), the epoch and the
+// seed.
+func canonicalHead(b *strings.Builder, format, tag, value, extra string, epoch uint64, secret bool, seedFP [8]byte) {
+	b.WriteString("{\n  \"format\": \"" + format + "\",\n  \"" + tag + "\": \"" + value + "\",\n" + extra + "  \"epoch\": \"")
 	b.WriteString(strconv.FormatUint(epoch, 10))
 	if secret {
 		b.WriteString("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"" + hex.EncodeToString(seedFP[:]) + "\",\n")

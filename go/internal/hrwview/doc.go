@@ -3,6 +3,7 @@ package hrwview
 import (
 	"encoding/hex"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -95,9 +96,10 @@ func unhex(s string) string {
 }
 
 // head reads a document's object and makes the checks a view and a slot history share, in
-// order: its member names, its two tags (each name and the value it must have), its epoch and
-// its seed. It returns the members by name.
-func head(doc []byte, members []string, tags [2][2]string, out *Doc) (map[string]value, error) {
+// order: its member names, its two tags (each name, then the values it may have), what after
+// checks of the members the tags decide (nil: nothing), its epoch and its seed. It returns the
+// members by name.
+func head(doc []byte, members []string, tags [2][]string, after func(map[string]value) error, out *Doc) (map[string]value, error) {
 	root, err := parse(doc)
 	if err != nil {
 		line, column := position(doc, err.(syntaxError).pos)
@@ -117,8 +119,13 @@ func head(doc []byte, members []string, tags [2][2]string, out *Doc) (map[string
 			return nil, viewError(tag[0], -1, "missing")
 		case v.kind != kString:
 			return nil, viewError(tag[0], -1, "wrong_type")
-		case v.str != tag[1]:
+		case !slices.Contains(tag[1:], v.str):
 			return nil, viewError(tag[0], -1, "unsupported")
+		}
+	}
+	if after != nil {
+		if err := after(m); err != nil {
+			return nil, err
 		}
 	}
 	if out.Epoch, err = epoch(m); err != nil {
@@ -132,7 +139,7 @@ func head(doc []byte, members []string, tags [2][2]string, out *Doc) (map[string
 func Parse(doc []byte) (*Doc, error) {
 	out := &Doc{}
 	m, err := head(doc, []string{"format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"},
-		[2][2]string{{"format", Format}, {"algorithm", Algorithm}}, out)
+		[2][]string{{"format", Format}, {"algorithm", Algorithm}}, nil, out)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package hrwview
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -8,10 +9,12 @@ import (
 // The slot history document, hrwhash-slot-history-v1 (conformance/SLOT-HISTORY.md): its
 // checks, in the order the core makes them, and its canonical form.
 
-// Tags a slot history document names.
+// Tags a slot history document names: its format, and the policy of its table, levelled or
+// ranked.
 const (
-	HistoryFormat = "hrwhash-slot-history-v1"
-	HistoryPolicy = "slot-table-v2"
+	HistoryFormat  = "hrwhash-slot-history-v1"
+	LevelledPolicy = "slot-table-v2"
+	RankedPolicy   = "slot-table-v1"
 )
 
 // MaxChanges is the most changes a history holds.
@@ -36,6 +39,9 @@ type Change struct {
 
 // History is a document that passed the checks of SLOT-HISTORY.md up to the membership checks.
 type History struct {
+	Policy string
+	// OverloadPPM is the bound of a ranked table, nil when it has none (and for a levelled one).
+	OverloadPPM     *uint32
 	Epoch           uint64
 	Secret          bool
 	SeedFingerprint [8]byte
@@ -45,7 +51,7 @@ type History struct {
 }
 
 var (
-	historyMembers = []string{"format", "policy", "epoch", "seed", "seed_fingerprint", "slots", "initial", "changes"}
+	historyMembers = []string{"format", "policy", "overload_ppm", "epoch", "seed", "seed_fingerprint", "slots", "initial", "changes"}
 	changeMembers  = []string{"op", "id", "id_hex", "weight", "domain", "domain_hex"}
 )
 
@@ -60,11 +66,17 @@ func within(list string, err error) error {
 // ParseHistory reads a slot history document and makes every check before the membership's.
 func ParseHistory(doc []byte) (*History, error) {
 	var d Doc
-	m, err := head(doc, historyMembers, [2][2]string{{"format", HistoryFormat}, {"policy", HistoryPolicy}}, &d)
+	out := &History{}
+	m, err := head(doc, historyMembers, [2][]string{{"format", HistoryFormat}, {"policy", LevelledPolicy, RankedPolicy}},
+		func(m map[string]value) (err error) {
+			out.Policy = m["policy"].str
+			out.OverloadPPM, err = overload(m, out.Policy)
+			return err
+		}, &d)
 	if err != nil {
 		return nil, err
 	}
-	out := &History{Epoch: d.Epoch, Secret: d.Secret, SeedFingerprint: d.SeedFingerprint}
+	out.Epoch, out.Secret, out.SeedFingerprint = d.Epoch, d.Secret, d.SeedFingerprint
 	s, ok := m["slots"]
 	switch {
 	case !ok:
@@ -108,6 +120,28 @@ func ParseHistory(doc []byte) (*History, error) {
 		out.Changes = append(out.Changes, c)
 	}
 	return out, nil
+}
+
+// overload reads the bound of a ranked table (SLOT-HISTORY.md section 5, right after the
+// policy): a whole number of parts per million that fits 32 bits, and only beside the ranked
+// policy (a levelled table has no bound, as a default seed has no fingerprint).
+func overload(m map[string]value, policy string) (*uint32, error) {
+	v, ok := m["overload_ppm"]
+	switch {
+	case !ok:
+		return nil, nil
+	case policy != RankedPolicy:
+		return nil, viewError("overload_ppm", -1, "conflict")
+	case v.kind != kNumber:
+		return nil, viewError("overload_ppm", -1, "wrong_type")
+	case v.num > math.MaxUint32:
+		return nil, viewError("overload_ppm", -1, "out_of_range")
+	case !(v.num >= 0 && float64(uint32(v.num)) == v.num):
+		// a negative number or a fraction is not a bound at all; -0 is 0
+		return nil, viewError("overload_ppm", -1, "invalid")
+	}
+	ppm := uint32(v.num)
+	return &ppm, nil
 }
 
 func list(m map[string]value, name string) ([]value, error) {
@@ -170,10 +204,15 @@ func change(v value, i int) (Change, error) {
 }
 
 // HistoryJSON is the canonical form of a history (SLOT-HISTORY.md section 3); initial holds the
-// first membership with its fixed-point weights, and a change's Fixed its node's.
-func HistoryJSON(epoch uint64, secret bool, seedFP [8]byte, slots uint64, initial []Weighted, changes []Weighted, ops []string) []byte {
+// first membership with its fixed-point weights, and a change's Fixed its node's. A ranked
+// table's bound, when it has one, is the line after the policy.
+func HistoryJSON(policy string, overloadPPM *uint32, epoch uint64, secret bool, seedFP [8]byte, slots uint64, initial []Weighted, changes []Weighted, ops []string) []byte {
 	var b strings.Builder
-	canonicalHead(&b, HistoryFormat, "policy", HistoryPolicy, epoch, secret, seedFP)
+	extra := ""
+	if overloadPPM != nil {
+		extra = "  \"overload_ppm\": " + strconv.FormatUint(uint64(*overloadPPM), 10) + ",\n"
+	}
+	canonicalHead(&b, HistoryFormat, "policy", policy, extra, epoch, secret, seedFP)
 	b.WriteString("  \"slots\": " + strconv.FormatUint(slots, 10) + ",\n  \"initial\": [\n")
 	sorted := byID(initial)
 	for i, n := range sorted {

@@ -9,25 +9,16 @@ import (
 	"strings"
 
 	"github.com/hrwhash/hrwhash/go/internal/hrw"
+	"github.com/hrwhash/hrwhash/go/internal/hrwview"
 )
-
-// LevelledSlotsPolicy is the name and version of the policy LevelledSlotTable implements, as
-// written in conformance/POLICIES.md.
-const LevelledSlotsPolicy = "slot-table-v2"
 
 // levelledSlotKeyPrefix starts the key whose digest is a slot's (POLICIES.md, "slot-table (v2)").
 const levelledSlotKeyPrefix = "slot-table-v2:"
 
-// LevelledSlotTable is the slot-table-v2 policy (conformance/POLICIES.md, "slot-table-v2"):
-// keys hash to a fixed number of slots and each slot has an owner, as in SlotTable, but a change
-// moves only the changed node's slots while every node stays within about one slot of its share.
-// The table therefore depends on the order of the changes: clients agree when they built the
-// same first table and applied the same changes in the same order, not when they merely hold the
-// same membership. WithNode, WithoutNode and WithWeight compute a new table from this one and
-// leave it as it was; AddNode, RemoveNode and SetWeight make the same change to this table in
-// place, without copying it. It is safe for concurrent use as long as no AddNode, RemoveNode or
-// SetWeight runs at the same time as another method on the same table.
-type LevelledSlotTable struct {
+// levelled is the table of the levelled mode (conformance/POLICIES.md, "slot-table-v2"): a
+// change moves only the changed node's slots while every node stays within about one slot of
+// its share, so the table depends on the order of the changes. Its changes work in place.
+type levelled struct {
 	p           *Placement
 	slotDigests []uint64
 	nodeDigests []uint64
@@ -36,18 +27,11 @@ type LevelledSlotTable struct {
 	pos         []uint32   // slot -> its position in slotsOf[its node]
 }
 
-// NewLevelledSlotTable builds the first table of p with slots slots, 1 to MaxSlots (else
-// ErrInvalidSlotCount, with Slots the number given). The table keeps its own copy of the
-// membership.
-func NewLevelledSlotTable(p *Placement, slots uint64) (*LevelledSlotTable, error) {
-	if err := p.usable(); err != nil {
-		return nil, err
-	}
-	if slots == 0 || slots > MaxSlots {
-		return nil, &Error{Code: CodeInvalidSlotCount, Slots: slots}
-	}
+// newLevelled builds the first table of p (POLICIES.md, "First table"); slots is already
+// checked.
+func newLevelled(p *Placement, slots uint64) *levelled {
 	seed := [hrw.SeedLen]byte(p.seed)
-	t := &LevelledSlotTable{
+	t := &levelled{
 		p:           p,
 		slotDigests: make([]uint64, slots),
 		nodeDigests: make([]uint64, len(p.nodes)),
@@ -107,7 +91,7 @@ func NewLevelledSlotTable(p *Placement, slots uint64) (*LevelledSlotTable, error
 			t.table = append(t.table, uint32(i))
 		}
 	}
-	return t, nil
+	return t
 }
 
 func fixedWeights(p *Placement) []uint64 {
@@ -118,71 +102,19 @@ func fixedWeights(p *Placement) []uint64 {
 	return w
 }
 
-func (t *LevelledSlotTable) usable() error {
-	if t == nil || t.table == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (t *levelled) placement() *Placement { return t.p }
+func (t *levelled) owners() []uint32      { return t.table }
 
-// Placement is the table's membership: its indices are the ones the table answers with.
-func (t *LevelledSlotTable) Placement() *Placement {
-	if t == nil {
-		return nil
-	}
-	return t.p
-}
-
-// Slots is the number of slots (0 for a zero LevelledSlotTable).
-func (t *LevelledSlotTable) Slots() int {
-	if t == nil {
-		return 0
-	}
-	return len(t.table)
-}
-
-// Slot returns the slot of key. It cannot fail; a nil or zero LevelledSlotTable panics with
-// ErrNullParameter.
-func (t *LevelledSlotTable) Slot(key string) int {
-	mustUse(t.usable())
-	return slotOf(hrw.KeyDigest([hrw.SeedLen]byte(t.p.seed), key), len(t.table))
-}
-
-// Owner returns the index of the node that owns key: the owner of its slot (it panics as Slot
-// does).
-func (t *LevelledSlotTable) Owner(key string) int { return int(t.table[t.Slot(key)]) }
-
-// OwnerOfSlot returns the index of the node that owns slot; ErrSlotOutOfRange (with Slot and
-// Slots) when slot is not below Slots().
-func (t *LevelledSlotTable) OwnerOfSlot(slot uint64) (int, error) {
-	if err := t.usable(); err != nil {
-		return 0, err
-	}
-	return ownerOfSlot(t.table, slot)
-}
-
-// Assignments returns the owner of every slot as a node index, slot 0 first.
-func (t *LevelledSlotTable) Assignments() ([]int, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	return widen(t.table), nil
-}
-
-// SlotCounts returns how many slots each node holds, in node order.
-func (t *LevelledSlotTable) SlotCounts() ([]int, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
+func (t *levelled) counts() []int {
 	counts := make([]int, len(t.slotsOf))
 	for i, l := range t.slotsOf {
 		counts[i] = len(l)
 	}
-	return counts, nil
+	return counts
 }
 
-func (t *LevelledSlotTable) clone() *LevelledSlotTable {
-	c := &LevelledSlotTable{
+func (t *levelled) clone() slotLayout {
+	c := &levelled{
 		p:           t.p,
 		slotDigests: t.slotDigests, // never written after the build
 		nodeDigests: slices.Clone(t.nodeDigests),
@@ -196,56 +128,20 @@ func (t *LevelledSlotTable) clone() *LevelledSlotTable {
 	return c
 }
 
-// WithNode returns the table with one more node, appended (it gets index Placement().Len()),
-// computed from this one: the node takes its share one slot at a time from the most loaded
-// nodes. The errors are those of Placement.WithNode.
-func (t *LevelledSlotTable) WithNode(n Node) (*LevelledSlotTable, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
+func (t *levelled) apply(c slotChange) error {
+	switch c.op {
+	case hrwview.OpAdd:
+		return t.add(c.node)
+	case hrwview.OpRemove:
+		return t.remove(c.node.id)
 	}
-	c := t.clone()
-	if err := c.AddNode(n); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return t.setWeight(c.node.id, c.node.weight)
 }
 
-// WithoutNode returns the table without the node of this id (later indices shift down by one),
-// computed from this one: its slots go one at a time to the least loaded nodes. ErrUnknownNode
-// when there is no such node, and the errors of Placement.WithoutNode.
-func (t *LevelledSlotTable) WithoutNode(id string) (*LevelledSlotTable, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	c := t.clone()
-	if err := c.RemoveNode(id); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// WithWeight returns the table where the node of this id has another weight (0 drains it),
-// computed from this one: the node takes or gives slots until it holds its new share. The
-// errors are those of Placement.WithWeight.
-func (t *LevelledSlotTable) WithWeight(id string, weight float64) (*LevelledSlotTable, error) {
-	if err := t.usable(); err != nil {
-		return nil, err
-	}
-	c := t.clone()
-	if err := c.SetWeight(id, weight); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// AddNode appends n to this table in place (it gets index Placement().Len()): the table becomes
-// the one WithNode(n) returns, without copying it. On an error (those of Placement.WithNode) the
-// table is unchanged. A Placement() taken before keeps the old membership.
-func (t *LevelledSlotTable) AddNode(n Node) error {
-	if err := t.usable(); err != nil {
-		return err
-	}
-	p, err := t.p.WithNode(n)
+// add appends n (Add, POLICIES.md "Changes"): it takes its share one slot at a time from the
+// most loaded nodes. On an error (those of Placement.WithNode) the table is unchanged.
+func (t *levelled) add(n node) error {
+	p, err := t.p.WithNode(n.public())
 	if err != nil {
 		return err
 	}
@@ -256,13 +152,10 @@ func (t *LevelledSlotTable) AddNode(n Node) error {
 	return nil
 }
 
-// RemoveNode removes the node of this id from this table in place (later indices shift down by
-// one): the table becomes the one WithoutNode(id) returns, without copying it. On an error
-// (ErrUnknownNode, those of Placement.WithoutNode) the table is unchanged.
-func (t *LevelledSlotTable) RemoveNode(id string) error {
-	if err := t.usable(); err != nil {
-		return err
-	}
+// remove takes the node of this id out (later indices shift down by one): its slots go one at a
+// time to the least loaded nodes. On an error (ErrUnknownNode, those of Placement.WithoutNode)
+// the table is unchanged.
+func (t *levelled) remove(id string) error {
 	p, err := t.p.WithoutNode(id)
 	if err != nil {
 		return err
@@ -282,13 +175,9 @@ func (t *LevelledSlotTable) RemoveNode(id string) error {
 	return nil
 }
 
-// SetWeight gives the node of this id another weight in this table, in place: the table becomes
-// the one WithWeight(id, weight) returns, without copying it. On an error (those of
-// Placement.WithWeight) the table is unchanged.
-func (t *LevelledSlotTable) SetWeight(id string, weight float64) error {
-	if err := t.usable(); err != nil {
-		return err
-	}
+// setWeight gives the node of this id another weight: it takes or gives slots until it holds its
+// new share. On an error (those of Placement.WithWeight) the table is unchanged.
+func (t *levelled) setWeight(id string, weight float64) error {
 	p, err := t.p.WithWeight(id, weight)
 	if err != nil {
 		return err
@@ -302,7 +191,7 @@ func (t *LevelledSlotTable) SetWeight(id string, weight float64) error {
 // loadHeap orders node indices by POLICIES.md's load order; most puts the most loaded on top,
 // otherwise the least loaded.
 type loadHeap struct {
-	t       *LevelledSlotTable
+	t       *levelled
 	weights []uint64
 	nodes   []int
 	most    bool
@@ -326,7 +215,7 @@ func (h *loadHeap) Pop() any {
 
 // loadCmp compares the loads of nodes a and b: c_a * W_b against c_b * W_a, then node digests,
 // then ids.
-func (t *LevelledSlotTable) loadCmp(a, b int, weights []uint64) int {
+func (t *levelled) loadCmp(a, b int, weights []uint64) int {
 	ah, al := bits.Mul64(uint64(len(t.slotsOf[a])), weights[b])
 	bh, bl := bits.Mul64(uint64(len(t.slotsOf[b])), weights[a])
 	switch {
@@ -352,7 +241,7 @@ func cmpU64(a, b uint64) int {
 
 // level is POLICIES.md's "Levelling node j" under the weights after the change. t.p holds the
 // node ids (for a removal, still the node being removed).
-func (t *LevelledSlotTable) level(j int, weights []uint64) {
+func (t *levelled) level(j int, weights []uint64) {
 	total := new(big.Int)
 	for _, w := range weights {
 		total.Add(total, new(big.Int).SetUint64(w))
@@ -384,7 +273,7 @@ func (t *LevelledSlotTable) level(j int, weights []uint64) {
 }
 
 // preferred is the slot of list that node i scores highest; of equal scores the lower slot.
-func (t *LevelledSlotTable) preferred(i int, list []uint32) uint32 {
+func (t *levelled) preferred(i int, list []uint32) uint32 {
 	nd := t.nodeDigests[i]
 	bestScore, best := uint64(0), ^uint32(0)
 	for _, s := range list {
@@ -397,7 +286,7 @@ func (t *LevelledSlotTable) preferred(i int, list []uint32) uint32 {
 }
 
 // give moves slot to node to.
-func (t *LevelledSlotTable) give(slot uint32, to int) {
+func (t *levelled) give(slot uint32, to int) {
 	from := t.table[slot]
 	at := t.pos[slot]
 	list := t.slotsOf[from]
