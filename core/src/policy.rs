@@ -4,16 +4,11 @@
 
 pub mod slot_table;
 
-pub use slot_table::SlotTable;
-pub mod levelled_slots;
-
-pub use levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
+pub use slot_table::{
+    SlotChange, SlotMode, SlotTable, MAX_CHANGES, RANKED_SLOT_TABLE_POLICY, SLOT_TABLE_POLICY,
+};
 #[cfg(feature = "json")]
-#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
-pub mod slot_history;
-
-#[cfg(feature = "json")]
-pub use slot_history::{SlotChange, SlotHistory, TableFingerprint, SLOT_HISTORY_FORMAT};
+pub use slot_table::{TableFingerprint, SLOT_HISTORY_FORMAT};
 pub mod domains;
 
 pub use domains::{DomainFault, Domains};

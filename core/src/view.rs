@@ -329,11 +329,7 @@ pub(crate) fn write_text(out: &mut String, name: &str, bytes: &[u8]) {
     }
 }
 
-/// Whether `W / 2^32` is a binary64, so that its exact decimal parses back to it.
-pub(crate) fn representable(w: Weight) -> bool {
-    let w = w.to_fixed();
-    w == 0 || 64 - w.leading_zeros() - w.trailing_zeros() <= 53
-}
+pub(crate) use crate::weight::representable;
 
 /// The exact decimal value of `W / 2^32`: the integer part, then, when the fraction is not zero,
 /// a point and its digits without trailing zeros (at most 32, since `2^-32 = 5^32 / 10^32`).

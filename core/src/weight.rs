@@ -82,6 +82,13 @@ impl TryFrom<f64> for Weight {
     }
 }
 
+/// Whether `W / 2^32` is a binary64, so that its exact decimal parses back to it: what a document
+/// (a view, a slot table's history) can hold.
+pub(crate) fn representable(w: Weight) -> bool {
+    let w = w.to_fixed();
+    w == 0 || 64 - w.leading_zeros() - w.trailing_zeros() <= 53
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,10 @@
-//! Every case of conformance/policies/slot-history-v1.json through the public API, the limit on
-//! the number of changes, and appending one change at a time.
+//! Every case of conformance/policies/slot-history-v1.json through the public API (slot tables of
+//! both modes as documents), the limit on the number of changes, and appending one change at a
+//! time.
 // Views, ramps and slot histories are the `json` feature's.
 #![cfg(feature = "json")]
 
-use hrwhash::policy::{SlotChange, SlotHistory};
+use hrwhash::policy::{SlotChange, SlotMode, SlotTable};
 use hrwhash::{Error, Node, Placement, Seed, ViewFault};
 use serde_json::Value;
 
@@ -48,11 +49,11 @@ fn valid_histories_give_their_canonical_form_fingerprints_and_owners() {
     let v = vectors();
     for case in v["valid"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let h = SlotHistory::from_json_bytes(&document(case), seed(case)).expect(name);
+        let h = SlotTable::from_json_bytes(&document(case), seed(case)).expect(name);
         assert_eq!(h.to_json(), case["canonical"].as_str().unwrap(), "{name}");
         assert_eq!(h.changes().len() as u64, case["changes"].as_u64().unwrap());
         assert_eq!(
-            h.table_fingerprint().to_hex(),
+            h.fingerprint().to_hex(),
             case["table_fingerprint"].as_str().unwrap(),
             "{name}"
         );
@@ -65,53 +66,58 @@ fn valid_histories_give_their_canonical_form_fingerprints_and_owners() {
             let slot = o["slot"].as_u64().unwrap();
             if let Some(key) = o.get("key") {
                 let key = key.as_str().unwrap();
-                assert_eq!(u64::from(h.table().slot(key)), slot, "{name} {key}");
-                assert_eq!(h.table().owner(key).id(), owner(o), "{name} {key}");
+                assert_eq!(u64::from(h.slot(key)), slot, "{name} {key}");
+                assert_eq!(h.owner(key).id(), owner(o), "{name} {key}");
             }
             assert_eq!(
-                h.table().owner_of_slot(slot).unwrap().id(),
+                h.owner_of_slot(slot).unwrap().id(),
                 owner(o),
                 "{name} slot {slot}"
             );
         }
         // Appending the changes one at a time to the first table gives the same history.
-        let mut again =
-            SlotHistory::new(h.initial().clone(), h.table().slots().into(), h.epoch()).unwrap();
+        let first = match h.mode() {
+            SlotMode::Levelled => SlotTable::new(h.initial(), h.slots().into()),
+            SlotMode::Ranked { overload_ppm } => {
+                SlotTable::ranked(h.initial(), h.slots().into(), overload_ppm)
+            }
+        };
+        let mut again = first.unwrap().with_epoch(h.epoch());
         for c in h.changes() {
             again.push(c.clone()).unwrap();
         }
         assert_eq!(again.to_json(), h.to_json());
-        assert_eq!(again.table_fingerprint(), h.table_fingerprint());
+        assert_eq!(again.fingerprint(), h.fingerprint());
     }
 }
 
 #[test]
 fn same_final_membership_through_other_orders_gives_other_tables() {
     for case in vectors()["same_membership"].as_array().unwrap() {
-        let a = SlotHistory::from_json(case["a"].as_str().unwrap()).unwrap();
-        let b = SlotHistory::from_json(case["b"].as_str().unwrap()).unwrap();
+        let a = SlotTable::from_json(case["a"].as_str().unwrap()).unwrap();
+        let b = SlotTable::from_json(case["b"].as_str().unwrap()).unwrap();
         let fp = case["view_fingerprint"].as_str().unwrap();
         assert_eq!(a.view().fingerprint().to_hex(), fp);
         assert_eq!(b.view().fingerprint().to_hex(), fp);
         assert_eq!(
-            a.table_fingerprint().to_hex(),
+            a.fingerprint().to_hex(),
             case["a_table_fingerprint"].as_str().unwrap()
         );
         assert_eq!(
-            b.table_fingerprint().to_hex(),
+            b.fingerprint().to_hex(),
             case["b_table_fingerprint"].as_str().unwrap()
         );
-        assert_ne!(a.table().assignments(), b.table().assignments());
+        assert_ne!(a.assignments(), b.assignments());
     }
 }
 
 #[test]
 fn equivalent_spellings_load_to_the_canonical_form() {
     for case in vectors()["equivalent"].as_array().unwrap() {
-        let h = SlotHistory::from_json(case["document"].as_str().unwrap()).unwrap();
+        let h = SlotTable::from_json(case["document"].as_str().unwrap()).unwrap();
         assert_eq!(h.to_json(), case["canonical"].as_str().unwrap());
         assert_eq!(
-            h.table_fingerprint().to_hex(),
+            h.fingerprint().to_hex(),
             case["table_fingerprint"].as_str().unwrap()
         );
     }
@@ -161,7 +167,7 @@ fn expected_error(case: &Value) -> Option<Error> {
 fn invalid_histories_fail_with_the_first_check() {
     for case in vectors()["invalid"].as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let got = SlotHistory::from_json_bytes(&document(case), seed(case)).expect_err(name);
+        let got = SlotTable::from_json_bytes(&document(case), seed(case)).expect_err(name);
         match expected_error(case) {
             Some(want) => assert_eq!(got, want, "{name}"),
             None => assert!(
@@ -174,7 +180,7 @@ fn invalid_histories_fail_with_the_first_check() {
 
 #[test]
 fn at_most_65536_changes() {
-    let base = SlotHistory::new(Placement::new(["a", "b"]).unwrap(), 4, 0).unwrap();
+    let base = SlotTable::new(&Placement::new(["a", "b"]).unwrap(), 4).unwrap();
     let flip = |i: usize| {
         let w = if i % 2 == 0 { 2.0 } else { 1.0 };
         SlotChange::Weight(b"a".to_vec(), hrwhash::Weight::new(w).unwrap())
@@ -185,10 +191,8 @@ fn at_most_65536_changes() {
     }
     let at_limit = h.to_json();
     assert_eq!(
-        SlotHistory::from_json(&at_limit)
-            .unwrap()
-            .table_fingerprint(),
-        h.table_fingerprint()
+        SlotTable::from_json(&at_limit).unwrap().fingerprint(),
+        h.fingerprint()
     );
     let over = Error::InvalidView {
         field: "changes".into(),
@@ -202,12 +206,12 @@ fn at_most_65536_changes() {
         "  \"changes\": [\n    {\"op\": \"remove\", \"id\": \"zz\"},\n",
         1,
     );
-    assert_eq!(SlotHistory::from_json(&text).unwrap_err(), over);
+    assert_eq!(SlotTable::from_json(&text).unwrap_err(), over);
 }
 
 #[test]
 fn an_added_node_keeps_its_domain_and_a_weight_change_keeps_it_too() {
-    let mut h = SlotHistory::new(Placement::new(["a"]).unwrap(), 8, 0).unwrap();
+    let mut h = SlotTable::new(&Placement::new(["a"]).unwrap(), 8).unwrap();
     h.push(SlotChange::Add(Node::new("b").with_domain("z")))
         .unwrap();
     h.push(SlotChange::Weight(

@@ -1,55 +1,86 @@
-//! The `slot-table` policy (conformance/POLICIES.md, "slot-table (v1)"): keys hash to a fixed
-//! number of slots, and a table maps each slot to a node, so an owner lookup is one key digest
-//! and one array read whatever the number of nodes.
+//! Slot tables (conformance/POLICIES.md, "slot-table (v1)" and "slot-table (v2)"): keys hash to a
+//! fixed number of slots, and a table maps each slot to a node, so an owner lookup is one key
+//! digest and one array read whatever the number of nodes.
 //!
-//! Each slot ranks the nodes by hrw-v1 (as the key `"slot-table-v1:" || u32le(slot)`), and each
-//! node accepts at most its capacity of slots, preferring the slots it scores highest. The table
-//! is the one stable assignment of slots to nodes under these preferences. It is unique, so it
-//! depends only on the membership: building it anew and applying a change to an old table give
-//! the same table, in any order of changes.
+//! One type, [`SlotTable`], in one of two modes ([`SlotMode`]):
+//!
+//! - **levelled** (the default, tag `slot-table-v2`): the first table gives every node its share
+//!   as a run of slots, and each change moves only the changed node's slots, one at a time to or
+//!   from the most or least loaded nodes. The table depends on the order of changes.
+//! - **ranked** (tag `slot-table-v1`): every slot goes to the first node of its hrw-v1 ranking that
+//!   has room, with an optional overload bound. The table depends only on the current membership,
+//!   so a client holding only a view can build it.
+//!
+//! Either way a table's state is its **history**: the first membership, the number of slots, the
+//! mode, the ordered changes and an epoch. That is what its document holds
+//! (conformance/SLOT-HISTORY.md, format `hrwhash-slot-history-v1`), what [`SlotTable::fingerprint`]
+//! compares, and what every client that replays it shares. A levelled table cannot be shared any
+//! other way: a view carries a membership, not the order of the changes that led to it.
 //!
 //! ```
-//! use hrwhash::policy::SlotTable;
-//! use hrwhash::Placement;
+//! use hrwhash::policy::{SlotMode, SlotTable};
+//! use hrwhash::{Node, Placement};
 //!
 //! let fleet = Placement::new((0..100).map(|i| format!("node-{i}")))?;
-//! let table = SlotTable::new(&fleet, 4096, Some(50_000))?;
-//! let slot = table.slot("user:42");
-//! assert_eq!(table.owner("user:42"), table.owner_of_slot(slot.into())?);
-//! // No node holds more than ceil(1.05 * 4096 / 100) = 44 slots.
-//! assert!(table.slot_counts().iter().all(|&c| c <= 44));
+//! let mut table = SlotTable::new(&fleet, 4096)?;
+//! assert_eq!(table.mode(), SlotMode::Levelled);
+//! assert_eq!(table.owner("user:42"), table.owner_of_slot(table.slot("user:42").into())?);
+//! // 4096 / 100 = 40.96 slots per node: every node holds 40 or 41.
+//! assert!(table.slot_counts().iter().all(|&c| c == 40 || c == 41));
 //!
-//! // One more node: the same table as a fresh build over the new membership.
-//! let grown = table.with_node(hrwhash::Node::new("node-100"))?;
-//! let fresh = SlotTable::new(grown.placement(), 4096, Some(50_000))?;
+//! // One more node takes round(4096 / 101) = 41 slots, and no other slot moves.
+//! let before = table.assignments().to_vec();
+//! table.add_node(Node::new("node-100"))?;
+//! let moved = before.iter().zip(table.assignments()).filter(|(a, b)| a != b);
+//! assert!(moved.clone().all(|(_, &b)| b == 100));
+//! assert_eq!(moved.count(), 41);
+//!
+//! // Ranked, bounded: no node holds more than ceil(1.05 * 4096 / 100) = 44 slots, and a change
+//! // gives the table a fresh build over the new membership gives.
+//! let ranked = SlotTable::ranked(&fleet, 4096, Some(50_000))?;
+//! assert!(ranked.slot_counts().iter().all(|&c| c <= 44));
+//! let grown = ranked.with_node(Node::new("node-100"))?;
+//! let fresh = SlotTable::ranked(grown.placement(), 4096, Some(50_000))?;
 //! assert_eq!(grown.assignments(), fresh.assignments());
 //! # Ok::<(), hrwhash::Error>(())
 //! ```
 
-use alloc::collections::{BTreeMap, BinaryHeap};
 use alloc::vec::Vec;
-use core::cmp::Reverse;
 
-use crate::v1::{draw, key_digest, node_digest, score};
+use crate::error::ViewFault;
+use crate::v1::key_digest;
+use crate::weight::representable;
 use crate::{Error, Node, NodeRef, Placement, Weight};
 
-/// The policy's name and version tag.
-pub const SLOT_TABLE_POLICY: &str = "slot-table-v1";
+#[cfg(feature = "json")]
+mod history;
+mod levelled;
+mod ranked;
 
-/// Prefix of the key whose hrw-v1 ranking is a slot's ranking.
-pub const SLOT_KEY_PREFIX: &[u8] = b"slot-table-v1:";
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
+pub use history::{TableFingerprint, SLOT_HISTORY_FORMAT};
+pub use ranked::capacities;
+
+use levelled::Levelled;
+use ranked::Ranked;
+
+/// The tag of the levelled mode, the default (POLICIES.md, "slot-table (v2)").
+pub const SLOT_TABLE_POLICY: &str = "slot-table-v2";
+
+/// The tag of the ranked mode (POLICIES.md, "slot-table (v1)").
+pub const RANKED_SLOT_TABLE_POLICY: &str = "slot-table-v1";
 
 /// The largest number of slots: 2^24 (a 64 MiB table of 32-bit node indices). It is the cap on
 /// what one slot-table build or change may cost, since a caller names the count in a few bytes.
 pub const MAX_SLOTS: u64 = 1 << 24;
 
+/// The most changes a table's history holds (SLOT-HISTORY.md, "Limits"): replaying one costs
+/// about one pass over the slots, so this bounds what loading a document can cost.
+pub const MAX_CHANGES: usize = 65_536;
+
 /// Capacities are `ceil(S * w_i * (10^6 + overload_ppm) / (10^6 * sum w))`.
 pub const PPM: u64 = 1_000_000;
-
-/// About this many nodes per slot are scored into its candidate list when a table is built; a
-/// slot whose candidates all turn it down gets its full ranking. The number changes only the
-/// speed of a build, never the table.
-const CANDIDATES_PER_SLOT: u64 = 6;
 
 /// The slot of the key whose hrw-v1 key digest is `kd`, among `slots`: `floor(kd * slots / 2^64)`.
 #[inline]
@@ -57,152 +88,281 @@ pub fn slot_of_digest(kd: u64, slots: u32) -> u32 {
     ((kd as u128 * slots as u128) >> 64) as u32
 }
 
-/// The node index `table` gives `slot`, or `SlotOutOfRange`: the slot lookup of every slot table.
-pub(crate) fn owner_in(table: &[u32], slot: u64) -> Result<usize, Error> {
-    usize::try_from(slot)
-        .ok()
-        .and_then(|s| table.get(s))
-        .map(|&i| i as usize)
-        .ok_or(Error::SlotOutOfRange {
-            slot,
-            slots: table.len() as u32,
-        })
+/// How a [`SlotTable`] gives slots to nodes, and how a change moves them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SlotMode {
+    /// Tag `slot-table-v2`: each change levels from the table before it, moving only the changed
+    /// node's slots; the table depends on the order of changes.
+    #[default]
+    Levelled,
+    /// Tag `slot-table-v1`: every slot goes to the first node of its hrw-v1 ranking that has room;
+    /// the table depends only on the current membership.
+    Ranked {
+        /// With `Some(p)`, no node holds more than `ceil(S * share * (1 + p / 10^6))` slots,
+        /// where `share` is its weight over the sum of weights; `None` is the plain HRW slot table.
+        overload_ppm: Option<u32>,
+    },
 }
 
-/// The slots a node holds, as (score, slot) offers with the least preferred on top.
-type Held = BinaryHeap<Reverse<(u64, Reverse<u32>)>>;
+impl SlotMode {
+    /// The mode's policy tag: `slot-table-v2` (levelled) or `slot-table-v1` (ranked).
+    pub const fn policy(self) -> &'static str {
+        match self {
+            SlotMode::Levelled => SLOT_TABLE_POLICY,
+            SlotMode::Ranked { .. } => RANKED_SLOT_TABLE_POLICY,
+        }
+    }
 
-/// A slot table over a placement: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1).
+    /// Prefix of the key whose hrw-v1 digest is a slot's digest: the policy tag and a colon.
+    pub const fn key_prefix(self) -> &'static [u8] {
+        match self {
+            SlotMode::Levelled => levelled::KEY_PREFIX,
+            SlotMode::Ranked { .. } => ranked::KEY_PREFIX,
+        }
+    }
+
+    /// The overload bound of a bounded ranked table; `None` otherwise.
+    pub const fn overload_ppm(self) -> Option<u32> {
+        match self {
+            SlotMode::Levelled => None,
+            SlotMode::Ranked { overload_ppm } => overload_ppm,
+        }
+    }
+}
+
+/// One change of a slot table's history, applied as the [`SlotTable`] method of the same name.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SlotChange {
+    /// Append a node ([`SlotTable::add_node`]).
+    Add(Node),
+    /// Remove the node of this id ([`SlotTable::remove_node`]).
+    Remove(Vec<u8>),
+    /// Give the node of this id another weight ([`SlotTable::set_weight`]).
+    Weight(Vec<u8>, Weight),
+}
+
+#[derive(Clone)]
+enum Table {
+    Levelled(Levelled),
+    Ranked(Ranked),
+}
+
+/// A slot table: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1), with its history
+/// (first membership, ordered changes, epoch) as its state.
+///
+/// Changes come in place ([`add_node`](SlotTable::add_node), [`remove_node`](SlotTable::remove_node),
+/// [`set_weight`](SlotTable::set_weight), [`push`](SlotTable::push)) and as copies
+/// ([`with_node`](SlotTable::with_node), [`without_node`](SlotTable::without_node),
+/// [`with_weight`](SlotTable::with_weight), [`with_change`](SlotTable::with_change)); each one
+/// appends to the history, and one that fails leaves the table as it was.
 #[derive(Clone)]
 pub struct SlotTable {
-    placement: Placement,
-    overload_ppm: Option<u32>,
-    /// Owner (build-order index) of each slot.
-    table: Vec<u32>,
-    /// Capacity of each node, by build-order index.
-    caps: Vec<u32>,
-    slot_digests: Vec<u64>,
-    node_digests: Vec<u64>,
-    /// Each slot's candidates, a prefix of its ranking: `cands[offsets[s]..offsets[s + 1]]`.
-    offsets: Vec<u32>,
-    cands: Vec<u32>,
-    /// Longer prefixes of the rankings of the slots whose candidates all turned them down, and
-    /// whether each is the whole ranking.
-    full: BTreeMap<u32, (Vec<u32>, bool)>,
-    /// Whether a slot has an entry in `full`: one byte read instead of a search per proposal.
-    has_full: Vec<bool>,
-    /// The draw bound of the candidate lists: a node of fixed-point weight `w` is a candidate of
-    /// a slot when its draw is at most `w * cut_num / cut_den`. Kept across changes, so that the
-    /// lists stay prefixes of the rankings.
-    cut_num: u128,
-    cut_den: u128,
+    initial: Placement,
+    epoch: u64,
+    changes: Vec<SlotChange>,
+    table: Table,
 }
 
 impl core::fmt::Debug for SlotTable {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SlotTable")
-            .field("policy", &SLOT_TABLE_POLICY)
-            .field("slots", &self.table.len())
-            .field("overload_ppm", &self.overload_ppm)
-            .field("placement", &self.placement)
+            .field("mode", &self.mode())
+            .field("slots", &self.slots())
+            .field("epoch", &self.epoch)
+            .field("initial", &self.initial.len())
+            .field("changes", &self.changes.len())
+            .field("placement", self.placement())
             .finish()
     }
 }
 
+fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+    Error::InvalidView {
+        field: field.into(),
+        index,
+        reason,
+    }
+}
+
+/// What a change did to the membership, for the table to follow.
+enum Step {
+    Added,
+    Removed(usize),
+    Reweighted(usize),
+}
+
+/// The membership after `change`, the `at`-th change of a history, or its error (SLOT-HISTORY.md
+/// 5, check 13, and the weight rule of section 3). `current` is not changed.
+fn step(current: &Placement, change: &SlotChange, at: usize) -> Result<(Placement, Step), Error> {
+    let weight = match change {
+        SlotChange::Add(node) => Some(node.weight()),
+        SlotChange::Weight(_, w) => Some(*w),
+        SlotChange::Remove(_) => None,
+    };
+    if weight.is_some_and(|w| !representable(w)) {
+        return Err(fault(
+            "changes.weight",
+            Some(at),
+            ViewFault::NotRepresentable,
+        ));
+    }
+    match change {
+        SlotChange::Add(node) => {
+            let placement = current.with_node(node.clone()).map_err(|e| match e {
+                Error::EmptyNodeId { .. } => Error::EmptyNodeId { index: at },
+                Error::DuplicateNodeId { first_index, .. } => Error::DuplicateNodeId {
+                    index: at,
+                    first_index,
+                },
+                e => e,
+            })?;
+            Ok((placement, Step::Added))
+        }
+        SlotChange::Remove(id) => {
+            let gone = current.find(id).ok_or(Error::UnknownNode)?.index();
+            Ok((current.without_node(id)?, Step::Removed(gone)))
+        }
+        SlotChange::Weight(id, w) => {
+            let index = current.find(id).ok_or(Error::UnknownNode)?.index();
+            Ok((current.with_weight(id, *w)?, Step::Reweighted(index)))
+        }
+    }
+}
+
+fn check_initial(initial: &Placement) -> Result<(), Error> {
+    match initial
+        .node_specs()
+        .iter()
+        .position(|n| !representable(n.weight()))
+    {
+        Some(i) => Err(fault(
+            "initial.weight",
+            Some(i),
+            ViewFault::NotRepresentable,
+        )),
+        None => Ok(()),
+    }
+}
+
 impl SlotTable {
-    /// Builds the table of `placement` with `slots` slots (1 to 2^24). With
-    /// `overload_ppm = Some(p)`, no node holds more than `ceil(S * share * (1 + p / 10^6))` slots,
-    /// where `share` is its weight over the sum of weights (the bounded-load table); with `None`
-    /// every slot goes to the first node of its ranking (the plain HRW slot table).
+    /// The levelled table of `placement` with `slots` slots (1 to 2^24), at epoch 0 and with no
+    /// change yet: every node gets its share of the slots rounded by largest remainder, as one run
+    /// of consecutive slots, the nodes in node-digest order.
     ///
-    /// Cost (POLICIES.md, slot-table (v1), "Cost"): [`MAX_SLOTS`] caps `slots`
-    /// ([`Error::InvalidSlotCount`]); a build scores about 6 nodes per slot and holds about 50
-    /// bytes per slot; each change returns a copy and costs about one pass over the slots.
-    pub fn new(
+    /// Fails with [`Error::InvalidSlotCount`], then with `InvalidView` (field `initial.weight`,
+    /// the node's position, reason `not_representable`) for a weight no JSON number holds
+    /// exactly, since the table's document must hold it.
+    ///
+    /// Cost (POLICIES.md, slot-table (v2), "Cost"): [`MAX_SLOTS`] caps `slots`; a table holds
+    /// about 28 bytes per slot. An add or a weight increase looks at each slot about once; a
+    /// removal or a weight decrease looks at the changed node's slots once per node that takes
+    /// some of them.
+    pub fn new(placement: &Placement, slots: u64) -> Result<SlotTable, Error> {
+        let table = Levelled::new(placement, slots)?;
+        check_initial(placement)?;
+        Ok(SlotTable {
+            initial: placement.clone(),
+            epoch: 0,
+            changes: Vec::new(),
+            table: Table::Levelled(table),
+        })
+    }
+
+    /// The ranked table of `placement` with `slots` slots (1 to 2^24), at epoch 0 and with no
+    /// change yet. With `overload_ppm = Some(p)`, no node holds more than
+    /// `ceil(S * share * (1 + p / 10^6))` slots, where `share` is its weight over the sum of
+    /// weights (the bounded-load table); with `None` every slot goes to the first node of its
+    /// ranking (the plain HRW slot table). Fails as [`SlotTable::new`] does.
+    ///
+    /// Cost (POLICIES.md, slot-table (v1), "Cost"): a build scores about 6 nodes per slot and
+    /// holds about 50 bytes per slot; each change costs about one pass over the slots.
+    pub fn ranked(
         placement: &Placement,
         slots: u64,
         overload_ppm: Option<u32>,
     ) -> Result<SlotTable, Error> {
-        if slots == 0 || slots > MAX_SLOTS {
-            return Err(Error::InvalidSlotCount { value: slots });
-        }
-        let s = slots as u32;
-        let seed = placement.seed();
-        let mut key = Vec::with_capacity(SLOT_KEY_PREFIX.len() + 4);
-        let slot_digests = (0..s)
-            .map(|slot| {
-                key.clear();
-                key.extend_from_slice(SLOT_KEY_PREFIX);
-                key.extend_from_slice(&slot.to_le_bytes());
-                key_digest(&seed, &key)
-            })
-            .collect();
-        let node_digests = placement
-            .node_specs()
-            .iter()
-            .map(|n| node_digest(&seed, n.id()))
-            .collect();
-        let total: u128 = placement
-            .node_specs()
-            .iter()
-            .map(|n| n.weight().to_fixed() as u128)
-            .sum();
-        // About CANDIDATES_PER_SLOT nodes per slot: node i is a candidate with probability about
-        // draw_bound_i * ln 2 / 2^56.
-        let cut_num = (CANDIDATES_PER_SLOT as u128) << 56;
-        let cut_den = ((total as f64 * core::f64::consts::LN_2) as u128).max(1);
-        let mut t = SlotTable {
-            placement: placement.clone(),
-            overload_ppm,
-            table: Vec::new(),
-            caps: Vec::new(),
-            slot_digests,
-            node_digests,
-            offsets: Vec::new(),
-            cands: Vec::new(),
-            full: BTreeMap::new(),
-            has_full: alloc::vec![false; s as usize],
-            cut_num,
-            cut_den,
-        };
-        t.collect_candidates();
-        t.assign();
-        Ok(t)
+        let table = Ranked::new(placement, slots, overload_ppm)?;
+        check_initial(placement)?;
+        Ok(SlotTable {
+            initial: placement.clone(),
+            epoch: 0,
+            changes: Vec::new(),
+            table: Table::Ranked(table),
+        })
     }
+
+    // ---- queries ---------------------------------------------------------------------------
 
     /// Number of slots.
     pub fn slots(&self) -> u32 {
-        self.table.len() as u32
+        self.assignments().len() as u32
     }
 
-    /// The overload bound in parts per million, or `None` for the plain HRW slot table.
+    /// The mode, with the overload bound of a ranked table.
+    pub fn mode(&self) -> SlotMode {
+        match &self.table {
+            Table::Levelled(_) => SlotMode::Levelled,
+            Table::Ranked(t) => SlotMode::Ranked {
+                overload_ppm: t.overload_ppm(),
+            },
+        }
+    }
+
+    /// The overload bound in parts per million of a bounded ranked table; `None` for a levelled
+    /// table and for the plain HRW slot table.
     pub fn overload_ppm(&self) -> Option<u32> {
-        self.overload_ppm
+        self.mode().overload_ppm()
     }
 
-    /// The placement the table was built from.
+    /// The current membership: the first one with every change applied.
     pub fn placement(&self) -> &Placement {
-        &self.placement
+        match &self.table {
+            Table::Levelled(t) => t.placement(),
+            Table::Ranked(t) => t.placement(),
+        }
+    }
+
+    /// The first membership, in build order.
+    pub fn initial(&self) -> &Placement {
+        &self.initial
+    }
+
+    /// The changes, in the order they apply.
+    pub fn changes(&self) -> &[SlotChange] {
+        &self.changes
+    }
+
+    /// The epoch (that of the current membership's view); 0 unless set.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// The slot of `key`: `floor(key_digest * slots / 2^64)` with the hrw-v1 key digest.
     #[inline]
     pub fn slot(&self, key: impl AsRef<[u8]>) -> u32 {
         slot_of_digest(
-            key_digest(&self.placement.seed(), key.as_ref()),
+            key_digest(&self.placement().seed(), key.as_ref()),
             self.slots(),
         )
     }
 
-    /// The node that owns `slot`.
+    /// The node that owns `slot`, or [`Error::SlotOutOfRange`].
     pub fn owner_of_slot(&self, slot: u64) -> Result<NodeRef<'_>, Error> {
         let index = self.owner_index_of_slot(slot)?;
         Ok(self.node_ref(index))
     }
 
-    /// The build-order index of the node that owns `slot`.
+    /// The build-order index of the node that owns `slot`, or [`Error::SlotOutOfRange`].
     pub fn owner_index_of_slot(&self, slot: u64) -> Result<usize, Error> {
-        owner_in(&self.table, slot)
+        let table = self.assignments();
+        usize::try_from(slot)
+            .ok()
+            .and_then(|s| table.get(s))
+            .map(|&i| i as usize)
+            .ok_or(Error::SlotOutOfRange {
+                slot,
+                slots: table.len() as u32,
+            })
     }
 
     /// The owner of `key`: the owner of its slot.
@@ -214,571 +374,156 @@ impl SlotTable {
     /// The build-order index of the owner of `key`.
     #[inline]
     pub fn owner_index(&self, key: impl AsRef<[u8]>) -> usize {
-        self.table[self.slot(key) as usize] as usize
+        self.assignments()[self.slot(key) as usize] as usize
     }
 
-    /// The owner (build-order index) of every slot, in slot order.
+    /// The owner (build-order index in the current membership) of every slot, in slot order.
     pub fn assignments(&self) -> &[u32] {
-        &self.table
+        match &self.table {
+            Table::Levelled(t) => t.assignments(),
+            Table::Ranked(t) => t.assignments(),
+        }
     }
 
     /// How many slots each node holds, by build-order index.
     pub fn slot_counts(&self) -> Vec<u32> {
-        let mut counts = alloc::vec![0u32; self.placement.len()];
-        for &n in &self.table {
-            counts[n as usize] += 1;
+        match &self.table {
+            Table::Levelled(t) => t.slot_counts(),
+            Table::Ranked(t) => {
+                let mut counts = alloc::vec![0u32; t.placement().len()];
+                for &n in t.assignments() {
+                    counts[n as usize] += 1;
+                }
+                counts
+            }
         }
-        counts
     }
 
-    /// The most slots the node at build-order `index` may hold.
-    pub fn capacity(&self, index: usize) -> Option<u32> {
-        self.caps.get(index).copied()
+    /// The most slots each node may hold, by build-order index, for a bounded ranked table
+    /// (POLICIES.md, slot-table (v1), "Capacities"); `None` for a levelled table and for the plain
+    /// HRW slot table, whose nodes have no bound.
+    pub fn capacities(&self) -> Option<Vec<u32>> {
+        match &self.table {
+            Table::Ranked(t) if t.overload_ppm().is_some() => Some(t.caps().to_vec()),
+            _ => None,
+        }
     }
-
-    /// The table of the membership with one more node, computed from this one.
-    pub fn with_node(&self, node: Node) -> Result<SlotTable, Error> {
-        let placement = self.placement.with_node(node)?;
-        let index = placement.len() - 1;
-        let mut t = self.rebased(placement, Some);
-        t.node_digests.push(node_digest(
-            &t.placement.seed(),
-            t.placement.node_specs()[index].id(),
-        ));
-        t.insert_candidate(index);
-        t.assign();
-        Ok(t)
-    }
-
-    /// The table of the membership without the node of this id, computed from this one.
-    pub fn without_node(&self, id: impl AsRef<[u8]>) -> Result<SlotTable, Error> {
-        let gone = self
-            .placement
-            .find(id.as_ref())
-            .ok_or(Error::UnknownNode)?
-            .index();
-        let placement = self.placement.without_node(id)?;
-        let mut t = self.rebased(placement, |i| match i.cmp(&gone) {
-            core::cmp::Ordering::Less => Some(i),
-            core::cmp::Ordering::Equal => None,
-            core::cmp::Ordering::Greater => Some(i - 1),
-        });
-        t.node_digests.remove(gone);
-        t.assign();
-        Ok(t)
-    }
-
-    /// The table of the membership where the node of this id has another weight.
-    pub fn with_weight(&self, id: impl AsRef<[u8]>, weight: Weight) -> Result<SlotTable, Error> {
-        let index = self
-            .placement
-            .find(id.as_ref())
-            .ok_or(Error::UnknownNode)?
-            .index();
-        let placement = self.placement.with_weight(id, weight)?;
-        let mut t = self.rebased(placement, |i| (i != index).then_some(i));
-        t.insert_candidate(index);
-        t.assign();
-        Ok(t)
-    }
-
-    // ---- building ------------------------------------------------------------------------
 
     fn node_ref(&self, index: usize) -> NodeRef<'_> {
-        self.placement
+        self.placement()
             .node(index)
             .expect("table entries are node indices of the placement")
     }
 
-    /// The least score whose draw is within the candidate bound of a node of weight `w`.
-    fn score_bound(&self, w: u64) -> u64 {
-        let bound = (w as u128 * self.cut_num / self.cut_den).min(u64::MAX as u128) as u64;
-        // draw never increases with the score, so {s : draw(s) <= bound} is [lo, 2^64 - 1].
-        let (mut lo, mut hi) = (0u64, u64::MAX);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if draw(mid) <= bound {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
+    // ---- changes ---------------------------------------------------------------------------
+
+    /// Appends one change to the history in place and moves the table to it; on an error the
+    /// table is unchanged. The errors, in this order: more than [`MAX_CHANGES`] changes
+    /// (`InvalidView` field `changes`, the change's position, `out_of_range`); a weight no JSON
+    /// number holds exactly (`InvalidView` field `changes.weight`, `not_representable`); then the
+    /// membership's (`EmptyNodeId` and `DuplicateNodeId` with the change's position in the history
+    /// as `index`, `UnknownNode`, `EmptyMembership`, `AllWeightsZero`).
+    ///
+    /// ```
+    /// use hrwhash::policy::{SlotChange, SlotTable};
+    /// use hrwhash::{Error, Node, Placement};
+    ///
+    /// let mut table = SlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
+    /// table.push(SlotChange::Add(Node::new("d")))?;
+    /// let before = table.assignments().to_vec();
+    /// assert_eq!(table.push(SlotChange::Remove(b"zz".to_vec())), Err(Error::UnknownNode));
+    /// assert_eq!(table.assignments(), &before[..]);
+    /// assert_eq!(table.changes().len(), 1);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn push(&mut self, change: SlotChange) -> Result<(), Error> {
+        let at = self.changes.len();
+        if at >= MAX_CHANGES {
+            return Err(fault("changes", Some(at), ViewFault::OutOfRange));
         }
-        lo
+        // Every fallible step comes before the first write, so an error leaves the table as it was.
+        let (placement, step) = step(self.placement(), &change, at)?;
+        match (&mut self.table, step) {
+            (Table::Levelled(t), Step::Added) => t.add(placement),
+            (Table::Levelled(t), Step::Removed(gone)) => t.remove(placement, gone),
+            (Table::Levelled(t), Step::Reweighted(i)) => t.reweight(placement, i),
+            (Table::Ranked(t), Step::Added) => *t = t.added(placement),
+            (Table::Ranked(t), Step::Removed(gone)) => *t = t.removed(placement, gone),
+            (Table::Ranked(t), Step::Reweighted(i)) => *t = t.reweighted(placement, i),
+        }
+        self.changes.push(change);
+        Ok(())
     }
 
-    fn collect_candidates(&mut self) {
-        let p = &self.placement;
-        let kernel = p.kernel();
-        let groups: Vec<(u64, usize, &[u64])> = p.lane_groups().collect();
-        let bounds: Vec<u64> = groups.iter().map(|g| self.score_bound(g.0)).collect();
-        let mut offsets = Vec::with_capacity(self.slot_digests.len() + 1);
-        let mut cands: Vec<u32> =
-            Vec::with_capacity(self.slot_digests.len() * (CANDIDATES_PER_SLOT as usize + 2));
-        offsets.push(0u32);
-        for &sd in &self.slot_digests {
-            let start = cands.len();
-            for ((_, first, lanes), &bound) in groups.iter().zip(&bounds) {
-                kernel.hits(sd, lanes, bound, &mut |hits: &[u32]| {
-                    cands.extend(hits.iter().map(|&h| p.lane_node(first + h as usize) as u32));
-                });
-            }
-            let list = &mut cands[start..];
-            let nd = &self.node_digests;
-            list.sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                match p.ranks_before(score(sd, nd[a]), a, score(sd, nd[b]), b) {
-                    true => core::cmp::Ordering::Less,
-                    false => core::cmp::Ordering::Greater,
-                }
-            });
-            offsets.push(cands.len() as u32);
-        }
-        self.offsets = offsets;
-        self.cands = cands;
+    /// Appends `node` to the membership in place ([`SlotChange::Add`]): in a levelled table the
+    /// node takes its share and only the slots it takes move. Errors as [`SlotTable::push`].
+    ///
+    /// ```
+    /// use hrwhash::policy::SlotTable;
+    /// use hrwhash::{Node, Placement};
+    ///
+    /// let mut table = SlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
+    /// let copy = table.with_node(Node::new("d"))?;
+    /// table.add_node(Node::new("d"))?;
+    /// assert_eq!(table.assignments(), copy.assignments());
+    /// assert!(table.add_node(Node::new("a")).is_err());
+    /// assert_eq!(table.assignments(), copy.assignments());
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn add_node(&mut self, node: Node) -> Result<(), Error> {
+        self.push(SlotChange::Add(node))
     }
 
-    /// A copy of the candidate lists for `placement`, whose node indices are the old ones mapped
-    /// by `remap` (`None`: the node is no longer a candidate anywhere).
-    fn rebased(&self, placement: Placement, remap: impl Fn(usize) -> Option<usize>) -> SlotTable {
-        let map = |list: &[u32]| -> Vec<u32> {
-            list.iter()
-                .filter_map(|&n| remap(n as usize).map(|i| i as u32))
-                .collect()
-        };
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        let mut cands = Vec::with_capacity(self.cands.len());
-        offsets.push(0);
-        for w in self.offsets.windows(2) {
-            let list = &self.cands[w[0] as usize..w[1] as usize];
-            cands.extend(
-                list.iter()
-                    .filter_map(|&n| remap(n as usize).map(|i| i as u32)),
-            );
-            offsets.push(cands.len() as u32);
-        }
-        let full = self
-            .full
-            .iter()
-            .map(|(&s, (l, whole))| (s, (map(l), *whole)))
-            .collect();
+    /// Removes the node of this id in place ([`SlotChange::Remove`]); the nodes after it in build
+    /// order move down one index. In a levelled table its slots go one at a time to the least
+    /// loaded nodes. Errors as [`SlotTable::push`].
+    pub fn remove_node(&mut self, id: impl AsRef<[u8]>) -> Result<(), Error> {
+        self.push(SlotChange::Remove(id.as_ref().to_vec()))
+    }
+
+    /// Gives the node of this id another weight in place ([`SlotChange::Weight`]). In a levelled
+    /// table it takes slots from the most loaded nodes or gives its slots to the least loaded
+    /// until it holds its new share. Errors as [`SlotTable::push`].
+    pub fn set_weight(&mut self, id: impl AsRef<[u8]>, weight: Weight) -> Result<(), Error> {
+        self.push(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    }
+
+    /// A copy with one more change ([`SlotTable::push`]).
+    pub fn with_change(&self, change: SlotChange) -> Result<SlotTable, Error> {
+        let mut next = self.clone();
+        next.push(change)?;
+        Ok(next)
+    }
+
+    /// A copy with `node` appended ([`SlotTable::add_node`]).
+    pub fn with_node(&self, node: Node) -> Result<SlotTable, Error> {
+        self.with_change(SlotChange::Add(node))
+    }
+
+    /// A copy without the node of this id ([`SlotTable::remove_node`]).
+    pub fn without_node(&self, id: impl AsRef<[u8]>) -> Result<SlotTable, Error> {
+        self.with_change(SlotChange::Remove(id.as_ref().to_vec()))
+    }
+
+    /// A copy where the node of this id has another weight ([`SlotTable::set_weight`]).
+    pub fn with_weight(&self, id: impl AsRef<[u8]>, weight: Weight) -> Result<SlotTable, Error> {
+        self.with_change(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    }
+
+    /// The same table at another epoch. Changes do not move the epoch: whoever publishes the
+    /// table sets the epoch of the view it publishes with it.
+    pub fn with_epoch(&self, epoch: u64) -> SlotTable {
         SlotTable {
-            placement,
-            overload_ppm: self.overload_ppm,
-            table: Vec::new(),
-            caps: Vec::new(),
-            slot_digests: self.slot_digests.clone(),
-            node_digests: self.node_digests.clone(),
-            offsets,
-            cands,
-            full,
-            has_full: self.has_full.clone(),
-            cut_num: self.cut_num,
-            cut_den: self.cut_den,
+            epoch,
+            ..self.clone()
         }
     }
 
-    /// Puts node `index` into every candidate list (and full ranking) it belongs to, at its place
-    /// in the slot's ranking.
-    fn insert_candidate(&mut self, index: usize) {
-        let w = self.placement.node_specs()[index].weight().to_fixed();
-        if w == 0 {
-            return;
+    #[cfg(test)]
+    fn levelled(&self) -> &Levelled {
+        match &self.table {
+            Table::Levelled(t) => t,
+            Table::Ranked(_) => panic!("a ranked table"),
         }
-        let bound = self.score_bound(w);
-        let nd = self.node_digests[index];
-        let p = &self.placement;
-        let digests = &self.node_digests;
-        let place = |list: &[u32], sd: u64| {
-            let s = score(sd, nd);
-            list.partition_point(|&o| {
-                let o = o as usize;
-                p.ranks_before(score(sd, digests[o]), o, s, index)
-            })
-        };
-        let mut offsets = Vec::with_capacity(self.offsets.len());
-        let mut cands = Vec::with_capacity(self.cands.len() + self.table.len() / 8 + 16);
-        offsets.push(0);
-        for (slot, w) in self.offsets.windows(2).enumerate() {
-            let list = &self.cands[w[0] as usize..w[1] as usize];
-            let sd = self.slot_digests[slot];
-            if score(sd, nd) >= bound {
-                let at = place(list, sd);
-                cands.extend_from_slice(&list[..at]);
-                cands.push(index as u32);
-                cands.extend_from_slice(&list[at..]);
-            } else {
-                cands.extend_from_slice(list);
-            }
-            offsets.push(cands.len() as u32);
-        }
-        for (&slot, (list, whole)) in self.full.iter_mut() {
-            let at = place(list, self.slot_digests[slot as usize]);
-            // A prefix that stops before the node's place stays a prefix without it.
-            if at < list.len() || *whole {
-                list.insert(at, index as u32);
-            }
-        }
-        self.offsets = offsets;
-        self.cands = cands;
-    }
-
-    fn capacities(&self) -> Vec<u32> {
-        let s = self.slot_digests.len() as u64;
-        capacities(
-            s,
-            self.overload_ppm,
-            self.placement
-                .node_specs()
-                .iter()
-                .zip(&self.node_digests)
-                .map(|(n, &d)| (n.weight().to_fixed(), d)),
-        )
-    }
-
-    /// Slot-proposing deferred acceptance: each free slot asks the next node of its ranking;
-    /// a node keeps the slots it scores highest (ties: the lower slot) up to its capacity.
-    fn assign(&mut self) {
-        let caps = self.capacities();
-        let s = self.slot_digests.len();
-        let mut next = alloc::vec![0u32; s];
-        let mut owner = alloc::vec![u32::MAX; s];
-        // Per node, its held slots keyed so that the least preferred is on top.
-        let mut held: Vec<Held> = caps
-            .iter()
-            .map(|&c| BinaryHeap::with_capacity((c as usize).min(s)))
-            .collect();
-        let mut free: Vec<u32> = (0..s as u32).rev().collect();
-        while let Some(slot) = free.pop() {
-            let sd = self.slot_digests[slot as usize];
-            loop {
-                let pos = next[slot as usize] as usize;
-                let Some(n) = self.candidate(slot, pos) else {
-                    self.extend_to_full_ranking(slot);
-                    continue;
-                };
-                next[slot as usize] += 1;
-                let n = n as usize;
-                let cap = caps[n] as usize;
-                if cap == 0 {
-                    continue;
-                }
-                let offer = (score(sd, self.node_digests[n]), Reverse(slot));
-                let h = &mut held[n];
-                if h.len() < cap {
-                    h.push(Reverse(offer));
-                    owner[slot as usize] = n as u32;
-                    break;
-                }
-                let Some(&Reverse(worst)) = h.peek() else {
-                    continue;
-                };
-                if offer > worst {
-                    h.pop();
-                    h.push(Reverse(offer));
-                    owner[slot as usize] = n as u32;
-                    free.push(worst.1 .0);
-                    break;
-                }
-            }
-        }
-        self.caps = caps;
-        self.table = owner;
-    }
-
-    fn candidate(&self, slot: u32, pos: usize) -> Option<u32> {
-        if self.has_full[slot as usize] {
-            if let Some((list, _)) = self.full.get(&slot) {
-                return list.get(pos).copied();
-            }
-        }
-        let (a, b) = (
-            self.offsets[slot as usize] as usize,
-            self.offsets[slot as usize + 1] as usize,
-        );
-        self.cands[a..b].get(pos).copied()
-    }
-
-    /// Doubles the prefix of the slot's ranking that its proposals walk down.
-    fn extend_to_full_ranking(&mut self, slot: u32) {
-        let have = match self.full.get(&slot) {
-            Some((list, whole)) => {
-                assert!(
-                    !*whole,
-                    "capacities sum to at least the slot count, so a full ranking finds a node"
-                );
-                list.len()
-            }
-            None => (self.offsets[slot as usize + 1] - self.offsets[slot as usize]) as usize,
-        };
-        let mut key = Vec::with_capacity(SLOT_KEY_PREFIX.len() + 4);
-        key.extend_from_slice(SLOT_KEY_PREFIX);
-        key.extend_from_slice(&slot.to_le_bytes());
-        let selectable = self.placement.selectable_len();
-        let want = (2 * have).max(16).min(selectable);
-        let mut out = alloc::vec![0usize; want];
-        let got = self.placement.rank_into(&key, &mut out);
-        let list = out[..got].iter().map(|&i| i as u32).collect();
-        self.full.insert(slot, (list, got == selectable));
-        self.has_full[slot as usize] = true;
-    }
-}
-
-/// The capacity of each node (POLICIES.md, "slot-table (v1)", capacities): at least its share
-/// rounded up, and otherwise its overloaded share plus a per-node offset in [0, 1) (its node digest
-/// over 2^64) rounded down. The offset makes the nodes' capacities step at different fleet sizes,
-/// not all at once, so one change sheds a few slots rather than one slot from every node.
-pub fn capacities(
-    slots: u64,
-    overload_ppm: Option<u32>,
-    nodes: impl Iterator<Item = (u64, u64)> + Clone,
-) -> Vec<u32> {
-    let s = slots as u128;
-    let total: u128 = nodes.clone().map(|(w, _)| w as u128).sum();
-    nodes
-        .map(|(w, digest)| {
-            let w = w as u128;
-            let Some(p) = overload_ppm else {
-                return if w == 0 { 0 } else { slots as u32 };
-            };
-            if w == 0 {
-                return 0;
-            }
-            let share = (s * w).div_ceil(total);
-            // floor(a / b + h / 2^64) = q + 1 exactly when r * 2^64 >= (2^64 - h) * b.
-            let a = s * w * (PPM as u128 + p as u128);
-            let b = PPM as u128 * total;
-            let (q, r) = (a / b, a % b);
-            let g = (1u128 << 64) - digest as u128;
-            let (b_hi, b_lo) = (b >> 64, b & u64::MAX as u128);
-            let lo = g * b_lo;
-            let hi = g * b_hi + (lo >> 64);
-            let up = r > hi || (r == hi && lo & u64::MAX as u128 == 0);
-            (q + up as u128).max(share).min(s) as u32
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use alloc::format;
-    use alloc::vec;
-
-    fn slot_key(s: u32) -> Vec<u8> {
-        let mut k = SLOT_KEY_PREFIX.to_vec();
-        k.extend_from_slice(&s.to_le_bytes());
-        k
-    }
-
-    /// POLICIES.md's walk over every (slot, node) pair in the pair order, written out literally.
-    fn walk(p: &Placement, slots: u32, overload: Option<u32>) -> Vec<u32> {
-        let seed = p.seed();
-        let nodes = p.node_specs();
-        let nd: Vec<u64> = nodes.iter().map(|n| node_digest(&seed, n.id())).collect();
-        let caps = capacities(
-            slots as u64,
-            overload,
-            nodes
-                .iter()
-                .zip(&nd)
-                .map(|(n, &d)| (n.weight().to_fixed(), d)),
-        );
-        let mut pairs = Vec::new();
-        for s in 0..slots {
-            let sd = key_digest(&seed, &slot_key(s));
-            for (i, n) in nodes.iter().enumerate() {
-                let w = n.weight().to_fixed();
-                if w > 0 {
-                    let sc = score(sd, nd[i]);
-                    pairs.push((draw(sc), w, sc, i, s));
-                }
-            }
-        }
-        pairs.sort_by(|a, b| {
-            let lhs = a.0 as u128 * b.1 as u128;
-            let rhs = b.0 as u128 * a.1 as u128;
-            lhs.cmp(&rhs)
-                .then(b.2.cmp(&a.2))
-                .then(nodes[a.3].id().cmp(nodes[b.3].id()))
-                .then(a.4.cmp(&b.4))
-        });
-        let mut table = vec![u32::MAX; slots as usize];
-        let mut held = vec![0u32; nodes.len()];
-        for (_, _, _, i, s) in pairs {
-            if table[s as usize] == u32::MAX && held[i] < caps[i] {
-                table[s as usize] = i as u32;
-                held[i] += 1;
-            }
-        }
-        table
-    }
-
-    fn fleet(n: usize, weights: &[f64]) -> Placement {
-        Placement::builder()
-            .nodes((0..n).map(|i| {
-                Node::new(format!("n{i}"))
-                    .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-            }))
-            .build()
-            .unwrap()
-    }
-
-    #[test]
-    fn table_is_the_walk_of_the_spec() {
-        for (n, weights, slots, overload) in [
-            (7, &[1.0][..], 64, Some(0)),
-            (7, &[1.0][..], 64, Some(50_000)),
-            (12, &[1.0, 2.0, 0.5, 3.25][..], 200, Some(100_000)),
-            (12, &[1.0, 0.0, 4.0][..], 97, Some(20_000)),
-            (30, &[1.0][..], 300, None),
-            (5, &[1e-6, 1.0, 1000.0][..], 33, Some(1)),
-            (1, &[1.0][..], 1, Some(0)),
-        ] {
-            let p = fleet(n, weights);
-            let t = SlotTable::new(&p, slots, overload).unwrap();
-            assert_eq!(
-                t.assignments(),
-                &walk(&p, slots as u32, overload)[..],
-                "{n} {weights:?} {slots} {overload:?}"
-            );
-            let counts = t.slot_counts();
-            for (i, &c) in counts.iter().enumerate() {
-                assert!(c <= t.capacity(i).unwrap());
-            }
-        }
-    }
-
-    #[test]
-    fn unbounded_table_is_each_slots_hrw_owner() {
-        let p = fleet(50, &[1.0, 3.0]);
-        let t = SlotTable::new(&p, 1000, None).unwrap();
-        for s in 0..1000u32 {
-            assert_eq!(
-                t.assignments()[s as usize] as usize,
-                p.owner_index(slot_key(s))
-            );
-        }
-    }
-
-    #[test]
-    fn changes_give_the_table_of_a_fresh_build() {
-        let mut t = SlotTable::new(&fleet(20, &[1.0, 2.0]), 512, Some(30_000)).unwrap();
-        let steps: [(&str, f64); 8] = [
-            ("add", 1.0),
-            ("remove", 0.0),
-            ("weight", 5.0),
-            ("add", 0.5),
-            ("weight", 0.0),
-            ("remove", 0.0),
-            ("add", 3.0),
-            ("weight", 1.0),
-        ];
-        for (k, (op, w)) in steps.into_iter().enumerate() {
-            let victim = format!("n{}", (3 * k + 1) % 20);
-            t = match op {
-                "add" => t
-                    .with_node(Node::new(format!("new{k}")).with_weight(Weight::new(w).unwrap()))
-                    .unwrap(),
-                "remove" => t.without_node(&victim).unwrap(),
-                _ => t.with_weight(&victim, Weight::new(w).unwrap()).unwrap(),
-            };
-            let fresh = SlotTable::new(t.placement(), 512, Some(30_000)).unwrap();
-            assert_eq!(
-                t.assignments(),
-                fresh.assignments(),
-                "after step {k} ({op})"
-            );
-            assert_eq!(t.assignments(), &walk(t.placement(), 512, Some(30_000))[..]);
-        }
-    }
-
-    #[test]
-    fn slot_of_a_key_is_the_multiply_shift_of_its_digest() {
-        let p = fleet(3, &[1.0]);
-        let t = SlotTable::new(&p, 16_384, Some(50_000)).unwrap();
-        for key in ["", "a", "user:42"] {
-            let kd = key_digest(&p.seed(), key.as_bytes());
-            assert_eq!(t.slot(key) as u128, (kd as u128 * 16_384) >> 64);
-            assert_eq!(t.owner(key), t.owner_of_slot(t.slot(key) as u64).unwrap());
-        }
-        assert_eq!(slot_of_digest(u64::MAX, 7), 6);
-        assert_eq!(slot_of_digest(0, 7), 0);
-    }
-
-    #[test]
-    fn bad_inputs_are_errors() {
-        let p = fleet(3, &[1.0]);
-        for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
-            assert_eq!(
-                SlotTable::new(&p, bad, None).unwrap_err(),
-                Error::InvalidSlotCount { value: bad }
-            );
-        }
-        let t = SlotTable::new(&p, MAX_SLOTS.min(8), Some(0)).unwrap();
-        for bad in [8u64, u64::MAX] {
-            assert_eq!(
-                t.owner_of_slot(bad).unwrap_err(),
-                Error::SlotOutOfRange {
-                    slot: bad,
-                    slots: 8
-                }
-            );
-        }
-        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
-        assert_eq!(
-            t.with_weight("zz", Weight::ONE).unwrap_err(),
-            Error::UnknownNode
-        );
-        assert_eq!(
-            t.with_node(Node::new("n1")).unwrap_err(),
-            Error::DuplicateNodeId {
-                index: 3,
-                first_index: 1
-            }
-        );
-        assert_eq!(
-            t.without_node("n0")
-                .unwrap()
-                .without_node("n1")
-                .unwrap()
-                .without_node("n2")
-                .unwrap_err(),
-            Error::EmptyMembership
-        );
-        assert_eq!(
-            t.with_weight("n0", Weight::ZERO)
-                .unwrap()
-                .with_weight("n1", Weight::ZERO)
-                .unwrap()
-                .with_weight("n2", Weight::ZERO)
-                .unwrap_err(),
-            Error::AllWeightsZero
-        );
-    }
-
-    #[test]
-    fn capacities_round_at_each_nodes_own_offset() {
-        // share 10, overloaded share 10.5: node digests below 2^63 round down, others up.
-        let caps = capacities(
-            40,
-            Some(50_000),
-            [
-                (1u64 << 32, 0u64),
-                (1 << 32, 1 << 63),
-                (1 << 32, (1 << 63) - 1),
-                (1 << 32, u64::MAX),
-            ]
-            .into_iter(),
-        );
-        assert_eq!(caps, vec![10, 11, 10, 11]);
-        assert_eq!(
-            capacities(40, None, [(5u64, 0u64), (0, 0)].into_iter()),
-            vec![40, 0]
-        );
-        // The share rounded up is a floor: 3 slots, 2 nodes, no overload.
-        assert_eq!(
-            capacities(3, Some(0), [(1u64, 0u64), (1, 0)].into_iter()),
-            vec![2, 2]
-        );
     }
 }

@@ -1,43 +1,20 @@
-//! The `slot-table-v2` policy (conformance/POLICIES.md, "slot-table (v2)"): the levelled slot
-//! table. Keys hash to slots as in slot-table-v1, but the table is kept level by its changes
-//! rather than recomputed from the membership: an added node takes its share one slot at a time
-//! from the most loaded nodes, a removed node's slots go one at a time to the least loaded ones.
-//! Only the changed node's slots move, and every node stays within a slot of its share.
-//!
-//! The price is that the table depends on the order of changes: two clients hold the same table
-//! when they built the same first table and applied the same changes in the same order.
-//!
-//! ```
-//! use hrwhash::policy::LevelledSlotTable;
-//! use hrwhash::{Node, Placement};
-//!
-//! let fleet = Placement::new((0..100).map(|i| format!("node-{i}")))?;
-//! let table = LevelledSlotTable::new(&fleet, 4096)?;
-//! assert_eq!(table.owner("user:42"), table.owner_of_slot(table.slot("user:42").into())?);
-//! // 4096 / 100 = 40.96 slots per node: every node holds 40 or 41.
-//! assert!(table.slot_counts().iter().all(|&c| c == 40 || c == 41));
-//!
-//! // One more node takes round(4096 / 101) = 41 slots, and no other slot moves.
-//! let grown = table.with_node(Node::new("node-100"))?;
-//! let moved = table.assignments().iter().zip(grown.assignments()).filter(|(a, b)| a != b);
-//! assert!(moved.clone().all(|(_, &b)| b == 100));
-//! assert_eq!(moved.count(), 41);
-//! # Ok::<(), hrwhash::Error>(())
-//! ```
+//! The levelled mode (conformance/POLICIES.md, "slot-table (v2)", tag `slot-table-v2`): keys hash
+//! to slots as in the ranked mode, but the table is kept level by its changes rather than
+//! recomputed from the membership: an added node takes its share one slot at a time from the most
+//! loaded nodes, a removed node's slots go one at a time to the least loaded ones. Only the changed
+//! node's slots move, and every node stays within a slot of its share. The price is that the table
+//! depends on the order of changes.
 
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
-use crate::policy::slot_table::{owner_in, slot_of_digest, MAX_SLOTS};
+use super::MAX_SLOTS;
 use crate::v1::{key_digest, node_digest, score};
-use crate::{Error, Node, NodeRef, Placement, Weight};
-
-/// The policy's name and version tag.
-pub const LEVELLED_SLOTS_POLICY: &str = "slot-table-v2";
+use crate::{Error, Placement};
 
 /// Prefix of the key whose hrw-v1 digest is a slot's digest.
-pub const LEVELLED_SLOT_KEY_PREFIX: &[u8] = b"slot-table-v2:";
+pub(super) const KEY_PREFIX: &[u8] = b"slot-table-v2:";
 
 /// A node's place in the load order: slots held over weight, compared by exact products, then
 /// the node digest, then the id (its rank among all ids, so the heap need not hold the bytes).
@@ -80,7 +57,7 @@ impl Picks {
     /// The slot of `from`'s list that `picker` scores highest (ties: the lower slot). `want` is
     /// about how many slots `picker` will take from the list in this levelling: fewer only cost
     /// another search, more only memory.
-    fn next(&mut self, t: &LevelledSlotTable, picker: usize, from: usize, want: usize) -> u32 {
+    fn next(&mut self, t: &Levelled, picker: usize, from: usize, want: usize) -> u32 {
         while let Some((_, slot)) = self.best.pop() {
             // Other pickers may have taken it since (a removed node's slots go to many).
             if t.table[slot as usize] as usize == from {
@@ -111,10 +88,10 @@ impl Picks {
     }
 }
 
-/// A levelled slot table: `slot(key)`, `owner_of_slot(slot)` and `owner(key)` in O(1), and
-/// changes that move only the changed node's slots.
+/// A levelled table: the owner of each slot, and each node's slots so that a change moves only
+/// the changed node's slots.
 #[derive(Clone)]
-pub struct LevelledSlotTable {
+pub(super) struct Levelled {
     placement: Placement,
     slot_digests: Vec<u64>,
     node_digests: Vec<u64>,
@@ -126,36 +103,21 @@ pub struct LevelledSlotTable {
     pos: Vec<u32>,
 }
 
-impl core::fmt::Debug for LevelledSlotTable {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("LevelledSlotTable")
-            .field("policy", &LEVELLED_SLOTS_POLICY)
-            .field("slots", &self.table.len())
-            .field("placement", &self.placement)
-            .finish()
-    }
-}
-
-impl LevelledSlotTable {
+impl Levelled {
     /// The first table of `placement` with `slots` slots (1 to 2^24): every node gets its share
     /// of the slots rounded by largest remainder, as one run of consecutive slots, the nodes in
     /// node-digest order.
-    ///
-    /// Cost (POLICIES.md, slot-table (v2), "Cost"): [`MAX_SLOTS`] caps `slots`
-    /// ([`Error::InvalidSlotCount`]); a table holds about 28 bytes per slot. An add or a weight
-    /// increase looks at each slot about once; a removal or a weight decrease looks at the
-    /// changed node's slots once per node that takes some of them.
-    pub fn new(placement: &Placement, slots: u64) -> Result<LevelledSlotTable, Error> {
+    pub(super) fn new(placement: &Placement, slots: u64) -> Result<Levelled, Error> {
         if slots == 0 || slots > MAX_SLOTS {
             return Err(Error::InvalidSlotCount { value: slots });
         }
         let s = slots as u32;
         let seed = placement.seed();
-        let mut key = Vec::with_capacity(LEVELLED_SLOT_KEY_PREFIX.len() + 4);
+        let mut key = Vec::with_capacity(KEY_PREFIX.len() + 4);
         let slot_digests = (0..s)
             .map(|slot| {
                 key.clear();
-                key.extend_from_slice(LEVELLED_SLOT_KEY_PREFIX);
+                key.extend_from_slice(KEY_PREFIX);
                 key.extend_from_slice(&slot.to_le_bytes());
                 key_digest(&seed, &key)
             })
@@ -187,7 +149,7 @@ impl LevelledSlotTable {
             quota[i] += 1;
         }
         order.sort_by(|&a, &b| by_id(a, b));
-        let mut t = LevelledSlotTable {
+        let mut t = Levelled {
             placement: placement.clone(),
             slot_digests,
             node_digests,
@@ -205,105 +167,23 @@ impl LevelledSlotTable {
         Ok(t)
     }
 
-    /// Number of slots.
-    pub fn slots(&self) -> u32 {
-        self.table.len() as u32
-    }
-
-    /// The placement the table holds the nodes of.
-    pub fn placement(&self) -> &Placement {
+    pub(super) fn placement(&self) -> &Placement {
         &self.placement
     }
 
-    /// The slot of `key`: `floor(key_digest * slots / 2^64)` with the hrw-v1 key digest.
-    #[inline]
-    pub fn slot(&self, key: impl AsRef<[u8]>) -> u32 {
-        slot_of_digest(
-            key_digest(&self.placement.seed(), key.as_ref()),
-            self.slots(),
-        )
-    }
-
-    /// The node that owns `slot`.
-    pub fn owner_of_slot(&self, slot: u64) -> Result<NodeRef<'_>, Error> {
-        let index = self.owner_index_of_slot(slot)?;
-        Ok(self.node_ref(index))
-    }
-
-    /// The build-order index of the node that owns `slot`.
-    pub fn owner_index_of_slot(&self, slot: u64) -> Result<usize, Error> {
-        owner_in(&self.table, slot)
-    }
-
-    /// The owner of `key`: the owner of its slot.
-    #[inline]
-    pub fn owner(&self, key: impl AsRef<[u8]>) -> NodeRef<'_> {
-        self.node_ref(self.owner_index(key))
-    }
-
-    /// The build-order index of the owner of `key`.
-    #[inline]
-    pub fn owner_index(&self, key: impl AsRef<[u8]>) -> usize {
-        self.table[self.slot(key) as usize] as usize
-    }
-
     /// The owner (build-order index) of every slot, in slot order.
-    pub fn assignments(&self) -> &[u32] {
+    pub(super) fn assignments(&self) -> &[u32] {
         &self.table
     }
 
     /// How many slots each node holds, by build-order index.
-    pub fn slot_counts(&self) -> Vec<u32> {
+    pub(super) fn slot_counts(&self) -> Vec<u32> {
         self.slots_of.iter().map(|l| l.len() as u32).collect()
     }
 
-    /// The table after appending `node` to the membership: the node takes its share. A copy of
-    /// the table with [`LevelledSlotTable::add_node`] applied.
-    pub fn with_node(&self, node: Node) -> Result<LevelledSlotTable, Error> {
-        let mut t = self.clone();
-        t.add_node(node)?;
-        Ok(t)
-    }
-
-    /// The table after removing the node of this id: its slots go to the least loaded nodes. A
-    /// copy of the table with [`LevelledSlotTable::remove_node`] applied.
-    pub fn without_node(&self, id: impl AsRef<[u8]>) -> Result<LevelledSlotTable, Error> {
-        let mut t = self.clone();
-        t.remove_node(id)?;
-        Ok(t)
-    }
-
-    /// The table after giving the node of this id another weight: it takes slots from the most
-    /// loaded nodes or gives its slots to the least loaded until it holds its new share. A copy
-    /// of the table with [`LevelledSlotTable::set_weight`] applied.
-    pub fn with_weight(
-        &self,
-        id: impl AsRef<[u8]>,
-        weight: Weight,
-    ) -> Result<LevelledSlotTable, Error> {
-        let mut t = self.clone();
-        t.set_weight(id, weight)?;
-        Ok(t)
-    }
-
-    /// Appends `node` to the membership in place: the node takes its share, and only the slots
-    /// it takes change. On an error (a duplicate id, too many nodes) the table is unchanged.
-    ///
-    /// ```
-    /// use hrwhash::policy::LevelledSlotTable;
-    /// use hrwhash::{Node, Placement};
-    ///
-    /// let mut table = LevelledSlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
-    /// let copy = table.with_node(Node::new("d"))?;
-    /// table.add_node(Node::new("d"))?;
-    /// assert_eq!(table.assignments(), copy.assignments());
-    /// assert!(table.add_node(Node::new("a")).is_err());
-    /// assert_eq!(table.assignments(), copy.assignments());
-    /// # Ok::<(), hrwhash::Error>(())
-    /// ```
-    pub fn add_node(&mut self, node: Node) -> Result<(), Error> {
-        // Every fallible step comes before the first write, so an error leaves the table as it was.
-        let placement = self.placement.with_node(node)?;
+    /// Moves to `placement`, which is this table's membership with one node appended: the node
+    /// takes its share, and only the slots it takes change.
+    pub(super) fn add(&mut self, placement: Placement) {
         let index = placement.len() - 1;
         self.node_digests.push(node_digest(
             &placement.seed(),
@@ -313,18 +193,12 @@ impl LevelledSlotTable {
         self.placement = placement;
         let weights = fixed_weights(&self.placement);
         self.level(index, &weights);
-        Ok(())
     }
 
-    /// Removes the node of this id in place: its slots go one at a time to the least loaded
-    /// nodes, and the nodes after it in build order move down one index. On an error
-    /// ([`Error::UnknownNode`], [`Error::EmptyMembership`], [`Error::AllWeightsZero`]) the table
-    /// is unchanged.
-    pub fn remove_node(&mut self, id: impl AsRef<[u8]>) -> Result<(), Error> {
-        let id = id.as_ref();
-        let gone = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
-        // Fails as draining the node would (AllWeightsZero), or with EmptyMembership.
-        let placement = self.placement.without_node(id)?;
+    /// Moves to `placement`, which is this table's membership without the node at `gone`: its
+    /// slots go one at a time to the least loaded nodes, and the nodes after it in build order
+    /// move down one index.
+    pub(super) fn remove(&mut self, placement: Placement, gone: usize) {
         // Drained first (the membership with the node at weight 0), then dropped from the list.
         let mut weights = fixed_weights(&self.placement);
         weights[gone] = 0;
@@ -339,28 +213,18 @@ impl LevelledSlotTable {
             *o -= u32::from(*o > gone);
         }
         self.placement = placement;
-        Ok(())
     }
 
-    /// Gives the node of this id another weight in place: it takes slots from the most loaded
-    /// nodes or gives its slots to the least loaded until it holds its new share. On an error
-    /// ([`Error::UnknownNode`], [`Error::AllWeightsZero`]) the table is unchanged.
-    pub fn set_weight(&mut self, id: impl AsRef<[u8]>, weight: Weight) -> Result<(), Error> {
-        let id = id.as_ref();
-        let index = self.placement.find(id).ok_or(Error::UnknownNode)?.index();
-        self.placement = self.placement.with_weight(id, weight)?;
+    /// Moves to `placement`, which is this table's membership with another weight at `index`: the
+    /// node takes slots from the most loaded nodes or gives its slots to the least loaded until it
+    /// holds its new share.
+    pub(super) fn reweight(&mut self, placement: Placement, index: usize) {
+        self.placement = placement;
         let weights = fixed_weights(&self.placement);
         self.level(index, &weights);
-        Ok(())
     }
 
     // ---- changes ---------------------------------------------------------------------------
-
-    fn node_ref(&self, index: usize) -> NodeRef<'_> {
-        self.placement
-            .node(index)
-            .expect("table entries are node indices of the placement")
-    }
 
     /// Moves slots to or from node `j` until it holds `round(S * W_j / T)` (POLICIES.md, "Levelling").
     /// `weights` are the fixed-point weights of the membership after the change, in build
@@ -392,7 +256,7 @@ impl LevelledSlotTable {
                 }
             }
         }
-        let load = |t: &LevelledSlotTable, i: usize| Load {
+        let load = |t: &Levelled, i: usize| Load {
             held: t.slots_of[i].len() as u32,
             weight: weights[i],
             digest: t.node_digests[i],
@@ -459,7 +323,8 @@ fn fixed_weights(placement: &Placement) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Seed;
+    use crate::policy::SlotTable;
+    use crate::{Node, Seed, Weight};
     use alloc::format;
     use alloc::vec;
 
@@ -485,7 +350,7 @@ mod tests {
             .collect();
         let sd: Vec<u64> = (0..table.len() as u32)
             .map(|s| {
-                let mut k = LEVELLED_SLOT_KEY_PREFIX.to_vec();
+                let mut k = KEY_PREFIX.to_vec();
                 k.extend_from_slice(&s.to_le_bytes());
                 key_digest(&seed, &k)
             })
@@ -535,7 +400,7 @@ mod tests {
     #[test]
     fn first_table_is_runs_of_largest_remainder_shares() {
         let p = fleet(7, &[1.0, 2.0, 0.0, 0.5]);
-        let t = LevelledSlotTable::new(&p, 100).unwrap();
+        let t = SlotTable::new(&p, 100).unwrap();
         let counts = t.slot_counts();
         assert_eq!(counts.iter().sum::<u32>(), 100);
         let total: f64 = p.node_specs().iter().map(|n| n.weight().to_f64()).sum();
@@ -555,7 +420,7 @@ mod tests {
 
     #[test]
     fn changes_follow_the_literal_rule_and_move_only_the_changed_node() {
-        let mut t = LevelledSlotTable::new(&fleet(9, &[1.0, 2.0]), 97).unwrap();
+        let mut t = SlotTable::new(&fleet(9, &[1.0, 2.0]), 97).unwrap();
         let steps: [(&str, &str, f64); 9] = [
             ("add", "new0", 1.0),
             ("remove", "n3", 0.0),
@@ -626,7 +491,8 @@ mod tests {
     /// Everything a table holds, for comparing two tables field by field.
     type State = (Vec<u32>, Vec<Vec<u32>>, Vec<u32>, Vec<u64>, Vec<Node>, Seed);
 
-    fn state(t: &LevelledSlotTable) -> State {
+    fn state(t: &SlotTable) -> State {
+        let t = t.levelled();
         (
             t.table.clone(),
             t.slots_of.clone(),
@@ -638,7 +504,8 @@ mod tests {
     }
 
     /// The slot lists and positions agree with the table, and the digests with the placement.
-    fn assert_consistent(t: &LevelledSlotTable) {
+    fn assert_consistent(t: &SlotTable) {
+        let t = t.levelled();
         assert_eq!(t.slots_of.len(), t.placement.len());
         assert_eq!(t.node_digests.len(), t.placement.len());
         for (i, list) in t.slots_of.iter().enumerate() {
@@ -687,7 +554,7 @@ mod tests {
         ) {
             let mut weights = weights;
             weights[0] = 1.0;
-            let mut t = LevelledSlotTable::new(&fleet(n, &weights), slots).unwrap();
+            let mut t = SlotTable::new(&fleet(n, &weights), slots).unwrap();
             for change in changes {
                 let before = state(&t);
                 let len = t.placement().len();
@@ -754,7 +621,7 @@ mod tests {
             node_digest(&seed, lo.as_bytes())
         );
         let p = Placement::new([hi, "x", lo, "y"]).unwrap();
-        let mut t = LevelledSlotTable::new(&p, 37).unwrap();
+        let mut t = SlotTable::new(&p, 37).unwrap();
         for (k, step) in [
             "add z", "remove x", "add w", "weight y", "remove z", "add v",
         ]
@@ -792,7 +659,7 @@ mod tests {
 
     #[test]
     fn errors_in_place_leave_the_table_unchanged() {
-        let mut t = LevelledSlotTable::new(&fleet(3, &[1.0]), 8).unwrap();
+        let mut t = SlotTable::new(&fleet(3, &[1.0]), 8).unwrap();
         let before = state(&t);
         assert_eq!(t.remove_node("zz").unwrap_err(), Error::UnknownNode);
         assert_eq!(
@@ -801,8 +668,9 @@ mod tests {
         );
         assert_eq!(
             t.add_node(Node::new("n1")).unwrap_err(),
+            // The index of the change in the table's history: none yet.
             Error::DuplicateNodeId {
-                index: 3,
+                index: 0,
                 first_index: 1
             }
         );
@@ -828,7 +696,7 @@ mod tests {
     #[test]
     fn a_change_looks_at_each_slot_about_once() {
         let slots = 1u64 << 16;
-        let mut t = LevelledSlotTable::new(&fleet(2, &[1.0]), slots).unwrap();
+        let mut t = Levelled::new(&fleet(2, &[1.0]), slots).unwrap();
         let placement = t.placement.with_node(Node::new("added")).unwrap();
         t.node_digests
             .push(node_digest(&placement.seed(), b"added"));
@@ -846,7 +714,7 @@ mod tests {
 
     #[test]
     fn equal_weights_stay_within_one_slot() {
-        let mut t = LevelledSlotTable::new(&fleet(40, &[1.0]), 1000).unwrap();
+        let mut t = SlotTable::new(&fleet(40, &[1.0]), 1000).unwrap();
         for k in 0..30 {
             t = if k % 3 == 2 {
                 t.without_node(format!("n{k}")).unwrap()
@@ -864,11 +732,11 @@ mod tests {
         let p = fleet(3, &[1.0]);
         for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
             assert_eq!(
-                LevelledSlotTable::new(&p, bad).unwrap_err(),
+                SlotTable::new(&p, bad).unwrap_err(),
                 Error::InvalidSlotCount { value: bad }
             );
         }
-        let t = LevelledSlotTable::new(&p, 8).unwrap();
+        let t = SlotTable::new(&p, 8).unwrap();
         for bad in [8u64, u64::MAX] {
             assert_eq!(
                 t.owner_of_slot(bad).unwrap_err(),
@@ -885,8 +753,9 @@ mod tests {
         );
         assert_eq!(
             t.with_node(Node::new("n1")).unwrap_err(),
+            // The index of the change in the table's history: none yet.
             Error::DuplicateNodeId {
-                index: 3,
+                index: 0,
                 first_index: 1
             }
         );

@@ -1,24 +1,6 @@
-//! Slot histories (`conformance/SLOT-HISTORY.md`, format `hrwhash-slot-history-v1`): the
-//! document that makes a [`LevelledSlotTable`] a shared fact. A slot-table-v2 table depends on
-//! the order of its changes, which a view cannot carry, so the history holds the first membership,
-//! the number of slots and the ordered changes; every client that replays them holds the same
-//! table, and compares it with others by its [`TableFingerprint`].
-//!
-//! ```
-//! use hrwhash::policy::{SlotChange, SlotHistory};
-//! use hrwhash::{Node, Placement, Weight};
-//!
-//! let mut history = SlotHistory::new(Placement::new(["a", "b", "c"])?, 64, 1)?;
-//! history.push(SlotChange::Add(Node::new("d")))?;
-//! history.push(SlotChange::Remove(b"a".to_vec()))?;
-//! let text = history.to_json();
-//! let loaded = SlotHistory::from_json(&text)?; // what every client loads
-//! assert_eq!(loaded.table_fingerprint(), history.table_fingerprint());
-//! assert_eq!(loaded.table().owner("user:42").id(), history.table().owner("user:42").id());
-//! // The history ends at the published view of the membership.
-//! assert_eq!(loaded.view().fingerprint(), history.view().fingerprint());
-//! # Ok::<(), hrwhash::Error>(())
-//! ```
+//! The document of a slot table (`conformance/SLOT-HISTORY.md`, format `hrwhash-slot-history-v1`):
+//! its first membership, number of slots, mode and ordered changes, written and loaded, and the
+//! table fingerprint that compares two tables.
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -28,34 +10,19 @@ use core::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use sha2::{Digest, Sha256};
 
+use super::{Ranked, SlotChange, SlotMode, SlotTable, Table, MAX_CHANGES, MAX_SLOTS};
 use crate::error::ViewFault;
-use crate::policy::levelled_slots::{LevelledSlotTable, LEVELLED_SLOTS_POLICY};
 use crate::view::json::{
     self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
 };
 use crate::view::{
-    fault, parse_epoch, parse_node, representable, string, unhex, weight_decimal, write_text,
-    SeedFingerprint, ViewFingerprint,
+    fault, parse_epoch, parse_node, string, unhex, weight_decimal, write_text, SeedFingerprint,
+    ViewFingerprint,
 };
 use crate::{Error, Node, Placement, Seed, View, Weight};
 
 /// The format tag of a slot history document.
 pub const SLOT_HISTORY_FORMAT: &str = "hrwhash-slot-history-v1";
-
-/// The most changes a history holds (SLOT-HISTORY.md, "Limits"): replaying one costs about one
-/// pass over the slots, so this bounds what loading a document can cost.
-pub const MAX_CHANGES: usize = 65_536;
-
-/// One change of a slot history, replayed as the [`LevelledSlotTable`] call of the same name.
-#[derive(Clone, Debug, PartialEq)]
-pub enum SlotChange {
-    /// Append a node ([`LevelledSlotTable::with_node`]).
-    Add(Node),
-    /// Remove the node of this id ([`LevelledSlotTable::without_node`]).
-    Remove(Vec<u8>),
-    /// Give the node of this id another weight ([`LevelledSlotTable::with_weight`]).
-    Weight(Vec<u8>, Weight),
-}
 
 /// The 128-bit digest of a table: the final membership's view fingerprint, the number of slots
 /// and every slot's owner by its rank in id order, so it does not depend on build order.
@@ -86,64 +53,21 @@ impl fmt::Debug for TableFingerprint {
     }
 }
 
-/// A first membership, a number of slots, an epoch and ordered changes, with the table they give.
-#[derive(Clone)]
-pub struct SlotHistory {
-    initial: Placement,
-    epoch: u64,
-    changes: Vec<SlotChange>,
-    table: LevelledSlotTable,
-}
-
-impl fmt::Debug for SlotHistory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SlotHistory")
-            .field("epoch", &self.epoch)
-            .field("slots", &self.table.slots())
-            .field("initial", &self.initial.len())
-            .field("changes", &self.changes.len())
-            .finish()
-    }
-}
-
-impl SlotHistory {
-    /// A history with no change yet: the first table of `initial` with `slots` slots (1 to 2^24).
-    /// Fails like [`LevelledSlotTable::new`], and with `InvalidView` (field `initial.weight`,
-    /// reason `not_representable`) for a weight no JSON number holds exactly.
-    pub fn new(initial: Placement, slots: u64, epoch: u64) -> Result<SlotHistory, Error> {
-        let table = LevelledSlotTable::new(&initial, slots)?;
-        if let Some(i) = initial
-            .node_specs()
-            .iter()
-            .position(|n| !representable(n.weight()))
-        {
-            return Err(fault(
-                "initial.weight",
-                Some(i),
-                ViewFault::NotRepresentable,
-            ));
-        }
-        Ok(SlotHistory {
-            initial,
-            epoch,
-            changes: Vec::new(),
-            table,
-        })
+impl SlotTable {
+    /// Loads a table's document written for the default seed. See [`SlotTable::from_json_bytes`].
+    pub fn from_json(text: &str) -> Result<SlotTable, Error> {
+        SlotTable::from_json_bytes(text.as_bytes(), Seed::DEFAULT)
     }
 
-    /// Loads a history written for the default seed. See [`SlotHistory::from_json_bytes`].
-    pub fn from_json(text: &str) -> Result<SlotHistory, Error> {
-        SlotHistory::from_json_bytes(text.as_bytes(), Seed::DEFAULT)
-    }
-
-    /// Loads a history, placing keys with `seed`, and replays its changes; fails with the first
-    /// fault SLOT-HISTORY.md, "Loading", names, in its order.
+    /// Loads a table's document (SLOT-HISTORY.md), placing keys with `seed`, and replays its
+    /// changes; fails with the first fault SLOT-HISTORY.md, "Loading", names, in its order.
     ///
     /// Cost (SLOT-HISTORY.md, "Limits and growth"): at most [`MAX_CHANGES`] changes (`InvalidView`
     /// field `changes`, `out_of_range`) and `2^24` slots (`InvalidSlotCount`), both checked
-    /// before the first table is built; replaying costs about one pass over the slots per
-    /// change. A file is read with [`crate::view::read_document`] (at most 1 GiB).
-    pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<SlotHistory, Error> {
+    /// before the first table is built; replaying a levelled table costs about one pass over the
+    /// slots per change, a ranked one is built once from the final membership. A file is read
+    /// with [`crate::view::read_document`] (at most 1 GiB).
+    pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<SlotTable, Error> {
         let raw = parse(bytes)?;
         let parsed = check_document(raw)?;
         let initial = Placement::from_nodes(seed, parsed.initial)?;
@@ -154,95 +78,50 @@ impl SlotHistory {
         if !matches {
             return Err(Error::SeedMismatch);
         }
-        let mut history = SlotHistory::new(initial, parsed.slots, parsed.epoch)?;
-        history.changes.reserve_exact(parsed.changes.len());
-        for change in parsed.changes {
-            history.push(change)?;
-        }
-        Ok(history)
-    }
-
-    /// Applies one more change in place; on error the history is unchanged. The errors are the
-    /// table's (`UnknownNode`, `AllWeightsZero`, ...), with the change's position in the
-    /// history as the `index` of `EmptyNodeId` and `DuplicateNodeId`.
-    pub fn push(&mut self, change: SlotChange) -> Result<(), Error> {
-        let at = self.changes.len();
-        if at >= MAX_CHANGES {
-            return Err(fault("changes", Some(at), ViewFault::OutOfRange));
-        }
-        let weight = match &change {
-            SlotChange::Add(node) => Some(node.weight()),
-            SlotChange::Weight(_, w) => Some(*w),
-            SlotChange::Remove(_) => None,
-        };
-        if weight.is_some_and(|w| !representable(w)) {
-            return Err(fault(
-                "changes.weight",
-                Some(at),
-                ViewFault::NotRepresentable,
-            ));
-        }
-        // In place: a failed change leaves the table as it was.
-        match &change {
-            SlotChange::Add(node) => self.table.add_node(node.clone()).map_err(|e| match e {
-                Error::EmptyNodeId { .. } => Error::EmptyNodeId { index: at },
-                Error::DuplicateNodeId { first_index, .. } => Error::DuplicateNodeId {
-                    index: at,
-                    first_index,
-                },
-                e => e,
-            })?,
-            SlotChange::Remove(id) => self.table.remove_node(id)?,
-            SlotChange::Weight(id, w) => self.table.set_weight(id, *w)?,
-        }
-        self.changes.push(change);
-        Ok(())
-    }
-
-    /// The history with one more change.
-    pub fn with_change(&self, change: SlotChange) -> Result<SlotHistory, Error> {
-        let mut next = self.clone();
-        next.push(change)?;
-        Ok(next)
-    }
-
-    /// The same history at another epoch.
-    pub fn with_epoch(&self, epoch: u64) -> SlotHistory {
-        SlotHistory {
-            epoch,
-            ..self.clone()
+        match parsed.mode {
+            SlotMode::Levelled => {
+                let mut table = SlotTable::new(&initial, parsed.slots)?.with_epoch(parsed.epoch);
+                table.changes.reserve_exact(parsed.changes.len());
+                for change in parsed.changes {
+                    table.push(change)?;
+                }
+                Ok(table)
+            }
+            SlotMode::Ranked { overload_ppm } => {
+                // The table depends only on the final membership: one build, not one per change.
+                super::check_initial(&initial)?;
+                let mut placement = initial.clone();
+                for (at, change) in parsed.changes.iter().enumerate() {
+                    placement = super::step(&placement, change, at)?.0;
+                }
+                let table = Ranked::new(&placement, parsed.slots, overload_ppm)?;
+                Ok(SlotTable {
+                    initial,
+                    epoch: parsed.epoch,
+                    changes: parsed.changes,
+                    table: Table::Ranked(table),
+                })
+            }
         }
     }
 
-    /// The table the changes lead to.
-    pub fn table(&self) -> &LevelledSlotTable {
-        &self.table
-    }
-
-    /// The first membership, in build order.
-    pub fn initial(&self) -> &Placement {
-        &self.initial
-    }
-
-    /// The changes, in the order they apply.
-    pub fn changes(&self) -> &[SlotChange] {
-        &self.changes
-    }
-
-    /// The epoch (that of the final membership's view).
-    pub fn epoch(&self) -> u64 {
-        self.epoch
-    }
-
-    /// The final membership as a view at the history's epoch, to compare with a published view.
+    /// The current membership as a view at the table's epoch, to compare with a published view
+    /// (SLOT-HISTORY.md 4.2).
     pub fn view(&self) -> View {
-        View::new(self.table.placement().clone(), self.epoch)
-            .expect("every weight of a history is checked to be representable")
+        View::new(self.placement().clone(), self.epoch)
+            .expect("every weight of a slot table is checked to be representable")
     }
 
-    /// SLOT-HISTORY.md, "Table fingerprint".
-    pub fn table_fingerprint(&self) -> TableFingerprint {
-        let placement = self.table.placement();
+    /// The current membership's view fingerprint.
+    pub fn view_fingerprint(&self) -> ViewFingerprint {
+        self.view().fingerprint()
+    }
+
+    /// The table fingerprint (SLOT-HISTORY.md 4.1): the mode, the current membership, the number
+    /// of slots and every slot's owner named by its id's rank, so two tables with equal
+    /// fingerprints give every key to the same node id, whatever their build order or history.
+    pub fn fingerprint(&self) -> TableFingerprint {
+        let placement = self.placement();
         let nodes = placement.node_specs();
         let mut by_id: Vec<usize> = (0..nodes.len()).collect();
         by_id.sort_unstable_by(|&a, &b| nodes[a].id().cmp(nodes[b].id()));
@@ -250,23 +129,25 @@ impl SlotHistory {
         for (r, &i) in by_id.iter().enumerate() {
             rank[i] = r as u32;
         }
+        let mode = self.mode();
+        let policy = mode.policy();
         let mut h = Sha256::new();
-        h.update((LEVELLED_SLOTS_POLICY.len() as u64).to_le_bytes());
-        h.update(LEVELLED_SLOTS_POLICY.as_bytes());
+        h.update((policy.len() as u64).to_le_bytes());
+        h.update(policy.as_bytes());
+        if let SlotMode::Ranked { overload_ppm } = mode {
+            // A flag byte, so that no bound is told apart from every bound.
+            h.update([u8::from(overload_ppm.is_some())]);
+            h.update(overload_ppm.unwrap_or(0).to_le_bytes());
+        }
         h.update(self.view().fingerprint().to_bytes());
-        h.update(u64::from(self.table.slots()).to_le_bytes());
-        for &owner in self.table.assignments() {
+        h.update(u64::from(self.slots()).to_le_bytes());
+        for &owner in self.assignments() {
             h.update(rank[owner as usize].to_le_bytes());
         }
         let digest = h.finalize();
         let mut out = [0u8; 16];
         out.copy_from_slice(&digest[..16]);
         TableFingerprint(out)
-    }
-
-    /// The final membership's view fingerprint.
-    pub fn view_fingerprint(&self) -> ViewFingerprint {
-        self.view().fingerprint()
     }
 
     /// The canonical JSON form (SLOT-HISTORY.md, "Canonical form"): the first membership in id
@@ -276,8 +157,14 @@ impl SlotHistory {
         out.push_str("{\n  \"format\": \"");
         out.push_str(SLOT_HISTORY_FORMAT);
         out.push_str("\",\n  \"policy\": \"");
-        out.push_str(LEVELLED_SLOTS_POLICY);
-        out.push_str("\",\n  \"epoch\": \"");
+        out.push_str(self.mode().policy());
+        if let Some(p) = self.overload_ppm() {
+            out.push_str("\",\n  \"overload_ppm\": ");
+            out.push_str(&p.to_string());
+            out.push_str(",\n  \"epoch\": \"");
+        } else {
+            out.push_str("\",\n  \"epoch\": \"");
+        }
         out.push_str(&self.epoch.to_string());
         let seed = self.initial.seed();
         if seed == Seed::DEFAULT {
@@ -288,7 +175,7 @@ impl SlotHistory {
             out.push_str("\",\n");
         }
         out.push_str("  \"slots\": ");
-        out.push_str(&self.table.slots().to_string());
+        out.push_str(&self.slots().to_string());
         out.push_str(",\n  \"initial\": [\n");
         let mut nodes: Vec<&Node> = self.initial.node_specs().iter().collect();
         nodes.sort_unstable_by(|a, b| a.id().cmp(b.id()));
@@ -343,9 +230,10 @@ fn write_node(out: &mut String, node: &Node) {
 
 // ---- loading --------------------------------------------------------------------------------
 
-const TOP_MEMBERS: [&str; 8] = [
+const TOP_MEMBERS: [&str; 9] = [
     "format",
     "policy",
+    "overload_ppm",
     "epoch",
     "seed",
     "seed_fingerprint",
@@ -368,12 +256,13 @@ enum List<T> {
 struct RawHistory<'de> {
     fault: Fault<'de>,
     /// `format` .. `slots`, in the order of [`TOP_MEMBERS`].
-    members: [Option<Scalar<'de>>; 6],
+    members: [Option<Scalar<'de>>; 7],
     initial: Option<List<Node>>,
     changes: Option<List<SlotChange>>,
 }
 
 struct Parsed {
+    mode: SlotMode,
     epoch: u64,
     seed_fingerprint: Option<[u8; 8]>,
     slots: u64,
@@ -471,15 +360,37 @@ fn check_document(doc: Option<RawHistory<'_>>) -> Result<Parsed, Error> {
     if let Some((name, reason)) = doc.fault {
         return Err(fault(&name, None, reason));
     }
-    let [format, policy, epoch, seed, seed_fingerprint, slots] = &doc.members;
-    for (value, name, want) in [
-        (format, "format", SLOT_HISTORY_FORMAT),
-        (policy, "policy", LEVELLED_SLOTS_POLICY),
-    ] {
-        if string(required(value, name)?, name, None)? != want {
-            return Err(fault(name, None, ViewFault::Unsupported));
-        }
+    let [format, policy, overload_ppm, epoch, seed, seed_fingerprint, slots] = &doc.members;
+    if string(required(format, "format")?, "format", None)? != SLOT_HISTORY_FORMAT {
+        return Err(fault("format", None, ViewFault::Unsupported));
     }
+    let levelled = match string(required(policy, "policy")?, "policy", None)? {
+        super::SLOT_TABLE_POLICY => true,
+        super::RANKED_SLOT_TABLE_POLICY => false,
+        _ => return Err(fault("policy", None, ViewFault::Unsupported)),
+    };
+    let mode = match (levelled, overload_ppm) {
+        (true, None) => SlotMode::Levelled,
+        // A levelled table has no bound, as a default seed has no fingerprint.
+        (true, Some(_)) => return Err(fault("overload_ppm", None, ViewFault::Conflict)),
+        (false, None) => SlotMode::Ranked { overload_ppm: None },
+        (false, Some(Scalar::Number(p))) => {
+            let p = *p;
+            // Above 2^32 - 1 (whole or not) is out of range; a negative number or a fraction is
+            // not a bound at all. -0 is 0.
+            if p > f64::from(u32::MAX) {
+                return Err(fault("overload_ppm", None, ViewFault::OutOfRange));
+            }
+            if !(p >= 0.0 && f64::from(p as u32) == p) {
+                return Err(fault("overload_ppm", None, ViewFault::Invalid));
+            }
+            let p = p as u32;
+            SlotMode::Ranked {
+                overload_ppm: Some(p),
+            }
+        }
+        (false, Some(_)) => return Err(fault("overload_ppm", None, ViewFault::WrongType)),
+    };
     let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
     let seed_fingerprint = match string(required(seed, "seed")?, "seed", None)? {
         "default" => match seed_fingerprint {
@@ -504,12 +415,13 @@ fn check_document(doc: Option<RawHistory<'_>>) -> Result<Parsed, Error> {
         return Err(fault("slots", None, ViewFault::Invalid));
     }
     let slots = s as u64;
-    if slots == 0 || slots > crate::policy::slot_table::MAX_SLOTS {
+    if slots == 0 || slots > MAX_SLOTS {
         return Err(Error::InvalidSlotCount { value: slots });
     }
     let initial = list(doc.initial, "initial")?;
     let changes = list(doc.changes, "changes")?;
     Ok(Parsed {
+        mode,
         epoch,
         seed_fingerprint,
         slots,
@@ -646,7 +558,7 @@ impl<'de> Visitor<'de> for HistoryVisitor {
             &mut doc.members,
             &mut doc.fault,
             |map, i| {
-                if i == 6 {
+                if i == 7 {
                     initial = Some(map.next_value_seed(ListVisitor {
                         names: &NODE_MEMBERS,
                         limit: None,
@@ -676,8 +588,10 @@ impl<'de> Visitor<'de> for HistoryVisitor {
 mod tests {
     use super::*;
 
-    fn history() -> SlotHistory {
-        let mut h = SlotHistory::new(Placement::new(["b", "a", "c"]).unwrap(), 48, 3).unwrap();
+    fn history() -> SlotTable {
+        let mut h = SlotTable::new(&Placement::new(["b", "a", "c"]).unwrap(), 48)
+            .unwrap()
+            .with_epoch(3);
         h.push(SlotChange::Add(
             Node::new("d").with_weight(Weight::new(2.0).unwrap()),
         ))
@@ -695,16 +609,16 @@ mod tests {
         assert!(text.starts_with("{\n  \"format\": \"hrwhash-slot-history-v1\",\n"));
         assert!(text.contains("\"initial\": [\n    {\"id\": \"a\"},\n    {\"id\": \"b\"},\n"));
         assert!(text.contains("{\"op\": \"weight\", \"id\": \"c\", \"weight\": 0.5}\n  ]\n}\n"));
-        let back = SlotHistory::from_json(&text).unwrap();
+        let back = SlotTable::from_json(&text).unwrap();
         assert_eq!(back.to_json(), text);
-        assert_eq!(back.table().assignments(), h.table().assignments());
-        assert_eq!(back.table_fingerprint(), h.table_fingerprint());
+        assert_eq!(back.assignments(), h.assignments());
+        assert_eq!(back.fingerprint(), h.fingerprint());
     }
 
     #[test]
-    fn the_table_is_the_replayed_levelled_table() {
+    fn the_table_is_the_replayed_table_in_either_mode() {
         let p = Placement::new(["b", "a", "c"]).unwrap();
-        let t = LevelledSlotTable::new(&p, 48)
+        let t = SlotTable::new(&p, 48)
             .unwrap()
             .with_node(Node::new("d").with_weight(Weight::new(2.0).unwrap()))
             .unwrap()
@@ -712,11 +626,28 @@ mod tests {
             .unwrap()
             .with_weight("c", Weight::new(0.5).unwrap())
             .unwrap();
-        assert_eq!(history().table().assignments(), t.assignments());
+        assert_eq!(history().assignments(), t.assignments());
         assert_eq!(
             history().view().fingerprint(),
             View::new(t.placement().clone(), 3).unwrap().fingerprint()
         );
+        for ppm in [None, Some(0), Some(70_000), Some(u32::MAX)] {
+            let mut ranked = SlotTable::ranked(&p, 48, ppm).unwrap().with_epoch(3);
+            for c in history().changes() {
+                ranked.push(c.clone()).unwrap();
+            }
+            let text = ranked.to_json();
+            let loaded = SlotTable::from_json(&text).unwrap();
+            assert_eq!(loaded.assignments(), ranked.assignments());
+            assert_eq!(loaded.capacities(), ranked.capacities());
+            assert_eq!(loaded.fingerprint(), ranked.fingerprint());
+            assert_eq!(loaded.to_json(), text);
+            let fresh = SlotTable::ranked(ranked.placement(), 48, ppm).unwrap();
+            assert_eq!(loaded.assignments(), fresh.assignments());
+            // The history is not part of a ranked table's fingerprint; the bound is.
+            assert_eq!(fresh.with_epoch(3).fingerprint(), ranked.fingerprint());
+            assert_ne!(ranked.fingerprint(), history().fingerprint());
+        }
     }
 
     #[test]
@@ -794,18 +725,18 @@ mod tests {
             ("[]", "changes", ViewFault::WrongType),
         ] {
             assert_eq!(
-                SlotHistory::from_json(&doc(change)).unwrap_err(),
+                SlotTable::from_json(&doc(change)).unwrap_err(),
                 fault(field, Some(1), reason),
                 "{change}"
             );
         }
-        let ok = SlotHistory::from_json(&doc(
+        let ok = SlotTable::from_json(&doc(
             "{\"id_hex\": \"61\", \"op\": \"weight\", \"weight\": 2e0}",
         ))
         .unwrap();
         assert_eq!(ok.changes().len(), 2);
         assert_eq!(
-            ok.table().placement().node_specs()[0].weight(),
+            ok.placement().node_specs()[0].weight(),
             Weight::new(2.0).unwrap()
         );
     }
