@@ -176,9 +176,9 @@ fn placement_arg(py: Python<'_>, placement: &Bound<'_, PyAny>) -> PyResult<Py<Pl
     }
 }
 
-/// A mode argument: "levelled" or "ranked".
+/// A mode argument: "levelled" (the default) or "ranked", whose bound is read after it.
 fn mode_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<SlotMode> {
-    let Some(obj) = obj else {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(SlotMode::Levelled);
     };
     let Ok(text) = obj.cast::<PyString>() else {
@@ -190,7 +190,7 @@ fn mode_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<SlotMode
     };
     match text.to_str() {
         Ok("levelled") => Ok(SlotMode::Levelled),
-        Ok("ranked") => Ok(SlotMode::Ranked),
+        Ok("ranked") => Ok(SlotMode::Ranked { overload_ppm: None }),
         _ => Err(invalid_argument(
             py,
             format!(
@@ -205,7 +205,7 @@ fn mode_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<SlotMode
 fn mode_name(mode: SlotMode) -> &'static str {
     match mode {
         SlotMode::Levelled => "levelled",
-        SlotMode::Ranked => "ranked",
+        SlotMode::Ranked { .. } => "ranked",
     }
 }
 
@@ -270,9 +270,9 @@ fn add_change<'a, 'py>(
         .transpose()?;
     let domain = node_args(node, domain)?;
     no_options(options)?;
-    let mut n = Node::new(id_bytes(node, At::one("the node id"))?.to_vec());
+    let mut n = Node::new(id_bytes(node, At::one("the node id"))?);
     if let Some(d) = domain {
-        n = n.with_domain(id_bytes(d, At::one("the failure domain"))?.to_vec());
+        n = n.with_domain(id_bytes(d, At::one("the failure domain"))?);
     }
     if let Some(w) = weight {
         n = n.with_weight(args::free_weight_value(&w)?);
@@ -345,7 +345,7 @@ impl SlotTable {
             .detach(|| {
                 let table = match mode {
                     SlotMode::Levelled => CoreTable::new(core, slots),
-                    SlotMode::Ranked => CoreTable::ranked(core, slots, overload),
+                    SlotMode::Ranked { .. } => CoreTable::ranked(core, slots, overload),
                 }?;
                 Ok::<_, Error>(if epoch == 0 {
                     table
@@ -605,7 +605,10 @@ impl SlotTable {
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SlotTable>()?;
     m.add("SLOT_TABLE_POLICY", SlotMode::Levelled.policy())?;
-    m.add("RANKED_SLOT_TABLE_POLICY", SlotMode::Ranked.policy())?;
+    m.add(
+        "RANKED_SLOT_TABLE_POLICY",
+        SlotMode::Ranked { overload_ppm: None }.policy(),
+    )?;
     m.add("SLOT_HISTORY_FORMAT", hrwhash::policy::SLOT_HISTORY_FORMAT)?;
     Ok(())
 }
