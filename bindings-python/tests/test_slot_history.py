@@ -82,6 +82,18 @@ def test_same_membership_other_order(case: Dict[str, Any]) -> None:
         assert a.fingerprint == b.fingerprint
 
 
+@pytest.mark.parametrize("case", DATA["order_independent"], ids=lambda c: c["name"])
+def test_ranked_order_independent(case: Dict[str, Any]) -> None:
+    a, b = SlotTable.from_json(case["a"]), SlotTable.from_json(case["b"])
+    assert a.mode == b.mode == "ranked"
+    assert a.view().fingerprint == b.view().fingerprint == case["view_fingerprint"]
+    assert a.fingerprint == b.fingerprint == case["table_fingerprint"]
+    assert a.assignments() == b.assignments() and a.to_json() != b.to_json()
+    # The table of a ranked history is the ranked table of its final membership.
+    fresh = SlotTable(a.placement, a.slots, mode="ranked", overload_ppm=a.overload_ppm)
+    assert fresh.assignments() == a.assignments()
+
+
 @pytest.mark.parametrize("case", DATA["equivalent"], ids=lambda c: c["name"])
 def test_equivalent(case: Dict[str, Any]) -> None:
     t = SlotTable.from_json(case["document"])
@@ -109,7 +121,11 @@ def test_invalid(case: Dict[str, Any]) -> None:
 
 def test_file_is_the_one_this_suite_reads() -> None:
     assert DATA["format"] == hrwhash.SLOT_HISTORY_FORMAT == "hrwhash-slot-history-v1"
-    assert len(DATA["valid"]) >= 7 and len(DATA["invalid"]) >= 70
+    assert len(DATA["valid"]) >= 10 and len(DATA["invalid"]) >= 90
+    # Both modes are covered by the vectors.
+    policies = {json.loads(c["canonical"])["policy"] for c in DATA["valid"]}
+    assert policies == {"slot-table-v1", "slot-table-v2"}
+    assert len(DATA["order_independent"]) >= 3
 
 
 @pytest.mark.parametrize("mode", ["levelled", "ranked"])
