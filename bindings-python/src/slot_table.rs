@@ -21,8 +21,7 @@ use hrwhash::policy::{SlotChange, SlotMode, SlotTable as CoreTable};
 use hrwhash::{Error, Node};
 
 use crate::args::{
-    self, check_id, count_arg, id_bytes, key_bytes, no_options, seed_arg, type_name, weight_arg,
-    At,
+    self, check_id, count_arg, id_bytes, key_bytes, no_options, seed_arg, type_name, weight_arg, At,
 };
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::view::{epoch_arg, placement_of, View};
@@ -43,32 +42,38 @@ struct State {
 }
 
 impl State {
+    /// A copy, the table copied with the interpreter released (it may hold 2**24 slots).
     fn clone_ref(&self, py: Python<'_>) -> State {
+        let inner = &self.inner;
         State {
-            inner: self.inner.clone(),
+            inner: py.detach(|| inner.clone()),
             placement: self.placement.clone_ref(py),
             initial: self.initial.clone_ref(py),
         }
     }
 
     /// Applies `change` in place; on error nothing changes. `id` is the Python object of the
-    /// changed node's id, `domain` that of an added node's failure domain.
+    /// changed node's id, `domain` that of an added node's failure domain. The core's error is
+    /// handed back to be raised once the lock is released: raising runs Python code.
     fn apply(
         &mut self,
         py: Python<'_>,
         change: SlotChange,
         id: &Bound<'_, PyAny>,
         domain: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<Result<(), Error>> {
         // The position of a removed node, read before the change takes it away.
         let edit = match &change {
             SlotChange::Add(_) => Edit::Add,
-            SlotChange::Remove(id) => Edit::Remove(self.inner.placement().find(id).map(|n| n.index())),
+            SlotChange::Remove(id) => {
+                Edit::Remove(self.inner.placement().find(id).map(|n| n.index()))
+            }
             SlotChange::Weight(..) => Edit::Weight,
         };
         let inner = &mut self.inner;
-        py.detach(|| inner.push(change))
-            .map_err(|e| error(py, e, None))?;
+        if let Err(e) = py.detach(|| inner.push(change)) {
+            return Ok(Err(e));
+        }
         // The change is in: the placement follows it, ids kept as the caller gave them.
         let old = self.placement.get();
         let mut ids = old.clone_ids(py);
@@ -98,7 +103,7 @@ impl State {
         }
         let placement = Placement::wrap(self.inner.placement().clone(), ids, domains);
         self.placement = Py::new(py, placement)?;
-        Ok(())
+        Ok(Ok(()))
     }
 }
 
@@ -118,7 +123,8 @@ impl SlotTable {
     }
 
     fn read(&self, py: Python<'_>) -> RwLockReadGuard<'_, State> {
-        // A change that fails leaves the state as it was, so a poisoned lock holds a whole state.
+        // Only a panic poisons the lock, and the core's changes do not panic: they check first and
+        // then change the table.
         self.state
             .read_py_attached(py)
             .unwrap_or_else(|e| e.into_inner())
@@ -139,7 +145,9 @@ impl SlotTable {
         domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<SlotTable> {
         let mut state = self.read(py).clone_ref(py);
-        state.apply(py, change, id, domain)?;
+        state
+            .apply(py, change, id, domain)?
+            .map_err(|e| error(py, e, None))?;
         Ok(SlotTable::of(state))
     }
 
@@ -151,7 +159,8 @@ impl SlotTable {
         id: &Bound<'_, PyAny>,
         domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        self.write(py).apply(py, change, id, domain)
+        let applied = self.write(py).apply(py, change, id, domain)?;
+        applied.map_err(|e| error(py, e, None))
     }
 }
 
@@ -464,12 +473,13 @@ impl SlotTable {
             }
             Err(e) => return Err(e),
         };
-        let state = self.read(py);
-        let index = state
-            .inner
-            .owner_index_of_slot(s)
-            .map_err(|e| error(py, e, Some(format!("slot {slot}"))))?;
-        Ok(state.placement.get().id(py, index))
+        // The guard goes before the error is raised: a slot's str() may be Python code.
+        let owner = {
+            let state = self.read(py);
+            let index = state.inner.owner_index_of_slot(s);
+            index.map(|i| state.placement.get().id(py, i))
+        };
+        owner.map_err(|e| error(py, e, Some(format!("slot {slot}"))))
     }
 
     /// The owner of `key`: the owner of its slot.
@@ -572,8 +582,9 @@ impl SlotTable {
     fn with_epoch(&self, py: Python<'_>, epoch: &Bound<'_, PyAny>) -> PyResult<SlotTable> {
         let epoch = epoch_arg(py, epoch)?;
         let state = self.read(py);
+        let inner = &state.inner;
         Ok(SlotTable::of(State {
-            inner: state.inner.with_epoch(epoch),
+            inner: py.detach(|| inner.with_epoch(epoch)),
             placement: state.placement.clone_ref(py),
             initial: state.initial.clone_ref(py),
         }))
