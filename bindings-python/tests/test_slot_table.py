@@ -279,6 +279,7 @@ def test_writers_and_readers_on_many_threads() -> None:
     nodes = [f"n{i}" for i in range(8)]
     table = SlotTable(Placement(nodes), 4096)
     errors: List[BaseException] = []
+    reads: List[int] = []
     stop = threading.Event()
 
     def writer(w: int) -> None:
@@ -301,6 +302,7 @@ def test_writers_and_readers_on_many_threads() -> None:
                 assert len(table.assignments()) == 4096
                 table.with_epoch(1)
                 assert len(table.fingerprint) == 32
+                reads.append(1)
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
@@ -314,6 +316,7 @@ def test_writers_and_readers_on_many_threads() -> None:
     for t in readers:
         t.join()
     assert errors == []
+    assert len(reads) > 0
     assert table.change_count == 3 * 40 * 3
     assert list(table.placement) == nodes
     # Every writer's changes were applied whole: replaying the document gives the same table.
@@ -339,3 +342,16 @@ def test_copies_on_many_threads_share_nothing() -> None:
         t.join()
     assert len(set(results)) == 2
     assert table.change_count == 0 and list(table.placement) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("mode", ["levelled", "ranked"])
+def test_at_most_65536_changes(mode: Any) -> None:
+    table = SlotTable(Placement(["a"]), 1, mode=mode)
+    for i in range(65_536):
+        table.set_weight("a", 1.0 + i % 2)
+    full = (table.change_count, table.fingerprint)
+    for change in (lambda: table.set_weight("a", 1.0), lambda: table.with_node("b")):
+        with pytest.raises(hrwhash.InvalidViewError) as info:
+            change()
+        assert (info.value.field, info.value.index, info.value.reason) == ("changes", 65_536, "out_of_range")
+    assert (table.change_count, table.fingerprint) == full == (65_536, table.with_epoch(3).fingerprint)
