@@ -10,12 +10,10 @@ mod arrow_import;
 mod error;
 #[rustfmt::skip]
 mod error_table;
-mod levelled_slots;
 mod policy;
 mod policy_domains;
 mod profile;
 mod replica_balance;
-mod slot_history;
 mod slot_table;
 mod view;
 
@@ -155,15 +153,25 @@ impl Placement {
         }
         let inner =
             hrwhash::Placement::from_nodes(seed, nodes).map_err(|e| build_error(py, e, &ids))?;
+        Ok(Placement::wrap(inner, ids, domains))
+    }
+
+    /// The placement `inner` whose nodes the caller named `ids` and `domains` (one per node, in
+    /// its order, each already checked).
+    fn wrap(
+        inner: hrwhash::Placement,
+        ids: Vec<Py<PyAny>>,
+        domains: Option<Vec<Option<Py<PyAny>>>>,
+    ) -> Placement {
         let mut h = DefaultHasher::new();
         inner.seed().to_bytes().hash(&mut h);
         inner.node_specs().hash(&mut h);
-        Ok(Placement {
+        Placement {
             inner,
             ids,
             domains,
             hash: h.finish() as isize,
-        })
+        }
     }
 
     fn id(&self, py: Python<'_>, index: usize) -> Py<PyAny> {
@@ -788,8 +796,6 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     view::register(m)?;
     profile::register(m)?;
     slot_table::register(m)?;
-    levelled_slots::register(m)?;
-    slot_history::register(m)?;
     policy_domains::register(m)?;
     policy::register(m)?;
     replica_balance::register(m)?;

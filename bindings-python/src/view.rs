@@ -24,7 +24,7 @@ pub(crate) fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
 }
 
 /// The Python placement of a core placement, ids and domains as [`text_or_bytes`].
-fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<Placement> {
+pub(crate) fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<Placement> {
     let specs = p.node_specs();
     let ids = specs.iter().map(|n| text_or_bytes(py, n.id())).collect();
     let weights = specs.iter().map(|n| n.weight()).collect();
@@ -68,6 +68,11 @@ pub struct View {
 }
 
 impl View {
+    /// The view `inner` whose placement the caller holds as `placement` (the same nodes).
+    pub(crate) fn of(inner: hrwhash::View, placement: Py<Placement>) -> View {
+        View { inner, placement }
+    }
+
     pub(crate) fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
         let placement = Py::new(py, placement_of(py, inner.placement())?)?;
         Ok(View { inner, placement })

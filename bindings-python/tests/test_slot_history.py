@@ -1,5 +1,6 @@
-"""Every case of conformance/policies/slot-history-v1.json through the binding, appending changes,
-and the bad inputs of SlotHistory with the errors they raise (conformance/SLOT-HISTORY.md)."""
+"""Every case of conformance/policies/slot-history-v1.json through SlotTable.from_json, and the bad
+inputs of loading and of appending changes with the errors they raise
+(conformance/SLOT-HISTORY.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Type
 import pytest
 
 import hrwhash
-from hrwhash import LevelledSlotTable, Placement, SlotHistory
+from hrwhash import Placement, SlotTable
 
 VECTORS = Path(__file__).resolve().parents[2] / "conformance" / "policies" / "slot-history-v1.json"
 DATA: Dict[str, Any] = json.loads(VECTORS.read_text())
@@ -26,6 +27,9 @@ ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
     "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
     "UnknownNode": hrwhash.errors.UnknownNodeError,
 }
+
+
+MODES = {hrwhash.SLOT_TABLE_POLICY: "levelled", hrwhash.RANKED_SLOT_TABLE_POLICY: "ranked"}
 
 
 def document(case: Dict[str, Any]) -> bytes:
@@ -44,45 +48,63 @@ def owner(o: Dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("case", DATA["valid"], ids=lambda c: c["name"])
 def test_valid(case: Dict[str, Any]) -> None:
-    h = SlotHistory.from_json(document(case), seed=seed(case))
-    assert h.to_json() == case["canonical"]
-    assert h.table_fingerprint == case["table_fingerprint"]
-    assert h.change_count == len(h) == case["changes"]
-    view = h.view()
+    t = SlotTable.from_json(document(case), seed(case))
+    assert t.to_json() == case["canonical"]
+    assert t.fingerprint == case["table_fingerprint"]
+    assert t.change_count == case["changes"]
+    assert t.mode == MODES[json.loads(case["canonical"])["policy"]]
+    view = t.view()
     assert view.fingerprint == case["view_fingerprint"]
     assert view.to_json() == case["view"]
-    assert view.epoch == h.epoch
-    table = h.table()
+    assert view.epoch == t.epoch
     for o in case["owners"]:
-        assert table.owner_of_slot(o["slot"]) == owner(o)
+        assert t.owner_of_slot(o["slot"]) == owner(o)
         if "key" in o:
-            assert h.slot(o["key"]) == table.slot(o["key"]) == o["slot"]
-            assert h.owner(o["key"]) == table.owner(o["key"]) == owner(o)
-    # The str form of the document loads the same history.
+            assert t.slot(o["key"]) == o["slot"]
+            assert t.owner(o["key"]) == owner(o)
+    # The str form of the document loads the same table, and so does its canonical form.
     if "document" in case:
-        assert SlotHistory.from_json(case["document"], seed=seed(case)).to_json() == h.to_json()
+        assert SlotTable.from_json(case["document"], seed=seed(case)).to_json() == t.to_json()
+    again = SlotTable.from_json(t.to_json(), seed(case))
+    assert again.fingerprint == t.fingerprint and again.assignments() == t.assignments()
 
 
 @pytest.mark.parametrize("case", DATA["same_membership"], ids=lambda c: c["name"])
 def test_same_membership_other_order(case: Dict[str, Any]) -> None:
-    a, b = SlotHistory.from_json(case["a"]), SlotHistory.from_json(case["b"])
+    a, b = SlotTable.from_json(case["a"]), SlotTable.from_json(case["b"])
     assert a.view().fingerprint == b.view().fingerprint == case["view_fingerprint"]
-    assert a.table_fingerprint == case["a_table_fingerprint"]
-    assert b.table_fingerprint == case["b_table_fingerprint"]
-    assert a.table().assignments() != b.table().assignments()
+    assert a.fingerprint == case["a_table_fingerprint"]
+    assert b.fingerprint == case["b_table_fingerprint"]
+    if a.mode == "levelled":
+        assert a.assignments() != b.assignments()
+    else:
+        # A ranked table depends only on the membership.
+        assert a.fingerprint == b.fingerprint
+
+
+@pytest.mark.parametrize("case", DATA["order_independent"], ids=lambda c: c["name"])
+def test_ranked_order_independent(case: Dict[str, Any]) -> None:
+    a, b = SlotTable.from_json(case["a"]), SlotTable.from_json(case["b"])
+    assert a.mode == b.mode == "ranked"
+    assert a.view().fingerprint == b.view().fingerprint == case["view_fingerprint"]
+    assert a.fingerprint == b.fingerprint == case["table_fingerprint"]
+    assert a.assignments() == b.assignments() and a.to_json() != b.to_json()
+    # The table of a ranked history is the ranked table of its final membership.
+    fresh = SlotTable(a.placement, a.slots, mode="ranked", overload_ppm=a.overload_ppm)
+    assert fresh.assignments() == a.assignments()
 
 
 @pytest.mark.parametrize("case", DATA["equivalent"], ids=lambda c: c["name"])
 def test_equivalent(case: Dict[str, Any]) -> None:
-    h = SlotHistory.from_json(case["document"])
-    assert h.to_json() == case["canonical"]
-    assert h.table_fingerprint == case["table_fingerprint"]
+    t = SlotTable.from_json(case["document"])
+    assert t.to_json() == case["canonical"]
+    assert t.fingerprint == case["table_fingerprint"]
 
 
 @pytest.mark.parametrize("case", DATA["invalid"], ids=lambda c: c["name"])
 def test_invalid(case: Dict[str, Any]) -> None:
     with pytest.raises(ERRORS[case["error"]]) as info:
-        SlotHistory.from_json(document(case), seed=seed(case))
+        SlotTable.from_json(document(case), seed=seed(case))
     assert info.type is ERRORS[case["error"]]
     e: Any = info.value
     if case["error"] == "InvalidView":
@@ -97,49 +119,56 @@ def test_invalid(case: Dict[str, Any]) -> None:
         assert e.line >= 1 and e.column >= 1
 
 
-def test_appending_changes_replays_them_in_order() -> None:
-    first = SlotHistory(Placement(["a", "b", "c"]), 64, 5)
-    h = first.with_node("d", 2.0, domain="zone-9").without_node("a").with_weight("c", 0.5)
-    loaded = SlotHistory.from_json(h.to_json())
-    assert loaded.table_fingerprint == h.table_fingerprint
-    assert (h.epoch, h.slots, len(h), len(first)) == (5, 64, 3, 0)
-    assert h.with_epoch(6).epoch == 6 and h.with_epoch(6).table_fingerprint == h.table_fingerprint
+def test_file_is_the_one_this_suite_reads() -> None:
+    assert DATA["format"] == hrwhash.SLOT_HISTORY_FORMAT == "hrwhash-slot-history-v1"
+    assert len(DATA["valid"]) >= 10 and len(DATA["invalid"]) >= 90
+    # Both modes are covered by the vectors.
+    policies = {json.loads(c["canonical"])["policy"] for c in DATA["valid"]}
+    assert policies == {"slot-table-v1", "slot-table-v2"}
+    assert len(DATA["order_independent"]) >= 3
+
+
+@pytest.mark.parametrize("mode", ["levelled", "ranked"])
+def test_changes_replay_in_order(mode: Any) -> None:
+    first = SlotTable(Placement(["a", "b", "c"]), 64, mode=mode, epoch=5)
+    t = first.with_node("d", 2.0, domain="zone-9").without_node("a").with_weight("c", 0.5)
+    loaded = SlotTable.from_json(t.to_json())
+    assert loaded.fingerprint == t.fingerprint and loaded.mode == mode
+    assert (t.epoch, t.slots, t.change_count, first.change_count) == (5, 64, 3, 0)
+    assert list(loaded.initial) == ["a", "b", "c"] and list(loaded.placement) == ["b", "c", "d"]
     other = first.without_node("a").with_node("d", 2.0, domain="zone-9").with_weight("c", 0.5)
-    assert other.view().fingerprint == h.view().fingerprint
-    assert isinstance(repr(h), str) and h.table_fingerprint in repr(h)
+    assert other.view().fingerprint == t.view().fingerprint
+    if mode == "ranked":
+        # A ranked table depends only on the membership, not on the order of changes.
+        assert other.fingerprint == t.fingerprint
 
 
-def test_bad_appends_raise_and_leave_the_history() -> None:
-    h = SlotHistory(Placement(["a", "b"]), 8)
-    with pytest.raises(hrwhash.errors.UnknownNodeError):
-        h.without_node("zz")
-    with pytest.raises(hrwhash.errors.UnknownNodeError):
-        h.with_weight("zz", 1.0)
-    with pytest.raises(hrwhash.errors.DuplicateNodeIdError) as dup:
-        h.with_node("b")
-    assert (dup.value.index, dup.value.first_index) == (0, 1)
-    with pytest.raises(hrwhash.errors.EmptyNodeIdError):
-        h.with_node("")
-    with pytest.raises(hrwhash.errors.InvalidWeightError):
-        h.with_weight("a", -1.0)
-    with pytest.raises(hrwhash.errors.AllWeightsZeroError):
-        h.with_weight("a", 0).with_weight("b", 0)
-    with pytest.raises(hrwhash.errors.EmptyMembershipError):
-        h.without_node("a").without_node("b")
-    assert len(h) == 0
+def test_a_ranked_document_keeps_its_bound() -> None:
+    t = SlotTable(Placement(["a", "b"]), 16, mode="ranked", overload_ppm=25_000)
+    t.add_node("c")
+    loaded = SlotTable.from_json(t.to_json().encode())
+    assert (loaded.mode, loaded.overload_ppm) == ("ranked", 25_000)
+    assert loaded.capacities() == t.capacities() and loaded.assignments() == t.assignments()
+    unbounded = SlotTable.from_json(SlotTable(Placement(["a"]), 4, mode="ranked").to_json())
+    assert (unbounded.mode, unbounded.overload_ppm, unbounded.capacities()) == ("ranked", None, None)
+    # The bound is part of the table's identity.
+    assert SlotTable(Placement(["a", "b"]), 16, mode="ranked").fingerprint != SlotTable(
+        Placement(["a", "b"]), 16, mode="ranked", overload_ppm=4_294_967_295
+    ).fingerprint
 
 
 @pytest.mark.parametrize("bad", [float("nan"), -1.0])
 def test_with_weight_looks_the_node_up_before_the_weight(bad: float) -> None:
     # conformance/API.md: the same bad input gets the same error in every API. An unknown node
-    # with an invalid weight is UnknownNode for Placement, LevelledSlotTable and SlotHistory alike;
-    # a known node's invalid weight stays InvalidWeight.
+    # with an invalid weight is UnknownNode for Placement and SlotTable alike; a known node's
+    # invalid weight stays InvalidWeight.
     p = Placement(["a", "b", "c"])
-    h = SlotHistory(p, 8)
+    t = SlotTable(p, 8)
     calls: List[Callable[[Any, Any], object]] = [
         p.with_weight,
-        LevelledSlotTable(p, 8).with_weight,
-        h.with_weight,
+        t.with_weight,
+        t.set_weight,
+        SlotTable(p, 8, mode="ranked").with_weight,
     ]
     for with_weight in calls:
         with pytest.raises(hrwhash.errors.UnknownNodeError):
@@ -148,26 +177,23 @@ def test_with_weight_looks_the_node_up_before_the_weight(bad: float) -> None:
             with_weight("b", bad)
         with pytest.raises(hrwhash.errors.InvalidArgumentError):
             with_weight("zz", "2")
-    # The membership is the history's current one: a node it removed is unknown, one it added
-    # is known.
-    later = h.without_node("a").with_node("d")
+    # The membership is the table's current one: a node it removed is unknown, one it added is
+    # known.
+    later = t.without_node("a").with_node("d")
     with pytest.raises(hrwhash.errors.UnknownNodeError):
         later.with_weight("a", bad)
     with pytest.raises(hrwhash.errors.InvalidWeightError):
         later.with_weight("d", bad)
+    assert t.change_count == 0
 
 
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: SlotHistory.from_json(42),  # type: ignore[arg-type]
-        lambda: SlotHistory.from_json("{}", seed=3),  # type: ignore[arg-type]
-        lambda: SlotHistory("a", 8),  # type: ignore[arg-type]
-        lambda: SlotHistory(Placement(["a"]), 8, "1"),  # type: ignore[arg-type]
-        lambda: SlotHistory(Placement(["a"]), 8).with_node(3),  # type: ignore[arg-type]
-        lambda: SlotHistory(Placement(["a"]), 8).with_node("b", ttl=3),  # type: ignore[call-arg]
-        lambda: SlotHistory(Placement(["a"]), 8).with_weight("a", "2"),  # type: ignore[arg-type]
-        lambda: SlotHistory(Placement(["a"]), 8).owner(None),  # type: ignore[arg-type]
+        lambda: SlotTable.from_json(42),  # type: ignore[arg-type]
+        lambda: SlotTable.from_json(None),  # type: ignore[arg-type]
+        lambda: SlotTable.from_json("{}", seed=3),  # type: ignore[arg-type]
+        lambda: SlotTable.from_json("{}", "0123456789abcdef"),  # type: ignore[arg-type]
     ],
 )
 def test_misuse_is_invalid_argument(call: Any) -> None:
@@ -175,12 +201,10 @@ def test_misuse_is_invalid_argument(call: Any) -> None:
         call()
 
 
-def test_bad_counts_and_epochs() -> None:
-    with pytest.raises(hrwhash.errors.InvalidSlotCountError):
-        SlotHistory(Placement(["a"]), 0)
-    with pytest.raises(hrwhash.errors.InvalidCountError):
-        SlotHistory(Placement(["a"]), -1)
-    with pytest.raises(hrwhash.errors.InvalidViewError):
-        SlotHistory(Placement(["a"]), 8, 2**64)
+def test_bad_seed_and_text() -> None:
     with pytest.raises(hrwhash.errors.InvalidSeedLengthError):
-        SlotHistory.from_json("{}", seed=b"short")
+        SlotTable.from_json("{}", seed=b"short")
+    with pytest.raises(hrwhash.errors.InvalidTextError):
+        SlotTable.from_json("\ud800")
+    with pytest.raises(hrwhash.errors.InvalidJsonError):
+        SlotTable.from_json(b"\xff")

@@ -27,11 +27,9 @@ from ._hrwhash import (
 )
 from ._hrwhash import (
     SLOT_TABLE_POLICY as SLOT_TABLE_POLICY,
-    SlotTable as SlotTable,
-    LEVELLED_SLOTS_POLICY as LEVELLED_SLOTS_POLICY,
-    LevelledSlotTable as LevelledSlotTable,
+    RANKED_SLOT_TABLE_POLICY as RANKED_SLOT_TABLE_POLICY,
     SLOT_HISTORY_FORMAT as SLOT_HISTORY_FORMAT,
-    SlotHistory as SlotHistory,
+    SlotTable as SlotTable,
     DOMAINS_POLICY as DOMAINS_POLICY,
     Domains as Domains,
 )
@@ -56,7 +54,7 @@ __all__ = [
     "BOUNDED_LOAD",
     "DEFAULT_SEED",
     "SLOT_TABLE_POLICY",
-    "LEVELLED_SLOTS_POLICY",
+    "RANKED_SLOT_TABLE_POLICY",
     "SLOT_HISTORY_FORMAT",
     "DOMAINS_POLICY",
     "REPLICA_BALANCE_POLICY",
@@ -75,8 +73,6 @@ __all__ = [
     "Route",
     "RouteSet",
     "SlotTable",
-    "LevelledSlotTable",
-    "SlotHistory",
     "Transition",
     "View",
     "__version__",

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -41,11 +41,9 @@ __all__ = [
     "Transition",
     "View",
     "SLOT_TABLE_POLICY",
-    "SlotTable",
-    "LEVELLED_SLOTS_POLICY",
+    "RANKED_SLOT_TABLE_POLICY",
     "SLOT_HISTORY_FORMAT",
-    "LevelledSlotTable",
-    "SlotHistory",
+    "SlotTable",
     "ramp",
     "ProfilePlacement",
     "draw",
@@ -357,136 +355,103 @@ class ProfilePlacement(Generic[_Id]):
     def __len__(self) -> int: ...
 
 SLOT_TABLE_POLICY: str
-"""The slot-table policy tag: ``"slot-table-v1"``."""
+"""The policy tag of a levelled slot table, the default mode: ``"slot-table-v2"``."""
+
+RANKED_SLOT_TABLE_POLICY: str
+"""The policy tag of a ranked slot table: ``"slot-table-v1"``."""
+
+SLOT_HISTORY_FORMAT: str
+"""The format tag of a slot table's document: ``"hrwhash-slot-history-v1"``."""
 
 @final
 class SlotTable(Generic[_Id]):
-    """Keys hash to ``slots`` slots and a table maps each slot to a node (POLICIES.md,
-    "slot-table (v1)"): an owner lookup is one key digest and one table read, whatever the number
-    of nodes. With ``overload_ppm=None`` each slot goes to the first node of its hrw-v1 ranking
-    (the plain HRW slot table); with an int, no node holds more than about
-    ``(1 + overload_ppm / 10**6)`` times its share of the slots. The table depends only on the
-    membership, so changes applied to a table give the table of a fresh build."""
+    """Keys hash to ``slots`` slots and a table maps each slot to a node: an owner lookup is one
+    key digest and one table read, whatever the number of nodes. The table's state is its history
+    (conformance/SLOT-HISTORY.md): the first membership, the ordered changes and an epoch, which
+    ``to_json`` writes and ``from_json`` replays, so every client that loads it holds the same
+    table; ``fingerprint`` compares tables cheaply.
+
+    ``mode="levelled"`` (POLICIES.md, "slot-table (v2)"): the first table gives every node its
+    share; an added node takes its share from the most loaded nodes and a removed node's slots go
+    to the least loaded, so a change moves only the changed node's slots, and the table depends on
+    the order of changes. ``mode="ranked"`` (POLICIES.md, "slot-table (v1)"): each slot goes to
+    the first node of its hrw-v1 ranking with room; with ``overload_ppm`` no node holds more than
+    about ``(1 + overload_ppm / 10**6)`` times its share. A ranked table depends only on the
+    current membership.
+
+    ``add_node``, ``remove_node`` and ``set_weight`` change the table in place (on error it is
+    unchanged); ``with_node``, ``without_node``, ``with_weight`` and ``with_epoch`` return a copy.
+    A table may be read and changed from several threads at once."""
 
     def __new__(
         cls,
         placement: Union[Placement[_Id], View],
         slots: _Count,
         *,
+        mode: Literal["levelled", "ranked"] = "levelled",
         overload_ppm: Optional[_Count] = None,
+        epoch: int = 0,
     ) -> "SlotTable[_Id]": ...
-    @property
-    def slots(self) -> int: ...
-    @property
-    def overload_ppm(self) -> Optional[int]: ...
-    @property
-    def placement(self) -> Placement[_Id]: ...
-    def slot(self, key: _Key) -> int:
-        """The slot of ``key``: ``floor(key_digest * slots / 2**64)``."""
-    def owner_of_slot(self, slot: _Count) -> _Id:
-        """The node that owns ``slot``; :class:`SlotOutOfRangeError` when ``slot >= slots``."""
-    def owner(self, key: _Key) -> _Id:
-        """The owner of ``key``: the owner of its slot."""
-    def assignments(self) -> List[int]:
-        """The owner of every slot as an index into the placement's nodes, slot 0 first."""
-    def slot_counts(self) -> List[int]:
-        """How many slots each node holds, in node order."""
-    def capacities(self) -> List[int]:
-        """The most slots each node may hold, in node order."""
-    def with_node(
-        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
-    ) -> SlotTable[_Id]:
-        """The table with one more node (appended), computed from this one."""
-    def without_node(self, node: _Id) -> SlotTable[_Id]:
-        """The table without ``node``, computed from this one."""
-    def with_weight(self, node: _Id, weight: _Weight) -> SlotTable[_Id]:
-        """The table where ``node`` has another weight, computed from this one."""
-    def __len__(self) -> int: ...
-
-LEVELLED_SLOTS_POLICY: str
-"""The levelled slot-table policy tag: ``"slot-table-v2"``."""
-
-@final
-class LevelledSlotTable(Generic[_Id]):
-    """The levelled slot table (POLICIES.md, "slot-table (v2)"): keys hash to ``slots`` slots and
-    a table maps each slot to a node. A first table gives every node its share of the slots; an
-    added node takes its share from the most loaded nodes and a removed node's slots go to the
-    least loaded, so a change moves only the changed node's slots. The table depends on the
-    order of changes: clients agree when they apply the same changes in the same order."""
-
-    def __new__(
-        cls,
-        placement: Union[Placement[_Id], View],
-        slots: _Count,
-    ) -> "LevelledSlotTable[_Id]": ...
-    @property
-    def slots(self) -> int: ...
-    @property
-    def placement(self) -> Placement[_Id]: ...
-    def slot(self, key: _Key) -> int:
-        """The slot of ``key``: ``floor(key_digest * slots / 2**64)``."""
-    def owner_of_slot(self, slot: _Count) -> _Id:
-        """The node that owns ``slot``; :class:`SlotOutOfRangeError` when ``slot >= slots``."""
-    def owner(self, key: _Key) -> _Id:
-        """The owner of ``key``: the owner of its slot."""
-    def assignments(self) -> List[int]:
-        """The owner of every slot as an index into the placement's nodes, slot 0 first."""
-    def slot_counts(self) -> List[int]:
-        """How many slots each node holds, in node order."""
-    def with_node(
-        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
-    ) -> LevelledSlotTable[_Id]:
-        """The table with one more node (appended): it takes its share from the most loaded."""
-    def without_node(self, node: _Id) -> LevelledSlotTable[_Id]:
-        """The table without ``node``: its slots go to the least loaded nodes."""
-    def with_weight(self, node: _Id, weight: _Weight) -> LevelledSlotTable[_Id]:
-        """The table where ``node`` has another weight: it takes or gives slots to its share."""
-    def __len__(self) -> int: ...
-
-# Slot histories (conformance/SLOT-HISTORY.md).
-
-SLOT_HISTORY_FORMAT: str
-"""The format tag: ``"hrwhash-slot-history-v1"``."""
-
-@final
-class SlotHistory:
-    """The shared history of a levelled slot table (conformance/SLOT-HISTORY.md): the first
-    membership, the number of slots and the ordered changes. Every client that loads the same
-    history holds the same table; ``table_fingerprint`` compares tables cheaply."""
-
-    def __new__(cls, placement: Placement[Any], slots: _Count, epoch: Optional[int] = None) -> "SlotHistory": ...
     @staticmethod
-    def from_json(document: Union[str, bytes, bytearray, memoryview], *, seed: Optional[_Seed] = None) -> "SlotHistory":
-        """Loads and replays a history document; ``seed`` is the secret seed it was written for."""
+    def from_json(document: Union[str, bytes, bytearray, memoryview], seed: Optional[_Seed] = None) -> "SlotTable[Any]":
+        """Loads and replays a document; ``seed`` is the secret seed it was written for."""
     def to_json(self) -> str:
-        """The canonical JSON form, ending in a newline."""
+        """The canonical JSON form of the history, ending in a newline."""
     @property
     def slots(self) -> int: ...
+    @property
+    def mode(self) -> Literal["levelled", "ranked"]: ...
+    @property
+    def overload_ppm(self) -> Optional[int]:
+        """The overload bound of a ranked table; None for a levelled or an unbounded table."""
+    @property
+    def placement(self) -> Placement[_Id]:
+        """The current membership."""
+    @property
+    def initial(self) -> Placement[_Id]:
+        """The first membership, before any change."""
     @property
     def epoch(self) -> int: ...
     @property
     def change_count(self) -> int: ...
     @property
-    def table_fingerprint(self) -> str:
+    def fingerprint(self) -> str:
         """The table fingerprint: 32 hex digits."""
     def view(self) -> View:
-        """The final membership as a view at the history's epoch."""
-    def table(self) -> LevelledSlotTable[Any]:
-        """The table the changes lead to."""
-    def slot(self, key: _Key) -> int: ...
-    def owner(self, key: _Key) -> Union[str, bytes]:
-        """The id of the node that owns ``key``'s slot."""
+        """The current membership as a view at the table's epoch."""
+    def slot(self, key: _Key) -> int:
+        """The slot of ``key``: ``floor(key_digest * slots / 2**64)``."""
+    def owner_of_slot(self, slot: _Count) -> _Id:
+        """The node that owns ``slot``; :class:`hrwhash.errors.SlotOutOfRangeError` when ``slot >= slots``."""
+    def owner(self, key: _Key) -> _Id:
+        """The owner of ``key``: the owner of its slot."""
+    def assignments(self) -> List[int]:
+        """The owner of every slot as an index into the current placement's nodes, slot 0 first."""
+    def slot_counts(self) -> List[int]:
+        """How many slots each node holds, in node order."""
+    def capacities(self) -> Optional[List[int]]:
+        """The most slots each node may hold, in node order; None but for a ranked table with an
+        overload bound."""
+    def add_node(
+        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
+    ) -> None:
+        """Appends ``node`` to this table."""
+    def remove_node(self, node: _Id) -> None:
+        """Removes ``node`` from this table."""
+    def set_weight(self, node: _Id, weight: _Weight) -> None:
+        """Gives ``node`` another weight in this table (0 drains it)."""
     def with_node(
-        self, node: Union[str, bytes], weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
-    ) -> "SlotHistory":
-        """The history with one more change: ``node`` appended."""
-    def without_node(self, node: Union[str, bytes]) -> "SlotHistory":
-        """The history with one more change: ``node`` removed."""
-    def with_weight(self, node: Union[str, bytes], weight: _Weight) -> "SlotHistory":
-        """The history with one more change: ``node`` at another weight."""
-    def with_epoch(self, epoch: int) -> "SlotHistory":
-        """The same history at another epoch."""
-    def __len__(self) -> int: ...
+        self, node: _Id, weight: Optional[_Weight] = None, *, domain: Optional[Union[str, bytes]] = None
+    ) -> "SlotTable[_Id]":
+        """A copy of this table with ``node`` appended."""
+    def without_node(self, node: _Id) -> "SlotTable[_Id]":
+        """A copy of this table without ``node``."""
+    def with_weight(self, node: _Id, weight: _Weight) -> "SlotTable[_Id]":
+        """A copy of this table where ``node`` has another weight."""
+    def with_epoch(self, epoch: int) -> "SlotTable[_Id]":
+        """A copy of this table at another epoch."""
+    def __len__(self) -> int:
+        """The number of slots."""
 
 # The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").
 
