@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c dist test-dist test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build test-dist test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -15,18 +15,28 @@ demo:
 # built, and no two suites rebuild the same files at once. Across chains only cargo's target
 # directory is shared, and cargo locks it while it builds. `make test TEST_JOBS=1` runs them one
 # after another.
+#
+# The Python wheel is the longest build, so test-py starts at once. test-dist packs that wheel and
+# runs npm in bindings-node, so it waits for test-py and test-node (test-chain-dist); the Node
+# addon and the C library it packs (dist-build, zig-linked release builds) are built ahead, after
+# test-node, and the Rust suites follow them. record-profiles, which shares nothing with the
+# others, evens out the chains' lengths.
 TEST_JOBS ?= 3
 test:
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c test-chain-dist
 
 # Each suite's wall time is printed after it, to show which chain is the longest.
 chain = $(foreach t,$(1),s=$$SECONDS && $(MAKE) --no-print-directory $(t) && echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
-test-chain-rust:
+test-chain-node:
+	+@$(call chain,test-node dist-build)
+test-chain-rust: test-chain-node
 	+@$(call chain,check-generated test-core test-compat test-conformance test-cli)
 test-chain-bindings:
-	+@$(call chain,test-py test-node test-dist test-fuzz-py)
+	+@$(call chain,test-py test-fuzz-py record-profiles)
+test-chain-dist: test-chain-bindings test-chain-node
+	+@$(call chain,test-dist)
 test-chain-c:
-	+@$(call chain,record-profiles test-c test-go test-fuzz-native)
+	+@$(call chain,test-c test-go test-fuzz-native)
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -108,6 +118,11 @@ $(ZIG_VENV)/.installed: packaging/requirements.txt
 	python3 -m venv $(ZIG_VENV)
 	$(ZIG_VENV)/bin/pip install --quiet -r packaging/requirements.txt
 	touch $@
+
+# The zig-linked Node addon and C library alone, for make test to build ahead of test-dist.
+dist-build: $(ZIG_VENV)/.installed
+	$(MAKE) -C bindings-node zig-addon ZIG_VENV=$(ZIG_VENV)
+	$(MAKE) -C bindings-c zig-lib ZIG_VENV=$(ZIG_VENV)
 
 dist: $(ZIG_VENV)/.installed
 	rm -rf dist
