@@ -178,6 +178,8 @@ Answer run(const std::string &op, const jvalue *args, const hrwhash::Placement *
         std::string key = text(need(args, "key"));
         std::size_t k = count(need(args, "k"));
         a.len = (op == "rank" ? on().rank(key, k) : on().replicas(key, k)).size();
+    } else if (op == "replicas_strict") {
+        a.len = on().replicas_strict(text(need(args, "key")), count(need(args, "k"))).size();
     } else if (op == "owners") {
         a.len = on().owners(texts(need(args, "keys"))).size();
     } else if (op == "rank_many") {
