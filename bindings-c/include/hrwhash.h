@@ -190,7 +190,9 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_DOMAINS = 24,
   /**
-   * A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+   * A policy was asked for 0 replicas, or more than its nodes of weight above zero; or a strict
+   * replica set (replicas_strict) for more replicas than there are failure domains holding such
+   * a node.
    */
   HRW_STATUS_INVALID_REPLICA_COUNT = 25,
   /**

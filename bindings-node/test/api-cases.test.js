@@ -69,6 +69,7 @@ const ARGS = {
   owner: ['key'],
   rank: ['key', 'k'],
   replicas: ['key', 'k'],
+  replicas_strict: ['key', 'k'],
   score: ['key', 'node'],
   owners: ['keys'],
   rank_many: ['keys', 'k'],
@@ -144,6 +145,7 @@ function calls(c) {
     case 'owner': return [() => p().owner(v.key)];
     case 'rank': return [() => p().rank(v.key, v.k)];
     case 'replicas': return [() => p().replicas(v.key, v.k)];
+    case 'replicas_strict': return [() => p().replicasStrict(v.key, v.k)];
     case 'score': return [() => p().score(v.key, v.node)];
     case 'owners': return [() => p().owners(v.keys)];
     case 'rank_many': return [() => p().rankMany(v.keys, v.k)];
