@@ -173,6 +173,7 @@ const VARIANTS = {
   InvalidText: [Error, 'HRW_INVALID_TEXT'],
   InvalidCount: [RangeError, 'HRW_INVALID_COUNT'],
   ResultTooLarge: [RangeError, 'HRW_RESULT_TOO_LARGE'],
+  InvalidReplicaCount: [RangeError, 'HRW_INVALID_REPLICA_COUNT'],
   InvalidArgument: [TypeError, 'ERR_INVALID_ARG_TYPE'],
   TooManyNodes: [Error, 'HRW_TOO_MANY_NODES'],
 };
