@@ -375,6 +375,7 @@ static hrw_status status_of(const char *variant) {
         {"InvalidText", HRW_STATUS_INVALID_TEXT},
         {"InvalidCount", HRW_STATUS_INVALID_COUNT},
         {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
+        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
         {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
         {"TooManyNodes", HRW_STATUS_TOO_MANY_NODES},
     };

@@ -143,6 +143,7 @@ hrw_status status_of(const std::string &variant) {
         {"InvalidText", HRW_STATUS_INVALID_TEXT},
         {"InvalidCount", HRW_STATUS_INVALID_COUNT},
         {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
+        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
         {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
     };
     auto it = map.find(variant);
