@@ -1076,10 +1076,9 @@ hrw_status hrw_placement_replicas(const struct hrw_placement *placement,
 
 /**
  * `hrw_placement_replicas` in `k` distinct failure domains: exactly `k` node indices into
- * `out_indices`. INVALID_REPLICA_COUNT when fewer than `k` failure domains hold a node of
- * weight above zero, where
- * `hrw_placement_replicas` would put two replicas in one domain; BUFFER_TOO_SMALL when `out_len`
- * is below `k`. A node without a domain is a domain of its own.
+ * `out_indices`. INVALID_REPLICA_COUNT when fewer than `k` failure domains hold a node of weight
+ * above zero, where `hrw_placement_replicas` would put two replicas in one domain;
+ * BUFFER_TOO_SMALL when `out_len` is below `k`. A node without a domain is a domain of its own.
  *
  * # Safety
  * `placement` is a live handle; every other pointer is NULL or valid for its stated length.
