@@ -28,6 +28,7 @@ VARIANTS: Dict[str, Type[hrwhash.HrwError]] = {
     "InvalidText": hrwhash.errors.InvalidTextError,
     "InvalidCount": hrwhash.errors.InvalidCountError,
     "ResultTooLarge": hrwhash.errors.ResultTooLargeError,
+    "InvalidReplicaCount": hrwhash.errors.InvalidReplicaCountError,
     "InvalidArgument": hrwhash.errors.InvalidArgumentError,
     "TooManyNodes": hrwhash.errors.TooManyNodesError,
 }

@@ -8,7 +8,7 @@ import hrwhash
 from hrwhash import Placement, Transition
 
 
-def zoned(lost: Optional[str] = None) -> Placement:
+def zoned(lost: Optional[str] = None) -> Placement[str]:
     """Three zones of three nodes, without the zone named ``lost``."""
     zones = [z for z in "abc" if z != lost]
     ids = [f"{z}{i}" for z in zones for i in range(3)]
