@@ -114,9 +114,16 @@ export interface Placement {
   rank(key: Key, k: number): NodeId[]
   /**
    * Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
-   * domain is a domain of its own), then filled in ranking order.
+   * domain is a domain of its own), then filled in ranking order: when fewer than `k` domains hold
+   * a node of weight above zero, some domain holds two of them.
    */
   replicas(key: Key, k: number): NodeId[]
+  /**
+   * `replicas(key, k)` in `k` distinct failure domains; throws `InvalidReplicaCount` (a
+   * RangeError whose `available` is the number of domains) when fewer than `k` domains hold a
+   * node of weight above zero.
+   */
+  replicasStrict(key: Key, k: number): NodeId[]
   /** The hrw-v1 score of `key` for `node` (an id in the placement), as an unsigned 64-bit BigInt. */
   score(key: Key, node: NodeIdLike): bigint
   /** Owners of many keys, in order. */
@@ -180,11 +187,14 @@ export interface Route {
   newIndex: number
 }
 
-/** The top-k replica sets of a key before and after a transition. */
+/**
+ * The replica sets of a key before and after a transition: `replicas(key, k)` of each side
+ * (spread over failure domains when a placement names them).
+ */
 export interface RouteSet {
   before: NodeId[]
   after: NodeId[]
-  /** The ids of `after` that are not in `before`: the replicas to fill, in ranking order. */
+  /** The ids of `after` that are not in `before`: the replicas to fill, in replica order. */
   add: NodeId[]
   /** The ids of `before` that are not in `after`: the replicas to drop once the new ones are filled. */
   drop: NodeId[]

@@ -485,6 +485,20 @@ func run(c *apiCase) (outcome, error) {
 			out.list, err = p.Replicas(key, n)
 		}
 		return out, err
+	case "replicas_strict":
+		if err := need(); err != nil {
+			return out, err
+		}
+		key, err := a.text("key")
+		if err != nil {
+			return out, err
+		}
+		n, err := k()
+		if err != nil {
+			return out, err
+		}
+		out.list, err = p.ReplicasStrict(key, n)
+		return out, err
 	case "score":
 		if err := need(); err != nil {
 			return out, err
@@ -611,18 +625,19 @@ func run(c *apiCase) (outcome, error) {
 }
 
 var variants = map[string]error{
-	"EmptyMembership":   hrwhash.ErrEmptyMembership,
-	"EmptyNodeId":       hrwhash.ErrEmptyNodeID,
-	"DuplicateNodeId":   hrwhash.ErrDuplicateNodeID,
-	"InvalidWeight":     hrwhash.ErrInvalidWeight,
-	"AllWeightsZero":    hrwhash.ErrAllWeightsZero,
-	"InvalidSeedLength": hrwhash.ErrInvalidSeedLength,
-	"LengthMismatch":    hrwhash.ErrLengthMismatch,
-	"UnknownNode":       hrwhash.ErrUnknownNode,
-	"InvalidText":       hrwhash.ErrInvalidText,
-	"InvalidCount":      hrwhash.ErrInvalidCount,
-	"ResultTooLarge":    hrwhash.ErrResultTooLarge,
-	"TooManyNodes":      hrwhash.ErrTooManyNodes,
+	"EmptyMembership":     hrwhash.ErrEmptyMembership,
+	"EmptyNodeId":         hrwhash.ErrEmptyNodeID,
+	"DuplicateNodeId":     hrwhash.ErrDuplicateNodeID,
+	"InvalidWeight":       hrwhash.ErrInvalidWeight,
+	"AllWeightsZero":      hrwhash.ErrAllWeightsZero,
+	"InvalidSeedLength":   hrwhash.ErrInvalidSeedLength,
+	"LengthMismatch":      hrwhash.ErrLengthMismatch,
+	"UnknownNode":         hrwhash.ErrUnknownNode,
+	"InvalidText":         hrwhash.ErrInvalidText,
+	"InvalidCount":        hrwhash.ErrInvalidCount,
+	"ResultTooLarge":      hrwhash.ErrResultTooLarge,
+	"TooManyNodes":        hrwhash.ErrTooManyNodes,
+	"InvalidReplicaCount": hrwhash.ErrInvalidReplicaCount,
 	// Go has no InvalidArgument: its types rule out every such input (API.md section 1).
 }
 

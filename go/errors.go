@@ -56,7 +56,8 @@ type Error struct {
 	// Count is the number of nodes of CodeTooManyNodes; the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
 	// What names it "k"); for
 	// CodeResultTooLarge, Actual is the number of keys; the rejected k of
-	// CodeInvalidReplicaCount; the k of CodeInfeasibleReplicaWeights (whose Index is the node).
+	// CodeInvalidReplicaCount (whose Expected, from ReplicasStrict, is the number of failure
+	// domains); the k of CodeInfeasibleReplicaWeights (whose Index is the node).
 	Count int
 	// Factor is the rejected num/den of CodeInvalidBalanceFactor (NaN or +Inf when den is 0).
 	Factor float64
@@ -165,7 +166,7 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("hrwhash: domains: node %d: %s", e.Index, e.DomainReason)
 	case CodeInvalidReplicaCount:
-		return fmt.Sprintf("hrwhash: %d replicas asked for: a count from 1 to the nodes of weight above zero is needed", e.Count)
+		return fmt.Sprintf("hrwhash: %d replicas asked for: a count from 1 to the nodes of weight above zero (for ReplicasStrict, to the failure domains holding one) is needed", e.Count)
 	case CodeInvalidText:
 		return "hrwhash: a string has no UTF-8 form"
 	case CodeUnknownProfile:

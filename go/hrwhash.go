@@ -104,6 +104,9 @@ type Placement struct {
 	nodes      []node
 	seed       Seed
 	selectable int
+	// domains counts the failure domains holding a node of weight above zero (a node without a
+	// domain is one of its own), for ReplicasStrict.
+	domains int
 }
 
 // New builds an unweighted placement over ids with the default seed.
@@ -148,7 +151,23 @@ func build(seed Seed, nodes []node) (*Placement, error) {
 		}
 		return nil, err
 	}
-	return &Placement{b: b, nodes: nodes, seed: seed, selectable: selectable}, nil
+	return &Placement{b: b, nodes: nodes, seed: seed, selectable: selectable, domains: domainCount(nodes)}, nil
+}
+
+func domainCount(nodes []node) int {
+	named := map[string]bool{}
+	n := 0
+	for _, nd := range nodes {
+		switch {
+		case nd.weight <= 0:
+		case !nd.hasDomain:
+			n++
+		case !named[nd.domain]:
+			named[nd.domain] = true
+			n++
+		}
+	}
+	return n
 }
 
 // mustUse panics with err, the misuse of a value that was never built (or, from libhrwhash, a
@@ -242,7 +261,8 @@ func (p *Placement) RankInto(key string, out []int) int {
 }
 
 // Replicas returns up to k nodes for replicas of key, spread over failure domains. A negative k
-// is ErrInvalidCount.
+// is ErrInvalidCount. When fewer than k domains hold a node of weight above zero, some domain
+// holds two of the replicas; ReplicasStrict refuses instead.
 func (p *Placement) Replicas(key string, k int) ([]int, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
@@ -256,6 +276,22 @@ func (p *Placement) Replicas(key string, k int) ([]int, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// ReplicasStrict returns Replicas(key, k) in k distinct failure domains, or
+// ErrInvalidReplicaCount (Count: k, Expected: the number of domains) when fewer than k domains
+// hold a node of weight above zero. A negative k is ErrInvalidCount.
+func (p *Placement) ReplicasStrict(key string, k int) ([]int, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	if k < 0 {
+		return nil, &Error{Code: CodeInvalidCount, Count: k}
+	}
+	if k > p.domains {
+		return nil, &Error{Code: CodeInvalidReplicaCount, Count: k, Expected: p.domains}
+	}
+	return p.Replicas(key, k)
 }
 
 // maxResult bounds a batch answer, as in every language: 2^32 - 1 ids, far more than fit in

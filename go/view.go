@@ -153,12 +153,12 @@ type Route struct {
 	Moved bool
 }
 
-// RouteSet is the top-k replica sets of one key before and after.
+// RouteSet is the replica sets of one key before and after.
 type RouteSet struct {
-	// Before and After are the first k nodes of the old ranking (old indices) and of the new
+	// Before and After are the key's Replicas in the old placement (old indices) and in the new
 	// one (new indices).
 	Before, After []int
-	// Add are the nodes of After whose id is not in Before (new indices, ranking order): the
+	// Add are the nodes of After whose id is not in Before (new indices, replica order): the
 	// replicas to fill. Drop are the nodes of Before whose id is not in After (old indices):
 	// the replicas to drop once the new ones are filled.
 	Add, Drop []int
@@ -265,8 +265,9 @@ func (t *Transition) Route(key string) (Route, error) {
 	return t.b.route(key)
 }
 
-// RouteTop gives the first k nodes of key's ranking before and after, and the replicas to add
-// and to drop. ErrInvalidCount for a negative k.
+// RouteTop gives key's replicas before and after (Replicas(key, k) of each side: spread over
+// failure domains when a placement names them), and the replicas to add and to drop.
+// ErrInvalidCount for a negative k.
 func (t *Transition) RouteTop(key string, k int) (RouteSet, error) {
 	if err := t.usable(); err != nil {
 		return RouteSet{}, err

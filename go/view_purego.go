@@ -108,11 +108,12 @@ func (b *transitionBackend) route(key string) (Route, error) {
 }
 
 func (b *transitionBackend) routeTop(_ *Transition, key string, k int) (RouteSet, error) {
-	before, err := b.old.Rank(key, k)
+	// Each side's replica rule, as the sets are stored: spread over failure domains.
+	before, err := b.old.Replicas(key, k)
 	if err != nil {
 		return RouteSet{}, err
 	}
-	after, err := b.new.Rank(key, k)
+	after, err := b.new.Replicas(key, k)
 	if err != nil {
 		return RouteSet{}, err
 	}

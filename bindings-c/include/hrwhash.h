@@ -190,7 +190,9 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_DOMAINS = 24,
   /**
-   * A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+   * A policy was asked for 0 replicas, or more than its nodes of weight above zero; or a strict
+   * replica set (replicas_strict) for more replicas than there are failure domains holding such
+   * a node.
    */
   HRW_STATUS_INVALID_REPLICA_COUNT = 25,
   /**
@@ -619,20 +621,21 @@ typedef struct hrw_route {
  */
 typedef struct hrw_route_set {
   /**
-   * The first `k` nodes of the old ranking (old indices): `min(k, old selectable nodes)`.
+   * The key's replicas in the old placement (old indices, as `hrw_placement_replicas` gives
+   * them): `min(k, old selectable nodes)`.
    */
   size_t before_len;
   /**
-   * The first `k` nodes of the new ranking (new indices): `min(k, new selectable nodes)`.
+   * The key's replicas in the new placement (new indices): `min(k, new selectable nodes)`.
    */
   size_t after_len;
   /**
-   * Nodes of `after` whose id is not in `before` (new indices, in ranking order): the
+   * Nodes of `after` whose id is not in `before` (new indices, in replica order): the
    * replicas to fill.
    */
   size_t add_len;
   /**
-   * Nodes of `before` whose id is not in `after` (old indices, in ranking order): the
+   * Nodes of `before` whose id is not in `after` (old indices, in replica order): the
    * replicas to drop once the new ones are filled.
    */
   size_t drop_len;
@@ -1070,6 +1073,22 @@ hrw_status hrw_placement_replicas(const struct hrw_placement *placement,
                                   size_t *out_indices,
                                   size_t out_len,
                                   size_t *out_count);
+
+/**
+ * `hrw_placement_replicas` in `k` distinct failure domains: exactly `k` node indices into
+ * `out_indices`. INVALID_REPLICA_COUNT when fewer than `k` failure domains hold a node of weight
+ * above zero, where `hrw_placement_replicas` would put two replicas in one domain;
+ * BUFFER_TOO_SMALL when `out_len` is below `k`. A node without a domain is a domain of its own.
+ *
+ * # Safety
+ * `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_placement_replicas_strict(const struct hrw_placement *placement,
+                                         const uint8_t *key,
+                                         size_t key_len,
+                                         size_t k,
+                                         size_t *out_indices,
+                                         size_t out_len);
 
 /**
  * The number of nodes, including those of weight zero.
@@ -1965,7 +1984,8 @@ hrw_status hrw_transition_route(const struct hrw_transition *transition,
                                 struct hrw_route *out_route);
 
 /**
- * The top-`k` replica sets of `key` before and after, and what changes between them: into
+ * The replica sets of `key` before and after (`hrw_placement_replicas` of each side, spread
+ * over failure domains when a placement names them), and what changes between them: into
  * `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
  * least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
  * receives how many indices each array got; slots past them are left as they were. The arrays

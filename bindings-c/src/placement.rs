@@ -3,8 +3,8 @@
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
 use crate::ffi::{
-    bytes, copy_to_buffer, free_handle, get, get_by_key, guard, span, try_bytes, try_out, try_ref,
-    try_span, try_span_mut, with_detail, Handle, Out,
+    bytes, copy_to, copy_to_buffer, free_handle, get, get_by_key, guard, span, try_bytes, try_out,
+    try_ref, try_span, try_span_mut, with_detail, Handle, Out,
 };
 use crate::status::{hrw_error, hrw_status};
 
@@ -419,6 +419,36 @@ pub unsafe extern "C" fn hrw_placement_replicas(
             |p, key, dst| p.replicas_into(key, dst),
         )
     }
+}
+
+/// `hrw_placement_replicas` in `k` distinct failure domains: exactly `k` node indices into
+/// `out_indices`. INVALID_REPLICA_COUNT when fewer than `k` failure domains hold a node of weight
+/// above zero, where `hrw_placement_replicas` would put two replicas in one domain;
+/// BUFFER_TOO_SMALL when `out_len` is below `k`. A node without a domain is a domain of its own.
+///
+/// # Safety
+/// `placement` is a live handle; every other pointer is NULL or valid for its stated length.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_placement_replicas_strict(
+    placement: *const hrw_placement,
+    key: *const u8,
+    key_len: usize,
+    k: usize,
+    out_indices: *mut usize,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        let p = &try_ref!(placement).inner;
+        let key = try_bytes!(key, key_len);
+        let dst = try_span_mut!(out_indices, out_len);
+        let got: Vec<usize> = p
+            .replicas_strict(key, k)
+            .map_err(|e| hrw_status::from(&e))?
+            .iter()
+            .map(|n| n.index())
+            .collect();
+        copy_to(dst, &got)
+    })
 }
 
 /// The number of nodes, including those of weight zero.

@@ -80,7 +80,9 @@ pub enum hrw_status {
     /// The domain paths or the spread level given to the domains-v1 policy are not usable
     /// (conformance/POLICIES.md, "domains (v1)").
     InvalidDomains = 24,
-    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero; or a strict
+    /// replica set (replicas_strict) for more replicas than there are failure domains holding such
+    /// a node.
     InvalidReplicaCount = 25,
     /// A slot table's number of slots is not between 1 and 2^24.
     InvalidSlotCount = 26,
@@ -201,7 +203,7 @@ pub(crate) fn message(status: u32) -> Option<&'static CStr> {
         22 => c"the loads add up to more than 2^64 - 1",
         23 => c"a node has more than 1/k of the total weight, so it cannot hold its share of k replicas",
         24 => c"the domain paths or the spread level of the domains policy are not usable",
-        25 => c"a replica count is 0 or above the nodes of weight above zero",
+        25 => c"a replica count is 0 or above the nodes of weight above zero (or, strict, above their failure domains)",
         26 => c"a slot table has between 1 and 2^24 slots",
         27 => c"the slot is not below the slot table's number of slots",
         28 => c"unknown profile name (conformance/PROFILES.md lists the profiles)",

@@ -45,14 +45,15 @@ pub struct hrw_route {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hrw_route_set {
-    /// The first `k` nodes of the old ranking (old indices): `min(k, old selectable nodes)`.
+    /// The key's replicas in the old placement (old indices, as `hrw_placement_replicas` gives
+    /// them): `min(k, old selectable nodes)`.
     pub before_len: usize,
-    /// The first `k` nodes of the new ranking (new indices): `min(k, new selectable nodes)`.
+    /// The key's replicas in the new placement (new indices): `min(k, new selectable nodes)`.
     pub after_len: usize,
-    /// Nodes of `after` whose id is not in `before` (new indices, in ranking order): the
+    /// Nodes of `after` whose id is not in `before` (new indices, in replica order): the
     /// replicas to fill.
     pub add_len: usize,
-    /// Nodes of `before` whose id is not in `after` (old indices, in ranking order): the
+    /// Nodes of `before` whose id is not in `after` (old indices, in replica order): the
     /// replicas to drop once the new ones are filled.
     pub drop_len: usize,
 }
@@ -328,7 +329,8 @@ pub unsafe extern "C" fn hrw_transition_route(
     })
 }
 
-/// The top-`k` replica sets of `key` before and after, and what changes between them: into
+/// The replica sets of `key` before and after (`hrw_placement_replicas` of each side, spread
+/// over failure domains when a placement names them), and what changes between them: into
 /// `before`, `after`, `add` and `drop`, each an array of `capacity` indices, which must be at
 /// least `min(k, selectable nodes)` of the larger membership (else BUFFER_TOO_SMALL). `*out_set`
 /// receives how many indices each array got; slots past them are left as they were. The arrays

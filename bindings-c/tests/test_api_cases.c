@@ -261,6 +261,17 @@ static int run_op(const char *op, const jvalue *args, hrw_placement *p, outcome 
             p, key.ptr, key.len, k, out, len, &o->len);
         return 1;
     }
+    if (strcmp(op, "replicas_strict") == 0) {
+        const jvalue *jk = arg(args, "key"), *jn = arg(args, "k");
+        if (jk == NULL || jn == NULL || !to_span(jk, 1, &key) || !to_size(jn, &k)) return 0;
+        /* Exactly k slots on success; no k can succeed past one per node. */
+        size_t cap = k < len ? k : len;
+        size_t *out = keep(malloc((cap + 1) * sizeof *out));
+        o->status = hrw_placement_replicas_strict(p, key.ptr, key.len, k, out, cap);
+        o->has_len = 1;
+        o->len = k;
+        return 1;
+    }
     if (strcmp(op, "score") == 0) {
         const jvalue *jk = arg(args, "key"), *jn = arg(args, "node");
         if (jk == NULL || jn == NULL || !to_span(jk, 1, &key) || !to_span(jn, 1, &id)) return 0;
@@ -364,6 +375,7 @@ static hrw_status status_of(const char *variant) {
         {"InvalidText", HRW_STATUS_INVALID_TEXT},
         {"InvalidCount", HRW_STATUS_INVALID_COUNT},
         {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
+        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
         {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
         {"TooManyNodes", HRW_STATUS_TOO_MANY_NODES},
     };

@@ -787,6 +787,66 @@ static void *route_worker(void *arg) {
     return (void *)(uintptr_t)mismatches;
 }
 
+/* Three zones of three nodes, or two when `lost` names one (0, 1 or 2) and -1 keeps all. */
+static hrw_placement *zoned(int lost) {
+    static const char *const ids[] = {"a0", "a1", "a2", "b0", "b1", "b2", "c0", "c1", "c2"};
+    static const char *const zones[] = {"a", "b", "c"};
+    hrw_node nodes[9];
+    size_t n = 0;
+    for (size_t i = 0; i < 9; i++) {
+        if ((int)(i / 3) == lost) continue;
+        nodes[n++] = (hrw_node){(const uint8_t *)ids[i], 2, (const uint8_t *)zones[i / 3], 1};
+    }
+    hrw_placement *p = NULL;
+    CHECK(hrw_placement_new(nodes, n, NULL, &p, NULL) == HRW_STATUS_OK, "zoned");
+    return p;
+}
+
+static void test_domain_routes(void) {
+    current = "domain routes";
+    hrw_placement *old = zoned(-1), *new_ = zoned(2);
+    hrw_transition *t = NULL;
+    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "transition");
+    size_t ranked_differently = 0;
+    for (size_t i = 0; i < 10000; i++) {
+        char key[16];
+        int kl = snprintf(key, sizeof key, "key-%zu", i);
+        size_t b[3], a[3], ad[3], dr[3], want[3], rank[3], n = 0;
+        hrw_route_set lens;
+        CHECK(hrw_transition_route_top(t, (const uint8_t *)key, (size_t)kl, 3, b, a, ad, dr, 3, &lens) ==
+                  HRW_STATUS_OK,
+              "route_top %s", key);
+        CHECK(hrw_placement_replicas(old, (const uint8_t *)key, (size_t)kl, 3, want, 3, &n) == HRW_STATUS_OK &&
+                  n == 3 && lens.before_len == 3 && memcmp(b, want, sizeof want) == 0,
+              "before of %s is old replicas", key);
+        CHECK(hrw_placement_replicas(new_, (const uint8_t *)key, (size_t)kl, 3, want, 3, &n) == HRW_STATUS_OK &&
+                  n == 3 && lens.after_len == 3 && memcmp(a, want, sizeof want) == 0,
+              "after of %s is new replicas", key);
+        hrw_placement_rank(old, (const uint8_t *)key, (size_t)kl, 3, rank, 3, &n);
+        ranked_differently += memcmp(rank, b, sizeof rank) != 0;
+    }
+    CHECK(ranked_differently > 5000, "the domain rule matters for most keys: %zu", ranked_differently);
+
+    /* Strict replicas: two zones left cannot hold three replicas apart. */
+    size_t out[3] = {99, 99, 99}, want[3], n = 0;
+    CHECK(hrw_placement_replicas_strict(new_, (const uint8_t *)"k", 1, 3, out, 3) ==
+              HRW_STATUS_INVALID_REPLICA_COUNT && out[0] == 99,
+          "strict 3 of 2 zones");
+    CHECK(hrw_placement_replicas_strict(new_, (const uint8_t *)"k", 1, 2, out, 2) == HRW_STATUS_OK &&
+              hrw_placement_replicas(new_, (const uint8_t *)"k", 1, 2, want, 2, &n) == HRW_STATUS_OK &&
+              memcmp(out, want, 2 * sizeof *out) == 0,
+          "strict 2 of 2 zones");
+    CHECK(hrw_placement_replicas_strict(old, (const uint8_t *)"k", 1, 3, out, 2) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "strict short buffer");
+    CHECK(hrw_placement_replicas_strict(old, (const uint8_t *)"k", 1, 3, NULL, 3) == HRW_STATUS_NULL_PARAMETER,
+          "strict NULL out");
+    CHECK(hrw_placement_replicas_strict(NULL, (const uint8_t *)"k", 1, 3, out, 3) == HRW_STATUS_NULL_PARAMETER,
+          "strict NULL placement");
+    hrw_transition_free(t);
+    hrw_placement_free(old);
+    hrw_placement_free(new_);
+}
+
 static void test_threads(void) {
     current = "threads";
     static const char *const a[] = {"a", "b", "c"}, *const b[] = {"a", "b", "c", "d"};
@@ -1075,6 +1135,7 @@ int main(int argc, char **argv) {
     run_kind(root, "movement", run_movement);
     run_kind(root, "ramps", run_ramp);
     test_transitions();
+    test_domain_routes();
     test_threads();
     test_errors(default_fp);
     test_from_file();

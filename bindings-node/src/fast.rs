@@ -178,6 +178,7 @@ callbacks! {
     owner_index => |p, env, [key, _]| p.owner_index(env, key);
     rank_ids => |p, env, [key, k]| p.rank_ids(env, key, k);
     replicas => |p, env, [key, k]| p.replicas(env, key, k);
+    replicas_strict => |p, env, [key, k]| p.replicas_strict(env, key, k);
     score => |p, env, [key, node]| p.score(env, key, node);
     owners => |p, env, [keys, _]| p.owners(env, keys);
     rank_many => |p, env, [keys, k]| p.rank_many(env, keys, k);
@@ -194,9 +195,10 @@ callbacks! {
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
-const METHODS: [(&CStr, Callback); 10] = [
+const METHODS: [(&CStr, Callback); 11] = [
     (c"ownerIndex", owner_index),
     (c"replicas", replicas),
+    (c"replicasStrict", replicas_strict),
     (c"score", score),
     (c"owners", owners),
     (c"rankMany", rank_many),

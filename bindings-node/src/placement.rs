@@ -636,6 +636,24 @@ impl Placement {
         self.id_list(env, &out[..n])
     }
 
+    pub(crate) fn replicas_strict(
+        &self,
+        env: sys::napi_env,
+        key: Raw,
+        k: Raw,
+    ) -> Result<sys::napi_value> {
+        let mut buf = KeyBuf::new();
+        let (key, k) = key_and_count(env, key, k, &mut buf)?;
+        let indices: Vec<usize> = self
+            .inner
+            .replicas_strict(key, k)
+            .map_err(|e| core_error(env, e))?
+            .iter()
+            .map(|n| n.index())
+            .collect();
+        self.id_list(env, &indices)
+    }
+
     pub(crate) fn score(&self, env: sys::napi_env, key: Raw, node: Raw) -> Result<sys::napi_value> {
         let mut text = None;
         let (mut kbuf, mut nbuf) = (KeyBuf::new(), KeyBuf::new());

@@ -696,8 +696,9 @@ impl Transition {
         Ok(Raw(o))
     }
 
-    /// The first `k` nodes of the ranking of `key` before and after, the replicas to fill (`add`,
-    /// new ids) and those to drop once they are filled (`drop`, old ids).
+    /// The replicas of `key` before and after (`replicas(key, k)` of each side: spread over failure
+    /// domains when a placement names them), the replicas to fill (`add`, new ids) and those to
+    /// drop once they are filled (`drop`, old ids).
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, k: number",

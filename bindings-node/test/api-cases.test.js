@@ -69,6 +69,7 @@ const ARGS = {
   owner: ['key'],
   rank: ['key', 'k'],
   replicas: ['key', 'k'],
+  replicas_strict: ['key', 'k'],
   score: ['key', 'node'],
   owners: ['keys'],
   rank_many: ['keys', 'k'],
@@ -144,6 +145,7 @@ function calls(c) {
     case 'owner': return [() => p().owner(v.key)];
     case 'rank': return [() => p().rank(v.key, v.k)];
     case 'replicas': return [() => p().replicas(v.key, v.k)];
+    case 'replicas_strict': return [() => p().replicasStrict(v.key, v.k)];
     case 'score': return [() => p().score(v.key, v.node)];
     case 'owners': return [() => p().owners(v.keys)];
     case 'rank_many': return [() => p().rankMany(v.keys, v.k)];
@@ -171,6 +173,7 @@ const VARIANTS = {
   InvalidText: [Error, 'HRW_INVALID_TEXT'],
   InvalidCount: [RangeError, 'HRW_INVALID_COUNT'],
   ResultTooLarge: [RangeError, 'HRW_RESULT_TOO_LARGE'],
+  InvalidReplicaCount: [RangeError, 'HRW_INVALID_REPLICA_COUNT'],
   InvalidArgument: [TypeError, 'ERR_INVALID_ARG_TYPE'],
   TooManyNodes: [Error, 'HRW_TOO_MANY_NODES'],
 };

@@ -52,7 +52,7 @@ test('a transition gives back both memberships, ids and domains in the form they
   assert.equal(new View(t.new, 5).fingerprint, view.fingerprint);
 });
 
-test('routeTop() is rank() on both sides, and add/drop are the set differences', () => {
+test('routeTop() is replicas() (here, without domains, rank()) on both sides, and add/drop are the set differences', () => {
   fc.assert(
     fc.property(pair, keys, fc.integer({ min: 0, max: 5 }), ([a, b], ks, k) => {
       const old = new Placement(a);
@@ -60,6 +60,8 @@ test('routeTop() is rank() on both sides, and add/drop are the set differences',
       const t = new Transition(old, nu);
       for (const key of ks) {
         const r = t.routeTop(key, k);
+        assert.deepEqual(r.before, old.replicas(key, k));
+        assert.deepEqual(r.after, nu.replicas(key, k));
         assert.deepEqual(r.before, old.rank(key, k));
         assert.deepEqual(r.after, nu.rank(key, k));
         assert.deepEqual(r.add, r.after.filter((x) => !r.before.includes(x)));

@@ -378,6 +378,27 @@ impl Placement {
         self.ids_list(py, &out[..n])
     }
 
+    /// `replicas(key, k)` in `k` distinct failure domains, or `InvalidReplicaCountError` when
+    /// fewer than `k` domains hold a node of weight above zero.
+    fn replicas_strict<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        check_key(key, At::one("the key"))?;
+        let k = count_arg(k, "k")?;
+        let key = key_bytes(key, At::one("the key"))?;
+        let indices: Vec<usize> = self
+            .inner
+            .replicas_strict(&key, k.get()?)
+            .map_err(|e| error(py, e, None))?
+            .iter()
+            .map(|n| n.index())
+            .collect();
+        self.ids_list(py, &indices)
+    }
+
     /// The 64-bit hrw-v1 score of `key` for `node`.
     fn score(
         &self,

@@ -363,14 +363,14 @@ impl Route {
     }
 }
 
-/// The top-k replica sets of one key before and after a change.
+/// The replica sets of one key before and after a change (`replicas(key, k)` of each side).
 #[pyclass(frozen, module = "hrwhash", name = "RouteSet")]
 pub struct RouteSet {
     #[pyo3(get)]
     before: Py<PyList>,
     #[pyo3(get)]
     after: Py<PyList>,
-    /// Nodes of `after` not in `before`: the replicas to fill, in ranking order.
+    /// Nodes of `after` not in `before`: the replicas to fill, in replica order.
     #[pyo3(get)]
     add: Py<PyList>,
     /// Nodes of `before` not in `after`: the replicas to drop once the new ones are filled.
@@ -531,8 +531,8 @@ impl Transition {
         })
     }
 
-    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add and
-    /// to drop.
+    /// The replicas of `key` before and after (`replicas(key, k)` of each side: spread over
+    /// failure domains when a placement names them), with the replicas to add and to drop.
     fn route_top(
         &self,
         py: Python<'_>,

@@ -28,6 +28,7 @@ VARIANTS: Dict[str, Type[hrwhash.HrwError]] = {
     "InvalidText": hrwhash.errors.InvalidTextError,
     "InvalidCount": hrwhash.errors.InvalidCountError,
     "ResultTooLarge": hrwhash.errors.ResultTooLargeError,
+    "InvalidReplicaCount": hrwhash.errors.InvalidReplicaCountError,
     "InvalidArgument": hrwhash.errors.InvalidArgumentError,
     "TooManyNodes": hrwhash.errors.TooManyNodesError,
 }
@@ -42,7 +43,7 @@ DETAILS: Dict[str, Callable[[str], str]] = {
 }
 CASE_KEYS = {"name", "op", "args", "placement", "error", "result", "not_expressible"}
 # The ops that are methods of a membership; every other op is a free function or the constructor.
-METHODS = {"owner", "rank", "replicas", "score", "owners", "rank_many", "with_node", "without_node", "with_weight"}
+METHODS = {"owner", "rank", "replicas", "replicas_strict", "score", "owners", "rank_many", "with_node", "without_node", "with_weight"}
 
 
 def value(v: Any) -> Any:
@@ -102,7 +103,7 @@ def call(op: str, placement: Any, args: Dict[str, Any]) -> Any:
     if op == "owner":
         (key,) = take("key")
         return placement.owner(key)
-    if op in ("rank", "replicas"):
+    if op in ("rank", "replicas", "replicas_strict"):
         key, k = take("key", "k")
         return getattr(placement, op)(key, k)
     if op == "score":

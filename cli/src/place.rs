@@ -1,4 +1,5 @@
-//! `hrwhash place`: the owner, or the first k nodes of the ranking, of each key.
+//! `hrwhash place`: the owner, or the first k nodes of the ranking, of each key; or its replicas
+//! in distinct failure domains (`--strict`).
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -17,6 +18,7 @@ use crate::progress::{self, Unit};
 pub fn run(
     placement: &Placement,
     policy: Option<&Domains>,
+    strict: bool,
     k: usize,
     as_json: bool,
     quiet: bool,
@@ -29,10 +31,17 @@ pub fn run(
             crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
         })?;
     }
+    if strict {
+        // Whether the domains suffice depends on the membership alone, not on the key.
+        placement.replicas_strict(b"", k).map_err(|e| {
+            crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+        })?;
+    }
     let bar = progress::bar("place", Unit::Open("keys"), quiet || !keys.is_empty());
     let mut printer = Printer {
         placement,
         policy,
+        strict,
         k,
         as_json,
         printed: 0,
@@ -68,6 +77,8 @@ struct Printer<'a> {
     placement: &'a Placement,
     /// With `--policy domains`: the replicas of the domains-v1 policy instead of the ranking.
     policy: Option<&'a Domains>,
+    /// With `--strict`: `Placement::replicas_strict` instead of the ranking.
+    strict: bool,
     k: usize,
     as_json: bool,
     printed: u64,
@@ -78,6 +89,9 @@ impl Printer<'_> {
     fn key(&mut self, key: &[u8]) -> Result<(), CliError> {
         if let Some(policy) = self.policy {
             return self.replicas(policy, key);
+        }
+        if self.strict {
+            return self.strict_replicas(key);
         }
         let owner = self.placement.owner(key);
         let rank = self.placement.rank(key, self.k);
@@ -114,6 +128,29 @@ impl Printer<'_> {
             self.element(&Value::Object(item))?;
         } else {
             let ids: Vec<String> = replicas.iter().map(|&i| escaped(id(i))).collect();
+            writeln!(self.out, "{}\t{}", escaped(key), ids.join(","))?;
+        }
+        Ok(())
+    }
+
+    fn strict_replicas(&mut self, key: &[u8]) -> Result<(), CliError> {
+        let replicas = self.placement.replicas_strict(key, self.k).map_err(|e| {
+            crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+        })?;
+        if self.as_json {
+            let mut item = Map::new();
+            put_text(&mut item, "key", key);
+            put_text(&mut item, "owner", self.placement.owner(key).id());
+            let ids: Vec<Value> = replicas.iter().map(|n| text_item("id", n.id())).collect();
+            item.insert("replicas".into(), Value::from(ids));
+            let domains: Vec<Value> = replicas
+                .iter()
+                .map(|n| n.domain().map_or(Value::Null, |d| text_item("domain", d)))
+                .collect();
+            item.insert("domains".into(), Value::from(domains));
+            self.element(&Value::Object(item))?;
+        } else {
+            let ids: Vec<String> = replicas.iter().map(|n| escaped(n.id())).collect();
             writeln!(self.out, "{}\t{}", escaped(key), ids.join(","))?;
         }
         Ok(())

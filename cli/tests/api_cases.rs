@@ -1,6 +1,6 @@
 //! Every case of conformance/api-cases.json that the command line can pose, through the `hrwhash`
 //! binary: `new` as `place --nodes ... [--weights ...] [--seed HEX] probe`, `owner` as
-//! `place KEY`, `rank` as `place --k K KEY`. An error is one stderr line
+//! `place KEY`, `rank` as `place --k K KEY`, `replicas_strict` as `place --strict --k K KEY`. An error is one stderr line
 //! `hrwhash: error[<Variant>]: <message>` whose message names the positions and counts the case
 //! gives; a result is checked against the `hrwhash` library.
 
@@ -219,6 +219,10 @@ fn check_result(name: &str, case: &Value, flags: &[String], out: &Output) {
                 let rank = items[0]["rank"].as_array().unwrap();
                 assert_eq!(rank.len() as u64, want.as_u64().unwrap(), "{name}");
             }
+            ("len", "replicas_strict") => {
+                let replicas = items[0]["replicas"].as_array().unwrap();
+                assert_eq!(replicas.len() as u64, want.as_u64().unwrap(), "{name}");
+            }
             ("selectable", "new") => {
                 // The full ranking of the probe key holds every selectable node.
                 let out = place(flags, &["--k", "18446744073709551615"], &["probe".into()]);
@@ -326,6 +330,15 @@ fn every_case_the_command_line_can_pose() {
             "rank" => (
                 membership_flags(&case["placement"]),
                 vec!["--k".to_string(), number_text(&args["k"])],
+                vec![text(&args["key"])],
+            ),
+            "replicas_strict" => (
+                membership_flags(&case["placement"]),
+                vec![
+                    "--strict".to_string(),
+                    "--k".to_string(),
+                    number_text(&args["k"]),
+                ],
                 vec![text(&args["key"])],
             ),
             other => panic!("{name}: the CLI runner has no command for {other}"),

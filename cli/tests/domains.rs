@@ -128,3 +128,59 @@ fn simulate_domains_moves_only_the_keys_with_a_replica_in_the_removed_rack() {
     assert!(d["moved"].as_u64().unwrap() > 0);
     assert_eq!(d["spread"], 1.0);
 }
+
+/// `place --strict`: the library's `replicas_strict` for a node file's failure domains, or
+/// `error[InvalidReplicaCount]` before any output when too few domains hold a node.
+#[test]
+fn place_strict_spreads_or_refuses() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("place-strict");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Zone c is lost: two zones are left.
+    let file = dir.join("nodes.txt");
+    std::fs::write(&file, "a1,1,a\na2,1,a\nb1,1,b\nb2,1,b\nc1,0,c\n").unwrap();
+    let nodes = [("a1", "a"), ("a2", "a"), ("b1", "b"), ("b2", "b")]
+        .map(|(id, d)| Node::new(id).with_domain(d));
+    let lib = Placement::builder()
+        .nodes(nodes)
+        .node(
+            Node::new("c1")
+                .with_domain("c")
+                .with_weight(hrwhash::Weight::ZERO),
+        )
+        .build()
+        .unwrap();
+    let keys: Vec<String> = (0..50).map(|i| format!("key-{i}")).collect();
+    let file = file.to_str().unwrap();
+    let mut args = vec!["place", "--nodes-file", file, "--strict", "--k", "2"];
+    args.extend(keys.iter().map(String::as_str));
+    let out = hrwhash(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    for (line, key) in text.lines().zip(&keys) {
+        let want: Vec<String> = lib
+            .replicas_strict(key, 2)
+            .unwrap()
+            .iter()
+            .map(|n| String::from_utf8(n.id().to_vec()).unwrap())
+            .collect();
+        assert_eq!(line, format!("{key}\t{}", want.join(",")));
+    }
+    assert_eq!(text.lines().count(), keys.len());
+    let out = hrwhash(&[
+        "place",
+        "--nodes-file",
+        file,
+        "--strict",
+        "--k",
+        "3",
+        "key-0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("error[InvalidReplicaCount]"), "{err}");
+}

@@ -326,6 +326,20 @@ def replicas(ms: Membership, key: bytes, k: int) -> List[int]:
     return replicas_from_ranking(ms, ranking(ms, key), k)
 
 
+def domain_count(ms: Membership) -> int:
+    # Failure domains holding a non-draining node; a node without a named domain is its own.
+    named = {ms.domains[i] for i in range(len(ms.ids)) if ms.weights[i] > 0 and ms.domains[i] is not None}
+    unnamed = sum(1 for i in range(len(ms.ids)) if ms.weights[i] > 0 and ms.domains[i] is None)
+    return len(named) + unnamed
+
+
+def replicas_strict(ms: Membership, key: bytes, k: int) -> List[int]:
+    available = domain_count(ms)
+    if k > available:
+        raise HrwError("InvalidReplicaCount", f"{k} replicas, {available} domains")
+    return replicas(ms, key, k)
+
+
 # --------------------------------------------------------------------------------------------
 # 8. Conformance: reading vectors.json and recomputing every case
 # --------------------------------------------------------------------------------------------

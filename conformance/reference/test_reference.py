@@ -215,6 +215,20 @@ class ReplicasTest(unittest.TestCase):
             self.assertEqual(got[3], third)
             self.assertEqual(ref.replicas(ms, key, 99), got + [n for n in order if n not in got])
 
+    def test_strict_refuses_fewer_domains_than_k(self):
+        # rack-a, rack-b and the node without a domain: three domains; draining rack-b leaves two.
+        ns = [ref.Node(b"n%d" % i, 1.0, b"rack-a" if i < 3 else None if i == 3 else b"rack-b")
+              for i in range(6)]
+        ms = ref.build_membership(ref.DEFAULT_SEED, ns)
+        self.assertEqual(ref.replicas_strict(ms, b"k", 3), ref.replicas(ms, b"k", 3))
+        drained = [n._replace(weight=0.0) if n.domain == b"rack-b" else n for n in ns]
+        ms = ref.build_membership(ref.DEFAULT_SEED, drained)
+        self.assertEqual(ref.replicas_strict(ms, b"k", 2), ref.replicas(ms, b"k", 2))
+        with self.assertRaises(ref.HrwError) as caught:
+            ref.replicas_strict(ms, b"k", 3)
+        self.assertEqual(caught.exception.name, "InvalidReplicaCount")
+        self.assertEqual(len(ref.replicas(ms, b"k", 3)), 3)
+
 
 class ErrorOrderTest(unittest.TestCase):
     def error(self, seed, ns):

@@ -119,11 +119,13 @@ pub enum Error {
         /// What is wrong.
         reason: crate::policy::DomainFault,
     },
-    /// A policy was asked for a number of replicas that is 0 or more than its selectable nodes.
+    /// A policy was asked for a number of replicas that is 0 or more than its selectable nodes,
+    /// or [`crate::Placement::replicas_strict`] for more than its failure domains hold.
     InvalidReplicaCount {
         /// The number asked for.
         requested: usize,
-        /// The number of nodes that can be selected (weight above zero).
+        /// The number of nodes that can be selected (weight above zero); for a strict replica
+        /// set, the number of failure domains that hold one.
         available: usize,
     },
     /// A bounded-load balance factor is not a ratio `c = num / den` with `den >= 1` and
@@ -317,8 +319,9 @@ impl fmt::Display for Error {
                 available,
             } => write!(
                 f,
-                "asked for {requested} replicas: a count from 1 to {available} (the nodes of \
-                 weight above zero) is needed"
+                "asked for {requested} replicas: a count from 1 to {available} is needed (the \
+                 nodes of weight above zero, or for a strict replica set the failure domains \
+                 holding one)"
             ),
             Error::InvalidBalanceFactor { value } => write!(
                 f,

@@ -56,7 +56,9 @@ pub enum ErrorKind {
     /// The domain paths or the spread level given to the domains-v1 policy are not usable
     /// (conformance/POLICIES.md, "domains (v1)").
     InvalidDomains,
-    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero.
+    /// A policy was asked for 0 replicas, or more than its nodes of weight above zero; or a strict
+    /// replica set (replicas_strict) for more replicas than there are failure domains holding such
+    /// a node.
     InvalidReplicaCount,
     /// A slot table's number of slots is not between 1 and 2^24.
     InvalidSlotCount,

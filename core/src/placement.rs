@@ -91,6 +91,10 @@ struct Inner {
     /// The lanes again, laid out for one pass over every group, where that pays.
     interleaved: Option<Interleaved>,
     kernel: Kernel,
+    /// Whether any node names a failure domain: without one, replicas are the top of the ranking.
+    named_domains: bool,
+    /// Failure domains holding a selectable node (a node without a named domain is its own).
+    domains: usize,
 }
 
 /// An immutable set of nodes that answers "which node owns this key?" with the hrw-v1 algorithm.
@@ -303,6 +307,17 @@ impl Placement {
             _ if !(MIN_NODES_INTERLEAVED..=MAX_NODES_INTERLEAVED).contains(&lanes.len()) => None,
             _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])),
         };
+        let named_domains = nodes.iter().any(|n| n.domain.is_some());
+        let domains = {
+            let mut named: Vec<&[u8]> = selectable
+                .iter()
+                .filter_map(|&i| nodes[i as usize].domain.as_deref())
+                .collect();
+            let unnamed = selectable.len() - named.len();
+            named.sort_unstable();
+            named.dedup();
+            unnamed + named.len()
+        };
         Ok(Placement {
             inner: Arc::new(Inner {
                 seed,
@@ -315,6 +330,8 @@ impl Placement {
                 grouped,
                 interleaved,
                 kernel,
+                named_domains,
+                domains,
             }),
         })
     }
@@ -530,6 +547,9 @@ impl Placement {
         if want == 0 {
             return 0;
         }
+        if !self.inner.named_domains {
+            return self.rank_into(key, &mut out[..want]);
+        }
         // The first pass stops once it has `want` nodes, so when it gets them within a prefix of
         // the ranking the rest of the ranking cannot change the answer: try a short prefix (the
         // top-k kernel's cost) and widen it only for keys whose best nodes crowd a few domains.
@@ -608,6 +628,9 @@ impl Placement {
     }
 
     /// Replica nodes for `key`, spread over failure domains (see [`Placement::replicas_into`]).
+    ///
+    /// When fewer than `k` failure domains hold a node of weight above zero, some domain holds
+    /// two of the replicas (SPEC.md 6); [`Placement::replicas_strict`] refuses instead.
     pub fn replicas(&self, key: impl AsRef<[u8]>, k: usize) -> Vec<NodeRef<'_>> {
         let mut out = alloc::vec![0usize; k.min(self.selectable_len())];
         let n = self.replicas_into(key, &mut out);
@@ -618,6 +641,58 @@ impl Placement {
                 index,
             })
             .collect()
+    }
+
+    /// [`Placement::replicas`] in `k` distinct failure domains, or
+    /// [`Error::InvalidReplicaCount`] (with `available` the number of domains) when fewer than `k`
+    /// domains hold a node of weight above zero, where [`Placement::replicas`] would put two
+    /// replicas in one domain. A node without a named domain is a domain of its own. The check
+    /// depends on the membership alone, never on the key.
+    ///
+    /// ```
+    /// use hrwhash::{Error, Node, Placement};
+    ///
+    /// // Zone c is lost: two zones are left for three replicas.
+    /// let p = Placement::builder()
+    ///     .nodes(["a1", "a2", "b1", "b2"].map(|id| Node::new(id).with_domain(&id[..1])))
+    ///     .build()?;
+    /// assert_eq!(p.replicas("user:42", 3).len(), 3);
+    /// assert!(matches!(
+    ///     p.replicas_strict("user:42", 3),
+    ///     Err(Error::InvalidReplicaCount { requested: 3, available: 2 })
+    /// ));
+    /// assert_eq!(p.replicas_strict("user:42", 2)?, p.replicas("user:42", 2));
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn replicas_strict(
+        &self,
+        key: impl AsRef<[u8]>,
+        k: usize,
+    ) -> Result<Vec<NodeRef<'_>>, Error> {
+        self.check_domain_spread(k)?;
+        Ok(self.replicas(key, k))
+    }
+
+    /// [`Placement::replicas_strict`] into `out`: `k` is `out.len()`, and every slot is written
+    /// on success.
+    pub fn replicas_strict_into(
+        &self,
+        key: impl AsRef<[u8]>,
+        out: &mut [usize],
+    ) -> Result<(), Error> {
+        self.check_domain_spread(out.len())?;
+        self.replicas_into(key, out);
+        Ok(())
+    }
+
+    fn check_domain_spread(&self, k: usize) -> Result<(), Error> {
+        if k > self.inner.domains {
+            return Err(Error::InvalidReplicaCount {
+                requested: k,
+                available: self.inner.domains,
+            });
+        }
+        Ok(())
     }
 
     /// The hrw-v1 score of `key` for the node at build-order `index`.

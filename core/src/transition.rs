@@ -77,17 +77,18 @@ pub struct Route {
     pub moved: bool,
 }
 
-/// The top-k replica sets of one key before and after, and what changes between them.
+/// The replica sets of one key before and after ([`Placement::replicas`] of each side), and what
+/// changes between them.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct RouteSet {
-    /// Old-membership indices of the first `k` nodes of the old ranking.
+    /// Old-membership indices of the key's replicas in the old placement, in the order taken.
     pub before: Vec<usize>,
-    /// New-membership indices of the first `k` nodes of the new ranking.
+    /// New-membership indices of the key's replicas in the new placement, in the order taken.
     pub after: Vec<usize>,
-    /// The members of `after` (new indices, in ranking order) whose id is not in `before`: the
+    /// The members of `after` (new indices, in replica order) whose id is not in `before`: the
     /// replicas to fill.
     pub add: Vec<usize>,
-    /// The members of `before` (old indices, in ranking order) whose id is not in `after`: the
+    /// The members of `before` (old indices, in replica order) whose id is not in `after`: the
     /// replicas to drop once the new ones are filled.
     pub drop: Vec<usize>,
 }
@@ -255,8 +256,9 @@ impl Transition {
         Transition::between(old.as_ref().clone(), new.as_ref().clone())
     }
 
-    /// The first `k` nodes of the ranking of `key` before and after, with the replicas to add
-    /// and to drop.
+    /// The replica sets of `key` before and after ([`Placement::replicas`] of each side with
+    /// `k`: the first `k` nodes of the ranking, spread over failure domains when the placement
+    /// names them), with the replicas to add and to drop.
     pub fn route_top(&self, key: impl AsRef<[u8]>, k: usize) -> RouteSet {
         let mut set = RouteSet::default();
         self.route_top_into(key, k, &mut set);
@@ -277,8 +279,10 @@ impl Transition {
         before.resize(k.min(inner.old.selectable_len()), 0);
         after.clear();
         after.resize(k.min(inner.new.selectable_len()), 0);
-        inner.old.rank_into(key, before);
-        inner.new.rank_into(key, after);
+        // Each side's own replica rule: the stored set is `replicas`, which spreads over failure
+        // domains when the placement names them; the plain ranking would route other nodes.
+        inner.old.replicas_into(key, before);
+        inner.new.replicas_into(key, after);
         add.clear();
         add.extend(after.iter().copied().filter(|&n| {
             let o = inner.new_to_old[n];
@@ -291,13 +295,14 @@ impl Transition {
         }));
     }
 
-    /// An accumulator of replica-set changes (the first `k` nodes of each key's ranking) over
-    /// keys fed one by one.
+    /// An accumulator of replica-set changes (each key's [`Placement::replicas`] with `k` on
+    /// either side) over keys fed one by one.
     pub fn diff_top(&self, k: usize) -> ReplicaDiff {
         ReplicaDiff::new(self, k)
     }
 
-    /// The keys of `keys` whose set of first `k` replicas changes, each with its [`RouteSet`]
+    /// The keys of `keys` whose set of `k` replicas ([`Placement::replicas`]) changes, each with
+    /// its [`RouteSet`]
     /// (the copies to add and to drop), streamed in input order.
     ///
     /// ```
@@ -685,7 +690,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Node, Seed, Weight};
+    use crate::{Error, Node, Seed, Weight};
 
     fn weighted(nodes: &[(&str, f64)]) -> Placement {
         Placement::weighted(nodes.iter().copied()).unwrap()
@@ -797,6 +802,99 @@ mod tests {
             Transition::new(&old, &heavier).route_top("x", 0),
             RouteSet::default()
         );
+    }
+
+    /// Three zones of three nodes; `lost` names a zone whose nodes are gone.
+    fn zoned(lost: Option<&str>) -> Placement {
+        let nodes = ["a", "b", "c"]
+            .into_iter()
+            .filter(|z| Some(*z) != lost)
+            .flat_map(|z| (0..3).map(move |i| Node::new(alloc::format!("{z}{i}")).with_domain(z)));
+        Placement::builder().nodes(nodes).build().unwrap()
+    }
+
+    #[test]
+    fn top_k_routes_follow_each_sides_replicas() {
+        let (old, new) = (zoned(None), zoned(Some("c")));
+        let t = Transition::new(&old, &new);
+        let indices = |v: Vec<crate::NodeRef<'_>>| v.iter().map(|n| n.index()).collect::<Vec<_>>();
+        let mut diff = t.diff_top(3);
+        let (mut ranked_differently, mut changed) = (0, 0);
+        for i in 0..10_000 {
+            let key = alloc::format!("key-{i}");
+            let s = t.route_top(&key, 3);
+            assert_eq!(s.before, indices(old.replicas(&key, 3)));
+            assert_eq!(s.after, indices(new.replicas(&key, 3)));
+            let ranked: Vec<usize> = old.rank(&key, 3).iter().map(|n| n.index()).collect();
+            ranked_differently += usize::from(ranked != s.before);
+            changed += u64::from(s.changed());
+            assert_eq!(diff.route_top(&key), &s);
+        }
+        // Without the domain rule most keys would be routed from a set they are not stored on.
+        assert!(ranked_differently > 5_000, "{ranked_differently}");
+        assert_eq!(diff.changed(), changed);
+        let planned = t.plan_top((0..10_000).map(|i| alloc::format!("key-{i}")), 3);
+        assert_eq!(planned.count() as u64, changed);
+    }
+
+    #[test]
+    fn top_k_routes_without_domains_are_the_ranking() {
+        let old = Placement::new(["a", "b", "c", "d", "e"]).unwrap();
+        let new = old.without_node("c").unwrap();
+        let t = Transition::new(&old, &new);
+        for i in 0..2_000 {
+            let key = alloc::format!("key-{i}");
+            let s = t.route_top(&key, 3);
+            let ranked = |p: &Placement| {
+                p.rank(&key, 3)
+                    .iter()
+                    .map(|n| n.index())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!((s.before, s.after), (ranked(&old), ranked(&new)));
+        }
+    }
+
+    #[test]
+    fn strict_replicas_refuse_to_share_a_domain() {
+        let whole = zoned(None);
+        let lost = zoned(Some("b"));
+        for i in 0..1_000 {
+            let key = alloc::format!("key-{i}");
+            assert_eq!(
+                whole.replicas_strict(&key, 3).unwrap(),
+                whole.replicas(&key, 3)
+            );
+            assert_eq!(
+                lost.replicas_strict(&key, 2).unwrap(),
+                lost.replicas(&key, 2)
+            );
+            assert_eq!(
+                lost.replicas_strict(&key, 3),
+                Err(Error::InvalidReplicaCount {
+                    requested: 3,
+                    available: 2
+                })
+            );
+            let mut out = [usize::MAX; 3];
+            assert!(lost.replicas_strict_into(&key, &mut out).is_err());
+            assert_eq!(out, [usize::MAX; 3]);
+        }
+        // Nodes without a named domain are each a domain; nodes of weight zero hold nothing.
+        let mixed = Placement::builder()
+            .node(Node::new("x").with_domain("z"))
+            .node(Node::new("y").with_domain("z"))
+            .node(Node::new("u"))
+            .node(
+                Node::new("w")
+                    .with_domain("q")
+                    .with_weight(Weight::new(0.0).unwrap()),
+            )
+            .build()
+            .unwrap();
+        assert_eq!(mixed.replicas_strict("k", 2).unwrap().len(), 2);
+        assert!(mixed.replicas_strict("k", 3).is_err());
+        assert_eq!(mixed.replicas_strict("k", 0).unwrap(), alloc::vec![]);
     }
 
     #[test]

@@ -177,6 +177,7 @@ fn call(case: &Value) -> Result<Answer, Failure> {
         }
         "rank" => Answer::List(on().rank(key(), count(&args["k"])).len()),
         "replicas" => Answer::List(on().replicas(key(), count(&args["k"])).len()),
+        "replicas_strict" => Answer::List(on().replicas_strict(key(), count(&args["k"]))?.len()),
         "score" => {
             // Rust scores by position; the id is looked up the way every binding does.
             let p = on();
@@ -253,6 +254,7 @@ fn variant(e: &Error) -> &'static str {
         Error::InvalidText { .. } => "InvalidText",
         Error::InvalidCount => "InvalidCount",
         Error::ResultTooLarge => "ResultTooLarge",
+        Error::InvalidReplicaCount { .. } => "InvalidReplicaCount",
         other => panic!("a variant API.md does not name: {other:?}"),
     }
 }

@@ -91,14 +91,20 @@ proptest! {
     fn route_top_agrees_with_rankings_and_replicas((old, new) in two_memberships(), k in 0usize..6) {
         let t = Transition::new(&old, &new);
         let no_domains = |p: &Placement| p.node_specs().iter().all(|n| n.domain().is_none());
+        let replicas = |p: &Placement, key: &str| -> Vec<usize> {
+            p.replicas(key, k).iter().map(|n| n.index()).collect()
+        };
         for key in keys(200) {
             let s = t.route_top(&key, k);
-            prop_assert_eq!(&s.before, &rank(&old, &key, k));
-            prop_assert_eq!(&s.after, &rank(&new, &key, k));
+            // Each side's replica set is the one it stores: replicas(), spread over domains.
+            prop_assert_eq!(&s.before, &replicas(&old, &key));
+            prop_assert_eq!(&s.after, &replicas(&new, &key));
             // Without named domains every node is its own domain, so replicas are the ranking.
             if no_domains(&old) {
-                let replicas: Vec<usize> = old.replicas(&key, k).iter().map(|n| n.index()).collect();
-                prop_assert_eq!(&s.before, &replicas);
+                prop_assert_eq!(&s.before, &rank(&old, &key, k));
+            }
+            if no_domains(&new) {
+                prop_assert_eq!(&s.after, &rank(&new, &key, k));
             }
             let (before, after) = (ids(&old, &s.before), ids(&new, &s.after));
             let want_add: Vec<Vec<u8>> = after.iter().filter(|id| !before.contains(id)).cloned().collect();

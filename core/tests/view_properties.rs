@@ -118,17 +118,18 @@ fn routes_agree_with_owners_and_flows_sum_to_moved() {
             assert_eq!(r.old, old.owner_index(&key));
             assert_eq!(r.new, new.owner_index(&key));
             assert_eq!(r.moved, old.owner(&key).id() != new.owner(&key).id());
+            // Replica routes are each side's replicas (domain-aware), as the sets are stored.
             let set = t.route_top(&key, 3);
             assert_eq!(
                 set.before,
-                old.rank(&key, 3)
+                old.replicas(&key, 3)
                     .iter()
                     .map(|n| n.index())
                     .collect::<Vec<_>>()
             );
             assert_eq!(
                 set.after,
-                new.rank(&key, 3)
+                new.replicas(&key, 3)
                     .iter()
                     .map(|n| n.index())
                     .collect::<Vec<_>>()

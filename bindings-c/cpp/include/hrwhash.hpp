@@ -289,6 +289,16 @@ public:
         return top(key, k, hrw_placement_replicas);
     }
 
+    /// replicas(key, k) in k distinct failure domains; throws InvalidReplicaCount when fewer than
+    /// k failure domains hold a node of weight above zero (where replicas() would put two
+    /// replicas in one domain).
+    std::vector<std::size_t> replicas_strict(std::string_view key, std::size_t k) const {
+        std::vector<std::size_t> out(std::min(k, selectable_size()));
+        detail::check(
+            hrw_placement_replicas_strict(p_, detail::bytes(key), key.size(), k, out.data(), out.size()));
+        return out;
+    }
+
     std::size_t size() const {
         std::size_t n = 0;
         detail::check(hrw_placement_len(p_, &n));

@@ -329,7 +329,7 @@ public:
         return Route{r.old_index, r.new_index, r.moved};
     }
 
-    /// The first k nodes of the key's ranking on both sides, the replicas to add and to drop.
+    /// The key's replicas(key, k) on both sides, the replicas to add and to drop.
     RouteSet route_top(std::string_view key, std::size_t k) const {
         const std::size_t cap = std::max(std::min(k, old_placement().selectable_size()),
                                          std::min(k, new_placement().selectable_size()));

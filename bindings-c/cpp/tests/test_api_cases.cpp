@@ -143,6 +143,7 @@ hrw_status status_of(const std::string &variant) {
         {"InvalidText", HRW_STATUS_INVALID_TEXT},
         {"InvalidCount", HRW_STATUS_INVALID_COUNT},
         {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
+        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
         {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
     };
     auto it = map.find(variant);
@@ -178,6 +179,8 @@ Answer run(const std::string &op, const jvalue *args, const hrwhash::Placement *
         std::string key = text(need(args, "key"));
         std::size_t k = count(need(args, "k"));
         a.len = (op == "rank" ? on().rank(key, k) : on().replicas(key, k)).size();
+    } else if (op == "replicas_strict") {
+        a.len = on().replicas_strict(text(need(args, "key")), count(need(args, "k"))).size();
     } else if (op == "owners") {
         a.len = on().owners(texts(need(args, "keys"))).size();
     } else if (op == "rank_many") {

@@ -83,7 +83,12 @@ class Placement(Generic[_Id]):
     def ranking(self, key: _Key) -> "Ranking[_Id]":
         """Every selectable node, in ranking order for ``key``."""
     def replicas(self, key: _Key, k: _Count) -> List[_Id]:
-        """Up to ``k`` nodes for replicas of ``key``, in distinct failure domains first."""
+        """Up to ``k`` nodes for replicas of ``key``, in distinct failure domains first; when
+        fewer than ``k`` domains hold a node of weight above zero, some domain holds two."""
+    def replicas_strict(self, key: _Key, k: _Count) -> List[_Id]:
+        """``replicas(key, k)`` in ``k`` distinct failure domains, or InvalidReplicaCountError
+        (``available``: the number of domains) when fewer than ``k`` domains hold a node of weight
+        above zero."""
     def score(self, key: _Key, node: Union[str, bytes]) -> int:
         """The 64-bit hrw-v1 score of ``key`` for ``node``."""
     def owners(self, keys: Iterable[_Key]) -> List[_Id]:
@@ -268,8 +273,9 @@ class Transition:
     def route(self, key: _Key) -> Route:
         """The owners of ``key`` after and before, and whether it moved."""
     def route_top(self, key: _Key, k: _Count) -> RouteSet:
-        """The first ``k`` nodes of the ranking of ``key`` before and after; a profile on either
-        side raises :class:`~hrwhash.errors.NotOfferedError`."""
+        """The replicas of ``key`` before and after (``replicas(key, k)`` of each side, spread over
+        failure domains when a placement names them); a profile on either side raises
+        :class:`~hrwhash.errors.NotOfferedError`."""
     def diff(self, keys: Iterable[_Key]) -> Diff:
         """Counts the owner changes of every key of ``keys``."""
     def plan(self, keys: Iterable[_Key]) -> "Plan":

@@ -253,7 +253,9 @@ class InvalidDomainsError(HrwError, ValueError):
 
 
 class InvalidReplicaCountError(HrwError, ValueError):
-    """A policy was asked for 0 replicas, or more than its nodes of weight above zero."""
+    """A policy was asked for 0 replicas, or more than its nodes of weight above zero; or a strict
+    replica set (replicas_strict) for more replicas than there are failure domains holding such a
+    node."""
 
     def __init__(
         self, message: str, *, requested: Optional[int] = None, available: Optional[int] = None
@@ -262,7 +264,8 @@ class InvalidReplicaCountError(HrwError, ValueError):
         self.requested = requested
         """The number asked for."""
         self.available = available
-        """The number of nodes of weight above zero."""
+        """The number of nodes of weight above zero; for a strict replica set, the number of failure
+        domains holding one."""
 
 
 class InvalidSlotCountError(HrwError, ValueError):

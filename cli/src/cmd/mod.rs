@@ -55,8 +55,8 @@ pub struct Transition {
     /// Use N generated keys key-0 .. key-(N-1) [default: 100000].
     #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = COUNT)]
     pub keys: Option<u64>,
-    /// Compare each key's first R replicas (its ranking) instead of its owner: a key changes
-    /// when the set of those nodes changes.
+    /// Compare each key's R replicas (spread over the nodes' failure domains, as the keys are
+    /// stored) instead of its owner: a key changes when the set of those nodes changes.
     #[arg(long, value_name = "R", default_value = "1", allow_hyphen_values = true, value_parser = SIZE)]
     pub k: usize,
     #[command(flatten)]

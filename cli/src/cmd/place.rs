@@ -52,6 +52,11 @@ pub struct Args {
     /// Print the first k nodes of each key's ranking instead of only the owner.
     #[arg(long, value_name = "K", default_value = "1", allow_hyphen_values = true, value_parser = SIZE)]
     k: usize,
+    /// Print each key's --k replicas in distinct failure domains (the domains of a node file's
+    /// nodes) instead of the ranking; error[InvalidReplicaCount] before any output when fewer
+    /// than --k failure domains hold a node of weight above zero.
+    #[arg(long, conflicts_with_all = ["profile", "domains", "levels"])]
+    strict: bool,
     /// Place as an incumbent library does (conformance/PROFILES.md), e.g. go-redis-ring-v9.
     #[arg(long, value_name = "NAME", conflicts_with_all = ["seed", "view"])]
     profile: Option<String>,
@@ -100,6 +105,11 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
             ))
         }
         Policy::Hrw => None,
+        Policy::Domains if a.strict => {
+            return Err(CliError::Usage(
+                "--strict places by hrw-v1 replicas; --policy domains always spreads".into(),
+            ))
+        }
         Policy::Domains => {
             let level = domains::parse_level(&a.level, a.levels.as_deref())?;
             Some(domains::place_policy(
@@ -112,6 +122,7 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
     place::run(
         &placement,
         policy.as_ref(),
+        a.strict,
         a.k,
         a.common.json,
         a.common.quiet,

@@ -1,5 +1,7 @@
-//! Replica sets across a transition: the first `k` nodes of each key's ranking before and after,
-//! counted over a key stream ([`ReplicaDiff`]) or listed key by key ([`ReplicaPlan`]). A key
+//! Replica sets across a transition: each key's [`crate::Placement::replicas`] with `k` before
+//! and after (the first `k` nodes of its ranking, spread over failure domains when the placement
+//! names them), counted over a key stream ([`ReplicaDiff`]) or listed key by key
+//! ([`ReplicaPlan`]). A key
 //! *changes* when the ids of its replica set differ (the order within the set does not count),
 //! which for `k = 1` is exactly [`super::Route::moved`].
 
