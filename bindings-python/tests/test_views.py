@@ -3,6 +3,7 @@ and ramps over random memberships (conformance/VIEW.md)."""
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 from pathlib import Path
@@ -224,6 +225,11 @@ def test_argument_errors() -> None:
     assert missing.value.filename == "/nonexistent/view.json"
     with pytest.raises(IsADirectoryError):
         View.from_file(Path(__file__).parent)
+    # A NUL inside the path names no file: the OSError of an invalid argument (the C ABI's
+    # HRW_STATUS_IO), never errno 0 and never the file its prefix names.
+    with pytest.raises(OSError) as nul:
+        View.from_file(str(Path(__file__).parent / "views.json") + "\0x")
+    assert nul.value.errno == errno.EINVAL and type(nul.value) is OSError
     # An endless stream is read only up to its first byte no JSON holds.
     with pytest.raises(hrwhash.errors.InvalidJsonError) as zeros:
         View.from_file("/dev/zero")
@@ -241,8 +247,10 @@ def test_argument_errors() -> None:
         list(Transition(view, View(Placement(["a"]), 4)).plan(["x", "y", 3]))  # type: ignore[list-item]
     assert arg.value.index == 2
     plan = hrwhash.ramp(view, View(Placement(["a", "b", "c"]), 4), 1.0)
-    with pytest.raises(hrwhash.errors.LengthMismatchError):
+    with pytest.raises(hrwhash.errors.IndexOutOfRangeError) as past:
         plan.view(len(plan))
+    assert (past.value.index, past.value.len) == (len(plan), len(plan))
+    assert isinstance(past.value, IndexError)
 
 
 def test_secret_seed_is_never_written() -> None:

@@ -428,6 +428,22 @@ TEST(Views, Errors) {
     } catch (const std::system_error &e) {
         EXPECT_EQ(e.code(), std::errc::is_a_directory);
     }
+    // A NUL inside the path: refused (the C ABI's HRW_STATUS_IO), never the file its prefix names.
+    {
+        const std::string prefix = ::testing::TempDir() + "hrwhash-nul-view.json";
+        std::FILE *f = std::fopen(prefix.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        const std::string doc = v.to_json();
+        std::fwrite(doc.data(), 1, doc.size(), f);
+        std::fclose(f);
+        try {
+            hrwhash::View::from_file(prefix + std::string("\0.bak", 5));
+            ADD_FAILURE() << "opened the path before the NUL";
+        } catch (const std::system_error &e) {
+            EXPECT_EQ(e.code(), std::errc::invalid_argument);
+        }
+        std::remove(prefix.c_str());
+    }
     hrwhash::Transition t(v, v);
     EXPECT_EQ(t.expected_moved(), 0.0);
     EXPECT_EQ(status_of([&] { t.route_top("k", static_cast<std::size_t>(-1)); }), HRW_STATUS_OK);
