@@ -6,9 +6,9 @@ use hrwhash_compat::Profile;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
+use crate::args::BadText;
 use crate::js::{self, Bytes, Form, KeyBuf, Raw};
 use crate::view::id_value;
-use crate::args::BadText;
 use crate::{core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement};
 
 /// The options `new ProfilePlacement` knows.

@@ -53,7 +53,10 @@ pub(crate) fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64>
     let invalid = |problem: &str| {
         invalid_count(
             py,
-            format!("epoch = {} is not in 0 ..= 2**64 - 1: {problem}", args::repr(obj)),
+            format!(
+                "epoch = {} is not in 0 ..= 2**64 - 1: {problem}",
+                args::repr(obj)
+            ),
             obj,
         )
     };
@@ -189,11 +192,7 @@ impl View {
                     (None, std::io::ErrorKind::InvalidInput) => EINVAL,
                     (None, _) => 0,
                 };
-                pyo3::exceptions::PyOSError::new_err((
-                    errno,
-                    message,
-                    path.display().to_string(),
-                ))
+                pyo3::exceptions::PyOSError::new_err((errno, message, path.display().to_string()))
             })?
             .map_err(|e| error(py, e, None))?;
         View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))

@@ -289,8 +289,14 @@ TEST(Views, Ramps) {
             (void)plan.view(got.size());
             ADD_FAILURE() << "a view past the last step";
         } catch (const hrwhash::Error &e) {
-            EXPECT_EQ(e.status(), HRW_STATUS_LENGTH_MISMATCH);
+            EXPECT_EQ(e.status(), HRW_STATUS_INDEX_OUT_OF_RANGE);
+            EXPECT_EQ(e.index(), got.size());
             EXPECT_EQ(e.expected(), got.size());
+            if (!got.empty()) {
+                const std::string want = "(index " + std::to_string(got.size()) + ", not below " +
+                                         std::to_string(got.size()) + ")";
+                EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+            }
         }
     }
 }
