@@ -180,7 +180,8 @@ def test_bad_counts_and_epochs() -> None:
         SlotHistory(Placement(["a"]), 0)
     with pytest.raises(hrwhash.errors.InvalidCountError):
         SlotHistory(Placement(["a"]), -1)
-    with pytest.raises(hrwhash.errors.InvalidViewError):
+    # An epoch argument is checked as a count is (API.md section 3), as in Node.
+    with pytest.raises(hrwhash.errors.InvalidCountError):
         SlotHistory(Placement(["a"]), 8, 2**64)
     with pytest.raises(hrwhash.errors.InvalidSeedLengthError):
         SlotHistory.from_json("{}", seed=b"short")
