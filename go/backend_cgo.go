@@ -76,6 +76,7 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeInfeasibleReplicaWeights-C.HRW_STATUS_INFEASIBLE_REPLICA_WEIGHTS+
 	CodeInvalidSlotCount-C.HRW_STATUS_INVALID_SLOT_COUNT+
 	CodeSlotOutOfRange-C.HRW_STATUS_SLOT_OUT_OF_RANGE+
+	CodeIO-C.HRW_STATUS_IO+
 	CodeTooManyNodes-C.HRW_STATUS_TOO_MANY_NODES]
 
 // Version is the version of the linked libhrwhash.

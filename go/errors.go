@@ -41,7 +41,7 @@ type Error struct {
 	Code Code
 	// Index is the position of the node (0-based, in the caller's list) for CodeEmptyNodeID,
 	// CodeDuplicateNodeID and CodeInvalidWeight, -1 for an InvalidWeight that belongs to no node
-	// (WeightToFixed); the rejected index for CodeIndexOutOfRange.
+	// (WeightToFixed); the rejected index (of a node, of a ramp step) for CodeIndexOutOfRange.
 	Index int
 	// FirstIndex is the first node with the same id, for CodeDuplicateNodeID.
 	FirstIndex int
@@ -51,7 +51,7 @@ type Error struct {
 	ID string
 	// Expected and Actual are the lengths of CodeLengthMismatch, CodeInvalidSeedLength and
 	// CodeBufferTooSmall (Expected: what was needed), and for CodeIndexOutOfRange Expected is
-	// the number of nodes.
+	// the number of items (nodes, ramp steps).
 	Expected, Actual int
 	// Count is the number of nodes of CodeTooManyNodes; the rejected k of CodeInvalidCount and CodeResultTooLarge (for NewReplicaBalance
 	// What names it "k"); for
@@ -83,6 +83,9 @@ type Error struct {
 	// DomainReason is what is wrong for CodeInvalidDomains: "missing", "empty_level",
 	// "depth_mismatch", "level_out_of_range" or "weight_overflow" (conformance/POLICIES.md).
 	DomainReason string
+	// Err is the operating system's error (an *fs.PathError) for CodeIO, the status the C ABI
+	// and the other languages give a file that cannot be read; Unwrap returns it.
+	Err error
 }
 
 // countRange says which counts a policy takes, for an ErrInvalidCount whose What names the count.
@@ -148,7 +151,7 @@ func (e *Error) Error() string {
 	case CodeBufferTooSmall:
 		return fmt.Sprintf("hrwhash: output of length %d for %d results", e.Actual, e.Expected)
 	case CodeIndexOutOfRange:
-		return fmt.Sprintf("hrwhash: node index %d out of range for %d nodes", e.Index, e.Expected)
+		return fmt.Sprintf("hrwhash: index %d is out of range: there are %d items", e.Index, e.Expected)
 	case CodeInvalidCount:
 		if e.What != "" {
 			return fmt.Sprintf("hrwhash: invalid count %s = %d: %s", e.What, e.Count, countRange[e.What])
@@ -201,11 +204,16 @@ func (e *Error) Error() string {
 		return "hrwhash: the seed does not match the view's seed fingerprint: keys would be placed on other nodes"
 	case CodeTooManyNodes:
 		return fmt.Sprintf("hrwhash: %d nodes are more than a placement can hold", e.Count)
+	case CodeIO:
+		return fmt.Sprintf("hrwhash: the file could not be read: %v", e.Err)
 	case CodeInvalidMoveLimit:
 		return fmt.Sprintf("hrwhash: invalid per-step move limit %s: a fraction in (0, 1] large enough to advance the ramp", weightText(e.MaxMove))
 	}
 	return fmt.Sprintf("hrwhash: error %s", e.Code)
 }
+
+// Unwrap gives the operating system's error of a CodeIO, so errors.Is(err, fs.ErrNotExist) works.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Is matches errors of the same code, so errors.Is(err, ErrInvalidWeight) works.
 func (e *Error) Is(target error) bool {

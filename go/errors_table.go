@@ -33,6 +33,7 @@ const (
 	CodeSlotOutOfRange           Code = 27
 	CodeUnknownProfile           Code = 28
 	CodeNotOffered               Code = 29
+	CodeIO                       Code = 30
 	CodeTooManyNodes             Code = 31
 )
 
@@ -67,6 +68,7 @@ var (
 	ErrSlotOutOfRange           = &Error{Code: CodeSlotOutOfRange}
 	ErrUnknownProfile           = &Error{Code: CodeUnknownProfile}
 	ErrNotOffered               = &Error{Code: CodeNotOffered}
+	ErrIO                       = &Error{Code: CodeIO}
 	ErrTooManyNodes             = &Error{Code: CodeTooManyNodes}
 )
 
@@ -100,5 +102,6 @@ var codeNames = map[Code]string{
 	CodeSlotOutOfRange:           "SlotOutOfRange",
 	CodeUnknownProfile:           "UnknownProfile",
 	CodeNotOffered:               "NotOffered",
+	CodeIO:                       "Io",
 	CodeTooManyNodes:             "TooManyNodes",
 }

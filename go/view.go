@@ -42,13 +42,13 @@ func ViewFromJSON(doc []byte, opts ...Option) (*View, error) {
 	return viewFromJSON(doc, cfg.seed)
 }
 
-// ViewFromFile loads the view document in the file at path. A file that cannot be read gives
-// the *fs.PathError of os.ReadFile; a bad document gives the errors of ViewFromJSON, wrapped
-// with the path (errors.Is and errors.As see through it).
+// ViewFromFile loads the view document in the file at path. A file that cannot be read (or a
+// path holding a NUL) gives ErrIO wrapping the *fs.PathError of os.ReadFile; a bad document gives
+// the errors of ViewFromJSON, wrapped with the path (errors.Is and errors.As see through it).
 func ViewFromFile(path string, opts ...Option) (*View, error) {
 	doc, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Code: CodeIO, Err: err}
 	}
 	v, err := ViewFromJSON(doc, opts...)
 	if err != nil {
@@ -525,13 +525,14 @@ func (r *RampPlan) Len() int {
 }
 
 // View is the view of step i (0-based); the last one has the new view's membership.
-// ErrLengthMismatch (Expected: the number of steps) past the last step.
+// ErrIndexOutOfRange (Index: i, Expected: the number of steps) before the first or past the
+// last step.
 func (r *RampPlan) View(i int) (*View, error) {
 	if err := r.usable(); err != nil {
 		return nil, err
 	}
 	if i < 0 || i >= len(r.steps) {
-		return nil, &Error{Code: CodeLengthMismatch, Expected: len(r.steps), Actual: i}
+		return nil, &Error{Code: CodeIndexOutOfRange, Index: i, Expected: len(r.steps)}
 	}
 	return r.b.view(i)
 }

@@ -214,7 +214,9 @@ func TestJSONErrorPositionsAgree(t *testing.T) {
 		"\t\"", "{\"a\":\n\"\x01\"}", "{\"a\": \"\xc3\x28\"}", "{\"a\": \"\xe2\x82\"}",
 		`{"a": "\ud800\u0041"}`, `{"a": "\udc00"}`, `{"a": "\uzzzz"}`, strings.Repeat("[", 130),
 		"{\n\"a\": 1\n,\n}", "{\"a\":1\n\n", `{"a": 1.5e+}`, `{"a": -01}`, `{"a": 1, "b": nulx}`,
-		"\r\n{x",
+		"\r\n{x", `{"a": 1e99999999999}`, `{"a": 1.5e2147483648, "b": x}`, `{"a": 0e99999999999, "b": x}`,
+		`{"a": 1e-99999999999, "b": x}`, "{\"a\": \"\xffb\\\"c\"}", "{\"a\": \"\xff", "{\"a\": \"\xff\n\"}",
+		"[tru\n]", "[1e\n]", "\n\n[\"\\\n\"]",
 	}
 	for _, d := range docs {
 		_, err := hrwhash.ViewFromJSON([]byte(d))
@@ -231,5 +233,99 @@ func TestJSONErrorPositionsAgree(t *testing.T) {
 		if !errors.As(err, &h) || h.Line != lib.Line || h.Column != lib.Column {
 			t.Errorf("%q: slot history at %v, libhrwhash's view at %d:%d", d, err, lib.Line, lib.Column)
 		}
+	}
+}
+
+// brokenDocuments derives malformed (and some well-formed) documents from the documents of
+// views.json: every prefix of each, and seeded edits (a byte replaced, inserted or deleted) with
+// the bytes JSON readers decide on, so that every way a reader can stop is met at every depth.
+func brokenDocuments(t *testing.T, edits int) [][]byte {
+	data, err := os.ReadFile(filepath.Join("..", "conformance", "views.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Valid, Invalid []map[string]any
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	var bases [][]byte
+	for _, group := range [][]map[string]any{file.Valid, file.Invalid} {
+		for _, c := range group {
+			for _, k := range []string{"document", "canonical"} {
+				if s, ok := c[k].(string); ok && len(s) < 4096 {
+					bases = append(bases, []byte(s))
+				}
+			}
+		}
+	}
+	interesting := []byte("\"\\\n\r\t ,:{}[]0123456789-+.eEux/tfn\x00\x01\x1f\x7f\xc3\xe2\xed\xf0\xff")
+	var docs [][]byte
+	for _, b := range bases {
+		for i := 0; i <= len(b); i++ {
+			docs = append(docs, b[:i])
+		}
+	}
+	r := rand.New(rand.NewSource(20))
+	for n := 0; n < edits; n++ {
+		b := bases[r.Intn(len(bases))]
+		d := append([]byte(nil), b...)
+		for e := 1 + r.Intn(2); e > 0 && len(d) > 0; e-- {
+			i := r.Intn(len(d))
+			c := interesting[r.Intn(len(interesting))]
+			switch r.Intn(3) {
+			case 0:
+				d[i] = c
+			case 1:
+				d = append(d[:i], append([]byte{c}, d[i:]...)...)
+			default:
+				d = append(d[:i], d[i+1:]...)
+			}
+		}
+		if r.Intn(4) == 0 {
+			d = d[:r.Intn(len(d)+1)]
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// The positions of TestJSONErrorPositionsAgree over thousands of generated broken documents:
+// libhrwhash (the core's reader) and internal/hrwview report the same line and column, and
+// agree on which documents are not JSON at all.
+func TestJSONErrorPositionsAgreeOnBrokenDocuments(t *testing.T) {
+	docs := brokenDocuments(t, 20000)
+	malformed, differ := 0, 0
+	for _, d := range docs {
+		_, err := hrwhash.ViewFromJSON(d)
+		var lib *hrwhash.Error
+		libJSON := errors.As(err, &lib) && lib.Code == hrwhash.CodeInvalidJSON
+		goErr, ok := hrwview.ParseError(d)
+		goJSON := ok && goErr.Code == hrwview.CodeInvalidJSON
+		if libJSON {
+			malformed++
+		}
+		switch {
+		case libJSON != goJSON:
+			differ++
+			if differ <= 20 {
+				t.Errorf("%q: libhrwhash %v, Go %+v", d, err, goErr)
+			}
+		case libJSON && (goErr.Line != lib.Line || goErr.Column != lib.Column):
+			differ++
+			if differ <= 20 {
+				t.Errorf("%q: libhrwhash at %d:%d, Go at %d:%d", d, lib.Line, lib.Column, goErr.Line, goErr.Column)
+			}
+		case libJSON && (lib.Line < 1 || lib.Column < 1):
+			t.Errorf("%q: libhrwhash at %d:%d: VIEW.md positions are 1-based", d, lib.Line, lib.Column)
+		}
+	}
+	t.Logf("%d documents, %d not JSON, %d positions differ", len(docs), malformed, differ)
+	if differ > 0 {
+		t.Errorf("%d of %d malformed documents have another position in Go", differ, malformed)
+	}
+	if malformed < 1000 {
+		t.Errorf("only %d malformed documents", malformed)
 	}
 }

@@ -436,7 +436,9 @@ func TestViewsRamps(t *testing.T) {
 				last.Epoch() != old.Epoch()+uint64(len(steps)) {
 				t.Error("the last step is not the new view")
 			}
-			if _, err := plan.View(len(steps)); !errors.Is(err, hrwhash.ErrLengthMismatch) {
+			var past *hrwhash.Error
+			if _, err := plan.View(len(steps)); !errors.As(err, &past) || past.Code != hrwhash.CodeIndexOutOfRange ||
+				past.Index != len(steps) || past.Expected != len(steps) {
 				t.Errorf("view past the end: %v", err)
 			}
 		})
@@ -654,14 +656,20 @@ func TestViewsErrors(t *testing.T) {
 		e.Field != "epoch" || e.Reason != hrwhash.FaultOutOfRange {
 		t.Errorf("epochs past 2^64 - 1: %v", err)
 	}
-	// Files that cannot be read are *fs.PathError, not view errors.
+	// Files that cannot be read are ErrIO (C status 30, as in every language), wrapping the
+	// *fs.PathError; not view errors.
 	_, err := hrwhash.ViewFromFile("/nonexistent/view.json")
 	var pe *fs.PathError
-	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, hrwhash.ErrIO) || !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) ||
+		!errors.As(err, &e) || e.Code != 30 || e.Code.String() != "Io" {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := hrwhash.ViewFromFile(t.TempDir()); !errors.Is(err, syscall.EISDIR) {
+	if _, err := hrwhash.ViewFromFile(t.TempDir()); !errors.Is(err, hrwhash.ErrIO) || !errors.Is(err, syscall.EISDIR) {
 		t.Errorf("a directory: %v", err)
+	}
+	// A NUL inside the path names no file: ErrIO, as the C ABI says for the same bytes.
+	if _, err := hrwhash.ViewFromFile("view\x00.json"); !errors.Is(err, hrwhash.ErrIO) || errors.Is(err, hrwhash.ErrInvalidView) {
+		t.Errorf("a NUL in the path: %v", err)
 	}
 	// nil and zero values: ErrNullParameter, never a panic.
 	var nv *hrwhash.View

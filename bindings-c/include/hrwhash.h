@@ -126,7 +126,8 @@ enum hrw_status
    */
   HRW_STATUS_BUFFER_TOO_SMALL = 10,
   /**
-   * A node index is not below the placement's length.
+   * An index (of a node in a placement, of a step in a ramp) is not below the number of items it
+   * indexes.
    */
   HRW_STATUS_INDEX_OUT_OF_RANGE = 11,
   /**
@@ -156,8 +157,8 @@ enum hrw_status
    */
   HRW_STATUS_INVALID_JSON = 17,
   /**
-   * A view document is JSON but not a valid view, or a placement cannot be written as one (an
-   * epoch out of range, a weight no JSON number holds exactly).
+   * A view document is JSON but not a valid view, or a placement cannot be written as one (a
+   * ramp whose step epochs pass 2^64 - 1, a weight no JSON number holds exactly).
    */
   HRW_STATUS_INVALID_VIEW = 18,
   /**
@@ -470,6 +471,7 @@ typedef struct hrw_error {
    * `hrw_placement_with_node` the position it would get, the placement's length).
    * NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
    * INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
+   * INDEX_OUT_OF_RANGE: the index asked for (a ramp's step).
    */
   size_t index;
   /**
@@ -484,6 +486,7 @@ typedef struct hrw_error {
   /**
    * LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
    * table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
+   * INDEX_OUT_OF_RANGE: the number of items (a ramp's steps).
    */
   size_t expected;
   /**
@@ -1482,8 +1485,8 @@ void hrw_ramp_free(struct hrw_ramp *ramp);
 hrw_status hrw_ramp_len(const struct hrw_ramp *ramp, size_t *out_len);
 
 /**
- * Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
- * steps, `actual` the step asked for), as for `hrw_ramp_view`.
+ * Step `step` (0-based); INDEX_OUT_OF_RANGE past the last one (details: `index` the step asked
+ * for, `expected` the number of steps), as for `hrw_ramp_view`.
  *
  * # Safety
  * `ramp` is a live handle; `error` is NULL or writable.
@@ -1496,7 +1499,7 @@ hrw_status hrw_ramp_get_step(const struct hrw_ramp *ramp,
 /**
  * The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
  * step's view has the new view's membership (equal fingerprint) at the old epoch plus the
- * number of steps. LENGTH_MISMATCH past the last step.
+ * number of steps. INDEX_OUT_OF_RANGE past the last step.
  *
  * # Safety
  * `ramp` is a live handle; `error` is NULL or writable.

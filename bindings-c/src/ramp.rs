@@ -36,9 +36,9 @@ pub struct hrw_ramp_step {
 }
 
 fn step_error(plan: &RampPlan, step: usize) -> hrw_error {
-    Error::LengthMismatch {
-        expected: plan.steps().len(),
-        actual: step,
+    Error::IndexOutOfRange {
+        index: step,
+        len: plan.steps().len(),
     }
     .into()
 }
@@ -88,8 +88,8 @@ pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize
     unsafe { get(ramp, out_len, |r| Ok(r.inner.steps().len())) }
 }
 
-/// Step `step` (0-based); LENGTH_MISMATCH past the last one (details: `expected` the number of
-/// steps, `actual` the step asked for), as for `hrw_ramp_view`.
+/// Step `step` (0-based); INDEX_OUT_OF_RANGE past the last one (details: `index` the step asked
+/// for, `expected` the number of steps), as for `hrw_ramp_view`.
 ///
 /// # Safety
 /// `ramp` is a live handle; `error` is NULL or writable.
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn hrw_ramp_get_step(
 
 /// The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
 /// step's view has the new view's membership (equal fingerprint) at the old epoch plus the
-/// number of steps. LENGTH_MISMATCH past the last step.
+/// number of steps. INDEX_OUT_OF_RANGE past the last step.
 ///
 /// # Safety
 /// `ramp` is a live handle; `error` is NULL or writable.

@@ -27,6 +27,7 @@ pub struct hrw_error {
     /// `hrw_placement_with_node` the position it would get, the placement's length).
     /// NULL_PARAMETER: position of the node whose id or domain pointer is NULL.
     /// INFEASIBLE_REPLICA_WEIGHTS: position of the first node with too much weight.
+    /// INDEX_OUT_OF_RANGE: the index asked for (a ramp's step).
     pub index: usize,
     /// DUPLICATE_NODE_ID: position of the first node with that id.
     pub first_index: usize,
@@ -35,6 +36,7 @@ pub struct hrw_error {
     pub value: f64,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length required. SLOT_OUT_OF_RANGE: the
     /// table's number of slots. INFEASIBLE_REPLICA_WEIGHTS: the number of replicas asked for.
+    /// INDEX_OUT_OF_RANGE: the number of items (a ramp's steps).
     pub expected: usize,
     /// LENGTH_MISMATCH, INVALID_SEED_LENGTH: the length given. INVALID_SLOT_COUNT: the rejected
     /// number of slots; SLOT_OUT_OF_RANGE: the slot asked for (both saturated to `SIZE_MAX`).
@@ -209,6 +211,10 @@ impl hrw_error {
             Error::SlotOutOfRange { slot, slots } => {
                 d.expected = slots as usize;
                 d.actual = usize::try_from(slot).unwrap_or(usize::MAX);
+            }
+            Error::IndexOutOfRange { index, len } => {
+                d.index = index;
+                d.expected = len;
             }
             Error::InvalidBalanceFactor { value } => d.value = value,
             Error::InfeasibleReplicaWeights { index, k } => {

@@ -42,7 +42,8 @@ pub enum hrw_status {
     UnknownNode = 9,
     /// An output buffer is shorter than the result.
     BufferTooSmall = 10,
-    /// A node index is not below the placement's length.
+    /// An index (of a node in a placement, of a step in a ramp) is not below the number of items it
+    /// indexes.
     IndexOutOfRange = 11,
     /// hrwhash panicked; the call had no effect. Please report it.
     Panic = 12,
@@ -59,8 +60,8 @@ pub enum hrw_status {
     // Views and ramps (conformance/VIEW.md): 17-20.
     /// A view document is not one well-formed JSON value (conformance/VIEW.md section 5, check 1).
     InvalidJson = 17,
-    /// A view document is JSON but not a valid view, or a placement cannot be written as one (an
-    /// epoch out of range, a weight no JSON number holds exactly).
+    /// A view document is JSON but not a valid view, or a placement cannot be written as one (a
+    /// ramp whose step epochs pass 2^64 - 1, a weight no JSON number holds exactly).
     InvalidView = 18,
     /// The seed given is not the seed the view was written for (or two views of one transition or
     /// ramp differ in seed): placing keys with it would put them on other nodes.
@@ -115,6 +116,7 @@ impl From<ErrorKind> for hrw_status {
             ErrorKind::InvalidSeedLength => hrw_status::InvalidSeedLength,
             ErrorKind::LengthMismatch => hrw_status::LengthMismatch,
             ErrorKind::UnknownNode => hrw_status::UnknownNode,
+            ErrorKind::IndexOutOfRange => hrw_status::IndexOutOfRange,
             ErrorKind::InvalidCount => hrw_status::InvalidCount,
             ErrorKind::ResultTooLarge => hrw_status::ResultTooLarge,
             ErrorKind::InvalidText => hrw_status::InvalidText,
@@ -189,7 +191,7 @@ pub(crate) fn message(status: u32) -> Option<&'static CStr> {
         8 => c"lengths that must agree do not",
         9 => c"no node with that id is in the placement",
         10 => c"the output buffer is too small",
-        11 => c"node index out of range",
+        11 => c"index out of range",
         12 => c"hrwhash panicked (a bug: please report it)",
         13 => c"unknown error",
         14 => c"a count is out of range",

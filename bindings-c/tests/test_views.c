@@ -478,13 +478,15 @@ static void run_ramp(const jvalue *c) {
           "%s: direct %.17g", current, direct);
     CHECK(hrw_ramp_optimum(r, &opt) == HRW_STATUS_OK && opt == strtod(json_get(c, "optimum")->str, NULL),
           "%s: optimum %.17g", current, opt);
-    /* Past the last step: LENGTH_MISMATCH naming the number of steps, for the step and its view. */
+    /* Past the last step: INDEX_OUT_OF_RANGE with the step asked for and the number of steps, for
+     * the step and its view. */
     hrw_ramp_step s;
     hrw_view *none_view = NULL;
     st = hrw_ramp_get_step(r, n, &s, &err);
-    CHECK(st == HRW_STATUS_LENGTH_MISMATCH && err.expected == n && err.actual == n, "%s: step past end", current);
+    CHECK(st == HRW_STATUS_INDEX_OUT_OF_RANGE && err.index == n && err.expected == n, "%s: step past end", current);
     st = hrw_ramp_view(r, n, &none_view, &err);
-    CHECK(st == HRW_STATUS_LENGTH_MISMATCH && none_view == NULL && err.expected == n, "%s: view past end", current);
+    CHECK(st == HRW_STATUS_INDEX_OUT_OF_RANGE && none_view == NULL && err.index == n && err.expected == n,
+          "%s: view past end", current);
 done:
     hrw_ramp_free(r);
     hrw_view_free(old);

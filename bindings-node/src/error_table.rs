@@ -48,6 +48,11 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
             "HRW_UNKNOWN_NODE",
             vec![],
         ),
+        Error::IndexOutOfRange { index, len } => (
+            Kind::Range,
+            "HRW_INDEX_OUT_OF_RANGE",
+            vec![(c"index", Detail::Number(*index as f64)), (c"len", Detail::Number(*len as f64))],
+        ),
         Error::InvalidCount => (
             Kind::Range,
             "HRW_INVALID_COUNT",

@@ -62,6 +62,9 @@ pub(crate) fn optional(
     }
 }
 
+/// The members of a node object `{ id, weight?, domain? }`.
+const NODE_MEMBERS: [&str; 3] = ["id", "weight", "domain"];
+
 /// One node: an id (string, `Buffer`, `Uint8Array`) or `{ id, weight?, domain? }`.
 pub(crate) fn parse_node(
     env: sys::napi_env,
@@ -103,6 +106,19 @@ pub(crate) fn parse_node(
             index,
         ));
     };
+    // A misspelled member (`wieght`) would otherwise be ignored and the node given weight 1.
+    for key in js::own_keys(env, v)? {
+        if !NODE_MEMBERS.contains(&key.as_str()) {
+            return Err(invalid_at(
+                env,
+                &format!(
+                    "{}.{key} is not a member of a node object (it has id, weight and domain)",
+                    what()
+                ),
+                index,
+            ));
+        }
+    }
     let (id, id_form) = read(
         env,
         id_v,

@@ -28,11 +28,19 @@ pub(crate) fn ids(
     Ok(arr)
 }
 
-/// An integer of 0..2^32 from a JS number, for a factor's `num` or `den`.
-fn ratio_part(env: sys::napi_env, v: sys::napi_value) -> Result<Option<u32>> {
-    Ok(js::number(env, v)?
-        .filter(|d| d.fract() == 0.0 && (0.0..4_294_967_296.0).contains(d))
-        .map(|d| d as u32))
+/// A factor's `num` or `den`: a number (`None` otherwise, a type error), and `Err` with its value
+/// when it is not an integer of 0..2^32, which no factor has (POLICIES.md: InvalidBalanceFactor).
+fn ratio_part(
+    env: sys::napi_env,
+    v: sys::napi_value,
+) -> Result<Option<std::result::Result<u32, f64>>> {
+    Ok(js::number(env, v)?.map(|d| {
+        if d.fract() == 0.0 && (0.0..4_294_967_296.0).contains(&d) {
+            Ok(d as u32)
+        } else {
+            Err(d)
+        }
+    }))
 }
 
 /// The balance factor: a number >= 1 (rounded to millionths), or an exact `[num, den]` pair.
@@ -43,11 +51,14 @@ fn factor_arg(env: sys::napi_env, c: Raw) -> Result<policy::BalanceFactor> {
         let num = ratio_part(env, js::element(env, c.0, 0)?)?;
         let den = ratio_part(env, js::element(env, c.0, 1)?)?;
         match (num, den) {
-            (Some(num), Some(den)) => policy::BalanceFactor::new(num, den),
+            (Some(Ok(num)), Some(Ok(den))) => policy::BalanceFactor::new(num, den),
+            (Some(num), Some(den)) => Err(hrwhash::Error::InvalidBalanceFactor {
+                value: num.map_or_else(|v| v, f64::from) / den.map_or_else(|v| v, f64::from),
+            }),
             _ => {
                 return Err(js::type_error(
                     env,
-                    "c as an array is [num, den], two integers from 0 to 2^32 - 1",
+                    "c as an array is [num, den], two numbers",
                 ))
             }
         }

@@ -6,6 +6,7 @@ use hrwhash_compat::Profile;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
+use crate::args::BadText;
 use crate::js::{self, Bytes, Form, KeyBuf, Raw};
 use crate::view::id_value;
 use crate::{core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement};
@@ -54,6 +55,16 @@ impl ProfilePlacement {
         let mut buf = KeyBuf::new();
         let name = match js::bytes(env, profile.0, &mut buf)? {
             Bytes::Ok(b, Form::Text) => String::from_utf8_lossy(b).into_owned(),
+            // A string, so not a type error: it has no UTF-8 form (API.md section 3), as in Python.
+            Bytes::IllFormed { at, unit } => {
+                return Err(BadText {
+                    what: "profile".into(),
+                    index: None,
+                    at,
+                    unit,
+                }
+                .throw(env))
+            }
             _ => {
                 return Err(js::type_error(
                     env,

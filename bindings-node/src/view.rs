@@ -249,6 +249,8 @@ impl View {
                 K::NotFound => "ENOENT",
                 K::PermissionDenied => "EACCES",
                 K::IsADirectory => "EISDIR",
+                // A path holding a NUL byte names no file (the C ABI's HRW_STATUS_IO).
+                K::InvalidInput => "EINVAL",
                 _ => "EIO",
             };
             js::throw(

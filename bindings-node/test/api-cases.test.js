@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
 
-const { Placement, DEFAULT_SEED } = hrwhash;
+const { Placement, DEFAULT_SEED, View, BoundedLoad, ProfilePlacement } = hrwhash;
 const LANGUAGE = 'node';
 const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'api-cases.json'), 'utf8'));
 
@@ -42,7 +42,6 @@ const ONE_KEY_FORMS = {
     return Array.from({ length: count }, (_, i) => `${prefix}${i}`);
   },
 };
-const NODE_OBJECT_KEYS = ['id', 'weight', 'domain'];
 
 function hexOf(hex) {
   assert.match(hex, /^([0-9a-f]{2})*$/, `not hex: ${hex}`);
@@ -54,9 +53,8 @@ function value(v) {
   if (Array.isArray(v)) return v.map(value);
   const keys = Object.keys(v);
   if (keys.length === 1 && Object.hasOwn(ONE_KEY_FORMS, keys[0])) return ONE_KEY_FORMS[keys[0]](v[keys[0]]);
-  if (keys.includes('id') && keys.every((k) => NODE_OBJECT_KEYS.includes(k))) {
-    return Object.fromEntries(keys.map((k) => [k, value(v[k])]));
-  }
+  // A node object, with whatever members the case gives it (a misspelled one is a mistake).
+  if (keys.includes('id')) return Object.fromEntries(keys.map((k) => [k, value(v[k])]));
   throw new Error(`unknown value form ${JSON.stringify(v)}`);
 }
 
@@ -79,6 +77,10 @@ const ARGS = {
   weight_fixed: ['weight'],
   key_digest: ['key', 'seed'],
   node_digest: ['node', 'seed'],
+  view: ['epoch'],
+  with_epoch: ['epoch'],
+  bounded_load: ['c'],
+  profile_placement: ['profile', 'nodes'],
 };
 
 /// The arguments of a case as JavaScript values (`options` is an object of named values).
@@ -138,6 +140,7 @@ function calls(c) {
     assert.equal(c.placement, undefined, 'a new case has no placement');
     return [() => newWithLists(v), newWithObjects(a, v)].filter(Boolean);
   }
+  if (c.op === 'profile_placement') return [() => new ProfilePlacement(v.profile, v.nodes)];
   assert.ok(c.op.endsWith('_digest') || c.op === 'weight_fixed' || c.placement, `${c.op} needs a placement`);
   const built = c.placement && decode(c.placement);
   const p = () => newWithLists(built);
@@ -155,6 +158,9 @@ function calls(c) {
     case 'weight_fixed': return [() => hrwhash.weightFixed(v.weight)];
     case 'key_digest': return [() => ('seed' in v ? hrwhash.keyDigest(v.key, v.seed) : hrwhash.keyDigest(v.key))];
     case 'node_digest': return [() => ('seed' in v ? hrwhash.nodeDigest(v.node, v.seed) : hrwhash.nodeDigest(v.node))];
+    case 'view': return [() => new View(p(), v.epoch)];
+    case 'with_epoch': return [() => new View(p(), 0).withEpoch(v.epoch)];
+    case 'bounded_load': return [() => new BoundedLoad(p(), v.c)];
   }
   throw new Error(`op ${c.op} has no call`);
 }
@@ -176,6 +182,7 @@ const VARIANTS = {
   InvalidReplicaCount: [RangeError, 'HRW_INVALID_REPLICA_COUNT'],
   InvalidArgument: [TypeError, 'ERR_INVALID_ARG_TYPE'],
   TooManyNodes: [Error, 'HRW_TOO_MANY_NODES'],
+  InvalidBalanceFactor: [Error, 'HRW_INVALID_BALANCE_FACTOR'],
 };
 
 /// A detail of a case and the property of the thrown error that carries it.

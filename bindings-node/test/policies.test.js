@@ -110,8 +110,11 @@ test('bounded-load misuse is a TypeError or a RangeError, never a crash', () => 
   const b = new BoundedLoad(p, 1.25);
   assert.deepEqual(b.factor, [1250000, 1000000]);
   assert.deepEqual(new BoundedLoad(p, [5, 4]).factor, [5, 4]);
-  for (const bad of ['1.25', null, undefined, true, [1], [1, 2, 3], [1.5, 1], [-1, 1], [2 ** 32, 1], ['5', '4'], {}])
+  for (const bad of ['1.25', null, undefined, true, [1], [1, 2, 3], [true, 1], ['5', '4'], {}])
     typeError(() => new BoundedLoad(p, bad));
+  // Numbers that no [num, den] term can be: the factor is not usable (POLICIES.md), as in Python.
+  for (const [bad, value] of [[[1.5, 1], 1.5], [[-1, 1], -1], [[2 ** 32, 1], 2 ** 32], [[5, 2 ** 32], 5 / 2 ** 32]])
+    assert.throws(() => new BoundedLoad(p, bad), hasCode('HRW_INVALID_BALANCE_FACTOR', { value }));
   for (const bad of ['not a placement', {}, null, [1, 2]]) typeError(() => new BoundedLoad(bad, 1.25));
   for (const bad of ['012', Buffer.alloc(3), 3, null, { length: 3 }, [0, 0, '0'], [0, null, 0], [0, 0, {}]])
     typeError(() => b.owner('k', bad));

@@ -34,6 +34,11 @@ pub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'st
             "LengthMismatchError"
         }
         Error::UnknownNode => "UnknownNodeError",
+        Error::IndexOutOfRange { index, len } => {
+            fields.set_item("index", index)?;
+            fields.set_item("len", len)?;
+            "IndexOutOfRangeError"
+        }
         Error::InvalidCount => "InvalidCountError",
         Error::ResultTooLarge => "ResultTooLargeError",
         Error::InvalidText { index } => {

@@ -18,16 +18,41 @@ pub struct BoundedLoad {
     placement: Py<Placement>,
 }
 
+/// A factor's `num` or `den`: an int or float (`None` otherwise, a type error), and `Err` with its
+/// value when it is not an integer of 0..2**32, which no factor has (POLICIES.md:
+/// InvalidBalanceFactor), as in Node.
+fn ratio_part(x: &Bound<'_, PyAny>) -> Option<Result<u32, f64>> {
+    if x.is_instance_of::<pyo3::types::PyBool>()
+        || !(x.is_instance_of::<PyInt>() || x.is_instance_of::<PyFloat>())
+    {
+        return None;
+    }
+    if let Ok(v) = x.extract::<u32>() {
+        return Some(Ok(v));
+    }
+    let v = x.extract::<f64>().unwrap_or(f64::INFINITY);
+    Some(if v.fract() == 0.0 && (0.0..4_294_967_296.0).contains(&v) {
+        Ok(v as u32)
+    } else {
+        Err(v)
+    })
+}
+
 /// The balance factor: a number >= 1 (rounded to millionths), or an exact `(num, den)` pair.
 fn factor(py: Python<'_>, c: &Bound<'_, PyAny>) -> PyResult<policy::BalanceFactor> {
     let made = if let Ok(t) = c.cast::<PyTuple>() {
-        let pair: Option<(u32, u32)> = (t.len() == 2).then(|| t.extract().ok()).flatten();
-        match pair {
-            Some((num, den)) => policy::BalanceFactor::new(num, den),
-            None => {
+        let parts: Option<Vec<Result<u32, f64>>> = (t.len() == 2)
+            .then(|| t.iter().map(|x| ratio_part(&x)).collect())
+            .flatten();
+        match parts.as_deref() {
+            Some([Ok(num), Ok(den)]) => policy::BalanceFactor::new(*num, *den),
+            Some([num, den]) => Err(hrwhash::Error::InvalidBalanceFactor {
+                value: num.map_or_else(|v| v, f64::from) / den.map_or_else(|v| v, f64::from),
+            }),
+            _ => {
                 return Err(invalid_argument(
                     py,
-                    "c as a tuple is (num, den), two integers in 0..2**32".into(),
+                    "c as a tuple is (num, den), two integers".into(),
                     None,
                 ))
             }

@@ -8,10 +8,10 @@ use pyo3::types::{
     PyTuple,
 };
 
-use hrwhash::{Error, Lookup, ViewFault};
+use hrwhash::{Error, Lookup};
 
 use crate::args::{self, check_key, items_iter, key_bytes, seed_arg, type_name, At};
-use crate::error::{error, invalid_argument};
+use crate::error::{error, invalid_argument, invalid_count};
 use crate::profile::ProfilePlacement;
 use crate::{stream_chunks, Placement, CHUNK_KEYS};
 
@@ -37,25 +37,48 @@ pub(crate) fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<P
     Placement::build(py, p.seed(), ids, weights, domains)
 }
 
-/// An epoch argument: an int from 0 to 2**64 - 1.
+/// An epoch argument: an integer from 0 to 2**64 - 1, checked as a count is (API.md section 3):
+/// a number that is not such an integer is `InvalidCountError`, as in Node and on the command
+/// line; a bool or a non-number is `InvalidArgumentError`.
 pub(crate) fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+    if obj.is_instance_of::<PyBool>()
+        || !(obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
+    {
         return Err(invalid_argument(
             py,
             format!("the epoch is {}, not an int", type_name(obj)),
             None,
         ));
     }
-    obj.extract::<u64>().map_err(|_| {
-        error(
+    let invalid = |problem: &str| {
+        invalid_count(
             py,
-            Error::InvalidView {
-                field: "epoch".into(),
-                index: None,
-                reason: ViewFault::OutOfRange,
-            },
-            Some(format!("epoch {obj}, not in 0 ..= 2**64 - 1")),
+            format!(
+                "epoch = {} is not in 0 ..= 2**64 - 1: {problem}",
+                args::repr(obj)
+            ),
+            obj,
         )
+    };
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return if v.is_nan() {
+            Err(invalid("not a number"))
+        } else if v.is_infinite() {
+            Err(invalid("infinite"))
+        } else if v < 0.0 {
+            Err(invalid("negative"))
+        } else if v.fract() != 0.0 {
+            Err(invalid("not an integer"))
+        } else if v >= 18_446_744_073_709_551_616.0 {
+            Err(invalid("2**64 or more"))
+        } else {
+            Ok(v as u64)
+        };
+    }
+    obj.extract::<u64>().map_err(|_| match obj.lt(0) {
+        Ok(true) => invalid("negative"),
+        _ => invalid("2**64 or more"),
     })
 }
 
@@ -160,17 +183,21 @@ impl View {
                 None,
             )
         })?;
-        // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read;
-        // given errno, message and file name, OSError picks the subclass and names the file.
+        // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read
+        // (the C ABI's HRW_STATUS_IO); given errno, message and file name, OSError picks the
+        // subclass and names the file. A path holding a NUL byte names no file: EINVAL (22 on
+        // every platform Python runs on), as the operating system says for other unusable paths.
+        const EINVAL: i32 = 22;
         let bytes = std::fs::File::open(&path)
             .and_then(hrwhash::view::read_document)
             .map_err(|e| {
                 let message = e.to_string();
-                pyo3::exceptions::PyOSError::new_err((
-                    e.raw_os_error().unwrap_or(0),
-                    message,
-                    path.display().to_string(),
-                ))
+                let errno = match (e.raw_os_error(), e.kind()) {
+                    (Some(errno), _) => errno,
+                    (None, std::io::ErrorKind::InvalidInput) => EINVAL,
+                    (None, _) => 0,
+                };
+                pyo3::exceptions::PyOSError::new_err((errno, message, path.display().to_string()))
             })?
             .map_err(|e| error(py, e, None))?;
         View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))

@@ -31,6 +31,7 @@ VARIANTS: Dict[str, Type[hrwhash.HrwError]] = {
     "InvalidReplicaCount": hrwhash.errors.InvalidReplicaCountError,
     "InvalidArgument": hrwhash.errors.InvalidArgumentError,
     "TooManyNodes": hrwhash.errors.TooManyNodesError,
+    "InvalidBalanceFactor": hrwhash.errors.InvalidBalanceFactorError,
 }
 
 # The Python attribute that holds each detail a case may give. InvalidSeedLengthError has called the
@@ -42,8 +43,23 @@ DETAILS: Dict[str, Callable[[str], str]] = {
     "actual": lambda variant: "length" if variant == "InvalidSeedLength" else "actual",
 }
 CASE_KEYS = {"name", "op", "args", "placement", "error", "result", "not_expressible"}
-# The ops that are methods of a membership; every other op is a free function or the constructor.
-METHODS = {"owner", "rank", "replicas", "replicas_strict", "score", "owners", "rank_many", "with_node", "without_node", "with_weight"}
+# The ops called on a membership (its methods, and the types built over one); every other op is a
+# free function or a constructor.
+METHODS = {
+    "owner",
+    "rank",
+    "replicas",
+    "replicas_strict",
+    "score",
+    "owners",
+    "rank_many",
+    "with_node",
+    "without_node",
+    "with_weight",
+    "view",
+    "with_epoch",
+    "bounded_load",
+}
 
 
 def value(v: Any) -> Any:
@@ -70,9 +86,9 @@ def value(v: Any) -> Any:
         if keys == {"range"} and set(v["range"]) == {"prefix", "count"}:
             prefix, count = v["range"]["prefix"], v["range"]["count"]
             return [f"{prefix}{i}" for i in range(count)]
-        if keys == {"id", "weight"}:
+        if "id" in keys:
             # Python has no node objects: a node is its id, so this is a dict where an id belongs.
-            return {"id": value(v["id"]), "weight": value(v["weight"])}
+            return {name: value(x) for name, x in v.items()}
     raise AssertionError(f"unknown value form {v!r}")
 
 
@@ -130,6 +146,18 @@ def call(op: str, placement: Any, args: Dict[str, Any]) -> Any:
     if op == "weight_fixed":
         (weight,) = take("weight")
         return v1.weight_fixed(weight)
+    if op in ("view", "with_epoch"):
+        (epoch,) = take("epoch")
+        if op == "view":
+            return hrwhash.View(placement, epoch)
+        return hrwhash.View(placement, 0).with_epoch(epoch)
+    if op == "bounded_load":
+        (c,) = take("c")
+        # The file's [num, den] pair is a tuple in Python; a list is not a factor.
+        return hrwhash.BoundedLoad(placement, tuple(c) if isinstance(c, list) else c)
+    if op == "profile_placement":
+        profile, nodes = take("profile", "nodes")
+        return hrwhash.ProfilePlacement(profile, nodes)
     if op in ("key_digest", "node_digest"):
         (subject,) = take("key" if op == "key_digest" else "node", optional=("seed",))
         fn = v1.key_digest if op == "key_digest" else v1.node_digest

@@ -99,9 +99,14 @@ def test_bounded_errors(case: Dict[str, Any]) -> None:
 def test_bounded_misuse_is_invalid_argument() -> None:
     p = Placement(["a", "b", "c"])
     b = BoundedLoad(p, 1.25)
-    for bad_c in ["1.25", None, True, (1,), (1, 2, 3), (1.5, 1)]:
+    for bad_c in ["1.25", None, True, (1,), (1, 2, 3), (True, 1), ("5", "4")]:
         with pytest.raises(hrwhash.errors.InvalidArgumentError):
             BoundedLoad(p, bad_c)  # type: ignore[arg-type]
+    # Numbers that no (num, den) term can be: the factor is not usable (POLICIES.md), as in Node.
+    for bad_pair, value in [((1.5, 1), 1.5), ((-1, 1), -1.0), ((2**32, 1), 2.0**32), ((5, 2**32), 5 / 2**32)]:
+        with pytest.raises(hrwhash.errors.InvalidBalanceFactorError) as unusable:
+            BoundedLoad(p, bad_pair)  # type: ignore[arg-type]
+        assert unusable.value.value == value
     with pytest.raises(hrwhash.errors.InvalidArgumentError):
         BoundedLoad("not a placement", 1.25)  # type: ignore[arg-type]
     for bad_loads in ["012", b"\x00\x00\x00", 3, [0, 0, "0"], [0, 0, 1.0], [0, True, 0]]:

@@ -201,6 +201,18 @@ def test_misuse_is_invalid_argument(call: Any) -> None:
         call()
 
 
+def test_bad_counts_and_epochs() -> None:
+    with pytest.raises(hrwhash.errors.InvalidSlotCountError):
+        SlotTable(Placement(["a"]), 0)
+    with pytest.raises(hrwhash.errors.InvalidCountError):
+        SlotTable(Placement(["a"]), -1)
+    # An epoch argument is checked as a count is (API.md section 3), as in Node.
+    with pytest.raises(hrwhash.errors.InvalidCountError):
+        SlotTable(Placement(["a"]), 8, epoch=2**64)
+    with pytest.raises(hrwhash.errors.InvalidCountError):
+        SlotTable(Placement(["a"]), 8).with_epoch(-1)
+
+
 def test_bad_seed_and_text() -> None:
     with pytest.raises(hrwhash.errors.InvalidSeedLengthError):
         SlotTable.from_json("{}", seed=b"short")

@@ -3,6 +3,7 @@ and ramps over random memberships (conformance/VIEW.md)."""
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 from pathlib import Path
@@ -195,11 +196,13 @@ def test_argument_errors() -> None:
         View(Placement(["a"]), True)
     with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View(Placement(["a"]), "1")  # type: ignore[arg-type]
-    with pytest.raises(hrwhash.errors.InvalidViewError) as info:
-        View(Placement(["a"]), -1)
-    assert (info.value.field, info.value.index, info.value.reason) == ("epoch", None, "out_of_range")
-    with pytest.raises(hrwhash.errors.InvalidViewError):
-        view.with_epoch(2**64)
+    # An epoch outside 0 ..= 2**64 - 1 is checked as a count is (API.md section 3), as in Node.
+    for bad in (-1, 2**64, 1.5, float("nan"), float("inf")):
+        with pytest.raises(hrwhash.errors.InvalidCountError):
+            View(Placement(["a"]), bad)  # type: ignore[arg-type]
+        with pytest.raises(hrwhash.errors.InvalidCountError):
+            view.with_epoch(bad)  # type: ignore[arg-type]
+    assert View(Placement(["a"]), 3.0).epoch == 3  # type: ignore[arg-type]
     assert view.with_epoch(2**64 - 1).epoch == 2**64 - 1
     with pytest.raises(hrwhash.errors.InvalidArgumentError):
         View.from_json(view.to_json(), seed="0123456789abcdef")  # type: ignore[arg-type]
@@ -224,6 +227,11 @@ def test_argument_errors() -> None:
     assert missing.value.filename == "/nonexistent/view.json"
     with pytest.raises(IsADirectoryError):
         View.from_file(Path(__file__).parent)
+    # A NUL inside the path names no file: the OSError of an invalid argument (the C ABI's
+    # HRW_STATUS_IO), never errno 0 and never the file its prefix names.
+    with pytest.raises(OSError) as nul:
+        View.from_file(str(Path(__file__).parent / "views.json") + "\0x")
+    assert nul.value.errno == errno.EINVAL and type(nul.value) is OSError
     # An endless stream is read only up to its first byte no JSON holds.
     with pytest.raises(hrwhash.errors.InvalidJsonError) as zeros:
         View.from_file("/dev/zero")
@@ -241,8 +249,10 @@ def test_argument_errors() -> None:
         list(Transition(view, View(Placement(["a"]), 4)).plan(["x", "y", 3]))  # type: ignore[list-item]
     assert arg.value.index == 2
     plan = hrwhash.ramp(view, View(Placement(["a", "b", "c"]), 4), 1.0)
-    with pytest.raises(hrwhash.errors.LengthMismatchError):
+    with pytest.raises(hrwhash.errors.IndexOutOfRangeError) as past:
         plan.view(len(plan))
+    assert (past.value.index, past.value.len) == (len(plan), len(plan))
+    assert isinstance(past.value, IndexError)
 
 
 def test_secret_seed_is_never_written() -> None:

@@ -111,6 +111,14 @@ pub enum Error {
         /// The table's number of slots.
         slots: u32,
     },
+    /// An index (of a node in a placement, of a step in a ramp) is not below the number of items
+    /// it indexes.
+    IndexOutOfRange {
+        /// The index asked for.
+        index: usize,
+        /// The number of items: valid indexes are 0 to `len - 1`.
+        len: usize,
+    },
     /// The domain paths or the spread level given to the `domains-v1` policy are not usable
     /// (conformance/POLICIES.md, "domains (v1)").
     InvalidDomains {
@@ -305,6 +313,11 @@ impl fmt::Display for Error {
                 f,
                 "slot {slot} is out of range: the table has {slots} slots (0 to {})",
                 u64::from(*slots).saturating_sub(1)
+            ),
+            Error::IndexOutOfRange { index, len } => write!(
+                f,
+                "index {index} is out of range: there are {len} items (0 to {})",
+                len.saturating_sub(1)
             ),
             Error::InvalidDomains {
                 index: Some(i),

@@ -26,6 +26,9 @@ pub enum ErrorKind {
     LengthMismatch,
     /// No node with the given id is in the placement.
     UnknownNode,
+    /// An index (of a node in a placement, of a step in a ramp) is not below the number of items it
+    /// indexes.
+    IndexOutOfRange,
     /// A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range.
     InvalidCount,
     /// The requested result cannot be produced: its size overflows or exceeds what can be allocated
@@ -36,8 +39,8 @@ pub enum ErrorKind {
     InvalidText,
     /// A view document is not one well-formed JSON value (conformance/VIEW.md section 5, check 1).
     InvalidJson,
-    /// A view document is JSON but not a valid view, or a placement cannot be written as one (an
-    /// epoch out of range, a weight no JSON number holds exactly).
+    /// A view document is JSON but not a valid view, or a placement cannot be written as one (a
+    /// ramp whose step epochs pass 2^64 - 1, a weight no JSON number holds exactly).
     InvalidView,
     /// The seed given is not the seed the view was written for (or two views of one transition or
     /// ramp differ in seed): placing keys with it would put them on other nodes.
@@ -85,6 +88,7 @@ impl ErrorKind {
         ErrorKind::InvalidSeedLength,
         ErrorKind::LengthMismatch,
         ErrorKind::UnknownNode,
+        ErrorKind::IndexOutOfRange,
         ErrorKind::InvalidCount,
         ErrorKind::ResultTooLarge,
         ErrorKind::InvalidText,
@@ -116,6 +120,7 @@ impl ErrorKind {
             ErrorKind::InvalidSeedLength => "InvalidSeedLength",
             ErrorKind::LengthMismatch => "LengthMismatch",
             ErrorKind::UnknownNode => "UnknownNode",
+            ErrorKind::IndexOutOfRange => "IndexOutOfRange",
             ErrorKind::InvalidCount => "InvalidCount",
             ErrorKind::ResultTooLarge => "ResultTooLarge",
             ErrorKind::InvalidText => "InvalidText",
@@ -150,6 +155,7 @@ impl Error {
             Error::InvalidSeedLength { .. } => ErrorKind::InvalidSeedLength,
             Error::LengthMismatch { .. } => ErrorKind::LengthMismatch,
             Error::UnknownNode => ErrorKind::UnknownNode,
+            Error::IndexOutOfRange { .. } => ErrorKind::IndexOutOfRange,
             Error::InvalidCount => ErrorKind::InvalidCount,
             Error::ResultTooLarge => ErrorKind::ResultTooLarge,
             Error::InvalidText { .. } => ErrorKind::InvalidText,

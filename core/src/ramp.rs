@@ -192,11 +192,12 @@ impl RampPlan {
     }
 
     /// The view of step `step` (0-based). The last step's view has the new view's membership
-    /// (equal fingerprint) at the old epoch plus the number of steps.
+    /// (equal fingerprint) at the old epoch plus the number of steps; `IndexOutOfRange` past the
+    /// last step.
     pub fn view(&self, step: usize) -> Result<View, Error> {
-        let s = self.steps.get(step).ok_or(Error::LengthMismatch {
-            expected: self.steps.len(),
-            actual: step,
+        let s = self.steps.get(step).ok_or(Error::IndexOutOfRange {
+            index: step,
+            len: self.steps.len(),
         })?;
         let last = step + 1 == self.steps.len();
         let leaving = self.tracks.iter().any(|t| t.leaving);

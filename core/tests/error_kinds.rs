@@ -21,6 +21,7 @@ fn samples() -> Vec<Error> {
             actual: 1,
         },
         Error::UnknownNode,
+        Error::IndexOutOfRange { index: 5, len: 5 },
         Error::InvalidText { index: None },
         Error::InvalidCount,
         Error::ResultTooLarge,

@@ -220,5 +220,20 @@ fn ramps_are_reproduced_bit_for_bit() {
         assert_eq!(plan.total_moved(), case["total_moved"].as_f64().unwrap());
         assert_eq!(plan.direct_moved(), case["direct_moved"].as_f64().unwrap());
         assert_eq!(plan.optimum(), case["optimum"].as_f64().unwrap());
+        // Past the last step: the index and the number of steps, not a length mismatch.
+        let n = plan.steps().len();
+        let past = plan.view(n).expect_err(name(case));
+        assert!(
+            matches!(past, Error::IndexOutOfRange { index, len } if index == n && len == n),
+            "{}: {past:?}",
+            name(case)
+        );
+        assert_eq!(
+            past.to_string(),
+            format!(
+                "index {n} is out of range: there are {n} items (0 to {})",
+                n.saturating_sub(1)
+            )
+        );
     }
 }

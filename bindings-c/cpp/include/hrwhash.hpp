@@ -100,6 +100,11 @@ private:
             msg += " (expected " + std::to_string(d.expected) + ", got " +
                    std::to_string(d.actual) + ")";
             break;
+        case HRW_STATUS_INDEX_OUT_OF_RANGE:
+            // A ramp's step fills in the index and the number of steps; a node index does not.
+            if (d.expected != 0 || d.index != 0)
+                msg += " (index " + std::to_string(d.index) + ", not below " + std::to_string(d.expected) + ")";
+            break;
         case HRW_STATUS_INVALID_SEED_LENGTH:
             msg += " (got " + std::to_string(d.actual) + " bytes)";
             break;

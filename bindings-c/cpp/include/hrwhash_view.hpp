@@ -96,6 +96,12 @@ public:
     /// Loads the view document in the file at `path`. A file that cannot be read throws
     /// std::system_error (its code the errno of the failure); its contents as from_json.
     static View from_file(const std::string &path, std::optional<std::string_view> seed = std::nullopt) {
+        // c_str() would end the path at its first NUL and open another file; the C ABI reports
+        // HRW_STATUS_IO for the same bytes, so this is the system error of an unusable path.
+        if (path.find('\0') != std::string::npos) {
+            errno = EINVAL;
+            throw file_error(path);
+        }
         errno = 0;
         std::FILE *f = std::fopen(path.c_str(), "rb");
         if (f == nullptr) throw file_error(path);

@@ -289,8 +289,14 @@ TEST(Views, Ramps) {
             (void)plan.view(got.size());
             ADD_FAILURE() << "a view past the last step";
         } catch (const hrwhash::Error &e) {
-            EXPECT_EQ(e.status(), HRW_STATUS_LENGTH_MISMATCH);
+            EXPECT_EQ(e.status(), HRW_STATUS_INDEX_OUT_OF_RANGE);
+            EXPECT_EQ(e.index(), got.size());
             EXPECT_EQ(e.expected(), got.size());
+            if (!got.empty()) {
+                const std::string want = "(index " + std::to_string(got.size()) + ", not below " +
+                                         std::to_string(got.size()) + ")";
+                EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+            }
         }
     }
 }
@@ -427,6 +433,22 @@ TEST(Views, Errors) {
         ADD_FAILURE();
     } catch (const std::system_error &e) {
         EXPECT_EQ(e.code(), std::errc::is_a_directory);
+    }
+    // A NUL inside the path: refused (the C ABI's HRW_STATUS_IO), never the file its prefix names.
+    {
+        const std::string prefix = ::testing::TempDir() + "hrwhash-nul-view.json";
+        std::FILE *f = std::fopen(prefix.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        const std::string doc = v.to_json();
+        std::fwrite(doc.data(), 1, doc.size(), f);
+        std::fclose(f);
+        try {
+            hrwhash::View::from_file(prefix + std::string("\0.bak", 5));
+            ADD_FAILURE() << "opened the path before the NUL";
+        } catch (const std::system_error &e) {
+            EXPECT_EQ(e.code(), std::errc::invalid_argument);
+        }
+        std::remove(prefix.c_str());
     }
     hrwhash::Transition t(v, v);
     EXPECT_EQ(t.expected_moved(), 0.0);

@@ -29,6 +29,7 @@ __all__ = [
     "InvalidSeedLengthError",
     "LengthMismatchError",
     "UnknownNodeError",
+    "IndexOutOfRangeError",
     "InvalidCountError",
     "ResultTooLargeError",
     "InvalidTextError",
@@ -135,6 +136,20 @@ class UnknownNodeError(HrwError, ValueError):
     """No node with the given id is in the placement."""
 
 
+class IndexOutOfRangeError(HrwError, IndexError):
+    """An index (of a node in a placement, of a step in a ramp) is not below the number of items it
+    indexes."""
+
+    def __init__(
+        self, message: str, *, index: Optional[int] = None, len: Optional[int] = None
+    ) -> None:
+        super().__init__(message)
+        self.index = index
+        """The index asked for."""
+        self.len = len
+        """The number of items: valid indexes are 0 to len - 1."""
+
+
 class InvalidCountError(HrwError, ValueError):
     """A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range."""
 
@@ -174,8 +189,8 @@ class InvalidJsonError(HrwError, ValueError):
 
 
 class InvalidViewError(HrwError, ValueError):
-    """A view document is JSON but not a valid view, or a placement cannot be written as one (an
-    epoch out of range, a weight no JSON number holds exactly)."""
+    """A view document is JSON but not a valid view, or a placement cannot be written as one (a ramp
+    whose step epochs pass 2^64 - 1, a weight no JSON number holds exactly)."""
 
     def __init__(
         self,

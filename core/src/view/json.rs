@@ -93,16 +93,42 @@ pub(super) fn parse<'de, T>(
     let doc = de
         .deserialize_any(DocumentVisitor { node })
         .and_then(|doc| de.end().map(|()| doc));
-    doc.map_err(|e| {
-        // serde_json names the last byte it read when the text ends too early (column 0 when
-        // that line is still empty); VIEW.md's position is where parsing stopped, which at the
-        // end of the text is just past its last byte, so never column 0.
-        let past_end = usize::from(e.classify() == serde_json::error::Category::Eof);
-        Error::InvalidJson {
-            line: e.line(),
-            column: e.column() + past_end,
+    doc.map_err(|e| syntax_error(bytes, &e))
+}
+
+/// `InvalidJson` at the position VIEW.md (section 5, check 1) gives for a serde_json error: where
+/// parsing stopped, 1-based, never column 0. serde_json counts the bytes it consumed on the line:
+/// when the text ends too early that is its last byte, and VIEW.md's position is just past it;
+/// when the byte it stopped at (and consumed) is a line feed, serde_json names column 0 of the
+/// next line, and VIEW.md names the line feed itself, the last byte of its line.
+pub(crate) fn syntax_error(bytes: &[u8], e: &serde_json::Error) -> Error {
+    let (line, column) = (e.line(), e.column());
+    if e.classify() == serde_json::error::Category::Eof {
+        return Error::InvalidJson {
+            line,
+            column: column + 1,
+        };
+    }
+    if column == 0 && line > 1 {
+        // The line feed that ends line `line - 1`: its column is that line's length with it.
+        let mut feeds = bytes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .map(|(i, _)| i);
+        let before = if line > 2 { feeds.nth(line - 3) } else { None };
+        if let Some(feed) = feeds.next() {
+            let start = before.map_or(0, |b| b + 1);
+            return Error::InvalidJson {
+                line: line - 1,
+                column: feed - start + 1,
+            };
         }
-    })
+    }
+    Error::InvalidJson {
+        line,
+        column: column.max(1),
+    }
 }
 
 /// Appends `text` as a JSON string: `"` and `\` escaped with a backslash, U+0008, U+0009, U+000A,
@@ -443,6 +469,11 @@ mod tests {
             ("   ", 1, 4),
             ("{\"a\": 1", 1, 8),
             ("{\"a\": 1,\n", 2, 1),
+            // A line feed where parsing stopped is the last byte of its line, never column 0.
+            ("{\"a\": \"x\ny\"}", 1, 9),
+            ("{\n\"a\": tru\n}", 2, 9),
+            ("[1e\n]", 1, 4),
+            ("\n\n[\"\\\n\"]", 3, 4),
         ] {
             match ids(text) {
                 Err(Error::InvalidJson { line: l, column: c }) => {

@@ -4,6 +4,7 @@
 package hrwview
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -67,11 +68,8 @@ func position(s []byte, pos int) (line, column int) {
 			start = i + 1
 		}
 	}
-	if pos < len(s) && s[pos] == '\n' {
-		// A line feed where parsing stopped (a raw one in a string) ends its line: the
-		// position is the start of the next one.
-		return line + 1, 0
-	}
+	// A line feed where parsing stopped (a raw one in a string) is the last byte of its line,
+	// never column 0 of the next (VIEW.md section 5).
 	return line, pos - start + 1
 }
 
@@ -244,10 +242,15 @@ func (p *parser) hex4() (rune, bool) {
 }
 
 // string reads a JSON string at p.pos (its opening quote): UTF-8, no raw control characters,
-// escapes decoded, a lone surrogate escape rejected.
+// escapes decoded, a lone surrogate escape rejected. As in serde_json (the core's reader), the
+// text is checked for UTF-8 once the string is closed, so a control character, a bad escape or
+// the end of the text after an invalid byte is the error; an invalid byte is reported on the
+// line of the closing quote, at its column less the decoded bytes from the first invalid byte
+// on (serde_json's approximation when the string has escapes).
 func (p *parser) string() (string, error) {
 	p.pos++
 	var out []byte
+	invalid := -1 // the first byte of out that is not UTF-8
 	for {
 		if p.pos >= len(p.s) {
 			return "", p.fail()
@@ -255,6 +258,10 @@ func (p *parser) string() (string, error) {
 		c := p.s[p.pos]
 		switch {
 		case c == '"':
+			if invalid >= 0 {
+				p.pos -= len(out) - invalid
+				return "", p.fail()
+			}
 			p.pos++
 			return string(out), nil
 		case c < 0x20:
@@ -314,12 +321,25 @@ func (p *parser) string() (string, error) {
 		default:
 			r, size := utf8.DecodeRune(p.s[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				return "", p.fail()
+				if invalid < 0 {
+					invalid = len(out)
+				}
+				size = 1
 			}
 			out = append(out, p.s[p.pos:p.pos+size]...)
 			p.pos += size
 		}
 	}
+}
+
+// nonZero says whether the mantissa of a number has a digit other than 0.
+func nonZero(mantissa []byte) bool {
+	for _, c := range mantissa {
+		if c >= '1' && c <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 func digits(s []byte, i int) int {
@@ -354,7 +374,9 @@ func (p *parser) number() (value, error) {
 		i = j
 	}
 	if i < len(p.s) && (p.s[i] == 'e' || p.s[i] == 'E') {
+		mantissaEnd := i
 		i++
+		negativeExp := i < len(p.s) && p.s[i] == '-'
 		if i < len(p.s) && (p.s[i] == '+' || p.s[i] == '-') {
 			i++
 		}
@@ -362,6 +384,20 @@ func (p *parser) number() (value, error) {
 		if j == i {
 			p.pos = j
 			return value{}, p.fail()
+		}
+		// serde_json (the core's reader) adds up the exponent in an i32: at the digit that
+		// would pass 2^31 - 1 the number is out of range if it is not 0 and the exponent is
+		// positive (reported at that digit), else it is 0.
+		exp := int64(0)
+		for k := i; k < j; k++ {
+			exp = exp*10 + int64(p.s[k]-'0')
+			if exp > math.MaxInt32 {
+				if !negativeExp && nonZero(p.s[start:mantissaEnd]) {
+					p.pos = k
+					return value{}, p.fail()
+				}
+				break
+			}
 		}
 		i = j
 	}

@@ -438,15 +438,8 @@ fn parse(bytes: &[u8]) -> Result<Option<RawHistory<'_>>, Error> {
     let doc = de
         .deserialize_any(HistoryVisitor)
         .and_then(|doc| de.end().map(|()| doc));
-    doc.map_err(|e| {
-        // As for views (VIEW.md 5.1): at the end of the text the position is just past its last
-        // byte, where serde_json names the last byte it read.
-        let past_end = usize::from(e.classify() == serde_json::error::Category::Eof);
-        Error::InvalidJson {
-            line: e.line(),
-            column: e.column() + past_end,
-        }
-    })
+    // As for views (VIEW.md 5.1).
+    doc.map_err(|e| crate::view::json::syntax_error(bytes, &e))
 }
 
 /// The scalar members of an object of `N` known names, after its first unknown or repeated one.
