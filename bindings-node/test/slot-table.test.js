@@ -287,6 +287,17 @@ for (const mode of ['levelled', 'ranked']) {
   }
 }
 
+test("a change's membership errors carry its position in the history", () => {
+  for (const mode of ['levelled', 'ranked']) {
+    const t = new SlotTable(new Placement(['a', 'b']), 8, { mode });
+    t.addNode('c');
+    t.setWeight('a', 2);
+    assert.throws(() => t.addNode('b'), { code: 'HRW_DUPLICATE_NODE_ID', index: 2 });
+    assert.throws(() => t.withNode(''), { code: 'HRW_EMPTY_NODE_ID', index: 2 });
+    assert.equal(t.changeCount, 2);
+  }
+});
+
 // API.md: the same bad input gets the same error in every API. An unknown node with an invalid
 // weight is HRW_UNKNOWN_NODE for Placement and SlotTable alike (types first, then the node, then
 // the weight's value); a known node's invalid weight stays HRW_INVALID_WEIGHT.
