@@ -2,8 +2,8 @@
 //! conformance/SLOT-HISTORY.md documents): `SlotTable`, thin over the core's type of the same
 //! name, whose state is its history: the first membership, the ordered changes and an epoch.
 //!
-//! Ids come back in the form they were given: as the placement gave them, and for a loaded
-//! document or an added node as a view gives them (a string when UTF-8).
+//! Ids come back in the form they were given (a string id as that string, a binary id as a new
+//! `Buffer`); those of a loaded document as a view gives them (a string when UTF-8).
 use hrwhash::policy::{SlotMode, SlotTable as CoreTable};
 use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
