@@ -24,17 +24,30 @@ export interface NodeSpec {
   domain?: string | Uint8Array | null
 }
 
-/** Options of `new Placement`; any other name is a `TypeError`. */
-/** The options of `new SlotTable`. */
+/**
+ * How a `SlotTable` assigns slots: `'levelled'` (slot-table-v2; each change moves only the
+ * changed node's slots, so the table depends on the order of the changes) or `'ranked'`
+ * (slot-table-v1; each slot goes to the first node of its hrw-v1 ranking with room, so the table
+ * depends only on the membership).
+ */
+export type SlotMode = 'levelled' | 'ranked'
+
+/** The options of `new SlotTable`; any other name is a `TypeError`. */
 export interface SlotTableOptions {
+  /** `'levelled'` (the default) or `'ranked'`. */
+  mode?: SlotMode | null
   /**
-   * The overload bound in parts per million (an integer from 0 to 2^32 - 1): no node holds more
-   * than about (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain
-   * HRW slot table.
+   * Ranked tables only (with `'levelled'` it is a `TypeError`): the overload bound in parts per
+   * million (an integer from 0 to 2^32 - 1): no node holds more than about
+   * (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain HRW slot
+   * table.
    */
   overloadPpm?: number | null
+  /** The epoch of the table's document and view (a BigInt or a safe integer; default 0). */
+  epoch?: bigint | number | null
 }
 
+/** Options of `new Placement`; any other name is a `TypeError`. */
 export interface PlacementOptions {
   /** One weight per node, in node order (a node object must then not have its own). */
   weights?: ReadonlyArray<number> | null
@@ -322,46 +335,6 @@ export declare class Domains {
 }
 
 /**
- * Keys hash to a fixed number of slots and a table maps each slot to a node, kept level by its
- * changes: a change moves only the changed node's slots, so the table depends on the order of
- * the changes, not only on the membership they lead to. Changes return a new table.
- */
-export declare class LevelledSlotTable {
-  /**
-   * Builds the first table of a `Placement` or `View` with `slots` slots (1 to 2^24): every
-   * node gets its share as one run of slots.
-   */
-  constructor(placement: Placement | View, slots: number)
-  /** Number of slots. */
-  get slots(): number
-  /** The slot of `key`. */
-  slot(key: Key): number
-  /** The node that owns `slot`. */
-  ownerOfSlot(slot: number): NodeId
-  /** The owner of `key`: the owner of its slot. */
-  owner(key: Key): NodeId
-  /** The owner of every slot as an index into the placement's nodes, slot 0 first. */
-  assignments(): number[]
-  /** How many slots each node holds, in node order. */
-  slotCounts(): number[]
-  /**
-   * The table with one more node (appended), computed from this one: the node takes its share
-   * one slot at a time from the most loaded nodes.
-   */
-  withNode(node: NodeIdLike | NodeSpec): LevelledSlotTable
-  /**
-   * The table without `node`, computed from this one: its slots go one at a time to the
-   * least loaded nodes.
-   */
-  withoutNode(node: NodeIdLike): LevelledSlotTable
-  /**
-   * The table where `node` has another weight, computed from this one: the node takes or
-   * gives slots until it holds its new share.
-   */
-  withWeight(node: NodeIdLike, weight: number): LevelledSlotTable
-}
-
-/**
  * An immutable set of nodes that maps keys to nodes with rendezvous hashing (hrw-v1).
  *
  * Lookups never fail once built; every "change" returns a new `Placement`.
@@ -463,86 +436,87 @@ export declare class ReplicaBalance {
 }
 
 /**
- * The shared history of a levelled slot table: the first membership, the number of slots and
- * the ordered changes, written and read as one JSON document. Every client that loads the same
- * history holds the same table; `tableFingerprint` compares tables cheaply. Changes return a
- * new history.
- */
-export declare class SlotHistory {
-  /**
-   * A history with no change yet: the first table of `placement` with `slots` slots, at
-   * `epoch` (default 0).
-   */
-  constructor(placement: Placement, slots: number, epoch?: bigint | number | null)
-  /**
-   * Loads and replays a history document (a string, or its UTF-8 bytes). A history written
-   * for a secret seed needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`.
-   */
-  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): SlotHistory
-  /** The canonical JSON form (SLOT-HISTORY.md section 3), ending in a newline. */
-  toJson(): string
-  /** Number of slots. */
-  get slots(): number
-  /** The epoch (that of the final membership's view). */
-  get epoch(): bigint
-  /** The number of changes. */
-  get changeCount(): number
-  /** The table fingerprint: 32 hex digits. */
-  get tableFingerprint(): string
-  /** The final membership as a view at the history's epoch. */
-  view(): View
-  /** The table the changes lead to. */
-  table(): LevelledSlotTable
-  /** The slot of `key`. */
-  slot(key: Key): number
-  /** The id of the node that owns `key`'s slot. */
-  owner(key: Key): NodeId
-  /** The history with one more change: `node` appended. */
-  withNode(node: NodeIdLike | NodeSpec): SlotHistory
-  /** The history with one more change: `node` removed. */
-  withoutNode(node: NodeIdLike): SlotHistory
-  /**
-   * The history with one more change: `node` at another weight. As `Placement.withWeight`:
-   * the argument types, then the node (`HRW_UNKNOWN_NODE`), then the weight's value.
-   */
-  withWeight(node: NodeIdLike, weight: number): SlotHistory
-  /** The same history at another epoch. */
-  withEpoch(epoch: bigint | number): SlotHistory
-}
-
-/**
  * Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is
- * one key digest and one table read, whatever the number of nodes. Changes return a new table.
+ * one key digest and one table read, whatever the number of nodes. `addNode`, `removeNode` and
+ * `setWeight` change the table in place; `withNode`, `withoutNode`, `withWeight` and
+ * `withEpoch` return a changed copy.
  */
 export declare class SlotTable {
   /**
-   * Builds the table of a `Placement` or `View` with `slots` slots (1 to 2^24).
-   * `options.overloadPpm` bounds each node to about (1 + overloadPpm / 10^6) times its share of
-   * the slots; without it every slot goes to the first node of its hrw-v1 ranking.
+   * The table of a `Placement` or `View` with `slots` slots (1 to 2^24), before any change.
+   * `options.mode` is `'levelled'` (the default: slot-table-v2, each change moves only the
+   * changed node's slots, so the table depends on the order of the changes) or `'ranked'`
+   * (slot-table-v1: every slot goes to the first node of its hrw-v1 ranking with room, so the
+   * table depends only on the membership). `options.overloadPpm` bounds each node of a ranked
+   * table to about (1 + overloadPpm / 10^6) times its share of the slots. `options.epoch`
+   * (default 0) is the epoch of the table's document and view.
    */
   constructor(placement: Placement | View, slots: number, options?: SlotTableOptions | null)
+  /**
+   * Loads a table's document (a string, or its UTF-8 bytes) and replays its changes. A
+   * document written for a secret seed needs `options.seed`; a wrong seed is
+   * `HRW_SEED_MISMATCH`.
+   */
+  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): SlotTable
+  /** The canonical document (SLOT-HISTORY.md section 3), ending in a newline. */
+  toJson(): string
   /** Number of slots. */
   get slots(): number
-  /** The overload bound in parts per million, or `null` for the plain HRW slot table. */
+  /** `'levelled'` or `'ranked'`. */
+  get mode(): SlotMode
+  /**
+   * The overload bound of a ranked table in parts per million, or `null` (levelled, or
+   * ranked without a bound).
+   */
   get overloadPpm(): number | null
+  /** The epoch of the table's document and view. */
+  get epoch(): bigint
+  /** The number of changes since the first membership. */
+  get changeCount(): number
+  /**
+   * The table fingerprint (SLOT-HISTORY.md section 4): 32 hex digits, equal for two tables
+   * that place every slot alike.
+   */
+  get fingerprint(): string
+  /** The current membership, as a new `Placement`. */
+  get placement(): Placement
+  /** The first membership, before any change, as a new `Placement`. */
+  get initial(): Placement
+  /** The current membership as a view at the table's epoch. */
+  view(): View
   /** The slot of `key`. */
   slot(key: Key): number
-  /** The node that owns `slot`. */
+  /** The node that owns `slot` (an integer below `slots`). */
   ownerOfSlot(slot: number): NodeId
   /** The owner of `key`: the owner of its slot. */
   owner(key: Key): NodeId
-  /** The owner of every slot as an index into the placement's nodes, slot 0 first. */
+  /** The owner of every slot as an index into the current membership's nodes, slot 0 first. */
   assignments(): number[]
   /** How many slots each node holds, in node order. */
   slotCounts(): number[]
-  /** The most slots each node may hold, in node order. */
-  capacities(): number[]
-  /** The table with one more node (appended), computed from this one. */
+  /**
+   * The most slots each node may hold, in node order, for a ranked table with an overload
+   * bound; `null` for any other table.
+   */
+  capacities(): number[] | null
+  /** Appends `node` to the membership, in place; on an error the table is unchanged. */
+  addNode(node: NodeIdLike | NodeSpec): void
+  /** Removes `node` from the membership, in place; on an error the table is unchanged. */
+  removeNode(node: NodeIdLike): void
+  /**
+   * Gives `node` another weight, in place; on an error the table is unchanged. As
+   * `Placement.withWeight`: the argument types, then the node (`HRW_UNKNOWN_NODE`), then the
+   * weight's value.
+   */
+  setWeight(node: NodeIdLike, weight: number): void
+  /** A copy of this table with `node` appended. */
   withNode(node: NodeIdLike | NodeSpec): SlotTable
-  /** The table without `node`, computed from this one. */
+  /** A copy of this table without `node`. */
   withoutNode(node: NodeIdLike): SlotTable
-  /** The table where `node` has another weight, computed from this one. */
+  /** A copy of this table where `node` has another weight. */
   withWeight(node: NodeIdLike, weight: number): SlotTable
+  /** A copy of this table at another epoch. */
+  withEpoch(epoch: bigint | number): SlotTable
 }
 
 /**
@@ -651,9 +625,6 @@ export declare function draw(score: bigint): bigint
  */
 export declare function keyDigest(key: Key, seed?: SeedLike | undefined | null): bigint
 
-/** The policy tag: `"slot-table-v2"`. */
-export declare const LEVELLED_SLOTS_POLICY: string
-
 /**
  * hrw-v1's digest of a node id under a seed (default: `DEFAULT_SEED`), as an unsigned 64-bit
  * BigInt.
@@ -666,11 +637,17 @@ export declare function ramp(from: View, to: View, maxMove: number): RampPlan
 /** Positions of a ramp's line from the old weights (0) to the new ones (`RAMP_GRID`). */
 export declare const RAMP_GRID: number
 
+/** The policy tag of a ranked table: `"slot-table-v1"`. */
+export declare const RANKED_SLOT_TABLE_POLICY: string
+
 /** Name and version of the policy `ReplicaBalance` implements. */
 export declare const REPLICA_BALANCE_POLICY: string
 
-/** The format tag: `"hrwhash-slot-history-v1"`. */
+/** The format tag of a table's document: `"hrwhash-slot-history-v1"`. */
 export declare const SLOT_HISTORY_FORMAT: string
+
+/** The policy tag of a levelled table, the default mode: `"slot-table-v2"`. */
+export declare const SLOT_TABLE_POLICY: string
 
 /**
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt

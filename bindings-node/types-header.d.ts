@@ -24,17 +24,30 @@ export interface NodeSpec {
   domain?: string | Uint8Array | null
 }
 
-/** Options of `new Placement`; any other name is a `TypeError`. */
-/** The options of `new SlotTable`. */
+/**
+ * How a `SlotTable` assigns slots: `'levelled'` (slot-table-v2; each change moves only the
+ * changed node's slots, so the table depends on the order of the changes) or `'ranked'`
+ * (slot-table-v1; each slot goes to the first node of its hrw-v1 ranking with room, so the table
+ * depends only on the membership).
+ */
+export type SlotMode = 'levelled' | 'ranked'
+
+/** The options of `new SlotTable`; any other name is a `TypeError`. */
 export interface SlotTableOptions {
+  /** `'levelled'` (the default) or `'ranked'`. */
+  mode?: SlotMode | null
   /**
-   * The overload bound in parts per million (an integer from 0 to 2^32 - 1): no node holds more
-   * than about (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain
-   * HRW slot table.
+   * Ranked tables only (with `'levelled'` it is a `TypeError`): the overload bound in parts per
+   * million (an integer from 0 to 2^32 - 1): no node holds more than about
+   * (1 + overloadPpm / 10^6) times its share of the slots. Absent or `null`: the plain HRW slot
+   * table.
    */
   overloadPpm?: number | null
+  /** The epoch of the table's document and view (a BigInt or a safe integer; default 0). */
+  epoch?: bigint | number | null
 }
 
+/** Options of `new Placement`; any other name is a `TypeError`. */
 export interface PlacementOptions {
   /** One weight per node, in node order (a node object must then not have its own). */
   weights?: ReadonlyArray<number> | null

@@ -2,12 +2,13 @@
 //! errors of bad ones, in the order of conformance/API.md section 4.
 use std::ffi::CStr;
 
-use hrwhash::Seed;
+use hrwhash::{Seed, Weight};
 use napi::sys::ValueType as T;
 use napi::{sys, Result};
 
 use crate::error_table;
 use crate::js::{self, Bytes, Form, KeyBuf, Kind, Raw, View};
+use crate::placement::{parse_node, Parsed};
 
 /// Throws the JS form of a core error: the class, `code` and details of its kind in
 /// conformance/errors.json (`error_table.rs` is generated from it).
@@ -219,6 +220,58 @@ pub(crate) fn count_value(env: sys::napi_env, k: f64, what: &str) -> Result<usiz
         &format!("{what} = {} is not a count: {problem}", js::number_text(k)),
         &[(c"value", k)],
     ))
+}
+
+/// The `node` of a change that adds one (`withNode`, `addNode`): an id or `{ id, weight?,
+/// domain? }`, its weight checked as that of the node it becomes, at `index`. Every membership
+/// that changes (placements, slot tables) reads it here, so they agree on its errors.
+pub(crate) fn added_node(env: sys::napi_env, node: Raw, index: usize) -> Result<Parsed> {
+    let mut text = None;
+    let given = parse_node(env, node.0, &|| "node".to_owned(), None, &mut text)?;
+    no_bad_text(env, text)?;
+    let mut added = given.parsed;
+    if let Some(w) = given.weight {
+        let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "node.weight"))?;
+        added.node = added.node.with_weight(w);
+    }
+    Ok(added)
+}
+
+/// The `node` of a change to a node of `nodes` (`withoutNode`, `removeNode`): its id and index,
+/// or `UnknownNode`.
+pub(crate) fn known_node<'a>(
+    env: sys::napi_env,
+    node: Raw,
+    buf: &'a mut KeyBuf,
+    nodes: &hrwhash::Placement,
+) -> Result<(&'a [u8], usize)> {
+    let id = key_of(env, node, buf, "node")?;
+    Ok((id, index_in(env, nodes, id)?))
+}
+
+/// `node` and `weight` of a change of weight (`withWeight`, `setWeight`), checked in API.md's
+/// order: both types, then the text, then the node (`UnknownNode`), then the weight's value.
+pub(crate) fn new_weight<'a>(
+    env: sys::napi_env,
+    node: Raw,
+    weight: Raw,
+    buf: &'a mut KeyBuf,
+    nodes: &hrwhash::Placement,
+) -> Result<(&'a [u8], usize, Weight)> {
+    let mut text = None;
+    let (id, _) = read(env, node.0, buf, &|| "node".to_owned(), None, &mut text)?;
+    let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
+    no_bad_text(env, text)?;
+    let index = index_in(env, nodes, id)?;
+    let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "weight"))?;
+    Ok((id, index, w))
+}
+
+fn index_in(env: sys::napi_env, nodes: &hrwhash::Placement, id: &[u8]) -> Result<usize> {
+    nodes
+        .find(id)
+        .map(|n| n.index())
+        .ok_or_else(|| core_error(env, hrwhash::Error::UnknownNode))
 }
 
 /// A seed argument's bytes: 32 hex digits or a `Uint8Array`. Its length is checked later.

@@ -8,13 +8,11 @@ mod error_table;
 mod fast;
 mod gather;
 mod js;
-mod levelled_slots;
 mod placement;
 mod policy;
 mod policy_domains;
 mod profile;
 mod replica_balance;
-mod slot_history;
 mod slot_table;
 mod v1;
 mod view;
@@ -24,6 +22,6 @@ pub use v1::{draw, key_digest, node_digest, weight_fixed, ALGORITHM, DEFAULT_SEE
 
 pub(crate) use args::{
     core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, read, seed_arg,
-    seed_of, slices, weight_arg, weight_error,
+    seed_of, slices,
 };
-pub(crate) use placement::{optional, parse_membership, parse_node, NodeForm, Parsed};
+pub(crate) use placement::{optional, parse_membership, NodeForm, Parsed};

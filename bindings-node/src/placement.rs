@@ -23,8 +23,9 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::args::{
-    accept, core_error, count_arg, count_value, encode_hex, invalid_at, key_and_count, key_of,
-    no_bad_text, read, seed_arg, seed_of, slices, weight_arg, weight_error, BadText,
+    accept, added_node, core_error, count_arg, count_value, encode_hex, invalid_at, key_and_count,
+    key_of, known_node, new_weight, no_bad_text, read, seed_arg, seed_of, slices, weight_arg,
+    weight_error, BadText,
 };
 use crate::fast;
 use crate::gather;
@@ -889,16 +890,8 @@ impl Placement {
     }
 
     pub(crate) fn with_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
-        let mut text = None;
-        let extra = parse_node(env, node.0, &|| "node".to_owned(), None, &mut text)?;
-        no_bad_text(env, text)?;
         // It is appended, so its index is the current length.
-        let index = self.inner.len();
-        let mut added = extra.parsed;
-        if let Some(w) = extra.weight {
-            let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "node.weight"))?;
-            added.node = added.node.with_weight(w);
-        }
+        let added = added_node(env, node, self.inner.len())?;
         let mut parsed = self.reparse(env)?;
         parsed.push(added);
         Placement::build(env, self.inner.seed(), parsed)
@@ -906,7 +899,7 @@ impl Placement {
 
     pub(crate) fn without_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
         let mut buf = KeyBuf::new();
-        let index = self.index_of(env, key_of(env, node, &mut buf, "node")?)?;
+        let (_, index) = known_node(env, node, &mut buf, &self.inner)?;
         let mut parsed = self.reparse(env)?;
         parsed.remove(index);
         Placement::build(env, self.inner.seed(), parsed)
@@ -918,20 +911,8 @@ impl Placement {
         node: Raw,
         weight: Raw,
     ) -> Result<Placement> {
-        let mut text = None;
         let mut buf = KeyBuf::new();
-        let (id, _) = read(
-            env,
-            node.0,
-            &mut buf,
-            &|| "node".to_owned(),
-            None,
-            &mut text,
-        )?;
-        let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
-        no_bad_text(env, text)?;
-        let index = self.index_of(env, id)?;
-        let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "weight"))?;
+        let (_, index, w) = new_weight(env, node, weight, &mut buf, &self.inner)?;
         let mut parsed = self.reparse(env)?;
         parsed[index].node = parsed[index].node.clone().with_weight(w);
         Placement::build(env, self.inner.seed(), parsed)

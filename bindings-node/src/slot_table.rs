@@ -1,45 +1,113 @@
-//! Slot tables (conformance/POLICIES.md, "slot-table (v1)"): `SlotTable`, thin over the core's
-//! type of the same name. Ids come back in the form the placement was given them.
-use hrwhash::policy::SlotTable as CoreTable;
-use hrwhash::{Error as E, Weight};
+//! Slot tables (conformance/POLICIES.md, "slot-table (v1)" and "slot-table-v2"; shared as
+//! conformance/SLOT-HISTORY.md documents): `SlotTable`, thin over the core's type of the same
+//! name, whose state is its history: the first membership, the ordered changes and an epoch.
+//!
+//! Ids come back in the form they were given (a string id as that string, a binary id as a new
+//! `Buffer`); those of a loaded document as a view gives them (a string when UTF-8).
+use hrwhash::policy::{SlotMode, SlotTable as CoreTable};
+use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, KeyBuf, Kind, Raw};
-use crate::view::{id_value, membership};
-use crate::{
-    core_error, count_arg, count_value, key_of, no_bad_text, optional, parse_node, read,
-    weight_arg, weight_error, NodeForm,
-};
+use crate::args::{added_node, known_node, new_weight};
+use crate::js::{self, Bytes, KeyBuf, Kind, Raw};
+use crate::view::{epoch_arg, id_value, load_seed, membership, placement_value, view_form, View};
+use crate::{core_error, count_arg, count_value, key_of, no_bad_text, optional, read, NodeForm};
 
-/// `{ overloadPpm? }`: `null`/absent for the plain HRW slot table, else an integer below 2^32.
-fn overload_of(env: sys::napi_env, options: Option<Raw>) -> Result<Option<u32>> {
+/// The names `new SlotTable`'s options may have; any other is a mistake the caller must hear of.
+const OPTIONS: [&str; 3] = ["mode", "overloadPpm", "epoch"];
+
+/// `{ mode?, overloadPpm?, epoch? }` with the type of each checked; their values are checked
+/// after every argument's type (API.md section 4).
+struct Options {
+    ranked: bool,
+    overload_ppm: Option<f64>,
+    epoch: Option<Raw>,
+}
+
+fn options_of(env: sys::napi_env, options: Option<Raw>) -> Result<Options> {
+    let mut out = Options {
+        ranked: false,
+        overload_ppm: None,
+        epoch: None,
+    };
     let Some(opts) = options else {
-        return Ok(None);
+        return Ok(out);
     };
     if js::is_null_or_undefined(env, opts.0)? {
-        return Ok(None);
+        return Ok(out);
     }
-    if js::type_of(env, opts.0)? != sys::ValueType::napi_object || js::is_array(env, opts.0)? {
+    if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
         return Err(js::type_error(
             env,
-            &format!("options is {}, not an object", js::describe(env, opts.0)),
+            &format!(
+                "options is {}, not an object {{ mode?, overloadPpm?, epoch? }}",
+                js::describe(env, opts.0)
+            ),
         ));
     }
     for key in js::own_keys(env, opts.0)? {
-        if key != "overloadPpm" {
+        if !OPTIONS.contains(&key.as_str()) {
             return Err(js::type_error(
                 env,
-                &format!("options.{key} is not an option of SlotTable"),
+                &format!(
+                    "options.{key} is not an option of SlotTable (it has mode, overloadPpm, epoch)"
+                ),
             ));
         }
     }
-    let Some(v) = optional(env, opts.0, c"overloadPpm")? else {
-        return Ok(None);
-    };
-    let p = count_arg(env, Raw(v), "options.overloadPpm")?;
+    if let Some(m) = optional(env, opts.0, c"mode")? {
+        let mut buf = KeyBuf::new();
+        let name = match js::type_of(env, m)? {
+            T::napi_string => match js::bytes(env, m, &mut buf)? {
+                Bytes::Ok(b, _) => b,
+                _ => &[],
+            },
+            _ => &[],
+        };
+        out.ranked = match name {
+            b"levelled" => false,
+            b"ranked" => true,
+            _ => {
+                return Err(js::type_error(
+                    env,
+                    &format!(
+                        "options.mode is {}, not 'levelled' or 'ranked'",
+                        js::describe(env, m)
+                    ),
+                ))
+            }
+        };
+    }
+    if let Some(p) = optional(env, opts.0, c"overloadPpm")? {
+        out.overload_ppm = Some(count_arg(env, Raw(p), "options.overloadPpm")?);
+    }
+    if let Some(e) = optional(env, opts.0, c"epoch")? {
+        if !matches!(js::type_of(env, e)?, T::napi_bigint | T::napi_number) {
+            return Err(js::type_error(
+                env,
+                &format!(
+                    "options.epoch is {}, not a bigint or a number",
+                    js::describe(env, e)
+                ),
+            ));
+        }
+        out.epoch = Some(Raw(e));
+    }
+    if out.overload_ppm.is_some() && !out.ranked {
+        // Silently ignoring the bound would build a table other than the one asked for.
+        return Err(js::type_error(
+            env,
+            "options.overloadPpm is given with mode 'levelled': only a ranked table has an overload bound (pass mode: 'ranked')",
+        ));
+    }
+    Ok(out)
+}
+
+/// `options.overloadPpm`'s value: an integer from 0 to 2^32 - 1.
+fn overload_value(env: sys::napi_env, p: f64) -> Result<u32> {
     let p = count_value(env, p, "options.overloadPpm")?;
-    u32::try_from(p).map(Some).map_err(|_| {
+    u32::try_from(p).map_err(|_| {
         js::throw(
             env,
             Kind::Range,
@@ -51,11 +119,16 @@ fn overload_of(env: sys::napi_env, options: Option<Raw>) -> Result<Option<u32>> 
 }
 
 /// Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is
-/// one key digest and one table read, whatever the number of nodes. Changes return a new table.
+/// one key digest and one table read, whatever the number of nodes. `addNode`, `removeNode` and
+/// `setWeight` change the table in place; `withNode`, `withoutNode`, `withWeight` and
+/// `withEpoch` return a changed copy.
 #[napi]
 pub struct SlotTable {
     inner: CoreTable,
+    /// How each node of the current membership was given, in node order.
     forms: Vec<NodeForm>,
+    /// The same for the first membership.
+    initial_forms: Vec<NodeForm>,
 }
 
 impl SlotTable {
@@ -64,28 +137,70 @@ impl SlotTable {
         Ok(Raw(id_value(env, id, self.forms[index].id)?))
     }
 
-    fn numbers(env: sys::napi_env, values: impl ExactSizeIterator<Item = u32>) -> Result<Raw> {
-        let arr = js::new_array(env, values.len())?;
-        for (i, v) in values.enumerate() {
-            js::set_element(env, arr, i as u32, js::new_number(env, v as f64)?)?;
+    fn loaded(inner: CoreTable) -> SlotTable {
+        let forms = inner
+            .placement()
+            .node_specs()
+            .iter()
+            .map(view_form)
+            .collect();
+        let initial_forms = inner.initial().node_specs().iter().map(view_form).collect();
+        SlotTable {
+            inner,
+            forms,
+            initial_forms,
         }
-        Ok(Raw(arr))
     }
 
-    fn index_of(&self, env: sys::napi_env, id: &[u8]) -> Result<usize> {
+    fn add(&mut self, env: sys::napi_env, node: Raw) -> Result<()> {
+        // It is appended, so its index is the current length.
+        let added = added_node(env, node, self.inner.placement().len())?;
         self.inner
-            .placement()
-            .find(id)
-            .map(|n| n.index())
-            .ok_or_else(|| core_error(env, E::UnknownNode))
+            .add_node(added.node)
+            .map_err(|e| core_error(env, e))?;
+        self.forms.push(added.form);
+        Ok(())
+    }
+
+    fn remove(&mut self, env: sys::napi_env, node: Raw) -> Result<()> {
+        let mut buf = KeyBuf::new();
+        let (id, index) = known_node(env, node, &mut buf, self.inner.placement())?;
+        self.inner.remove_node(id).map_err(|e| core_error(env, e))?;
+        self.forms.remove(index);
+        Ok(())
+    }
+
+    fn weigh(&mut self, env: sys::napi_env, node: Raw, weight: Raw) -> Result<()> {
+        let mut buf = KeyBuf::new();
+        let (id, _, w) = new_weight(env, node, weight, &mut buf, self.inner.placement())?;
+        self.inner.set_weight(id, w).map_err(|e| core_error(env, e))
+    }
+
+    /// A copy of this table with `change` made to it.
+    fn changed(
+        &self,
+        env: sys::napi_env,
+        change: impl FnOnce(&mut SlotTable, sys::napi_env) -> Result<()>,
+    ) -> Result<SlotTable> {
+        let mut t = SlotTable {
+            inner: self.inner.clone(),
+            forms: self.forms.clone(),
+            initial_forms: self.initial_forms.clone(),
+        };
+        change(&mut t, env)?;
+        Ok(t)
     }
 }
 
 #[napi]
 impl SlotTable {
-    /// Builds the table of a `Placement` or `View` with `slots` slots (1 to 2^24).
-    /// `options.overloadPpm` bounds each node to about (1 + overloadPpm / 10^6) times its share of
-    /// the slots; without it every slot goes to the first node of its hrw-v1 ranking.
+    /// The table of a `Placement` or `View` with `slots` slots (1 to 2^24), before any change.
+    /// `options.mode` is `'levelled'` (the default: slot-table-v2, each change moves only the
+    /// changed node's slots, so the table depends on the order of the changes) or `'ranked'`
+    /// (slot-table-v1: every slot goes to the first node of its hrw-v1 ranking with room, so the
+    /// table depends only on the membership). `options.overloadPpm` bounds each node of a ranked
+    /// table to about (1 + overloadPpm / 10^6) times its share of the slots. `options.epoch`
+    /// (default 0) is the epoch of the table's document and view.
     #[napi(
         constructor,
         catch_unwind,
@@ -95,10 +210,53 @@ impl SlotTable {
         let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
         let s = count_arg(env, slots, "slots")?;
-        let overload = overload_of(env, options)?;
-        let s = count_value(env, s, "slots")?;
-        let inner = CoreTable::new(&p, s as u64, overload).map_err(|e| core_error(env, e))?;
-        Ok(SlotTable { inner, forms })
+        let opts = options_of(env, options)?;
+        let s = count_value(env, s, "slots")? as u64;
+        let ppm = match opts.overload_ppm {
+            Some(v) => Some(overload_value(env, v)?),
+            None => None,
+        };
+        let epoch = match opts.epoch {
+            Some(e) => epoch_arg(env, e)?,
+            None => 0,
+        };
+        let inner = if opts.ranked {
+            CoreTable::ranked(&p, s, ppm)
+        } else {
+            CoreTable::new(&p, s)
+        }
+        .map_err(|e| core_error(env, e))?
+        .with_epoch(epoch);
+        Ok(SlotTable {
+            inner,
+            initial_forms: forms.clone(),
+            forms,
+        })
+    }
+
+    /// Loads a table's document (a string, or its UTF-8 bytes) and replays its changes. A
+    /// document written for a secret seed needs `options.seed`; a wrong seed is
+    /// `HRW_SEED_MISMATCH`.
+    #[napi(
+        factory,
+        catch_unwind,
+        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
+    )]
+    pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<SlotTable> {
+        let env = env.raw();
+        let mut buf = KeyBuf::new();
+        let mut bad = None;
+        let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
+        let seed = load_seed(env, options)?;
+        no_bad_text(env, bad)?;
+        let inner = CoreTable::from_json_bytes(bytes, seed).map_err(|e| core_error(env, e))?;
+        Ok(SlotTable::loaded(inner))
+    }
+
+    /// The canonical document (SLOT-HISTORY.md section 3), ending in a newline.
+    #[napi(catch_unwind)]
+    pub fn to_json(&self) -> String {
+        self.inner.to_json()
     }
 
     /// Number of slots.
@@ -107,10 +265,59 @@ impl SlotTable {
         self.inner.slots()
     }
 
-    /// The overload bound in parts per million, or `null` for the plain HRW slot table.
+    /// `'levelled'` or `'ranked'`.
+    #[napi(getter, catch_unwind, ts_return_type = "SlotMode")]
+    pub fn mode(&self) -> &'static str {
+        match self.inner.mode() {
+            SlotMode::Levelled => "levelled",
+            SlotMode::Ranked { .. } => "ranked",
+        }
+    }
+
+    /// The overload bound of a ranked table in parts per million, or `null` (levelled, or
+    /// ranked without a bound).
     #[napi(getter, catch_unwind)]
     pub fn overload_ppm(&self) -> Option<u32> {
         self.inner.overload_ppm()
+    }
+
+    /// The epoch of the table's document and view.
+    #[napi(getter, catch_unwind, ts_return_type = "bigint")]
+    pub fn epoch(&self, env: Env) -> Result<Raw> {
+        Ok(Raw(js::new_bigint(env.raw(), self.inner.epoch())?))
+    }
+
+    /// The number of changes since the first membership.
+    #[napi(getter, catch_unwind)]
+    pub fn change_count(&self) -> u32 {
+        self.inner.changes().len() as u32
+    }
+
+    /// The table fingerprint (SLOT-HISTORY.md section 4): 32 hex digits, equal for two tables
+    /// that place every slot alike.
+    #[napi(getter, catch_unwind)]
+    pub fn fingerprint(&self) -> String {
+        self.inner.fingerprint().to_hex()
+    }
+
+    /// The current membership, as a new `Placement`.
+    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    pub fn placement(&self, env: Env) -> Result<Raw> {
+        placement_value(env.raw(), self.inner.placement(), Some(&self.forms))
+    }
+
+    /// The first membership, before any change, as a new `Placement`.
+    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    pub fn initial(&self, env: Env) -> Result<Raw> {
+        placement_value(env.raw(), self.inner.initial(), Some(&self.initial_forms))
+    }
+
+    /// The current membership as a view at the table's epoch.
+    #[napi(catch_unwind)]
+    pub fn view(&self) -> View {
+        View {
+            inner: self.inner.view(),
+        }
     }
 
     /// The slot of `key`.
@@ -120,7 +327,7 @@ impl SlotTable {
         Ok(self.inner.slot(key_of(env.raw(), key, &mut buf, "key")?))
     }
 
-    /// The node that owns `slot`.
+    /// The node that owns `slot` (an integer below `slots`).
     #[napi(catch_unwind, ts_args_type = "slot: number", ts_return_type = "NodeId")]
     pub fn owner_of_slot(&self, env: Env, slot: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -142,91 +349,83 @@ impl SlotTable {
         self.id(env, index)
     }
 
-    /// The owner of every slot as an index into the placement's nodes, slot 0 first.
+    /// The owner of every slot as an index into the current membership's nodes, slot 0 first.
     #[napi(catch_unwind, ts_return_type = "number[]")]
-    pub fn assignments(&self, env: Env) -> Result<Raw> {
-        SlotTable::numbers(env.raw(), self.inner.assignments().iter().copied())
+    pub fn assignments(&self) -> Vec<u32> {
+        self.inner.assignments().to_vec()
     }
 
     /// How many slots each node holds, in node order.
     #[napi(catch_unwind, ts_return_type = "number[]")]
-    pub fn slot_counts(&self, env: Env) -> Result<Raw> {
-        SlotTable::numbers(env.raw(), self.inner.slot_counts().into_iter())
+    pub fn slot_counts(&self) -> Vec<u32> {
+        self.inner.slot_counts()
     }
 
-    /// The most slots each node may hold, in node order.
-    #[napi(catch_unwind, ts_return_type = "number[]")]
-    pub fn capacities(&self, env: Env) -> Result<Raw> {
-        let n = self.inner.placement().len();
-        SlotTable::numbers(
-            env.raw(),
-            (0..n).map(|i| self.inner.capacity(i).unwrap_or(0)),
-        )
+    /// The most slots each node may hold, in node order, for a ranked table with an overload
+    /// bound; `null` for any other table.
+    #[napi(catch_unwind, ts_return_type = "number[] | null")]
+    pub fn capacities(&self) -> Option<Vec<u32>> {
+        self.inner.capacities()
     }
 
-    /// The table with one more node (appended), computed from this one.
+    /// Appends `node` to the membership, in place; on an error the table is unchanged.
+    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike | NodeSpec")]
+    pub fn add_node(&mut self, env: Env, node: Raw) -> Result<()> {
+        self.add(env.raw(), node)
+    }
+
+    /// Removes `node` from the membership, in place; on an error the table is unchanged.
+    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike")]
+    pub fn remove_node(&mut self, env: Env, node: Raw) -> Result<()> {
+        self.remove(env.raw(), node)
+    }
+
+    /// Gives `node` another weight, in place; on an error the table is unchanged. As
+    /// `Placement.withWeight`: the argument types, then the node (`HRW_UNKNOWN_NODE`), then the
+    /// weight's value.
+    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
+    pub fn set_weight(&mut self, env: Env, node: Raw, weight: Raw) -> Result<()> {
+        self.weigh(env.raw(), node, weight)
+    }
+
+    /// A copy of this table with `node` appended.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike | NodeSpec")]
     pub fn with_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
-        let env = env.raw();
-        let mut text = None;
-        let extra = parse_node(env, node.0, &|| "node".to_owned(), None, &mut text)?;
-        no_bad_text(env, text)?;
-        let index = self.inner.placement().len();
-        let mut added = extra.parsed;
-        if let Some(w) = extra.weight {
-            let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "node.weight"))?;
-            added.node = added.node.with_weight(w);
-        }
-        let inner = self
-            .inner
-            .with_node(added.node)
-            .map_err(|e| core_error(env, e))?;
-        let mut forms = self.forms.clone();
-        forms.push(added.form);
-        Ok(SlotTable { inner, forms })
+        self.changed(env.raw(), |t, env| t.add(env, node))
     }
 
-    /// The table without `node`, computed from this one.
+    /// A copy of this table without `node`.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike")]
     pub fn without_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let id = key_of(env, node, &mut buf, "node")?;
-        let index = self.index_of(env, id)?;
-        let inner = self
-            .inner
-            .without_node(id)
-            .map_err(|e| core_error(env, e))?;
-        let mut forms = self.forms.clone();
-        forms.remove(index);
-        Ok(SlotTable { inner, forms })
+        self.changed(env.raw(), |t, env| t.remove(env, node))
     }
 
-    /// The table where `node` has another weight, computed from this one.
+    /// A copy of this table where `node` has another weight.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
     pub fn with_weight(&self, env: Env, node: Raw, weight: Raw) -> Result<SlotTable> {
-        let env = env.raw();
-        let mut text = None;
-        let mut buf = KeyBuf::new();
-        let (id, _) = read(
-            env,
-            node.0,
-            &mut buf,
-            &|| "node".to_owned(),
-            None,
-            &mut text,
-        )?;
-        let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
-        no_bad_text(env, text)?;
-        let index = self.index_of(env, id)?;
-        let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "weight"))?;
-        let inner = self
-            .inner
-            .with_weight(id, w)
-            .map_err(|e| core_error(env, e))?;
+        self.changed(env.raw(), |t, env| t.weigh(env, node, weight))
+    }
+
+    /// A copy of this table at another epoch.
+    #[napi(catch_unwind, ts_args_type = "epoch: bigint | number")]
+    pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<SlotTable> {
+        let epoch = epoch_arg(env.raw(), epoch)?;
         Ok(SlotTable {
-            inner,
+            inner: self.inner.with_epoch(epoch),
             forms: self.forms.clone(),
+            initial_forms: self.initial_forms.clone(),
         })
     }
 }
+
+/// The policy tag of a levelled table, the default mode: `"slot-table-v2"`.
+#[napi]
+pub const SLOT_TABLE_POLICY: &str = hrwhash::policy::SLOT_TABLE_POLICY;
+
+/// The policy tag of a ranked table: `"slot-table-v1"`.
+#[napi]
+pub const RANKED_SLOT_TABLE_POLICY: &str = hrwhash::policy::RANKED_SLOT_TABLE_POLICY;
+
+/// The format tag of a table's document: `"hrwhash-slot-history-v1"`.
+#[napi]
+pub const SLOT_HISTORY_FORMAT: &str = hrwhash::policy::SLOT_HISTORY_FORMAT;

@@ -147,7 +147,7 @@ pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed
 }
 
 /// `p` as a new JS `Placement`, its nodes in `forms` (by default as a view gives them).
-fn placement_value(
+pub(crate) fn placement_value(
     env: sys::napi_env,
     p: &hrwhash::Placement,
     forms: Option<&[NodeForm]>,

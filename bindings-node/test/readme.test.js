@@ -13,12 +13,16 @@ const tmp = path.join(root, '.tmp'); // inside the package, so 'hrwhash' resolve
 function readmeExamples() {
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
-  assert.ok(blocks.length >= 2, 'README.md has its placement and view examples');
+  assert.ok(blocks.length >= 3, 'README.md has its placement, view and slot table examples');
   return blocks;
 }
 
 /** What each example prints, in README order. */
-const OUTPUTS = [/^hrw-v1: session:1234 -> 10\.0\.0\.[123]:11211\n$/, /^\d+ steps moving 0\.\d{3} \(direct: 0\.250\)\n$/];
+const OUTPUTS = [
+  /^hrw-v1: session:1234 -> 10\.0\.0\.[123]:11211\n$/,
+  /^\d+ steps moving 0\.\d{3} \(direct: 0\.250\)\n$/,
+  /^levelled table of 4096 slots, fingerprint 32 hex digits\n$/,
+];
 
 const compilerOptions = {
   strict: true,

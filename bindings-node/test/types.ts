@@ -68,3 +68,40 @@ ramp(p, view, 0.1)
 View.fromJson('{}', { seeds: 'x' })
 // @ts-expect-error the fingerprint is read-only
 view.fingerprint = 'x'
+
+import { SlotTable, SLOT_TABLE_POLICY, RANKED_SLOT_TABLE_POLICY, SLOT_HISTORY_FORMAT, type SlotMode, type SlotTableOptions } from 'hrwhash'
+
+const table = new SlotTable(p, 1024)
+const rankedTable = new SlotTable(view, 1024, { mode: 'ranked', overloadPpm: 50_000, epoch: 3n })
+const tableOptions: SlotTableOptions = { mode: null, overloadPpm: null, epoch: 1 }
+const mode: SlotMode = rankedTable.mode
+const ppm: number | null = rankedTable.overloadPpm
+const caps: number[] | null = rankedTable.capacities()
+const slotOwner: NodeId = table.owner('k')
+const slotOf: number = table.slot(Buffer.from('k'))
+const ofSlot: NodeId = table.ownerOfSlot(slotOf)
+const counts: number[] = table.slotCounts().concat(table.assignments())
+table.addNode({ id: 'e', weight: 2 })
+table.removeNode('a')
+table.setWeight('d', 3)
+const copies: SlotTable[] = [table.withNode('f'), table.withoutNode('e'), table.withWeight('d', 1), table.withEpoch(2n)]
+const shared: SlotTable = SlotTable.fromJson(Buffer.from(table.toJson()), { seed: '00112233445566778899aabbccddeeff' })
+const tableEpoch: bigint = shared.epoch
+const tableFp: string = shared.fingerprint + shared.view().fingerprint
+const members: Placement[] = [shared.placement, shared.initial]
+const changed: number = shared.changeCount + shared.slots
+const tags: string[] = [SLOT_TABLE_POLICY, RANKED_SLOT_TABLE_POLICY, SLOT_HISTORY_FORMAT]
+const tableCodes: HrwErrorCode[] = ['HRW_INVALID_SLOT_COUNT', 'HRW_SLOT_OUT_OF_RANGE']
+void [tableOptions, mode, ppm, caps, slotOwner, ofSlot, counts, copies, tableEpoch, tableFp, members, changed, tags, tableCodes]
+
+// @ts-expect-error the mode is one of two names
+new SlotTable(p, 8, { mode: 'fair' })
+// @ts-expect-error unknown options are errors
+new SlotTable(p, 8, { overload: 5 })
+// @ts-expect-error a table is built from a Placement or a View
+new SlotTable(['a'], 8)
+// @ts-expect-error the mode is read-only
+table.mode = 'ranked'
+// @ts-expect-error a change in place returns nothing
+const nothing: SlotTable = table.addNode('g')
+void nothing
