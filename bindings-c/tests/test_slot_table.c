@@ -499,6 +499,7 @@ static void run_invalid(const jvalue *cases) {
         hrw_status got = load(c, "document", &t, &err);
         CHECK(got == want && err.status == want, "%s: status %u, want %u", current, (unsigned)got, (unsigned)want);
         CHECK(t == NULL, "%s: no table on failure", current);
+        hrw_slot_table_free(t);
         const jvalue *index = json_get(c, "index");
         if (want == HRW_STATUS_INVALID_VIEW) {
             const char *field = json_get(c, "field")->str;
@@ -879,9 +880,10 @@ static void history(void) {
         hrw_error err;
         size_t written = 0;
         CHECK(hrw_slot_table_to_json(later, NULL, 0, &written, &err) == HRW_STATUS_BUFFER_TOO_SMALL, "length");
-        uint8_t *text = malloc(err.expected);
+        /* The text is not NUL-terminated: one more byte for the NUL strstr needs. */
+        uint8_t *text = calloc(err.expected + 1, 1);
         CHECK(hrw_slot_table_to_json(later, text, err.expected, &written, NULL) == HRW_STATUS_OK &&
-                  written == err.expected,
+                  written == err.expected && text[written] == 0,
               "to_json");
         CHECK((strstr((const char *)text, "\"overload_ppm\": 20000,") != NULL) == ranked, "overload_ppm line");
         CHECK(hrw_slot_table_from_json(text, written, NULL, 0, &again, NULL) == HRW_STATUS_OK, "reload");
