@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Reference implementation of hrwhash-slot-history-v1, written from conformance/SLOT-HISTORY.md
 alone. The JSON rules, strings, weights and view fingerprints come from view_reference (VIEW.md),
-the first table and the levelling from policy_slot_table_v2 (POLICIES.md); the document, its
-checks, the replay and the table fingerprint are here, with the standard library only.
+the first table and the levelling from policy_slot_table_v2, the ranked table from
+policy_slot_table (POLICIES.md); the document, its checks, the replay and the table fingerprint
+are here, with the standard library only.
 
     python3 conformance/reference/slot_history_reference.py conformance/policies/slot-history-v1.json
 
@@ -22,16 +23,20 @@ from typing import List, NamedTuple, Optional, Sequence, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hrw_reference as hrw  # noqa: E402
+import policy_slot_table as ranked  # noqa: E402
 import policy_slot_table_v2 as st  # noqa: E402
 import view_reference as vr  # noqa: E402
 
 FORMAT = "hrwhash-slot-history-v1"
-POLICY = "slot-table-v2"
+POLICY = "slot-table-v2"            # levelled
+RANKED_POLICY = "slot-table-v1"
+MAX_OVERLOAD = 2**32 - 1
 MAX_CHANGES = 65536
 MAX_SLOTS = 2**24
 ONE = 2**32
 
-TOP = ["format", "policy", "epoch", "seed", "seed_fingerprint", "slots", "initial", "changes"]
+TOP = ["format", "policy", "overload_ppm", "epoch", "seed", "seed_fingerprint", "slots", "initial",
+       "changes"]
 NODE = ["id", "id_hex", "weight", "domain", "domain_hex"]
 CHANGE = ["op"] + NODE
 # The members each op takes besides op and the id (section 2), checked in this order (5.10).
@@ -64,12 +69,21 @@ class Change(NamedTuple):
     domain: Optional[bytes]     # add
 
 
+class Mode(NamedTuple):
+    policy: str                 # POLICY (levelled) or RANKED_POLICY
+    overload: Optional[int]     # ranked only; None: no bound
+
+
+LEVELLED = Mode(POLICY, None)
+
+
 class History(NamedTuple):
     epoch: int
     seed: bytes
     slots: int
     initial: List[NodeSpec]
     changes: List[Change]
+    mode: Mode = LEVELLED
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,17 +170,37 @@ def slot_count(s: float) -> int:
     return int(s)
 
 
-def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec], List[Change]]:
+def overload_of(m: dict, policy: str) -> Optional[int]:
+    """Check 5 after the policy: the bound, only with a ranked policy."""
+    if "overload_ppm" not in m:
+        return None
+    if policy == POLICY:
+        raise invalid("overload_ppm", None, "conflict")
+    p = m["overload_ppm"]
+    if not isinstance(p, vr.Number):
+        raise invalid("overload_ppm", None, "wrong_type")
+    p = float(p)
+    if p > MAX_OVERLOAD:
+        raise invalid("overload_ppm", None, "out_of_range")
+    if not (p >= 0 and p == int(p)):
+        raise invalid("overload_ppm", None, "invalid")
+    return int(p)
+
+
+def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec], List[Change],
+                                        Mode]:
     """Checks 1 to 10."""
     doc = vr.parse_json(data)
     if not isinstance(doc, vr.Object):
         raise invalid("", None, "wrong_type")
     m = members(doc, TOP, "", None)
-    for name, want in (("format", FORMAT), ("policy", POLICY)):
+    for name, allowed in (("format", (FORMAT,)), ("policy", (POLICY, RANKED_POLICY))):
         if name not in m:
             raise invalid(name, None, "missing")
-        if string(m[name], name, None) != want:
+        if string(m[name], name, None) not in allowed:
             raise invalid(name, None, "unsupported")
+    policy = string(m["policy"], "policy", None)
+    mode = Mode(policy, overload_of(m, policy))
     if "epoch" not in m:
         raise invalid("epoch", None, "missing")
     e = string(m["epoch"], "epoch", None)
@@ -207,7 +241,7 @@ def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec
             raise invalid("initial", i, "wrong_type")
         initial.append(node_members(members(element, NODE, "initial.", i), "initial.", i))
     changes = [parse_change(c, i) for i, c in enumerate(lists["changes"])]
-    return int(e), fingerprint, slots, initial, changes
+    return int(e), fingerprint, slots, initial, changes, mode
 
 
 def check_membership(nodes: List[NodeSpec]) -> None:
@@ -227,12 +261,12 @@ def check_membership(nodes: List[NodeSpec]) -> None:
 
 
 def load(data: bytes, seed: bytes = hrw.DEFAULT_SEED) -> Tuple[History, "Table"]:
-    epoch, fingerprint, slots, initial, changes = load_document(data)
+    epoch, fingerprint, slots, initial, changes, mode = load_document(data)
     check_membership(initial)
     ok = seed == hrw.DEFAULT_SEED if fingerprint is None else vr.seed_fingerprint(seed) == fingerprint
     if not ok:
         raise Error("SeedMismatch")
-    h = History(epoch, seed, slots, initial, changes)
+    h = History(epoch, seed, slots, initial, changes, mode)
     return h, replay(h)
 
 
@@ -249,18 +283,15 @@ def membership(seed: bytes, nodes: List[NodeSpec]) -> hrw.Membership:
     return hrw.build_membership(seed, [hrw.Node(n.id, n.weight / 2**32, n.domain) for n in nodes])
 
 
-def apply(seed: bytes, nodes: List[NodeSpec], table: List[int], sds: List[int], c: Change,
-          position: int) -> List[NodeSpec]:
-    """Applies change `c` (at `position` in the history) to `table` in place; returns the nodes."""
+def changed(nodes: List[NodeSpec], c: Change, position: int) -> List[NodeSpec]:
+    """The membership after change `c` (at `position` in the history), with the errors of 5.13."""
     ids = [n.id for n in nodes]
     if c.op == "add":
         if not c.id:
             raise Error("EmptyNodeId", index=position)
         if c.id in ids:
             raise Error("DuplicateNodeId", index=position, first_index=ids.index(c.id))
-        nodes = nodes + [NodeSpec(c.id, c.weight, c.domain)]
-        st.level(membership(seed, nodes), sds, table, len(nodes) - 1)
-        return nodes
+        return nodes + [NodeSpec(c.id, c.weight, c.domain)]
     if c.id not in ids:
         raise Error("UnknownNode")
     j = ids.index(c.id)
@@ -268,20 +299,41 @@ def apply(seed: bytes, nodes: List[NodeSpec], table: List[int], sds: List[int], 
         nodes = [n._replace(weight=c.weight) if i == j else n for i, n in enumerate(nodes)]
         if all(n.weight == 0 for n in nodes):
             raise Error("AllWeightsZero")
-        st.level(membership(seed, nodes), sds, table, j)
         return nodes
     rest = nodes[:j] + nodes[j + 1:]
     if not rest:
         raise Error("EmptyMembership")
     if all(n.weight == 0 for n in rest):
         raise Error("AllWeightsZero")
-    drained = [n._replace(weight=0) if i == j else n for i, n in enumerate(nodes)]
-    st.level(membership(seed, drained), sds, table, j)
-    table[:] = [o - 1 if o > j else o for o in table]
     return rest
 
 
+def apply(seed: bytes, nodes: List[NodeSpec], table: List[int], sds: List[int], c: Change,
+          position: int) -> List[NodeSpec]:
+    """Applies change `c` (at `position` in the history) to the levelled `table` in place;
+    returns the nodes."""
+    after = changed(nodes, c, position)
+    if c.op == "add":
+        st.level(membership(seed, after), sds, table, len(after) - 1)
+        return after
+    j = [n.id for n in nodes].index(c.id)
+    if c.op == "weight":
+        st.level(membership(seed, after), sds, table, j)
+        return after
+    drained = [n._replace(weight=0) if i == j else n for i, n in enumerate(nodes)]
+    st.level(membership(seed, drained), sds, table, j)
+    table[:] = [o - 1 if o > j else o for o in table]
+    return after
+
+
 def replay(h: History) -> Table:
+    if h.mode.policy == RANKED_POLICY:
+        # The slot-table-v1 table of the final membership; the changes still fail as they would.
+        nodes = list(h.initial)
+        for position, c in enumerate(h.changes):
+            nodes = changed(nodes, c, position)
+        _, owners = ranked.build(membership(h.seed, nodes), h.slots, h.mode.overload)
+        return Table(nodes, owners)
     nodes = list(h.initial)
     table = st.first_table(membership(h.seed, nodes), h.slots)
     sds = [st.slot_digest(h.seed, s) for s in range(h.slots)]
@@ -318,7 +370,10 @@ def initial_order(h: History) -> List[NodeSpec]:
 
 
 def canonical(h: History) -> str:
-    lines = ["{", f'  "format": "{FORMAT}",', f'  "policy": "{POLICY}",', f'  "epoch": "{h.epoch}",']
+    lines = ["{", f'  "format": "{FORMAT}",', f'  "policy": "{h.mode.policy}",']
+    if h.mode.overload is not None:
+        lines.append(f'  "overload_ppm": {h.mode.overload},')
+    lines.append(f'  "epoch": "{h.epoch}",')
     if h.seed == hrw.DEFAULT_SEED:
         lines.append('  "seed": "default",')
     else:
@@ -356,7 +411,11 @@ def ranks(t: Table) -> List[int]:
 
 def table_fingerprint(h: History, t: Table) -> bytes:
     rank = ranks(t)
-    m = hrw.u64le(len(POLICY)) + POLICY.encode() + vr.view_fingerprint(final_view(h, t))
+    m = hrw.u64le(len(h.mode.policy)) + h.mode.policy.encode()
+    if h.mode.policy == RANKED_POLICY:
+        bound = h.mode.overload
+        m += bytes([bound is not None]) + struct.pack("<I", 0 if bound is None else bound)
+    m += vr.view_fingerprint(final_view(h, t))
     m += hrw.u64le(h.slots)
     m += b"".join(struct.pack("<I", rank[o]) for o in t.owners)
     return hashlib.sha256(m).digest()[:16]
@@ -407,6 +466,21 @@ def check_same_membership(case: dict) -> List[str]:
     return problems
 
 
+def check_order_independent(case: dict) -> List[str]:
+    (ha, ta), (hb, tb) = load(case["a"].encode("utf-8")), load(case["b"].encode("utf-8"))
+    problems = []
+    if ha.changes == hb.changes:
+        problems.append("the two histories have the same changes")
+    for h, t, name in ((ha, ta, "a"), (hb, tb, "b")):
+        if h.mode.policy != RANKED_POLICY:
+            problems.append(f"{name}: not a ranked table")
+        if vr.view_fingerprint(final_view(h, t)).hex() != case["view_fingerprint"]:
+            problems.append(f"{name}: final view fingerprint")
+        if table_fingerprint(h, t).hex() != case["table_fingerprint"]:
+            problems.append(f"{name}: table fingerprint")
+    return problems
+
+
 def check_equivalent(case: dict) -> List[str]:
     h, t = load(case["document"].encode("utf-8"))
     problems = []
@@ -441,6 +515,7 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     assert vectors["max_changes"] == MAX_CHANGES
     checks = []
     for section, check in (("valid", check_valid), ("same_membership", check_same_membership),
+                           ("order_independent", check_order_independent),
                            ("equivalent", check_equivalent), ("invalid", check_invalid)):
         checks += [(f"{section}/{c['name']}", functools.partial(check, c)) for c in vectors[section]]
     return hrw.run_checks(checks)

@@ -101,9 +101,9 @@ class PlantedMistakes(unittest.TestCase):
 
     def test_seed_checked_after_the_replay(self):
         def late_seed(data, seed=sh.hrw.DEFAULT_SEED):
-            epoch, fp, slots, initial, changes = sh.load_document(data)
+            epoch, fp, slots, initial, changes, mode = sh.load_document(data)
             sh.check_membership(initial)
-            h = sh.History(epoch, seed, slots, initial, changes)
+            h = sh.History(epoch, seed, slots, initial, changes, mode)
             t = sh.replay(h)
             ok = seed == sh.hrw.DEFAULT_SEED if fp is None else sh.vr.seed_fingerprint(seed) == fp
             if not ok:
@@ -142,6 +142,41 @@ class PlantedMistakes(unittest.TestCase):
         with mock.patch.object(sh, "node_members", id_first):
             with mock.patch.object(sh, "OPTIONAL", []):
                 self.assertGreater(failures(), 0)
+
+    def test_ranked_table_replayed_as_levelled(self):
+        with mock.patch.object(sh, "RANKED_POLICY", "no such policy"):
+            self.assertGreater(failures(), 0)
+
+    def test_ranked_fingerprint_without_the_bound(self):
+        real = sh.table_fingerprint
+
+        def no_bound(h, t):
+            return real(h._replace(mode=h.mode._replace(overload=None)), t)
+
+        with mock.patch.object(sh, "table_fingerprint", no_bound):
+            self.assertGreater(failures(), 0)
+
+    def test_ranked_fingerprint_as_levelled(self):
+        real = sh.table_fingerprint
+
+        def as_levelled(h, t):
+            return real(h._replace(mode=sh.LEVELLED), t)
+
+        with mock.patch.object(sh, "table_fingerprint", as_levelled):
+            self.assertGreater(failures(), 0)
+
+    def test_overload_ppm_allowed_with_levelled(self):
+        real = sh.overload_of
+
+        def lax(m, policy):
+            return real(m, sh.RANKED_POLICY)
+
+        with mock.patch.object(sh, "overload_of", lax):
+            self.assertGreater(failures(), 0)
+
+    def test_overload_ppm_above_range_called_invalid(self):
+        with mock.patch.object(sh, "MAX_OVERLOAD", 2**64):
+            self.assertGreater(failures(), 0)
 
 
 if __name__ == "__main__":

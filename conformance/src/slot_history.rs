@@ -3,23 +3,28 @@
 //! the same membership through other orders, equivalent spellings and one invalid document per
 //! loader check. Every input is written out literally, so the file is the same on every run.
 
-use hrwhash::policy::slot_history::{SlotChange, SlotHistory, MAX_CHANGES, SLOT_HISTORY_FORMAT};
+use hrwhash::policy::slot_table::{
+    SlotChange, SlotMode, SlotTable, MAX_CHANGES, SLOT_HISTORY_FORMAT,
+};
 use hrwhash::view::SeedFingerprint;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
 const COMMENT: &str = "Conformance cases of hrwhash-slot-history-v1 (see SLOT-HISTORY.md): the \
-shared history of a slot-table-v2 table. Documents are JSON text in a string (\"document\"), or \
-hex (\"document_hex\") when they are not UTF-8; \"seed\" is the 32-hex-digit seed to load with \
+document of a slot table, levelled (policy slot-table-v2) or ranked (policy slot-table-v1, with \
+an optional overload_ppm). Documents are JSON text in a string (\"document\"), or hex \
+(\"document_hex\") when they are not UTF-8; \"seed\" is the 32-hex-digit seed to load with \
 (absent: the default seed of SPEC.md). valid: a document with its canonical form, table \
 fingerprint, the final view's fingerprint and canonical form (VIEW.md), the number of changes, and \
 owners: slots and keys with the id of the node that holds them (\"owner\", or \"owner_hex\" for an \
-id that is not UTF-8). same_membership: two histories that end at the same membership (equal \
-view_fingerprint) with changes in other orders, and each one's table fingerprint. equivalent: \
-documents spelled otherwise that load to the given canonical form and table fingerprint. invalid: \
-a document and the error of the first failing loader check (SLOT-HISTORY.md 5): \"error\", and \
-\"field\", \"index\" (null outside initial and changes) and \"reason\" for InvalidView, \"index\" \
-and \"first_index\" for EmptyNodeId and DuplicateNodeId, \"value\" for InvalidSlotCount.";
+id that is not UTF-8). same_membership: two levelled histories that end at the same membership \
+(equal view_fingerprint) with changes in other orders, and each one's table fingerprint. \
+order_independent: two ranked histories that end at the same membership through other changes, \
+and their one table fingerprint. equivalent: documents spelled otherwise that load to the given \
+canonical form and table fingerprint. invalid: a document and the error of the first failing \
+loader check (SLOT-HISTORY.md 5): \"error\", and \"field\", \"index\" (null outside initial and \
+changes) and \"reason\" for InvalidView, \"index\" and \"first_index\" for EmptyNodeId and \
+DuplicateNodeId, \"value\" for InvalidSlotCount.";
 
 const KEYS: [&str; 5] = ["", "a", "user:42", "session:ÿ", "key-99999"];
 
@@ -43,9 +48,24 @@ fn history(
     slots: u64,
     epoch: u64,
     changes: &[SlotChange],
-) -> SlotHistory {
+) -> SlotTable {
+    table(SlotMode::Levelled, seed, initial, slots, epoch, changes)
+}
+
+fn table(
+    mode: SlotMode,
+    seed: Seed,
+    initial: Vec<Node>,
+    slots: u64,
+    epoch: u64,
+    changes: &[SlotChange],
+) -> SlotTable {
     let placement = Placement::from_nodes(seed, initial).expect("membership");
-    let mut h = SlotHistory::new(placement, slots, epoch).expect("history");
+    let first = match mode {
+        SlotMode::Levelled => SlotTable::new(&placement, slots),
+        SlotMode::Ranked { overload_ppm } => SlotTable::ranked(&placement, slots, overload_ppm),
+    };
+    let mut h = first.expect("table").with_epoch(epoch);
     for c in changes {
         h.push(c.clone()).expect("change");
     }
@@ -59,13 +79,13 @@ fn owner(id: &[u8]) -> (&'static str, Value) {
     }
 }
 
-fn valid_case(name: &str, seed: Option<Seed>, h: &SlotHistory, document: Option<String>) -> Value {
+fn valid_case(name: &str, seed: Option<Seed>, h: &SlotTable, document: Option<String>) -> Value {
     let canonical = h.to_json();
     let text = document.unwrap_or_else(|| canonical.clone());
-    let loaded = SlotHistory::from_json_bytes(text.as_bytes(), seed.unwrap_or(Seed::DEFAULT))
+    let loaded = SlotTable::from_json_bytes(text.as_bytes(), seed.unwrap_or(Seed::DEFAULT))
         .expect("the document loads");
     assert_eq!(loaded.to_json(), canonical, "{name}");
-    let t = loaded.table();
+    let t = &loaded;
     let s = u64::from(t.slots());
     let mut owners = Vec::new();
     for slot in [0, s / 3, s / 2, s - 1] {
@@ -93,7 +113,7 @@ fn valid_case(name: &str, seed: Option<Seed>, h: &SlotHistory, document: Option<
     o.insert("changes".into(), loaded.changes().len().into());
     o.insert(
         "table_fingerprint".into(),
-        loaded.table_fingerprint().to_hex().into(),
+        loaded.fingerprint().to_hex().into(),
     );
     o.insert(
         "view_fingerprint".into(),
@@ -217,7 +237,79 @@ fn valid() -> Vec<Value> {
             ),
             None,
         ),
+        // Ranked tables (policy slot-table-v1): the slot-table-v1 table of the final membership.
+        valid_case(
+            "ranked-unbounded",
+            None,
+            &table(
+                SlotMode::Ranked { overload_ppm: None },
+                Seed::DEFAULT,
+                nodes(6, &[1.0, 2.0]),
+                64,
+                2,
+                &[
+                    Add(Node::new("node-6").with_weight(w(1.5))),
+                    Remove(id("node-1")),
+                    Weight(id("node-4"), w(0.5)),
+                ],
+            ),
+            None,
+        ),
+        valid_case(
+            "ranked-bounded-every-op",
+            None,
+            &table(
+                ranked(50_000),
+                Seed::DEFAULT,
+                nodes(8, &[1.0, 2.0]),
+                128,
+                9,
+                &[
+                    Add(Node::new("node-8")
+                        .with_weight(w(1.5))
+                        .with_domain("rack-9")),
+                    Remove(id("node-3")),
+                    Weight(id("node-5"), w(4.0)),
+                    Add(Node::new("node-9")),
+                    Weight(id("node-0"), w(0.0)),
+                    Remove(id("node-8")),
+                ],
+            ),
+            None,
+        ),
+        valid_case(
+            "ranked-no-overload-secret-seed",
+            Some(secret),
+            &table(
+                ranked(0),
+                secret,
+                nodes(5, &[1.0]),
+                50,
+                4,
+                &[Add(Node::new("node-5")), Remove(id("node-2"))],
+            ),
+            None,
+        ),
+        valid_case(
+            "ranked-largest-overload",
+            None,
+            &table(
+                ranked(u32::MAX),
+                Seed::DEFAULT,
+                nodes(4, &[1.0]),
+                24,
+                0,
+                &[],
+            ),
+            None,
+        ),
     ]
+}
+
+fn ranked(overload_ppm: u32) -> SlotMode {
+    SlotMode::Ranked {
+        overload_ppm: Some(overload_ppm),
+    }
 }
 
 /// A name, a first membership, `S`, and two orders of the same changes.
@@ -266,8 +358,69 @@ fn same_membership() -> Vec<Value> {
                 "a": ha.to_json(),
                 "b": hb.to_json(),
                 "view_fingerprint": ha.view().fingerprint().to_hex(),
-                "a_table_fingerprint": ha.table_fingerprint().to_hex(),
-                "b_table_fingerprint": hb.table_fingerprint().to_hex(),
+                "a_table_fingerprint": ha.fingerprint().to_hex(),
+                "b_table_fingerprint": hb.fingerprint().to_hex(),
+            })
+        })
+        .collect()
+}
+
+/// Ranked tables depend only on the membership: the same pairs of orders as `same_membership`
+/// give equal table fingerprints.
+fn order_independent() -> Vec<Value> {
+    use SlotChange::*;
+    let id = |s: &str| s.as_bytes().to_vec();
+    let pairs: [(
+        &str,
+        SlotMode,
+        Vec<Node>,
+        u64,
+        Vec<SlotChange>,
+        Vec<SlotChange>,
+    ); 3] = [
+        (
+            "ranked-add-then-remove",
+            SlotMode::Ranked { overload_ppm: None },
+            nodes(7, &[1.0]),
+            90,
+            vec![Add(Node::new("node-7")), Remove(id("node-2"))],
+            vec![Remove(id("node-2")), Add(Node::new("node-7"))],
+        ),
+        (
+            "ranked-two-weights",
+            ranked(30_000),
+            nodes(9, &[1.0]),
+            200,
+            vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
+            vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
+        ),
+        (
+            "ranked-weight-set-and-set-back",
+            ranked(50_000),
+            nodes(5, &[1.0, 2.0]),
+            64,
+            vec![
+                Add(Node::new("x")),
+                Weight(id("node-0"), w(4.0)),
+                Weight(id("node-0"), w(1.0)),
+            ],
+            vec![Add(Node::new("x"))],
+        ),
+    ];
+    pairs
+        .into_iter()
+        .map(|(name, mode, initial, slots, a, b)| {
+            let ha = table(mode, Seed::DEFAULT, initial.clone(), slots, 1, &a);
+            let hb = table(mode, Seed::DEFAULT, initial, slots, 1, &b);
+            assert_eq!(ha.view().fingerprint(), hb.view().fingerprint());
+            assert_eq!(ha.fingerprint(), hb.fingerprint(), "{name}");
+            assert_eq!(ha.assignments(), hb.assignments(), "{name}");
+            json!({
+                "name": name,
+                "a": ha.to_json(),
+                "b": hb.to_json(),
+                "view_fingerprint": ha.view().fingerprint().to_hex(),
+                "table_fingerprint": ha.fingerprint().to_hex(),
             })
         })
         .collect()
@@ -306,15 +459,25 @@ fn equivalent() -> Vec<Value> {
                 default_fp.to_uppercase()
             ),
         ),
+        (
+            "ranked-number-spelling-and-member-order",
+            r#"{"overload_ppm":5e4,"policy":"slot-table-v1","format":"hrwhash-slot-history-v1","epoch":"4","seed":"default","slots":32,"initial":[{"id":"node-1"},{"id":"node-0","weight":2e0}],"changes":[{"op":"add","id":"node-2"}]}"#
+                .into(),
+        ),
+        (
+            "ranked-minus-zero-overload",
+            r#"{"format":"hrwhash-slot-history-v1","policy":"slot-table-v1","overload_ppm":-0,"epoch":"4","seed":"default","slots":32,"initial":[{"id":"node-0"},{"id":"node-1"}],"changes":[]}"#
+                .into(),
+        ),
     ];
     docs.into_iter()
         .map(|(name, doc)| {
-            let h = SlotHistory::from_json(&doc).expect("the spelling loads");
+            let h = SlotTable::from_json(&doc).expect("the spelling loads");
             json!({
                 "name": name,
                 "document": doc,
                 "canonical": h.to_json(),
-                "table_fingerprint": h.table_fingerprint().to_hex(),
+                "table_fingerprint": h.fingerprint().to_hex(),
             })
         })
         .collect()
@@ -447,9 +610,9 @@ fn invalid() -> Vec<Value> {
             Ok(edited(set("policy", json!(2)))),
         ),
         (
-            "policy-v1",
+            "policy-unknown-version",
             None,
-            Ok(edited(set("policy", json!("slot-table-v1")))),
+            Ok(edited(set("policy", json!("slot-table-v3")))),
         ),
         ("epoch-a-number", None, Ok(edited(set("epoch", json!(1))))),
         (
@@ -824,6 +987,114 @@ fn invalid() -> Vec<Value> {
             json!([{"op": "remove", "id": "zz"}, {"op": "add"}]),
         ))),
     ));
+    // Ranked tables (policy slot-table-v1): the overload bound (check 5), then the same checks.
+    let ranked = |edit: Box<dyn FnOnce(&mut Map<String, Value>)>| {
+        edited(|m| {
+            m.insert("policy".into(), json!("slot-table-v1"));
+            m.insert("overload_ppm".into(), json!(50_000));
+            edit(m);
+        })
+    };
+    docs.extend([
+        (
+            "overload-ppm-with-levelled",
+            None,
+            Ok(edited(set("overload_ppm", json!(50_000)))),
+        ),
+        (
+            "overload-ppm-with-levelled-before-its-type",
+            None,
+            Ok(edited(set("overload_ppm", json!("50000")))),
+        ),
+        (
+            "overload-ppm-a-string",
+            None,
+            Ok(ranked(Box::new(set("overload_ppm", json!("50000"))))),
+        ),
+        (
+            "overload-ppm-null",
+            None,
+            Ok(ranked(Box::new(set("overload_ppm", Value::Null)))),
+        ),
+        (
+            "overload-ppm-fractional",
+            None,
+            Ok(ranked(Box::new(set("overload_ppm", json!(0.5))))),
+        ),
+        (
+            "overload-ppm-negative",
+            None,
+            Ok(ranked(Box::new(set("overload_ppm", json!(-1))))),
+        ),
+        (
+            "overload-ppm-2^32",
+            None,
+            Ok(ranked(Box::new(set("overload_ppm", json!(4294967296u64))))),
+        ),
+        (
+            "overload-ppm-before-epoch",
+            None,
+            Ok(ranked(Box::new(|m: &mut Map<String, Value>| {
+                m.insert("overload_ppm".into(), json!(1.5));
+                m.insert("epoch".into(), json!("01"));
+            }))),
+        ),
+        (
+            "ranked-policy-wrong-type-before-overload-ppm",
+            None,
+            Ok(ranked(Box::new(|m: &mut Map<String, Value>| {
+                m.insert("policy".into(), json!(1));
+                m.insert("overload_ppm".into(), json!(-1));
+            }))),
+        ),
+        (
+            "ranked-slots-zero",
+            None,
+            Ok(ranked(Box::new(set("slots", json!(0))))),
+        ),
+        (
+            "ranked-seed-before-replay",
+            Some(secret),
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "remove", "id": "zz"}]),
+            )))),
+        ),
+        (
+            "ranked-add-present-id",
+            None,
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
+            )))),
+        ),
+        (
+            "ranked-add-empty-id",
+            None,
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
+            )))),
+        ),
+        (
+            "ranked-remove-unknown",
+            None,
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
+            )))),
+        ),
+        (
+            "ranked-remove-every-node",
+            None,
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
+            )))),
+        ),
+        (
+            "ranked-drain-every-node",
+            None,
+            Ok(ranked(Box::new(changes(
+                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
+            )))),
+        ),
+    ]);
     // The limit (MAX_CHANGES) needs a document of 65,537 changes: core/tests builds it instead.
     docs.into_iter()
         .map(|(name, seed, doc)| {
@@ -831,8 +1102,8 @@ fn invalid() -> Vec<Value> {
                 Ok(t) => t.as_bytes().to_vec(),
                 Err(b) => b.clone(),
             };
-            let e = SlotHistory::from_json_bytes(&bytes, seed.unwrap_or(Seed::DEFAULT))
-                .expect_err(name);
+            let e =
+                SlotTable::from_json_bytes(&bytes, seed.unwrap_or(Seed::DEFAULT)).expect_err(name);
             let mut o = Map::new();
             o.insert("name".into(), name.into());
             if let Some(seed) = seed {
@@ -868,6 +1139,7 @@ pub fn generate() -> String {
     };
     section(&mut out, "valid", &valid(), false);
     section(&mut out, "same_membership", &same_membership(), false);
+    section(&mut out, "order_independent", &order_independent(), false);
     section(&mut out, "equivalent", &equivalent(), false);
     section(&mut out, "invalid", &invalid(), true);
     out.push_str("}\n");

@@ -2,7 +2,7 @@
 //! "slot-table (v1)") every binding that exposes slot tables must reproduce. Every input is
 //! written out literally or built from fixed formulas, so the file is the same on every run.
 
-use hrwhash::policy::slot_table::{SlotTable, MAX_SLOTS, SLOT_KEY_PREFIX, SLOT_TABLE_POLICY};
+use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, RANKED_SLOT_TABLE_POLICY};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
@@ -48,9 +48,20 @@ fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
 
 fn state(t: &SlotTable) -> Map<String, Value> {
     let mut o = Map::new();
-    let caps: Vec<u32> = (0..t.placement().len())
-        .map(|i| t.capacity(i).expect("node"))
-        .collect();
+    // An unbounded table bounds no node: every slot, for a node that takes any.
+    let caps: Vec<u32> = t.capacities().unwrap_or_else(|| {
+        t.placement()
+            .node_specs()
+            .iter()
+            .map(|n| {
+                if n.weight() == Weight::ZERO {
+                    0
+                } else {
+                    t.slots()
+                }
+            })
+            .collect()
+    });
     o.insert("capacities".into(), json!(caps));
     o.insert("table".into(), json!(t.assignments()));
     o
@@ -75,7 +86,7 @@ fn case(
         .nodes(members.clone())
         .build()
         .expect("membership");
-    let table = SlotTable::new(&placement, slots, overload).expect("table");
+    let table = SlotTable::ranked(&placement, slots, overload).expect("table");
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     if let Some(s) = seed {
@@ -123,7 +134,7 @@ fn case(
         };
         t = next.expect("change");
         // Order independence, as POLICIES.md promises: the same table as a fresh build.
-        let fresh = SlotTable::new(t.placement(), slots, overload).expect("table");
+        let fresh = SlotTable::ranked(t.placement(), slots, overload).expect("table");
         assert_eq!(t.assignments(), fresh.assignments(), "{name}");
         step.insert("expected".into(), state(&t).into());
         steps.push(Value::Object(step));
@@ -234,7 +245,7 @@ fn error_cases() -> Vec<Value> {
         ("above-2^24", MAX_SLOTS + 1),
         ("largest-u64", u64::MAX),
     ] {
-        let e = SlotTable::new(&p, slots, Some(50_000)).expect_err("rejected");
+        let e = SlotTable::ranked(&p, slots, Some(50_000)).expect_err("rejected");
         let slots_json = if slots < (1 << 53) {
             json!(slots)
         } else {
@@ -243,7 +254,7 @@ fn error_cases() -> Vec<Value> {
         out.push(json!({"name": name, "nodes": members, "slots": slots_json,
             "overload_ppm": 50_000, "error": error_name(&e)}));
     }
-    let t = SlotTable::new(&p, 16, None).expect("table");
+    let t = SlotTable::ranked(&p, 16, None).expect("table");
     for (name, slot) in [
         ("slot-equal-to-slots", 16u64),
         ("slot-largest-u64", u64::MAX),
@@ -261,7 +272,7 @@ fn error_cases() -> Vec<Value> {
 pub fn generate() -> String {
     let mut out = String::new();
     out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{SLOT_TABLE_POLICY}\",\n"));
+    out.push_str(&format!("  \"policy\": \"{RANKED_SLOT_TABLE_POLICY}\",\n"));
     out.push_str(&format!(
         "  \"_comment\": {},\n",
         Value::String(COMMENT.into())
@@ -272,7 +283,7 @@ pub fn generate() -> String {
     ));
     out.push_str(&format!(
         "  \"slot_key_prefix\": \"{}\",\n",
-        std::str::from_utf8(SLOT_KEY_PREFIX).expect("ASCII")
+        std::str::from_utf8(SlotMode::Ranked { overload_ppm: None }.key_prefix()).expect("ASCII")
     ));
     out.push_str(&format!("  \"max_slots\": {MAX_SLOTS},\n"));
     let section = |out: &mut String, name: &str, items: &[Value], last: bool| {

@@ -2,10 +2,7 @@
 //! "slot-table (v2)"), a first table and a sequence of changes applied in order. Every input is
 //! written out literally or built from fixed formulas, so the file is the same on every run.
 
-use hrwhash::policy::levelled_slots::{
-    LevelledSlotTable, LEVELLED_SLOTS_POLICY, LEVELLED_SLOT_KEY_PREFIX,
-};
-use hrwhash::policy::slot_table::MAX_SLOTS;
+use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, SLOT_TABLE_POLICY};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
@@ -68,7 +65,7 @@ impl Change {
         v.as_object().cloned().expect("object")
     }
 
-    fn apply(&self, t: &LevelledSlotTable) -> Result<LevelledSlotTable, Error> {
+    fn apply(&self, t: &SlotTable) -> Result<SlotTable, Error> {
         match *self {
             Change::Add(id, w) => t.with_node(Node::new(id).with_weight(Weight::new(w)?)),
             Change::Remove(id) => t.without_node(id),
@@ -77,12 +74,12 @@ impl Change {
     }
 }
 
-fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<LevelledSlotTable, Error> {
+fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<SlotTable, Error> {
     let placement = Placement::builder()
         .seed(seed.unwrap_or(Seed::DEFAULT))
         .nodes(members.to_vec())
         .build()?;
-    LevelledSlotTable::new(&placement, slots)
+    SlotTable::new(&placement, slots)
 }
 
 fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
@@ -325,7 +322,7 @@ fn error_cases() -> Vec<Value> {
 pub fn generate() -> String {
     let mut out = String::new();
     out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{LEVELLED_SLOTS_POLICY}\",\n"));
+    out.push_str(&format!("  \"policy\": \"{SLOT_TABLE_POLICY}\",\n"));
     out.push_str(&format!(
         "  \"_comment\": {},\n",
         Value::String(COMMENT.into())
@@ -336,7 +333,7 @@ pub fn generate() -> String {
     ));
     out.push_str(&format!(
         "  \"slot_key_prefix\": \"{}\",\n",
-        std::str::from_utf8(LEVELLED_SLOT_KEY_PREFIX).expect("ASCII")
+        std::str::from_utf8(SlotMode::Levelled.key_prefix()).expect("ASCII")
     ));
     out.push_str(&format!("  \"max_slots\": {MAX_SLOTS},\n"));
     let section = |out: &mut String, name: &str, items: &[Value], last: bool| {

@@ -234,6 +234,16 @@ fn slot_history_vectors_show_the_order_and_cover_every_loader_check() {
             pair["name"]
         );
     }
+    // A ranked table depends only on the membership: other orders, one table (SLOT-HISTORY.md 1).
+    let ranked = v["order_independent"].as_array().unwrap();
+    assert!(ranked.len() >= 3);
+    for pair in ranked {
+        assert_ne!(pair["a"], pair["b"], "{}", pair["name"]);
+        assert!(pair["a"]
+            .as_str()
+            .unwrap()
+            .contains("\"policy\": \"slot-table-v1\""));
+    }
     // Spellings that differ only in the order of `initial` share the canonical form and table.
     let eq = v["equivalent"].as_array().unwrap();
     assert_eq!(eq[0]["canonical"], eq[1]["canonical"]);
@@ -259,6 +269,10 @@ fn slot_history_vectors_show_the_order_and_cover_every_loader_check() {
         "InvalidView:changes.weight:\"missing\"",
         "InvalidView:initial.id:\"missing\"",
         "InvalidView:slots:\"invalid\"",
+        "InvalidView:overload_ppm:\"conflict\"",
+        "InvalidView:overload_ppm:\"wrong_type\"",
+        "InvalidView:overload_ppm:\"invalid\"",
+        "InvalidView:overload_ppm:\"out_of_range\"",
     ] {
         assert!(
             errors.contains(want),
