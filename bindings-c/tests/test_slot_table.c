@@ -427,7 +427,7 @@ static void check_owners(const hrw_slot_table *t, const jvalue *owners) {
     }
 }
 
-/* The mode a document names: its "policy" line. */
+/* The mode and bound a canonical document names: its "policy" and "overload_ppm" lines. */
 static void check_mode(const hrw_slot_table *t, const char *document) {
     hrw_slot_mode mode = (hrw_slot_mode)99;
     CHECK(hrw_slot_table_mode(t, &mode) == HRW_STATUS_OK, "%s", current);
@@ -436,6 +436,12 @@ static void check_mode(const hrw_slot_table *t, const char *document) {
     } else {
         CHECK(mode == HRW_SLOT_MODE_LEVELLED, "%s: levelled", current);
     }
+    const char *line = strstr(document, "\"overload_ppm\": ");
+    bool has = !line;
+    uint32_t ppm = 1;
+    CHECK(hrw_slot_table_overload_ppm(t, &has, &ppm) == HRW_STATUS_OK && has == (line != NULL) &&
+              ppm == (line ? (uint32_t)strtoul(line + strlen("\"overload_ppm\": "), NULL, 10) : 0),
+          "%s: overload_ppm %u", current, ppm);
 }
 
 static void run_valid(const jvalue *cases) {
