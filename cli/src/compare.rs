@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use hrwhash::policy::{BalanceFactor, BoundedLoad, LevelledSlotTable, SlotTable};
+use hrwhash::policy::{BalanceFactor, BoundedLoad, SlotMode, SlotTable};
 use hrwhash::{Node, Placement, Seed};
 use serde_json::{json, Value};
 
@@ -62,17 +62,17 @@ impl Compared for Bounded {
     }
 }
 
-/// slot-table-v1 (POLICIES.md): each key takes the owner of its slot. The table depends only on
-/// the membership, so the tables of the grown and shrunk fleets are what applying the change
-/// to the first table gives.
-struct Slots(u64, Option<u32>, String);
+/// The ranked slot table (slot-table-v1, POLICIES.md): each key takes the owner of its slot. The
+/// table depends only on the membership, so the tables of the grown and shrunk fleets are what
+/// applying the change to the first table gives.
+struct Ranked(u64, Option<u32>, String);
 
-impl Compared for Slots {
+impl Compared for Ranked {
     fn name(&self) -> String {
-        format!("slots:{}", self.2)
+        format!("ranked:{}", self.2)
     }
     fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
-        let table = SlotTable::new(placement, self.0, self.1).map_err(|e| core_error(&e))?;
+        let table = SlotTable::ranked(placement, self.0, self.1).map_err(|e| core_error(&e))?;
         Ok(keys.iter().map(|k| table.owner_index(k)).collect())
     }
 }
@@ -81,12 +81,12 @@ fn core_error(e: &hrwhash::Error) -> CliError {
     crate::error::from_core(e, true, &|i| format!("node-{i}"), &|i| format!("node {i}"))
 }
 
-/// slot-table-v2 (POLICIES.md): the levelled table. It depends on the order of changes, so the
-/// join and the leave are applied to the first fleet's table, never built afresh.
+/// The levelled slot table (slot-table-v2, POLICIES.md). It depends on the order of changes, so
+/// the join and the leave are applied to the first fleet's table, never built afresh.
 struct Levelled(u64);
 
 impl Levelled {
-    fn owners(table: &LevelledSlotTable, keys: &[String]) -> Vec<usize> {
+    fn owners(table: &SlotTable, keys: &[String]) -> Vec<usize> {
         keys.iter().map(|k| table.owner_index(k)).collect()
     }
 }
@@ -96,7 +96,8 @@ impl Compared for Levelled {
         format!("levelled:{}", self.0)
     }
     fn assign(&self, placement: &Placement, keys: &[String]) -> Result<Vec<usize>, CliError> {
-        let table = LevelledSlotTable::new(placement, self.0).map_err(|e| core_error(&e))?;
+        let table = SlotTable::new(placement, self.0).map_err(|e| core_error(&e))?;
+        debug_assert_eq!(table.mode(), SlotMode::Levelled);
         Ok(Self::owners(&table, keys))
     }
     fn assign_changes(
@@ -106,7 +107,7 @@ impl Compared for Levelled {
         _shrunk: &Placement,
         keys: &[String],
     ) -> Result<[Vec<usize>; 2], CliError> {
-        let table = LevelledSlotTable::new(base, self.0).map_err(|e| core_error(&e))?;
+        let table = SlotTable::new(base, self.0).map_err(|e| core_error(&e))?;
         let joiner = grown.node_specs().last().cloned();
         let joined = table
             .with_node(joiner.ok_or_else(|| CliError::Usage("no node joins".into()))?)
@@ -118,8 +119,8 @@ impl Compared for Levelled {
 }
 
 /// The policy named by one `--policy` value: `plain`, `bounded:C` with C a decimal >= 1, or
-/// `slots:S` / `slots:S:PPM` (a slot table of S slots, plain or with an overload bound in parts
-/// per million), or `levelled:S` (the levelled slot table of S slots).
+/// `ranked:S` / `ranked:S:PPM` (the ranked slot table of S slots, plain or with an overload bound
+/// in parts per million), or `levelled:S` (the levelled slot table of S slots).
 pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
     let (name, arg) = match text.split_once(':') {
         Some((name, arg)) => (name, Some(arg)),
@@ -139,14 +140,14 @@ pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
             })?;
             Ok(Box::new(Bounded(factor, c.to_string())))
         }
-        ("slots", Some(spec)) => {
+        ("ranked", Some(spec)) => {
             let (slots, ppm) = match spec.split_once(':') {
                 Some((s, p)) => (s, Some(p)),
                 None => (spec, None),
             };
             let (slots, ppm) = crate::slot_table::options(Some(slots), ppm)?
                 .ok_or_else(|| CliError::Usage(format!("--policy {text}: no slot count")))?;
-            Ok(Box::new(Slots(slots, ppm, spec.to_string())))
+            Ok(Box::new(Ranked(slots, ppm, spec.to_string())))
         }
         ("levelled", Some(spec)) => {
             let (slots, _) = crate::slot_table::options(Some(spec), None)?
@@ -155,7 +156,7 @@ pub fn parse(text: &str) -> Result<Box<dyn Compared>, CliError> {
         }
         _ => Err(CliError::Usage(format!(
             "--policy {text}: unknown policy; use plain, bounded:C (C >= 1, e.g. bounded:1.25) \
-             slots:S[:PPM] (e.g. slots:65536:50000) or levelled:S (e.g. levelled:65536)"
+             ranked:S[:PPM] (e.g. ranked:65536:50000) or levelled:S (e.g. levelled:65536)"
         ))),
     }
 }

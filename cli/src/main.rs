@@ -52,9 +52,9 @@ enum Command {
     /// Check a view document and print its epoch, fingerprints and shares, or write the view of
     /// a node file.
     View(cmd::view::Args),
-    /// Check and replay a slot history (slot-table-v2); print its table fingerprint, final view
-    /// fingerprint and the slot and owner of each KEY.
-    SlotHistory(cmd::slot_history::Args),
+    /// Load a slot table from its document (levelled or ranked); print its table fingerprint,
+    /// final view fingerprint and the slot and owner of each KEY.
+    SlotTable(cmd::slot_table::Args),
     /// Split a change between two memberships into steps that each move at most --max-move of
     /// the keys.
     Ramp(cmd::ramp::Args),
@@ -95,7 +95,7 @@ fn run(command: Command, out: &mut dyn Write) -> Result<(), CliError> {
         Command::Diff(a) => cmd::diff::run(a, out),
         Command::Plan(a) => cmd::plan::run(a, out),
         Command::View(a) => cmd::view::run(&a, out),
-        Command::SlotHistory(a) => cmd::slot_history::run(&a, out),
+        Command::SlotTable(a) => cmd::slot_table::run(&a, out),
         Command::Ramp(a) => cmd::ramp::run(&a, out),
         Command::SimulateDomains(a) => cmd::simulate_domains::run(a, out),
     }

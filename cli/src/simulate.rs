@@ -24,8 +24,8 @@ pub struct Options {
     pub quiet: bool,
     /// Keys per node before, after the addition and after the removal, drawn as SVG.
     pub plot: Option<std::ffi::OsString>,
-    /// A slot table to compare beside plain HRW: its number of slots and overload bound.
-    pub slot_table: Option<(u64, Option<u32>)>,
+    /// A slot table to compare beside plain HRW: its number of slots and mode.
+    pub slot_table: Option<(u64, hrwhash::policy::SlotMode)>,
 }
 
 /// Keys moved by one membership change under one placement scheme.
@@ -166,7 +166,7 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         plot(&r, opts, std::path::Path::new(path))?;
     }
     let slots = match opts.slot_table {
-        Some((s, p)) => Some(crate::slot_table::simulate(opts, &base, s, p)?),
+        Some((s, mode)) => Some(crate::slot_table::simulate(opts, &base, s, mode)?),
         None => None,
     };
     let intended = intended_shares(&opts.weights);

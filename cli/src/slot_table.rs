@@ -1,10 +1,10 @@
-//! `hrwhash simulate --slots S [--overload-ppm P]`: the slot-table policy (conformance/POLICIES.md,
-//! slot-table-v1) on the fleet and keys of the simulation, beside plain HRW. Changes are applied to
-//! the built table, as a deployment would apply them.
+//! `hrwhash simulate --slots S [--mode levelled|ranked] [--overload-ppm P]`: a slot table
+//! (conformance/POLICIES.md, "Slot tables") on the fleet and keys of the simulation, beside plain
+//! HRW. Changes are applied to the built table, as a deployment would apply them.
 
 use std::io::Write;
 
-use hrwhash::policy::SlotTable;
+use hrwhash::policy::{SlotMode, SlotTable};
 use hrwhash::{Node, Placement};
 use serde_json::{json, Value};
 
@@ -12,7 +12,7 @@ use crate::error::CliError;
 use crate::input::{generated_key, parse_usize};
 use crate::simulate::Options;
 
-/// The `S` and `PPM` of `simulate --policy slots:S:PPM`.
+/// The `S` and `PPM` of `simulate --policy ranked:S:PPM`.
 pub fn options(
     slots: Option<&str>,
     overload: Option<&str>,
@@ -29,7 +29,7 @@ pub fn options(
 
 pub struct Report {
     slots: u32,
-    overload: Option<u32>,
+    mode: SlotMode,
     keys: u64,
     nodes: usize,
     max_slots: u32,
@@ -38,6 +38,14 @@ pub struct Report {
     add_optimum: f64,
     remove_moved: u64,
     remove_optimum: f64,
+}
+
+/// The table of `base` in `mode`.
+pub fn build(base: &Placement, slots: u64, mode: SlotMode) -> Result<SlotTable, hrwhash::Error> {
+    match mode {
+        SlotMode::Levelled => SlotTable::new(base, slots),
+        SlotMode::Ranked { overload_ppm } => SlotTable::ranked(base, slots, overload_ppm),
+    }
 }
 
 fn core_error(e: hrwhash::Error) -> CliError {
@@ -50,9 +58,9 @@ pub fn simulate(
     opts: &Options,
     base: &Placement,
     slots: u64,
-    overload: Option<u32>,
+    mode: SlotMode,
 ) -> Result<Report, CliError> {
-    let table = SlotTable::new(base, slots, overload).map_err(core_error)?;
+    let table = build(base, slots, mode).map_err(core_error)?;
     let mut grown = table.clone();
     for i in 0..opts.add {
         grown = grown
@@ -68,7 +76,7 @@ pub fn simulate(
     let n = opts.nodes;
     let mut r = Report {
         slots: table.slots(),
-        overload,
+        mode,
         keys: opts.keys,
         nodes: n,
         max_slots: table.slot_counts().into_iter().max().unwrap_or(0),
@@ -102,9 +110,10 @@ impl Report {
 
     pub fn to_json(&self) -> Value {
         json!({
-            "policy": hrwhash::policy::slot_table::SLOT_TABLE_POLICY,
+            "policy": self.mode.policy(),
+            "mode": crate::cmd::slot_table::mode_name(self.mode),
             "slots": self.slots,
-            "overload_ppm": self.overload,
+            "overload_ppm": self.mode.overload_ppm(),
             "max_slots_per_node": self.max_slots,
             "max_over_mean_keys": self.max_over_mean(),
             "add": {
@@ -119,14 +128,19 @@ impl Report {
     }
 
     pub fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
-        let bound = match self.overload {
-            Some(p) => format!("overload bound {p} ppm"),
-            None => "unbounded (plain HRW slot table)".to_string(),
+        let bound = match self.mode {
+            SlotMode::Levelled => "levelled".to_string(),
+            SlotMode::Ranked {
+                overload_ppm: Some(p),
+            } => format!("ranked, overload bound {p} ppm"),
+            SlotMode::Ranked { overload_ppm: None } => {
+                "ranked, unbounded (plain HRW slot table)".to_string()
+            }
         };
         writeln!(
             out,
             "\nSlot table ({}, {} slots, {bound})",
-            hrwhash::policy::slot_table::SLOT_TABLE_POLICY,
+            self.mode.policy(),
             self.slots
         )?;
         writeln!(

@@ -72,9 +72,9 @@ fn bad_policies_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// The slot-table row builds a fresh table for each fleet; `--slots` applies the join and the
-/// leave to the first table instead. slot-table-v1 promises the two are the same table, so the
-/// two commands must count the same moves and the same balance.
+/// The ranked slot-table row builds a fresh table for each fleet; `--slots` applies the join and
+/// the leave to the first table instead. slot-table-v1 promises the two are the same table, so
+/// the two commands must count the same moves and the same balance.
 #[test]
 fn slot_table_rows_agree_with_tables_changed_in_place() {
     for spec in ["2048", "2048:50000"] {
@@ -84,7 +84,7 @@ fn slot_table_rows_agree_with_tables_changed_in_place() {
             "--keys",
             "3000",
             "--policy",
-            &format!("slots:{spec}"),
+            &format!("ranked:{spec}"),
             "--json",
         ]);
         assert!(
@@ -94,11 +94,12 @@ fn slot_table_rows_agree_with_tables_changed_in_place() {
         );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let row = &v["policies"][0];
-        assert_eq!(row["policy"], format!("slots:{spec}"));
+        assert_eq!(row["policy"], format!("ranked:{spec}"));
 
         let (slots, ppm) = spec.split_once(':').unwrap_or((spec, ""));
         let mut args = vec![
             "--nodes", "40", "--keys", "3000", "--add", "1", "--remove", "1", "--slots", slots,
+            "--mode", "ranked",
         ];
         if !ppm.is_empty() {
             args.extend(["--overload-ppm", ppm]);
@@ -125,10 +126,14 @@ fn slot_table_rows_agree_with_tables_changed_in_place() {
         assert!(row["moved_on_join"].as_u64().unwrap() > 0);
     }
     for (bad, variant) in [
-        ("slots", "hrwhash: error: --policy slots: unknown policy"),
-        ("slots:0", "error[InvalidSlotCount]"),
-        ("slots:x", "error[InvalidArgument]"),
-        ("slots:16:-1", "error[InvalidCount]"),
+        ("ranked", "hrwhash: error: --policy ranked: unknown policy"),
+        (
+            "slots:16",
+            "hrwhash: error: --policy slots:16: unknown policy",
+        ),
+        ("ranked:0", "error[InvalidSlotCount]"),
+        ("ranked:x", "error[InvalidArgument]"),
+        ("ranked:16:-1", "error[InvalidCount]"),
     ] {
         let out = simulate(&["--policy", bad]);
         assert_eq!(out.status.code(), Some(2), "{bad}");
@@ -142,7 +147,7 @@ fn slot_table_rows_agree_with_tables_changed_in_place() {
 /// join, only node-0's keys move on the leave, and each node holds 51 or 52 of the 2048 slots.
 #[test]
 fn levelled_rows_apply_the_changes_to_the_first_table() {
-    use hrwhash::policy::LevelledSlotTable;
+    use hrwhash::policy::SlotTable;
     use hrwhash::{Node, Placement};
 
     let out = simulate(&[
@@ -166,7 +171,7 @@ fn levelled_rows_apply_the_changes_to_the_first_table() {
     // The generated keys of `simulate` (cli/README.md): key-0, key-1, ...
     let keys: Vec<String> = (0..3000u64).map(|i| format!("key-{i}")).collect();
     let base = Placement::new((0..40).map(|i| format!("node-{i}"))).unwrap();
-    let t = LevelledSlotTable::new(&base, 2048).unwrap();
+    let t = SlotTable::new(&base, 2048).unwrap();
     assert!(t.slot_counts().iter().all(|&c| c == 51 || c == 52));
     let grown = t.with_node(Node::new("node-40")).unwrap();
     let left = t.without_node("node-0").unwrap();

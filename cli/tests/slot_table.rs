@@ -1,10 +1,11 @@
-//! `hrwhash simulate --slots`: the slot-table numbers checked against fresh builds through the
-//! library (the command applies changes to a built table instead), and its bad inputs.
+//! `hrwhash simulate --slots`: the slot-table numbers checked against the library (ranked: fresh
+//! builds, which the command's changed table must equal; levelled: the same changes applied to
+//! the first table), and its bad inputs.
 
 use std::process::Command;
 
-use hrwhash::policy::SlotTable;
-use hrwhash::Placement;
+use hrwhash::policy::{SlotMode, SlotTable};
+use hrwhash::{Node, Placement};
 use serde_json::Value;
 
 fn run(args: &[&str]) -> std::process::Output {
@@ -18,13 +19,50 @@ fn fleet(range: std::ops::Range<usize>) -> Placement {
     Placement::new(range.map(|i| format!("node-{i}"))).unwrap()
 }
 
+/// The tables `simulate --slots 500` compares for 12 nodes, 2 added and 3 removed.
+fn tables(mode: SlotMode) -> [SlotTable; 3] {
+    match mode {
+        SlotMode::Ranked { overload_ppm } => [
+            SlotTable::ranked(&fleet(0..12), 500, overload_ppm).unwrap(),
+            SlotTable::ranked(&fleet(0..14), 500, overload_ppm).unwrap(),
+            SlotTable::ranked(&fleet(3..12), 500, overload_ppm).unwrap(),
+        ],
+        SlotMode::Levelled => {
+            let base = SlotTable::new(&fleet(0..12), 500).unwrap();
+            let mut grown = base.clone();
+            grown.add_node(Node::new("node-12")).unwrap();
+            grown.add_node(Node::new("node-13")).unwrap();
+            let mut shrunk = base.clone();
+            for id in ["node-0", "node-1", "node-2"] {
+                shrunk.remove_node(id).unwrap();
+            }
+            // Not what a fresh build gives: the levelled table depends on its changes.
+            assert_ne!(
+                SlotTable::new(&fleet(3..12), 500).unwrap().assignments(),
+                shrunk.assignments()
+            );
+            [base, grown, shrunk]
+        }
+    }
+}
+
 #[test]
-fn simulated_moves_match_fresh_tables() {
-    for overload in [None, Some(50_000u32)] {
+fn simulated_moves_match_the_library() {
+    for mode in [
+        SlotMode::Levelled,
+        SlotMode::Ranked { overload_ppm: None },
+        SlotMode::Ranked {
+            overload_ppm: Some(50_000),
+        },
+    ] {
+        let overload = mode.overload_ppm();
         let mut args = vec![
             "simulate", "--nodes", "12", "--keys", "3000", "--add", "2", "--remove", "3",
             "--slots", "500", "--json",
         ];
+        if mode != SlotMode::Levelled {
+            args.extend(["--mode", "ranked"]);
+        }
         let ppm = overload.map(|p| p.to_string());
         if let Some(p) = &ppm {
             args.extend(["--overload-ppm", p.as_str()]);
@@ -37,9 +75,7 @@ fn simulated_moves_match_fresh_tables() {
         );
         let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
         let st = &doc["slot_table"];
-        let base = SlotTable::new(&fleet(0..12), 500, overload).unwrap();
-        let grown = SlotTable::new(&fleet(0..14), 500, overload).unwrap();
-        let shrunk = SlotTable::new(&fleet(3..12), 500, overload).unwrap();
+        let [base, grown, shrunk] = tables(mode);
         let (mut add, mut remove, mut counts) = (0u64, 0u64, [0u64; 12]);
         for i in 0..3000 {
             let key = format!("key-{i}");
@@ -48,8 +84,9 @@ fn simulated_moves_match_fresh_tables() {
             add += (grown.owner_index(&key) != owner) as u64;
             remove += (3 + shrunk.owner_index(&key) != owner) as u64;
         }
-        assert_eq!(st["add"]["moved_keys"], add, "{overload:?}");
-        assert_eq!(st["remove"]["moved_keys"], remove, "{overload:?}");
+        assert_eq!(st["add"]["moved_keys"], add, "{mode:?}");
+        assert_eq!(st["remove"]["moved_keys"], remove, "{mode:?}");
+        assert_eq!(st["policy"], mode.policy());
         let max = *counts.iter().max().unwrap() as f64 / 250.0;
         assert!((st["max_over_mean_keys"].as_f64().unwrap() - max).abs() < 1e-12);
         assert_eq!(st["slots"], 500);
@@ -72,6 +109,28 @@ fn bad_slot_flags_are_usage_errors() {
             "InvalidCount",
         ),
         (&["simulate", "--overload-ppm", "5"][..], "--slots"),
+        (&["simulate", "--mode", "ranked"][..], "--slots"),
+        (
+            &["simulate", "--slots", "64", "--mode", "ranks"][..],
+            "--mode",
+        ),
+        // A bound belongs to a ranked table only, in every language.
+        (
+            &["simulate", "--slots", "64", "--overload-ppm", "5"][..],
+            "error[InvalidArgument]",
+        ),
+        (
+            &[
+                "simulate",
+                "--slots",
+                "64",
+                "--mode",
+                "levelled",
+                "--overload-ppm",
+                "5",
+            ][..],
+            "error[InvalidArgument]",
+        ),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");

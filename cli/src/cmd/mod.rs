@@ -8,7 +8,7 @@ pub mod plan;
 pub mod ramp;
 pub mod simulate;
 pub mod simulate_domains;
-pub mod slot_history;
+pub mod slot_table;
 pub mod value;
 pub mod view;
 

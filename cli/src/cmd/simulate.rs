@@ -4,6 +4,8 @@
 use std::ffi::OsString;
 use std::io::Write;
 
+use hrwhash::policy::SlotMode;
+
 use super::value::{COUNT, PPM, SIZE};
 use super::{Common, DEFAULT_KEYS, MAX_NODES};
 use crate::error::CliError;
@@ -35,28 +37,60 @@ pub struct Args {
     /// Draw the keys per node before and after the addition and the removal to this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<OsString>,
-    /// Also simulate a slot table (conformance/POLICIES.md, slot-table-v1) with this many slots,
-    /// beside plain HRW on the same fleet and keys.
+    /// Also simulate a slot table (conformance/POLICIES.md, "Slot tables") with this many slots,
+    /// beside plain HRW on the same fleet and keys; the join and leave are applied to it.
     #[arg(long, value_name = "S", allow_hyphen_values = true, value_parser = COUNT)]
     slots: Option<u64>,
-    /// The slot table's overload bound in parts per million (absent: the plain HRW slot table).
+    /// The slot table's mode: `levelled` (slot-table-v2, each change moves only the changed
+    /// node's slots) or `ranked` (slot-table-v1, a function of the membership).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        default_value = "levelled",
+        requires = "slots"
+    )]
+    mode: Mode,
+    /// The ranked slot table's overload bound in parts per million (absent: the plain HRW slot
+    /// table); needs `--mode ranked`.
     #[arg(long, value_name = "PPM", requires = "slots", allow_hyphen_values = true, value_parser = PPM)]
     overload_ppm: Option<u32>,
     /// Compare placement policies on --nodes equal nodes instead: one row per policy (max/mean
     /// load, CV, keys moved when a node joins and leaves, ns per key). Repeatable: `plain`,
-    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1), `slots:S[:PPM]`
-    /// (slot-table-v1 with S slots, plain or with an overload bound in parts per million),
+    /// `bounded:C` (bounded-load-v1 in batch mode, balance factor C >= 1), `ranked:S[:PPM]`
+    /// (the ranked slot table, slot-table-v1, with S slots, plain or with an overload bound in
+    /// parts per million),
     /// `levelled:S` (slot-table-v2, the levelled table, with the join and leave applied to it).
     /// The comparison has its own join and leave, so it takes none of --weights, --add,
-    /// --remove, --plot and --slots.
+    /// --remove, --plot, --slots and --mode.
     #[arg(
         long = "policy",
         value_name = "POLICY",
-        conflicts_with_all = ["weights", "add", "remove", "plot", "slots"]
+        conflicts_with_all = ["weights", "add", "remove", "plot", "slots", "mode"]
     )]
     policy: Vec<String>,
     #[command(flatten)]
     common: Common,
+}
+
+/// A slot table's mode, as `--mode` names it.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    Levelled,
+    Ranked,
+}
+
+/// The mode `--mode` and `--overload-ppm` name: a bound belongs to a ranked table only, as in
+/// every language.
+pub fn slot_mode(mode: Mode, overload_ppm: Option<u32>) -> Result<SlotMode, CliError> {
+    match (mode, overload_ppm) {
+        (Mode::Ranked, overload_ppm) => Ok(SlotMode::Ranked { overload_ppm }),
+        (Mode::Levelled, None) => Ok(SlotMode::Levelled),
+        (Mode::Levelled, Some(_)) => Err(CliError::usage(
+            "InvalidArgument",
+            "--overload-ppm bounds a ranked slot table only: add --mode ranked",
+        )),
+    }
 }
 
 pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
@@ -70,7 +104,10 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
             seed: parse_seed(a.common.seed.as_deref())?,
             quiet: a.common.quiet,
             plot: a.plot,
-            slot_table: a.slots.map(|s| (s, a.overload_ppm)),
+            slot_table: match a.slots {
+                Some(s) => Some((s, slot_mode(a.mode, a.overload_ppm)?)),
+                None => None,
+            },
         };
         return simulate::run(&opts, out, a.common.json);
     }

@@ -1,4 +1,4 @@
-//! `hrwhash slot-history` on every case of conformance/policies/slot-history-v1.json.
+//! `hrwhash slot-table` on every case of conformance/policies/slot-history-v1.json.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -38,17 +38,15 @@ fn write(dir: &std::path::Path, name: &str, case: &Value) -> PathBuf {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "hrwhash-slot-history-{}-{name}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("hrwhash-slot-table-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 fn run(path: &Path, case: &Value, extra: &[&str]) -> Output {
-    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-history".as_ref(), path.as_os_str()];
+    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-table".as_ref(), path.as_os_str()];
     if let Some(seed) = case.get("seed") {
         args.push("--seed".as_ref());
         args.push(seed.as_str().unwrap().as_ref());
@@ -84,6 +82,26 @@ fn valid_histories_print_their_fingerprints_owners_and_canonical_form() {
         );
         assert_eq!(doc["view_fingerprint"], case["view_fingerprint"], "{name}");
         assert_eq!(doc["changes"], case["changes"], "{name}");
+        let canonical = case["canonical"].as_str().unwrap();
+        let ranked = canonical.contains("\"policy\": \"slot-table-v1\"");
+        assert_eq!(
+            doc["policy"],
+            if ranked {
+                "slot-table-v1"
+            } else {
+                "slot-table-v2"
+            }
+        );
+        assert_eq!(
+            doc["mode"],
+            if ranked { "ranked" } else { "levelled" },
+            "{name}"
+        );
+        assert_eq!(
+            doc["overload_ppm"].is_null(),
+            !canonical.contains("\"overload_ppm\""),
+            "{name}"
+        );
         let owners: Vec<&Value> = case["owners"]
             .as_array()
             .unwrap()
@@ -132,10 +150,7 @@ fn invalid_histories_fail_with_their_error() {
 
 #[test]
 fn a_missing_file_is_an_input_error() {
-    let out = hrwhash(&[
-        "slot-history".as_ref(),
-        "/nonexistent/history.json".as_ref(),
-    ]);
+    let out = hrwhash(&["slot-table".as_ref(), "/nonexistent/history.json".as_ref()]);
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/history.json"));
 }
@@ -144,7 +159,7 @@ fn a_missing_file_is_an_input_error() {
 #[cfg(unix)]
 #[test]
 fn dev_zero_is_invalid_json_at_once() {
-    for command in ["slot-history", "view"] {
+    for command in ["slot-table", "view"] {
         let out = hrwhash(&[command.as_ref(), "/dev/zero".as_ref()]);
         assert_eq!(out.status.code(), Some(1), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
@@ -169,14 +184,12 @@ fn keys_that_are_not_utf8_are_placed() {
         Some(hex) => hrwhash::Seed::from_slice(&unhex(hex.as_str().unwrap())).unwrap(),
         None => hrwhash::Seed::DEFAULT,
     };
-    let history =
-        hrwhash::policy::SlotHistory::from_json_bytes(&std::fs::read(&path).unwrap(), seed)
-            .unwrap();
+    let table =
+        hrwhash::policy::SlotTable::from_json_bytes(&std::fs::read(&path).unwrap(), seed).unwrap();
     let key: &[u8] = b"user:\xff\xfe";
-    let table = history.table();
     let owner = table.owner(key).id().to_vec();
 
-    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-history".as_ref(), path.as_os_str()];
+    let mut args: Vec<&std::ffi::OsStr> = vec!["slot-table".as_ref(), path.as_os_str()];
     if let Some(seed) = case.get("seed") {
         args.push("--seed".as_ref());
         args.push(seed.as_str().unwrap().as_ref());

@@ -1,11 +1,12 @@
-//! `hrwhash slot-history FILE [KEY...]`: load a slot history (conformance/SLOT-HISTORY.md),
-//! replay it, and print its table fingerprint, final view and the owner of each key.
+//! `hrwhash slot-table FILE [KEY...]`: load a slot table from its document
+//! (conformance/SLOT-HISTORY.md), replay it, and print its table fingerprint, final view and the
+//! owner of each key.
 
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-use hrwhash::policy::{SlotHistory, SLOT_HISTORY_FORMAT};
+use hrwhash::policy::{SlotMode, SlotTable, SLOT_HISTORY_FORMAT};
 use serde_json::{json, Map, Value};
 
 use crate::error::{variant_name, CliError};
@@ -14,16 +15,16 @@ use crate::output::{escaped, json_doc, put_text};
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The history document (hrwhash-slot-history-v1 JSON, conformance/SLOT-HISTORY.md).
+    /// The slot table's document (hrwhash-slot-history-v1 JSON, conformance/SLOT-HISTORY.md).
     #[arg(value_name = "FILE")]
     file: OsString,
     /// Keys whose slot and owner to print, used byte for byte (as `place` takes them).
     #[arg(value_name = "KEY")]
     keys: Vec<OsString>,
-    /// The secret seed the history was written for, 32 hex digits (default: the public seed).
+    /// The secret seed the document was written for, 32 hex digits (default: the public seed).
     #[arg(long, value_name = "HEX")]
     seed: Option<String>,
-    /// Print the canonical form of the history instead (what a writer publishes).
+    /// Print the canonical form of the document instead (what a writer publishes).
     #[arg(long, conflicts_with = "json")]
     canonical: bool,
     /// Machine-readable JSON output.
@@ -31,8 +32,16 @@ pub struct Args {
     json: bool,
 }
 
-/// Reads, checks and replays a history file; errors name the file.
-pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotHistory, CliError> {
+/// The mode's name, as `--mode` spells it.
+pub fn mode_name(mode: SlotMode) -> &'static str {
+    match mode {
+        SlotMode::Levelled => "levelled",
+        SlotMode::Ranked { .. } => "ranked",
+    }
+}
+
+/// Reads, checks and replays a slot table's document; errors name the file.
+pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotTable, CliError> {
     let shown = Path::new(path).display().to_string();
     let invalid = |e: &hrwhash::Error| CliError::Invalid {
         variant: variant_name(e),
@@ -40,19 +49,19 @@ pub fn load(path: &OsString, seed: hrwhash::Seed) -> Result<SlotHistory, CliErro
         message: format!("{shown}: {e}"),
     };
     let bytes = crate::view::read_document(path, &shown, invalid)?;
-    SlotHistory::from_json_bytes(&bytes, seed).map_err(|e| invalid(&e))
+    SlotTable::from_json_bytes(&bytes, seed).map_err(|e| invalid(&e))
 }
 
 pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     let seed = parse_seed(a.seed.as_deref())?;
     let keys: Vec<Vec<u8>> = a.keys.iter().map(|k| arg_bytes(k)).collect();
-    let history = load(&a.file, seed)?;
+    let table = load(&a.file, seed)?;
     if a.canonical {
-        write!(out, "{}", history.to_json())?;
+        write!(out, "{}", table.to_json())?;
         return Ok(());
     }
-    let table = history.table();
-    let view = history.view();
+    let mode = table.mode();
+    let view = table.view();
     if a.json {
         let keys: Vec<Value> = keys
             .iter()
@@ -66,13 +75,15 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
             .collect();
         let doc = json!({
             "format": SLOT_HISTORY_FORMAT,
-            "policy": hrwhash::policy::LEVELLED_SLOTS_POLICY,
-            "epoch": history.epoch().to_string(),
+            "policy": mode.policy(),
+            "mode": mode_name(mode),
+            "overload_ppm": table.overload_ppm(),
+            "epoch": table.epoch().to_string(),
             "slots": table.slots(),
-            "initial_nodes": history.initial().len(),
-            "changes": history.changes().len(),
+            "initial_nodes": table.initial().len(),
+            "changes": table.changes().len(),
             "nodes": table.placement().len(),
-            "table_fingerprint": history.table_fingerprint().to_hex(),
+            "table_fingerprint": table.fingerprint().to_hex(),
             "view_fingerprint": view.fingerprint().to_hex(),
             "seed_fingerprint": view.seed_fingerprint().to_hex(),
             "keys": keys,
@@ -82,20 +93,26 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     writeln!(
         out,
-        "{}: valid slot history ({SLOT_HISTORY_FORMAT}, {})",
+        "{}: valid slot table ({SLOT_HISTORY_FORMAT}, {})",
         Path::new(&a.file).display(),
-        hrwhash::policy::LEVELLED_SLOTS_POLICY
+        mode.policy()
     )?;
-    writeln!(out, "epoch              {}", history.epoch())?;
+    let bound = match table.overload_ppm() {
+        Some(p) => format!(", overload bound {p} ppm"),
+        None if matches!(mode, SlotMode::Ranked { .. }) => ", unbounded".to_string(),
+        None => String::new(),
+    };
+    writeln!(out, "mode               {}{bound}", mode_name(mode))?;
+    writeln!(out, "epoch              {}", table.epoch())?;
     writeln!(out, "slots              {}", table.slots())?;
     writeln!(
         out,
         "changes            {} (from {} nodes to {})",
-        history.changes().len(),
-        history.initial().len(),
+        table.changes().len(),
+        table.initial().len(),
         table.placement().len()
     )?;
-    writeln!(out, "table fingerprint  {}", history.table_fingerprint())?;
+    writeln!(out, "table fingerprint  {}", table.fingerprint())?;
     writeln!(out, "view fingerprint   {}", view.fingerprint())?;
     if !keys.is_empty() {
         writeln!(out, "\n  {:<24} {:>8}  owner", "key", "slot")?;
