@@ -125,6 +125,11 @@ pub unsafe extern "C" fn hrw_slot_table_new_ranked(
 /// (EMPTY_NODE_ID and DUPLICATE_NODE_ID with `index` = the change's position, UNKNOWN_NODE,
 /// EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
 ///
+/// Node indices are the document's: `initial` in the order it lists them, then each added node
+/// at the end. The canonical form lists `initial` in id order, so a table read back from
+/// `hrw_slot_table_to_json` may number its nodes otherwise than the one that wrote it; the
+/// owners' ids and the fingerprint are the same.
+///
 /// # Safety
 /// Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
 #[no_mangle]
