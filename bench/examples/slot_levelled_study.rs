@@ -6,7 +6,7 @@
 //!     cargo run --release -p hrwhash-bench --example slot_levelled_study -- 100000 2097152
 //!
 //! `WEIGHTS=1,2,3,4` gives the nodes those weights in turn (default: all 1); `CHANGES=n` applies
-//! `CORE=1` also times the core's `LevelledSlotTable` (slot-table-v2), its changes copying and in place. `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
+//! `CORE=1` also times the core's levelled `SlotTable` (slot-table-v2), its changes copying and in place. `V1=none,50000` also builds slot-table-v1 tables (those overload bounds) over the same fleet
 //! and splits their movement into the slots any rule must move and the chains between nodes that
 //! stay. `CHANGES=n` applies
 //! n changes in a row (an add, then a remove of a node chosen by a fixed generator, and so on:
@@ -32,7 +32,7 @@ use std::collections::BinaryHeap;
 use std::hint::black_box;
 
 use hrwhash::policy::slot_table::slot_of_digest;
-use hrwhash::policy::{LevelledSlotTable, SlotTable};
+use hrwhash::policy::SlotTable;
 use hrwhash::v1::{key_digest, node_digest, score};
 use hrwhash::{Placement, Seed, Weight};
 
@@ -320,6 +320,12 @@ fn lookup_ns(keys: &[String], mut f: impl FnMut(&str) -> usize) -> f64 {
     best
 }
 
+/// A ranked table's capacities; the plain HRW table bounds no node (every slot).
+fn capacities(t: &SlotTable) -> Vec<u32> {
+    t.capacities()
+        .unwrap_or_else(|| vec![t.slots(); t.placement().len()])
+}
+
 /// Where slot-table-v1's movement comes from: on one add and one remove, the slots that go to the
 /// new node (or leave the removed one), which any rule must move, against the slots that change
 /// hands between two nodes present before and after (the chains that capacities set off).
@@ -330,7 +336,7 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
     for ppm in ppms.split(',') {
         let overload = (ppm != "none").then(|| ppm.parse::<u32>().expect("PPM"));
         let clock = Clock::start();
-        let t = SlotTable::new(fleet, s, overload).expect("table");
+        let t = SlotTable::ranked(fleet, s, overload).expect("table");
         let build_ms = clock.ms();
         let owner_ns = lookup_ns(&hot, |k| t.owner_index(k));
         let counts = t.slot_counts();
@@ -346,9 +352,8 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
                 (false, false) => chain += 1,
             }
         }
-        let steps_add = (0..n)
-            .filter(|&i| grown.capacity(i) != t.capacity(i))
-            .count();
+        let (caps, grown_caps) = (capacities(&t), capacities(&grown));
+        let steps_add = (0..n).filter(|&i| grown_caps[i] != caps[i]).count();
         let opt = s as f64 / (n + 1) as f64;
         let (add_direct, add_chain) = (direct as f64 / opt, chain as f64 / opt);
         let shrunk = t.without_node("node-0").expect("remove");
@@ -360,9 +365,8 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
                 (false, false) => chain += 1,
             }
         }
-        let steps_remove = (1..n)
-            .filter(|&i| shrunk.capacity(i - 1) != t.capacity(i))
-            .count();
+        let shrunk_caps = capacities(&shrunk);
+        let steps_remove = (1..n).filter(|&i| shrunk_caps[i - 1] != caps[i]).count();
         let opt = s as f64 / n as f64;
         println!(
             "slot-table-v1: {ppm},{balance:.4},{add_direct:.3},{add_chain:.3},{:.3},{:.3},{steps_add},{steps_remove},{owner_ns:.1},{build_ms:.0}",
@@ -372,7 +376,7 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
     }
 }
 
-/// The core's `LevelledSlotTable` (slot-table-v2): first table, one add, one remove and one
+/// The core's levelled `SlotTable` (slot-table-v2): first table, one add, one remove and one
 /// weight change, each as a new table (`with_*`, which copies the old one) and in place
 /// (`add_node`, `remove_node`, `set_weight`) on a copy made outside the clock, in wall-clock ms
 /// (the median of 5 runs of each); the parts of an in-place change that are not levelling (the
@@ -381,7 +385,7 @@ fn v1_decomposition(fleet: &Placement, s: u64, ppms: &str) {
 fn core_table(fleet: &Placement, s: u64) {
     let ms = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1e3;
     let t = std::time::Instant::now();
-    let table = LevelledSlotTable::new(fleet, s).expect("table");
+    let table = SlotTable::new(fleet, s).expect("table");
     let build_ms = ms(t);
     let n = fleet.len();
     let new_node = || hrwhash::Node::new(format!("node-{n}"));
@@ -406,7 +410,7 @@ fn core_table(fleet: &Placement, s: u64) {
     let weight_ms =
         median(&mut || timed(&mut || drop(table.with_weight("node-1", heavier).expect("weight"))));
     // In place, each on a fresh copy made outside the clock.
-    let in_place = |change: &dyn Fn(&mut LevelledSlotTable), want: Option<&LevelledSlotTable>| {
+    let in_place = |change: &dyn Fn(&mut SlotTable), want: Option<&SlotTable>| {
         let mut copy = table.clone();
         let t = std::time::Instant::now();
         change(&mut copy);

@@ -64,7 +64,7 @@ fn main() {
     for ppm in ppms.split(',') {
         let overload = (ppm != "none").then(|| ppm.parse::<u32>().expect("PPM"));
         let t0 = Clock::start();
-        let table = SlotTable::new(&fleet, s, overload).expect("table");
+        let table = SlotTable::ranked(&fleet, s, overload).expect("table");
         let build_ms = t0.ms();
 
         // Both lookups over the same keys, alternating passes, in one run.
@@ -95,7 +95,7 @@ fn main() {
             .with_node(Node::new(format!("node-{n}")))
             .expect("add");
         let add_ms = t.ms();
-        let fresh = SlotTable::new(grown.placement(), s, overload).expect("table");
+        let fresh = SlotTable::ranked(grown.placement(), s, overload).expect("table");
         assert_eq!(
             grown.assignments(),
             fresh.assignments(),
@@ -106,7 +106,7 @@ fn main() {
         let t = Clock::start();
         let shrunk = table.without_node("node-0").expect("remove");
         let remove_ms = t.ms();
-        let fresh = SlotTable::new(shrunk.placement(), s, overload).expect("table");
+        let fresh = SlotTable::ranked(shrunk.placement(), s, overload).expect("table");
         assert_eq!(
             shrunk.assignments(),
             fresh.assignments(),

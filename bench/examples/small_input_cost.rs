@@ -13,15 +13,17 @@
 
 use std::time::Instant;
 
-use hrwhash::policy::{LevelledSlotTable, SlotChange, SlotHistory};
+use hrwhash::policy::{SlotChange, SlotTable};
 use hrwhash::{Node, Placement, Seed};
 
 fn fleet(n: usize) -> Placement {
     Placement::new((0..n).map(|i| format!("node-{i}"))).expect("a fleet")
 }
 
-fn history(changes: usize, nodes: usize) -> SlotHistory {
-    let mut h = SlotHistory::new(fleet(nodes), 4096, 1).expect("a history");
+fn history(changes: usize, nodes: usize) -> SlotTable {
+    let mut h = SlotTable::new(&fleet(nodes), 4096)
+        .expect("a table")
+        .with_epoch(1);
     for k in 0..changes {
         let change = if k % 2 == 0 {
             SlotChange::Add(Node::new(format!("extra-{k}")))
@@ -39,7 +41,7 @@ fn main() {
     let t = Instant::now();
     match args[0].as_str() {
         "add" | "remove" => {
-            let table = LevelledSlotTable::new(&fleet(arg(2)), arg(1) as u64).expect("a table");
+            let table = SlotTable::new(&fleet(arg(2)), arg(1) as u64).expect("a table");
             println!("first table: {:.3} s", t.elapsed().as_secs_f64());
             let t = Instant::now();
             let changed = if args[0] == "add" {
@@ -64,7 +66,7 @@ fn main() {
                 t.elapsed().as_secs_f64()
             );
             let t = Instant::now();
-            let h = SlotHistory::from_json_bytes(text.as_bytes(), Seed::DEFAULT).expect("loads");
+            let h = SlotTable::from_json_bytes(text.as_bytes(), Seed::DEFAULT).expect("loads");
             println!("load: {:.3} s", t.elapsed().as_secs_f64());
             std::hint::black_box(h);
         }

@@ -19,8 +19,8 @@ class DeriveTest(unittest.TestCase):
     def test_constructors_and_initialisms(self):
         self.assertEqual(table.derive("go", "SlotTable", "new"), "NewSlotTable")
         self.assertEqual(table.derive("python", "SlotTable", "new"), "SlotTable.__init__")
-        self.assertEqual(table.derive("c", "LevelledSlotTable", "new"),
-                         "hrw_levelled_slot_table_new")
+        self.assertEqual(table.derive("c", "ReplicaBalance", "new"),
+                         "hrw_replica_balance_new")
         self.assertEqual(table.derive("go", "View", "from_json"), "View.FromJSON")
         self.assertEqual(table.derive("go", "Placement", "node_id"), "Placement.NodeID")
         self.assertEqual(table.derive("c", "RampPlan", "len", "hrw_ramp"), "hrw_ramp_len")

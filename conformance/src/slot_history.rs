@@ -370,46 +370,45 @@ fn same_membership() -> Vec<Value> {
 fn order_independent() -> Vec<Value> {
     use SlotChange::*;
     let id = |s: &str| s.as_bytes().to_vec();
-    let pairs: [(
-        &str,
-        SlotMode,
-        Vec<Node>,
-        u64,
-        Vec<SlotChange>,
-        Vec<SlotChange>,
-    ); 3] = [
+    let pairs: [(SlotMode, Pair); 3] = [
         (
-            "ranked-add-then-remove",
             SlotMode::Ranked { overload_ppm: None },
-            nodes(7, &[1.0]),
-            90,
-            vec![Add(Node::new("node-7")), Remove(id("node-2"))],
-            vec![Remove(id("node-2")), Add(Node::new("node-7"))],
+            (
+                "ranked-add-then-remove",
+                nodes(7, &[1.0]),
+                90,
+                vec![Add(Node::new("node-7")), Remove(id("node-2"))],
+                vec![Remove(id("node-2")), Add(Node::new("node-7"))],
+            ),
         ),
         (
-            "ranked-two-weights",
             ranked(30_000),
-            nodes(9, &[1.0]),
-            200,
-            vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
-            vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
+            (
+                "ranked-two-weights",
+                nodes(9, &[1.0]),
+                200,
+                vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
+                vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
+            ),
         ),
         (
-            "ranked-weight-set-and-set-back",
             ranked(50_000),
-            nodes(5, &[1.0, 2.0]),
-            64,
-            vec![
-                Add(Node::new("x")),
-                Weight(id("node-0"), w(4.0)),
-                Weight(id("node-0"), w(1.0)),
-            ],
-            vec![Add(Node::new("x"))],
+            (
+                "ranked-weight-set-and-set-back",
+                nodes(5, &[1.0, 2.0]),
+                64,
+                vec![
+                    Add(Node::new("x")),
+                    Weight(id("node-0"), w(4.0)),
+                    Weight(id("node-0"), w(1.0)),
+                ],
+                vec![Add(Node::new("x"))],
+            ),
         ),
     ];
     pairs
         .into_iter()
-        .map(|(name, mode, initial, slots, a, b)| {
+        .map(|(mode, (name, initial, slots, a, b))| {
             let ha = table(mode, Seed::DEFAULT, initial.clone(), slots, 1, &a);
             let hb = table(mode, Seed::DEFAULT, initial, slots, 1, &b);
             assert_eq!(ha.view().fingerprint(), hb.view().fingerprint());
@@ -556,6 +555,9 @@ fn drop_member(key: &'static str) -> impl FnOnce(&mut Map<String, Value>) {
 fn changes(list: Value) -> impl FnOnce(&mut Map<String, Value>) {
     set("changes", list)
 }
+
+/// A change to the base document.
+type Edit = Box<dyn FnOnce(&mut Map<String, Value>)>;
 
 /// A name, the seed to load with, and the document (text, or bytes that are not UTF-8).
 type Invalid = (&'static str, Option<Seed>, Result<String, Vec<u8>>);
@@ -988,7 +990,7 @@ fn invalid() -> Vec<Value> {
         ))),
     ));
     // Ranked tables (policy slot-table-v1): the overload bound (check 5), then the same checks.
-    let ranked = |edit: Box<dyn FnOnce(&mut Map<String, Value>)>| {
+    let ranked = |edit: Edit| {
         edited(|m| {
             m.insert("policy".into(), json!("slot-table-v1"));
             m.insert("overload_ppm".into(), json!(50_000));

@@ -8,8 +8,8 @@
 //! `conformance/SPEC.md`.
 //!
 //! Features: `std` (default) adds run-time SIMD dispatch and `std::error::Error`; `json`
-//! (default) adds [`View`] documents, [`RampPlan`] and [`policy::SlotTable`] documents, with a JSON parser
-//! and SHA-256. With neither, a placement and the policies compile SipHash alone. The
+//! (default) adds [`View`] documents, [`RampPlan`] and the documents of [`policy::SlotTable`],
+//! with a JSON parser and SHA-256. With neither, a placement and the policies compile SipHash alone. The
 //! compatibility profiles are the crate `hrwhash-compat`.
 //!
 //! ```

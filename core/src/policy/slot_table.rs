@@ -13,8 +13,8 @@
 //!
 //! Either way a table's state is its **history**: the first membership, the number of slots, the
 //! mode, the ordered changes and an epoch. That is what its document holds
-//! (conformance/SLOT-HISTORY.md, format `hrwhash-slot-history-v1`), what [`SlotTable::fingerprint`]
-//! compares, and what every client that replays it shares. A levelled table cannot be shared any
+//! (conformance/SLOT-HISTORY.md, format `hrwhash-slot-history-v1`, with the `json` feature), what
+//! the table fingerprint compares, and what every client that replays it shares. A levelled table cannot be shared any
 //! other way: a view carries a membership, not the order of the changes that led to it.
 //!
 //! ```

@@ -53,6 +53,7 @@ impl fmt::Debug for TableFingerprint {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 impl SlotTable {
     /// Loads a table's document written for the default seed. See [`SlotTable::from_json_bytes`].
     pub fn from_json(text: &str) -> Result<SlotTable, Error> {
