@@ -1579,6 +1579,16 @@ hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
                                     const struct hrw_placement **out_placement);
 
 /**
+ * The first membership, before any change (`hrw_slot_table_placement` is the current one):
+ * borrowed, valid until the table is freed; do not free it.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_initial(const struct hrw_slot_table *table,
+                                  const struct hrw_placement **out_placement);
+
+/**
  * The current membership as a view at the table's epoch, as a new handle (release it with
  * `hrw_view_free`).
  *

@@ -43,6 +43,8 @@ pub struct hrw_slot_table {
     /// The current membership as a placement handle, lent out by `hrw_slot_table_placement`:
     /// its address outlives the in-place changes, which update its content.
     placement: hrw_placement,
+    /// The first membership, lent out by `hrw_slot_table_initial`.
+    initial: hrw_placement,
     /// Per-node capacities of a bounded ranked table, kept so that `hrw_slot_table_capacity`
     /// is a lookup.
     caps: Option<Vec<u32>>,
@@ -55,6 +57,9 @@ impl hrw_slot_table {
         hrw_slot_table {
             placement: hrw_placement {
                 inner: table.placement().clone(),
+            },
+            initial: hrw_placement {
+                inner: table.initial().clone(),
             },
             caps: table.capacities(),
             table,
@@ -372,6 +377,20 @@ pub unsafe extern "C" fn hrw_slot_table_placement(
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe { get(table, out_placement, |t| Ok(&t.placement as *const _)) }
+}
+
+/// The first membership, before any change (`hrw_slot_table_placement` is the current one):
+/// borrowed, valid until the table is freed; do not free it.
+///
+/// # Safety
+/// `table` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_slot_table_initial(
+    table: *const hrw_slot_table,
+    out_placement: *mut *const hrw_placement,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe { get(table, out_placement, |t| Ok(&t.initial as *const _)) }
 }
 
 /// The current membership as a view at the table's epoch, as a new handle (release it with

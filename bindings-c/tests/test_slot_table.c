@@ -649,6 +649,8 @@ static void bad_reads(void) {
     CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_OK && counts[0] + counts[1] == 8, "counts");
     CHECK(hrw_slot_table_placement(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "placement of NULL");
     CHECK(hrw_slot_table_placement(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out placement");
+    CHECK(hrw_slot_table_initial(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "initial of NULL");
+    CHECK(hrw_slot_table_initial(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out initial");
     CHECK(hrw_slot_table_view(NULL, &view) == HRW_STATUS_NULL_PARAMETER, "view of NULL");
     CHECK(hrw_slot_table_view(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out view");
     CHECK(hrw_slot_table_epoch(NULL, &u64) == HRW_STATUS_NULL_PARAMETER, "epoch of NULL");
@@ -828,6 +830,13 @@ static void bad_changes(void) {
           "remove the last node in place");
     CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_OK && counts[0] == 8, "c holds every slot");
     CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
+    const hrw_placement *initial = NULL;
+    const uint8_t *id = NULL;
+    size_t id_len = 0;
+    CHECK(hrw_slot_table_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
+              hrw_placement_len(initial, &len) == HRW_STATUS_OK && len == 2 &&
+              hrw_placement_node_id(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
+          "the first membership is a and b");
     hrw_slot_table_free(t);
     hrw_placement_free(p);
 }
@@ -917,6 +926,15 @@ static void history(void) {
                   same_owner_ids(later, again),
               "a reloaded table is the same table");
         CHECK(!snapshot_same(a, b), "a reloaded table numbers its nodes in the document's order");
+        const hrw_placement *ia = NULL, *ib = NULL;
+        const uint8_t *id = NULL;
+        size_t id_len = 0, len = 0;
+        CHECK(hrw_slot_table_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len) == HRW_STATUS_OK &&
+                  len == 3 && hrw_placement_node_id(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
+              "the first membership in build order");
+        CHECK(hrw_slot_table_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len) == HRW_STATUS_OK &&
+                  len == 3 && hrw_placement_node_id(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
+              "the document's first membership in id order");
         free(a.owners);
         free(b.owners);
         hrw_slot_mode mode;
