@@ -667,6 +667,10 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
             hrw_slot_table_slot_counts(t, counts.as_mut_ptr(), counts.len()),
             hrw_status::Ok
         );
+        let (mut initial, mut len) = (ptr::null::<hrw_placement>(), 0usize);
+        assert_eq!(hrw_slot_table_initial(t, &mut initial), hrw_status::Ok);
+        assert_eq!(hrw_placement_len(initial, &mut len), hrw_status::Ok);
+        assert_eq!(len, core.initial().len());
         let mut cap = 5u32;
         let s = hrw_slot_table_capacity(t, 0, &mut cap);
         match core.capacities() {
