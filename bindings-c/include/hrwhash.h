@@ -424,8 +424,9 @@ typedef struct hrw_replica_balance hrw_replica_balance;
  * Build it with `hrw_slot_table_new` (levelled), `hrw_slot_table_new_ranked` or
  * `hrw_slot_table_from_json`; release it with `hrw_slot_table_free`. The reads and the `with_*`
  * copies leave the handle as it was, so any number of threads may use them at once; the
- * in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle
- * to themselves for the length of the call.
+ * in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle,
+ * and the placement borrowed from `hrw_slot_table_placement`, to themselves for the length of
+ * the call.
  */
 typedef struct hrw_slot_table hrw_slot_table;
 
