@@ -34,7 +34,7 @@
 #define HRW_TABLE_FINGERPRINT_LEN 16
 
 /**
- * Size of the buffer `hrw_slot_history_table_fingerprint_hex` needs: 32 hex digits and a NUL.
+ * Size of the buffer `hrw_slot_table_fingerprint_hex` needs: 32 hex digits and a NUL.
  */
 #define HRW_TABLE_FINGERPRINT_HEX_SIZE ((2 * HRW_TABLE_FINGERPRINT_LEN) + 1)
 
@@ -337,6 +337,33 @@ typedef uint32_t hrw_view_fault;
 #endif // __cplusplus
 
 /**
+ * How a slot table assigns its slots (`hrw_slot_table_mode`). The numbers never change.
+ */
+enum hrw_slot_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * slot-table-v2, the default: the first table, then each change levels from the table
+   * before it, so the table depends on the order of the changes.
+   */
+  HRW_SLOT_MODE_LEVELLED = 0,
+  /**
+   * slot-table-v1: every slot goes to the first node of its hrw-v1 ranking that has room;
+   * the table depends only on the current membership.
+   */
+  HRW_SLOT_MODE_RANKED = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_slot_mode hrw_slot_mode;
+#else
+typedef uint32_t hrw_slot_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
  * `hrw_bounded_load_free`). Immutable: one handle may be used from any number of threads at
  * once; only `hrw_bounded_load_free` must not race with other calls on it.
@@ -359,16 +386,6 @@ typedef struct hrw_diff hrw_diff;
  * threads at once; only `hrw_domains_free` must not race with other calls on it.
  */
 typedef struct hrw_domains hrw_domains;
-
-/**
- * A levelled slot table: keys hash to a fixed number of slots and each slot has an owner; a
- * change moves only the changed node's slots, so the table depends on the order of the changes
- * (build it with `hrw_levelled_slot_table_new`, release it with `hrw_levelled_slot_table_free`).
- * The `with_*` changes return a new table and leave this one as it was, so one handle may be
- * used from many threads at once; the in-place changes (`hrw_levelled_slot_table_add_node`,
- * `_remove_node`, `_set_weight`) need the handle to themselves for the length of the call.
- */
-typedef struct hrw_levelled_slot_table hrw_levelled_slot_table;
 
 /**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
@@ -403,17 +420,16 @@ typedef struct hrw_ramp hrw_ramp;
 typedef struct hrw_replica_balance hrw_replica_balance;
 
 /**
- * The shared history of a levelled slot table: the first membership, the number of slots and
- * the ordered changes (load it with `hrw_slot_history_from_json` or start one with
- * `hrw_slot_history_new`; release it with `hrw_slot_history_free`). It never changes, so one
- * handle may be used from many threads at once; appending a change returns a new history.
- */
-typedef struct hrw_slot_history hrw_slot_history;
-
-/**
- * A slot table: keys hash to a fixed number of slots and each slot has an owner (build it with
- * `hrw_slot_table_new`, release it with `hrw_slot_table_free`). Like a placement it never
- * changes, so one handle may be used from many threads at once; changes return a new table.
+ * A slot table: keys hash to a fixed number of slots and each slot has an owner. It holds its
+ * history (the first membership, the ordered changes and an epoch), which is its JSON document
+ * (`hrw_slot_table_to_json`, `hrw_slot_table_from_json`).
+ *
+ * Build it with `hrw_slot_table_new` (levelled), `hrw_slot_table_new_ranked` or
+ * `hrw_slot_table_from_json`; release it with `hrw_slot_table_free`. The reads and the `with_*`
+ * copies leave the handle as it was, so any number of threads may use them at once; the
+ * in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle,
+ * and the placement borrowed from `hrw_slot_table_placement`, to themselves for the length of
+ * the call.
  */
 typedef struct hrw_slot_table hrw_slot_table;
 
@@ -454,6 +470,55 @@ typedef struct hrw_domains_error {
    */
   hrw_domain_fault reason;
 } hrw_domains_error;
+
+/**
+ * A node as the caller describes it. Zero-initialised fields mean "no domain".
+ */
+typedef struct hrw_node {
+  /**
+   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
+   */
+  const uint8_t *id;
+  /**
+   * Length of `id` in bytes.
+   */
+  size_t id_len;
+  /**
+   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
+   * pointer with length 0.
+   */
+  const uint8_t *domain;
+  /**
+   * Length of `domain` in bytes (0 when `domain` is NULL).
+   */
+  size_t domain_len;
+} hrw_node;
+
+/**
+ * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
+ * the default seed and weight 1.0 for every node.
+ */
+typedef struct hrw_placement_options {
+  /**
+   * 16 seed bytes, or NULL for the default seed.
+   */
+  const uint8_t *seed;
+  /**
+   * Length of `seed`: 16, or 0 when `seed` is NULL.
+   */
+  size_t seed_len;
+  /**
+   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
+   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+   * selects it.
+   */
+  const double *weights;
+  /**
+   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
+   */
+  size_t weights_len;
+} hrw_placement_options;
 
 /**
  * Details of a failed call, for messages that name the offending node, value or length. Calls
@@ -528,55 +593,6 @@ typedef struct hrw_error {
    */
   int32_t os_error;
 } hrw_error;
-
-/**
- * A node as the caller describes it. Zero-initialised fields mean "no domain".
- */
-typedef struct hrw_node {
-  /**
-   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
-   */
-  const uint8_t *id;
-  /**
-   * Length of `id` in bytes.
-   */
-  size_t id_len;
-  /**
-   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
-   * pointer with length 0.
-   */
-  const uint8_t *domain;
-  /**
-   * Length of `domain` in bytes (0 when `domain` is NULL).
-   */
-  size_t domain_len;
-} hrw_node;
-
-/**
- * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
- * the default seed and weight 1.0 for every node.
- */
-typedef struct hrw_placement_options {
-  /**
-   * 16 seed bytes, or NULL for the default seed.
-   */
-  const uint8_t *seed;
-  /**
-   * Length of `seed`: 16, or 0 when `seed` is NULL.
-   */
-  size_t seed_len;
-  /**
-   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
-   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
-   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
-   * selects it.
-   */
-  const double *weights;
-  /**
-   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
-   */
-  size_t weights_len;
-} hrw_placement_options;
 
 /**
  * One step of a ramp.
@@ -782,195 +798,6 @@ hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
                                  size_t index,
                                  const uint8_t **out_domain,
                                  size_t *out_domain_len);
-
-/**
- * Builds the first table of `placement` with `slots` slots (1 to 2^24, else
- * INVALID_SLOT_COUNT): every node gets its share as one run of slots. The table keeps its own
- * copy of the membership.
- *
- * # Safety
- * `placement` is a live handle; `error` is NULL or writable.
- */
-hrw_status hrw_levelled_slot_table_new(const struct hrw_placement *placement,
-                                       uint64_t slots,
-                                       struct hrw_levelled_slot_table **out_table,
-                                       struct hrw_error *error);
-
-/**
- * Releases a slot table; NULL is a no-op.
- *
- * # Safety
- * `table` is NULL or a live handle that no other thread is using.
- */
-void hrw_levelled_slot_table_free(struct hrw_levelled_slot_table *table);
-
-/**
- * The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
- * valid until the table is freed; do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_levelled_slot_table_placement(const struct hrw_levelled_slot_table *table,
-                                             const struct hrw_placement **out_placement);
-
-/**
- * The number of slots.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_levelled_slot_table_slots(const struct hrw_levelled_slot_table *table,
-                                         uint32_t *out_slots);
-
-/**
- * The slot of `key` (`key` may be NULL when `key_len` is 0).
- *
- * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
- */
-hrw_status hrw_levelled_slot_table_slot(const struct hrw_levelled_slot_table *table,
-                                        const uint8_t *key,
-                                        size_t key_len,
-                                        uint32_t *out_slot);
-
-/**
- * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
- * number of slots.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_levelled_slot_table_owner_of_slot(const struct hrw_levelled_slot_table *table,
-                                                 uint64_t slot,
-                                                 size_t *out_index);
-
-/**
- * The index of the node that owns `key`: the owner of its slot.
- *
- * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
- */
-hrw_status hrw_levelled_slot_table_owner(const struct hrw_levelled_slot_table *table,
-                                         const uint8_t *key,
-                                         size_t key_len,
-                                         size_t *out_index);
-
-/**
- * The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
- * the number of slots, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `table` is a live handle; `out_owners` is NULL or valid for `out_len` writes.
- */
-hrw_status hrw_levelled_slot_table_assignments(const struct hrw_levelled_slot_table *table,
-                                               uint32_t *out_owners,
-                                               size_t out_len);
-
-/**
- * How many slots each node holds, in node order, into `out_counts` (`out_len` at least the
- * number of nodes, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `table` is a live handle; `out_counts` is NULL or valid for `out_len` writes.
- */
-hrw_status hrw_levelled_slot_table_slot_counts(const struct hrw_levelled_slot_table *table,
-                                               uint32_t *out_counts,
-                                               size_t out_len);
-
-/**
- * The table with one more node (appended, so its index is the old node count), computed from
- * this one: the node takes its share one slot at a time from the most loaded nodes.
- * Errors as `hrw_placement_with_node`.
- *
- * # Safety
- * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
- */
-hrw_status hrw_levelled_slot_table_with_node(const struct hrw_levelled_slot_table *table,
-                                             const struct hrw_node *node,
-                                             double weight,
-                                             struct hrw_levelled_slot_table **out_table,
-                                             struct hrw_error *error);
-
-/**
- * The table without the node of this id (indices after it shift down by one), computed from
- * this one: its slots go one at a time to the least loaded nodes;
- * UNKNOWN_NODE when there is no such node.
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_levelled_slot_table_without_node(const struct hrw_levelled_slot_table *table,
-                                                const uint8_t *id,
-                                                size_t id_len,
-                                                struct hrw_levelled_slot_table **out_table,
-                                                struct hrw_error *error);
-
-/**
- * The table where the node of this id has another weight, computed from this one: it takes or
- * gives slots until it holds its new share. The node is
- * looked up first (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with its index).
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_levelled_slot_table_with_weight(const struct hrw_levelled_slot_table *table,
-                                               const uint8_t *id,
-                                               size_t id_len,
-                                               double weight,
-                                               struct hrw_levelled_slot_table **out_table,
-                                               struct hrw_error *error);
-
-/**
- * Appends a node to this table in place (its index is the old node count): the node takes its
- * share one slot at a time from the most loaded nodes, exactly as
- * `hrw_levelled_slot_table_with_node` would, without copying the table. Errors as
- * `hrw_placement_with_node`; on an error the table is unchanged. The placement borrowed from
- * `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
- *
- * # Safety
- * `table` is a live handle that no other thread uses during the call; `node` points to a valid
- * `hrw_node`; `error` is NULL or writable.
- */
-hrw_status hrw_levelled_slot_table_add_node(struct hrw_levelled_slot_table *table,
-                                            const struct hrw_node *node,
-                                            double weight,
-                                            struct hrw_error *error);
-
-/**
- * Removes the node of this id from this table in place (indices after it shift down by one):
- * its slots go one at a time to the least loaded nodes, exactly as
- * `hrw_levelled_slot_table_without_node` would, without copying the table. UNKNOWN_NODE when
- * there is no such node; on an error the table is unchanged. The placement borrowed from
- * `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
- *
- * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_levelled_slot_table_remove_node(struct hrw_levelled_slot_table *table,
-                                               const uint8_t *id,
-                                               size_t id_len,
-                                               struct hrw_error *error);
-
-/**
- * Gives the node of this id another weight in this table, in place: it takes or gives slots
- * until it holds its new share, exactly as `hrw_levelled_slot_table_with_weight` would, without
- * copying the table. The node is looked up first (UNKNOWN_NODE), then the weight is checked
- * (INVALID_WEIGHT with its index); on an error the table is unchanged. The placement borrowed
- * from `hrw_levelled_slot_table_placement` stays valid and shows the new membership.
- *
- * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_levelled_slot_table_set_weight(struct hrw_levelled_slot_table *table,
-                                              const uint8_t *id,
-                                              size_t id_len,
-                                              double weight,
-                                              struct hrw_error *error);
 
 /**
  * Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position
@@ -1593,96 +1420,57 @@ hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *
                                               double *out_residual);
 
 /**
- * Loads and replays a history document (`text_len` bytes of UTF-8 JSON, not NUL-terminated),
- * placing keys with `seed` (16 bytes, or NULL with length 0 for the default seed). The checks
- * and their order are those of SLOT-HISTORY.md section 5: INVALID_JSON, INVALID_VIEW (`field`
- * such as `changes.op`, `index` when `has_index`: the position in `initial` or `changes`,
- * `reason`), INVALID_SLOT_COUNT (`actual` = the value), the membership errors of `initial`,
- * SEED_MISMATCH, then the first failing change's error (EMPTY_NODE_ID and DUPLICATE_NODE_ID
- * with `index` = the change's position, UNKNOWN_NODE, EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
- *
- * # Safety
- * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
- */
-hrw_status hrw_slot_history_from_json(const uint8_t *text,
-                                      size_t text_len,
-                                      const uint8_t *seed,
-                                      size_t seed_len,
-                                      struct hrw_slot_history **out_history,
-                                      struct hrw_error *error);
-
-/**
- * A history with no change yet: the first table of `placement` with `slots` slots (1 to 2^24,
- * else INVALID_SLOT_COUNT), at `epoch`.
+ * Builds a levelled table (slot-table-v2) of `placement` with `slots` slots (1 to 2^24, else
+ * INVALID_SLOT_COUNT), at epoch 0: every node gets its share as one run of slots. The table
+ * keeps its own copy of the membership.
  *
  * # Safety
  * `placement` is a live handle; `error` is NULL or writable.
  */
-hrw_status hrw_slot_history_new(const struct hrw_placement *placement,
-                                uint64_t slots,
-                                uint64_t epoch,
-                                struct hrw_slot_history **out_history,
-                                struct hrw_error *error);
+hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
+                              uint64_t slots,
+                              struct hrw_slot_table **out_table,
+                              struct hrw_error *error);
 
 /**
- * Releases a history; NULL is a no-op.
+ * Builds a ranked table (slot-table-v1) of `placement` with `slots` slots, at epoch 0.
+ * `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
+ * slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
+ * share of the slots. Errors as `hrw_slot_table_new`.
  *
  * # Safety
- * `history` is NULL or a live handle that no other thread is using.
+ * `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
  */
-void hrw_slot_history_free(struct hrw_slot_history *history);
+hrw_status hrw_slot_table_new_ranked(const struct hrw_placement *placement,
+                                     uint64_t slots,
+                                     const uint32_t *overload_ppm,
+                                     struct hrw_slot_table **out_table,
+                                     struct hrw_error *error);
 
 /**
- * The table the changes lead to, as a new handle (release it with
- * `hrw_levelled_slot_table_free`).
+ * Loads a slot-table document (`text_len` bytes of UTF-8 JSON, not NUL-terminated) and
+ * replays its changes, placing keys with `seed` (16 bytes, or NULL with length 0 for the
+ * default seed). The checks and their order are those of SLOT-HISTORY.md section 5:
+ * INVALID_JSON, INVALID_VIEW (`field` such as `changes.op`, `index` when `has_index`: the
+ * position in `initial` or `changes`, `reason`), INVALID_SLOT_COUNT (`actual` = the value), the
+ * membership errors of `initial`, SEED_MISMATCH, then the first failing change's error
+ * (EMPTY_NODE_ID and DUPLICATE_NODE_ID with `index` = the change's position, UNKNOWN_NODE,
+ * EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
+ *
+ * Node indices are the document's: `initial` in the order it lists them, then each added node
+ * at the end. The canonical form lists `initial` in id order, so a table read back from
+ * `hrw_slot_table_to_json` may number its nodes otherwise than the one that wrote it; the
+ * owners' ids and the fingerprint are the same.
  *
  * # Safety
- * `history` is a live handle.
+ * Every pointer is NULL or valid for its stated length; `error` is NULL or writable.
  */
-hrw_status hrw_slot_history_table(const struct hrw_slot_history *history,
-                                  struct hrw_levelled_slot_table **out_table);
-
-/**
- * The final membership as a view at the history's epoch, as a new handle (release it with
- * `hrw_view_free`).
- *
- * # Safety
- * `history` is a live handle.
- */
-hrw_status hrw_slot_history_view(const struct hrw_slot_history *history,
-                                 struct hrw_view **out_view);
-
-/**
- * The epoch and the number of changes.
- *
- * # Safety
- * `history` is a live handle.
- */
-hrw_status hrw_slot_history_counts(const struct hrw_slot_history *history,
-                                   uint64_t *out_epoch,
-                                   size_t *out_changes);
-
-/**
- * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
- * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `history` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_slot_history_table_fingerprint(const struct hrw_slot_history *history,
-                                              uint8_t *out,
-                                              size_t out_len);
-
-/**
- * The table fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
- * `HRW_TABLE_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `history` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_slot_history_table_fingerprint_hex(const struct hrw_slot_history *history,
-                                                  uint8_t *out,
-                                                  size_t out_len);
+hrw_status hrw_slot_table_from_json(const uint8_t *text,
+                                    size_t text_len,
+                                    const uint8_t *seed,
+                                    size_t seed_len,
+                                    struct hrw_slot_table **out_table,
+                                    struct hrw_error *error);
 
 /**
  * The canonical JSON form (SLOT-HISTORY.md section 3: UTF-8, ending in a line feed, not
@@ -1691,73 +1479,14 @@ hrw_status hrw_slot_history_table_fingerprint_hex(const struct hrw_slot_history 
  * needed and `actual` = `out_len`. Ask for the length first with `out` NULL and `out_len` 0.
  *
  * # Safety
- * `history` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
+ * `table` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
  * writable.
  */
-hrw_status hrw_slot_history_to_json(const struct hrw_slot_history *history,
-                                    uint8_t *out,
-                                    size_t out_len,
-                                    size_t *out_written,
-                                    struct hrw_error *error);
-
-/**
- * The history with one more change, `node` appended; EMPTY_NODE_ID and DUPLICATE_NODE_ID have
- * `index` = the change's position (the number of changes before it); INVALID_WEIGHT.
- *
- * # Safety
- * `history` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
- */
-hrw_status hrw_slot_history_with_node(const struct hrw_slot_history *history,
-                                      const struct hrw_node *node,
-                                      double weight,
-                                      struct hrw_slot_history **out_history,
-                                      struct hrw_error *error);
-
-/**
- * The history with one more change: the node of this id removed (UNKNOWN_NODE,
- * EMPTY_MEMBERSHIP, ALL_WEIGHTS_ZERO).
- *
- * # Safety
- * `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_slot_history_without_node(const struct hrw_slot_history *history,
-                                         const uint8_t *id,
-                                         size_t id_len,
-                                         struct hrw_slot_history **out_history,
-                                         struct hrw_error *error);
-
-/**
- * The history with one more change: the node of this id at another weight. As
- * `hrw_placement_with_weight`, the node is looked up first in the current membership
- * (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT: the change's position in the
- * history as `index`, and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO).
- *
- * # Safety
- * `history` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_slot_history_with_weight(const struct hrw_slot_history *history,
-                                        const uint8_t *id,
-                                        size_t id_len,
-                                        double weight,
-                                        struct hrw_slot_history **out_history,
-                                        struct hrw_error *error);
-
-/**
- * Builds the slot table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT).
- * `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
- * slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
- * share of the slots. The table keeps its own copy of the membership.
- *
- * # Safety
- * `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
-                              uint64_t slots,
-                              const uint32_t *overload_ppm,
-                              struct hrw_slot_table **out_table,
-                              struct hrw_error *error);
+hrw_status hrw_slot_table_to_json(const struct hrw_slot_table *table,
+                                  uint8_t *out,
+                                  size_t out_len,
+                                  size_t *out_written,
+                                  struct hrw_error *error);
 
 /**
  * Releases a slot table; NULL is a no-op.
@@ -1768,22 +1497,32 @@ hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
 void hrw_slot_table_free(struct hrw_slot_table *table);
 
 /**
- * The table's membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
- * valid until the table is freed; do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
-                                    const struct hrw_placement **out_placement);
-
-/**
  * The number of slots.
  *
  * # Safety
  * `table` is a live handle.
  */
 hrw_status hrw_slot_table_slots(const struct hrw_slot_table *table, uint32_t *out_slots);
+
+/**
+ * Whether the table is levelled or ranked.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_mode(const struct hrw_slot_table *table, hrw_slot_mode *out_mode);
+
+/**
+ * The overload bound of a ranked table: `*out_has_bound` says whether it has one (false for a
+ * levelled table and for an unbounded ranked one), and `*out_overload_ppm` receives it (0
+ * without one).
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_overload_ppm(const struct hrw_slot_table *table,
+                                       bool *out_has_bound,
+                                       uint32_t *out_overload_ppm);
 
 /**
  * The slot of `key` (`key` may be NULL when `key_len` is 0).
@@ -1797,17 +1536,6 @@ hrw_status hrw_slot_table_slot(const struct hrw_slot_table *table,
                                uint32_t *out_slot);
 
 /**
- * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
- * number of slots.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_owner_of_slot(const struct hrw_slot_table *table,
-                                        uint64_t slot,
-                                        size_t *out_index);
-
-/**
  * The index of the node that owns `key`: the owner of its slot.
  *
  * # Safety
@@ -1817,6 +1545,17 @@ hrw_status hrw_slot_table_owner(const struct hrw_slot_table *table,
                                 const uint8_t *key,
                                 size_t key_len,
                                 size_t *out_index);
+
+/**
+ * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
+ * number of slots.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_owner_of_slot(const struct hrw_slot_table *table,
+                                        uint64_t slot,
+                                        size_t *out_index);
 
 /**
  * The owner of every slot as a node index, slot 0 first, into `out_owners` (`out_len` at least
@@ -1830,7 +1569,20 @@ hrw_status hrw_slot_table_assignments(const struct hrw_slot_table *table,
                                       size_t out_len);
 
 /**
- * The most slots the node at `index` may hold; INDEX_OUT_OF_RANGE past the last node.
+ * How many slots each node holds, in node order, into `out_counts` (`out_len` at least the
+ * number of nodes, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `table` is a live handle; `out_counts` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_slot_table_slot_counts(const struct hrw_slot_table *table,
+                                      uint32_t *out_counts,
+                                      size_t out_len);
+
+/**
+ * The most slots the node at `index` may hold in a bounded ranked table; NOT_OFFERED for a
+ * levelled table and for an unbounded ranked one (whatever `index`), else INDEX_OUT_OF_RANGE
+ * past the last node.
  *
  * # Safety
  * `table` is a live handle.
@@ -1840,8 +1592,125 @@ hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
                                    uint32_t *out_capacity);
 
 /**
- * The table with one more node (appended, so its index is the old node count), computed from
- * this one. Errors as `hrw_placement_with_node`.
+ * The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
+ * valid until the table is freed (an in-place change updates it where it is); do not free it.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
+                                    const struct hrw_placement **out_placement);
+
+/**
+ * The first membership, before any change (`hrw_slot_table_placement` is the current one):
+ * borrowed, valid until the table is freed; do not free it.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_initial(const struct hrw_slot_table *table,
+                                  const struct hrw_placement **out_placement);
+
+/**
+ * The current membership as a view at the table's epoch, as a new handle (release it with
+ * `hrw_view_free`).
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_view(const struct hrw_slot_table *table, struct hrw_view **out_view);
+
+/**
+ * The epoch (that of `hrw_slot_table_view`).
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_epoch(const struct hrw_slot_table *table, uint64_t *out_epoch);
+
+/**
+ * The number of changes since the first membership.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_change_count(const struct hrw_slot_table *table, size_t *out_count);
+
+/**
+ * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
+ * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL): equal fingerprints, equal tables.
+ *
+ * # Safety
+ * `table` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_slot_table_fingerprint(const struct hrw_slot_table *table,
+                                      uint8_t *out,
+                                      size_t out_len);
+
+/**
+ * The table fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
+ * `HRW_TABLE_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `table` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_slot_table_fingerprint_hex(const struct hrw_slot_table *table,
+                                          uint8_t *out,
+                                          size_t out_len);
+
+/**
+ * Appends a node in place (its index is the old node count). Levelled: it takes its share one
+ * slot at a time from the most loaded nodes; ranked: the table of the new membership. Errors:
+ * NULL_PARAMETER (a NULL node, or a NULL id or domain with a length), EMPTY_NODE_ID,
+ * DUPLICATE_NODE_ID (`first_index` = the node that has the id), INVALID_WEIGHT, INVALID_VIEW
+ * (`changes`, out_of_range: the table already holds the most changes a document may; or
+ * `changes.weight`, not_representable), each `index` naming the change's position; on an error
+ * the table is unchanged. The placement borrowed from `hrw_slot_table_placement` stays valid
+ * and shows the new membership.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `node` points to a valid
+ * `hrw_node`; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_table_add_node(struct hrw_slot_table *table,
+                                   const struct hrw_node *node,
+                                   double weight,
+                                   struct hrw_error *error);
+
+/**
+ * Removes the node of this id in place (indices after it shift down by one). Levelled: its
+ * slots go one at a time to the least loaded nodes. UNKNOWN_NODE, EMPTY_MEMBERSHIP (the last
+ * node), ALL_WEIGHTS_ZERO (the last weighted node), INVALID_VIEW as `hrw_slot_table_add_node`;
+ * on an error the table is unchanged.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+ * for `id_len` bytes; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_table_remove_node(struct hrw_slot_table *table,
+                                      const uint8_t *id,
+                                      size_t id_len,
+                                      struct hrw_error *error);
+
+/**
+ * Gives the node of this id another weight in place. The node is looked up first
+ * (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with the change's position as
+ * `index` and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO, INVALID_VIEW as
+ * `hrw_slot_table_add_node`); on an error the table is unchanged.
+ *
+ * # Safety
+ * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
+ * for `id_len` bytes; `error` is NULL or writable.
+ */
+hrw_status hrw_slot_table_set_weight(struct hrw_slot_table *table,
+                                     const uint8_t *id,
+                                     size_t id_len,
+                                     double weight,
+                                     struct hrw_error *error);
+
+/**
+ * The table with one more node, as a new handle; this one is unchanged. What
+ * `hrw_slot_table_add_node` does, with its errors.
  *
  * # Safety
  * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
@@ -1853,8 +1722,8 @@ hrw_status hrw_slot_table_with_node(const struct hrw_slot_table *table,
                                     struct hrw_error *error);
 
 /**
- * The table without the node of this id (indices after it shift down by one), computed from
- * this one; UNKNOWN_NODE when there is no such node.
+ * The table without the node of this id, as a new handle; this one is unchanged. What
+ * `hrw_slot_table_remove_node` does, with its errors.
  *
  * # Safety
  * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
@@ -1867,8 +1736,8 @@ hrw_status hrw_slot_table_without_node(const struct hrw_slot_table *table,
                                        struct hrw_error *error);
 
 /**
- * The table where the node of this id has another weight, computed from this one. The node is
- * looked up first (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with its index).
+ * The table where the node of this id has another weight, as a new handle; this one is
+ * unchanged. What `hrw_slot_table_set_weight` does, with its errors.
  *
  * # Safety
  * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
@@ -1880,6 +1749,16 @@ hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
                                       double weight,
                                       struct hrw_slot_table **out_table,
                                       struct hrw_error *error);
+
+/**
+ * The same table at another epoch, as a new handle.
+ *
+ * # Safety
+ * `table` is a live handle.
+ */
+hrw_status hrw_slot_table_with_epoch(const struct hrw_slot_table *table,
+                                     uint64_t epoch,
+                                     struct hrw_slot_table **out_table);
 
 /**
  * The name of a view fault as conformance/views.json spells it ("missing", "wrong_type", ...;

@@ -14,15 +14,12 @@
 
 mod domains;
 mod ffi;
-mod levelled_slots;
 mod placement;
 mod policy;
 mod profile;
 mod ramp;
 mod replica_balance;
-mod slot_history;
 mod slot_table;
-mod slots;
 mod status;
 #[rustfmt::skip]
 mod status_table;
@@ -35,7 +32,6 @@ pub use policy::*;
 pub use profile::*;
 pub use ramp::*;
 pub use replica_balance::*;
-pub use slot_history::*;
 pub use slot_table::*;
 pub use status::*;
 pub use transition::*;

@@ -1,5 +1,10 @@
-/* Runs every case of conformance/policies/slot-table.json through the C ABI (POLICIES.md,
- * "slot-table (v1)"), and the bad inputs of hrw_slot_table_*. */
+/* Runs the slot-table vectors through hrw_slot_table_*:
+ *   conformance/policies/slot-table.json     ranked tables (POLICIES.md, "slot-table (v1)"),
+ *   conformance/policies/slot-table-v2.json  levelled tables (POLICIES.md, "slot-table-v2"),
+ *   conformance/policies/slot-history-v1.json their documents (SLOT-HISTORY.md),
+ * each change applied both as a new table and in place (after a failing change the table is as
+ * it was); then every bad input of hrw_slot_table_* with its status. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +14,51 @@
 #include "hrwhash.h"
 #include "json.h"
 
+static const char *current = "";
+
 static double weight_of(const jvalue *n) {
     const jvalue *w = json_get(n, "weight");
     return w ? strtod(w->str, NULL) : 1.0;
 }
+
+/* Hex text to bytes, into a fresh buffer (freed by the caller). */
+static uint8_t *unhex(const char *hex, size_t *len) {
+    size_t n = strlen(hex) / 2;
+    uint8_t *out = malloc(n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned x;
+        sscanf(hex + 2 * i, "%2x", &x);
+        out[i] = (uint8_t)x;
+    }
+    *len = n;
+    return out;
+}
+
+static hrw_status status_named(const char *name) {
+    static const struct {
+        const char *name;
+        hrw_status status;
+    } names[] = {
+        {"InvalidJson", HRW_STATUS_INVALID_JSON},
+        {"InvalidView", HRW_STATUS_INVALID_VIEW},
+        {"InvalidSlotCount", HRW_STATUS_INVALID_SLOT_COUNT},
+        {"SlotOutOfRange", HRW_STATUS_SLOT_OUT_OF_RANGE},
+        {"SeedMismatch", HRW_STATUS_SEED_MISMATCH},
+        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
+        {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
+        {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID},
+        {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
+        {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
+        {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(names[i].name, name) == 0) return names[i].status;
+    }
+    CHECK(0, "unknown error name %s", name);
+    return HRW_STATUS_OK;
+}
+
+/* ---- tables of the policy vectors ------------------------------------------------------- */
 
 static hrw_placement *placement_of(const jvalue *c) {
     const jvalue *nodes = json_get(c, "nodes");
@@ -38,58 +84,165 @@ static hrw_placement *placement_of(const jvalue *c) {
     }
     hrw_placement *p = NULL;
     hrw_status st = hrw_placement_new(list, nodes->len, &o, &p, NULL);
-    CHECK(st == HRW_STATUS_OK, "placement of %s: %d", json_get(c, "name")->str, (int)st);
+    CHECK(st == HRW_STATUS_OK, "placement of %s: %d", current, (int)st);
     free(list);
     free(weights);
     return p;
 }
 
-static hrw_slot_table *table_of(const jvalue *c, const hrw_placement *p, hrw_status *st) {
+/* A case's table: ranked when the case has "overload_ppm" (null = unbounded), else levelled. */
+static hrw_status table_of(const jvalue *c, hrw_slot_table **t, hrw_error *e) {
+    hrw_placement *p = placement_of(c);
+    unsigned long long slots = strtoull(json_get(c, "slots")->str, NULL, 10);
     const jvalue *ov = json_get(c, "overload_ppm");
-    uint32_t ppm = ov->type == J_NUM ? (uint32_t)strtoul(ov->str, NULL, 10) : 0;
-    hrw_slot_table *t = NULL;
-    *st = hrw_slot_table_new(p, strtoull(json_get(c, "slots")->str, NULL, 10),
-                             ov->type == J_NUM ? &ppm : NULL, &t, NULL);
-    return t;
+    hrw_status st;
+    if (ov == NULL) {
+        st = hrw_slot_table_new(p, slots, t, e);
+    } else {
+        uint32_t ppm = ov->type == J_NUM ? (uint32_t)strtoul(ov->str, NULL, 10) : 0;
+        st = hrw_slot_table_new_ranked(p, slots, ov->type == J_NUM ? &ppm : NULL, t, e);
+    }
+    hrw_placement_free(p);
+    return st;
 }
 
-static void check_state(const hrw_slot_table *t, const jvalue *expected, const char *name) {
+/* Applies one change of the cases file as a new table, written only on success. */
+static hrw_status apply(const hrw_slot_table *t, const jvalue *ch, hrw_slot_table **next) {
+    const char *op = json_get(ch, "op")->str;
+    const jvalue *id = json_get(ch, "id");
+    if (strcmp(op, "add") == 0) {
+        hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
+        return hrw_slot_table_with_node(t, &n, weight_of(ch), next, NULL);
+    }
+    if (strcmp(op, "remove") == 0) {
+        return hrw_slot_table_without_node(t, (const uint8_t *)id->str, id->len, next, NULL);
+    }
+    CHECK(strcmp(op, "weight") == 0, "unknown op %s", op);
+    return hrw_slot_table_with_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), next, NULL);
+}
+
+/* The same change applied to the table in place. */
+static hrw_status apply_in_place(hrw_slot_table *t, const jvalue *ch) {
+    const char *op = json_get(ch, "op")->str;
+    const jvalue *id = json_get(ch, "id");
+    if (strcmp(op, "add") == 0) {
+        hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
+        return hrw_slot_table_add_node(t, &n, weight_of(ch), NULL);
+    }
+    if (strcmp(op, "remove") == 0) {
+        return hrw_slot_table_remove_node(t, (const uint8_t *)id->str, id->len, NULL);
+    }
+    return hrw_slot_table_set_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), NULL);
+}
+
+/* What a caller sees of a table, for before/after comparisons: its assignments, node count,
+ * number of changes and fingerprint. */
+typedef struct {
+    uint32_t *owners;
+    uint32_t slots;
+    size_t nodes, changes;
+    uint8_t fingerprint[HRW_TABLE_FINGERPRINT_LEN];
+} snapshot;
+
+static snapshot snapshot_of(const hrw_slot_table *t) {
+    snapshot s = {NULL, 0, 0, 0, {0}};
+    const hrw_placement *members = NULL;
+    CHECK(hrw_slot_table_slots(t, &s.slots) == HRW_STATUS_OK &&
+              hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &s.nodes) == HRW_STATUS_OK &&
+              hrw_slot_table_change_count(t, &s.changes) == HRW_STATUS_OK &&
+              hrw_slot_table_fingerprint(t, s.fingerprint, sizeof s.fingerprint) == HRW_STATUS_OK,
+          "%s: snapshot", current);
+    s.owners = calloc(s.slots ? s.slots : 1, sizeof *s.owners);
+    CHECK(hrw_slot_table_assignments(t, s.owners, s.slots) == HRW_STATUS_OK, "%s: snapshot", current);
+    return s;
+}
+
+static int snapshot_same(snapshot a, snapshot b) {
+    return a.slots == b.slots && a.nodes == b.nodes && a.changes == b.changes &&
+           memcmp(a.fingerprint, b.fingerprint, sizeof a.fingerprint) == 0 &&
+           memcmp(a.owners, b.owners, a.slots * sizeof *a.owners) == 0;
+}
+
+/* Checks a table against an "expected" member: its owners, the counts of its own assignments,
+ * and the capacities of a bounded ranked table (NOT_OFFERED otherwise). */
+static void check_state(const hrw_slot_table *t, const jvalue *expected) {
     const jvalue *table = json_get(expected, "table"), *caps = json_get(expected, "capacities");
     uint32_t slots = 0;
-    CHECK(hrw_slot_table_slots(t, &slots) == HRW_STATUS_OK && slots == table->len, "%s: slots", name);
+    CHECK(hrw_slot_table_slots(t, &slots) == HRW_STATUS_OK && slots == table->len, "%s: slots", current);
+    const hrw_placement *members = NULL;
+    size_t nodes = 0;
+    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &nodes) == HRW_STATUS_OK,
+          "%s: placement", current);
     uint32_t *owners = calloc(table->len, sizeof *owners);
     CHECK(hrw_slot_table_assignments(t, owners, table->len - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
-          "%s: short buffer", name);
-    CHECK(hrw_slot_table_assignments(t, owners, table->len) == HRW_STATUS_OK, "%s", name);
+          "%s: short buffer", current);
+    CHECK(hrw_slot_table_assignments(t, owners, table->len) == HRW_STATUS_OK, "%s", current);
+    uint32_t *want_counts = calloc(nodes + 1, sizeof *want_counts);
+    uint32_t *counts = calloc(nodes + 1, sizeof *counts);
     int same = 1;
     for (size_t s = 0; s < table->len; s++) {
         size_t o = 0;
         unsigned long want = strtoul(table->items[s].str, NULL, 10);
-        same &= owners[s] == want;
+        same &= owners[s] == want && want < nodes;
         same &= hrw_slot_table_owner_of_slot(t, s, &o) == HRW_STATUS_OK && o == want;
+        if (want < nodes) want_counts[want]++;
     }
-    CHECK(same, "%s: table", name);
-    for (size_t i = 0; i < caps->len; i++) {
-        uint32_t cap = 0;
-        CHECK(hrw_slot_table_capacity(t, i, &cap) == HRW_STATUS_OK &&
-                  cap == strtoul(caps->items[i].str, NULL, 10),
-              "%s: capacity %zu", name, i);
+    CHECK(same, "%s: table", current);
+    CHECK(nodes == 0 || hrw_slot_table_slot_counts(t, counts, nodes - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
+          "%s: short counts buffer", current);
+    CHECK(hrw_slot_table_slot_counts(t, counts, nodes) == HRW_STATUS_OK &&
+              memcmp(counts, want_counts, nodes * sizeof *counts) == 0,
+          "%s: slot counts", current);
+    size_t o = 12345;
+    CHECK(hrw_slot_table_owner_of_slot(t, table->len, &o) == HRW_STATUS_SLOT_OUT_OF_RANGE && o == 12345,
+          "%s: slot past the end", current);
+    bool bounded = true;
+    uint32_t ppm = 1;
+    CHECK(hrw_slot_table_overload_ppm(t, &bounded, &ppm) == HRW_STATUS_OK && (bounded || ppm == 0),
+          "%s: overload_ppm", current);
+    uint32_t cap = 12345;
+    if (bounded) {
+        CHECK(caps != NULL && caps->len == nodes, "%s: capacities in the vectors", current);
+        for (size_t i = 0; caps && i < caps->len; i++) {
+            CHECK(hrw_slot_table_capacity(t, i, &cap) == HRW_STATUS_OK &&
+                      cap == strtoul(caps->items[i].str, NULL, 10),
+                  "%s: capacity %zu", current, i);
+        }
+        cap = 12345;
+        CHECK(hrw_slot_table_capacity(t, nodes, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE && cap == 12345,
+              "%s: capacity past the last node", current);
+    } else {
+        CHECK(hrw_slot_table_capacity(t, 0, &cap) == HRW_STATUS_NOT_OFFERED && cap == 12345,
+              "%s: capacity without a bound", current);
     }
-    uint32_t cap = 0;
-    CHECK(hrw_slot_table_capacity(t, caps->len, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "%s", name);
+    free(counts);
+    free(want_counts);
     free(owners);
 }
 
-static void run_case(const jvalue *c) {
-    const char *name = json_get(c, "name")->str;
-    hrw_placement *p = placement_of(c);
-    hrw_status st;
-    hrw_slot_table *t = table_of(c, p, &st);
-    CHECK(st == HRW_STATUS_OK, "%s: build %d", name, (int)st);
-    hrw_placement_free(p);
-    if (st != HRW_STATUS_OK) return;
+static void run_case(const jvalue *c, hrw_slot_mode mode) {
+    current = json_get(c, "name")->str;
+    hrw_slot_table *t = NULL, *in_place = NULL;
+    CHECK(table_of(c, &t, NULL) == HRW_STATUS_OK && table_of(c, &in_place, NULL) == HRW_STATUS_OK,
+          "%s: build", current);
+    if (t == NULL || in_place == NULL) {
+        hrw_slot_table_free(t);
+        hrw_slot_table_free(in_place);
+        return;
+    }
+    hrw_slot_mode got = (hrw_slot_mode)99;
+    CHECK(hrw_slot_table_mode(t, &got) == HRW_STATUS_OK && got == mode, "%s: mode %d", current, (int)got);
+    const jvalue *ov = json_get(c, "overload_ppm");
+    bool bounded = false;
+    uint32_t ppm = 12345;
+    CHECK(hrw_slot_table_overload_ppm(t, &bounded, &ppm) == HRW_STATUS_OK &&
+              bounded == (ov && ov->type == J_NUM) &&
+              ppm == (bounded ? (uint32_t)strtoul(ov->str, NULL, 10) : 0),
+          "%s: overload_ppm", current);
     const jvalue *expected = json_get(c, "expected");
-    check_state(t, expected, name);
+    check_state(t, expected);
     const jvalue *keys = json_get(expected, "keys");
     for (size_t i = 0; i < keys->len; i++) {
         const jvalue *k = json_get(&keys->items[i], "key");
@@ -97,117 +250,769 @@ static void run_case(const jvalue *c) {
         size_t owner = 0;
         CHECK(hrw_slot_table_slot(t, (const uint8_t *)k->str, k->len, &slot) == HRW_STATUS_OK &&
                   slot == strtoul(json_get(&keys->items[i], "slot")->str, NULL, 10),
-              "%s: slot of %s", name, k->str);
+              "%s: slot of %s", current, k->str);
         CHECK(hrw_slot_table_owner(t, (const uint8_t *)k->str, k->len, &owner) == HRW_STATUS_OK &&
                   owner == strtoul(json_get(&keys->items[i], "owner")->str, NULL, 10),
-              "%s: owner of %s", name, k->str);
+              "%s: owner of %s", current, k->str);
     }
     const jvalue *changes = json_get(c, "changes");
     for (size_t i = 0; changes && i < changes->len; i++) {
         const jvalue *ch = &changes->items[i];
-        const char *op = json_get(ch, "op")->str;
-        const jvalue *id = json_get(ch, "id");
         hrw_slot_table *next = NULL;
-        if (strcmp(op, "add") == 0) {
-            hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
-            st = hrw_slot_table_with_node(t, &n, weight_of(ch), &next, NULL);
-        } else if (strcmp(op, "remove") == 0) {
-            st = hrw_slot_table_without_node(t, (const uint8_t *)id->str, id->len, &next, NULL);
-        } else {
-            st = hrw_slot_table_with_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch),
-                                            &next, NULL);
-        }
-        CHECK(st == HRW_STATUS_OK, "%s: change %zu: %d", name, i, (int)st);
+        hrw_status st = apply(t, ch, &next);
+        CHECK(st == HRW_STATUS_OK, "%s: change %zu: %d", current, i, (int)st);
         if (st != HRW_STATUS_OK) break;
         hrw_slot_table_free(t);
         t = next;
-        check_state(t, json_get(ch, "expected"), name);
+        check_state(t, json_get(ch, "expected"));
+        CHECK(apply_in_place(in_place, ch) == HRW_STATUS_OK, "%s: change %zu in place", current, i);
+        check_state(in_place, json_get(ch, "expected"));
+        snapshot a = snapshot_of(t), b = snapshot_of(in_place);
+        CHECK(snapshot_same(a, b) && a.changes == i + 1, "%s: change %zu: a copy and in place agree", current, i);
+        free(a.owners);
+        free(b.owners);
     }
+    hrw_slot_table_free(in_place);
     hrw_slot_table_free(t);
 }
 
 static void run_error_case(const jvalue *c) {
-    const char *name = json_get(c, "name")->str;
-    hrw_placement *p = placement_of(c);
-    hrw_status st;
-    hrw_slot_table *t = table_of(c, p, &st);
-    const char *error = json_get(c, "error")->str;
-    const jvalue *slot = json_get(c, "slot");
-    if (slot == NULL) {
-        CHECK(st == HRW_STATUS_INVALID_SLOT_COUNT && strcmp(error, "InvalidSlotCount") == 0 && t == NULL,
-              "%s: %d", name, (int)st);
-    } else {
+    current = json_get(c, "name")->str;
+    hrw_status want = status_named(json_get(c, "error")->str);
+    hrw_slot_table *t = NULL;
+    hrw_error e;
+    memset(&e, 0, sizeof e);
+    hrw_status st = table_of(c, &t, &e);
+    const jvalue *slot = json_get(c, "slot"), *changes = json_get(c, "changes");
+    if (slot == NULL && changes == NULL) {
+        unsigned long long slots = strtoull(json_get(c, "slots")->str, NULL, 10);
+        CHECK(st == want && e.status == want && t == NULL, "%s: %d", current, (int)st);
+        CHECK(want != HRW_STATUS_INVALID_SLOT_COUNT || e.actual == (slots > SIZE_MAX ? SIZE_MAX : (size_t)slots),
+              "%s: detail %zu", current, e.actual);
+        return;
+    }
+    CHECK(st == HRW_STATUS_OK, "%s: build %d", current, (int)st);
+    if (st != HRW_STATUS_OK) return;
+    if (slot != NULL) {
         size_t o = 12345;
-        CHECK(st == HRW_STATUS_OK, "%s", name);
-        CHECK(hrw_slot_table_owner_of_slot(t, strtoull(slot->str, NULL, 10), &o) ==
-                      HRW_STATUS_SLOT_OUT_OF_RANGE &&
-                  o == 12345 && strcmp(error, "SlotOutOfRange") == 0,
-              "%s", name);
+        CHECK(hrw_slot_table_owner_of_slot(t, strtoull(slot->str, NULL, 10), &o) == want && o == 12345, "%s",
+              current);
+    }
+    for (size_t i = 0; changes && i < changes->len; i++) {
+        hrw_slot_table *next = NULL;
+        st = apply(t, &changes->items[i], &next);
+        if (i + 1 < changes->len) {
+            CHECK(st == HRW_STATUS_OK, "%s: change %zu: %d", current, i, (int)st);
+            if (st != HRW_STATUS_OK) break;
+            hrw_slot_table_free(t);
+            t = next;
+        } else {
+            CHECK(st == want && next == NULL, "%s: last change %d", current, (int)st);
+            /* The same failing change in place: the same status, and the table as it was. */
+            snapshot before = snapshot_of(t);
+            st = apply_in_place(t, &changes->items[i]);
+            snapshot after = snapshot_of(t);
+            CHECK(st == want && snapshot_same(before, after), "%s: last change in place %d", current, (int)st);
+            free(before.owners);
+            free(after.owners);
+        }
     }
     hrw_slot_table_free(t);
-    hrw_placement_free(p);
 }
 
-static void bad_inputs(void) {
-    hrw_node nodes[2] = {{(const uint8_t *)"a", 1, NULL, 0}, {(const uint8_t *)"b", 1, NULL, 0}};
+static void run_policy(const char *path, const char *policy, hrw_slot_mode mode) {
+    jvalue *v = json_load(path);
+    CHECK(v != NULL, "%s loads", path);
+    if (v == NULL) return;
+    CHECK(strcmp(json_get(v, "policy")->str, policy) == 0, "%s: policy tag", path);
+    const jvalue *cases = json_get(v, "cases"), *errors = json_get(v, "error_cases");
+    CHECK(cases->len > 0 && errors->len > 0, "%s: cases present", path);
+    for (size_t i = 0; i < cases->len; i++) run_case(&cases->items[i], mode);
+    for (size_t i = 0; i < errors->len; i++) run_error_case(&errors->items[i]);
+    json_free(v);
+}
+
+/* ---- documents -------------------------------------------------------------------------- */
+
+/* Loads a case's document with its seed; the status, and the table on success. */
+static hrw_status load(const jvalue *c, const char *member, hrw_slot_table **t, hrw_error *err) {
+    const jvalue *doc = json_get(c, member);
+    const jvalue *seed_hex = json_get(c, "seed");
+    size_t text_len = 0, seed_len = 0;
+    uint8_t *owned = NULL, *seed = NULL;
+    const uint8_t *text;
+    if (doc) {
+        text = (const uint8_t *)doc->str;
+        text_len = doc->len;
+    } else {
+        owned = unhex(json_get(c, "document_hex")->str, &text_len);
+        text = owned;
+    }
+    if (seed_hex) seed = unhex(seed_hex->str, &seed_len);
+    hrw_status s = hrw_slot_table_from_json(text, text_len, seed, seed_len, t, err);
+    free(owned);
+    free(seed);
+    return s;
+}
+
+static void check_fingerprint(const hrw_slot_table *t, const char *want) {
+    uint8_t hex[HRW_TABLE_FINGERPRINT_HEX_SIZE];
+    CHECK(hrw_slot_table_fingerprint_hex(t, hex, sizeof hex) == HRW_STATUS_OK, "%s", current);
+    CHECK(strcmp((const char *)hex, want) == 0, "%s: table fingerprint %s, want %s", current, hex, want);
+    CHECK(hrw_slot_table_fingerprint_hex(t, hex, sizeof hex - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "%s", current);
+    uint8_t raw[HRW_TABLE_FINGERPRINT_LEN];
+    CHECK(hrw_slot_table_fingerprint(t, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
+    int same = 1;
+    for (size_t i = 0; i < sizeof raw; i++) {
+        unsigned x;
+        sscanf(want + 2 * i, "%2x", &x);
+        same &= raw[i] == x;
+    }
+    CHECK(same, "%s: raw fingerprint", current);
+    CHECK(hrw_slot_table_fingerprint(t, raw, sizeof raw - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "%s", current);
+}
+
+static void check_canonical(const hrw_slot_table *t, const char *want) {
+    size_t need = 0;
+    hrw_error err;
+    CHECK(hrw_slot_table_to_json(t, NULL, 0, &need, &err) == HRW_STATUS_BUFFER_TOO_SMALL, "%s", current);
+    CHECK(err.expected == strlen(want) && err.actual == 0, "%s: length %zu", current, err.expected);
+    uint8_t *buf = malloc(err.expected ? err.expected : 1);
+    size_t written = 0;
+    CHECK(hrw_slot_table_to_json(t, buf, err.expected, &written, NULL) == HRW_STATUS_OK, "%s", current);
+    CHECK(written == strlen(want) && memcmp(buf, want, written) == 0, "%s: canonical form", current);
+    free(buf);
+}
+
+static void check_view(const hrw_slot_table *t, const char *want) {
+    hrw_view *v = NULL;
+    CHECK(hrw_slot_table_view(t, &v) == HRW_STATUS_OK, "%s", current);
+    uint8_t hex[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+    CHECK(hrw_view_fingerprint_hex(v, hex, sizeof hex) == HRW_STATUS_OK, "%s", current);
+    CHECK(strcmp((const char *)hex, want) == 0, "%s: view fingerprint %s, want %s", current, hex, want);
+    uint64_t ve = 1, te = 2;
+    CHECK(hrw_view_epoch(v, &ve) == HRW_STATUS_OK && hrw_slot_table_epoch(t, &te) == HRW_STATUS_OK && ve == te,
+          "%s: the view has the table's epoch", current);
+    hrw_view_free(v);
+}
+
+static void check_owners(const hrw_slot_table *t, const jvalue *owners) {
+    const hrw_placement *p = NULL;
+    CHECK(hrw_slot_table_placement(t, &p) == HRW_STATUS_OK, "%s", current);
+    for (size_t i = 0; i < owners->len; i++) {
+        const jvalue *o = &owners->items[i];
+        uint64_t slot = strtoull(json_get(o, "slot")->str, NULL, 10);
+        const jvalue *key = json_get(o, "key");
+        if (key) {
+            uint32_t s = UINT32_MAX;
+            CHECK(hrw_slot_table_slot(t, (const uint8_t *)key->str, key->len, &s) == HRW_STATUS_OK, "%s", current);
+            CHECK(s == slot, "%s: slot of %s is %u, want %llu", current, key->str, s, (unsigned long long)slot);
+        }
+        size_t index = SIZE_MAX;
+        CHECK(hrw_slot_table_owner_of_slot(t, slot, &index) == HRW_STATUS_OK, "%s", current);
+        const uint8_t *id = NULL;
+        size_t id_len = 0;
+        CHECK(hrw_placement_node_id(p, index, &id, &id_len) == HRW_STATUS_OK, "%s", current);
+        const jvalue *text = json_get(o, "owner");
+        size_t want_len = 0;
+        uint8_t *want = text ? NULL : unhex(json_get(o, "owner_hex")->str, &want_len);
+        if (text) {
+            CHECK(id_len == text->len && memcmp(id, text->str, id_len) == 0, "%s: owner of slot %llu", current,
+                  (unsigned long long)slot);
+        } else {
+            CHECK(id_len == want_len && memcmp(id, want, id_len) == 0, "%s: owner of slot %llu", current,
+                  (unsigned long long)slot);
+        }
+        free(want);
+    }
+}
+
+/* The mode and bound a canonical document names: its "policy" and "overload_ppm" lines. */
+static void check_mode(const hrw_slot_table *t, const char *document) {
+    hrw_slot_mode mode = (hrw_slot_mode)99;
+    CHECK(hrw_slot_table_mode(t, &mode) == HRW_STATUS_OK, "%s", current);
+    if (strstr(document, "\"policy\": \"slot-table-v1\"") != NULL) {
+        CHECK(mode == HRW_SLOT_MODE_RANKED, "%s: ranked", current);
+    } else {
+        CHECK(mode == HRW_SLOT_MODE_LEVELLED, "%s: levelled", current);
+    }
+    const char *line = strstr(document, "\"overload_ppm\": ");
+    bool has = !line;
+    uint32_t ppm = 1;
+    CHECK(hrw_slot_table_overload_ppm(t, &has, &ppm) == HRW_STATUS_OK && has == (line != NULL) &&
+              ppm == (line ? (uint32_t)strtoul(line + strlen("\"overload_ppm\": "), NULL, 10) : 0),
+          "%s: overload_ppm %u", current, ppm);
+}
+
+static void run_valid(const jvalue *cases) {
+    for (size_t i = 0; i < cases->len; i++) {
+        const jvalue *c = &cases->items[i];
+        current = json_get(c, "name")->str;
+        hrw_slot_table *t = NULL;
+        hrw_error err;
+        CHECK(load(c, "document", &t, &err) == HRW_STATUS_OK, "%s: loads", current);
+        if (!t) continue;
+        check_fingerprint(t, json_get(c, "table_fingerprint")->str);
+        check_canonical(t, json_get(c, "canonical")->str);
+        check_view(t, json_get(c, "view_fingerprint")->str);
+        check_mode(t, json_get(c, "canonical")->str);
+        size_t changes = 0;
+        CHECK(hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK &&
+                  changes == strtoull(json_get(c, "changes")->str, NULL, 10),
+              "%s: changes %zu", current, changes);
+        check_owners(t, json_get(c, "owners"));
+        hrw_slot_table_free(t);
+    }
+}
+
+static void run_pairs(const jvalue *cases) {
+    for (size_t i = 0; i < cases->len; i++) {
+        const jvalue *c = &cases->items[i];
+        current = json_get(c, "name")->str;
+        hrw_slot_table *a = NULL, *b = NULL;
+        CHECK(load(c, "a", &a, NULL) == HRW_STATUS_OK && load(c, "b", &b, NULL) == HRW_STATUS_OK, "%s", current);
+        if (a && b) {
+            check_fingerprint(a, json_get(c, "a_table_fingerprint")->str);
+            check_fingerprint(b, json_get(c, "b_table_fingerprint")->str);
+            check_view(a, json_get(c, "view_fingerprint")->str);
+            check_view(b, json_get(c, "view_fingerprint")->str);
+        }
+        hrw_slot_table_free(a);
+        hrw_slot_table_free(b);
+    }
+}
+
+static void run_equivalent(const jvalue *cases) {
+    for (size_t i = 0; i < cases->len; i++) {
+        const jvalue *c = &cases->items[i];
+        current = json_get(c, "name")->str;
+        hrw_slot_table *t = NULL;
+        CHECK(load(c, "document", &t, NULL) == HRW_STATUS_OK, "%s", current);
+        if (!t) continue;
+        check_fingerprint(t, json_get(c, "table_fingerprint")->str);
+        check_canonical(t, json_get(c, "canonical")->str);
+        hrw_slot_table_free(t);
+    }
+}
+
+static void run_invalid(const jvalue *cases) {
+    for (size_t i = 0; i < cases->len; i++) {
+        const jvalue *c = &cases->items[i];
+        current = json_get(c, "name")->str;
+        hrw_slot_table *t = NULL;
+        hrw_error err;
+        hrw_status want = status_named(json_get(c, "error")->str);
+        hrw_status got = load(c, "document", &t, &err);
+        CHECK(got == want && err.status == want, "%s: status %u, want %u", current, (unsigned)got, (unsigned)want);
+        CHECK(t == NULL, "%s: no table on failure", current);
+        hrw_slot_table_free(t);
+        const jvalue *index = json_get(c, "index");
+        if (want == HRW_STATUS_INVALID_VIEW) {
+            const char *field = json_get(c, "field")->str;
+            CHECK(err.field_len == strlen(field) && memcmp(err.field, field, err.field_len) == 0, "%s: field",
+                  current);
+            CHECK(strcmp(hrw_view_fault_name(err.reason), json_get(c, "reason")->str) == 0, "%s: reason %s",
+                  current, hrw_view_fault_name(err.reason));
+            if (index->type == J_NULL) {
+                CHECK(!err.has_index, "%s: has_index", current);
+            } else {
+                CHECK(err.has_index && err.index == strtoull(index->str, NULL, 10), "%s: index %zu", current,
+                      err.index);
+            }
+        }
+        if (want == HRW_STATUS_EMPTY_NODE_ID || want == HRW_STATUS_DUPLICATE_NODE_ID) {
+            CHECK(err.index == strtoull(index->str, NULL, 10), "%s: index %zu", current, err.index);
+        }
+        if (want == HRW_STATUS_DUPLICATE_NODE_ID) {
+            CHECK(err.first_index == strtoull(json_get(c, "first_index")->str, NULL, 10), "%s: first_index",
+                  current);
+        }
+        if (want == HRW_STATUS_INVALID_SLOT_COUNT) {
+            CHECK(err.actual == (size_t)strtoull(json_get(c, "value")->str, NULL, 10), "%s: value", current);
+        }
+        if (want == HRW_STATUS_INVALID_JSON) {
+            CHECK(err.line >= 1 && err.column >= 1, "%s: position", current);
+        }
+    }
+}
+
+static void run_documents(const char *path) {
+    jvalue *v = json_load(path);
+    CHECK(v != NULL, "%s loads", path);
+    if (v == NULL) return;
+    run_valid(json_get(v, "valid"));
+    run_pairs(json_get(v, "same_membership"));
+    run_equivalent(json_get(v, "equivalent"));
+    run_invalid(json_get(v, "invalid"));
+    json_free(v);
+}
+
+/* ---- bad inputs ------------------------------------------------------------------------- */
+
+static hrw_node node_a = {(const uint8_t *)"a", 1, NULL, 0}, node_b = {(const uint8_t *)"b", 1, NULL, 0},
+                node_c = {(const uint8_t *)"c", 1, NULL, 0};
+
+static hrw_placement *two_nodes(void) {
+    hrw_node nodes[2] = {node_a, node_b};
     hrw_placement *p = NULL;
-    hrw_slot_table *t = NULL, *u = NULL;
-    hrw_error e;
     CHECK(hrw_placement_new(nodes, 2, NULL, &p, NULL) == HRW_STATUS_OK, "placement");
-    CHECK(hrw_slot_table_new(NULL, 8, NULL, &t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL placement");
-    CHECK(hrw_slot_table_new(p, 8, NULL, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
-    CHECK(hrw_slot_table_new(p, 0, NULL, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT &&
-              e.status == HRW_STATUS_INVALID_SLOT_COUNT && e.actual == 0 && t == NULL,
+    return p;
+}
+
+/* Construction: NULL pointers, slot counts, the overload bound. */
+static void bad_construction(void) {
+    current = "construction";
+    hrw_placement *p = two_nodes();
+    hrw_slot_table *t = NULL;
+    hrw_error e;
+    uint32_t ppm = 50000;
+    CHECK(hrw_slot_table_new(NULL, 8, &t, &e) == HRW_STATUS_NULL_PARAMETER && e.status == HRW_STATUS_NULL_PARAMETER,
+          "NULL placement");
+    CHECK(hrw_slot_table_new(p, 8, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    CHECK(hrw_slot_table_new_ranked(NULL, 8, NULL, &t, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL placement");
+    CHECK(hrw_slot_table_new_ranked(p, 8, &ppm, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL out");
+    CHECK(hrw_slot_table_new(p, 0, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && e.actual == 0 && t == NULL,
           "zero slots");
-    CHECK(hrw_slot_table_new(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "table");
-    const hrw_placement *members = NULL;
-    size_t len = 0;
-    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
-              hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 2,
-          "placement of a table");
-    uint32_t slot;
-    size_t index;
-    CHECK(hrw_slot_table_slot(t, NULL, 0, &slot) == HRW_STATUS_OK && slot < 8, "empty key");
-    CHECK(hrw_slot_table_slot(t, NULL, 3, &slot) == HRW_STATUS_NULL_PARAMETER, "NULL key");
-    CHECK(hrw_slot_table_owner(NULL, NULL, 0, &index) == HRW_STATUS_NULL_PARAMETER, "NULL table");
-    CHECK(hrw_slot_table_owner(t, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
-    CHECK(hrw_slot_table_owner_of_slot(t, 8, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 8 of 8");
-    CHECK(hrw_slot_table_assignments(t, NULL, 8) == HRW_STATUS_NULL_PARAMETER, "NULL buffer");
-    CHECK(hrw_slot_table_without_node(t, (const uint8_t *)"zz", 2, &u, &e) == HRW_STATUS_UNKNOWN_NODE,
-          "remove unknown");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, -1.0, &u, &e) ==
-                  HRW_STATUS_INVALID_WEIGHT &&
-              e.index == 0 && e.value == -1.0,
-          "negative weight");
-    CHECK(hrw_slot_table_with_node(t, &nodes[0], 1.0, &u, &e) == HRW_STATUS_DUPLICATE_NODE_ID &&
-              e.index == 2 && e.first_index == 0,
-          "duplicate");
-    CHECK(hrw_slot_table_with_node(t, NULL, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL node");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, 0.0, &u, NULL) == HRW_STATUS_OK, "drain a");
-    hrw_slot_table *v = NULL;
-    CHECK(hrw_slot_table_with_weight(u, (const uint8_t *)"b", 1, 0.0, &v, NULL) == HRW_STATUS_ALL_WEIGHTS_ZERO &&
-              v == NULL,
-          "drain all");
-    CHECK(strstr(hrw_status_message(HRW_STATUS_SLOT_OUT_OF_RANGE), "slot") != NULL, "message 27");
-    CHECK(strstr(hrw_status_message(HRW_STATUS_INVALID_SLOT_COUNT), "slots") != NULL, "message 26");
-    hrw_slot_table_free(u);
+    CHECK(hrw_slot_table_new(p, (1u << 24) + 1, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT &&
+              e.actual == (1u << 24) + 1 && t == NULL,
+          "2^24 + 1 slots");
+    CHECK(hrw_slot_table_new_ranked(p, 0, &ppm, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
+          "ranked zero slots");
+    CHECK(hrw_slot_table_new_ranked(p, UINT64_MAX, NULL, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
+          "ranked 2^64 - 1 slots");
+    /* The largest bound is still a bound; NULL is none. */
+    uint32_t largest = UINT32_MAX;
+    bool has = false;
+    uint32_t got = 0;
+    CHECK(hrw_slot_table_new_ranked(p, 8, &largest, &t, NULL) == HRW_STATUS_OK, "largest bound");
+    CHECK(hrw_slot_table_overload_ppm(t, &has, &got) == HRW_STATUS_OK && has && got == UINT32_MAX, "largest bound");
+    hrw_slot_table_free(t);
+    t = NULL;
+    CHECK(hrw_slot_table_new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
+    CHECK(hrw_slot_table_overload_ppm(t, &has, &got) == HRW_STATUS_OK && !has && got == 0, "unbounded");
     hrw_slot_table_free(t);
     hrw_slot_table_free(NULL);
     hrw_placement_free(p);
 }
 
+/* Every read: a NULL table, a NULL out-param, a NULL key with a length, short buffers, slots out
+ * of range, and the ranked-only capacity of a levelled table. */
+static void bad_reads(void) {
+    current = "reads";
+    hrw_placement *p = two_nodes();
+    hrw_slot_table *t = NULL;
+    CHECK(hrw_slot_table_new(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
+    uint32_t u32 = 0, counts[2], owners[8];
+    uint64_t u64 = 0;
+    size_t index = 0;
+    bool has = true;
+    hrw_slot_mode mode;
+    const hrw_placement *members = NULL;
+    hrw_view *view = NULL;
+    uint8_t buf[HRW_TABLE_FINGERPRINT_HEX_SIZE];
+    CHECK(hrw_slot_table_slots(NULL, &u32) == HRW_STATUS_NULL_PARAMETER, "slots of NULL");
+    CHECK(hrw_slot_table_slots(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slots");
+    CHECK(hrw_slot_table_mode(NULL, &mode) == HRW_STATUS_NULL_PARAMETER, "mode of NULL");
+    CHECK(hrw_slot_table_mode(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out mode");
+    CHECK(hrw_slot_table_mode(t, &mode) == HRW_STATUS_OK && mode == HRW_SLOT_MODE_LEVELLED, "levelled");
+    CHECK(hrw_slot_table_overload_ppm(NULL, &has, &u32) == HRW_STATUS_NULL_PARAMETER, "overload of NULL");
+    CHECK(hrw_slot_table_overload_ppm(t, NULL, &u32) == HRW_STATUS_NULL_PARAMETER, "NULL out has");
+    CHECK(hrw_slot_table_overload_ppm(t, &has, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out ppm");
+    u32 = 7;
+    CHECK(hrw_slot_table_overload_ppm(t, &has, &u32) == HRW_STATUS_OK && !has && u32 == 0,
+          "a levelled table has no bound");
+    u32 = 12345;
+    CHECK(hrw_slot_table_capacity(t, 0, &u32) == HRW_STATUS_NOT_OFFERED && u32 == 12345,
+          "capacity of a levelled table");
+    CHECK(hrw_slot_table_capacity(t, 99, &u32) == HRW_STATUS_NOT_OFFERED, "NOT_OFFERED before the index");
+    CHECK(hrw_slot_table_capacity(NULL, 0, &u32) == HRW_STATUS_NULL_PARAMETER, "capacity of NULL");
+    CHECK(hrw_slot_table_capacity(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out capacity");
+    CHECK(hrw_slot_table_slot(t, NULL, 0, &u32) == HRW_STATUS_OK && u32 < 8, "empty key");
+    CHECK(hrw_slot_table_slot(t, NULL, 3, &u32) == HRW_STATUS_NULL_PARAMETER, "NULL key");
+    CHECK(hrw_slot_table_slot(NULL, (const uint8_t *)"k", 1, &u32) == HRW_STATUS_NULL_PARAMETER, "slot of NULL");
+    CHECK(hrw_slot_table_slot(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slot");
+    CHECK(hrw_slot_table_owner(NULL, NULL, 0, &index) == HRW_STATUS_NULL_PARAMETER, "owner of NULL");
+    CHECK(hrw_slot_table_owner(t, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out owner");
+    CHECK(hrw_slot_table_owner(t, NULL, 5, &index) == HRW_STATUS_NULL_PARAMETER, "NULL key of owner");
+    CHECK(hrw_slot_table_owner_of_slot(t, 8, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 8 of 8");
+    CHECK(hrw_slot_table_owner_of_slot(t, UINT64_MAX, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 2^64 - 1");
+    CHECK(hrw_slot_table_owner_of_slot(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out index");
+    CHECK(hrw_slot_table_owner_of_slot(NULL, 0, &index) == HRW_STATUS_NULL_PARAMETER, "owner_of_slot of NULL");
+    CHECK(hrw_slot_table_assignments(NULL, owners, 8) == HRW_STATUS_NULL_PARAMETER, "assignments of NULL");
+    CHECK(hrw_slot_table_assignments(t, NULL, 8) == HRW_STATUS_NULL_PARAMETER, "NULL buffer");
+    CHECK(hrw_slot_table_assignments(t, NULL, 0) == HRW_STATUS_BUFFER_TOO_SMALL, "no buffer");
+    CHECK(hrw_slot_table_assignments(t, owners, 7) == HRW_STATUS_BUFFER_TOO_SMALL, "short buffer");
+    CHECK(hrw_slot_table_assignments(t, owners, SIZE_MAX) == HRW_STATUS_RESULT_TOO_LARGE, "impossible length");
+    CHECK(hrw_slot_table_slot_counts(NULL, counts, 2) == HRW_STATUS_NULL_PARAMETER, "counts of NULL");
+    CHECK(hrw_slot_table_slot_counts(t, NULL, 2) == HRW_STATUS_NULL_PARAMETER, "NULL counts");
+    CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_BUFFER_TOO_SMALL, "short counts");
+    CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_OK && counts[0] + counts[1] == 8, "counts");
+    CHECK(hrw_slot_table_placement(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "placement of NULL");
+    CHECK(hrw_slot_table_placement(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out placement");
+    CHECK(hrw_slot_table_initial(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "initial of NULL");
+    CHECK(hrw_slot_table_initial(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out initial");
+    CHECK(hrw_slot_table_view(NULL, &view) == HRW_STATUS_NULL_PARAMETER, "view of NULL");
+    CHECK(hrw_slot_table_view(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out view");
+    CHECK(hrw_slot_table_epoch(NULL, &u64) == HRW_STATUS_NULL_PARAMETER, "epoch of NULL");
+    CHECK(hrw_slot_table_epoch(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out epoch");
+    CHECK(hrw_slot_table_epoch(t, &u64) == HRW_STATUS_OK && u64 == 0, "epoch 0");
+    CHECK(hrw_slot_table_change_count(NULL, &index) == HRW_STATUS_NULL_PARAMETER, "change count of NULL");
+    CHECK(hrw_slot_table_change_count(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out change count");
+    CHECK(hrw_slot_table_change_count(t, &index) == HRW_STATUS_OK && index == 0, "no change yet");
+    CHECK(hrw_slot_table_fingerprint(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "fingerprint of NULL");
+    CHECK(hrw_slot_table_fingerprint(t, NULL, 16) == HRW_STATUS_NULL_PARAMETER, "NULL fingerprint buffer");
+    CHECK(hrw_slot_table_fingerprint(t, buf, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "short fingerprint");
+    CHECK(hrw_slot_table_fingerprint_hex(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "hex of NULL");
+    CHECK(hrw_slot_table_fingerprint_hex(t, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "NULL hex buffer");
+    CHECK(hrw_slot_table_fingerprint_hex(t, buf, 32) == HRW_STATUS_BUFFER_TOO_SMALL, "hex without room for NUL");
+    CHECK(hrw_slot_table_fingerprint_hex(t, buf, sizeof buf) == HRW_STATUS_OK && strlen((const char *)buf) == 32,
+          "hex");
+    size_t written = 0;
+    hrw_error e;
+    CHECK(hrw_slot_table_to_json(NULL, NULL, 0, &written, &e) == HRW_STATUS_NULL_PARAMETER, "to_json of NULL");
+    CHECK(hrw_slot_table_to_json(t, NULL, 0, NULL, &e) == HRW_STATUS_NULL_PARAMETER, "NULL out written");
+    CHECK(hrw_slot_table_to_json(t, NULL, 0, &written, &e) == HRW_STATUS_BUFFER_TOO_SMALL && e.expected > 0,
+          "ask for the length");
+    CHECK(hrw_slot_table_to_json(t, NULL, e.expected, &written, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "NULL buffer with a length");
+    hrw_slot_table *u = NULL;
+    CHECK(hrw_slot_table_with_epoch(NULL, 3, &u) == HRW_STATUS_NULL_PARAMETER, "with_epoch of NULL");
+    CHECK(hrw_slot_table_with_epoch(t, 3, NULL) == HRW_STATUS_NULL_PARAMETER, "with_epoch into NULL");
+    CHECK(u == NULL, "no table written on failure");
+    hrw_slot_table_free(t);
+    hrw_placement_free(p);
+}
+
+/* Documents that are not slot tables, and seeds that are not seeds. */
+static void bad_documents(void) {
+    current = "documents";
+    hrw_slot_table *t = NULL;
+    hrw_error e;
+    const char *doc = "{\"format\": \"hrwhash-slot-history-v1\"";
+    CHECK(hrw_slot_table_from_json(NULL, 0, NULL, 0, &t, &e) == HRW_STATUS_INVALID_JSON, "empty text");
+    CHECK(hrw_slot_table_from_json(NULL, 4, NULL, 0, &t, &e) == HRW_STATUS_NULL_PARAMETER, "NULL text");
+    CHECK(hrw_slot_table_from_json((const uint8_t *)doc, strlen(doc), NULL, 0, &t, &e) == HRW_STATUS_INVALID_JSON &&
+              e.line == 1 && e.column >= 1,
+          "truncated document");
+    CHECK(hrw_slot_table_from_json((const uint8_t *)"{}", 2, NULL, 0, &t, &e) == HRW_STATUS_INVALID_VIEW,
+          "an empty object");
+    CHECK(hrw_slot_table_from_json((const uint8_t *)"{}", 2, (const uint8_t *)"x", 1, &t, &e) ==
+              HRW_STATUS_INVALID_SEED_LENGTH,
+          "short seed");
+    CHECK(hrw_slot_table_from_json((const uint8_t *)"{}", 2, NULL, 16, &t, &e) == HRW_STATUS_NULL_PARAMETER,
+          "NULL seed with a length");
+    CHECK(hrw_slot_table_from_json((const uint8_t *)"{}", 2, NULL, 0, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
+          "NULL out");
+    const char *view = "{\"format\": \"hrwhash-view-v1\", \"epoch\": \"1\", \"seed\": \"default\", "
+                       "\"nodes\": [{\"id\": \"a\"}]}";
+    CHECK(hrw_slot_table_from_json((const uint8_t *)view, strlen(view), NULL, 0, &t, &e) ==
+              HRW_STATUS_INVALID_VIEW,
+          "a view is not a slot table");
+    CHECK(t == NULL, "no table written on failure");
+}
+
+/* Changes: each bad input, as a copy and in place, and the table unchanged after each. */
+static void bad_changes(void) {
+    current = "changes";
+    hrw_placement *p = two_nodes();
+    hrw_slot_table *t = NULL, *u = NULL;
+    hrw_error e;
+    CHECK(hrw_slot_table_new(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
+    snapshot before = snapshot_of(t);
+    hrw_node empty = {(const uint8_t *)"", 0, NULL, 0}, null_id = {NULL, 3, NULL, 0},
+             null_domain = {(const uint8_t *)"c", 1, NULL, 2};
+    /* As copies. Positions name the change (0: the table has no change yet). */
+    CHECK(hrw_slot_table_with_node(NULL, &node_c, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL");
+    CHECK(hrw_slot_table_with_node(t, &node_c, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER, "add into NULL");
+    CHECK(hrw_slot_table_with_node(t, NULL, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL node");
+    CHECK(hrw_slot_table_with_node(t, &null_id, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
+          "NULL id");
+    CHECK(hrw_slot_table_with_node(t, &null_domain, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL domain");
+    CHECK(hrw_slot_table_with_node(t, &empty, 1.0, &u, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0, "empty id");
+    CHECK(hrw_slot_table_with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
+              e.first_index == 1,
+          "duplicate: index %zu first %zu", e.index, e.first_index);
+    CHECK(hrw_slot_table_with_node(t, &node_c, -0.5, &u, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
+              e.value == -0.5,
+          "negative weight");
+    CHECK(hrw_slot_table_with_node(t, &node_c, INFINITY, &u, &e) == HRW_STATUS_INVALID_WEIGHT, "infinite weight");
+    CHECK(hrw_slot_table_without_node(NULL, (const uint8_t *)"a", 1, &u, &e) == HRW_STATUS_NULL_PARAMETER,
+          "remove from NULL");
+    CHECK(hrw_slot_table_without_node(t, (const uint8_t *)"a", 1, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
+          "remove into NULL");
+    CHECK(hrw_slot_table_without_node(t, NULL, 1, &u, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id");
+    CHECK(hrw_slot_table_without_node(t, (const uint8_t *)"zz", 2, &u, &e) == HRW_STATUS_UNKNOWN_NODE &&
+              e.status == HRW_STATUS_UNKNOWN_NODE,
+          "remove unknown");
+    CHECK(hrw_slot_table_with_weight(NULL, (const uint8_t *)"a", 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER,
+          "weight in NULL");
+    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
+          "weight into NULL");
+    CHECK(hrw_slot_table_with_weight(t, NULL, 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id");
+    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"zz", 2, NAN, &u, &e) == HRW_STATUS_UNKNOWN_NODE,
+          "unknown node before its weight");
+    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"b", 1, NAN, &u, &e) == HRW_STATUS_INVALID_WEIGHT &&
+              e.index == 0 && isnan(e.value),
+          "NaN weight");
+    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, 0.0, &u, NULL) == HRW_STATUS_OK, "drain a");
+    hrw_slot_table *v = NULL;
+    CHECK(hrw_slot_table_with_weight(u, (const uint8_t *)"b", 1, 0.0, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO &&
+              v == NULL,
+          "drain all");
+    CHECK(hrw_slot_table_without_node(u, (const uint8_t *)"b", 1, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO && v == NULL,
+          "remove the last weighted node");
+    /* A change a copy made is known to it, with its position. */
+    CHECK(hrw_slot_table_with_node(u, &node_a, 1.0, &v, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 1 &&
+              e.first_index == 0,
+          "position 1: %zu", e.index);
+    hrw_slot_table_free(u);
+    u = NULL;
+
+    /* In place, the same inputs. */
+    CHECK(hrw_slot_table_add_node(NULL, &node_c, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL in place");
+    CHECK(hrw_slot_table_add_node(t, NULL, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "add NULL node");
+    CHECK(hrw_slot_table_add_node(t, &null_id, 1.0, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
+          "add NULL id");
+    CHECK(hrw_slot_table_add_node(t, &empty, 1.0, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0,
+          "add empty id");
+    CHECK(hrw_slot_table_add_node(t, &node_b, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
+              e.first_index == 1,
+          "add duplicate");
+    CHECK(hrw_slot_table_add_node(t, &node_c, -0.5, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
+              e.value == -0.5,
+          "add negative weight");
+    CHECK(hrw_slot_table_remove_node(NULL, (const uint8_t *)"a", 1, &e) == HRW_STATUS_NULL_PARAMETER,
+          "remove from NULL in place");
+    CHECK(hrw_slot_table_remove_node(t, NULL, 1, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id in place");
+    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"zz", 2, &e) == HRW_STATUS_UNKNOWN_NODE,
+          "remove unknown in place");
+    CHECK(hrw_slot_table_set_weight(NULL, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
+          "weight in NULL in place");
+    CHECK(hrw_slot_table_set_weight(t, NULL, 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id in place");
+    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"zz", 2, 1.0, &e) == HRW_STATUS_UNKNOWN_NODE,
+          "weight of unknown in place");
+    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"b", 1, INFINITY, &e) == HRW_STATUS_INVALID_WEIGHT &&
+              e.index == 0,
+          "infinite weight in place");
+    snapshot after = snapshot_of(t);
+    CHECK(snapshot_same(before, after), "failed changes leave the table as it was");
+    free(after.owners);
+
+    /* Good changes in place, seen through the placement borrowed before them. */
+    const hrw_placement *members = NULL;
+    size_t len = 0;
+    uint32_t counts[3];
+    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK, "borrow");
+    CHECK(hrw_slot_table_add_node(t, &node_c, 2.0, &e) == HRW_STATUS_OK, "add c in place");
+    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 3, "the borrowed placement shows c");
+    CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_BUFFER_TOO_SMALL, "three nodes now");
+    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, 0.0, NULL) == HRW_STATUS_OK &&
+              hrw_slot_table_set_weight(t, (const uint8_t *)"b", 1, 0.0, NULL) == HRW_STATUS_OK,
+          "drain a and b in place");
+    free(before.owners);
+    before = snapshot_of(t);
+    CHECK(before.changes == 3, "three changes");
+    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"c", 1, 0.0, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
+          "drain all in place");
+    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
+          "remove the last weighted node in place");
+    CHECK(hrw_slot_table_add_node(t, &node_a, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 3 &&
+              e.first_index == 0,
+          "add duplicate at position 3: %zu", e.index);
+    after = snapshot_of(t);
+    CHECK(snapshot_same(before, after), "refused changes change nothing");
+    free(before.owners);
+    free(after.owners);
+    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"a", 1, NULL) == HRW_STATUS_OK &&
+              hrw_slot_table_remove_node(t, (const uint8_t *)"b", 1, NULL) == HRW_STATUS_OK,
+          "remove a and b in place");
+    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_EMPTY_MEMBERSHIP,
+          "remove the last node in place");
+    CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_OK && counts[0] == 8, "c holds every slot");
+    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
+    const hrw_placement *initial = NULL;
+    const uint8_t *id = NULL;
+    size_t id_len = 0;
+    CHECK(hrw_slot_table_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
+              hrw_placement_len(initial, &len) == HRW_STATUS_OK && len == 2 &&
+              hrw_placement_node_id(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
+          "the first membership is a and b");
+    hrw_slot_table_free(t);
+    hrw_placement_free(p);
+}
+
+/* A table holds at most 65,536 changes, the most a document may carry. */
+static void too_many_changes(void) {
+    current = "too many changes";
+    hrw_node one[1] = {node_a};
+    hrw_placement *p = NULL;
+    hrw_slot_table *t = NULL, *u = NULL;
+    hrw_error e;
+    CHECK(hrw_placement_new(one, 1, NULL, &p, NULL) == HRW_STATUS_OK, "placement");
+    CHECK(hrw_slot_table_new(p, 1, &t, NULL) == HRW_STATUS_OK, "table");
+    int ok = 1;
+    for (size_t i = 0; i < 65536 && ok; i++) {
+        ok = hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, (double)(i % 2 + 1), NULL) == HRW_STATUS_OK;
+    }
+    size_t changes = 0;
+    CHECK(ok && hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "65,536 changes");
+    memset(&e, 0, sizeof e);
+    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_INVALID_VIEW &&
+              e.field_len == strlen("changes") && memcmp(e.field, "changes", e.field_len) == 0 && e.has_index &&
+              e.index == 65536 && strcmp(hrw_view_fault_name(e.reason), "out_of_range") == 0,
+          "change 65,537 in place: %d %.*s", (int)e.status, (int)e.field_len, e.field);
+    CHECK(hrw_slot_table_with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_INVALID_VIEW && u == NULL,
+          "change 65,537 as a copy");
+    CHECK(hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "still 65,536");
+    hrw_slot_table_free(t);
+    hrw_placement_free(p);
+}
+
+/* Whether two tables give every slot to the node of the same id. */
+static int same_owner_ids(const hrw_slot_table *a, const hrw_slot_table *b) {
+    snapshot sa = snapshot_of(a), sb = snapshot_of(b);
+    const hrw_placement *pa = NULL, *pb = NULL;
+    int same = sa.slots == sb.slots && hrw_slot_table_placement(a, &pa) == HRW_STATUS_OK &&
+               hrw_slot_table_placement(b, &pb) == HRW_STATUS_OK;
+    for (uint32_t s = 0; same && s < sa.slots; s++) {
+        const uint8_t *ia = NULL, *ib = NULL;
+        size_t la = 0, lb = 0;
+        same = hrw_placement_node_id(pa, sa.owners[s], &ia, &la) == HRW_STATUS_OK &&
+               hrw_placement_node_id(pb, sb.owners[s], &ib, &lb) == HRW_STATUS_OK && la == lb &&
+               memcmp(ia, ib, la) == 0;
+    }
+    free(sa.owners);
+    free(sb.owners);
+    return same;
+}
+
+/* The history a table carries: its document, its epoch and its copies. The nodes are built out
+ * of id order, which the document does not keep. */
+static void history(void) {
+    current = "history";
+    hrw_node nodes[3] = {node_c, node_a, node_b};
+    hrw_placement *p = NULL;
+    CHECK(hrw_placement_new(nodes, 3, NULL, &p, NULL) == HRW_STATUS_OK, "placement");
+    for (int ranked = 0; ranked < 2; ranked++) {
+        uint32_t ppm = 20000;
+        hrw_slot_table *first = NULL, *h1 = NULL, *h2 = NULL, *h3 = NULL, *again = NULL, *later = NULL;
+        CHECK((ranked ? hrw_slot_table_new_ranked(p, 64, &ppm, &first, NULL) : hrw_slot_table_new(p, 64, &first, NULL)) ==
+                  HRW_STATUS_OK,
+              "new %d", ranked);
+        hrw_node d = {(const uint8_t *)"d", 1, (const uint8_t *)"zone-9", 6};
+        CHECK(hrw_slot_table_with_node(first, &d, 2.0, &h1, NULL) == HRW_STATUS_OK, "add");
+        CHECK(hrw_slot_table_without_node(h1, (const uint8_t *)"a", 1, &h2, NULL) == HRW_STATUS_OK, "remove");
+        CHECK(hrw_slot_table_with_weight(h2, (const uint8_t *)"c", 1, 0.5, &h3, NULL) == HRW_STATUS_OK, "weight");
+        CHECK(hrw_slot_table_with_epoch(h3, 5, &later) == HRW_STATUS_OK, "with_epoch");
+        uint64_t epoch = 9;
+        size_t changes = 0;
+        CHECK(hrw_slot_table_epoch(h3, &epoch) == HRW_STATUS_OK && epoch == 0, "a copy keeps epoch 0");
+        CHECK(hrw_slot_table_epoch(later, &epoch) == HRW_STATUS_OK && epoch == 5, "epoch 5");
+        CHECK(hrw_slot_table_change_count(later, &changes) == HRW_STATUS_OK && changes == 3, "three changes");
+        CHECK(hrw_slot_table_change_count(first, &changes) == HRW_STATUS_OK && changes == 0,
+              "the copies left the first table as it was");
+        hrw_error err;
+        size_t written = 0;
+        CHECK(hrw_slot_table_to_json(later, NULL, 0, &written, &err) == HRW_STATUS_BUFFER_TOO_SMALL, "length");
+        /* The text is not NUL-terminated: one more byte for the NUL strstr needs. */
+        uint8_t *text = calloc(err.expected + 1, 1);
+        CHECK(hrw_slot_table_to_json(later, text, err.expected, &written, NULL) == HRW_STATUS_OK &&
+                  written == err.expected && text[written] == 0,
+              "to_json");
+        CHECK((strstr((const char *)text, "\"overload_ppm\": 20000,") != NULL) == ranked, "overload_ppm line");
+        CHECK(hrw_slot_table_from_json(text, written, NULL, 0, &again, NULL) == HRW_STATUS_OK, "reload");
+        snapshot a = snapshot_of(later), b = snapshot_of(again);
+        CHECK(a.changes == b.changes && memcmp(a.fingerprint, b.fingerprint, sizeof a.fingerprint) == 0 &&
+                  same_owner_ids(later, again),
+              "a reloaded table is the same table");
+        CHECK(!snapshot_same(a, b), "a reloaded table numbers its nodes in the document's order");
+        const hrw_placement *ia = NULL, *ib = NULL;
+        const uint8_t *id = NULL;
+        size_t id_len = 0, len = 0;
+        CHECK(hrw_slot_table_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len) == HRW_STATUS_OK &&
+                  len == 3 && hrw_placement_node_id(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
+              "the first membership in build order");
+        CHECK(hrw_slot_table_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len) == HRW_STATUS_OK &&
+                  len == 3 && hrw_placement_node_id(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
+              "the document's first membership in id order");
+        free(a.owners);
+        free(b.owners);
+        hrw_slot_mode mode;
+        bool has = false;
+        uint32_t got = 0;
+        CHECK(hrw_slot_table_mode(again, &mode) == HRW_STATUS_OK &&
+                  mode == (ranked ? HRW_SLOT_MODE_RANKED : HRW_SLOT_MODE_LEVELLED),
+              "mode survives the document");
+        CHECK(hrw_slot_table_overload_ppm(again, &has, &got) == HRW_STATUS_OK && has == ranked &&
+                  got == (ranked ? ppm : 0),
+              "the bound survives the document");
+        CHECK(hrw_slot_table_epoch(again, &epoch) == HRW_STATUS_OK && epoch == 5, "the epoch survives the document");
+        free(text);
+        /* A secret seed: the document names its fingerprint, and only that seed loads it. */
+        uint8_t seed[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+        hrw_placement_options o = {seed, 16, NULL, 0};
+        hrw_placement *ps = NULL;
+        hrw_slot_table *secret = NULL, *bad = NULL;
+        CHECK(hrw_placement_new(nodes, 3, &o, &ps, NULL) == HRW_STATUS_OK, "secret placement");
+        CHECK((ranked ? hrw_slot_table_new_ranked(ps, 64, NULL, &secret, NULL) : hrw_slot_table_new(ps, 64, &secret, NULL)) ==
+                  HRW_STATUS_OK,
+              "secret table");
+        CHECK(hrw_slot_table_to_json(secret, NULL, 0, &written, &err) == HRW_STATUS_BUFFER_TOO_SMALL, "length");
+        text = malloc(err.expected);
+        CHECK(hrw_slot_table_to_json(secret, text, err.expected, &written, NULL) == HRW_STATUS_OK, "to_json");
+        CHECK(hrw_slot_table_from_json(text, written, NULL, 0, &bad, &err) == HRW_STATUS_SEED_MISMATCH && bad == NULL,
+              "the default seed for a secret table");
+        CHECK(hrw_slot_table_from_json(text, written, seed, 16, &bad, NULL) == HRW_STATUS_OK, "the right seed");
+        hrw_slot_table_free(bad);
+        free(text);
+        hrw_slot_table_free(secret);
+        hrw_placement_free(ps);
+        hrw_slot_table_free(again);
+        hrw_slot_table_free(later);
+        hrw_slot_table_free(h3);
+        hrw_slot_table_free(h2);
+        hrw_slot_table_free(h1);
+        hrw_slot_table_free(first);
+    }
+    hrw_placement_free(p);
+}
+
+/* A ranked table: the capacity of an unbounded one is not offered, a bounded one's is. */
+static void ranked_capacity(void) {
+    current = "ranked capacity";
+    hrw_placement *p = two_nodes();
+    hrw_slot_table *t = NULL;
+    uint32_t ppm = 0, cap = 12345;
+    CHECK(hrw_slot_table_new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
+    CHECK(hrw_slot_table_capacity(t, 0, &cap) == HRW_STATUS_NOT_OFFERED && cap == 12345, "unbounded capacity");
+    hrw_slot_table_free(t);
+    CHECK(hrw_slot_table_new_ranked(p, 8, &ppm, &t, NULL) == HRW_STATUS_OK, "bound 0");
+    CHECK(hrw_slot_table_capacity(t, 1, &cap) == HRW_STATUS_OK && cap == 4, "capacity %u", cap);
+    CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "past the last node");
+    CHECK(hrw_slot_table_capacity(t, SIZE_MAX, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "index SIZE_MAX");
+    CHECK(hrw_slot_table_add_node(t, &node_c, 2.0, NULL) == HRW_STATUS_OK, "add c in place");
+    CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_OK && cap == 4, "c's capacity %u", cap);
+    hrw_slot_table_free(t);
+    hrw_placement_free(p);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s conformance/policies/slot-table.json\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s slot-table.json slot-table-v2.json slot-history-v1.json\n", argv[0]);
         return 2;
     }
-    jvalue *v = json_load(argv[1]);
-    if (v == NULL) return 1;
-    CHECK(strcmp(json_get(v, "policy")->str, "slot-table-v1") == 0, "policy tag");
-    const jvalue *cases = json_get(v, "cases"), *errors = json_get(v, "error_cases");
-    for (size_t i = 0; i < cases->len; i++) run_case(&cases->items[i]);
-    for (size_t i = 0; i < errors->len; i++) run_error_case(&errors->items[i]);
-    bad_inputs();
-    json_free(v);
+    run_policy(argv[1], "slot-table-v1", HRW_SLOT_MODE_RANKED);
+    run_policy(argv[2], "slot-table-v2", HRW_SLOT_MODE_LEVELLED);
+    run_documents(argv[3]);
+    bad_construction();
+    bad_reads();
+    bad_documents();
+    bad_changes();
+    too_many_changes();
+    history();
+    ranked_capacity();
+    CHECK(strstr(hrw_status_message(HRW_STATUS_SLOT_OUT_OF_RANGE), "slot") != NULL, "message 27");
+    CHECK(strstr(hrw_status_message(HRW_STATUS_INVALID_SLOT_COUNT), "slots") != NULL, "message 26");
+    CHECK(HRW_SLOT_MODE_LEVELLED == 0 && HRW_SLOT_MODE_RANKED == 1, "mode numbers");
     return check_report("test_slot_table");
 }

@@ -1,5 +1,5 @@
-/* One placement shared by several threads without locking gives the same answers as one
- * thread. */
+/* One placement, and one slot table, shared by several threads without locking give the same
+ * answers as one thread; copies made meanwhile leave the shared table as it was. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,6 +14,8 @@
 
 static hrw_placement *shared;
 static size_t expected[KEYS];
+static hrw_slot_table *shared_table;
+static size_t table_expected[KEYS];
 
 static size_t key_of(int i, char *buf, size_t cap) {
     return (size_t)snprintf(buf, cap, "user:%d", i);
@@ -33,6 +35,17 @@ static void *worker(void *arg) {
                 HRW_STATUS_OK ||
             n != 3 || top[0] != expected[i])
             (*mismatches)++;
+        if (hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &owner) != HRW_STATUS_OK ||
+            owner != table_expected[i])
+            (*mismatches)++;
+        if (round % 4000 == 0) {
+            char id[32];
+            hrw_node extra = {(const uint8_t *)id, key_of(offset, id, sizeof id), NULL, 0};
+            hrw_slot_table *copy = NULL;
+            if (hrw_slot_table_with_node(shared_table, &extra, 1.0, &copy, NULL) != HRW_STATUS_OK)
+                (*mismatches)++;
+            hrw_slot_table_free(copy);
+        }
     }
     return mismatches;
 }
@@ -56,6 +69,15 @@ int main(void) {
         hrw_placement_owner(shared, (const uint8_t *)key, len, &expected[i]);
     }
 
+    st = hrw_slot_table_new(shared, 4096, &shared_table, NULL);
+    CHECK(st == HRW_STATUS_OK, "slot table: %s", hrw_status_message(st));
+    if (st != HRW_STATUS_OK) return check_report("test_threads");
+    for (int i = 0; i < KEYS; i++) {
+        char key[32];
+        size_t len = key_of(i, key, sizeof key);
+        hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &table_expected[i]);
+    }
+
     pthread_t threads[THREADS];
     int offsets[THREADS];
     for (int t = 0; t < THREADS; t++) {
@@ -69,6 +91,10 @@ int main(void) {
               result ? *(size_t *)result : (size_t)0);
         free(result);
     }
+    size_t changes = 1;
+    CHECK(hrw_slot_table_change_count(shared_table, &changes) == HRW_STATUS_OK && changes == 0,
+          "the copies left the shared table as it was");
+    hrw_slot_table_free(shared_table);
     hrw_placement_free(shared);
     return check_report("test_threads");
 }

@@ -8,6 +8,7 @@ use std::ffi::CStr;
 use std::ptr;
 
 use arbitrary::{Result, Unstructured};
+use hrwhash::policy::{SlotChange, SlotTable};
 use hrwhash::{Placement, Seed, Weight};
 use hrwhash_c::*;
 use hrwhash_fuzz::{small_bytes, weight_input, NodeInput, WeightInput, MAX_K};
@@ -603,6 +604,277 @@ fn same_as_core(
     }
 }
 
+/// The core table a slot-table handle should hold, or `None` when a call refused it.
+type CoreTable = std::result::Result<SlotTable, hrwhash::Error>;
+
+/// What a caller reads of a slot-table handle: its assignments, change count and fingerprint.
+fn table_state(t: *const hrw_slot_table) -> (Vec<u32>, usize, [u8; HRW_TABLE_FINGERPRINT_LEN]) {
+    let (mut slots, mut changes) = (0u32, 0usize);
+    let mut fp = [0u8; HRW_TABLE_FINGERPRINT_LEN];
+    // SAFETY: `t` is a live handle; every buffer is as long as its stated length.
+    unsafe {
+        assert_eq!(hrw_slot_table_slots(t, &mut slots), hrw_status::Ok);
+        let mut owners = vec![0u32; slots as usize];
+        assert_eq!(
+            hrw_slot_table_assignments(t, owners.as_mut_ptr(), owners.len()),
+            hrw_status::Ok
+        );
+        assert_eq!(hrw_slot_table_change_count(t, &mut changes), hrw_status::Ok);
+        assert_eq!(
+            hrw_slot_table_fingerprint(t, fp.as_mut_ptr(), fp.len()),
+            hrw_status::Ok
+        );
+        (owners, changes, fp)
+    }
+}
+
+/// The id of each slot's owner.
+fn owner_ids(t: *const hrw_slot_table) -> Vec<Vec<u8>> {
+    let mut members = ptr::null::<hrw_placement>();
+    // SAFETY: `t` is a live handle; the ids stay valid while it lives.
+    unsafe {
+        assert_eq!(hrw_slot_table_placement(t, &mut members), hrw_status::Ok);
+        table_state(t)
+            .0
+            .iter()
+            .map(|&i| {
+                let (mut p, mut l) = (ptr::null::<u8>(), 0usize);
+                assert_eq!(
+                    hrw_placement_node_id(members, i as usize, &mut p, &mut l),
+                    hrw_status::Ok
+                );
+                std::slice::from_raw_parts(p, l).to_vec()
+            })
+            .collect()
+    }
+}
+
+/// A slot-table handle against the core table it should hold.
+fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
+    let (owners, changes, fp) = table_state(t);
+    assert_eq!(owners, core.assignments());
+    assert_eq!(changes, core.changes().len());
+    assert_eq!(fp, core.fingerprint().to_bytes());
+    let (mut has, mut ppm) = (false, 7u32);
+    let mut counts = vec![0u32; core.placement().len()];
+    // SAFETY: `t` is a live handle; every buffer is as long as its stated length.
+    unsafe {
+        assert_eq!(
+            hrw_slot_table_overload_ppm(t, &mut has, &mut ppm),
+            hrw_status::Ok
+        );
+        assert_eq!(
+            hrw_slot_table_slot_counts(t, counts.as_mut_ptr(), counts.len()),
+            hrw_status::Ok
+        );
+        let (mut initial, mut len) = (ptr::null::<hrw_placement>(), 0usize);
+        assert_eq!(hrw_slot_table_initial(t, &mut initial), hrw_status::Ok);
+        assert_eq!(hrw_placement_len(initial, &mut len), hrw_status::Ok);
+        assert_eq!(len, core.initial().len());
+        let mut cap = 5u32;
+        let s = hrw_slot_table_capacity(t, 0, &mut cap);
+        match core.capacities() {
+            Some(caps) => assert_eq!((s, cap), (hrw_status::Ok, caps[0])),
+            None => assert_eq!((s, cap), (hrw_status::NotOffered, 5)),
+        }
+        for key in keys.iter().filter(|k| !k.misuse) {
+            let mut owner = usize::MAX;
+            assert_eq!(
+                hrw_slot_table_owner(t, key.ptr, key.len, &mut owner),
+                hrw_status::Ok
+            );
+            assert_eq!(owner, core.owner_index(key.bytes()));
+        }
+    }
+    assert_eq!(
+        (has, ppm),
+        (
+            core.overload_ppm().is_some(),
+            core.overload_ppm().unwrap_or(0)
+        )
+    );
+    assert_eq!(counts, core.slot_counts());
+}
+
+/// Slot tables over the built membership: construction, changes as copies and in place (a
+/// refused change leaves the table as it was), and the document written and read back.
+fn slot_tables(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
+    let h = b.handle as *const hrw_placement;
+    // Small tables, and counts past the limit: a table near 2^24 slots costs seconds per change.
+    let slots: u64 = match u.int_in_range(0..=15u8)? {
+        0 => u.int_in_range((1 << 24) + 1..=u64::MAX)?,
+        _ => u.int_in_range(0..=300)?,
+    };
+    let ranked = u.ratio(1, 2)?;
+    let ppm: Option<u32> = if u.ratio(1, 2)? {
+        Some(u.arbitrary()?)
+    } else {
+        None
+    };
+    let keys: Vec<Span> = (0..2).map(|_| span(u, arena)).collect::<Result<_>>()?;
+    let sentinel = 0x5a5a_5a5a_usize as *mut hrw_slot_table;
+    let mut t = sentinel;
+    let ppm_ptr = ppm.as_ref().map_or(ptr::null(), |p| p as *const u32);
+    // SAFETY (every call below): pointers are NULL or valid for their stated lengths; handles
+    // are live until freed, once.
+    let s = unsafe {
+        if ranked {
+            hrw_slot_table_new_ranked(h, slots, ppm_ptr, &mut t, error_out(u)?)
+        } else {
+            hrw_slot_table_new(h, slots, &mut t, error_out(u)?)
+        }
+    };
+    status_ok(s);
+    let want: CoreTable = if ranked {
+        SlotTable::ranked(&b.core, slots, ppm)
+    } else {
+        SlotTable::new(&b.core, slots)
+    };
+    let mut core = match want {
+        Err(e) => {
+            assert_eq!((s, t), (hrw_status::from(&e), sentinel), "{e:?}");
+            return Ok(());
+        }
+        Ok(core) => core,
+    };
+    assert_eq!(s, hrw_status::Ok);
+    same_table(t, &core, &keys);
+    let r = (|| {
+        for _ in 0..u.int_in_range(1..=4)? {
+            let id = span(u, arena)?;
+            let weight = match weight_input(u)? {
+                WeightInput::Float(w) => w,
+                WeightInput::Fixed(f) => f as f64,
+            };
+            let node = hrw_node {
+                id: id.ptr,
+                id_len: id.len,
+                domain: ptr::null(),
+                domain_len: 0,
+            };
+            let op = u.int_in_range(0..=2u8)?;
+            let in_place = u.ratio(1, 2)?;
+            // The change the call asks for, as the binding checks it: NULL pointers with a
+            // length, then (for a weight) the node, then the weight; the rest is the core's.
+            let change: Option<std::result::Result<SlotChange, hrwhash::Error>> = if id.misuse {
+                None
+            } else {
+                Some(match op {
+                    0 => Weight::new(weight)
+                        .map(|w| SlotChange::Add(hrwhash::Node::new(id.bytes()).with_weight(w))),
+                    1 => Ok(SlotChange::Remove(id.bytes().to_vec())),
+                    _ => match core.placement().find(id.bytes()) {
+                        None => Err(hrwhash::Error::UnknownNode),
+                        Some(_) => {
+                            Weight::new(weight).map(|w| SlotChange::Weight(id.bytes().to_vec(), w))
+                        }
+                    },
+                })
+            };
+            let before = table_state(t);
+            let mut next = sentinel;
+            let s = unsafe {
+                match (op, in_place) {
+                    (0, true) => hrw_slot_table_add_node(t, &node, weight, error_out(u)?),
+                    (1, true) => hrw_slot_table_remove_node(t, id.ptr, id.len, error_out(u)?),
+                    (_, true) => {
+                        hrw_slot_table_set_weight(t, id.ptr, id.len, weight, error_out(u)?)
+                    }
+                    (0, false) => {
+                        hrw_slot_table_with_node(t, &node, weight, &mut next, error_out(u)?)
+                    }
+                    (1, false) => {
+                        hrw_slot_table_without_node(t, id.ptr, id.len, &mut next, error_out(u)?)
+                    }
+                    (_, false) => hrw_slot_table_with_weight(
+                        t,
+                        id.ptr,
+                        id.len,
+                        weight,
+                        &mut next,
+                        error_out(u)?,
+                    ),
+                }
+            };
+            status_ok(s);
+            let want = change.map(|c| c.and_then(|c| core.with_change(c)));
+            match want {
+                Some(Ok(changed)) => {
+                    assert_eq!(s, hrw_status::Ok);
+                    if !in_place {
+                        // The copy is the new table; the old handle is as it was.
+                        assert_eq!(table_state(t), before);
+                        unsafe { hrw_slot_table_free(t) };
+                        t = next;
+                    }
+                    core = changed;
+                    same_table(t, &core, &keys);
+                }
+                refused => {
+                    if let Some(Err(e)) = &refused {
+                        assert_eq!(s, hrw_status::from(e), "{e:?}");
+                    } else {
+                        assert_eq!(s, hrw_status::NullParameter);
+                    }
+                    assert_eq!(next, sentinel, "out-parameter written on failure");
+                    assert_eq!(table_state(t), before, "a refused change changed the table");
+                }
+            }
+        }
+        // The document, written and read back, is the same table.
+        let text = core.to_json();
+        let mut buf = vec![0u8; text.len()];
+        let (mut written, mut again) = (0usize, sentinel);
+        unsafe {
+            assert_eq!(
+                hrw_slot_table_to_json(t, buf.as_mut_ptr(), buf.len(), &mut written, error_out(u)?),
+                hrw_status::Ok
+            );
+            assert_eq!(&buf[..written], text.as_bytes());
+            let seed = b.core.seed().to_bytes();
+            assert_eq!(
+                hrw_slot_table_from_json(
+                    buf.as_ptr(),
+                    written,
+                    seed.as_ptr(),
+                    seed.len(),
+                    &mut again,
+                    error_out(u)?
+                ),
+                hrw_status::Ok
+            );
+            // The document lists the first membership in id order, so node indices may differ;
+            // the owners' ids and the fingerprint do not.
+            let (a, b) = (table_state(again), table_state(t));
+            assert_eq!((a.1, a.2), (b.1, b.2));
+            assert_eq!(owner_ids(again), owner_ids(t));
+            hrw_slot_table_free(again);
+        }
+        // Any bytes as a document: the core's answer.
+        let doc = span(u, arena)?;
+        let mut loaded = sentinel;
+        let s = unsafe {
+            hrw_slot_table_from_json(doc.ptr, doc.len, ptr::null(), 0, &mut loaded, error_out(u)?)
+        };
+        status_ok(s);
+        if doc.misuse {
+            assert_eq!((s, loaded), (hrw_status::NullParameter, sentinel));
+        } else {
+            match SlotTable::from_json_bytes(doc.bytes(), Seed::DEFAULT) {
+                Ok(want) => {
+                    assert_eq!(s, hrw_status::Ok);
+                    same_table(loaded, &want, &keys);
+                    unsafe { hrw_slot_table_free(loaded) };
+                }
+                Err(e) => assert_eq!((s, loaded), (hrw_status::from(&e), sentinel)),
+            }
+        }
+        Ok(())
+    })();
+    unsafe { hrw_slot_table_free(t) };
+    r
+}
+
 fn free_functions(u: &mut Unstructured, arena: &[u8]) -> Result<()> {
     let w = f64::from_bits(u.arbitrary()?);
     let mut fixed = 3u64;
@@ -676,7 +948,9 @@ fn run(u: &mut Unstructured) -> Result<()> {
     let arena = small_bytes(u, 96)?;
     free_functions(u, &arena)?;
     if let Some(b) = build(u, &arena)? {
-        let r = lookups(u, &arena, &b).and_then(|()| derived(u, &arena, &b));
+        let r = lookups(u, &arena, &b)
+            .and_then(|()| derived(u, &arena, &b))
+            .and_then(|()| slot_tables(u, &arena, &b));
         // SAFETY: a live handle, freed once, whatever the checks above returned.
         unsafe { hrw_placement_free(b.handle) };
         r?;
