@@ -430,7 +430,8 @@ static void check_result(const jvalue *result, const outcome *o, const uint8_t *
             } else {
                 CHECK(o->fixed == strtoull(v->str, NULL, 10), "%s: fixed %llu", current,
                       (unsigned long long)o->fixed);
-            } else if (strcmp(key, "score") == 0) {
+            }
+        } else if (strcmp(key, "score") == 0) {
             if (!o->has_score || v->type != J_STR) {
                 cannot("a score this call does not give");
             } else {
