@@ -605,7 +605,7 @@ export declare class View {
 export declare const ALGORITHM: string
 
 /** Name and version of the policy `BoundedLoad` implements. */
-export declare const BOUNDED_LOAD: string
+export declare const BOUNDED_LOAD_POLICY: string
 
 /** The seed used when none is given, as 32 lowercase hex digits. */
 export declare const DEFAULT_SEED: string

@@ -417,6 +417,7 @@ type outcome struct {
 	list      []int
 	rows      [][]int
 	fixed     *uint64
+	score     *uint64
 }
 
 func run(c *apiCase) (outcome, error) {
@@ -511,7 +512,10 @@ func run(c *apiCase) (outcome, error) {
 		if err != nil {
 			return out, err
 		}
-		_, err = p.ScoreOf(key, id)
+		sc, err := p.Score(key, id)
+		if err == nil {
+			out.score = &sc
+		}
 		return out, err
 	case "owners", "rank_many":
 		if err := need(); err != nil {
@@ -742,6 +746,11 @@ func checkResult(c *apiCase, out outcome) error {
 			var s string
 			if err = json.Unmarshal(raw, &s); err == nil && (out.fixed == nil || strconv.FormatUint(*out.fixed, 10) != s) {
 				err = fmt.Errorf("fixed %v, want %s", out.fixed, s)
+			}
+		case "score":
+			var s string
+			if err = json.Unmarshal(raw, &s); err == nil && (out.score == nil || strconv.FormatUint(*out.score, 10) != s) {
+				err = fmt.Errorf("score %v, want %s", out.score, s)
 			}
 		case "default_seed":
 			err = cannotPose{"a check of the default seed"}

@@ -245,9 +245,10 @@ func (b *backend) replicasInto(key string, out []int) error {
 	return topResult(r, out)
 }
 
-func (b *backend) score(key string, i int) (uint64, error) {
+// score is given the node both ways; the C ABI scores by id.
+func (b *backend) score(key, id string, _ int) (uint64, error) {
 	var s C.uint64_t
-	st := C.hrw_placement_score(b.h, keyPtr(key), C.size_t(len(key)), C.size_t(i), &s)
+	st := C.hrw_placement_score(b.h, keyPtr(key), C.size_t(len(key)), keyPtr(id), C.size_t(len(id)), &s, nil)
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return 0, statusError(st)

@@ -42,7 +42,8 @@ func (b *backend) replicasInto(key string, out []int) error {
 	return nil
 }
 
-func (b *backend) score(key string, i int) (uint64, error) { return b.p.Score(key, i), nil }
+// score is given the node both ways; this backend scores by its index.
+func (b *backend) score(key, _ string, i int) (uint64, error) { return b.p.Score(key, i), nil }
 
 func (b *backend) find(id string) (int, bool) { return b.p.Find(id) }
 

@@ -142,7 +142,8 @@ func compareLookups(t *testing.T, p *hrwhash.Placement, ref *hrw.Placement, key 
 		t.Fatalf("owners: %v, %v", owners, err)
 	}
 	for i := 0; i < p.Len() && i < 8; i++ {
-		s, err := p.Score(key, i)
+		id, _ := p.NodeID(i)
+		s, err := p.Score(key, id)
 		if err != nil || s != ref.Score(key, i) {
 			t.Fatalf("score(%q, %d) = %d, %v; reference %d", key, i, s, err, ref.Score(key, i))
 		}

@@ -382,22 +382,15 @@ func (p *Placement) Find(id string) (int, bool) {
 	return p.b.find(id)
 }
 
-// Score returns the hrw-v1 score of key for node index.
-func (p *Placement) Score(key string, index int) (uint64, error) {
-	if err := p.checkIndex(index); err != nil {
-		return 0, err
-	}
-	return p.b.score(key, index)
-}
-
-// ScoreOf returns the hrw-v1 score of key for the node of this id (ErrUnknownNode when there is
-// none).
-func (p *Placement) ScoreOf(key, id string) (uint64, error) {
+// Score returns the hrw-v1 score of key for the node of this id (ErrUnknownNode when there is
+// none). It takes the id, as in every language: ids are what callers hold, and a canonical view
+// orders nodes by id, so an index names different nodes in the two orders.
+func (p *Placement) Score(key, id string) (uint64, error) {
 	i, err := p.index(id)
 	if err != nil {
 		return 0, err
 	}
-	return p.b.score(key, i)
+	return p.b.score(key, id, i)
 }
 
 func (p *Placement) index(id string) (int, error) {

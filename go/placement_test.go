@@ -55,7 +55,7 @@ func TestLookupErrors(t *testing.T) {
 	if _, err := p.NodeID(-1); !errors.Is(err, hrwhash.ErrIndexOutOfRange) {
 		t.Errorf("NodeID(-1): %v", err)
 	}
-	if _, err := p.Score("k", 9); !errors.Is(err, hrwhash.ErrIndexOutOfRange) {
+	if _, err := p.Score("k", "zz"); !errors.Is(err, hrwhash.ErrUnknownNode) {
 		t.Errorf("Score: %v", err)
 	}
 	if _, err := p.Rank("k", -1); err == nil {

@@ -31,7 +31,7 @@ func specRanking(t *testing.T, p *hrwhash.Placement, key string) []int {
 		if w == 0 {
 			continue
 		}
-		s, err := p.Score(key, i)
+		s, err := p.Score(key, n.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

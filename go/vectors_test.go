@@ -208,7 +208,8 @@ func testVectors(t *testing.T) {
 			}
 		}
 		for n, want := range c.Expected.Scores {
-			if s, err := p.Score(key, n); err != nil || s != u64(t, want) {
+			id, _ := p.NodeID(n)
+			if s, err := p.Score(key, id); err != nil || s != u64(t, want) {
 				t.Errorf("%s: score %d: %d, %v", c.Name, n, s, err)
 			}
 		}

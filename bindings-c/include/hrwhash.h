@@ -995,16 +995,21 @@ hrw_status hrw_placement_seed(const struct hrw_placement *placement,
                               size_t out_len);
 
 /**
- * The hrw-v1 score of `key` for the node at `index` (IndexOutOfRange past the last node).
+ * The hrw-v1 score of `key` for the node of this id (UNKNOWN_NODE when there is no such node).
+ * By id, as in every language: a canonical view orders nodes by id, so an index would name
+ * different nodes in the two orders. On failure a non-NULL `error` receives the status.
  *
  * # Safety
- * `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ * `placement` is a live handle; `key` is NULL or valid for `key_len` bytes; `id` is NULL or
+ * valid for `id_len` bytes; `out_score` is writable; `error` is NULL or writable.
  */
 hrw_status hrw_placement_score(const struct hrw_placement *placement,
                                const uint8_t *key,
                                size_t key_len,
-                               size_t index,
-                               uint64_t *out_score);
+                               const uint8_t *id,
+                               size_t id_len,
+                               uint64_t *out_score,
+                               struct hrw_error *error);
 
 /**
  * A new placement with one more node (appended: it gets index `len`). `weight` as in

@@ -583,24 +583,30 @@ pub unsafe extern "C" fn hrw_placement_seed(
     })
 }
 
-/// The hrw-v1 score of `key` for the node at `index` (IndexOutOfRange past the last node).
+/// The hrw-v1 score of `key` for the node of this id (UNKNOWN_NODE when there is no such node).
+/// By id, as in every language: a canonical view orders nodes by id, so an index would name
+/// different nodes in the two orders. On failure a non-NULL `error` receives the status.
 ///
 /// # Safety
-/// `placement` is a live handle; `key` is NULL or valid for `key_len` bytes.
+/// `placement` is a live handle; `key` is NULL or valid for `key_len` bytes; `id` is NULL or
+/// valid for `id_len` bytes; `out_score` is writable; `error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_score(
     placement: *const hrw_placement,
     key: *const u8,
     key_len: usize,
-    index: usize,
+    id: *const u8,
+    id_len: usize,
     out_score: *mut u64,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get_by_key(placement, key, key_len, out_score, |p, key| {
-            p.inner.score(key, index).ok_or(hrw_status::IndexOutOfRange)
-        })
-    }
+    with_detail!(error, || {
+        let p = &try_ref!(placement).inner;
+        let dst = try_out!(out_score);
+        let key = try_bytes!(key, key_len);
+        dst.write(p.score(key, try_bytes!(id, id_len))?);
+        Ok(())
+    })
 }
 
 /// A new placement with one more node (appended: it gets index `len`). `weight` as in

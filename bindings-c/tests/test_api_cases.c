@@ -150,9 +150,9 @@ typedef struct {
     hrw_error err;
     int has_detail;         /* the call reports details through hrw_error */
     hrw_placement *built;   /* new, with_node, without_node, with_weight */
-    int has_len, has_row_len, has_fixed;
+    int has_len, has_row_len, has_fixed, has_score;
     size_t len, row_len;
-    uint64_t fixed;
+    uint64_t fixed, score;
 } outcome;
 
 static int build(const jvalue *args, outcome *o) {
@@ -275,12 +275,8 @@ static int run_op(const char *op, const jvalue *args, hrw_placement *p, outcome 
     if (strcmp(op, "score") == 0) {
         const jvalue *jk = arg(args, "key"), *jn = arg(args, "node");
         if (jk == NULL || jn == NULL || !to_span(jk, 1, &key) || !to_span(jn, 1, &id)) return 0;
-        /* C scores by index: a node given by id is found first. */
-        size_t index = 0;
-        uint64_t score = 0;
-        o->status = hrw_placement_find(p, id.ptr, id.len, &index);
-        if (o->status == HRW_STATUS_OK)
-            o->status = hrw_placement_score(p, key.ptr, key.len, index, &score);
+        o->has_detail = o->has_score = 1;
+        o->status = hrw_placement_score(p, key.ptr, key.len, id.ptr, id.len, &o->score, &o->err);
         return 1;
     }
     if (strcmp(op, "owners") == 0 || strcmp(op, "rank_many") == 0) {
@@ -434,6 +430,13 @@ static void check_result(const jvalue *result, const outcome *o, const uint8_t *
             } else {
                 CHECK(o->fixed == strtoull(v->str, NULL, 10), "%s: fixed %llu", current,
                       (unsigned long long)o->fixed);
+            }
+        } else if (strcmp(key, "score") == 0) {
+            if (!o->has_score || v->type != J_STR) {
+                cannot("a score this call does not give");
+            } else {
+                CHECK(o->score == strtoull(v->str, NULL, 10), "%s: score %llu", current,
+                      (unsigned long long)o->score);
             }
         } else if (o->built == NULL) {
             cannot("a membership result of a call that builds none");

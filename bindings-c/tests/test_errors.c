@@ -165,9 +165,13 @@ static void lookup_errors(void) {
           "find unknown");
     CHECK(hrw_placement_find(p, KEY("c"), &idx) == HRW_STATUS_OK && idx == 2, "find");
     uint64_t score = 7;
-    CHECK(hrw_placement_score(p, KEY("k"), 3, &score) == HRW_STATUS_INDEX_OUT_OF_RANGE &&
-              score == 7,
-          "score out of range");
+    hrw_error score_err = {0};
+    CHECK(hrw_placement_score(p, KEY("k"), KEY("zz"), &score, &score_err) ==
+                  HRW_STATUS_UNKNOWN_NODE &&
+              score == 7 && score_err.status == HRW_STATUS_UNKNOWN_NODE,
+          "score of an unknown id");
+    CHECK(hrw_placement_score(p, KEY("k"), KEY("c"), NULL, NULL) == HRW_STATUS_NULL_PARAMETER,
+          "score NULL out_score");
     uint8_t seed[16];
     CHECK(hrw_placement_seed(p, seed, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "seed short buffer");
     CHECK(hrw_placement_seed(p, seed, 16) == HRW_STATUS_OK && memcmp(seed, "hrwhash-v1-seed.", 16) == 0,

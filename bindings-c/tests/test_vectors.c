@@ -174,7 +174,8 @@ static void run_case(const jvalue *c) {
                       HRW_STATUS_OK &&
                   d == u64(&node_digests->items[i]),
               "%s: node_digest %zu", name, i);
-        CHECK(hrw_placement_score(p, key.data, key.len, i, &s) == HRW_STATUS_OK &&
+        CHECK(hrw_placement_score(p, key.data, key.len, l.nodes[i].id, l.nodes[i].id_len, &s,
+                                  NULL) == HRW_STATUS_OK &&
                   s == u64(&scores->items[i]),
               "%s: score %zu", name, i);
     }

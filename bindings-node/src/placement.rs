@@ -684,10 +684,9 @@ impl Placement {
             &mut text,
         )?;
         no_bad_text(env, text)?;
-        let index = self.index_of(env, id)?;
-        match self.inner.score(key, index) {
-            Some(s) => js::new_bigint(env, s),
-            None => Err(core_error(env, hrwhash::Error::UnknownNode)),
+        match self.inner.score(key, id) {
+            Ok(s) => js::new_bigint(env, s),
+            Err(e) => Err(core_error(env, e)),
         }
     }
 

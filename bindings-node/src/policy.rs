@@ -12,7 +12,7 @@ use crate::{core_error, count_value, key_of, no_bad_text, slices, NodeForm, Plac
 
 /// Name and version of the policy `BoundedLoad` implements.
 #[napi]
-pub const BOUNDED_LOAD: &str = policy::BOUNDED_LOAD;
+pub const BOUNDED_LOAD_POLICY: &str = policy::BOUNDED_LOAD_POLICY;
 
 pub(crate) fn ids(
     env: sys::napi_env,

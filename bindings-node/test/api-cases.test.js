@@ -218,6 +218,7 @@ const RESULTS = {
   },
   default_seed: (p, want) => assert.equal(p.seed === DEFAULT_SEED, want),
   fixed: (r, want) => assert.equal(typeof r === 'bigint' && r.toString(), want),
+  score: (r, want) => assert.equal(typeof r === 'bigint' && r.toString(), want),
 };
 
 function expectResult(c, call) {

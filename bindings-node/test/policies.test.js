@@ -46,8 +46,8 @@ const hasCode = (code, extra = {}) => (err) => {
 const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 
 test('policy names', () => {
-  for (const [, BOUNDED] of BOUNDED_FILES) assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD);
-  assert.equal(hrwhash.BOUNDED_LOAD, 'bounded-load-v1');
+  for (const [, BOUNDED] of BOUNDED_FILES) assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD_POLICY);
+  assert.equal(hrwhash.BOUNDED_LOAD_POLICY, 'bounded-load-v1');
 });
 
 for (const [file, BOUNDED] of BOUNDED_FILES) {

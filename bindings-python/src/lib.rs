@@ -409,10 +409,10 @@ impl Placement {
         check_key(key, At::one("the key"))?;
         check_id(node, At::one("the node id"))?;
         let key = key_bytes(key, At::one("the key"))?;
-        let index = self.index_of(py, node)?;
+        let id = id_bytes(node, At::one("the node id"))?;
         self.inner
-            .score(&key, index)
-            .ok_or_else(|| error(py, Error::UnknownNode, Some(format!("node {}", repr(node)))))
+            .score(&key, &id)
+            .map_err(|e| error(py, e, Some(format!("node {}", repr(node)))))
     }
 
     /// Owners of many keys, computed without holding the GIL.

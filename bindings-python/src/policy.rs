@@ -256,6 +256,6 @@ fn keys_vec(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BoundedLoad>()?;
-    m.add("BOUNDED_LOAD", policy::BOUNDED_LOAD)?;
+    m.add("BOUNDED_LOAD_POLICY", policy::BOUNDED_LOAD_POLICY)?;
     Ok(())
 }

@@ -51,7 +51,7 @@ def factor(case: Dict[str, Any]) -> Tuple[int, int]:
 
 def test_policy_names() -> None:
     for vectors in BOUNDED_FILES.values():
-        assert vectors["policy"] == hrwhash.BOUNDED_LOAD == "bounded-load-v1"
+        assert vectors["policy"] == hrwhash.BOUNDED_LOAD_POLICY == "bounded-load-v1"
         assert all(len(vectors[s]) > 0 for s in ["online", "batch", "factor_cases", "error_cases"])
 
 

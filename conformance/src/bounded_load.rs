@@ -2,7 +2,7 @@
 //! (POLICIES.md) every binding that exposes the policy reproduces. Inputs come from fixed formulas
 //! and a fixed SplitMix64 stream, so the file is the same on every run and machine.
 
-use hrwhash::policy::{BalanceFactor, BoundedLoad, BOUNDED_LOAD};
+use hrwhash::policy::{BalanceFactor, BoundedLoad, BOUNDED_LOAD_POLICY};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
@@ -419,7 +419,7 @@ pub(crate) fn write_file(
 ) -> String {
     let mut out = String::new();
     out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{BOUNDED_LOAD}\",\n"));
+    out.push_str(&format!("  \"policy\": \"{BOUNDED_LOAD_POLICY}\",\n"));
     out.push_str(&format!(
         "  \"_comment\": {},\n",
         Value::String(format!("{intro} {FORMAT}"))

@@ -695,12 +695,14 @@ impl Placement {
         Ok(())
     }
 
-    /// The hrw-v1 score of `key` for the node at build-order `index`.
-    pub fn score(&self, key: impl AsRef<[u8]>, index: usize) -> Option<u64> {
-        let node = self.inner.nodes.get(index)?;
-        Some(score(
+    /// The hrw-v1 score of `key` for the node of this id. By id, not index: ids are what callers
+    /// hold, and a canonical view orders nodes by id, so an index means different nodes in the
+    /// two orders.
+    pub fn score(&self, key: impl AsRef<[u8]>, id: impl AsRef<[u8]>) -> Result<u64, Error> {
+        let node = self.find(id).ok_or(Error::UnknownNode)?;
+        Ok(score(
             key_digest(&self.inner.seed, key.as_ref()),
-            node_digest(&self.inner.seed, &node.id),
+            node_digest(&self.inner.seed, node.id()),
         ))
     }
 

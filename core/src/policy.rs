@@ -15,5 +15,5 @@ pub use domains::{DomainFault, Domains};
 pub mod bounded_load;
 pub mod replica_balance;
 
-pub use bounded_load::{BalanceFactor, BoundedLoad, BOUNDED_LOAD};
+pub use bounded_load::{BalanceFactor, BoundedLoad, BOUNDED_LOAD_POLICY};
 pub use replica_balance::{ReplicaBalance, REPLICA_BALANCE_POLICY};

@@ -158,6 +158,7 @@ enum Answer {
     List(usize),
     Rows { rows: usize, row_len: usize },
     Fixed(u64),
+    Score(u64),
     Done,
 }
 
@@ -178,16 +179,7 @@ fn call(case: &Value) -> Result<Answer, Failure> {
         "rank" => Answer::List(on().rank(key(), count(&args["k"])).len()),
         "replicas" => Answer::List(on().replicas(key(), count(&args["k"])).len()),
         "replicas_strict" => Answer::List(on().replicas_strict(key(), count(&args["k"]))?.len()),
-        "score" => {
-            // Rust scores by position; the id is looked up the way every binding does.
-            let p = on();
-            let index = p
-                .find(bytes(&args["node"]))
-                .ok_or(Error::UnknownNode)?
-                .index();
-            p.score(key(), index).expect("a found node has a score");
-            Answer::Done
-        }
+        "score" => Answer::Score(on().score(key(), bytes(&args["node"]))?),
         "owners" => {
             let keys = list(&args["keys"]);
             Answer::List(on().owners(&keys).len())
@@ -330,6 +322,9 @@ fn check_result(name: &str, case: &Value, got: Answer) {
             }
             ("fixed", Answer::Fixed(f)) => {
                 assert_eq!(f.to_string(), want.as_str().unwrap(), "{name}")
+            }
+            ("score", Answer::Score(s)) => {
+                assert_eq!(s.to_string(), want.as_str().unwrap(), "{name}")
             }
             (k, _) => panic!("{name}: result key {k:?} does not apply to this answer"),
         }

@@ -131,7 +131,7 @@ fn small_lookups_never_fail() {
     let mut empty: [usize; 0] = [];
     assert_eq!(p.rank_into("k", &mut empty), 0);
     assert_eq!(p.replicas("k", 3).len(), 1);
-    assert_eq!(p.score("k", 1), None);
+    assert_eq!(p.score("k", "other"), Err(Error::UnknownNode));
     assert!(p.node(1).is_none());
     let mut out = [0usize; 0];
     assert_eq!(p.rank_many_into(&["a", "b"], 0, &mut out), Ok(0));

@@ -313,16 +313,28 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
             "wrote past k"
         );
 
-        let index = if u.ratio(1, 2)? {
-            u.int_in_range(0..=p.len())?
+        // Half the time a member's id, so that the by-id lookup is exercised past its misses.
+        let member: Vec<u8>;
+        let id = if p.len() > 0 && u.ratio(1, 2)? {
+            member = p.node(u.int_in_range(0..=p.len() - 1)?).unwrap().id().to_vec();
+            Span {
+                ptr: member.as_ptr(),
+                len: member.len(),
+                misuse: false,
+            }
         } else {
-            u.arbitrary()?
+            span(u, arena)?
         };
         let mut score = 7u64;
-        let s = unsafe { hrw_placement_score(h, key.ptr, key.len, index, &mut score) };
+        let err = error_out(u)?;
+        let s = unsafe {
+            hrw_placement_score(h, key.ptr, key.len, id.ptr, id.len, &mut score, err)
+        };
         status_ok(s);
-        match p.score(key.bytes(), index) {
-            Some(want) if !key.misuse => assert_eq!((s, score), (hrw_status::Ok, want)),
+        match p.score(key.bytes(), id.bytes()) {
+            Ok(want) if !key.misuse && !id.misuse => {
+                assert_eq!((s, score), (hrw_status::Ok, want))
+            }
             _ => assert_eq!(score, 7),
         }
     }

@@ -339,9 +339,13 @@ public:
         return index;
     }
 
-    std::uint64_t score(std::string_view key, std::size_t index) const {
+    /// The hrw-v1 score of key for the node of this id; Error UNKNOWN_NODE when there is none.
+    std::uint64_t score(std::string_view key, std::string_view id) const {
         std::uint64_t s = 0;
-        detail::check(hrw_placement_score(p_, detail::bytes(key), key.size(), index, &s));
+        hrw_error err{};
+        hrw_status st = hrw_placement_score(p_, detail::bytes(key), key.size(), detail::bytes(id),
+                                            id.size(), &s, &err);
+        if (st != HRW_STATUS_OK) throw Error(st, err);
         return s;
     }
 

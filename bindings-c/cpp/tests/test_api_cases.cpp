@@ -157,12 +157,13 @@ struct Answer {
     std::optional<std::size_t> len;
     std::vector<std::size_t> row_lens;
     std::optional<std::uint64_t> fixed;
+    std::optional<std::uint64_t> score;
 };
 
 // Ops whose errors carry details (index, first_index, expected, actual) in C++.
 bool reports_details(const std::string &op) {
     return op == "new" || op == "with_node" || op == "with_weight" || op == "without_node" ||
-           op == "weight_fixed" || op == "key_digest" || op == "node_digest";
+           op == "weight_fixed" || op == "key_digest" || op == "node_digest" || op == "score";
 }
 
 Answer run(const std::string &op, const jvalue *args, const hrwhash::Placement *p) {
@@ -181,6 +182,8 @@ Answer run(const std::string &op, const jvalue *args, const hrwhash::Placement *
         a.len = (op == "rank" ? on().rank(key, k) : on().replicas(key, k)).size();
     } else if (op == "replicas_strict") {
         a.len = on().replicas_strict(text(need(args, "key")), count(need(args, "k"))).size();
+    } else if (op == "score") {
+        a.score = on().score(text(need(args, "key")), text(need(args, "node")));
     } else if (op == "owners") {
         a.len = on().owners(texts(need(args, "keys"))).size();
     } else if (op == "rank_many") {
@@ -230,6 +233,9 @@ void check_result(const jvalue *result, const Answer &a, const std::string &defa
         } else if (key == "fixed") {
             if (!a.fixed || v->type != J_STR) throw Cannot{"a fixed point this call does not give"};
             EXPECT_EQ(*a.fixed, std::strtoull(v->str, nullptr, 10));
+        } else if (key == "score") {
+            if (!a.score || v->type != J_STR) throw Cannot{"a score this call does not give"};
+            EXPECT_EQ(*a.score, std::strtoull(v->str, nullptr, 10));
         } else if (!a.built) {
             throw Cannot{"a membership result of a call that builds none"};
         } else if (key == "selectable") {

@@ -106,7 +106,7 @@ TEST(Vectors, EveryCase) {
         }
         if (const jvalue *scores = json_get(exp, "scores")) {
             for (std::size_t n = 0; n < scores->len; n++) {
-                EXPECT_EQ(p.score(key, n), u64(&scores->items[n]));
+                EXPECT_EQ(p.score(key, p.node_id(n)), u64(&scores->items[n]));
             }
         }
     }

@@ -13,7 +13,7 @@ from . import v1 as v1
 # and the root keeps their base class, which is all that `except` needs to catch every one.
 from .errors import HrwError as HrwError
 from ._hrwhash import (
-    BOUNDED_LOAD as BOUNDED_LOAD,
+    BOUNDED_LOAD_POLICY as BOUNDED_LOAD_POLICY,
     REPLICA_BALANCE_POLICY as REPLICA_BALANCE_POLICY,
     BoundedLoad as BoundedLoad,
     ReplicaBalance as ReplicaBalance,
@@ -51,7 +51,7 @@ from ._hrwhash import (
 
 __all__ = [
     "ALGORITHM",
-    "BOUNDED_LOAD",
+    "BOUNDED_LOAD_POLICY",
     "DEFAULT_SEED",
     "SLOT_TABLE_POLICY",
     "RANKED_SLOT_TABLE_POLICY",

@@ -22,7 +22,7 @@ __version__: str
 
 __all__ = [
     "ALGORITHM",
-    "BOUNDED_LOAD",
+    "BOUNDED_LOAD_POLICY",
     "BoundedLoad",
     "DEFAULT_SEED",
     "DOMAINS_POLICY",
@@ -486,7 +486,7 @@ class Domains(Generic[_Id]):
     def domain_of(self, node: Union[str, bytes]) -> Union[str, bytes]:
         """The domain of the spread level ``node`` is in: its path up to that level."""
 
-BOUNDED_LOAD: str
+BOUNDED_LOAD_POLICY: str
 REPLICA_BALANCE_POLICY: str
 
 @final

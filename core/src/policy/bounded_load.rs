@@ -11,7 +11,7 @@ use core::fmt;
 use crate::{Error, Placement};
 
 /// The name and version of the policy, as written in conformance/POLICIES.md.
-pub const BOUNDED_LOAD: &str = "bounded-load-v1";
+pub const BOUNDED_LOAD_POLICY: &str = "bounded-load-v1";
 
 /// The balance factor `c = num / den >= 1`: a node's cap is about `c` times its share of the
 /// load. An exact ratio, so that caps are integer arithmetic and every language agrees.
