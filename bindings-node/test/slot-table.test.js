@@ -213,6 +213,7 @@ const bad = [
   ['mode a number', (p) => new SlotTable(p, 8, { mode: 1 }), { code: 'ERR_INVALID_ARG_TYPE' }],
   ['mode as bytes', (p) => new SlotTable(p, 8, { mode: Buffer.from('ranked') }), { code: 'ERR_INVALID_ARG_TYPE' }],
   ['overload with levelled', (p) => new SlotTable(p, 8, { mode: 'levelled', overloadPpm: 5 }), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' }],
+  ['bad overload with levelled', (p) => new SlotTable(p, 8, { overloadPpm: -1 }), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' }],
   ['overload with the default mode', (p) => new SlotTable(p, 8, { overloadPpm: 5 }), { code: 'ERR_INVALID_ARG_TYPE', name: 'TypeError' }],
   ['overload negative', (p) => new SlotTable(p, 8, { mode: 'ranked', overloadPpm: -1 }), { code: 'HRW_INVALID_COUNT', name: 'RangeError' }],
   ['overload fractional', (p) => new SlotTable(p, 8, { mode: 'ranked', overloadPpm: 0.5 }), { code: 'HRW_INVALID_COUNT' }],

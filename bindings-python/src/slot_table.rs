@@ -338,14 +338,16 @@ impl SlotTable {
         let placement = placement_arg(py, placement)?;
         let slots = count_arg(slots, "slots")?;
         let mode = mode_arg(py, mode)?;
-        let overload = overload_arg(py, overload_ppm)?;
-        if mode == SlotMode::Levelled && overload.is_some() {
+        // The conflict before the value, as in Node: a bound given to a levelled table is
+        // InvalidArgument whatever the bound.
+        if mode == SlotMode::Levelled && overload_ppm.is_some_and(|o| !o.is_none()) {
             return Err(invalid_argument(
                 py,
                 "overload_ppm is only for mode=\"ranked\"".to_owned(),
                 None,
             ));
         }
+        let overload = overload_arg(py, overload_ppm)?;
         let epoch = epoch.map(|e| epoch_arg(py, e)).transpose()?.unwrap_or(0);
         no_options(options)?;
         let slots = slots.get()? as u64;

@@ -145,6 +145,8 @@ BAD_INPUT: BadInput = [
     (lambda p: ST(p, 8, mode=b"ranked"), hrwhash.errors.InvalidArgumentError),
     (lambda p: ST(p, 8, overload_ppm=0), hrwhash.errors.InvalidArgumentError),
     (lambda p: ST(p, 8, mode="levelled", overload_ppm=50_000), hrwhash.errors.InvalidArgumentError),
+    (lambda p: ST(p, 8, overload_ppm=-1), hrwhash.errors.InvalidArgumentError),
+    (lambda p: ST(p, 8, overload_ppm="5%"), hrwhash.errors.InvalidArgumentError),
     (lambda p: ranked(p, overload_ppm=-1), hrwhash.errors.InvalidCountError),
     (lambda p: ranked(p, overload_ppm=2**32), hrwhash.errors.InvalidCountError),
     (lambda p: ranked(p, overload_ppm="5%"), hrwhash.errors.InvalidArgumentError),
