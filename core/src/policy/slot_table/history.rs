@@ -41,17 +41,7 @@ impl TableFingerprint {
     }
 }
 
-impl fmt::Display for TableFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for TableFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TableFingerprint({self})")
-    }
-}
+crate::view::fingerprint_formatting!(TableFingerprint);
 
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 impl SlotTable {
@@ -581,6 +571,15 @@ impl<'de> Visitor<'de> for HistoryVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_fingerprint_debug_names_its_type() {
+        let fp = TableFingerprint([0x0f; 16]);
+        assert_eq!(
+            format!("{fp:?}"),
+            format!("TableFingerprint({})", "0f".repeat(16))
+        );
+    }
 
     fn history() -> SlotTable {
         let mut h = SlotTable::new(&Placement::new(["b", "a", "c"]).unwrap(), 48)
