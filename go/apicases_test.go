@@ -448,26 +448,31 @@ func run(c *apiCase) (outcome, error) {
 		}
 		return v.asInt()
 	}
+	// Every op on a key checks for the placement first, then reads the key, then k.
+	placementKey := func() (string, error) {
+		if err := need(); err != nil {
+			return "", err
+		}
+		return a.text("key")
+	}
+	keyAndK := func() (string, int, error) {
+		key, err := placementKey()
+		if err != nil {
+			return "", 0, err
+		}
+		n, err := k()
+		return key, n, err
+	}
 	switch c.Op {
 	case "owner":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
+		key, err := placementKey()
 		if err != nil {
 			return out, err
 		}
 		out.list = []int{p.Owner(key)}
 		return out, nil
 	case "rank", "replicas":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
-		if err != nil {
-			return out, err
-		}
-		n, err := k()
+		key, n, err := keyAndK()
 		if err != nil {
 			return out, err
 		}
@@ -487,24 +492,14 @@ func run(c *apiCase) (outcome, error) {
 		}
 		return out, err
 	case "replicas_strict":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
-		if err != nil {
-			return out, err
-		}
-		n, err := k()
+		key, n, err := keyAndK()
 		if err != nil {
 			return out, err
 		}
 		out.list, err = p.ReplicasStrict(key, n)
 		return out, err
 	case "score":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
+		key, err := placementKey()
 		if err != nil {
 			return out, err
 		}
