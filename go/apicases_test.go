@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -762,14 +760,8 @@ func checkResult(c *apiCase, out outcome) error {
 func TestAPICases(t *testing.T) { eachLookupMode(t, testAPICases) }
 
 func testAPICases(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "conformance", "api-cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f apiFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &f, "api-cases.json")
 	if f.Version != "hrwhash-api-v1" {
 		t.Fatalf("version %q", f.Version)
 	}
