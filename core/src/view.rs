@@ -415,7 +415,7 @@ pub(crate) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Err
     }
 }
 
-fn required<'a, 'de>(
+pub(crate) fn required<'a, 'de>(
     value: &'a Option<Scalar<'de>>,
     field: &str,
 ) -> Result<&'a Scalar<'de>, Error> {

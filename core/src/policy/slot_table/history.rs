@@ -16,8 +16,8 @@ use crate::view::json::{
     self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
 };
 use crate::view::{
-    fault, parse_epoch, parse_node, string, unhex, weight_decimal, write_text, SeedFingerprint,
-    ViewFingerprint,
+    fault, parse_epoch, parse_node, required, string, unhex, weight_decimal, write_text,
+    SeedFingerprint, ViewFingerprint,
 };
 use crate::{Error, Node, Placement, Seed, View, Weight};
 
@@ -283,15 +283,6 @@ fn list<T>(l: Option<List<T>>, name: &str) -> Result<Vec<T>, Error> {
         Some(List::NotArray) => Err(fault(name, None, ViewFault::WrongType)),
         Some(List::Items(items)) => items,
     }
-}
-
-fn required<'a, 'de>(
-    value: &'a Option<Scalar<'de>>,
-    field: &str,
-) -> Result<&'a Scalar<'de>, Error> {
-    value
-        .as_ref()
-        .ok_or_else(|| fault(field, None, ViewFault::Missing))
 }
 
 fn initial_node(raw: Option<RawObject<'_, 5>>, index: usize) -> Result<Node, Error> {
