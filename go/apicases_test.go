@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -448,26 +446,31 @@ func run(c *apiCase) (outcome, error) {
 		}
 		return v.asInt()
 	}
+	// Every op on a key checks for the placement first, then reads the key, then k.
+	placementKey := func() (string, error) {
+		if err := need(); err != nil {
+			return "", err
+		}
+		return a.text("key")
+	}
+	keyAndK := func() (string, int, error) {
+		key, err := placementKey()
+		if err != nil {
+			return "", 0, err
+		}
+		n, err := k()
+		return key, n, err
+	}
 	switch c.Op {
 	case "owner":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
+		key, err := placementKey()
 		if err != nil {
 			return out, err
 		}
 		out.list = []int{p.Owner(key)}
 		return out, nil
 	case "rank", "replicas":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
-		if err != nil {
-			return out, err
-		}
-		n, err := k()
+		key, n, err := keyAndK()
 		if err != nil {
 			return out, err
 		}
@@ -487,24 +490,14 @@ func run(c *apiCase) (outcome, error) {
 		}
 		return out, err
 	case "replicas_strict":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
-		if err != nil {
-			return out, err
-		}
-		n, err := k()
+		key, n, err := keyAndK()
 		if err != nil {
 			return out, err
 		}
 		out.list, err = p.ReplicasStrict(key, n)
 		return out, err
 	case "score":
-		if err := need(); err != nil {
-			return out, err
-		}
-		key, err := a.text("key")
+		key, err := placementKey()
 		if err != nil {
 			return out, err
 		}
@@ -767,14 +760,8 @@ func checkResult(c *apiCase, out outcome) error {
 func TestAPICases(t *testing.T) { eachLookupMode(t, testAPICases) }
 
 func testAPICases(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "conformance", "api-cases.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f apiFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &f, "api-cases.json")
 	if f.Version != "hrwhash-api-v1" {
 		t.Fatalf("version %q", f.Version)
 	}

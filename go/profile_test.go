@@ -6,8 +6,6 @@ import (
 	"errors"
 	"math"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -45,14 +43,8 @@ func textOrHex(t *testing.T, m map[string]json.RawMessage, name string) string {
 
 func loadProfile(t *testing.T, name string) *profileFile {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "conformance", "profiles", name+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f profileFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &f, "profiles", name+".json")
 	if f.Profile != name {
 		t.Fatalf("%s.json names profile %q", name, f.Profile)
 	}

@@ -2,12 +2,9 @@ package hrwhash_test
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -54,14 +51,8 @@ type rbFile struct {
 
 func loadReplicaBalance(t *testing.T) rbFile {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "replica-balance-v2.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v rbFile
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &v, "policies", "replica-balance-v2.json")
 	if v.Policy != hrwhash.ReplicaBalancePolicy || len(v.Cases) == 0 || len(v.ErrorCases) == 0 ||
 		len(v.SecondDigests) == 0 || len(v.ExpNeg) == 0 {
 		t.Fatalf("replica-balance-v2.json: policy %q, %d cases, %d error cases", v.Policy, len(v.Cases), len(v.ErrorCases))

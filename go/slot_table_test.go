@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,19 +66,13 @@ type stCase struct {
 
 func loadSlotPolicy(t *testing.T, file, policy string, mode hrwhash.SlotMode) (cases, errorCases []stCase) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", file))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Policy     string   `json:"policy"`
 		MaxSlots   uint64   `json:"max_slots"`
 		Cases      []stCase `json:"cases"`
 		ErrorCases []stCase `json:"error_cases"`
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &v, "policies", file)
 	if v.Policy != policy || mode.Policy() != policy || v.MaxSlots != hrwhash.MaxSlots || len(v.Cases) == 0 || len(v.ErrorCases) == 0 {
 		t.Fatalf("%s: policy %q, max %d, %d cases, %d error cases", file, v.Policy, v.MaxSlots, len(v.Cases), len(v.ErrorCases))
 	}
@@ -428,10 +420,6 @@ type shCase struct {
 
 func loadSlotHistoryVectors(t *testing.T) (valid, same, independent, equivalent, invalid []shCase) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "conformance", "policies", "slot-history-v1.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Format     string   `json:"format"`
 		MaxChanges int      `json:"max_changes"`
@@ -441,9 +429,7 @@ func loadSlotHistoryVectors(t *testing.T) (valid, same, independent, equivalent,
 		Equivalent []shCase `json:"equivalent"`
 		Invalid    []shCase `json:"invalid"`
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readConformance(t, &v, "policies", "slot-history-v1.json")
 	if len(v.Valid) == 0 || len(v.Same) == 0 || len(v.Orderless) == 0 || len(v.Equivalent) == 0 || len(v.Invalid) == 0 {
 		t.Fatal("a section of slot-history-v1.json is empty")
 	}

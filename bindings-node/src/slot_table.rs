@@ -11,8 +11,10 @@ use napi_derive::napi;
 
 use crate::args::{added_node, known_node, new_weight};
 use crate::js::{self, Bytes, KeyBuf, Kind, Raw};
-use crate::view::{epoch_arg, id_value, load_seed, membership, placement_value, view_form, View};
-use crate::{core_error, count_arg, count_value, key_of, no_bad_text, optional, read, NodeForm};
+use crate::view::{
+    epoch_arg, id_value, load_document, membership, placement_value, view_form, View,
+};
+use crate::{core_error, count_arg, count_value, key_of, optional, NodeForm};
 
 /// The names `new SlotTable`'s options may have; any other is a mistake the caller must hear of.
 const OPTIONS: [&str; 3] = ["mode", "overloadPpm", "epoch"];
@@ -243,13 +245,7 @@ impl SlotTable {
         ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<SlotTable> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let mut bad = None;
-        let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
-        let seed = load_seed(env, options)?;
-        no_bad_text(env, bad)?;
-        let inner = CoreTable::from_json_bytes(bytes, seed).map_err(|e| core_error(env, e))?;
+        let inner = load_document(env.raw(), text, options, CoreTable::from_json_bytes)?;
         Ok(SlotTable::loaded(inner))
     }
 

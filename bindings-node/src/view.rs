@@ -114,6 +114,22 @@ pub(crate) fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
     Ok(count_value(env, e, "epoch")? as u64)
 }
 
+/// Parses a document given as a string or its UTF-8 bytes, with the seed of `options`: the text
+/// is read first, so a wrong type of text is reported before a bad seed.
+pub(crate) fn load_document<T>(
+    env: sys::napi_env,
+    text: Raw,
+    options: Option<Raw>,
+    parse: impl FnOnce(&[u8], Seed) -> core::result::Result<T, hrwhash::Error>,
+) -> Result<T> {
+    let mut buf = KeyBuf::new();
+    let mut bad = None;
+    let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
+    let seed = load_seed(env, options)?;
+    no_bad_text(env, bad)?;
+    parse(bytes, seed).map_err(|e| core_error(env, e))
+}
+
 /// The seed of `{ seed? }`, the options of `View.fromJson` and `View.fromFile`.
 pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
     let Some(opts) = options else {
@@ -211,13 +227,7 @@ impl View {
         ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<View> {
-        let env = env.raw();
-        let mut buf = KeyBuf::new();
-        let mut bad = None;
-        let (bytes, _) = read(env, text.0, &mut buf, &|| "text".to_owned(), None, &mut bad)?;
-        let seed = load_seed(env, options)?;
-        no_bad_text(env, bad)?;
-        let inner = hrwhash::View::from_json_bytes(bytes, seed).map_err(|e| core_error(env, e))?;
+        let inner = load_document(env.raw(), text, options, hrwhash::View::from_json_bytes)?;
         Ok(View { inner })
     }
 

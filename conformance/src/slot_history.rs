@@ -152,16 +152,7 @@ fn valid() -> Vec<Value> {
                 nodes(8, &[1.0, 2.0]),
                 128,
                 12,
-                &[
-                    Add(Node::new("node-8")
-                        .with_weight(w(1.5))
-                        .with_domain("rack-9")),
-                    Remove(id("node-3")),
-                    Weight(id("node-5"), w(4.0)),
-                    Add(Node::new("node-9")),
-                    Weight(id("node-0"), w(1.0)),
-                    Remove(id("node-8")),
-                ],
+                &every_op(1.0),
             ),
             None,
         ),
@@ -264,16 +255,7 @@ fn valid() -> Vec<Value> {
                 nodes(8, &[1.0, 2.0]),
                 128,
                 9,
-                &[
-                    Add(Node::new("node-8")
-                        .with_weight(w(1.5))
-                        .with_domain("rack-9")),
-                    Remove(id("node-3")),
-                    Weight(id("node-5"), w(4.0)),
-                    Add(Node::new("node-9")),
-                    Weight(id("node-0"), w(0.0)),
-                    Remove(id("node-8")),
-                ],
+                &every_op(0.0),
             ),
             None,
         ),
@@ -303,6 +285,22 @@ fn valid() -> Vec<Value> {
             ),
             None,
         ),
+    ]
+}
+
+/// One change of each kind on `nodes(8, ..)`, ending with node-0 reweighted to `node_0_weight`.
+fn every_op(node_0_weight: f64) -> [SlotChange; 6] {
+    use SlotChange::*;
+    let id = |s: &str| s.as_bytes().to_vec();
+    [
+        Add(Node::new("node-8")
+            .with_weight(w(1.5))
+            .with_domain("rack-9")),
+        Remove(id("node-3")),
+        Weight(id("node-5"), w(4.0)),
+        Add(Node::new("node-9")),
+        Weight(id("node-0"), w(node_0_weight)),
+        Remove(id("node-8")),
     ]
 }
 

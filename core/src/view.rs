@@ -62,6 +62,24 @@ fn read_bounded(
     }
 }
 
+/// A fingerprint shows as its hex digits, and in debug output wrapped in its type's name.
+macro_rules! fingerprint_formatting {
+    ($name:ident) => {
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.to_hex())
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!(stringify!($name), "({})"), self)
+            }
+        }
+    };
+}
+pub(crate) use fingerprint_formatting;
+
 /// Prefix of the message whose SHA-256 is a seed fingerprint.
 const SEED_FINGERPRINT_PREFIX: &[u8] = b"hrwhash-view-v1:seed";
 
@@ -93,17 +111,7 @@ impl SeedFingerprint {
     }
 }
 
-impl fmt::Display for SeedFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for SeedFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SeedFingerprint({self})")
-    }
-}
+fingerprint_formatting!(SeedFingerprint);
 
 /// The 128-bit digest of a view's canonical form: equal exactly when two views place every key on
 /// the same node id (same seed, ids, weights and domains), whatever their node order or epoch.
@@ -122,17 +130,7 @@ impl ViewFingerprint {
     }
 }
 
-impl fmt::Display for ViewFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for ViewFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ViewFingerprint({self})")
-    }
-}
+fingerprint_formatting!(ViewFingerprint);
 
 /// A membership with its epoch and seed identity. Cloning is cheap (the placement is shared).
 ///
@@ -417,7 +415,7 @@ pub(crate) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Err
     }
 }
 
-fn required<'a, 'de>(
+pub(crate) fn required<'a, 'de>(
     value: &'a Option<Scalar<'de>>,
     field: &str,
 ) -> Result<&'a Scalar<'de>, Error> {
@@ -644,6 +642,19 @@ mod tests {
         assert!(unhex("0").is_none());
         assert!(unhex("zz").is_none());
         assert_eq!(hex(&[0, 255, 160]), "00ffa0");
+    }
+
+    #[test]
+    fn fingerprints_show_as_hex_and_debug_names_their_type() {
+        use alloc::format;
+        let fp = SeedFingerprint([0, 1, 2, 3, 0xa4, 0xb5, 0xc6, 0xff]);
+        assert_eq!(format!("{fp}"), "00010203a4b5c6ff");
+        assert_eq!(format!("{fp:?}"), "SeedFingerprint(00010203a4b5c6ff)");
+        let fp = ViewFingerprint([0xab; 16]);
+        assert_eq!(
+            format!("{fp:?}"),
+            format!("ViewFingerprint({})", "ab".repeat(16))
+        );
     }
 
     #[test]

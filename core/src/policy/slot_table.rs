@@ -527,3 +527,75 @@ impl SlotTable {
         }
     }
 }
+
+/// The digest of every slot of a table of `slots` slots (1 to [`MAX_SLOTS`]): the hrw-v1 digest
+/// of the table kind's `prefix` followed by the slot number in little-endian.
+fn slot_digests(placement: &Placement, prefix: &[u8], slots: u64) -> Result<Vec<u64>, Error> {
+    if slots == 0 || slots > MAX_SLOTS {
+        return Err(Error::InvalidSlotCount { value: slots });
+    }
+    let seed = placement.seed();
+    let mut key = Vec::with_capacity(prefix.len() + 4);
+    Ok((0..slots as u32)
+        .map(|slot| {
+            key.clear();
+            key.extend_from_slice(prefix);
+            key.extend_from_slice(&slot.to_le_bytes());
+            key_digest(&seed, &key)
+        })
+        .collect())
+}
+
+/// What the tests of both kinds of table build on: the two kinds must answer bad input alike.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::format;
+
+    /// `n` nodes `n0`, `n1`, ... with the weights taken in turn.
+    pub(super) fn fleet(n: usize, weights: &[f64]) -> Placement {
+        Placement::builder()
+            .nodes((0..n).map(|i| {
+                Node::new(format!("n{i}"))
+                    .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
+            }))
+            .build()
+            .unwrap()
+    }
+
+    /// Slot counts out of range are refused by `build`, and `t` (8 slots over `fleet(3, ..)`)
+    /// refuses slots past its end, unknown nodes and a node it already has.
+    pub(super) fn assert_refuses_bad_counts_slots_and_nodes(
+        build: impl Fn(u64) -> Result<SlotTable, Error>,
+        t: &SlotTable,
+    ) {
+        for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
+            assert_eq!(
+                build(bad).unwrap_err(),
+                Error::InvalidSlotCount { value: bad }
+            );
+        }
+        for bad in [8u64, u64::MAX] {
+            assert_eq!(
+                t.owner_of_slot(bad).unwrap_err(),
+                Error::SlotOutOfRange {
+                    slot: bad,
+                    slots: 8
+                }
+            );
+        }
+        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
+        assert_eq!(
+            t.with_weight("zz", Weight::ONE).unwrap_err(),
+            Error::UnknownNode
+        );
+        assert_eq!(
+            t.with_node(Node::new("n1")).unwrap_err(),
+            // The index of the change in the table's history: none yet.
+            Error::DuplicateNodeId {
+                index: 0,
+                first_index: 1
+            }
+        );
+    }
+}

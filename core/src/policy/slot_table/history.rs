@@ -16,8 +16,8 @@ use crate::view::json::{
     self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
 };
 use crate::view::{
-    fault, parse_epoch, parse_node, string, unhex, weight_decimal, write_text, SeedFingerprint,
-    ViewFingerprint,
+    fault, parse_epoch, parse_node, required, string, unhex, weight_decimal, write_text,
+    SeedFingerprint, ViewFingerprint,
 };
 use crate::{Error, Node, Placement, Seed, View, Weight};
 
@@ -41,17 +41,7 @@ impl TableFingerprint {
     }
 }
 
-impl fmt::Display for TableFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for TableFingerprint {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "TableFingerprint({self})")
-    }
-}
+crate::view::fingerprint_formatting!(TableFingerprint);
 
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 impl SlotTable {
@@ -293,15 +283,6 @@ fn list<T>(l: Option<List<T>>, name: &str) -> Result<Vec<T>, Error> {
         Some(List::NotArray) => Err(fault(name, None, ViewFault::WrongType)),
         Some(List::Items(items)) => items,
     }
-}
-
-fn required<'a, 'de>(
-    value: &'a Option<Scalar<'de>>,
-    field: &str,
-) -> Result<&'a Scalar<'de>, Error> {
-    value
-        .as_ref()
-        .ok_or_else(|| fault(field, None, ViewFault::Missing))
 }
 
 fn initial_node(raw: Option<RawObject<'_, 5>>, index: usize) -> Result<Node, Error> {
@@ -581,6 +562,15 @@ impl<'de> Visitor<'de> for HistoryVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_fingerprint_debug_names_its_type() {
+        let fp = TableFingerprint([0x0f; 16]);
+        assert_eq!(
+            format!("{fp:?}"),
+            format!("TableFingerprint({})", "0f".repeat(16))
+        );
+    }
 
     fn history() -> SlotTable {
         let mut h = SlotTable::new(&Placement::new(["b", "a", "c"]).unwrap(), 48)

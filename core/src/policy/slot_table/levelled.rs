@@ -9,8 +9,8 @@ use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 use core::cmp::{Ordering, Reverse};
 
-use super::MAX_SLOTS;
-use crate::v1::{key_digest, node_digest, score};
+use super::slot_digests;
+use crate::v1::{node_digest, score};
 use crate::{Error, Placement};
 
 /// Prefix of the key whose hrw-v1 digest is a slot's digest.
@@ -108,20 +108,9 @@ impl Levelled {
     /// of the slots rounded by largest remainder, as one run of consecutive slots, the nodes in
     /// node-digest order.
     pub(super) fn new(placement: &Placement, slots: u64) -> Result<Levelled, Error> {
-        if slots == 0 || slots > MAX_SLOTS {
-            return Err(Error::InvalidSlotCount { value: slots });
-        }
+        let slot_digests = slot_digests(placement, KEY_PREFIX, slots)?;
         let s = slots as u32;
         let seed = placement.seed();
-        let mut key = Vec::with_capacity(KEY_PREFIX.len() + 4);
-        let slot_digests = (0..s)
-            .map(|slot| {
-                key.clear();
-                key.extend_from_slice(KEY_PREFIX);
-                key.extend_from_slice(&slot.to_le_bytes());
-                key_digest(&seed, &key)
-            })
-            .collect();
         let nodes = placement.node_specs();
         let node_digests: Vec<u64> = nodes.iter().map(|n| node_digest(&seed, n.id())).collect();
         let weights: Vec<u128> = nodes
@@ -323,20 +312,12 @@ fn fixed_weights(placement: &Placement) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::slot_table::tests::{assert_refuses_bad_counts_slots_and_nodes, fleet};
     use crate::policy::SlotTable;
+    use crate::v1::key_digest;
     use crate::{Node, Seed, Weight};
     use alloc::format;
     use alloc::vec;
-
-    fn fleet(n: usize, weights: &[f64]) -> Placement {
-        Placement::builder()
-            .nodes((0..n).map(|i| {
-                Node::new(format!("n{i}"))
-                    .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-            }))
-            .build()
-            .unwrap()
-    }
 
     /// POLICIES.md's levelling written out literally: scans instead of heaps, fractions compared
     /// by cross products, over the placement's weights.
@@ -730,35 +711,8 @@ mod tests {
     #[test]
     fn bad_inputs_are_errors() {
         let p = fleet(3, &[1.0]);
-        for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
-            assert_eq!(
-                SlotTable::new(&p, bad).unwrap_err(),
-                Error::InvalidSlotCount { value: bad }
-            );
-        }
         let t = SlotTable::new(&p, 8).unwrap();
-        for bad in [8u64, u64::MAX] {
-            assert_eq!(
-                t.owner_of_slot(bad).unwrap_err(),
-                Error::SlotOutOfRange {
-                    slot: bad,
-                    slots: 8
-                }
-            );
-        }
-        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
-        assert_eq!(
-            t.with_weight("zz", Weight::ONE).unwrap_err(),
-            Error::UnknownNode
-        );
-        assert_eq!(
-            t.with_node(Node::new("n1")).unwrap_err(),
-            // The index of the change in the table's history: none yet.
-            Error::DuplicateNodeId {
-                index: 0,
-                first_index: 1
-            }
-        );
+        assert_refuses_bad_counts_slots_and_nodes(|n| SlotTable::new(&p, n), &t);
         let one = t.without_node("n0").unwrap().without_node("n1").unwrap();
         assert!(one.assignments().iter().all(|&o| o == 0));
         assert_eq!(one.without_node("n2").unwrap_err(), Error::EmptyMembership);

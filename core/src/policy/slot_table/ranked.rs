@@ -9,8 +9,8 @@ use alloc::collections::{BTreeMap, BinaryHeap};
 use alloc::vec::Vec;
 use core::cmp::Reverse;
 
-use super::{MAX_SLOTS, PPM};
-use crate::v1::{draw, key_digest, node_digest, score};
+use super::{slot_digests, PPM};
+use crate::v1::{draw, node_digest, score};
 use crate::{Error, Placement};
 
 /// Prefix of the key whose hrw-v1 ranking is a slot's ranking.
@@ -60,20 +60,9 @@ impl Ranked {
         slots: u64,
         overload_ppm: Option<u32>,
     ) -> Result<Ranked, Error> {
-        if slots == 0 || slots > MAX_SLOTS {
-            return Err(Error::InvalidSlotCount { value: slots });
-        }
+        let slot_digests = slot_digests(placement, KEY_PREFIX, slots)?;
         let s = slots as u32;
         let seed = placement.seed();
-        let mut key = Vec::with_capacity(KEY_PREFIX.len() + 4);
-        let slot_digests = (0..s)
-            .map(|slot| {
-                key.clear();
-                key.extend_from_slice(KEY_PREFIX);
-                key.extend_from_slice(&slot.to_le_bytes());
-                key_digest(&seed, &key)
-            })
-            .collect();
         let node_digests = placement
             .node_specs()
             .iter()
@@ -431,7 +420,10 @@ pub fn capacities(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::slot_table::tests::{assert_refuses_bad_counts_slots_and_nodes, fleet};
+    use crate::policy::slot_table::MAX_SLOTS;
     use crate::policy::slot_table::{capacities, slot_of_digest, SlotTable};
+    use crate::v1::key_digest;
     use crate::{Node, Weight};
     use alloc::format;
     use alloc::vec;
@@ -483,16 +475,6 @@ mod tests {
             }
         }
         table
-    }
-
-    fn fleet(n: usize, weights: &[f64]) -> Placement {
-        Placement::builder()
-            .nodes((0..n).map(|i| {
-                Node::new(format!("n{i}"))
-                    .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-            }))
-            .build()
-            .unwrap()
     }
 
     #[test]
@@ -583,35 +565,8 @@ mod tests {
     #[test]
     fn bad_inputs_are_errors() {
         let p = fleet(3, &[1.0]);
-        for bad in [0u64, MAX_SLOTS + 1, u64::MAX] {
-            assert_eq!(
-                SlotTable::ranked(&p, bad, None).unwrap_err(),
-                Error::InvalidSlotCount { value: bad }
-            );
-        }
         let t = SlotTable::ranked(&p, MAX_SLOTS.min(8), Some(0)).unwrap();
-        for bad in [8u64, u64::MAX] {
-            assert_eq!(
-                t.owner_of_slot(bad).unwrap_err(),
-                Error::SlotOutOfRange {
-                    slot: bad,
-                    slots: 8
-                }
-            );
-        }
-        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
-        assert_eq!(
-            t.with_weight("zz", Weight::ONE).unwrap_err(),
-            Error::UnknownNode
-        );
-        assert_eq!(
-            t.with_node(Node::new("n1")).unwrap_err(),
-            // The index of the change in the table's history: none yet.
-            Error::DuplicateNodeId {
-                index: 0,
-                first_index: 1
-            }
-        );
+        assert_refuses_bad_counts_slots_and_nodes(|n| SlotTable::ranked(&p, n, None), &t);
         assert_eq!(
             t.without_node("n0")
                 .unwrap()
