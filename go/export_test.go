@@ -2,6 +2,7 @@ package hrwhash
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"testing"
 )
@@ -55,3 +56,6 @@ var (
 	SecondDigest = secondDigest
 	ExpNeg       = expNeg
 )
+
+// ReadDocument is the file loaders' bounded reader, with a limit the tests can make small.
+func ReadDocument(r io.Reader, limit int) ([]byte, error) { return readDocument(r, limit) }

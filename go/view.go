@@ -2,7 +2,9 @@ package hrwhash
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/hrwhash/hrwhash/go/internal/hrw"
@@ -46,8 +48,17 @@ func ViewFromJSON(doc []byte, opts ...Option) (*View, error) {
 // path holding a NUL) gives ErrIO wrapping the *fs.PathError of os.ReadFile; a bad document gives
 // the errors of ViewFromJSON, wrapped with the path (errors.Is and errors.As see through it).
 func ViewFromFile(path string, opts ...Option) (*View, error) {
-	doc, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, &Error{Code: CodeIO, Err: err}
+	}
+	defer f.Close()
+	doc, err := readDocument(f, maxDocumentBytes)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, &Error{Code: CodeIO, Err: err}
 	}
 	v, err := ViewFromJSON(doc, opts...)
@@ -55,6 +66,38 @@ func ViewFromFile(path string, opts ...Option) (*View, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// maxDocumentBytes is the largest document a file loader reads (VIEW.md, "Limits"), as in the
+// core: a longer file is ErrResultTooLarge once the loader has read past it.
+const maxDocumentBytes = 1 << 30
+
+// readDocument reads at most limit bytes of r, and no further than the first byte no JSON text
+// may hold anywhere (a control character other than tab, line feed and carriage return): the
+// parser then rejects the bytes up to it with the position it gives the whole file, so
+// /dev/zero fails at line 1, column 1 after one read instead of filling memory.
+func readDocument(r io.Reader, limit int) ([]byte, error) {
+	var doc []byte
+	chunk := make([]byte, 64*1024)
+	for {
+		n, err := r.Read(chunk)
+		read := chunk[:n]
+		for i, b := range read {
+			if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
+				return append(doc, read[:i+1]...), nil
+			}
+		}
+		if len(doc)+n > limit {
+			return nil, &Error{Code: CodeResultTooLarge}
+		}
+		doc = append(doc, read...)
+		if err == io.EOF {
+			return doc, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // NewView makes a view of p at epoch. It fails only on a nil Placement (ErrNullParameter).

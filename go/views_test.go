@@ -728,3 +728,29 @@ func TestViewsErrors(t *testing.T) {
 		t.Errorf("empty plan: %v", err)
 	}
 }
+
+// File loaders read a bounded document and stop at the first byte no JSON text may hold, as the
+// core's loaders do: /dev/zero is InvalidJSON at line 1 after one read, not an exhausted memory.
+func TestViewFromFileIsBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, err := hrwhash.ViewFromFile("/dev/zero")
+		var e *hrwhash.Error
+		if !errors.As(err, &e) || e.Code != hrwhash.CodeInvalidJSON || e.Line != 1 || e.Column != 1 {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	doc, err := hrwhash.ReadDocument(strings.NewReader("{\"a\"\x00 never read"), 1<<20)
+	if err != nil || string(doc) != "{\"a\"\x00" {
+		t.Errorf("stops at the first control byte: %q, %v", doc, err)
+	}
+	doc, err = hrwhash.ReadDocument(strings.NewReader("{\t\r\n}"), 1<<20)
+	if err != nil || string(doc) != "{\t\r\n}" {
+		t.Errorf("tab, CR and LF are JSON white space: %q, %v", doc, err)
+	}
+	if _, err := hrwhash.ReadDocument(strings.NewReader(strings.Repeat(" ", 65)), 64); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+		t.Errorf("past the limit: %v", err)
+	}
+	if doc, err := hrwhash.ReadDocument(strings.NewReader(strings.Repeat(" ", 64)), 64); err != nil || len(doc) != 64 {
+		t.Errorf("at the limit: %d bytes, %v", len(doc), err)
+	}
+}
