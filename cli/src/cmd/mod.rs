@@ -3,6 +3,7 @@
 //! of `diff` and `plan`) is here.
 
 pub mod diff;
+pub mod live;
 pub mod place;
 pub mod plan;
 pub mod ramp;
@@ -11,6 +12,9 @@ pub mod simulate_domains;
 pub mod slot_table;
 pub mod value;
 pub mod view;
+pub mod view_publish;
+pub mod view_slices;
+pub mod view_watch;
 
 use std::ffi::OsString;
 

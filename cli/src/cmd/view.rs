@@ -17,7 +17,10 @@ use crate::view::{in_file, load};
 
 #[derive(clap::Args)]
 #[command(group(ArgGroup::new("source").required(true).args(["file", "from_nodes"])))]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Args {
+    #[command(subcommand)]
+    action: Option<Action>,
     /// The view document (hrwhash-view-v1 JSON, conformance/VIEW.md).
     #[arg(value_name = "FILE")]
     file: Option<OsString>,
@@ -37,7 +40,26 @@ pub struct Args {
     json: bool,
 }
 
+/// What is done with views as they change: publishing and following them.
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Publish a view, or a ramp's steps one by one, to an etcd key (compare-and-swap) or a file
+    /// (atomic rename); the publisher gives the epochs.
+    Publish(super::view_publish::Args),
+    /// Follow a view at an etcd key, a file or a URL; print each applied view, refusal and
+    /// source error as a JSON line, until stdin closes.
+    Watch(super::view_watch::Args),
+    /// Print the view of a Kubernetes service's EndpointSlices.
+    FromEndpointslices(super::view_slices::Args),
+}
+
 pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
+    match &a.action {
+        Some(Action::Publish(p)) => return super::view_publish::run(p, out),
+        Some(Action::Watch(w)) => return super::view_watch::run(w, out),
+        Some(Action::FromEndpointslices(s)) => return super::view_slices::run(s, out),
+        None => {}
+    }
     let seed = parse_seed(a.seed.as_deref())?;
     if let Some(nodes) = &a.from_nodes {
         let placement = Membership::from_file(nodes)?.build(seed)?;
