@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build test-dist test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build test-dist test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -32,7 +32,7 @@ test-chain-node:
 test-chain-rust: test-chain-node
 	+@$(call chain,check-generated test-core test-compat test-conformance test-cli)
 test-chain-bindings:
-	+@$(call chain,test-py test-fuzz-py record-profiles)
+	+@$(call chain,test-py test-live test-fuzz-py record-profiles)
 test-chain-dist: test-chain-bindings test-chain-node
 	+@$(call chain,test-dist)
 test-chain-c:
@@ -75,6 +75,16 @@ test-conformance:
 
 test-cli:
 	$(CARGO) test -p hrwhash-cli
+
+# Live views end to end: hrwhash-live's sources and publishers against a real etcd, then the
+# multi-process proof (live/tests/followers.py): etcd and memcached on loopback, followers in every
+# language this tree has (the CLI's `view watch`, Go's cmd/hrwhash-follow, Python's hrwhash.live
+# from bindings-python/.venv, which test-py installs), etcd killed, history compacted, forged
+# documents refused, no read lost. After test-py in its chain, for the venv.
+test-live:
+	$(CARGO) test -p hrwhash-live
+	$(CARGO) build -p hrwhash-cli
+	python3 live/tests/followers.py target/debug/hrwhash
 
 test-py:
 	$(MAKE) -C bindings-python test

@@ -22,6 +22,15 @@ pub struct EtcdSource {
     first_watch_from: Option<i64>,
 }
 
+impl std::fmt::Debug for EtcdSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EtcdSource")
+            .field("endpoint", &self.etcd.endpoint())
+            .field("key", &String::from_utf8_lossy(&self.key))
+            .finish_non_exhaustive()
+    }
+}
+
 impl EtcdSource {
     /// A source of `key` at the etcd `endpoint` (`http://HOST:PORT`), for views of the default
     /// seed.

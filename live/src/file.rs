@@ -50,6 +50,15 @@ fn read(path: &PathBuf) -> Result<Vec<u8>, Error> {
         .map_err(Error::View)
 }
 
+impl std::fmt::Debug for FileSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileSource")
+            .field("path", &self.path)
+            .field("interval", &self.interval)
+            .finish_non_exhaustive()
+    }
+}
+
 impl FileSource {
     /// A source of the view file at `path`, for views of the default seed.
     pub fn new(path: impl Into<PathBuf>) -> FileSource {

@@ -54,6 +54,15 @@ fn fetch(url: &str, etag: Option<&str>) -> Result<Fetched, Error> {
     }
 }
 
+impl std::fmt::Debug for HttpSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSource")
+            .field("url", &self.url)
+            .field("interval", &self.interval)
+            .finish_non_exhaustive()
+    }
+}
+
 impl HttpSource {
     /// A source of the view document at `url` (`http://` only), for views of the default seed.
     pub fn new(url: &str) -> Result<HttpSource, Error> {
