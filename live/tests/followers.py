@@ -345,7 +345,9 @@ def drive(hrwhash, args, work, etcd, memcached, followers):
             fail(f"{f.name} left its view while etcd was down: epoch {f.epoch()}")
     etcd.start()
     faults += 1
-    all_at(publish(six), "after etcd's restart")
+    # Followers are in backoff (up to 5 s) when etcd returns: this epoch's lag is the recovery.
+    recovery_epoch = publish(six)
+    all_at(recovery_epoch, "after etcd's restart")
 
     # History compacted: the followers' watches go on; what comes next still arrives.
     _, revision = etcd.get(KEY)
@@ -379,10 +381,11 @@ def drive(hrwhash, args, work, etcd, memcached, followers):
     time.sleep(0.3)
 
     codes = {f.name: f.close() for f in followers}
-    return check(followers, published, codes, languages, ramp_steps, faults, args.keys, absent)
+    return check(followers, published, codes, languages, ramp_steps, faults, args.keys, absent,
+                 recovery_epoch)
 
 
-def check(followers, published, codes, languages, ramp_steps, faults, keys, absent):
+def check(followers, published, codes, languages, ramp_steps, faults, keys, absent, recovery_epoch):
     problems = []
     for name, code in codes.items():
         if code != 0:
@@ -407,14 +410,18 @@ def check(followers, published, codes, languages, ramp_steps, faults, keys, abse
         if garbage:
             problems.append(f"{f.name} printed lines that are not JSON: {garbage[:2]}")
     disagreements = {}
-    lags = []
+    lags, recovery_lag = [], None
     for ep, seen in sorted(by_epoch.items()):
         digests = {e["owners"] for e in seen.values()}
         disagreements[ep] = len(digests) - 1
         if len(digests) != 1:
             problems.append(f"epoch {ep}: followers disagree on owners: { {n: e['owners'][:12] for n, e in seen.items()} }")
         if len(seen) == len(followers) and ep in published and ep != min(published):
-            lags.append(max(e["t_ns"] for e in seen.values()) - published[ep][1])
+            lag = max(e["t_ns"] for e in seen.values()) - published[ep][1]
+            if ep == recovery_epoch:
+                recovery_lag = lag
+            else:
+                lags.append(lag)
     store = [e for f in followers for e in f.seen(lambda e: e.get("event") == "store")]
     final_store = store[-1] if store else None
     if final_store is None:
@@ -434,6 +441,7 @@ def check(followers, published, codes, languages, ramp_steps, faults, keys, abse
         f"  disagreements per epoch: {max(disagreements.values())} (max over {len(disagreements)} epochs)",
         f"  unpublished views applied: 0; epochs only increase: yes",
         f"  lag publish -> last follower applied: p50 {percentile(ms, 50):.1f} ms, p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms over {len(ms)} epochs",
+        f"  first epoch after etcd's restart (followers in backoff): {recovery_lag / 1e6:.0f} ms" if recovery_lag is not None else "  first epoch after etcd's restart: not applied by every follower",
         f"  store (memcached, {keys} keys): reads {final_store['reads']}, lost {final_store['lost']}, "
         f"keys copied {final_store['copied']}, reads the write owner alone would have missed during moves {final_store['lost_without_routes']}",
         f"  faults survived: {faults} (etcd killed and restarted, history compacted, stale, wrong-seed, same-epoch and broken documents refused)",
