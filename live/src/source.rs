@@ -237,3 +237,17 @@ pub(crate) fn stopped_during(stop: &Receiver<()>, wait: Duration) -> bool {
 pub(crate) fn stopped(stop: &Receiver<()>) -> bool {
     !matches!(stop.try_recv(), Err(std::sync::mpsc::TryRecvError::Empty))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_from_100_ms_to_a_5_s_cap_and_resets() {
+        let mut b = Backoff::new();
+        let waits: Vec<u128> = (0..9).map(|_| b.next_wait().as_millis()).collect();
+        assert_eq!(waits, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+        b.reset();
+        assert_eq!(b.next_wait(), Duration::from_millis(100));
+    }
+}

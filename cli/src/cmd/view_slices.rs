@@ -62,7 +62,19 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
         epoch: a.epoch,
         seed,
     };
-    let view = endpoint_slices_to_view(&bytes, &options).map_err(|e| from_live(e, &shown))?;
+    let view = endpoint_slices_to_view(&bytes, &options).map_err(|e| match e {
+        // The index of a slice's fault is the slice's position in the list, not a node's.
+        hrwhash_live::Error::View(hrwhash::Error::InvalidView { field, index, .. }) => {
+            CliError::input(
+                "InvalidView",
+                format!(
+                    "{shown}: {}member \"{field}\" has the wrong JSON type for an EndpointSlice list",
+                    index.map_or_else(String::new, |i| format!("items[{i}]: "))
+                ),
+            )
+        }
+        e => from_live(e, &shown),
+    })?;
     out.write_all(view.to_json().as_bytes())?;
     Ok(())
 }
