@@ -21,7 +21,8 @@ pub struct SliceOptions {
     /// The service whose slices are read (label `kubernetes.io/service-name`).
     pub service: String,
     /// When given, node ids are `address:port` with the port of this name (`[address]:port` for
-    /// an IPv6 address); a slice without a port of this name contributes no member.
+    /// a slice whose `addressType` is `IPv6`); a slice without a port of this name contributes
+    /// no member.
     pub port_name: Option<String>,
     /// The weight of a ready endpoint (default 1).
     pub weight: f64,
@@ -52,15 +53,15 @@ fn wrong(field: &str, index: Option<usize>) -> Error {
     })
 }
 
-/// The view of a service's endpoints. `document` is a JSON list of EndpointSlice objects or a
-/// `{"items": [...]}` list (what `kubectl get -o json` prints). Each endpoint of a slice labelled
-/// with the service: node id = its first address (or `address:port`); ready (or no `ready`
+/// The view of a service's endpoints (conformance/LIVE-VIEW.md section 8). `document` is a JSON
+/// list of EndpointSlice objects or a `{"items": [...]}` list (what `kubectl get -o json`
+/// prints). Each endpoint of a slice labelled with the service: node id = its first address (with
+/// a port name, `address:port`, `[address]:port` for an `IPv6` slice); ready (or no `ready`
 /// condition) -> weight `options.weight`; not ready but serving and terminating -> weight 0
-/// (draining); otherwise left out; `zone` -> failure domain. An address in several slices is one
-/// member, ready over draining. Errors: `InvalidJson` (not JSON), `InvalidView` (`field` names
-/// the member of the wrong type: `items`, `endpoints`, `addresses`, `ports`, `conditions`,
-/// `zone`; `index` the slice), `InvalidWeight`, `EmptyMembership` (no endpoint of the service),
-/// `AllWeightsZero` (every endpoint draining).
+/// (draining); otherwise left out; `zone` -> failure domain. An id found more than once is one
+/// node: ready over draining, else the first. Errors: `InvalidJson` (not JSON), `InvalidView`
+/// (`field` names the member of the wrong type, `index` the slice), `InvalidWeight`,
+/// `EmptyMembership` (no endpoint of the service), `AllWeightsZero` (every endpoint draining).
 pub fn endpoint_slices_to_view(document: &[u8], options: &SliceOptions) -> Result<View, Error> {
     let value: Value = serde_json::from_slice(document).map_err(|e| {
         Error::View(CoreError::InvalidJson {
@@ -77,92 +78,110 @@ pub fn endpoint_slices_to_view(document: &[u8], options: &SliceOptions) -> Resul
         },
         _ => return Err(wrong("items", None)),
     };
-    // id -> (ready, zone), first seen order kept only for ties of readiness.
-    let mut members: BTreeMap<String, (bool, Option<String>)> = BTreeMap::new();
+    // Ids in input order, each with whether it is ready and its zone.
+    let mut order: Vec<(String, bool, Option<String>)> = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for (i, slice) in slices.iter().enumerate() {
         let Some(slice) = slice.as_object() else {
             return Err(wrong("items", Some(i)));
         };
-        let label = slice
-            .get("metadata")
-            .and_then(|m| m.get("labels"))
-            .and_then(|l| l.get(SERVICE_LABEL))
-            .and_then(Value::as_str);
+        let at = Some(i);
+        let labels = match member(slice, "metadata") {
+            None => None,
+            Some(Value::Object(m)) => match member(m, "labels") {
+                None => None,
+                Some(Value::Object(l)) => Some(l),
+                Some(_) => return Err(wrong("labels", at)),
+            },
+            Some(_) => return Err(wrong("metadata", at)),
+        };
+        let label = match labels.and_then(|l| member(l, SERVICE_LABEL)) {
+            None => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(_) => return Err(wrong(SERVICE_LABEL, at)),
+        };
         if label != Some(options.service.as_str()) {
             continue;
         }
+        let ipv6 = match member(slice, "addressType") {
+            None => false,
+            Some(Value::String(t)) => t == "IPv6",
+            Some(_) => return Err(wrong("addressType", at)),
+        };
         let port = match &options.port_name {
             None => None,
-            Some(name) => {
-                let ports = match slice.get("ports") {
-                    None | Some(Value::Null) => &Vec::new(),
-                    Some(Value::Array(p)) => p,
-                    Some(_) => return Err(wrong("ports", Some(i))),
-                };
-                let found = ports
-                    .iter()
-                    .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == name.as_str());
-                match found.and_then(|p| p.get("port")).and_then(Value::as_u64) {
-                    Some(port) => Some(port),
-                    None => continue,
-                }
-            }
+            Some(name) => match slice_port(slice, name, at)? {
+                Some(p) => Some(p),
+                None => continue,
+            },
         };
-        let endpoints = match slice.get("endpoints") {
-            None | Some(Value::Null) => continue,
+        let endpoints = match member(slice, "endpoints") {
+            None => continue,
             Some(Value::Array(e)) => e,
-            Some(_) => return Err(wrong("endpoints", Some(i))),
+            Some(_) => return Err(wrong("endpoints", at)),
         };
         for endpoint in endpoints {
             let Some(endpoint) = endpoint.as_object() else {
-                return Err(wrong("endpoints", Some(i)));
+                return Err(wrong("endpoints", at));
             };
-            let Some(Value::Array(addresses)) = endpoint.get("addresses") else {
-                return Err(wrong("addresses", Some(i)));
+            let address = match member(endpoint, "addresses") {
+                None => None,
+                Some(Value::Array(a)) => {
+                    if a.iter().any(|x| !x.is_string()) {
+                        return Err(wrong("addresses", at));
+                    }
+                    a.first().and_then(Value::as_str)
+                }
+                Some(_) => return Err(wrong("addresses", at)),
             };
-            let Some(first) = addresses.first() else {
-                continue;
-            };
-            let Some(address) = first.as_str() else {
-                return Err(wrong("addresses", Some(i)));
+            let conditions = match member(endpoint, "conditions") {
+                None => None,
+                Some(Value::Object(c)) => Some(c),
+                Some(_) => return Err(wrong("conditions", at)),
             };
             let condition = |name: &str| -> Result<Option<bool>, Error> {
-                match endpoint.get("conditions") {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::Object(c)) => match c.get(name) {
-                        None | Some(Value::Null) => Ok(None),
-                        Some(Value::Bool(b)) => Ok(Some(*b)),
-                        Some(_) => Err(wrong("conditions", Some(i))),
-                    },
-                    Some(_) => Err(wrong("conditions", Some(i))),
+                match conditions.and_then(|c| member(c, name)) {
+                    None => Ok(None),
+                    Some(Value::Bool(b)) => Ok(Some(*b)),
+                    Some(_) => Err(wrong(name, at)),
                 }
             };
-            let ready = condition("ready")?.unwrap_or(true);
-            let draining = !ready
-                && condition("serving")? == Some(true)
-                && condition("terminating")? == Some(true);
+            let (ready, serving, terminating) = (
+                condition("ready")?,
+                condition("serving")?,
+                condition("terminating")?,
+            );
+            let zone = match member(endpoint, "zone") {
+                None => None,
+                Some(Value::String(z)) => Some(z.clone()),
+                Some(_) => return Err(wrong("zone", at)),
+            };
+            let Some(address) = address else {
+                continue;
+            };
+            let ready = ready.unwrap_or(true);
+            let draining = !ready && serving == Some(true) && terminating == Some(true);
             if !ready && !draining {
                 continue;
             }
-            let zone = match endpoint.get("zone") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(z)) => Some(z.clone()),
-                Some(_) => return Err(wrong("zone", Some(i))),
-            };
             let id = match port {
                 None => address.to_string(),
-                Some(p) if address.contains(':') => format!("[{address}]:{p}"),
+                Some(p) if ipv6 => format!("[{address}]:{p}"),
                 Some(p) => format!("{address}:{p}"),
             };
-            let entry = members.entry(id).or_insert((ready, zone.clone()));
-            if ready && !entry.0 {
-                *entry = (true, zone);
+            match seen.get(&id) {
+                None => {
+                    seen.insert(id.clone(), order.len());
+                    order.push((id, ready, zone));
+                }
+                Some(&k) if ready && !order[k].1 => order[k] = (id, true, zone),
+                Some(_) => {}
             }
         }
     }
-    let nodes = members
+    let nodes = order
         .into_iter()
-        .map(|(id, (ready, zone))| {
+        .map(|(id, ready, zone)| {
             let node = Node::new(id).with_weight(if ready { weight } else { Weight::ZERO });
             match zone {
                 Some(z) => node.with_domain(z),
@@ -172,4 +191,47 @@ pub fn endpoint_slices_to_view(document: &[u8], options: &SliceOptions) -> Resul
         .collect();
     let placement = Placement::from_nodes(options.seed, nodes)?;
     Ok(View::new(placement, options.epoch)?)
+}
+
+/// A member, `null` read as absent.
+fn member<'a>(object: &'a serde_json::Map<String, Value>, name: &str) -> Option<&'a Value> {
+    object.get(name).filter(|v| !v.is_null())
+}
+
+/// The number of the slice's port named `name` (an unnamed port is `""`), or `None` when the
+/// slice has no such port with a number.
+fn slice_port(
+    slice: &serde_json::Map<String, Value>,
+    name: &str,
+    at: Option<usize>,
+) -> Result<Option<u64>, Error> {
+    let ports = match member(slice, "ports") {
+        None => return Ok(None),
+        Some(Value::Array(p)) => p,
+        Some(_) => return Err(wrong("ports", at)),
+    };
+    let mut found = None;
+    for port in ports {
+        let Some(port) = port.as_object() else {
+            return Err(wrong("ports", at));
+        };
+        let port_name = match member(port, "name") {
+            None => "",
+            Some(Value::String(n)) => n.as_str(),
+            Some(_) => return Err(wrong("name", at)),
+        };
+        let number = match member(port, "port") {
+            None => None,
+            Some(v) => match v.as_u64().filter(|p| *p <= 65_535) {
+                Some(p) => Some(p),
+                None => return Err(wrong("port", at)),
+            },
+        };
+        if found.is_none() && port_name == name {
+            if let Some(n) = number {
+                found = Some(n);
+            }
+        }
+    }
+    Ok(found)
 }

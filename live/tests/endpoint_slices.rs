@@ -137,3 +137,42 @@ fn bad_slices_are_typed_errors() {
     let err = endpoint_slices_to_view(SLICES.as_bytes(), &options).unwrap_err();
     assert_eq!(err.kind_name(), "InvalidWeight");
 }
+
+/// Every case of conformance/endpointslices.json (LIVE-VIEW.md section 8).
+#[test]
+fn conformance_cases() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../conformance/endpointslices.json"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(doc["version"], "hrwhash-endpointslices-v1");
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 20, "the cases file lost cases");
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let input = match case.get("input_text") {
+            Some(text) => text.as_str().unwrap().as_bytes().to_vec(),
+            None => serde_json::to_vec(&case["input"]).unwrap(),
+        };
+        let mut options = SliceOptions::new(case["service"].as_str().unwrap());
+        options.port_name = case
+            .get("port_name")
+            .map(|p| p.as_str().unwrap().to_string());
+        options.weight = case.get("weight").map_or(1.0, |w| w.as_f64().unwrap());
+        options.epoch = case["epoch"].as_str().unwrap().parse().unwrap();
+        let got = endpoint_slices_to_view(&input, &options);
+        match (case.get("expected"), case.get("error")) {
+            (Some(expected), None) => {
+                let view = got.unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(view.to_json(), expected.as_str().unwrap(), "{name}");
+            }
+            (None, Some(error)) => {
+                let err = got.map(|v| v.to_json()).unwrap_err();
+                assert_eq!(err.kind_name(), error.as_str().unwrap(), "{name}: {err}");
+            }
+            _ => panic!("{name}: a case has expected or error"),
+        }
+    }
+}
