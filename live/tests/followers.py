@@ -41,8 +41,13 @@ def free_port():
         return s.getsockname()[1]
 
 
+WORKDIR = None
+
+
 def fail(message):
     print(f"followers: FAILED: {message}", flush=True)
+    if WORKDIR:
+        print(f"followers: logs and follower stderr in {WORKDIR}", flush=True)
     raise SystemExit(1)
 
 
@@ -213,7 +218,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     hrwhash = os.path.abspath(args.hrwhash)
-    work = tempfile.mkdtemp(prefix="hrwhash-followers-")
+    global WORKDIR
+    work = WORKDIR = tempfile.mkdtemp(prefix="hrwhash-followers-")
     started = time.time()
     etcd, memcached, followers = Etcd(work), Memcached(), []
     try:
