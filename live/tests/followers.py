@@ -253,7 +253,8 @@ def follower_commands(hrwhash, keys_file, etcd, memcached_port, cli_count):
     out.append(("cli-store", "cli",
                 [hrwhash, "view", "watch", *common, "--store", f"memcached://127.0.0.1:{memcached_port}"],
                 ROOT, True, ""))
-    go_dir = os.path.join(ROOT, "go")
+    # HRWHASH_GO_DIR: another tree's go/ (to try its follower before it is merged).
+    go_dir = os.environ.get("HRWHASH_GO_DIR") or os.path.join(ROOT, "go")
     go_cmd = os.path.join(go_dir, "cmd", "hrwhash-follow")
     out.append(("go", "go", ["go", "run", "./cmd/hrwhash-follow", *common], go_dir,
                 os.path.isdir(go_cmd) and shutil.which("go") is not None,
