@@ -17,6 +17,10 @@ pub const MAX_REPLY_BYTES: u64 = 64 << 20;
 /// Seconds a unary call (range, txn, put, compaction) may take, connection included.
 const CALL_TIMEOUT_S: u64 = 5;
 
+/// Seconds a watch stream is kept open before the watcher reads the key again and starts a fresh
+/// watch: a connection that died without a word (no FIN, no RST) is noticed within this time.
+pub const WATCH_RENEW_S: u64 = 300;
+
 /// One etcd endpoint, `http://HOST:PORT`.
 #[derive(Clone, Debug)]
 pub struct Etcd {
@@ -206,7 +210,7 @@ impl Etcd {
     }
 
     /// Opens a watch of `key` from `start_revision`. The stream stays open until etcd or the
-    /// connection ends it.
+    /// connection ends it, or [`WATCH_RENEW_S`] seconds have passed.
     pub fn watch(&self, key: &[u8], start_revision: i64) -> Result<Watch, Error> {
         let url = format!("{}/v3/watch", self.base);
         let body = json!({"create_request": {
@@ -216,6 +220,7 @@ impl Etcd {
         let response = minreq::post(&url)
             .with_header("Content-Type", "application/json")
             .with_body(body.to_string())
+            .with_timeout(WATCH_RENEW_S)
             .send_lazy()
             .map_err(|e| Error::io(format!("POST {url}"), e))?;
         if !(200..300).contains(&response.status_code) {

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use hrwhash::live_view::LiveTransition;
 use hrwhash::Seed;
 
-use crate::etcd::{Etcd, WatchMessage};
+use std::time::{Duration, Instant};
+
+use crate::etcd::{Etcd, WatchMessage, WATCH_RENEW_S};
 use crate::source::{stopped, stopped_during, Backoff, Feed, Follower, Observer, Options};
 use crate::Error;
 
@@ -112,8 +114,8 @@ fn follow(etcd: &Etcd, key: &[u8], feed: &Feed, mut from: i64, stop: &Receiver<(
         }
         match watch(etcd, key, feed, from, stop, &mut backoff) {
             Ended::Stopped => return,
-            // etcd ended the watch on purpose: read again at once.
-            Ended::Canceled => {}
+            // etcd ended the watch on purpose, or it reached its renewal: read again at once.
+            Ended::Canceled | Ended::Renew => {}
             Ended::Lost => {
                 if stopped_during(stop, backoff.next_wait()) {
                     return;
@@ -145,6 +147,7 @@ fn follow(etcd: &Etcd, key: &[u8], feed: &Feed, mut from: i64, stop: &Receiver<(
 enum Ended {
     Stopped,
     Canceled,
+    Renew,
     Lost,
 }
 
@@ -156,6 +159,7 @@ fn watch(
     stop: &Receiver<()>,
     backoff: &mut Backoff,
 ) -> Ended {
+    let opened = Instant::now();
     let mut stream = match etcd.watch(key, from) {
         Ok(s) => s,
         Err(e) => {
@@ -194,6 +198,10 @@ fn watch(
                     why,
                 ));
                 return Ended::Canceled;
+            }
+            // The stream's deadline, not a failure.
+            Err(_) if opened.elapsed() >= Duration::from_secs(WATCH_RENEW_S) => {
+                return Ended::Renew
             }
             Err(e) => {
                 feed.fail(e);

@@ -198,7 +198,8 @@ impl Follower {
 
     /// Stops feeding the live view (which stays usable with its last view). A file or HTTP
     /// source's thread is joined; an etcd source's thread, which may be blocked reading its
-    /// watch, ends at its next message or when the connection ends, and applies nothing more.
+    /// watch, applies nothing more and ends at the watch's next message, when the connection
+    /// ends, or at the latest after [`crate::etcd::WATCH_RENEW_S`] seconds.
     pub fn stop(mut self) {
         self.halt();
     }
