@@ -210,8 +210,9 @@ impl Etcd {
     }
 
     /// Opens a watch of `key` from `start_revision`. The stream stays open until etcd or the
-    /// connection ends it, or [`WATCH_RENEW_S`] seconds have passed.
-    pub fn watch(&self, key: &[u8], start_revision: i64) -> Result<Watch, Error> {
+    /// connection ends it, or `renew_s` seconds have passed (the ordinary value is
+    /// [`WATCH_RENEW_S`]).
+    pub fn watch(&self, key: &[u8], start_revision: i64, renew_s: u64) -> Result<Watch, Error> {
         let url = format!("{}/v3/watch", self.base);
         let body = json!({"create_request": {
             "key": BASE64.encode(key),
@@ -220,7 +221,7 @@ impl Etcd {
         let response = minreq::post(&url)
             .with_header("Content-Type", "application/json")
             .with_body(body.to_string())
-            .with_timeout(WATCH_RENEW_S)
+            .with_timeout(renew_s.max(1))
             .send_lazy()
             .map_err(|e| Error::io(format!("POST {url}"), e))?;
         if !(200..300).contains(&response.status_code) {

@@ -22,6 +22,7 @@ pub struct EtcdSource {
     key: Vec<u8>,
     options: Options,
     first_watch_from: Option<i64>,
+    renew_s: u64,
 }
 
 impl std::fmt::Debug for EtcdSource {
@@ -47,6 +48,7 @@ impl EtcdSource {
             key: key.as_bytes().to_vec(),
             options: Options::default(),
             first_watch_from: None,
+            renew_s: WATCH_RENEW_S,
         })
     }
 
@@ -77,6 +79,14 @@ impl EtcdSource {
         self
     }
 
+    /// Renews the watch (a full read and a fresh watch) every `seconds` instead of every
+    /// [`WATCH_RENEW_S`]: for tests of the renewal.
+    #[doc(hidden)]
+    pub fn watch_renewal(mut self, seconds: u64) -> EtcdSource {
+        self.renew_s = seconds.max(1);
+        self
+    }
+
     /// Reads the key (an error when etcd cannot be reached, the key is absent or its value is not
     /// a view of the seed), then watches it on a thread of its own.
     pub fn start(self) -> Result<Follower, Error> {
@@ -91,9 +101,9 @@ impl EtcdSource {
         };
         let feed = Feed::first(&stored.value, &self.options, name)?;
         let from = self.first_watch_from.unwrap_or(read.revision + 1);
-        let (etcd, key) = (self.etcd, self.key);
+        let (etcd, key, renew_s) = (self.etcd, self.key, self.renew_s);
         Follower::spawn(feed.live.clone(), "etcd", false, move |stop| {
-            follow(&etcd, &key, &feed, from, &stop)
+            follow(&etcd, &key, &feed, from, renew_s, &stop)
         })
     }
 }
@@ -106,13 +116,13 @@ fn absent(etcd: &Etcd, key: &[u8]) -> Error {
 }
 
 /// Watches from `from` until told to stop, reading the key again whenever the watch ends.
-fn follow(etcd: &Etcd, key: &[u8], feed: &Feed, mut from: i64, stop: &Receiver<()>) {
+fn follow(etcd: &Etcd, key: &[u8], feed: &Feed, mut from: i64, renew_s: u64, stop: &Receiver<()>) {
     let mut backoff = Backoff::new();
     loop {
         if stopped(stop) {
             return;
         }
-        match watch(etcd, key, feed, from, stop, &mut backoff) {
+        match watch(etcd, key, feed, from, renew_s, stop, &mut backoff) {
             Ended::Stopped => return,
             // etcd ended the watch on purpose, or it reached its renewal: read again at once.
             Ended::Canceled | Ended::Renew => {}
@@ -156,11 +166,12 @@ fn watch(
     key: &[u8],
     feed: &Feed,
     from: i64,
+    renew_s: u64,
     stop: &Receiver<()>,
     backoff: &mut Backoff,
 ) -> Ended {
     let opened = Instant::now();
-    let mut stream = match etcd.watch(key, from) {
+    let mut stream = match etcd.watch(key, from, renew_s) {
         Ok(s) => s,
         Err(e) => {
             feed.fail(e);
@@ -200,9 +211,7 @@ fn watch(
                 return Ended::Canceled;
             }
             // The stream's deadline, not a failure.
-            Err(_) if opened.elapsed() >= Duration::from_secs(WATCH_RENEW_S) => {
-                return Ended::Renew
-            }
+            Err(_) if opened.elapsed() >= Duration::from_secs(renew_s) => return Ended::Renew,
             Err(e) => {
                 feed.fail(e);
                 return Ended::Lost;

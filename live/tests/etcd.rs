@@ -260,7 +260,7 @@ fn a_compacted_watch_recovers_with_a_full_read() {
     let now = client.get(b"/views/c").unwrap().revision;
     client.compact(now).unwrap();
     // The client itself: a watch from before the compaction is canceled with its revision.
-    let mut w = client.watch(b"/views/c", old_revision).unwrap();
+    let mut w = client.watch(b"/views/c", old_revision, 30).unwrap();
     let message = loop {
         match w.next_message().unwrap() {
             WatchMessage::Created => continue,
@@ -377,4 +377,32 @@ fn bad_endpoints_and_keys_are_typed_errors() {
             .kind_name(),
         "Io"
     );
+}
+
+#[test]
+fn a_renewed_watch_reads_again_without_reporting_an_error() {
+    let Some(etcd) = EtcdServer::start("renew") else {
+        return;
+    };
+    let p = Publisher::etcd(&etcd.endpoint(), "/views/r").unwrap();
+    p.publish(&fleet(5, 1.0, 1)).unwrap();
+    let (observer, seen) = recorder();
+    let follower = EtcdSource::new(&etcd.endpoint(), "/views/r")
+        .unwrap()
+        .observer(observer)
+        .watch_renewal(1)
+        .start()
+        .unwrap();
+    // Each renewal's full read confirms the view.
+    assert!(eventually(|| count(&seen, "unchanged", "") >= 2));
+    assert_eq!(
+        count(&seen, "source_error", ""),
+        0,
+        "{:?}",
+        seen.lock().unwrap()
+    );
+    let next = p.publish(&fleet(6, 1.0, 0)).unwrap().epoch();
+    assert!(eventually(|| follower.live().epoch() == next));
+    assert_eq!(count(&seen, "source_error", ""), 0);
+    follower.stop();
 }
