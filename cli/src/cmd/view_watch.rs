@@ -192,7 +192,7 @@ pub fn run(a: &Args, _out: &mut dyn Write) -> Result<(), CliError> {
     let reading = Arc::new(AtomicBool::new(true));
     let reader = match &store {
         Some(store) => {
-            store.seed_owners(&live.current(), &keys)?;
+            store.seed_owners(&live, &keys)?;
             let (store, keys, live, reading) =
                 (store.clone(), keys.clone(), live.clone(), reading.clone());
             Some(std::thread::spawn(move || {
@@ -322,9 +322,12 @@ impl Store {
         })
     }
 
-    /// Writes every key to its owner in `view`.
-    fn seed_owners(&self, view: &View, keys: &[Vec<u8>]) -> Result<(), CliError> {
+    /// Writes every key to its owner in the live view's current view. The view is taken under
+    /// the copier's lock, which a change callback holds while it copies: a change applied
+    /// meanwhile is either seen here or copied after.
+    fn seed_owners(&self, live: &LiveView, keys: &[Vec<u8>]) -> Result<(), CliError> {
         let mut mc = self.copier.lock().unwrap_or_else(|p| p.into_inner());
+        let view = live.current();
         for (i, key) in keys.iter().enumerate() {
             mc.set(&slot(view.placement().owner(key).id(), i), &value_of(i))
                 .map_err(|e| store_error(&self.address, e))?;
