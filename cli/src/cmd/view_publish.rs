@@ -2,7 +2,7 @@
 //! file, with the publisher as the one authority on epochs (LIVE.md, "Publishing").
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,14 +13,15 @@ use serde_json::json;
 use super::live::{from_live, Place, DURATION};
 use crate::error::CliError;
 use crate::input::parse_seed;
-use crate::view::view_file;
+use crate::view::{in_file, view_file};
 
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     place: Place,
     /// The view documents to publish, in order; a folder stands for its ramp steps
-    /// (`step-1.json`, `step-2.json`, ... as `hrwhash ramp --out` writes them). A node file is
+    /// (`step-1.json`, `step-2.json`, ... as `hrwhash ramp --out` writes them); `-` reads one
+    /// document from stdin (`view from-endpointslices ... | view publish ... -`). A node file is
     /// the view of its nodes. Each document's epoch is only a floor: the publisher gives the
     /// stored epoch + 1 when the membership changed, and writes nothing when it did not.
     #[arg(value_name = "VIEW", required = true)]
@@ -86,7 +87,18 @@ pub fn run(a: &Args, out: &mut dyn Write) -> Result<(), CliError> {
     }
     let views = paths
         .iter()
-        .map(|p| view_file(&p.clone().into_os_string(), seed, 0))
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                let bytes = hrwhash::view::read_document(
+                    std::io::stdin().take(hrwhash::view::MAX_DOCUMENT_BYTES + 1),
+                )
+                .map_err(|e| CliError::Input(format!("stdin: {e}")))?
+                .map_err(|e| in_file("stdin", &e))?;
+                View::from_json_bytes(&bytes, seed).map_err(|e| in_file("stdin", &e))
+            } else {
+                view_file(&p.clone().into_os_string(), seed, 0)
+            }
+        })
         .collect::<Result<Vec<View>, CliError>>()?;
     let target = match &publisher {
         Publisher::File(p) => p.display().to_string(),
