@@ -95,6 +95,7 @@ pub fn throw(
 /// A detail of an error: a number, a string, or `null`.
 pub enum Detail<'a> {
     Number(f64),
+    BigInt(u64),
     Text(&'a str),
     Null,
 }
@@ -117,6 +118,7 @@ pub fn throw_details(
         for (name, value) in props {
             let v = match value {
                 Detail::Number(n) => new_number(env, *n),
+                Detail::BigInt(n) => new_bigint(env, *n),
                 Detail::Text(s) => new_string(env, s),
                 Detail::Null => null(env),
             };
