@@ -203,6 +203,31 @@ export interface Route {
   newIndex: number
 }
 
+/** Where a `LiveView` routes a key: read from `read`, write to `write`. */
+export interface LiveRoute {
+  /** The previous view's owner while a move is in progress, else the current owner. */
+  read: NodeId
+  /** The current view's owner. */
+  write: NodeId
+  /** Whether `read` and `write` differ. */
+  moved: boolean
+}
+
+/** Options of `new LiveView(view, options)`. */
+export interface LiveViewOptions {
+  /** Milliseconds after an applied update at which its move ends by itself. */
+  moveDeadline?: number | null
+}
+
+/**
+ * The last refusal or source error of a `LiveView`: `kind` is an error kind name such as
+ * `'StaleView'`, or a source's own kind (`'Io'`, `'Callback'`).
+ */
+export interface LiveError {
+  kind: string
+  message: string
+}
+
 /**
  * The replica sets of a key before and after a transition: `replicas(key, k)` of each side
  * (spread over failure domains when a placement names them).
@@ -334,6 +359,59 @@ export declare class Domains {
   get depth(): number
   /** The number of domains of the spread level with a node of weight above zero. */
   get domainCount(): number
+}
+
+/**
+ * The view a client follows: a `View` replaced only by newer epochs, with the previous view kept
+ * while keys move.
+ */
+export declare class LiveView {
+  /**
+   * A live view of `view`, whose seed it keeps for good. `options.moveDeadline` (milliseconds)
+   * ends each move by itself; without it a move ends only by `finishMove()`.
+   */
+  constructor(view: View, options?: LiveViewOptions | null)
+  /**
+   * Offers `view`: `'applied'` (a higher epoch; a move begins and the change callbacks run
+   * before this returns) or `'unchanged'` (the same epoch and fingerprint). A lower epoch throws
+   * `HRW_STALE_VIEW`, the same epoch with another membership `HRW_VIEW_CONFLICT`, another seed
+   * `HRW_SEED_MISMATCH`; a refused view changes nothing but `lastError`. A callback that throws
+   * does not stop the others; its error is recorded in `lastError` (kind `'Callback'`).
+   */
+  update(view: View): 'applied' | 'unchanged'
+  /**
+   * Ends the move in progress: lookups answer from the current view alone. Returns whether a
+   * move was in progress.
+   */
+  finishMove(): boolean
+  /** Calls `callback(transition)` after every applied update, in registration order. */
+  onChange(callback: (transition: Transition) => void): void
+  /** The owner of `key` in the current view: where to write. */
+  owner(key: Key): NodeId
+  /**
+   * Where `key` is: `read` (the previous view's owner while a move is in progress), `write`
+   * (the current view's owner) and whether they differ.
+   */
+  route(key: Key): LiveRoute
+  /** The current view. */
+  get current(): View
+  /** The previous view while a move is in progress, else `null`. */
+  get previous(): View | null
+  /** The current epoch, as an unsigned 64-bit BigInt. */
+  get epoch(): bigint
+  /** The current view's fingerprint (32 hex digits). */
+  get fingerprint(): string
+  /** Whether a move is in progress. */
+  get moving(): boolean
+  /** Milliseconds since the last applied or unchanged update (or since construction). */
+  get sinceUpdate(): number
+  /**
+   * The last refusal or source error, `{ kind, message }`, or `null`; cleared by the next
+   * applied or unchanged update.
+   */
+  get lastError(): LiveError | null
+  /** Records a source's error (a lost connection, an unreadable file) without changing the view. */
+  reportError(kind: string, message: string): void
 }
 
 /**

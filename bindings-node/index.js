@@ -837,6 +837,7 @@ module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __n
 module.exports = nativeBinding
 module.exports.BoundedLoad = nativeBinding.BoundedLoad
 module.exports.Domains = nativeBinding.Domains
+module.exports.LiveView = nativeBinding.LiveView
 module.exports.Placement = nativeBinding.Placement
 module.exports.Plan = nativeBinding.Plan
 module.exports.ProfilePlacement = nativeBinding.ProfilePlacement

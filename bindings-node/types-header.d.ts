@@ -203,6 +203,31 @@ export interface Route {
   newIndex: number
 }
 
+/** Where a `LiveView` routes a key: read from `read`, write to `write`. */
+export interface LiveRoute {
+  /** The previous view's owner while a move is in progress, else the current owner. */
+  read: NodeId
+  /** The current view's owner. */
+  write: NodeId
+  /** Whether `read` and `write` differ. */
+  moved: boolean
+}
+
+/** Options of `new LiveView(view, options)`. */
+export interface LiveViewOptions {
+  /** Milliseconds after an applied update at which its move ends by itself. */
+  moveDeadline?: number | null
+}
+
+/**
+ * The last refusal or source error of a `LiveView`: `kind` is an error kind name such as
+ * `'StaleView'`, or a source's own kind (`'Io'`, `'Callback'`).
+ */
+export interface LiveError {
+  kind: string
+  message: string
+}
+
 /**
  * The replica sets of a key before and after a transition: `replicas(key, k)` of each side
  * (spread over failure domains when a placement names them).

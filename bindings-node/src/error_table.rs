@@ -141,12 +141,12 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
         Error::StaleView { epoch, current } => (
             Kind::Error,
             "HRW_STALE_VIEW",
-            vec![(c"epoch", Detail::Number(*epoch as f64)), (c"current", Detail::Number(*current as f64))],
+            vec![(c"epoch", Detail::BigInt(*epoch)), (c"current", Detail::BigInt(*current))],
         ),
         Error::ViewConflict { epoch } => (
             Kind::Error,
             "HRW_VIEW_CONFLICT",
-            vec![(c"epoch", Detail::Number(*epoch as f64))],
+            vec![(c"epoch", Detail::BigInt(*epoch))],
         ),
         // A variant added to the core after this table was generated.
         _ => (Kind::Error, "HRW_ERROR", vec![]),

@@ -95,6 +95,7 @@ pub fn throw(
 /// A detail of an error: a number, a string, or `null`.
 pub enum Detail<'a> {
     Number(f64),
+    BigInt(u64),
     Text(&'a str),
     Null,
 }
@@ -117,6 +118,7 @@ pub fn throw_details(
         for (name, value) in props {
             let v = match value {
                 Detail::Number(n) => new_number(env, *n),
+                Detail::BigInt(n) => new_bigint(env, *n),
                 Detail::Text(s) => new_string(env, s),
                 Detail::Null => null(env),
             };
@@ -681,4 +683,35 @@ pub fn new_bool(env: sys::napi_env, b: bool) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     check(env, unsafe { sys::napi_get_boolean(env, b, &mut v) })?;
     Ok(v)
+}
+
+/// The `message` of a thrown value when it has a string one, else its description: for errors a
+/// callback threw, recorded rather than rethrown.
+pub fn error_message(env: sys::napi_env, thrown: sys::napi_value) -> String {
+    if matches!(type_of(env, thrown), Ok(T::napi_object)) {
+        if let Ok(Some(m)) = property(env, thrown, c"message") {
+            if matches!(type_of(env, m), Ok(T::napi_string)) {
+                let mut len = 0usize;
+                let ok = unsafe {
+                    sys::napi_get_value_string_utf8(env, m, ptr::null_mut(), 0, &mut len)
+                } == sys::Status::napi_ok;
+                if ok {
+                    let mut buf = vec![0u8; len + 1];
+                    let mut written = 0usize;
+                    unsafe {
+                        sys::napi_get_value_string_utf8(
+                            env,
+                            m,
+                            buf.as_mut_ptr().cast(),
+                            buf.len(),
+                            &mut written,
+                        )
+                    };
+                    buf.truncate(written);
+                    return String::from_utf8_lossy(&buf).into_owned();
+                }
+            }
+        }
+    }
+    describe(env, thrown)
 }

@@ -8,6 +8,7 @@ mod error_table;
 mod fast;
 mod gather;
 mod js;
+mod live_view;
 mod placement;
 mod policy;
 mod policy_domains;

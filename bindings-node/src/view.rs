@@ -564,6 +564,20 @@ pub struct Transition {
 }
 
 impl Transition {
+    /// The transition between two views, as `new Transition(old, new)` builds it.
+    pub(crate) fn of_views(old: &hrwhash::View, new: &hrwhash::View) -> Transition {
+        let member = |v: &hrwhash::View| {
+            let p = v.placement().clone();
+            let forms = p.node_specs().iter().map(view_form).collect();
+            Member::Hrw(p, forms)
+        };
+        Transition {
+            inner: Core::Hrw(hrwhash::Transition::new(old.placement(), new.placement())),
+            old: member(old),
+            new: member(new),
+        }
+    }
+
     fn old_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
         self.old.id(env, i)
     }

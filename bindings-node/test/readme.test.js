@@ -21,6 +21,7 @@ function readmeExamples() {
 const OUTPUTS = [
   /^hrw-v1: session:1234 -> 10\.0\.0\.[123]:11211\n$/,
   /^\d+ steps moving 0\.\d{3} \(direct: 0\.250\)\n$/,
+  /^epoch 8, moving false\n$/,
   /^levelled table of 4096 slots, fingerprint 32 hex digits\n$/,
 ];
 

@@ -99,7 +99,7 @@ pub struct Field {
     pub name: String,
     /// The name bindings give it (Python as is, Node in camelCase).
     pub binding_name: String,
-    /// `int`, `float`, `text`, `optional_int`, `fault` or `object`.
+    /// `int`, `epoch` (any u64: a BigInt in Node), `float`, `text`, `optional_int`, `fault` or `object`.
     pub ty: String,
     /// False when only a binding reports it (the core variant has no such field).
     pub core: bool,
@@ -200,7 +200,7 @@ impl Table {
             for f in k["fields"].as_array().into_iter().flatten() {
                 let fname = need(f, "name")?;
                 let ty = need(f, "type")?;
-                if !["int", "float", "text", "optional_int", "fault", "object"].contains(&&*ty) {
+                if !["int", "epoch", "float", "text", "optional_int", "fault", "object"].contains(&&*ty) {
                     return Err(format!("{name}.{fname}: unknown type {ty}"));
                 }
                 fields.push(Field {
@@ -442,7 +442,7 @@ fn render_c(t: &Table) -> String {
 
 fn python_type(ty: &str) -> &'static str {
     match ty {
-        "int" | "optional_int" => "Optional[int]",
+        "int" | "epoch" | "optional_int" => "Optional[int]",
         "float" => "Optional[float]",
         "text" | "fault" => "Optional[str]",
         _ => "object",
@@ -580,6 +580,8 @@ fn render_node_map(t: &Table) -> String {
             .map(|f| {
                 let v = match f.ty.as_str() {
                     "int" => format!("Detail::Number(*{} as f64)", f.name),
+                    // An epoch is any u64: a number would round the largest ones.
+                    "epoch" => format!("Detail::BigInt(*{})", f.name),
                     "float" => format!("Detail::Number(*{})", f.name),
                     "text" => format!("Detail::Text({})", f.name),
                     "optional_int" => format!(
