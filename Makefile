@@ -19,7 +19,9 @@ demo:
 # The Python wheel is the longest build, so test-py starts at once. test-dist packs that wheel and
 # runs npm in bindings-node, so it waits for test-py and test-node (test-chain-dist); the Node
 # addon and the C library it packs (dist-build, zig-linked release builds) are built ahead, after
-# test-node, and the Rust suites follow them. record-profiles, which shares nothing with the
+# test-node, and the Rust suites follow them. test-live, whose followers run in Python, Node, Go
+# and the CLI, needs the Python venv and the Node addon too, so it opens test-chain-dist.
+# record-profiles, which shares nothing with the
 # others, evens out the chains' lengths.
 TEST_JOBS ?= 3
 test:
@@ -32,9 +34,9 @@ test-chain-node:
 test-chain-rust: test-chain-node
 	+@$(call chain,check-generated test-core test-compat test-conformance test-cli)
 test-chain-bindings:
-	+@$(call chain,test-py test-live test-fuzz-py record-profiles)
+	+@$(call chain,test-py test-fuzz-py record-profiles)
 test-chain-dist: test-chain-bindings test-chain-node
-	+@$(call chain,test-dist)
+	+@$(call chain,test-live test-dist)
 test-chain-c:
 	+@$(call chain,test-c test-go test-fuzz-native)
 

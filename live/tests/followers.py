@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The multi-process proof of live views (LIVE.md, "Follower protocol"): a real etcd and a real
-memcached on loopback, followers in separate processes (the CLI's `hrwhash view watch`, and the Go
-and Python followers where this tree has them), one publisher (`hrwhash view publish`) taking the
+memcached on loopback, followers in separate processes (the CLI's `hrwhash view watch`, and the Go,
+Python and Node followers where this tree has them), one publisher (`hrwhash view publish`) taking the
 fleet 5 -> 6 -> 5 nodes and through a weight ramp, etcd killed and restarted mid-run, the history
 compacted, and stale and forged documents written straight to the key.
 
@@ -266,10 +266,18 @@ def follower_commands(hrwhash, keys_file, etcd, memcached_port, cli_count):
     why = ("bindings-python/python/hrwhash/live.py is not in this tree" if not os.path.isfile(py_module)
            else "bindings-python/.venv has no hrwhash with hrwhash.live (run make test-py first)")
     out.append(("python", "python", [venv_python, "-m", "hrwhash.live", *common], ROOT, py_ok, why))
+    node_script = os.path.join(ROOT, "bindings-node", "scripts", "follow.js")
+    node_ok = os.path.isfile(node_script) and shutil.which("node") is not None and subprocess.run(
+        ["node", "-e", "require(process.argv[1])", os.path.join(ROOT, "bindings-node", "main.js")],
+        capture_output=True).returncode == 0
+    why = ("bindings-node/scripts/follow.js is not in this tree" if not os.path.isfile(node_script)
+           else "bindings-node has no built addon (run make test-node first)")
+    out.append(("node", "node", ["node", node_script, *common], ROOT, node_ok, why))
     # Code that exists but cannot run is a failure under CI.
     for name, _, _, _, present, why in out:
         if not present and CI and (
-            (name == "go" and os.path.isdir(go_cmd)) or (name == "python" and os.path.isfile(py_module))):
+            (name == "go" and os.path.isdir(go_cmd)) or (name == "python" and os.path.isfile(py_module))
+                or (name == "node" and os.path.isfile(node_script))):
             fail(f"the {name} follower is in the tree but cannot run: {why}")
     return out
 
