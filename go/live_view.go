@@ -1,0 +1,271 @@
+package hrwhash
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// LiveView holds the view a process follows now and, while keys move, the view before it
+// (conformance/LIVE-VIEW.md). Update accepts only a higher epoch; lookups never block and each
+// reads one snapshot, so a lookup never sees half of an update. Safe for concurrent use.
+type LiveView struct {
+	state atomic.Pointer[liveState]
+	// mu orders the writers (Update, FinishMove, OnChange); readers never take it.
+	mu sync.Mutex
+	// notify keeps the change callbacks in the order of the updates that caused them. An
+	// updater takes it before it releases mu, and runs the callbacks without holding mu, so a
+	// callback may read the live view and call FinishMove (but not Update).
+	notify    sync.Mutex
+	callbacks atomic.Pointer[[]func(*Transition)]
+	// confirmed is when the last applied or unchanged update happened (nanoseconds on
+	// liveClock: monotonic).
+	confirmed atomic.Int64
+	lastErr   atomic.Pointer[liveError]
+	deadline  time.Duration
+}
+
+// liveState is one snapshot: every lookup reads exactly one.
+type liveState struct {
+	current *View
+	// previous and transition are set while a move is in progress (until FinishMove or the
+	// deadline).
+	previous   *View
+	transition *Transition
+	// deadline ends the move by itself (on liveClock); 0 for none.
+	deadline int64
+}
+
+type liveError struct{ err error }
+
+// liveClock is the origin of the monotonic times a LiveView stores as integers.
+var liveClock = time.Now()
+
+func liveNow() int64 { return int64(time.Since(liveClock)) }
+
+func (s *liveState) moving(now int64) bool {
+	return s.previous != nil && (s.deadline == 0 || now < s.deadline)
+}
+
+// LiveOption configures NewLiveView.
+type LiveOption func(*LiveView)
+
+// WithMoveDeadline ends every move d after the update that began it, as FinishMove would; without
+// it (or with d <= 0) a move lasts until FinishMove.
+func WithMoveDeadline(d time.Duration) LiveOption {
+	return func(lv *LiveView) {
+		if d > 0 {
+			lv.deadline = d
+		}
+	}
+}
+
+// UpdateOutcome is what an accepted LiveView.Update did.
+type UpdateOutcome int
+
+const (
+	// UpdateUnchanged: the view has the live view's epoch and fingerprint; nothing changed, but
+	// it confirms the live view (SinceUpdate restarts).
+	UpdateUnchanged UpdateOutcome = iota
+	// UpdateApplied: the view has a higher epoch and is now current; a move began.
+	UpdateApplied
+)
+
+// String is "unchanged" or "applied", the names conformance/live-view.json uses.
+func (o UpdateOutcome) String() string {
+	switch o {
+	case UpdateUnchanged:
+		return "unchanged"
+	case UpdateApplied:
+		return "applied"
+	}
+	return fmt.Sprintf("UpdateOutcome(%d)", int(o))
+}
+
+// LiveRoute is where one key is while a move is in progress: read it from Read (the previous
+// view's owner) and write it to Write (the current view's owner). With no move in progress both
+// are the current owner.
+type LiveRoute struct {
+	Read, Write string
+	// Moved says whether Read and Write differ.
+	Moved bool
+}
+
+// NewLiveView follows view, the first one (a source reads it before it makes the live view).
+// Its seed is the live view's from then on. ErrNullParameter for a nil View.
+func NewLiveView(view *View, opts ...LiveOption) (*LiveView, error) {
+	if err := view.usable(); err != nil {
+		return nil, err
+	}
+	lv := &LiveView{}
+	for _, o := range opts {
+		o(lv)
+	}
+	lv.state.Store(&liveState{current: view})
+	lv.confirmed.Store(liveNow())
+	return lv, nil
+}
+
+// Update offers a view, compared with the current one in this order: another seed fingerprint is
+// ErrSeedMismatch; a lower epoch is ErrStaleView (Epoch: the offered epoch, Current: the live
+// one); the same epoch with the same fingerprint is UpdateUnchanged; the same epoch with another
+// fingerprint is ErrViewConflict (two publishers disagree: neither is picked); a higher epoch is
+// UpdateApplied, even when the fingerprint is the same. An applied view becomes current and
+// begins a move from the view that was current (replacing a move in progress); the OnChange
+// callbacks then run on this goroutine. A refused view changes nothing but LastError.
+func (lv *LiveView) Update(view *View) (UpdateOutcome, error) {
+	if err := view.usable(); err != nil {
+		lv.setError(err)
+		return UpdateUnchanged, err
+	}
+	lv.mu.Lock()
+	s := lv.state.Load()
+	cur := s.current
+	var err error
+	switch {
+	case view.seedFingerprint != cur.seedFingerprint:
+		err = &Error{Code: CodeSeedMismatch}
+	case view.epoch < cur.epoch:
+		err = &Error{Code: CodeStaleView, Epoch: view.epoch, Current: cur.epoch}
+	case view.epoch == cur.epoch && view.fingerprint != cur.fingerprint:
+		err = &Error{Code: CodeViewConflict, Epoch: view.epoch}
+	}
+	if err != nil {
+		lv.mu.Unlock()
+		lv.setError(err)
+		return UpdateUnchanged, err
+	}
+	if view.epoch == cur.epoch {
+		lv.mu.Unlock()
+		lv.confirm()
+		return UpdateUnchanged, nil
+	}
+	t, err := NewTransition(cur, view)
+	if err != nil {
+		lv.mu.Unlock()
+		lv.setError(err)
+		return UpdateUnchanged, err
+	}
+	now := liveNow()
+	next := &liveState{current: view, previous: cur, transition: t}
+	if lv.deadline > 0 {
+		next.deadline = now + int64(lv.deadline)
+	}
+	lv.state.Store(next)
+	lv.confirm()
+	lv.notify.Lock()
+	lv.mu.Unlock()
+	defer lv.notify.Unlock()
+	if cbs := lv.callbacks.Load(); cbs != nil {
+		for _, f := range *cbs {
+			lv.call(f, t)
+		}
+	}
+	return UpdateApplied, nil
+}
+
+// call runs one change callback; a panic is recorded in LastError (wrapping ErrPanic) instead of
+// reaching the updater, so a faulty callback cannot stop a source.
+func (lv *LiveView) call(f func(*Transition), t *Transition) {
+	defer func() {
+		if r := recover(); r != nil {
+			lv.setError(fmt.Errorf("hrwhash: a LiveView change callback panicked: %v: %w", r, ErrPanic))
+		}
+	}()
+	f(t)
+}
+
+func (lv *LiveView) confirm() {
+	lv.confirmed.Store(liveNow())
+	lv.lastErr.Store(nil)
+}
+
+func (lv *LiveView) setError(err error) { lv.lastErr.Store(&liveError{err}) }
+
+// FinishMove ends the move in progress: from now on lookups use the current view alone. It does
+// nothing when no move is in progress.
+func (lv *LiveView) FinishMove() {
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	if s := lv.state.Load(); s.previous != nil {
+		lv.state.Store(&liveState{current: s.current})
+	}
+}
+
+// OnChange registers f, called with the Transition from the previous view to the current one
+// after every applied update, on the goroutine that called Update, after the swap (lookups
+// already answer with the new view). f may read the live view and call FinishMove; it must not
+// call Update. A panic in f is recorded in LastError and the other callbacks still run.
+func (lv *LiveView) OnChange(f func(*Transition)) {
+	if f == nil {
+		return
+	}
+	lv.mu.Lock()
+	defer lv.mu.Unlock()
+	var cbs []func(*Transition)
+	if old := lv.callbacks.Load(); old != nil {
+		cbs = append(cbs, *old...)
+	}
+	cbs = append(cbs, f)
+	lv.callbacks.Store(&cbs)
+}
+
+// Owner is the id of the current view's owner of key: where to write it.
+func (lv *LiveView) Owner(key string) string {
+	return lv.state.Load().current.placement.OwnerID(key)
+}
+
+// Route is where key is read and written: during a move, Read is its owner in the previous view
+// and Write its owner in the current one; otherwise both are the current owner.
+func (lv *LiveView) Route(key string) LiveRoute {
+	s := lv.state.Load()
+	w := s.current.placement.OwnerID(key)
+	if !s.moving(liveNow()) {
+		return LiveRoute{Read: w, Write: w}
+	}
+	r := s.previous.placement.OwnerID(key)
+	return LiveRoute{Read: r, Write: w, Moved: r != w}
+}
+
+// Snapshot is the current view, the previous one (nil when no move is in progress) and whether
+// a move is in progress, read together: for a batch of lookups that must agree.
+func (lv *LiveView) Snapshot() (current, previous *View, moving bool) {
+	s := lv.state.Load()
+	if !s.moving(liveNow()) {
+		return s.current, nil, false
+	}
+	return s.current, s.previous, true
+}
+
+// Epoch is the current view's epoch.
+func (lv *LiveView) Epoch() uint64 { return lv.state.Load().current.epoch }
+
+// Fingerprint is the current view's fingerprint.
+func (lv *LiveView) Fingerprint() [16]byte { return lv.state.Load().current.fingerprint }
+
+// Moving says whether a move is in progress.
+func (lv *LiveView) Moving() bool { return lv.state.Load().moving(liveNow()) }
+
+// SinceUpdate is the time since the last applied or unchanged update (since NewLiveView before
+// the first).
+func (lv *LiveView) SinceUpdate() time.Duration {
+	return time.Duration(liveNow() - lv.confirmed.Load())
+}
+
+// LastError is the last refused update or source error (ReportError), nil when there is none;
+// the next applied or unchanged update clears it.
+func (lv *LiveView) LastError() error {
+	if e := lv.lastErr.Load(); e != nil {
+		return e.err
+	}
+	return nil
+}
+
+// ReportError records err, a source's error (a lost connection, a document that cannot be read),
+// as LastError without changing the view. A nil err is ignored.
+func (lv *LiveView) ReportError(err error) {
+	if err != nil {
+		lv.setError(err)
+	}
+}
