@@ -223,3 +223,6 @@ func nextEpoch(stored, offered uint64) (uint64, error) {
 
 // firstEpoch is the epoch of the first view published where there was none.
 func firstEpoch(offered uint64) uint64 { return max(offered, 1) }
+
+// maxDocumentBytes is the largest view document a follower reads (VIEW.md, "Limits").
+const maxDocumentBytes = 1 << 30
