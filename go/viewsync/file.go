@@ -5,10 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"io"
 	"time"
 
 	"github.com/hrwhash/hrwhash/go"
