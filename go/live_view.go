@@ -183,14 +183,18 @@ func (lv *LiveView) confirm() {
 
 func (lv *LiveView) setError(err error) { lv.lastErr.Store(&liveError{err}) }
 
-// FinishMove ends the move in progress: from now on lookups use the current view alone. It does
-// nothing when no move is in progress.
-func (lv *LiveView) FinishMove() {
+// FinishMove ends the move in progress: the previous view is dropped and every key is read where
+// it is written. It reports whether a move was in progress (one whose deadline had passed was
+// over already).
+func (lv *LiveView) FinishMove() bool {
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
-	if s := lv.state.Load(); s.previous != nil {
-		lv.state.Store(&liveState{current: s.current})
+	s := lv.state.Load()
+	if s.previous == nil {
+		return false
 	}
+	lv.state.Store(&liveState{current: s.current})
+	return s.moving(liveNow())
 }
 
 // OnChange registers f, called with the Transition from the previous view to the current one
@@ -220,23 +224,33 @@ func (lv *LiveView) Owner(key string) string {
 // and Write its owner in the current one; otherwise both are the current owner.
 func (lv *LiveView) Route(key string) LiveRoute {
 	s := lv.state.Load()
-	w := s.current.placement.OwnerID(key)
 	if !s.moving(liveNow()) {
+		return route(s.current, nil, key)
+	}
+	return route(s.current, s.previous, key)
+}
+
+func route(current, previous *View, key string) LiveRoute {
+	w := current.placement.OwnerID(key)
+	if previous == nil {
 		return LiveRoute{Read: w, Write: w}
 	}
-	r := s.previous.placement.OwnerID(key)
+	r := previous.placement.OwnerID(key)
 	return LiveRoute{Read: r, Write: w, Moved: r != w}
 }
 
-// Snapshot is the current view, the previous one (nil when no move is in progress) and whether
-// a move is in progress, read together: for a batch of lookups that must agree.
-func (lv *LiveView) Snapshot() (current, previous *View, moving bool) {
+// Snapshot is one state of the live view, held whole: lookups on it all answer from the same
+// views however many updates happen meanwhile, for a batch of lookups that must agree.
+func (lv *LiveView) Snapshot() LiveSnapshot {
 	s := lv.state.Load()
 	if !s.moving(liveNow()) {
-		return s.current, nil, false
+		return LiveSnapshot{current: s.current}
 	}
-	return s.current, s.previous, true
+	return LiveSnapshot{current: s.current, previous: s.previous, transition: s.transition}
 }
+
+// Current is the current view.
+func (lv *LiveView) Current() *View { return lv.state.Load().current }
 
 // Epoch is the current view's epoch.
 func (lv *LiveView) Epoch() uint64 { return lv.state.Load().current.epoch }
@@ -244,8 +258,12 @@ func (lv *LiveView) Epoch() uint64 { return lv.state.Load().current.epoch }
 // Fingerprint is the current view's fingerprint.
 func (lv *LiveView) Fingerprint() [16]byte { return lv.state.Load().current.fingerprint }
 
-// Moving says whether a move is in progress.
+// Moving says whether a move is in progress: an update was applied and neither FinishMove nor
+// the move deadline has ended it.
 func (lv *LiveView) Moving() bool { return lv.state.Load().moving(liveNow()) }
+
+// MoveDeadline is the move deadline the live view was made with (WithMoveDeadline), 0 for none.
+func (lv *LiveView) MoveDeadline() time.Duration { return lv.deadline }
 
 // SinceUpdate is the time since the last applied or unchanged update (since NewLiveView before
 // the first).
@@ -269,3 +287,28 @@ func (lv *LiveView) ReportError(err error) {
 		lv.setError(err)
 	}
 }
+
+// LiveSnapshot is one state of a LiveView (LiveView.Snapshot): the current view, and while a
+// move is in progress the previous one and the transition between them.
+type LiveSnapshot struct {
+	current, previous *View
+	transition        *Transition
+}
+
+// Current is the current view.
+func (s LiveSnapshot) Current() *View { return s.current }
+
+// Previous is the previous view while a move is in progress, nil otherwise.
+func (s LiveSnapshot) Previous() *View { return s.previous }
+
+// Transition is the transition previous -> current while a move is in progress, nil otherwise.
+func (s LiveSnapshot) Transition() *Transition { return s.transition }
+
+// Moving says whether a move was in progress when the snapshot was taken.
+func (s LiveSnapshot) Moving() bool { return s.previous != nil }
+
+// Owner is the id of the owner of key in the current view.
+func (s LiveSnapshot) Owner(key string) string { return s.current.placement.OwnerID(key) }
+
+// Route is where key is read and written, as LiveView.Route answers, from this snapshot.
+func (s LiveSnapshot) Route(key string) LiveRoute { return route(s.current, s.previous, key) }

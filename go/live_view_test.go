@@ -149,9 +149,9 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 	if lv.LastError() != nil || lv.Epoch() != 2 || lv.Fingerprint() != v2.Fingerprint() || !lv.Moving() {
 		t.Fatalf("after applying: last error %v epoch %d moving %v", lv.LastError(), lv.Epoch(), lv.Moving())
 	}
-	cur, prev, moving := lv.Snapshot()
-	if cur != v2 || prev != v1 || !moving {
-		t.Fatalf("Snapshot during the move: %v %v %v", cur, prev, moving)
+	snap := lv.Snapshot()
+	if snap.Current() != v2 || snap.Previous() != v1 || !snap.Moving() || snap.Transition() != seen[0] {
+		t.Fatalf("Snapshot during the move: %+v", snap)
 	}
 	moved := 0
 	for _, k := range liveKeys(2000) {
@@ -163,15 +163,23 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 		if r.Moved {
 			moved++
 		}
+		if snap.Route(k) != r || snap.Owner(k) != next {
+			t.Fatalf("the snapshot's Route(%s) = %+v, the live view's %+v", k, snap.Route(k), r)
+		}
 	}
 	if moved == 0 || moved == 2000 {
 		t.Fatalf("%d of 2000 keys moved from 3 to 4 nodes", moved)
 	}
 
-	lv.FinishMove()
-	cur, prev, moving = lv.Snapshot()
-	if cur != v2 || prev != nil || moving || lv.Moving() {
-		t.Fatalf("Snapshot after FinishMove: %v %v %v", cur, prev, moving)
+	if !lv.FinishMove() {
+		t.Fatal("FinishMove found no move")
+	}
+	if lv.Current() != v2 || lv.Snapshot().Previous() != nil || lv.Snapshot().Transition() != nil || lv.Snapshot().Moving() || lv.Moving() {
+		t.Fatalf("Snapshot after FinishMove: %+v", lv.Snapshot())
+	}
+	// The snapshot taken during the move still answers from both views.
+	if !snap.Moving() || snap.Previous() != v1 {
+		t.Fatal("an earlier snapshot changed")
 	}
 	for _, k := range liveKeys(200) {
 		w := v2.Placement().OwnerID(k)
@@ -179,8 +187,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 			t.Fatalf("Route(%s) after the move = %+v", k, r)
 		}
 	}
-	lv.FinishMove() // nothing to finish
-	if lv.Epoch() != 2 || lv.Moving() {
+	if lv.FinishMove() || lv.Epoch() != 2 || lv.Moving() {
 		t.Fatal("a second FinishMove changed the live view")
 	}
 }
@@ -215,9 +222,9 @@ func TestLiveViewANewUpdateReplacesTheMove(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cur, prev, moving := lv.Snapshot()
-	if cur != v3 || prev != v2 || !moving {
-		t.Fatalf("after two updates the move is %v -> %v (moving %v), want epoch 2 -> 3", prev.Epoch(), cur.Epoch(), moving)
+	snap := lv.Snapshot()
+	if snap.Current() != v3 || snap.Previous() != v2 || !snap.Moving() {
+		t.Fatalf("after two updates the move is %v -> %v, want epoch 2 -> 3", snap.Previous().Epoch(), snap.Current().Epoch())
 	}
 	for _, k := range liveKeys(500) {
 		if r := lv.Route(k); r.Read != v2.Placement().OwnerID(k) {
@@ -235,8 +242,11 @@ func TestLiveViewMoveDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond)
-	if _, prev, moving := lv.Snapshot(); moving || prev != nil || lv.Moving() {
+	if snap := lv.Snapshot(); snap.Moving() || snap.Previous() != nil || lv.Moving() || lv.MoveDeadline() != time.Nanosecond {
 		t.Fatal("the move outlived its deadline")
+	}
+	if lv.FinishMove() {
+		t.Fatal("FinishMove after the deadline reported a move in progress")
 	}
 	for _, k := range liveKeys(300) {
 		if r := lv.Route(k); r.Moved || r.Read != v2.Placement().OwnerID(k) {
@@ -257,7 +267,7 @@ func TestLiveViewMoveDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Millisecond)
-	if !lv.Moving() {
+	if !lv.Moving() || lv.MoveDeadline() != 0 {
 		t.Fatal("a negative deadline ended the move")
 	}
 }
@@ -348,9 +358,10 @@ func TestLiveViewReadersDuringUpdates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for n := 0; !done.Load() || n < 100; n++ {
-				cur, prev, moving := lv.Snapshot()
-				if moving && (prev == nil || prev.Epoch()+1 != cur.Epoch()) {
-					errs <- fmt.Errorf("snapshot: moving %v from %v to epoch %d", moving, prev, cur.Epoch())
+				snap := lv.Snapshot()
+				cur, prev := snap.Current(), snap.Previous()
+				if snap.Moving() && (prev == nil || prev.Epoch()+1 != cur.Epoch() || snap.Transition() == nil) {
+					errs <- fmt.Errorf("snapshot: moving from %v to epoch %d", prev, cur.Epoch())
 					return
 				}
 				if cur.Fingerprint() != views[cur.Epoch()].Fingerprint() {

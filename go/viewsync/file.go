@@ -84,7 +84,7 @@ func (f File) Follow(ctx context.Context, opts ...Option) (*hrwhash.LiveView, er
 			if err == nil && stampOf(fi) == stamp && !failing {
 				if accepted {
 					// The file is the live view still: a confirmation.
-					fo.lv.Update(currentView(fo.lv))
+					fo.lv.Update(fo.lv.Current())
 				}
 				continue
 			}
@@ -101,7 +101,7 @@ func (f File) Follow(ctx context.Context, opts ...Option) (*hrwhash.LiveView, er
 			stamp = st
 			if bytes.Equal(next, last) {
 				if accepted {
-					fo.lv.Update(currentView(fo.lv))
+					fo.lv.Update(fo.lv.Current())
 				}
 				continue
 			}
@@ -110,11 +110,6 @@ func (f File) Follow(ctx context.Context, opts ...Option) (*hrwhash.LiveView, er
 		}
 	}()
 	return fo.lv, nil
-}
-
-func currentView(lv *hrwhash.LiveView) *hrwhash.View {
-	cur, _, _ := lv.Snapshot()
-	return cur
 }
 
 // Publish writes view to the file by the epoch rule of Etcd.Publish (a file without a view gets

@@ -159,8 +159,7 @@ func (f *follower) first(doc []byte) error {
 // offer parses doc with the live view's seed and offers it to Update; it reports whether the
 // document is now the live view (applied or unchanged).
 func (f *follower) offer(doc []byte) bool {
-	cur, _, _ := f.lv.Snapshot()
-	v, err := hrwhash.ViewFromJSON(doc, hrwhash.WithSeed(cur.Placement().Seed()))
+	v, err := hrwhash.ViewFromJSON(doc, hrwhash.WithSeed(f.lv.Current().Placement().Seed()))
 	if err != nil {
 		f.lv.ReportError(err)
 		epoch, ok := documentEpoch(doc)
