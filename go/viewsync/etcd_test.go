@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hrwhash/hrwhash/go"
+	"github.com/hrwhash/hrwhash/go/internal/etcdtest"
 	"github.com/hrwhash/hrwhash/go/viewsync"
 )
 
@@ -74,7 +75,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func TestEtcdPublishEpochRule(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx := context.Background()
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/view"}
 
@@ -113,7 +114,7 @@ func TestEtcdPublishEpochRule(t *testing.T) {
 
 	// A document that is no view is not overwritten.
 	bad := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/garbage"}
-	srv.put(bad.Key, []byte("not a view"))
+	srv.Put(bad.Key, []byte("not a view"))
 	if _, _, err := bad.Publish(ctx, view(t, 1, "a")); !errors.Is(err, hrwhash.ErrInvalidJSON) {
 		t.Fatalf("publishing over a non-view: %v", err)
 	}
@@ -123,7 +124,7 @@ func TestEtcdPublishEpochRule(t *testing.T) {
 // without the compare-and-swap two of them would read the same stored epoch and both write the
 // next one.
 func TestEtcdPublishersNeverShareAnEpoch(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx := context.Background()
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/race"}
 	const publishers, rounds = 4, 25
@@ -183,7 +184,7 @@ func TestEtcdPublishersNeverShareAnEpoch(t *testing.T) {
 }
 
 func TestEtcdWatchSeesEveryPublish(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/watch"}
@@ -225,10 +226,10 @@ func TestEtcdWatchSeesEveryPublish(t *testing.T) {
 	}
 	// A forged document: the same epoch, another membership, written behind the publisher.
 	doc, _ := view(t, last, "forged-a", "forged-b").JSON()
-	srv.put(e.Key, doc)
+	srv.Put(e.Key, doc)
 	stale, _ := view(t, 1, nodes(5)...).JSON()
-	srv.put(e.Key, stale)
-	srv.put(e.Key, []byte(`{"format":"hrwhash-view-v1","epoch":"99"}`))
+	srv.Put(e.Key, stale)
+	srv.Put(e.Key, []byte(`{"format":"hrwhash-view-v1","epoch":"99"}`))
 	waitFor(t, "three refusals", func() bool {
 		n := 0
 		for _, ev := range rec.all() {
@@ -253,7 +254,7 @@ func TestEtcdWatchSeesEveryPublish(t *testing.T) {
 }
 
 func TestEtcdCompactedWatchRecoversWithAFullRead(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/compacted"}
@@ -262,15 +263,15 @@ func TestEtcdCompactedWatchRecoversWithAFullRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, _ := first.JSON()
-	rev := srv.put("/unrelated", []byte("x")) - 1 // the revision that wrote the first view
+	rev := srv.Put("/unrelated", []byte("x")) - 1 // the revision that wrote the first view
 	var last *hrwhash.View
 	for i := 0; i < 3; i++ {
 		if last, _, err = e.Publish(ctx, view(t, 0, nodes(6+i)...)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	latest := srv.put("/unrelated", []byte("y"))
-	srv.compact(latest)
+	latest := srv.Put("/unrelated", []byte("y"))
+	srv.Compact(latest)
 	var rec recorder
 	lv, err := viewsync.FollowFrom(ctx, e, doc, rev, viewsync.WithEvents(rec.add))
 	if err != nil {
@@ -300,7 +301,7 @@ func TestEtcdCompactedWatchRecoversWithAFullRead(t *testing.T) {
 }
 
 func TestEtcdStoppedKeepsTheViewAndResumes(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/restart"}
@@ -332,7 +333,7 @@ func TestEtcdStoppedKeepsTheViewAndResumes(t *testing.T) {
 			t.Fatal("lookups changed while etcd was down")
 		}
 	}
-	srv.Start()
+	srv.Restart()
 	v2, _, err := e.Publish(ctx, view(t, 0, nodes(6)...))
 	if err != nil {
 		t.Fatal(err)
@@ -348,7 +349,7 @@ func TestEtcdStoppedKeepsTheViewAndResumes(t *testing.T) {
 }
 
 func TestEtcdFollowStopsWithItsContext(t *testing.T) {
-	srv := startEtcd(t)
+	srv := etcdtest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	e := viewsync.Etcd{Endpoint: srv.URL(), Key: "/hrwhash/cancel"}
 	if _, _, err := e.Publish(ctx, view(t, 1, nodes(3)...)); err != nil {

@@ -1,4 +1,6 @@
-package viewsync_test
+// Package etcdtest starts a real etcd (Debian's etcd-server) for the tests of the etcd follower
+// and publisher and of the follower command.
+package etcdtest
 
 import (
 	"bytes"
@@ -16,9 +18,9 @@ import (
 	"time"
 )
 
-// etcdServer is a real etcd (Debian's etcd-server) on loopback ports with its data in a
+// Server is a real etcd (Debian's etcd-server) on loopback ports with its data in a
 // temporary directory; Stop and Start keep the data, as a restarted member does.
-type etcdServer struct {
+type Server struct {
 	t                    *testing.T
 	bin, dir             string
 	clientPort, peerPort int
@@ -26,7 +28,7 @@ type etcdServer struct {
 	exited               chan struct{}
 }
 
-func freePort(t *testing.T) int {
+func FreePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,9 +38,9 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// startEtcd starts etcd, stopped at the end of the test. Without the etcd binary the test is
+// Start starts etcd, stopped at the end of the test. Without the etcd binary the test is
 // skipped, except under CI=true, where it fails.
-func startEtcd(t *testing.T) *etcdServer {
+func Start(t *testing.T) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("etcd")
 	if err != nil {
@@ -47,15 +49,17 @@ func startEtcd(t *testing.T) *etcdServer {
 		}
 		t.Skipf("etcd not installed (apt-get install etcd-server): %v", err)
 	}
-	s := &etcdServer{t: t, bin: bin, dir: t.TempDir(), clientPort: freePort(t), peerPort: freePort(t)}
-	s.Start()
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), clientPort: FreePort(t), peerPort: FreePort(t)}
+	s.Restart()
 	t.Cleanup(s.Stop)
 	return s
 }
 
-func (s *etcdServer) URL() string { return "http://127.0.0.1:" + strconv.Itoa(s.clientPort) }
+// URL is the client URL.
+func (s *Server) URL() string { return "http://127.0.0.1:" + strconv.Itoa(s.clientPort) }
 
-func (s *etcdServer) Start() {
+// Restart starts the stopped server again on the same ports and data.
+func (s *Server) Restart() {
 	s.t.Helper()
 	client := s.URL()
 	peer := "http://127.0.0.1:" + strconv.Itoa(s.peerPort)
@@ -98,7 +102,8 @@ func (s *etcdServer) Start() {
 	}
 }
 
-func (s *etcdServer) Stop() {
+// Stop stops the server (SIGTERM, then SIGKILL after 10 s); its data stays.
+func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
@@ -112,8 +117,8 @@ func (s *etcdServer) Stop() {
 	s.cmd = nil
 }
 
-// post sends one request to the gateway, for what the tests do behind the package's back.
-func (s *etcdServer) post(path string, req any) map[string]any {
+// Post sends one request to the gateway, for what the tests do behind the package's back.
+func (s *Server) Post(path string, req any) map[string]any {
 	s.t.Helper()
 	body, _ := json.Marshal(req)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -131,12 +136,14 @@ func (s *etcdServer) post(path string, req any) map[string]any {
 	return out
 }
 
-func (s *etcdServer) put(key string, value []byte) int64 {
-	out := s.post("/v3/kv/put", map[string]any{"key": []byte(key), "value": value})
+// Put writes value at key behind the publisher's back and returns the revision.
+func (s *Server) Put(key string, value []byte) int64 {
+	out := s.Post("/v3/kv/put", map[string]any{"key": []byte(key), "value": value})
 	rev, _ := strconv.ParseInt(fmt.Sprint(out["header"].(map[string]any)["revision"]), 10, 64)
 	return rev
 }
 
-func (s *etcdServer) compact(rev int64) {
-	s.post("/v3/kv/compaction", map[string]any{"revision": strconv.FormatInt(rev, 10), "physical": true})
+// Compact compacts the key space up to rev.
+func (s *Server) Compact(rev int64) {
+	s.Post("/v3/kv/compaction", map[string]any{"revision": strconv.FormatInt(rev, 10), "physical": true})
 }
