@@ -24,7 +24,8 @@ import (
 	"github.com/hrwhash/hrwhash/go"
 )
 
-// Option configures a follower.
+// Option configures a follower or ViewFromEndpointSlices; each ignores the options that are
+// not about it.
 type Option func(*config)
 
 type config struct {
@@ -32,10 +33,13 @@ type config struct {
 	live     []hrwhash.LiveOption
 	events   func(Event)
 	interval time.Duration
+	// For ViewFromEndpointSlices.
+	portName    *string
+	readyWeight float64
 }
 
 func configure(opts []Option) config {
-	c := config{seed: hrwhash.DefaultSeed()}
+	c := config{seed: hrwhash.DefaultSeed(), readyWeight: 1}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -43,7 +47,7 @@ func configure(opts []Option) config {
 }
 
 // WithSeed parses documents with seed (the default seed without it): the seed of a view whose
-// document names a secret seed by its fingerprint.
+// document names a secret seed by its fingerprint. For ViewFromEndpointSlices, the view's seed.
 func WithSeed(seed hrwhash.Seed) Option { return func(c *config) { c.seed = seed } }
 
 // WithLiveOptions passes options to the LiveView the follower makes (hrwhash.WithMoveDeadline).
