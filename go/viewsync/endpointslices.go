@@ -286,4 +286,3 @@ func convertSlices(slices []map[string]any, service string, portName *string) (m
 	}
 	return nodes, nil
 }
-

@@ -118,9 +118,12 @@ func (f File) Follow(ctx context.Context, opts ...Option) (*hrwhash.LiveView, er
 // synced, then renamed over the path, so a follower reads the old document or the new one,
 // never a part. A file that holds no view of the same seed is an error and is left alone. One
 // process publishes a file: the rename has no compare-and-swap.
-func (f File) Publish(view *hrwhash.View) (*hrwhash.View, bool, error) {
+func (f File) Publish(ctx context.Context, view *hrwhash.View) (*hrwhash.View, bool, error) {
 	if view == nil || view.Placement() == nil {
 		return nil, false, hrwhash.ErrNullParameter
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, err
 	}
 	next, err := view.WithEpoch(firstEpoch(view.Epoch()))
 	if err != nil {

@@ -14,22 +14,22 @@ import (
 
 func TestFilePublishEpochRule(t *testing.T) {
 	f := viewsync.File{Path: filepath.Join(t.TempDir(), "view.json")}
-	got, changed, err := f.Publish(view(t, 0, nodes(3)...))
+	got, changed, err := f.Publish(context.Background(), view(t, 0, nodes(3)...))
 	if err != nil || !changed || got.Epoch() != 1 {
 		t.Fatalf("first publish: %v %v", changed, err)
 	}
 	before, _ := os.Stat(f.Path)
-	got, changed, err = f.Publish(view(t, 9, nodes(3)...))
+	got, changed, err = f.Publish(context.Background(), view(t, 9, nodes(3)...))
 	if err != nil || changed || got.Epoch() != 1 {
 		t.Fatalf("same view: epoch %d changed %v err %v", got.Epoch(), changed, err)
 	}
 	if after, _ := os.Stat(f.Path); !os.SameFile(before, after) {
 		t.Fatal("an unchanged publish replaced the file")
 	}
-	if got, changed, err = f.Publish(view(t, 0, nodes(4)...)); err != nil || !changed || got.Epoch() != 2 {
+	if got, changed, err = f.Publish(context.Background(), view(t, 0, nodes(4)...)); err != nil || !changed || got.Epoch() != 2 {
 		t.Fatalf("another view: epoch %d changed %v err %v", got.Epoch(), changed, err)
 	}
-	if got, _, err = f.Publish(view(t, 30, nodes(5)...)); err != nil || got.Epoch() != 30 {
+	if got, _, err = f.Publish(context.Background(), view(t, 30, nodes(5)...)); err != nil || got.Epoch() != 30 {
 		t.Fatalf("offered 30: epoch %d err %v", got.Epoch(), err)
 	}
 	stored, err := hrwhash.ViewFromFile(f.Path)
@@ -43,7 +43,7 @@ func TestFilePublishEpochRule(t *testing.T) {
 	if err := os.WriteFile(f.Path, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.Publish(view(t, 1, "a")); !errors.Is(err, hrwhash.ErrInvalidJSON) {
+	if _, _, err := f.Publish(context.Background(), view(t, 1, "a")); !errors.Is(err, hrwhash.ErrInvalidJSON) {
 		t.Fatalf("publishing over a non-view: %v", err)
 	}
 	if raw, _ := os.ReadFile(f.Path); string(raw) != "{" {
@@ -70,7 +70,7 @@ func TestFileFollow(t *testing.T) {
 	if _, err := f.Follow(ctx); !errors.Is(err, viewsync.ErrNotFound) {
 		t.Fatalf("Follow of a missing file = %v", err)
 	}
-	v1, _, err := f.Publish(view(t, 1, nodes(5)...))
+	v1, _, err := f.Publish(context.Background(), view(t, 1, nodes(5)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestFileFollow(t *testing.T) {
 	if err != nil || lv.Epoch() != 1 {
 		t.Fatalf("Follow = %v", err)
 	}
-	v2, _, err := f.Publish(view(t, 0, nodes(6)...))
+	v2, _, err := f.Publish(context.Background(), view(t, 0, nodes(6)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,4 +125,50 @@ func fmtList(s []string) string {
 		out += x
 	}
 	return out + "]"
+}
+
+func TestPublishRampStepByStep(t *testing.T) {
+	ctx := context.Background()
+	f := viewsync.File{Path: filepath.Join(t.TempDir(), "view.json")}
+	old, _, err := f.Publish(ctx, view(t, 1, nodes(5)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := view(t, 0, nodes(6)...)
+	plan, err := hrwhash.NewRampPlan(old, next, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Len() < 3 {
+		t.Fatalf("a ramp of %d steps", plan.Len())
+	}
+	const interval = 20 * time.Millisecond
+	start := time.Now()
+	stored, err := viewsync.PublishRamp(ctx, f, plan, interval)
+	elapsed := time.Since(start)
+	if err != nil || len(stored) != plan.Len() {
+		t.Fatalf("PublishRamp: %d views, %v", len(stored), err)
+	}
+	for i, s := range plan.Steps() {
+		step, _ := plan.View(i)
+		if stored[i].Epoch() != s.Epoch || stored[i].Fingerprint() != step.Fingerprint() {
+			t.Fatalf("step %d stored at epoch %d, planned %d", i, stored[i].Epoch(), s.Epoch)
+		}
+	}
+	final, err := hrwhash.ViewFromFile(f.Path)
+	if err != nil || final.Fingerprint() != next.Fingerprint() {
+		t.Fatalf("the file after the ramp: %v", err)
+	}
+	// The minimum interval is a promise to the stores: never less between two steps.
+	if min := time.Duration(plan.Len()-1) * interval; elapsed < min {
+		t.Fatalf("%d steps in %v, less than %v", plan.Len(), elapsed, min)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := viewsync.PublishRamp(cancelled, f, plan, interval); !errors.Is(err, context.Canceled) {
+		t.Fatalf("PublishRamp with an ended context: %v", err)
+	}
+	if _, err := viewsync.PublishRamp(ctx, nil, plan, interval); !errors.Is(err, hrwhash.ErrNullParameter) {
+		t.Fatalf("PublishRamp to nil: %v", err)
+	}
 }

@@ -15,6 +15,7 @@
 package viewsync
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -229,3 +230,36 @@ func firstEpoch(offered uint64) uint64 { return max(offered, 1) }
 
 // maxDocumentBytes is the largest view document a follower reads (VIEW.md, "Limits").
 const maxDocumentBytes = 1 << 30
+
+// Publisher is where a view is published: Etcd and File.
+type Publisher interface {
+	// Publish writes the view by the epoch rule and returns the view stored afterwards and
+	// whether it changed.
+	Publish(ctx context.Context, view *hrwhash.View) (*hrwhash.View, bool, error)
+}
+
+// PublishRamp publishes the views of plan's steps in order, waiting at least interval between
+// two steps so that the stores behind the fleet absorb each step's movement before the next
+// (VIEW.md section 7). It returns the views as stored, one per step published, and stops at the
+// first error or when ctx ends.
+func PublishRamp(ctx context.Context, to Publisher, plan *hrwhash.RampPlan, interval time.Duration) ([]*hrwhash.View, error) {
+	if to == nil || plan == nil || plan.Len() == 0 && plan.MaxMove() == 0 {
+		return nil, hrwhash.ErrNullParameter
+	}
+	var out []*hrwhash.View
+	for i := 0; i < plan.Len(); i++ {
+		if i > 0 && !sleep(ctx, interval) {
+			return out, ctx.Err()
+		}
+		v, err := plan.View(i)
+		if err != nil {
+			return out, err
+		}
+		stored, _, err := to.Publish(ctx, v)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, stored)
+	}
+	return out, nil
+}

@@ -204,7 +204,7 @@ func TestFollowerStopsWhenStdinCloses(t *testing.T) {
 	}
 	keysPath, keys := keysFile(t)
 	v := testView(t, 4, 3)
-	if _, _, err := (viewsync.File{Path: filepath.Join(dir, "view.json")}).Publish(v); err != nil {
+	if _, _, err := (viewsync.File{Path: filepath.Join(dir, "view.json")}).Publish(context.Background(), v); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--file", filepath.Join(dir, "view.json"), "--keys", keysPath, "--interval", "10ms")
