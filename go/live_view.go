@@ -9,7 +9,9 @@ import (
 
 // LiveView holds the view a process follows now and, while keys move, the view before it
 // (conformance/LIVE-VIEW.md). Update accepts only a higher epoch; lookups never block and each
-// reads one snapshot, so a lookup never sees half of an update. Safe for concurrent use.
+// reads one snapshot, so a lookup never sees half of an update. Safe for concurrent use. A
+// LiveView not made by NewLiveView (nil, or the zero value) is not usable: Update returns
+// ErrNullParameter and lookups panic with it, as Placement.Owner does.
 type LiveView struct {
 	state atomic.Pointer[liveState]
 	// mu orders the writers (Update, FinishMove, OnChange); readers never take it.
@@ -43,6 +45,24 @@ type liveError struct{ err error }
 var liveClock = time.Now()
 
 func liveNow() int64 { return int64(time.Since(liveClock)) }
+
+// load is the current state; it panics with ErrNullParameter for a LiveView not made by
+// NewLiveView.
+func (lv *LiveView) load() *liveState {
+	if lv != nil {
+		if s := lv.state.Load(); s != nil {
+			return s
+		}
+	}
+	panic(&Error{Code: CodeNullParameter})
+}
+
+func (lv *LiveView) usable() error {
+	if lv == nil || lv.state.Load() == nil {
+		return &Error{Code: CodeNullParameter}
+	}
+	return nil
+}
 
 func (s *liveState) moving(now int64) bool {
 	return s.previous != nil && (s.deadline == 0 || now < s.deadline)
@@ -115,6 +135,9 @@ func NewLiveView(view *View, opts ...LiveOption) (*LiveView, error) {
 // begins a move from the view that was current (replacing a move in progress); the OnChange
 // callbacks then run on this goroutine. A refused view changes nothing but LastError.
 func (lv *LiveView) Update(view *View) (UpdateOutcome, error) {
+	if err := lv.usable(); err != nil {
+		return UpdateUnchanged, err
+	}
 	if err := view.usable(); err != nil {
 		lv.setError(err)
 		return UpdateUnchanged, err
@@ -187,6 +210,9 @@ func (lv *LiveView) setError(err error) { lv.lastErr.Store(&liveError{err}) }
 // it is written. It reports whether a move was in progress (one whose deadline had passed was
 // over already).
 func (lv *LiveView) FinishMove() bool {
+	if lv.usable() != nil {
+		return false
+	}
 	lv.mu.Lock()
 	defer lv.mu.Unlock()
 	s := lv.state.Load()
@@ -202,7 +228,7 @@ func (lv *LiveView) FinishMove() bool {
 // already answer with the new view). f may read the live view and call FinishMove; it must not
 // call Update. A panic in f is recorded in LastError and the other callbacks still run.
 func (lv *LiveView) OnChange(f func(*Transition)) {
-	if f == nil {
+	if f == nil || lv.usable() != nil {
 		return
 	}
 	lv.mu.Lock()
@@ -217,13 +243,13 @@ func (lv *LiveView) OnChange(f func(*Transition)) {
 
 // Owner is the id of the current view's owner of key: where to write it.
 func (lv *LiveView) Owner(key string) string {
-	return lv.state.Load().current.placement.OwnerID(key)
+	return lv.load().current.placement.OwnerID(key)
 }
 
 // Route is where key is read and written: during a move, Read is its owner in the previous view
 // and Write its owner in the current one; otherwise both are the current owner.
 func (lv *LiveView) Route(key string) LiveRoute {
-	s := lv.state.Load()
+	s := lv.load()
 	if !s.moving(liveNow()) {
 		return route(s.current, nil, key)
 	}
@@ -242,7 +268,7 @@ func route(current, previous *View, key string) LiveRoute {
 // Snapshot is one state of the live view, held whole: lookups on it all answer from the same
 // views however many updates happen meanwhile, for a batch of lookups that must agree.
 func (lv *LiveView) Snapshot() LiveSnapshot {
-	s := lv.state.Load()
+	s := lv.load()
 	if !s.moving(liveNow()) {
 		return LiveSnapshot{current: s.current}
 	}
@@ -250,30 +276,37 @@ func (lv *LiveView) Snapshot() LiveSnapshot {
 }
 
 // Current is the current view.
-func (lv *LiveView) Current() *View { return lv.state.Load().current }
+func (lv *LiveView) Current() *View { return lv.load().current }
 
 // Epoch is the current view's epoch.
-func (lv *LiveView) Epoch() uint64 { return lv.state.Load().current.epoch }
+func (lv *LiveView) Epoch() uint64 { return lv.load().current.epoch }
 
 // Fingerprint is the current view's fingerprint.
-func (lv *LiveView) Fingerprint() [16]byte { return lv.state.Load().current.fingerprint }
+func (lv *LiveView) Fingerprint() [16]byte { return lv.load().current.fingerprint }
 
 // Moving says whether a move is in progress: an update was applied and neither FinishMove nor
 // the move deadline has ended it.
-func (lv *LiveView) Moving() bool { return lv.state.Load().moving(liveNow()) }
+func (lv *LiveView) Moving() bool { return lv.load().moving(liveNow()) }
 
 // MoveDeadline is the move deadline the live view was made with (WithMoveDeadline), 0 for none.
-func (lv *LiveView) MoveDeadline() time.Duration { return lv.deadline }
+func (lv *LiveView) MoveDeadline() time.Duration {
+	lv.load()
+	return lv.deadline
+}
 
 // SinceUpdate is the time since the last applied or unchanged update (since NewLiveView before
 // the first).
 func (lv *LiveView) SinceUpdate() time.Duration {
+	lv.load()
 	return time.Duration(liveNow() - lv.confirmed.Load())
 }
 
 // LastError is the last refused update or source error (ReportError), nil when there is none;
 // the next applied or unchanged update clears it.
 func (lv *LiveView) LastError() error {
+	if lv.usable() != nil {
+		return &Error{Code: CodeNullParameter}
+	}
 	if e := lv.lastErr.Load(); e != nil {
 		return e.err
 	}
@@ -283,7 +316,7 @@ func (lv *LiveView) LastError() error {
 // ReportError records err, a source's error (a lost connection, a document that cannot be read),
 // as LastError without changing the view. A nil err is ignored.
 func (lv *LiveView) ReportError(err error) {
-	if err != nil {
+	if err != nil && lv.usable() == nil {
 		lv.setError(err)
 	}
 }

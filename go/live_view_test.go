@@ -52,6 +52,31 @@ func TestLiveViewNilView(t *testing.T) {
 	if !errors.Is(lv.LastError(), hrwhash.ErrNullParameter) || lv.Epoch() != 1 {
 		t.Fatalf("after Update(nil): last error %v, epoch %d", lv.LastError(), lv.Epoch())
 	}
+	// A LiveView not made by NewLiveView.
+	for _, bad := range []*hrwhash.LiveView{nil, {}} {
+		if _, err := bad.Update(liveTestView(t, 2, "a")); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Fatalf("Update on an unusable LiveView: %v", err)
+		}
+		if bad.FinishMove() || !errors.Is(bad.LastError(), hrwhash.ErrNullParameter) {
+			t.Fatal("FinishMove or LastError on an unusable LiveView")
+		}
+		bad.OnChange(func(*hrwhash.Transition) {})
+		bad.ReportError(errors.New("x"))
+		for name, lookup := range map[string]func(){
+			"Owner": func() { bad.Owner("k") }, "Route": func() { bad.Route("k") },
+			"Snapshot": func() { bad.Snapshot() }, "Epoch": func() { bad.Epoch() },
+			"SinceUpdate": func() { bad.SinceUpdate() }, "MoveDeadline": func() { bad.MoveDeadline() },
+		} {
+			func() {
+				defer func() {
+					if err, _ := recover().(error); !errors.Is(err, hrwhash.ErrNullParameter) {
+						t.Errorf("%s on an unusable LiveView panicked with %v", name, err)
+					}
+				}()
+				lookup()
+			}()
+		}
+	}
 }
 
 func TestLiveViewRefusesAnotherSeed(t *testing.T) {
