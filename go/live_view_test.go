@@ -432,3 +432,68 @@ func TestLiveViewReadersDuringUpdates(t *testing.T) {
 		t.Fatalf("%d callbacks for %d updates, epoch %d", changes.Load(), updates, lv.Epoch())
 	}
 }
+
+// The cost of a lookup through a LiveView beside the same lookup on its placement, with no move
+// and during one, and with lookups on every CPU while one goroutine keeps updating.
+func BenchmarkLiveView(b *testing.B) {
+	ids := make([]string, 64)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("node-%02d", i)
+	}
+	v1 := liveTestView(b, 1, ids...)
+	v2 := liveTestView(b, 2, ids[:63]...)
+	keys := liveKeys(1024)
+	b.Run("placement-owner", func(b *testing.B) {
+		p := v1.Placement()
+		for i := 0; i < b.N; i++ {
+			_ = p.OwnerID(keys[i&1023])
+		}
+	})
+	lv := newLive(b, v1)
+	b.Run("owner", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = lv.Owner(keys[i&1023])
+		}
+	})
+	b.Run("route", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = lv.Route(keys[i&1023])
+		}
+	})
+	moving := newLive(b, v1)
+	if _, err := moving.Update(v2); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("route-moving", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			_ = moving.Route(keys[i&1023])
+		}
+	})
+	b.Run("owner-parallel-with-updates", func(b *testing.B) {
+		busy := newLive(b, v1)
+		views := []*hrwhash.View{v1, v2}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for e := uint64(2); ; e++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				v, _ := views[e%2].WithEpoch(e)
+				_, _ = busy.Update(v)
+			}
+		}()
+		b.RunParallel(func(pb *testing.PB) {
+			i := 0
+			for pb.Next() {
+				_ = busy.Owner(keys[i&1023])
+				i++
+			}
+		})
+		close(stop)
+		<-done
+	})
+}
