@@ -284,6 +284,9 @@ func (lv *LiveView) Epoch() uint64 { return lv.load().current.epoch }
 // Fingerprint is the current view's fingerprint.
 func (lv *LiveView) Fingerprint() [16]byte { return lv.load().current.fingerprint }
 
+// FingerprintHex is Fingerprint as 32 lowercase hex digits.
+func (lv *LiveView) FingerprintHex() string { return lv.load().current.FingerprintHex() }
+
 // Moving says whether a move is in progress: an update was applied and neither FinishMove nor
 // the move deadline has ended it.
 func (lv *LiveView) Moving() bool { return lv.load().moving(liveNow()) }

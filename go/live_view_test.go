@@ -171,7 +171,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 	if len(seen) != 1 || seen[0].Old().Len() != 3 || seen[0].New().Len() != 4 {
 		t.Fatalf("callbacks: %d", len(seen))
 	}
-	if lv.LastError() != nil || lv.Epoch() != 2 || lv.Fingerprint() != v2.Fingerprint() || !lv.Moving() {
+	if lv.LastError() != nil || lv.Epoch() != 2 || lv.Fingerprint() != v2.Fingerprint() || lv.FingerprintHex() != v2.FingerprintHex() || !lv.Moving() {
 		t.Fatalf("after applying: last error %v epoch %d moving %v", lv.LastError(), lv.Epoch(), lv.Moving())
 	}
 	snap := lv.Snapshot()
