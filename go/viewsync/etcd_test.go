@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -204,13 +205,16 @@ func TestEtcdWatchSeesEveryPublish(t *testing.T) {
 		cmu.Unlock()
 	})
 	want := []uint64{1}
+	started := map[uint64]time.Time{}
 	for i := 0; i < 20; i++ {
+		start := time.Now()
 		got, changed, err := e.Publish(ctx, view(t, 0, nodes(5+i%2+i%3)...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if changed {
 			want = append(want, got.Epoch())
+			started[got.Epoch()] = start
 		}
 	}
 	last := want[len(want)-1]
@@ -219,6 +223,15 @@ func TestEtcdWatchSeesEveryPublish(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("applied epochs %v, published %v", got, want)
 	}
+	// For the record, not a check: from the start of Publish to the follower's swap.
+	var lags []time.Duration
+	for _, ev := range rec.all() {
+		if start, ok := started[ev.Epoch]; ok && ev.Kind == viewsync.Applied {
+			lags = append(lags, ev.Time.Sub(start))
+		}
+	}
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	t.Logf("publish to applied, %d publishes: median %v, max %v", len(lags), lags[len(lags)/2], lags[len(lags)-1])
 	cmu.Lock()
 	defer cmu.Unlock()
 	if fmt.Sprint(changes) != fmt.Sprint(want[1:]) {
