@@ -83,6 +83,9 @@ type Error struct {
 	// DomainReason is what is wrong for CodeInvalidDomains: "missing", "empty_level",
 	// "depth_mismatch", "level_out_of_range" or "weight_overflow" (conformance/POLICIES.md).
 	DomainReason string
+	// Epoch is the offered view's epoch of CodeStaleView and CodeViewConflict; Current is the
+	// live view's epoch of CodeStaleView.
+	Epoch, Current uint64
 	// Err is the operating system's error (an *fs.PathError) for CodeIO, the status the C ABI
 	// and the other languages give a file that cannot be read; Unwrap returns it.
 	Err error
@@ -206,6 +209,10 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("hrwhash: %d nodes are more than a placement can hold", e.Count)
 	case CodeIO:
 		return fmt.Sprintf("hrwhash: the file could not be read: %v", e.Err)
+	case CodeStaleView:
+		return fmt.Sprintf("hrwhash: stale view: epoch %d is below the live view's epoch %d", e.Epoch, e.Current)
+	case CodeViewConflict:
+		return fmt.Sprintf("hrwhash: view conflict: epoch %d is already live with another fingerprint: two publishers disagree", e.Epoch)
 	case CodeInvalidMoveLimit:
 		return fmt.Sprintf("hrwhash: invalid per-step move limit %s: a fraction in (0, 1] large enough to advance the ramp", weightText(e.MaxMove))
 	}
