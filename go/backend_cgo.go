@@ -77,7 +77,9 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeInvalidSlotCount-C.HRW_STATUS_INVALID_SLOT_COUNT+
 	CodeSlotOutOfRange-C.HRW_STATUS_SLOT_OUT_OF_RANGE+
 	CodeIO-C.HRW_STATUS_IO+
-	CodeTooManyNodes-C.HRW_STATUS_TOO_MANY_NODES]
+	CodeTooManyNodes-C.HRW_STATUS_TOO_MANY_NODES+
+	CodeStaleView-C.HRW_STATUS_STALE_VIEW+
+	CodeViewConflict-C.HRW_STATUS_VIEW_CONFLICT]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

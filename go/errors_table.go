@@ -35,6 +35,8 @@ const (
 	CodeNotOffered               Code = 29
 	CodeIO                       Code = 30
 	CodeTooManyNodes             Code = 31
+	CodeStaleView                Code = 32
+	CodeViewConflict             Code = 33
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -70,6 +72,8 @@ var (
 	ErrNotOffered               = &Error{Code: CodeNotOffered}
 	ErrIO                       = &Error{Code: CodeIO}
 	ErrTooManyNodes             = &Error{Code: CodeTooManyNodes}
+	ErrStaleView                = &Error{Code: CodeStaleView}
+	ErrViewConflict             = &Error{Code: CodeViewConflict}
 )
 
 var codeNames = map[Code]string{
@@ -104,4 +108,6 @@ var codeNames = map[Code]string{
 	CodeNotOffered:               "NotOffered",
 	CodeIO:                       "Io",
 	CodeTooManyNodes:             "TooManyNodes",
+	CodeStaleView:                "StaleView",
+	CodeViewConflict:             "ViewConflict",
 }

@@ -71,7 +71,8 @@
  * - 21-27: Policies (conformance/POLICIES.md).
  * - 28-29: Compatibility profiles (conformance/PROFILES.md).
  * - 30: Files.
- * - 31-39: Memberships, numbered after 0.1.
+ * - 31: Memberships, numbered after 0.1.
+ * - 32-39: Live views (conformance/LIVE-VIEW.md).
  */
 enum hrw_status
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -223,6 +224,16 @@ enum hrw_status
    * A placement holds at most 2^32 - 1 nodes, and more were given.
    */
   HRW_STATUS_TOO_MANY_NODES = 31,
+  /**
+   * A live view was offered a view whose epoch is below its current epoch: an older membership,
+   * never applied (conformance/LIVE-VIEW.md).
+   */
+  HRW_STATUS_STALE_VIEW = 32,
+  /**
+   * A live view was offered a view at its current epoch with another fingerprint: two publishers
+   * disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
+   */
+  HRW_STATUS_VIEW_CONFLICT = 33,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -12,7 +12,8 @@ use hrwhash_core::ErrorKind;
 /// - 21-27: Policies (conformance/POLICIES.md).
 /// - 28-29: Compatibility profiles (conformance/PROFILES.md).
 /// - 30: Files.
-/// - 31-39: Memberships, numbered after 0.1.
+/// - 31: Memberships, numbered after 0.1.
+/// - 32-39: Live views (conformance/LIVE-VIEW.md).
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum hrw_status {
@@ -100,9 +101,16 @@ pub enum hrw_status {
     /// A file could not be read (details: `os_error`, the operating system's error number, 0 when
     /// there is none, e.g. for a path that contains NUL).
     Io = 30,
-    // Memberships, numbered after 0.1: 31-39.
+    // Memberships, numbered after 0.1: 31.
     /// A placement holds at most 2^32 - 1 nodes, and more were given.
     TooManyNodes = 31,
+    // Live views (conformance/LIVE-VIEW.md): 32-39.
+    /// A live view was offered a view whose epoch is below its current epoch: an older membership,
+    /// never applied (conformance/LIVE-VIEW.md).
+    StaleView = 32,
+    /// A live view was offered a view at its current epoch with another fingerprint: two publishers
+    /// disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
+    ViewConflict = 33,
 }
 
 impl From<ErrorKind> for hrw_status {
@@ -134,6 +142,8 @@ impl From<ErrorKind> for hrw_status {
             ErrorKind::UnknownProfile => hrw_status::UnknownProfile,
             ErrorKind::NotOffered => hrw_status::NotOffered,
             ErrorKind::TooManyNodes => hrw_status::TooManyNodes,
+            ErrorKind::StaleView => hrw_status::StaleView,
+            ErrorKind::ViewConflict => hrw_status::ViewConflict,
             // A kind added to the core after this table was generated.
             _ => hrw_status::Unknown,
         }
@@ -175,6 +185,8 @@ pub(crate) const STATUSES: &[hrw_status] = &[
     hrw_status::NotOffered,
     hrw_status::Io,
     hrw_status::TooManyNodes,
+    hrw_status::StaleView,
+    hrw_status::ViewConflict,
 ];
 
 /// The static message of a status number, `None` for a number no status has.
@@ -212,6 +224,8 @@ pub(crate) fn message(status: u32) -> Option<&'static CStr> {
         29 => c"the profile's incumbent does not offer this (weights, top-k, or this input)",
         30 => c"the file could not be read",
         31 => c"a placement holds at most 2^32 - 1 nodes",
+        32 => c"the view's epoch is below the live view's epoch: it is older and was not applied",
+        33 => c"a view at the live view's epoch has another fingerprint: two publishers disagree",
         _ => return None,
     })
 }

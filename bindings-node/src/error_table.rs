@@ -138,6 +138,16 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
             "HRW_TOO_MANY_NODES",
             vec![(c"count", Detail::Number(*count as f64))],
         ),
+        Error::StaleView { epoch, current } => (
+            Kind::Error,
+            "HRW_STALE_VIEW",
+            vec![(c"epoch", Detail::Number(*epoch as f64)), (c"current", Detail::Number(*current as f64))],
+        ),
+        Error::ViewConflict { epoch } => (
+            Kind::Error,
+            "HRW_VIEW_CONFLICT",
+            vec![(c"epoch", Detail::Number(*epoch as f64))],
+        ),
         // A variant added to the core after this table was generated.
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     }

@@ -103,6 +103,15 @@ pub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'st
             fields.set_item("count", count)?;
             "TooManyNodesError"
         }
+        Error::StaleView { epoch, current } => {
+            fields.set_item("epoch", epoch)?;
+            fields.set_item("current", current)?;
+            "StaleViewError"
+        }
+        Error::ViewConflict { epoch } => {
+            fields.set_item("epoch", epoch)?;
+            "ViewConflictError"
+        }
         // A variant added to the core after this table was generated.
         _ => "HrwError",
     })

@@ -159,6 +159,20 @@ pub enum Error {
         /// The number of nodes given.
         count: usize,
     },
+    /// A live view was offered a view whose epoch is below its current epoch: an older
+    /// membership, not applied (conformance/LIVE-VIEW.md).
+    StaleView {
+        /// The epoch of the view offered.
+        epoch: u64,
+        /// The live view's current epoch.
+        current: u64,
+    },
+    /// A live view was offered a view at its current epoch with another fingerprint: two
+    /// publishers disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
+    ViewConflict {
+        /// The epoch both views claim.
+        epoch: u64,
+    },
 }
 
 /// What is wrong with a member of a view document; see [`Error::InvalidView`].
@@ -350,6 +364,15 @@ impl fmt::Display for Error {
             Error::TooManyNodes { count } => write!(
                 f,
                 "{count} nodes given: a placement holds at most 2^32 - 1 nodes"
+            ),
+            Error::StaleView { epoch, current } => write!(
+                f,
+                "stale view: epoch {epoch} is below the live view's epoch {current}; not applied"
+            ),
+            Error::ViewConflict { epoch } => write!(
+                f,
+                "view conflict: a view at epoch {epoch} has another fingerprint than the live \
+                 view's; two publishers disagree, neither is applied"
             ),
         }
     }

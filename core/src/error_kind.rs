@@ -75,6 +75,12 @@ pub enum ErrorKind {
     NotOffered,
     /// A placement holds at most 2^32 - 1 nodes, and more were given.
     TooManyNodes,
+    /// A live view was offered a view whose epoch is below its current epoch: an older membership,
+    /// never applied (conformance/LIVE-VIEW.md).
+    StaleView,
+    /// A live view was offered a view at its current epoch with another fingerprint: two publishers
+    /// disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
+    ViewConflict,
 }
 
 impl ErrorKind {
@@ -106,6 +112,8 @@ impl ErrorKind {
         ErrorKind::UnknownProfile,
         ErrorKind::NotOffered,
         ErrorKind::TooManyNodes,
+        ErrorKind::StaleView,
+        ErrorKind::ViewConflict,
     ];
 
     /// The kind's name, as the variant is spelled (`"EmptyNodeId"`): the CLI's
@@ -138,6 +146,8 @@ impl ErrorKind {
             ErrorKind::UnknownProfile => "UnknownProfile",
             ErrorKind::NotOffered => "NotOffered",
             ErrorKind::TooManyNodes => "TooManyNodes",
+            ErrorKind::StaleView => "StaleView",
+            ErrorKind::ViewConflict => "ViewConflict",
         }
     }
 }
@@ -173,6 +183,8 @@ impl Error {
             Error::UnknownProfile { .. } => ErrorKind::UnknownProfile,
             Error::NotOffered { .. } => ErrorKind::NotOffered,
             Error::TooManyNodes { .. } => ErrorKind::TooManyNodes,
+            Error::StaleView { .. } => ErrorKind::StaleView,
+            Error::ViewConflict { .. } => ErrorKind::ViewConflict,
         }
     }
 }

@@ -9,8 +9,9 @@
 //!
 //! Features: `std` (default) adds run-time SIMD dispatch and `std::error::Error`; `json`
 //! (default) adds [`View`] documents, [`RampPlan`] and the documents of [`policy::SlotTable`],
-//! with a JSON parser and SHA-256. With neither, a placement and the policies compile SipHash alone. The
-//! compatibility profiles are the crate `hrwhash-compat`.
+//! with a JSON parser and SHA-256; both together add [`LiveView`], the view a client follows as
+//! its publisher issues new epochs. With neither, a placement and the policies compile SipHash
+//! alone. The compatibility profiles are the crate `hrwhash-compat`.
 //!
 //! ```
 //! use hrwhash::{Node, Placement, Seed, Weight};
@@ -40,6 +41,9 @@ mod error;
 #[rustfmt::skip]
 mod error_kind;
 mod kernel;
+#[cfg(all(feature = "std", feature = "json"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "std", feature = "json"))))]
+pub mod live_view;
 mod lookup;
 mod placement;
 pub mod policy;
@@ -56,6 +60,8 @@ mod weight;
 
 pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
+#[cfg(all(feature = "std", feature = "json"))]
+pub use live_view::{LiveRoute, LiveSnapshot, LiveView, UpdateOutcome};
 pub use lookup::Lookup;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 #[cfg(feature = "json")]

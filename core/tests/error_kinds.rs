@@ -52,6 +52,11 @@ fn samples() -> Vec<Error> {
         Error::LoadOverflow,
         Error::InfeasibleReplicaWeights { index: 0, k: 2 },
         Error::TooManyNodes { count: 1 << 32 },
+        Error::StaleView {
+            epoch: 1,
+            current: 2,
+        },
+        Error::ViewConflict { epoch: 2 },
     ]
 }
 

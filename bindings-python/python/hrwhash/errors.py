@@ -47,6 +47,8 @@ __all__ = [
     "UnknownProfileError",
     "NotOfferedError",
     "TooManyNodesError",
+    "StaleViewError",
+    "ViewConflictError",
 ]
 
 
@@ -336,3 +338,27 @@ class TooManyNodesError(HrwError, ValueError):
         super().__init__(message)
         self.count = count
         """The number of nodes given."""
+
+
+class StaleViewError(HrwError, ValueError):
+    """A live view was offered a view whose epoch is below its current epoch: an older membership,
+    never applied (conformance/LIVE-VIEW.md)."""
+
+    def __init__(
+        self, message: str, *, epoch: Optional[int] = None, current: Optional[int] = None
+    ) -> None:
+        super().__init__(message)
+        self.epoch = epoch
+        """The epoch of the view offered."""
+        self.current = current
+        """The live view's current epoch."""
+
+
+class ViewConflictError(HrwError, ValueError):
+    """A live view was offered a view at its current epoch with another fingerprint: two publishers
+    disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md)."""
+
+    def __init__(self, message: str, *, epoch: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.epoch = epoch
+        """The epoch both views claim."""
