@@ -221,9 +221,7 @@ impl LiveView {
         let inner = self.inner.clone();
         // Without the GIL: the update waits for another one in progress, whose callbacks need it.
         let outcome = py.detach(move || inner.update(core));
-        outcome
-            .map(|o| o.name())
-            .map_err(|e| error(py, e, None))
+        outcome.map(|o| o.name()).map_err(|e| error(py, e, None))
     }
 
     /// Ends the move in progress: every key is read where it is written. Returns whether a move
@@ -449,7 +447,11 @@ impl LiveRoute {
     }
 
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        (self.read.clone_ref(py), self.write.clone_ref(py), self.moved)
+        (
+            self.read.clone_ref(py),
+            self.write.clone_ref(py),
+            self.moved,
+        )
             .into_pyobject(py)?
             .hash()
     }

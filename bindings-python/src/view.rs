@@ -457,7 +457,10 @@ pub struct Transition {
 impl Transition {
     /// The transition between two views (a live view's previous and current ones).
     pub(crate) fn of_views(py: Python<'_>, old: &Py<View>, new: &Py<View>) -> PyResult<Transition> {
-        let (a, b) = (old.get().placement.clone_ref(py), new.get().placement.clone_ref(py));
+        let (a, b) = (
+            old.get().placement.clone_ref(py),
+            new.get().placement.clone_ref(py),
+        );
         let inner = Core::Hrw(hrwhash::Transition::new(&a.get().inner, &b.get().inner));
         Ok(Transition {
             inner,

@@ -25,6 +25,7 @@ from hrwhash import LiveView, Placement, Transition, View
 from hrwhash.errors import (
     InvalidArgumentError,
     InvalidJsonError,
+    InvalidSeedLengthError,
     InvalidTextError,
     InvalidViewError,
     SeedMismatchError,
@@ -340,6 +341,8 @@ def test_etcd_source_bad_arguments_and_absent_key(etcd: Etcd) -> None:
         EtcdSource("127.0.0.1:2379", KEY)
     with pytest.raises(InvalidArgumentError):
         EtcdSource(etcd.url, KEY, seed="0" * 16)  # type: ignore[arg-type]
+    with pytest.raises(InvalidSeedLengthError):
+        EtcdSource(etcd.url, KEY, seed=b"short")
     with pytest.raises(InvalidArgumentError):
         EtcdSource(etcd.url, KEY, backoff=(1.0, 0.5))
     with pytest.raises(InvalidArgumentError):

@@ -41,6 +41,7 @@ import http.client
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import sys
@@ -70,6 +71,7 @@ from .errors import (
     HrwError,
     InvalidArgumentError,
     InvalidJsonError,
+    InvalidSeedLengthError,
     InvalidTextError,
     InvalidViewError,
     ResultTooLargeError,
@@ -179,6 +181,9 @@ def _offered_epoch(data: bytes) -> Optional[int]:
     return None
 
 
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def _read_bounded(stream: Any, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
     """Reads a document as VIEW.md's file loaders do: at most ``limit`` bytes
     (:class:`~hrwhash.errors.ResultTooLargeError` past it), stopping at the first control byte
@@ -190,9 +195,9 @@ def _read_bounded(stream: Any, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
         chunk = stream.read(min(1 << 20, limit + 1 - total))
         if not chunk:
             break
-        bad = next((i for i, b in enumerate(chunk) if b < 0x20 and b not in (9, 10, 13)), -1)
-        if bad >= 0:
-            chunks.append(chunk[: bad + 1])
+        bad = _CONTROL.search(chunk)
+        if bad is not None:
+            chunks.append(chunk[: bad.start() + 1])
             break
         chunks.append(chunk)
         total += len(chunk)
@@ -213,6 +218,10 @@ class _Source:
     ) -> None:
         if seed is not None and not isinstance(seed, (bytes, bytearray, memoryview)):
             raise InvalidArgumentError(f"the seed is {type(seed).__name__}, not bytes")
+        if seed is not None and len(bytes(seed)) != 16:
+            raise InvalidSeedLengthError(
+                f"a seed is 16 bytes long, not {len(bytes(seed))}", length=len(bytes(seed))
+            )
         if on_event is not None and not callable(on_event):
             raise InvalidArgumentError(f"on_event is {type(on_event).__name__}, not callable")
         if not isinstance(backoff, tuple) or len(backoff) != 2:
