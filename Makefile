@@ -64,6 +64,8 @@ test-conformance:
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
+	python3 conformance/reference/live_view_reference.py conformance/live-view.json
+	python3 conformance/reference/live_view_reference.py conformance/endpointslices.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
 	python3 conformance/reference/policy_slot_table.py conformance/policies/slot-table.json
 	python3 conformance/reference/policy_slot_table_v2.py conformance/policies/slot-table-v2.json
@@ -93,6 +95,7 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-live-view -- --check conformance/live-view.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table-v2 -- --check conformance/policies/slot-table-v2.json

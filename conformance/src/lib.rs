@@ -7,6 +7,7 @@ pub mod bounded_load_boundaries;
 pub mod cli;
 pub mod domains;
 pub mod edge;
+pub mod live_view;
 pub mod replica_balance;
 pub mod slot_history;
 pub mod slot_table;

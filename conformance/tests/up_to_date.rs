@@ -227,3 +227,14 @@ fn checked_in_domains_vectors_match_the_generator() {
          cargo run -p hrwhash-conformance --bin generate-domains -- conformance/policies/domains.json"
     );
 }
+
+#[test]
+fn checked_in_live_view_cases_match_the_generator() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/live-view.json");
+    let current = std::fs::read_to_string(path).expect("conformance/live-view.json is readable");
+    assert!(
+        current == hrwhash_conformance::live_view::generate(),
+        "conformance/live-view.json differs from the generator's output. Regenerate with: \
+         cargo run -p hrwhash-conformance --bin generate-live-view -- conformance/live-view.json"
+    );
+}
