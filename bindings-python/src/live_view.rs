@@ -7,11 +7,11 @@ use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
 use hrwhash::live_view::{LiveError, LiveTransition};
 
-use crate::args::{key_bytes, type_name, At};
+use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
 use crate::view::{Transition, View};
 
@@ -170,12 +170,14 @@ impl LiveView {
 #[pymethods]
 impl LiveView {
     #[new]
-    #[pyo3(signature = (view, *, move_deadline=None))]
+    #[pyo3(signature = (view, *, move_deadline=None, **options))]
     fn new(
         py: Python<'_>,
         view: &Bound<'_, PyAny>,
         move_deadline: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<LiveView> {
+        no_options(options)?;
         let view = view.cast::<View>().map_err(|_| {
             invalid_argument(
                 py,

@@ -5,20 +5,51 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 import pytest
 
+import hrwhash
 from hrwhash import Placement, View
 from hrwhash.errors import (
     AllWeightsZeroError,
     EmptyMembershipError,
+    EmptyNodeIdError,
     InvalidArgumentError,
     InvalidJsonError,
     InvalidViewError,
     InvalidWeightError,
 )
 from hrwhash.live import view_from_endpoint_slices
+
+
+CASES_PATH = Path(__file__).resolve().parents[2] / "conformance" / "endpointslices.json"
+CASES: Dict[str, Any] = json.loads(CASES_PATH.read_text())
+CASE_KEYS = {"name", "service", "port_name", "weight", "epoch", "input", "input_text", "expected", "error"}
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=[c["name"] for c in CASES["cases"]])
+def test_conformance_case(case: Dict[str, Any]) -> None:
+    assert CASES["version"] == "hrwhash-endpointslices-v1"
+    assert set(case) <= CASE_KEYS, set(case) - CASE_KEYS  # a field this runner does not read
+    slices = case["input_text"] if "input_text" in case else case["input"]
+    options: Dict[str, Any] = {"epoch": int(case["epoch"])}
+    if "port_name" in case:
+        options["port"] = case["port_name"]
+    if "weight" in case:
+        options["weight"] = case["weight"]
+    if "error" in case:
+        with pytest.raises(getattr(hrwhash.errors, case["error"] + "Error")):
+            view_from_endpoint_slices(slices, case["service"], **options)
+        # The same input as JSON text fails alike.
+        if "input" in case:
+            with pytest.raises(getattr(hrwhash.errors, case["error"] + "Error")):
+                view_from_endpoint_slices(json.dumps(case["input"]), case["service"], **options)
+    else:
+        got = view_from_endpoint_slices(slices, case["service"], **options)
+        assert got.to_json() == case["expected"]
+        assert view_from_endpoint_slices(json.dumps(slices), case["service"], **options).to_json() == case["expected"]
 
 
 def endpoint(address: str, zone: Optional[str] = None, **conditions: bool) -> Dict[str, Any]:
@@ -132,7 +163,9 @@ def broken(path: List[Any], value: Any) -> List[Dict[str, Any]]:
         broken([0, "endpoints", 0], "10.1.2.3"),
         broken([0, "endpoints", 0, "addresses"], "10.1.2.3"),
         broken([0, "endpoints", 0, "addresses", 0], 10),
-        broken([0, "endpoints", 0, "addresses", 0], ""),
+        broken([0, "endpoints", 0, "addresses"], ["10.1.2.3", 10]),  # every address is a string
+        broken([0, "metadata", "labels", "kubernetes.io/service-name"], 3),
+        broken([0, "addressType"], 6),
         broken([0, "endpoints", 0, "conditions"], True),
         broken([0, "endpoints", 0, "conditions", "ready"], "true"),
         broken([0, "endpoints", 0, "zone"], 1),
@@ -141,6 +174,30 @@ def broken(path: List[Any], value: Any) -> List[Dict[str, Any]]:
 def test_malformed_slices_are_invalid_view_errors(slices: Any) -> None:
     with pytest.raises(InvalidViewError):
         view_from_endpoint_slices(slices, "cache", epoch=1)
+
+
+@pytest.mark.parametrize(
+    "ports", [[{"name": "memcache", "port": 70000}], [{"name": "memcache", "port": "80"}], ["memcache"], {}]
+)
+def test_malformed_ports_are_invalid_view_errors_when_a_port_is_named(ports: Any) -> None:
+    slices = broken([0, "ports"], ports)
+    with pytest.raises(InvalidViewError):
+        view_from_endpoint_slices(slices, "cache", epoch=1, port="memcache")
+    view_from_endpoint_slices(slices, "cache", epoch=1)  # without a port name, ports are not read
+
+
+def test_an_empty_address_is_an_empty_node_id() -> None:
+    with pytest.raises(EmptyNodeIdError):
+        view_from_endpoint_slices(broken([0, "endpoints", 0, "addresses", 0], ""), "cache", epoch=1)
+
+
+def test_ipv6_ports_are_bracketed() -> None:
+    slices = [endpoint_slice("v6", "cache", [endpoint("fd00::1", ready=True)])]
+    slices[0]["addressType"] = "IPv6"
+    assert view_from_endpoint_slices(slices, "cache", epoch=1, port="memcache").placement.nodes == (
+        "[fd00::1]:11211",
+    )
+    assert view_from_endpoint_slices(slices, "cache", epoch=1).placement.nodes == ("fd00::1",)
 
 
 def test_bad_text_and_arguments() -> None:

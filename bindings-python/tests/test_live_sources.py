@@ -157,6 +157,7 @@ def test_a_publisher_that_loses_the_compare_reads_again(etcd: Etcd, monkeypatch:
     # A lost compare that keeps losing ends in an error, not in a write.
     def outdated_range(self: Any, key: bytes) -> Any:
         revision, kv = real_range(self, key)
+        assert kv is not None
         return revision, {**kv, "mod_revision": "1"}  # as if another publisher always wrote first
 
     monkeypatch.setattr(live_module._Etcd, "range", outdated_range)

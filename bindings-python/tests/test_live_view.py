@@ -5,13 +5,16 @@ updates."""
 from __future__ import annotations
 
 import gc
+import json
 import threading
 import time
-from typing import Any, List, Optional, Tuple
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
-from hrwhash import LiveRoute, LiveView, Placement, Transition, View
+from hrwhash import HrwError, LiveRoute, LiveView, Placement, Transition, View
+from hrwhash.live import kind_of
 from hrwhash.errors import (
     InvalidArgumentError,
     InvalidJsonError,
@@ -332,3 +335,55 @@ def test_updates_from_several_threads_are_serialized() -> None:
     assert live.epoch() == 200
     assert outcomes.count("applied") + len(refused) == 199
     assert len(transitions) == outcomes.count("applied")
+
+
+# -- conformance/live-view.json ---------------------------------------------------------------
+
+CASES_PATH = Path(__file__).resolve().parents[2] / "conformance" / "live-view.json"
+CASES: Dict[str, Any] = json.loads(CASES_PATH.read_text())
+STEP_KEYS = {"update", "seed", "expect", "finish_move", "returns", "report_error", "state"}
+
+
+def state_of(live: LiveView, keys: List[str]) -> Dict[str, Any]:
+    error = live.last_error()
+    return {
+        "epoch": str(live.epoch()),
+        "fingerprint": live.fingerprint(),
+        "moving": live.moving(),
+        "last_error": None if error is None else kind_of(error),
+        "routes": [[r.read, r.write, r.moved] for r in map(live.route, keys)],
+    }
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=[c["name"] for c in CASES["cases"]])
+def test_conformance_case(case: Dict[str, Any]) -> None:
+    assert CASES["version"] == "hrwhash-live-view-v1"
+    assert set(case) <= {"name", "initial", "seed", "steps"}
+    keys: List[str] = CASES["keys"]
+    case_seed = bytes.fromhex(case["seed"]) if "seed" in case else None
+    live = LiveView(View.from_json(case["initial"], seed=case_seed))
+    for n, step in enumerate(case["steps"]):
+        assert set(step) <= STEP_KEYS, set(step) - STEP_KEYS
+        if "update" in step:
+            seed = bytes.fromhex(step["seed"]) if "seed" in step else case_seed
+            expect = step["expect"]
+            try:
+                # As a source does: a document that does not load is recorded, never offered.
+                try:
+                    offered = View.from_json(step["update"], seed=seed)
+                except HrwError as e:
+                    live.report_error(e)
+                    raise
+                got: Any = live.update(offered)
+            except HrwError as e:
+                got = {"error": kind_of(e)}
+                for field in ("epoch", "current"):
+                    if field in expect:
+                        got[field] = str(getattr(e, field))
+            assert got == expect, f"step {n}"
+        elif "finish_move" in step:
+            assert live.finish_move() is step["returns"], f"step {n}"
+        else:
+            kind = step["report_error"]
+            live.report_error(OSError("connection refused") if kind == "Io" else RuntimeError(kind))
+        assert state_of(live, keys) == step["state"], f"step {n}"

@@ -76,7 +76,7 @@ from .errors import (
     InvalidViewError,
     ResultTooLargeError,
 )
-from ._hrwhash import Placement, Transition, View
+from ._hrwhash import Placement, ProfilePlacement, Transition, View
 
 if TYPE_CHECKING:
     from ._hrwhash import LiveView
@@ -88,6 +88,7 @@ __all__ = [
     "MAX_DOCUMENT_BYTES",
     "Published",
     "SourceEvent",
+    "kind_of",
     "publish_etcd",
     "publish_file",
     "view_from_endpoint_slices",
@@ -868,18 +869,38 @@ def _slice_list(slices: object) -> List[Any]:
         raise InvalidViewError(
             "an EndpointSlice list is a JSON array or an object with items", field="items", reason="wrong_type"
         )
+    for i, item in enumerate(slices):
+        if not isinstance(item, dict):
+            raise InvalidViewError("an EndpointSlice is a JSON object", field="items", index=i, reason="wrong_type")
     return slices
 
 
-def _field(obj: Mapping[str, Any], name: str, kind: type, index: Optional[int], default: Any = None) -> Any:
-    value = obj.get(name, default)
-    if value is None and default is None:
+def _member(obj: Mapping[str, Any], name: str, kind: type, index: int) -> Any:
+    """A member of an EndpointSlice object: None when absent or null, else of the JSON type
+    Kubernetes gives it (LIVE-VIEW.md section 8.7), or InvalidViewError (``index``: the slice)."""
+    value = obj.get(name)
+    if value is None:
         return None
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+    if not isinstance(value, kind) or (kind in (int, float) and isinstance(value, bool)):
         raise InvalidViewError(
-            f"EndpointSlice member {name!r} has the wrong type", field=name, index=index, reason="wrong_type"
+            f"EndpointSlice {index}: {name!r} is {type(value).__name__}, not {kind.__name__}",
+            field=name,
+            index=index,
+            reason="wrong_type",
         )
     return value
+
+
+def _items(value: Optional[List[Any]], kind: type, name: str, index: int) -> List[Any]:
+    for item in value or []:
+        if not isinstance(item, kind):
+            raise InvalidViewError(
+                f"EndpointSlice {index}: an element of {name!r} is not {kind.__name__}",
+                field=name,
+                index=index,
+                reason="wrong_type",
+            )
+    return value or []
 
 
 def view_from_endpoint_slices(
@@ -891,23 +912,27 @@ def view_from_endpoint_slices(
     weight: float = 1.0,
     seed: Optional[_Seed] = None,
 ) -> View:
-    """The view of the endpoints of ``service`` in Kubernetes EndpointSlices (discovery.k8s.io/v1).
+    """The view of the endpoints of ``service`` in Kubernetes EndpointSlices (discovery.k8s.io/v1),
+    as conformance/LIVE-VIEW.md section 8 says.
 
     ``slices`` is a list of EndpointSlice objects, or a ``{"items": [...]}`` list, as JSON text or
     parsed. Only slices labelled ``kubernetes.io/service-name: <service>`` count. Each endpoint is a
-    node named by its first address (``address:port`` with the port named ``port`` of its slice);
-    a ready endpoint (``conditions.ready`` true or absent) is a member of weight ``weight``; one
-    that is not ready but serving and terminating is draining (weight 0); any other is left out.
-    ``zone`` becomes the failure domain. An address in several slices is one member (ready wins).
+    node named by its first address (``address:port``, ``[address]:port`` for IPv6, with the port
+    named ``port`` of its slice; a slice without that port is ignored); a ready endpoint
+    (``conditions.ready`` true or absent) is a member of weight ``weight``; one that is not ready
+    but serving and terminating is draining (weight 0); any other is left out. ``zone`` becomes
+    the failure domain. An address found more than once is one node: ready wins over draining,
+    then the first found.
 
-    Bad input raises :class:`~hrwhash.errors.InvalidJsonError` (text that is not JSON) or
-    :class:`~hrwhash.errors.InvalidViewError` (a member of the wrong type, ``index``: the slice),
-    and a membership the view cannot hold its error (no endpoint:
-    :class:`~hrwhash.errors.EmptyMembershipError`; only draining ones:
-    :class:`~hrwhash.errors.AllWeightsZeroError`).
+    Text that is not JSON raises :class:`~hrwhash.errors.InvalidJsonError`; JSON of another shape,
+    or a member of another JSON type than Kubernetes gives it,
+    :class:`~hrwhash.errors.InvalidViewError` (``index``: the slice); no endpoint
+    :class:`~hrwhash.errors.EmptyMembershipError`, only draining ones
+    :class:`~hrwhash.errors.AllWeightsZeroError`.
 
-    To follow a cluster, run this from a controller (an informer on EndpointSlices filtered by
-    the label) and give its result to :func:`publish_etcd` or :func:`publish_file`.
+    To follow a cluster, run this from a controller (an informer on the Service's EndpointSlices)
+    on every change, and give its result to :func:`publish_etcd` or :func:`publish_file`, which
+    issue a new epoch only when the membership changed.
     """
     service = _text(service, "the service")
     if port is not None:
@@ -916,62 +941,55 @@ def view_from_endpoint_slices(
         raise InvalidArgumentError(f"the weight is {type(weight).__name__}, not a number")
     if isinstance(epoch, bool) or not isinstance(epoch, int):
         raise InvalidArgumentError(f"the epoch is {type(epoch).__name__}, not int")
-    # node id -> (weight, zone); dicts keep first-seen order, so the build order is the input's.
-    members: Dict[str, Tuple[float, Optional[str]]] = {}
+    ready_state, draining_state = 2, 1
+    # id -> (state, zone): the first of the best state; dicts keep the order ids were found in.
+    nodes: Dict[str, Tuple[int, Optional[str]]] = {}
     for i, item in enumerate(_slice_list(slices)):
-        if not isinstance(item, dict):
-            raise InvalidViewError("an EndpointSlice is a JSON object", field="items", index=i, reason="wrong_type")
-        metadata = _field(item, "metadata", dict, i, {})
-        labels = _field(metadata, "labels", dict, i, {})
-        if labels.get(SERVICE_NAME_LABEL) != service:
+        metadata = _member(item, "metadata", dict, i) or {}
+        labels = _member(metadata, "labels", dict, i) or {}
+        if _member(labels, SERVICE_NAME_LABEL, str, i) != service:
             continue
-        port_number: Optional[int] = None
+        number: Optional[int] = None
         if port is not None:
-            for p in _field(item, "ports", list, i, []) or []:
-                if isinstance(p, dict) and p.get("name", "") == port:
-                    port_number = _field(p, "port", int, i)
+            for p in _items(_member(item, "ports", list, i), dict, "ports", i):
+                if (_member(p, "name", str, i) or "") == port and _member(p, "port", int, i) is not None:
+                    number = _member(p, "port", int, i)
+                    if not 0 <= number <= 65535:
+                        raise InvalidViewError(
+                            f"EndpointSlice {i}: port {number} is not in 0 to 65535",
+                            field="port",
+                            index=i,
+                            reason="out_of_range",
+                        )
                     break
-            if port_number is None:
+            if number is None:
                 continue  # the slice does not serve this port
-        for endpoint in _field(item, "endpoints", list, i, []) or []:
-            if not isinstance(endpoint, dict):
-                raise InvalidViewError(
-                    "an endpoint is a JSON object", field="endpoints", index=i, reason="wrong_type"
-                )
-            addresses = _field(endpoint, "addresses", list, i, [])
+        ipv6 = _member(item, "addressType", str, i) == "IPv6"
+        for endpoint in _items(_member(item, "endpoints", list, i), dict, "endpoints", i):
+            addresses = _items(_member(endpoint, "addresses", list, i), str, "addresses", i)
+            conditions = _member(endpoint, "conditions", dict, i) or {}
+            ready = _member(conditions, "ready", bool, i)
+            serving = _member(conditions, "serving", bool, i)
+            terminating = _member(conditions, "terminating", bool, i)
+            zone = _member(endpoint, "zone", str, i)
             if not addresses:
                 continue
-            address = addresses[0]
-            if not isinstance(address, str) or not address:
-                raise InvalidViewError(
-                    "an endpoint address is a non-empty string", field="addresses", index=i, reason="wrong_type"
-                )
-            conditions = _field(endpoint, "conditions", dict, i, {})
-            ready = conditions.get("ready")
-            serving = conditions.get("serving")
-            terminating = conditions.get("terminating")
-            for name, flag in (("ready", ready), ("serving", serving), ("terminating", terminating)):
-                if flag is not None and not isinstance(flag, bool):
-                    raise InvalidViewError(
-                        f"conditions.{name} is not a boolean", field=name, index=i, reason="wrong_type"
-                    )
             if ready is None or ready:
-                w = float(weight)
-            elif serving and terminating:
-                w = 0.0
+                state = ready_state
+            elif serving is True and terminating is True:
+                state = draining_state
             else:
                 continue
-            zone = _field(endpoint, "zone", str, i)
-            node = address if port_number is None else f"{address}:{port_number}"
-            known = members.get(node)
-            if known is None or (known[0] == 0.0 and w > 0.0):
-                members[node] = (w, zone)
-    nodes = list(members)
-    weights = [w for w, _ in members.values()]
-    zones = [z for _, z in members.values()]
-    placement = Placement(
-        nodes, weights, seed=seed, domains=zones if any(z is not None for z in zones) else None
-    )
+            node = addresses[0]
+            if number is not None:
+                node = f"[{node}]:{number}" if ipv6 else f"{node}:{number}"
+            known = nodes.get(node)
+            if known is None or known[0] < state:
+                nodes[node] = (state, zone)
+    ids = list(nodes)
+    weights = [float(weight) if st == ready_state else 0.0 for st, _ in nodes.values()]
+    zones = [z for _, z in nodes.values()]
+    placement = Placement(ids, weights, seed=seed, domains=zones if any(z is not None for z in zones) else None)
     return View(placement, epoch)
 
 
@@ -991,7 +1009,7 @@ def _id_hex(node: Union[str, bytes]) -> str:
     return (node.encode("utf-8") if isinstance(node, str) else node).hex()
 
 
-def owners_digest(placement: "Placement[Any]", keys: Sequence[bytes]) -> str:
+def owners_digest(placement: Union["Placement[Any]", "ProfilePlacement[Any]"], keys: Sequence[bytes]) -> str:
     """LIVE.md's owners digest: SHA-256 of the owner of every key, each id as hex, joined by
     line feeds."""
     return hashlib.sha256("\n".join(_id_hex(o) for o in placement.owners(keys)).encode()).hexdigest()
@@ -1053,8 +1071,10 @@ def _follow(argv: Optional[Sequence[str]] = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
     def wait_stdin() -> None:
+        # os.read, not sys.stdin: a daemon thread blocked in a buffered read holds the buffer's
+        # lock, and the interpreter aborts when it finds it held at exit.
         try:
-            while sys.stdin.buffer.read(65536):
+            while os.read(sys.stdin.fileno(), 65536):
                 pass
         except (OSError, ValueError):
             pass
