@@ -286,6 +286,32 @@ typedef uint32_t hrw_domain_fault;
 #endif // __cplusplus
 
 /**
+ * What `hrw_live_view_update` did with a view it accepted. The numbers never change.
+ */
+enum hrw_update_outcome
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The view had a higher epoch: it is now current, the one it replaced is the previous one,
+   * and a move began.
+   */
+  HRW_UPDATE_OUTCOME_APPLIED = 0,
+  /**
+   * The view had the current epoch and fingerprint: nothing changed (a confirmation).
+   */
+  HRW_UPDATE_OUTCOME_UNCHANGED = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_update_outcome hrw_update_outcome;
+#else
+typedef uint32_t hrw_update_outcome;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What is wrong with a member of a view document (`hrw_error.reason` of INVALID_VIEW; its
  * name in conformance/views.json comes from `hrw_view_fault_name`). The numbers never change.
  */
@@ -399,6 +425,15 @@ typedef struct hrw_diff hrw_diff;
 typedef struct hrw_domains hrw_domains;
 
 /**
+ * A live view (build it with `hrw_live_view_new`, release it with `hrw_live_view_free`).
+ *
+ * Every call but `hrw_live_view_free` may be made from any number of threads at once: lookups
+ * never wait for an update and each answers from one state (LIVE-VIEW.md section 3); updates and
+ * `hrw_live_view_finish_move` are serialized among themselves.
+ */
+typedef struct hrw_live_view hrw_live_view;
+
+/**
  * An immutable placement of nodes (build it with `hrw_placement_new`, release it with
  * `hrw_placement_free`).
  *
@@ -483,55 +518,6 @@ typedef struct hrw_domains_error {
 } hrw_domains_error;
 
 /**
- * A node as the caller describes it. Zero-initialised fields mean "no domain".
- */
-typedef struct hrw_node {
-  /**
-   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
-   */
-  const uint8_t *id;
-  /**
-   * Length of `id` in bytes.
-   */
-  size_t id_len;
-  /**
-   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
-   * pointer with length 0.
-   */
-  const uint8_t *domain;
-  /**
-   * Length of `domain` in bytes (0 when `domain` is NULL).
-   */
-  size_t domain_len;
-} hrw_node;
-
-/**
- * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
- * the default seed and weight 1.0 for every node.
- */
-typedef struct hrw_placement_options {
-  /**
-   * 16 seed bytes, or NULL for the default seed.
-   */
-  const uint8_t *seed;
-  /**
-   * Length of `seed`: 16, or 0 when `seed` is NULL.
-   */
-  size_t seed_len;
-  /**
-   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
-   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
-   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
-   * selects it.
-   */
-  const double *weights;
-  /**
-   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
-   */
-  size_t weights_len;
-} hrw_placement_options;
-
-/**
  * Details of a failed call, for messages that name the offending node, value or length. Calls
  * that take an optional `hrw_error *` write it on failure only.
  *
@@ -603,7 +589,93 @@ typedef struct hrw_error {
    * IO: the operating system's error number (`errno`), or 0 when there is none.
    */
   int32_t os_error;
+  /**
+   * STALE_VIEW: the epoch of the view offered. VIEW_CONFLICT: the epoch both views claim.
+   */
+  uint64_t epoch;
+  /**
+   * STALE_VIEW: the live view's current epoch.
+   */
+  uint64_t current_epoch;
 } hrw_error;
+
+/**
+ * Where a key is read and written, as `hrw_live_view_route` answers. The ids are in the
+ * caller's buffer: `read_len` bytes of the read id, then `write_len` bytes of the write id.
+ */
+typedef struct hrw_live_route {
+  /**
+   * Length of the id of the key's owner in the previous view (the current owner when no move
+   * is in progress): where the key's data still is.
+   */
+  size_t read_len;
+  /**
+   * Length of the id of the key's owner in the current view: where to write.
+   */
+  size_t write_len;
+  /**
+   * Whether the two ids differ.
+   */
+  bool moved;
+} hrw_live_route;
+
+/**
+ * A change callback: called after every applied update with the previous and the current view
+ * (borrowed for the call only: take `hrw_view_with_epoch` copies to keep them) and the
+ * `user_data` it was registered with.
+ */
+typedef void (*hrw_live_view_callback)(void *user_data,
+                                       const struct hrw_view *previous,
+                                       const struct hrw_view *current);
+
+/**
+ * A node as the caller describes it. Zero-initialised fields mean "no domain".
+ */
+typedef struct hrw_node {
+  /**
+   * The id bytes (need not be NUL-terminated; may contain NUL). Must not be empty.
+   */
+  const uint8_t *id;
+  /**
+   * Length of `id` in bytes.
+   */
+  size_t id_len;
+  /**
+   * The failure domain (rack, zone, host) or NULL for none; an empty domain needs a non-NULL
+   * pointer with length 0.
+   */
+  const uint8_t *domain;
+  /**
+   * Length of `domain` in bytes (0 when `domain` is NULL).
+   */
+  size_t domain_len;
+} hrw_node;
+
+/**
+ * Optional settings of `hrw_placement_new`; a zero-initialised struct (or a NULL pointer) means
+ * the default seed and weight 1.0 for every node.
+ */
+typedef struct hrw_placement_options {
+  /**
+   * 16 seed bytes, or NULL for the default seed.
+   */
+  const uint8_t *seed;
+  /**
+   * Length of `seed`: 16, or 0 when `seed` is NULL.
+   */
+  size_t seed_len;
+  /**
+   * One weight per node (in node order), or NULL for weight 1.0 everywhere. A non-NULL
+   * pointer is a weights list even when `weights_len` is 0, so its length must be the number
+   * of nodes (else LENGTH_MISMATCH). Weight 0.0 keeps a node in the membership but never
+   * selects it.
+   */
+  const double *weights;
+  /**
+   * Length of `weights`: the number of nodes, or 0 when `weights` is NULL.
+   */
+  size_t weights_len;
+} hrw_placement_options;
 
 /**
  * One step of a ramp.
@@ -809,6 +881,172 @@ hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
                                  size_t index,
                                  const uint8_t **out_domain,
                                  size_t *out_domain_len);
+
+/**
+ * A live view of `view` (its seed is the live view's for good), with no move deadline: moves
+ * end by `hrw_live_view_finish_move` only. The view is shared, not copied: the caller may free
+ * its handle afterwards.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_live_view_new(const struct hrw_view *view, struct hrw_live_view **out_live_view);
+
+/**
+ * As `hrw_live_view_new`, and a move also ends by itself `move_deadline_ms` milliseconds after
+ * the update that began it.
+ *
+ * # Safety
+ * `view` is a live handle.
+ */
+hrw_status hrw_live_view_new_with_move_deadline(const struct hrw_view *view,
+                                                uint64_t move_deadline_ms,
+                                                struct hrw_live_view **out_live_view);
+
+/**
+ * Releases a live view; NULL is a no-op. Views taken from it stay valid.
+ *
+ * # Safety
+ * `live_view` is NULL or a live handle that no other thread is using.
+ */
+void hrw_live_view_free(struct hrw_live_view *live_view);
+
+/**
+ * Offers `view` (LIVE-VIEW.md section 2): SEED_MISMATCH when its seed is not the live view's;
+ * STALE_VIEW (details: `epoch`, the view's; `current_epoch`, the live view's) when its epoch is
+ * lower; VIEW_CONFLICT (`epoch`) for the same epoch with another fingerprint; else
+ * `*out_outcome` is UNCHANGED (same epoch and fingerprint) or APPLIED (a higher epoch: a move
+ * begins, and the change callbacks run on this thread before the call returns). A refused view
+ * changes nothing. The view is shared, not copied.
+ *
+ * # Safety
+ * `live_view` and `view` are live handles; `error` is NULL or writable.
+ */
+hrw_status hrw_live_view_update(const struct hrw_live_view *live_view,
+                                const struct hrw_view *view,
+                                hrw_update_outcome *out_outcome,
+                                struct hrw_error *error);
+
+/**
+ * Ends the move in progress, if any; a non-NULL `out_was_moving` receives whether one was (a
+ * move whose deadline had passed was over already).
+ *
+ * # Safety
+ * `live_view` is a live handle; `out_was_moving` is NULL or writable.
+ */
+hrw_status hrw_live_view_finish_move(const struct hrw_live_view *live_view, bool *out_was_moving);
+
+/**
+ * The id of the owner of `key` in the current view (where to write it), copied into `out_id`
+ * (`out_len` bytes); `*out_id_len` receives its length. When `out_len` is shorter,
+ * BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length needed and `actual` =
+ * `out_len`. Ids are copied because the view they belong to may be replaced at any time.
+ *
+ * # Safety
+ * `live_view` is a live handle; `key` and `out_id` are NULL or valid for their lengths;
+ * `error` is NULL or writable.
+ */
+hrw_status hrw_live_view_owner(const struct hrw_live_view *live_view,
+                               const uint8_t *key,
+                               size_t key_len,
+                               uint8_t *out_id,
+                               size_t out_len,
+                               size_t *out_id_len,
+                               struct hrw_error *error);
+
+/**
+ * Where `key` is read and written (LIVE-VIEW.md section 3), from one state of the live view:
+ * `out_ids` (`out_len` bytes) receives the read id followed by the write id, and `*out_route`
+ * their lengths and whether they differ. With no move in progress both ids are the current
+ * owner. When `out_len` is shorter than the two ids, BUFFER_TOO_SMALL and a non-NULL `error`
+ * has `expected` = the length needed and `actual` = `out_len`.
+ *
+ * # Safety
+ * `live_view` is a live handle; `key` and `out_ids` are NULL or valid for their lengths;
+ * `out_route` is writable; `error` is NULL or writable.
+ */
+hrw_status hrw_live_view_route(const struct hrw_live_view *live_view,
+                               const uint8_t *key,
+                               size_t key_len,
+                               uint8_t *out_ids,
+                               size_t out_len,
+                               struct hrw_live_route *out_route,
+                               struct hrw_error *error);
+
+/**
+ * One state of the live view, for a batch of lookups: `*out_current` receives the current view
+ * and `*out_previous` the previous one while a move is in progress, else NULL (both new handles,
+ * owned by the caller: release them with `hrw_view_free`). Look keys up in them (and, for
+ * routes, build an `hrw_transition` between them) without another update interleaving.
+ *
+ * # Safety
+ * `live_view` is a live handle; the out-params are writable.
+ */
+hrw_status hrw_live_view_snapshot(const struct hrw_live_view *live_view,
+                                  struct hrw_view **out_current,
+                                  struct hrw_view **out_previous);
+
+/**
+ * The current view's epoch.
+ *
+ * # Safety
+ * `live_view` is a live handle.
+ */
+hrw_status hrw_live_view_epoch(const struct hrw_live_view *live_view, uint64_t *out_epoch);
+
+/**
+ * The current view's 16-byte fingerprint into `out` (`out_len` at least
+ * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_live_view_fingerprint(const struct hrw_live_view *live_view,
+                                     uint8_t *out,
+                                     size_t out_len);
+
+/**
+ * The current view's fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
+ * `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+ */
+hrw_status hrw_live_view_fingerprint_hex(const struct hrw_live_view *live_view,
+                                         uint8_t *out,
+                                         size_t out_len);
+
+/**
+ * Whether a move is in progress.
+ *
+ * # Safety
+ * `live_view` is a live handle.
+ */
+hrw_status hrw_live_view_moving(const struct hrw_live_view *live_view, bool *out_moving);
+
+/**
+ * Milliseconds since the last update that was applied or unchanged (or since the live view was
+ * built).
+ *
+ * # Safety
+ * `live_view` is a live handle.
+ */
+hrw_status hrw_live_view_since_update_ms(const struct hrw_live_view *live_view, uint64_t *out_ms);
+
+/**
+ * Registers `callback`, called with `user_data` after every applied update, on the thread that
+ * called `hrw_live_view_update`, after the swap, in registration order. It may look keys up and
+ * call `hrw_live_view_finish_move`, but must not call `hrw_live_view_update` or
+ * `hrw_live_view_on_change` on the same live view (they would wait for it to return), and must
+ * not unwind into hrwhash. NULL_PARAMETER for a NULL callback.
+ *
+ * # Safety
+ * `live_view` is a live handle; `callback` and `user_data` may be used from any thread that
+ * updates the live view, for as long as the live view lives.
+ */
+hrw_status hrw_live_view_on_change(const struct hrw_live_view *live_view,
+                                   hrw_live_view_callback callback,
+                                   void *user_data);
 
 /**
  * Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position

@@ -14,6 +14,7 @@
 
 mod domains;
 mod ffi;
+mod live_view;
 mod placement;
 mod policy;
 mod profile;
@@ -27,6 +28,7 @@ mod transition;
 mod view;
 
 pub use domains::*;
+pub use live_view::*;
 pub use placement::*;
 pub use policy::*;
 pub use profile::*;

@@ -60,6 +60,10 @@ pub struct hrw_error {
     pub field: [u8; HRW_ERROR_FIELD_SIZE],
     /// IO: the operating system's error number (`errno`), or 0 when there is none.
     pub os_error: i32,
+    /// STALE_VIEW: the epoch of the view offered. VIEW_CONFLICT: the epoch both views claim.
+    pub epoch: u64,
+    /// STALE_VIEW: the live view's current epoch.
+    pub current_epoch: u64,
 }
 
 /// Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
@@ -162,6 +166,8 @@ impl hrw_error {
             field_len: 0,
             field: [0; HRW_ERROR_FIELD_SIZE],
             os_error: 0,
+            epoch: 0,
+            current_epoch: 0,
         }
     }
 
@@ -222,6 +228,11 @@ impl hrw_error {
                 d.expected = k;
             }
             Error::TooManyNodes { count } => d.actual = count,
+            Error::StaleView { epoch, current } => {
+                d.epoch = epoch;
+                d.current_epoch = current;
+            }
+            Error::ViewConflict { epoch } => d.epoch = epoch,
             _ => {}
         }
         d

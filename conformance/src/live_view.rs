@@ -133,10 +133,7 @@ fn run(case: &Case) -> Value {
                     o.insert("seed".into(), hex(&s.to_bytes()).into());
                 }
                 let outcome = View::from_json_bytes(document.as_bytes(), step_seed.unwrap_or(seed))
-                    .map_err(|e| {
-                        live.report_error(e.clone());
-                        e
-                    })
+                    .inspect_err(|e| live.report_error(e.clone()))
                     .and_then(|view| live.update(view));
                 let expect = match outcome {
                     Ok(UpdateOutcome::Applied) => "applied".into(),

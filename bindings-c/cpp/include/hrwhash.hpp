@@ -68,6 +68,10 @@ public:
     }
     /// INVALID_VIEW: what is wrong, and its name in conformance/views.json ("missing", ...).
     hrw_view_fault reason() const noexcept { return detail_.reason; }
+    /// STALE_VIEW: the epoch of the view offered. VIEW_CONFLICT: the epoch both views claim.
+    std::uint64_t epoch() const noexcept { return detail_.epoch; }
+    /// STALE_VIEW: the live view's current epoch.
+    std::uint64_t current_epoch() const noexcept { return detail_.current_epoch; }
     std::string_view reason_name() const noexcept { return hrw_view_fault_name(detail_.reason); }
     const hrw_error &detail() const noexcept { return detail_; }
 
@@ -128,6 +132,12 @@ private:
         }
         case HRW_STATUS_INVALID_MOVE_LIMIT:
             msg += " (" + number(d.value) + ")";
+            break;
+        case HRW_STATUS_STALE_VIEW:
+            msg += " (epoch " + std::to_string(d.epoch) + ", current " + std::to_string(d.current_epoch) + ")";
+            break;
+        case HRW_STATUS_VIEW_CONFLICT:
+            msg += " (epoch " + std::to_string(d.epoch) + ")";
             break;
         default:
             break;

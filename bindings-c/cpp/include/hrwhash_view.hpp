@@ -14,6 +14,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
+#include <climits>
+#include <functional>
+#include <memory>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -208,6 +212,7 @@ private:
     explicit View(hrw_view *v) noexcept : h_(v) {}
     Owned h_;
     friend class RampPlan;
+    friend class LiveView;
 };
 
 /// Owners of one key before and after.
@@ -482,6 +487,169 @@ private:
         detail::check(f(get(), &v));
         return v;
     }
+    Owned h_;
+};
+
+/// Where a key is read and written during a move (LIVE-VIEW.md section 3): its owner's id in
+/// the previous view and in the current one. With no move in progress both are the owner.
+struct LiveRoute {
+    std::string read;
+    std::string write;
+    bool moved;
+};
+
+/// The view a client follows as its publisher issues new epochs (conformance/LIVE-VIEW.md).
+/// Move-only. Every method may be called from many threads at once: lookups never wait for an
+/// update and each answers from one state.
+class LiveView {
+public:
+    /// What update did with a view it accepted.
+    enum class Outcome { applied, unchanged };
+
+    /// A live view of `initial`, whose seed it keeps; moves end by finish_move only.
+    explicit LiveView(const View &initial) {
+        hrw_live_view *lv = nullptr;
+        detail::check(hrw_live_view_new(initial.get(), &lv));
+        h_ = Owned(lv);
+    }
+
+    /// A live view whose moves also end by themselves `move_deadline` after the update that
+    /// began them.
+    LiveView(const View &initial, std::chrono::milliseconds move_deadline) {
+        hrw_live_view *lv = nullptr;
+        const auto ms = static_cast<std::uint64_t>(std::max<std::int64_t>(0, move_deadline.count()));
+        detail::check(hrw_live_view_new_with_move_deadline(initial.get(), ms, &lv));
+        h_ = Owned(lv);
+    }
+
+    /// Offers `view`: Outcome::applied (a higher epoch; a move begins and the change callbacks
+    /// run before this returns) or Outcome::unchanged (the same epoch and fingerprint). Throws
+    /// Error: SEED_MISMATCH, STALE_VIEW (epoch(), current_epoch()) or VIEW_CONFLICT (epoch()),
+    /// and then nothing changed.
+    Outcome update(const View &view) {
+        hrw_update_outcome o = HRW_UPDATE_OUTCOME_UNCHANGED;
+        hrw_error err{};
+        detail::check(hrw_live_view_update(get(), view.get(), &o, &err), err);
+        return o == HRW_UPDATE_OUTCOME_APPLIED ? Outcome::applied : Outcome::unchanged;
+    }
+
+    /// Ends the move in progress; returns whether one was.
+    bool finish_move() {
+        bool was = false;
+        detail::check(hrw_live_view_finish_move(get(), &was));
+        return was;
+    }
+
+    /// The id of the owner of `key` in the current view: where to write it.
+    std::string owner(std::string_view key) const {
+        std::string id(64, '\0');
+        for (;;) {
+            std::size_t len = 0;
+            hrw_error err{};
+            const hrw_status st = hrw_live_view_owner(get(), detail::bytes(key), key.size(),
+                                                      reinterpret_cast<std::uint8_t *>(id.data()), id.size(), &len, &err);
+            // The view may change between two tries: grow until the id fits.
+            if (st == HRW_STATUS_BUFFER_TOO_SMALL) {
+                id.resize(err.expected);
+                continue;
+            }
+            detail::check(st, err);
+            id.resize(len);
+            return id;
+        }
+    }
+
+    /// Where `key` is read and written.
+    LiveRoute route(std::string_view key) const {
+        std::string ids(128, '\0');
+        for (;;) {
+            hrw_live_route r{};
+            hrw_error err{};
+            const hrw_status st = hrw_live_view_route(get(), detail::bytes(key), key.size(),
+                                                      reinterpret_cast<std::uint8_t *>(ids.data()), ids.size(), &r, &err);
+            if (st == HRW_STATUS_BUFFER_TOO_SMALL) {
+                ids.resize(err.expected);
+                continue;
+            }
+            detail::check(st, err);
+            return LiveRoute{ids.substr(0, r.read_len), ids.substr(r.read_len, r.write_len), r.moved};
+        }
+    }
+
+    /// One state, for a batch of lookups: the current view and, while a move is in progress,
+    /// the previous one.
+    std::pair<View, std::optional<View>> snapshot() const {
+        hrw_view *cur = nullptr, *prev = nullptr;
+        detail::check(hrw_live_view_snapshot(get(), &cur, &prev));
+        View current(cur);
+        std::optional<View> previous;
+        if (prev != nullptr) previous.emplace(View(prev));
+        return {std::move(current), std::move(previous)};
+    }
+
+    std::uint64_t epoch() const {
+        std::uint64_t e = 0;
+        detail::check(hrw_live_view_epoch(get(), &e));
+        return e;
+    }
+
+    std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> fingerprint() const {
+        std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> out{};
+        detail::check(hrw_live_view_fingerprint(get(), out.data(), out.size()));
+        return out;
+    }
+
+    std::string fingerprint_hex() const {
+        char out[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        detail::check(hrw_live_view_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
+        return out;
+    }
+
+    bool moving() const {
+        bool m = false;
+        detail::check(hrw_live_view_moving(get(), &m));
+        return m;
+    }
+
+    /// Time since the last update that was applied or unchanged.
+    std::chrono::milliseconds since_update() const {
+        std::uint64_t ms = 0;
+        detail::check(hrw_live_view_since_update_ms(get(), &ms));
+        return std::chrono::milliseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(ms, INT64_MAX)));
+    }
+
+    /// Registers `callback`, called with the previous and the current view after every applied
+    /// update, on the updating thread. It may call finish_move and lookups, but not update or
+    /// on_change; an exception it throws is caught and dropped (it cannot cross the C ABI).
+    void on_change(std::function<void(const View &previous, const View &current)> callback) {
+        callbacks_.push_back(std::make_unique<Callback>(std::move(callback)));
+        detail::check(hrw_live_view_on_change(get(), &LiveView::trampoline, callbacks_.back().get()));
+    }
+
+    const hrw_live_view *get() const noexcept { return h_.get(); }
+
+private:
+    using Owned = detail::Handle<hrw_live_view, hrw_live_view_free>;
+    using Callback = std::function<void(const View &, const View &)>;
+
+    static void trampoline(void *user_data, const hrw_view *previous, const hrw_view *current) {
+        try {
+            // Owned copies (a shared reference each), so the callback may keep them.
+            hrw_view *p = nullptr, *c = nullptr;
+            std::uint64_t pe = 0, ce = 0;
+            if (hrw_view_epoch(previous, &pe) != HRW_STATUS_OK || hrw_view_epoch(current, &ce) != HRW_STATUS_OK ||
+                hrw_view_with_epoch(previous, pe, &p) != HRW_STATUS_OK)
+                return;
+            View prev(p);
+            if (hrw_view_with_epoch(current, ce, &c) != HRW_STATUS_OK) return;
+            View cur(c);
+            (*static_cast<Callback *>(user_data))(prev, cur);
+        } catch (...) {
+        }
+    }
+
+    // Declared before the handle, so the live view (which calls them) is freed first.
+    std::vector<std::unique_ptr<Callback>> callbacks_;
     Owned h_;
 };
 
