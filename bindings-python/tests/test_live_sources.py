@@ -213,7 +213,12 @@ def test_a_watch_sees_every_publish(etcd: Etcd) -> None:
     live = source.start()
     changes: List[Tuple[int, int]] = []
     applied_at: List[int] = []
-    live.on_change(lambda t: (changes.append((len(t.old), len(t.new))), applied_at.append(time.monotonic_ns())))
+
+    def changed(t: Transition) -> None:
+        changes.append((len(t.old), len(t.new)))
+        applied_at.append(time.monotonic_ns())
+
+    live.on_change(changed)
     lags: List[float] = []
     try:
         assert live.epoch() == 1 and live.fingerprint() == fleet(5).fingerprint
