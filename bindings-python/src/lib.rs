@@ -10,6 +10,7 @@ mod arrow_import;
 mod error;
 #[rustfmt::skip]
 mod error_table;
+mod live_view;
 mod policy;
 mod policy_domains;
 mod profile;
@@ -815,6 +816,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(draw, m)?)?;
     m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
     view::register(m)?;
+    live_view::register(m)?;
     profile::register(m)?;
     slot_table::register(m)?;
     policy_domains::register(m)?;

@@ -96,6 +96,11 @@ impl View {
         View { inner, placement }
     }
 
+    /// The core view.
+    pub(crate) fn core(&self) -> &hrwhash::View {
+        &self.inner
+    }
+
     pub(crate) fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
         let placement = Py::new(py, placement_of(py, inner.placement())?)?;
         Ok(View { inner, placement })
@@ -450,6 +455,20 @@ pub struct Transition {
 }
 
 impl Transition {
+    /// The transition between two views (a live view's previous and current ones).
+    pub(crate) fn of_views(py: Python<'_>, old: &Py<View>, new: &Py<View>) -> PyResult<Transition> {
+        let (a, b) = (
+            old.get().placement.clone_ref(py),
+            new.get().placement.clone_ref(py),
+        );
+        let inner = Core::Hrw(hrwhash::Transition::new(&a.get().inner, &b.get().inner));
+        Ok(Transition {
+            inner,
+            old: Side::Hrw(a),
+            new: Side::Hrw(b),
+        })
+    }
+
     fn old_id(&self, py: Python<'_>, i: usize) -> Py<PyAny> {
         self.old.id(py, i)
     }

@@ -46,6 +46,10 @@ from ._hrwhash import (
     ramp as ramp,
 )
 from ._hrwhash import (
+    LiveRoute as LiveRoute,
+    LiveView as LiveView,
+)
+from ._hrwhash import (
     ProfilePlacement as ProfilePlacement,
 )
 
@@ -63,6 +67,8 @@ __all__ = [
     "Diff",
     "Domains",
     "HrwError",
+    "LiveRoute",
+    "LiveView",
     "Placement",
     "ProfilePlacement",
     "Plan",

@@ -1,5 +1,5 @@
 from os import PathLike
-from typing import Any, ClassVar, Generic, Iterable, Iterator, List, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, List, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -40,6 +40,8 @@ __all__ = [
     "RouteSet",
     "Transition",
     "View",
+    "LiveRoute",
+    "LiveView",
     "SLOT_TABLE_POLICY",
     "RANKED_SLOT_TABLE_POLICY",
     "SLOT_HISTORY_FORMAT",
@@ -331,6 +333,68 @@ class RampPlan:
 
 def ramp(old: View, new: View, max_move: float) -> RampPlan:
     """The ramp from ``old`` to ``new`` moving at most ``max_move`` of the keys per step."""
+
+# Live views (conformance/LIVE-VIEW.md). Ids come back as the views given to the live view name
+# them (a view loaded from a document: str when valid UTF-8, else bytes).
+
+@final
+class LiveRoute:
+    """Where one key is, as a live view routes it: read from ``read``, write to ``write``."""
+
+    @property
+    def read(self) -> Any:
+        """The owner in the previous view while a move is in progress (else the current owner):
+        where the key's data still is."""
+    @property
+    def write(self) -> Any:
+        """The owner in the current view: where to write."""
+    @property
+    def moved(self) -> bool:
+        """Whether the two owners differ."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class LiveView:
+    """The view a client follows: the current view, replaced by newer ones, with the previous one
+    kept while keys move. Lookups never wait for an update and never see half of one."""
+
+    def __new__(cls, view: View, *, move_deadline: Optional[float] = None) -> "LiveView": ...
+    def update(self, view: View) -> Literal["applied", "unchanged"]:
+        """``"applied"`` (a higher epoch: a move begins, the change callbacks ran) or
+        ``"unchanged"`` (the same epoch and fingerprint: a confirmation). Refusals, which change
+        nothing but ``last_error()``: another seed (SeedMismatchError), a lower epoch
+        (StaleViewError), the same epoch with another fingerprint (ViewConflictError)."""
+    def finish_move(self) -> bool:
+        """Ends the move in progress; returns whether one was."""
+    def owner(self, key: _Key) -> Any:
+        """The owner of ``key`` in the current view: where to write."""
+    def owners(self, keys: Iterable[_Key]) -> List[Any]:
+        """The owner of each key, all in one current view."""
+    def route(self, key: _Key) -> LiveRoute:
+        """Where ``key`` is read and written."""
+    def snapshot(self) -> Tuple[View, Optional[View], bool]:
+        """``(current, previous, moving)`` of one state; previous is None unless moving."""
+    def current(self) -> View:
+        """The current view."""
+    def epoch(self) -> int: ...
+    def fingerprint(self) -> str:
+        """The current view's fingerprint: 32 hex digits."""
+    def moving(self) -> bool:
+        """Whether a move is in progress."""
+    @property
+    def move_deadline(self) -> Optional[float]:
+        """Seconds after which a move ends by itself, or None."""
+    def since_update(self) -> float:
+        """Seconds since the last update that was applied or unchanged (or since construction)."""
+    def last_error(self) -> Optional[BaseException]:
+        """The last refusal, source error or callback exception, until the next applied or
+        unchanged update."""
+    def report_error(self, error: BaseException) -> None:
+        """Records a source's error without changing the view."""
+    def on_change(self, callback: Callable[[Transition], object]) -> None:
+        """Calls ``callback(transition)`` (previous -> current) after every applied update, on the
+        updating thread, after the swap. An exception it raises is recorded in ``last_error()``."""
 
 # Compatibility profiles (conformance/PROFILES.md).
 
