@@ -2,13 +2,16 @@
 //! owner lookups it replaces, in one run.
 //!
 //! Groups: `view/N=100000` (`load`, `write`), `transition/N=1000` (`diff` of `KEYS` keys against
-//! `owner-x2`, 2 x `KEYS` owner lookups on the same keys). Times are per batch.
+//! `owner-x2`, 2 x `KEYS` owner lookups on the same keys), `live/N=1000` (`KEYS` owner lookups
+//! on the view itself, through a `LiveView` one snapshot per key (`owner`, which copies the id),
+//! through one snapshot for the batch (`snapshot-owner`), and `route` during a move). Times are
+//! per batch.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use hrwhash::{Node, Placement, Transition, View, Weight};
+use hrwhash::{LiveView, Node, Placement, Transition, View, Weight};
 
 const KEYS: usize = 4096;
 
@@ -60,5 +63,57 @@ fn transition(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, views, transition);
+fn live(c: &mut Criterion) {
+    let old = View::new(fleet(1000), 1).unwrap();
+    let new = View::new(
+        old.placement().with_node(Node::new("cache-new")).unwrap(),
+        2,
+    )
+    .unwrap();
+    let keys: Vec<String> = (0..KEYS).map(|i| format!("key-{i}")).collect();
+    let live = LiveView::new(old.clone());
+    let mut g = c.benchmark_group("live/N=1000");
+    g.throughput(Throughput::Elements(KEYS as u64));
+    g.bench_function("view-owner", |b| {
+        b.iter(|| {
+            let mut sum = 0usize;
+            for k in black_box(&keys) {
+                sum += old.placement().owner(k).id().len();
+            }
+            sum
+        })
+    });
+    g.bench_function("owner", |b| {
+        b.iter(|| {
+            let mut sum = 0usize;
+            for k in black_box(&keys) {
+                sum += live.owner(k).len();
+            }
+            sum
+        })
+    });
+    g.bench_function("snapshot-owner", |b| {
+        b.iter(|| {
+            let s = live.snapshot();
+            let mut sum = 0usize;
+            for k in black_box(&keys) {
+                sum += s.owner(k).id().len();
+            }
+            sum
+        })
+    });
+    live.update(new).unwrap();
+    g.bench_function("route-moving", |b| {
+        b.iter(|| {
+            let mut moved = 0usize;
+            for k in black_box(&keys) {
+                moved += live.route(k).moved as usize;
+            }
+            moved
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, views, transition, live);
 criterion_main!(benches);
