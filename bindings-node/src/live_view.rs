@@ -58,10 +58,7 @@ fn move_deadline(env: sys::napi_env, options: Option<Raw>) -> Result<Option<Dura
     if js::type_of(env, opts.0)? != T::napi_object {
         return Err(js::type_error(
             env,
-            &format!(
-                "options is {}, not an object",
-                js::describe(env, opts.0)
-            ),
+            &format!("options is {}, not an object", js::describe(env, opts.0)),
         ));
     }
     for name in js::own_keys(env, opts.0)? {
@@ -143,7 +140,9 @@ impl LiveView {
         js::check(env, unsafe { sys::napi_get_undefined(env, &mut undefined) })?;
         for r in &self.callbacks {
             let mut f = ptr::null_mut();
-            js::check(env, unsafe { sys::napi_get_reference_value(env, *r, &mut f) })?;
+            js::check(env, unsafe {
+                sys::napi_get_reference_value(env, *r, &mut f)
+            })?;
             let mut result = ptr::null_mut();
             let status =
                 unsafe { sys::napi_call_function(env, undefined, f, 1, [t].as_ptr(), &mut result) };

@@ -200,7 +200,17 @@ impl Table {
             for f in k["fields"].as_array().into_iter().flatten() {
                 let fname = need(f, "name")?;
                 let ty = need(f, "type")?;
-                if !["int", "epoch", "float", "text", "optional_int", "fault", "object"].contains(&&*ty) {
+                if ![
+                    "int",
+                    "epoch",
+                    "float",
+                    "text",
+                    "optional_int",
+                    "fault",
+                    "object",
+                ]
+                .contains(&&*ty)
+                {
                     return Err(format!("{name}.{fname}: unknown type {ty}"));
                 }
                 fields.push(Field {
