@@ -58,6 +58,8 @@ pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
 pub use lookup::Lookup;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
+#[doc(hidden)]
+pub use placement::__kernel;
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;
 pub use transition::Transition;
