@@ -57,9 +57,9 @@ mod weight;
 pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
 pub use lookup::Lookup;
-pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 #[doc(hidden)]
 pub use placement::__kernel;
+pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;
 pub use transition::Transition;

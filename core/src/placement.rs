@@ -788,6 +788,17 @@ pub mod __kernel {
         placement.inner.kernel.name()
     }
 
+    /// [`Placement::owner_index`] of the key whose digest is `kd`: the per-node loop without
+    /// the key's hashing.
+    pub fn owner_of_digest(placement: &Placement, kd: u64) -> usize {
+        placement.owner_index_of_digest(kd)
+    }
+
+    /// [`Placement::rank_into`] of the key whose digest is `kd`.
+    pub fn rank_of_digest_into(placement: &Placement, kd: u64, out: &mut [usize]) -> usize {
+        placement.rank_digest_into(kd, out)
+    }
+
     /// The same placement with the kernel `name`; `None` when this CPU does not have it.
     pub fn with(placement: &Placement, name: &str) -> Option<Placement> {
         let kernel = Kernel::named(name)?;

@@ -127,19 +127,29 @@ pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
     }
     let top = _mm512_reduce_max_epu64(best);
     let lanes = _mm512_cmpeq_epi64_mask(best, _mm512_set1_epi64(top as i64));
-    let first_chunk = _mm512_mask_reduce_min_epu64(lanes, best_chunk) as usize;
+    // One lane has the best score, unless digests repeat (crafted inputs): then the earliest
+    // chunk where any of those lanes reached it.
+    let first_chunk = match lanes.count_ones() {
+        1 => {
+            let mut chunks = [0u64; 8];
+            _mm512_storeu_si512(chunks.as_mut_ptr() as *mut _, best_chunk);
+            chunks[lanes.trailing_zeros() as usize] as usize
+        }
+        _ => _mm512_mask_reduce_min_epu64(lanes, best_chunk) as usize,
+    };
+    // The positions of the chunk holding the best digest, all compared at once: no branch on
+    // where in the chunk it is. Masked loads read nothing past the slice.
     let target = _mm512_set1_epi64(digest_of(key, top) as i64);
     let start = first_chunk * chunk_len;
-    let end = n.min(start + chunk_len);
-    let mut at = start;
-    while at < end {
-        let len = (end - at).min(8);
-        let valid = low_bits(len);
-        let hit = _mm512_mask_cmpeq_epi64_mask(valid, load_part_or_full(p.add(at), len), target);
-        if hit != 0 {
-            return (top, at + hit.trailing_zeros() as usize);
-        }
-        at += 8;
+    let mut found = 0u32;
+    for j in 0..CHUNK {
+        let at = start + 8 * j;
+        let valid = low_bits(n.saturating_sub(at).min(8));
+        let d = _mm512_maskz_loadu_epi64(valid, p.wrapping_add(at) as *const _);
+        found |= (_mm512_mask_cmpeq_epi64_mask(valid, d, target) as u32) << (8 * j);
+    }
+    if found != 0 {
+        return (top, start + found.trailing_zeros() as usize);
     }
     // Unreachable: the best score came from a digest of that chunk. The scalar kernel is the
     // answer should it ever not be.

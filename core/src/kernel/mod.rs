@@ -331,7 +331,10 @@ mod tests {
             && std::arch::is_x86_feature_detected!("avx512dq")
             && std::arch::is_x86_feature_detected!("avx512vl")
         {
-            assert!(names.contains(&"avx512"), "an AVX-512 CPU ran only {names:?}");
+            assert!(
+                names.contains(&"avx512"),
+                "an AVX-512 CPU ran only {names:?}"
+            );
         }
         assert_eq!(names.last(), Some(&"scalar"));
         all
@@ -460,7 +463,11 @@ mod tests {
             };
             laid_out += 1;
             let Some(best) = simd.group_argmax(key, &layout) else {
-                assert_eq!(simd, Kernel::Scalar, "only the scalar kernel has no group pass");
+                assert_eq!(
+                    simd,
+                    Kernel::Scalar,
+                    "only the scalar kernel has no group pass"
+                );
                 return;
             };
             for (g, lanes) in groups.iter().enumerate() {
