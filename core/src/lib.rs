@@ -7,7 +7,9 @@
 //! binding returns bit-identical answers. The algorithm is specified byte for byte in
 //! `conformance/SPEC.md`.
 //!
-//! Features: `std` (default) adds run-time SIMD dispatch and `std::error::Error`; `json`
+//! Features: `std` (default) adds run-time SIMD dispatch (AVX2 or AVX-512; the environment
+//! variable `HRWHASH_KERNEL=scalar|avx2|avx512` forces one, falling back to the next one down
+//! that the CPU has) and `std::error::Error`; `json`
 //! (default) adds [`View`] documents, [`RampPlan`] and the documents of [`policy::SlotTable`],
 //! with a JSON parser and SHA-256. With neither, a placement and the policies compile SipHash alone. The
 //! compatibility profiles are the crate `hrwhash-compat`.
