@@ -129,8 +129,8 @@ pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
     let lanes = _mm512_cmpeq_epi64_mask(best, _mm512_set1_epi64(top as i64));
     // One lane has the best score, unless digests repeat (crafted inputs): then the earliest
     // chunk where any of those lanes reached it.
-    let first_chunk = match lanes.count_ones() {
-        1 => {
+    let first_chunk = match lanes & lanes.wrapping_sub(1) {
+        0 => {
             let mut chunks = [0u64; 8];
             _mm512_storeu_si512(chunks.as_mut_ptr() as *mut _, best_chunk);
             chunks[lanes.trailing_zeros() as usize] as usize
