@@ -7,7 +7,9 @@
 //! binding returns bit-identical answers. The algorithm is specified byte for byte in
 //! `conformance/SPEC.md`.
 //!
-//! Features: `std` (default) adds run-time SIMD dispatch and `std::error::Error`; `json`
+//! Features: `std` (default) adds run-time SIMD dispatch (AVX2 or AVX-512; the environment
+//! variable `HRWHASH_KERNEL=scalar|avx2|avx512` forces one, falling back to the next one down
+//! that the CPU has) and `std::error::Error`; `json`
 //! (default) adds [`View`] documents, [`RampPlan`] and the documents of [`policy::SlotTable`],
 //! with a JSON parser and SHA-256; both together add [`LiveView`], the view a client follows as
 //! its publisher issues new epochs. With neither, a placement and the policies compile SipHash
@@ -63,6 +65,8 @@ pub use error_kind::ErrorKind;
 #[cfg(all(feature = "std", feature = "json"))]
 pub use live_view::{LiveRoute, LiveSnapshot, LiveView, UpdateOutcome};
 pub use lookup::Lookup;
+#[doc(hidden)]
+pub use placement::__kernel;
 pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;

@@ -236,6 +236,11 @@ impl Placement {
 
     /// Validates and indexes `nodes`; their order is the order of [`NodeRef::index`].
     pub fn from_nodes(seed: Seed, nodes: Vec<Node>) -> Result<Placement, Error> {
+        Placement::with_kernel(seed, nodes, Kernel::detect())
+    }
+
+    /// [`Placement::from_nodes`] with a given kernel, which the CPU must have.
+    fn with_kernel(seed: Seed, nodes: Vec<Node>, kernel: Kernel) -> Result<Placement, Error> {
         if nodes.is_empty() {
             return Err(Error::EmptyMembership);
         }
@@ -299,7 +304,6 @@ impl Placement {
         }
         let grouped = groups.len() <= MAX_GROUPS_FOR_GROUPED_LOOKUP
             || lanes.len() >= groups.len() * MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP;
-        let kernel = Kernel::detect();
         // Past a few thousand nodes the groups' own passes cost the same, and their fixed costs
         // nothing by comparison; below a few dozen, the vector pass costs more than it saves.
         let interleaved = match kernel {
@@ -758,5 +762,47 @@ impl ExactSizeIterator for Ranking<'_> {}
 impl AsRef<Placement> for Placement {
     fn as_ref(&self) -> &Placement {
         self
+    }
+}
+
+/// Not part of the API: the per-node kernels by name (`scalar`, `avx2`, `avx512`), so that
+/// hrwhash's tests and benchmarks can compare them in one process. `HRWHASH_KERNEL` is the
+/// switch for everyone else.
+#[doc(hidden)]
+pub mod __kernel {
+    use super::{Kernel, Placement};
+    use alloc::vec::Vec;
+
+    /// The kernels this CPU runs, fastest first.
+    pub fn available() -> Vec<&'static str> {
+        Kernel::available().map(Kernel::name).collect()
+    }
+
+    /// The kernel placements of this process get (`HRWHASH_KERNEL`, else the CPU's best).
+    pub fn chosen() -> &'static str {
+        Kernel::detect().name()
+    }
+
+    /// The kernel `placement` uses.
+    pub fn of(placement: &Placement) -> &'static str {
+        placement.inner.kernel.name()
+    }
+
+    /// [`Placement::owner_index`] of the key whose digest is `kd`: the per-node loop without
+    /// the key's hashing.
+    pub fn owner_of_digest(placement: &Placement, kd: u64) -> usize {
+        placement.owner_index_of_digest(kd)
+    }
+
+    /// [`Placement::rank_into`] of the key whose digest is `kd`.
+    pub fn rank_of_digest_into(placement: &Placement, kd: u64, out: &mut [usize]) -> usize {
+        placement.rank_digest_into(kd, out)
+    }
+
+    /// The same placement with the kernel `name`; `None` when this CPU does not have it.
+    pub fn with(placement: &Placement, name: &str) -> Option<Placement> {
+        let kernel = Kernel::named(name)?;
+        let inner = &*placement.inner;
+        Placement::with_kernel(inner.seed, inner.nodes.clone(), kernel).ok()
     }
 }

@@ -90,19 +90,88 @@ fn indices(v: &Value) -> Vec<usize> {
 
 #[test]
 fn every_case() {
-    let cases = every_case_in(&vectors());
+    let cases = every_case_in(&vectors(), None);
     assert!(cases >= 2000);
+}
+
+/// Every kernel this CPU has, through the crate's internal hook, in this one process.
+#[test]
+fn every_case_under_every_kernel() {
+    let kernels = hrwhash::__kernel::available();
+    println!("kernels run: {kernels:?}");
+    assert!(kernels.contains(&"scalar"));
+    for kernel in kernels {
+        every_case_in(&vectors(), Some(kernel));
+        every_case_in(&vectors_in("vectors-edge.json"), Some(kernel));
+    }
+}
+
+/// The kernel `HRWHASH_KERNEL=forced` must give on this CPU: that one if the CPU has it, else the
+/// first one below it (avx512, avx2, scalar) that it has.
+fn expected_kernel(forced: &str) -> &'static str {
+    let order = ["avx512", "avx2", "scalar"];
+    let available = hrwhash::__kernel::available();
+    let from = order
+        .iter()
+        .position(|k| *k == forced)
+        .expect("a kernel name");
+    order[from..]
+        .iter()
+        .find_map(|k| available.iter().find(|a| *a == k).copied())
+        .expect("scalar is always available")
+}
+
+/// `HRWHASH_KERNEL` itself: this test binary again, once per kernel name, running only
+/// [`every_case_as_the_process_chose`] with the variable set.
+#[test]
+fn every_case_under_hrwhash_kernel() {
+    let exe = std::env::current_exe().expect("test binary");
+    for forced in ["scalar", "avx2", "avx512"] {
+        let out = std::process::Command::new(&exe)
+            .args(["--exact", "every_case_as_the_process_chose", "--nocapture"])
+            .env("HRWHASH_KERNEL", forced)
+            .output()
+            .expect("run the test binary");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "HRWHASH_KERNEL={forced}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = format!(
+            "HRWHASH_KERNEL={forced}: kernel {}",
+            expected_kernel(forced)
+        );
+        assert!(stdout.contains(&said), "expected {said:?} in {stdout}");
+        assert!(stdout.contains("1 passed"), "{stdout}");
+        println!("{said}");
+    }
+}
+
+/// Every case with the placements this process builds by default: with `HRWHASH_KERNEL` set
+/// (see [`every_case_under_hrwhash_kernel`]) they use that kernel, which is checked first.
+#[test]
+fn every_case_as_the_process_chose() {
+    let chosen = hrwhash::__kernel::chosen();
+    if let Ok(forced) = std::env::var("HRWHASH_KERNEL") {
+        assert_eq!(chosen, expected_kernel(&forced), "HRWHASH_KERNEL={forced}");
+        println!("HRWHASH_KERNEL={forced}: kernel {chosen}");
+    }
+    let p = Placement::new(["a", "b"]).unwrap();
+    assert_eq!(hrwhash::__kernel::of(&p), chosen);
+    assert!(every_case_in(&vectors(), None) >= 2000);
 }
 
 #[test]
 fn every_edge_case() {
     let v = vectors_in("vectors-edge.json");
-    assert!(every_case_in(&v) > 0);
+    assert!(every_case_in(&v, None) > 0);
     every_draw_weight_and_error_case_in(&v);
 }
 
-/// Runs every entry of "cases"; returns how many there were.
-fn every_case_in(v: &Value) -> usize {
+/// Runs every entry of "cases", with the kernel named (`None`: the process's); returns how many
+/// there were.
+fn every_case_in(v: &Value, kernel: Option<&str>) -> usize {
     assert_eq!(v["algorithm"], hrwhash::ALGORITHM);
     let default = &v["default_seed"];
     assert_eq!(hex(default.as_str().unwrap()), Seed::DEFAULT.to_bytes());
@@ -111,6 +180,10 @@ fn every_case_in(v: &Value) -> usize {
         let name = case["name"].as_str().unwrap();
         let seed = seed_of(case, default).unwrap();
         let p = Placement::from_nodes(seed, nodes_of(case).unwrap()).unwrap();
+        let p = match kernel {
+            Some(k) => hrwhash::__kernel::with(&p, k).expect("an available kernel"),
+            None => p,
+        };
         let key = hex(case["key"].as_str().unwrap());
         let k = case["k"].as_u64().unwrap() as usize;
         let e = &case["expected"];

@@ -1,10 +1,22 @@
 //! The per-node loop: the one place where speed is won or lost. One file per instruction set:
 //! [`portable`] is the reference every other kernel is held equal to (the tests below), `avx2`
-//! the vector kernel chosen at run time, and `x86_64` the branch-free selects of the baseline
-//! instruction set, chosen at compile time.
+//! and `avx512` the vector kernels chosen at run time, and `x86_64` the branch-free selects of
+//! the baseline instruction set, chosen at compile time.
+//!
+//! Which kernel a placement uses is decided once per process ([`Kernel::detect`]):
+//! - `HRWHASH_KERNEL=scalar|avx2|avx512` forces one. A forced kernel the CPU (or the compiler
+//!   the crate was built with) does not have is never run: the next one down that it has is used
+//!   instead (avx512, then avx2, then scalar). Any other value, `auto` or an empty one is ignored.
+//! - Otherwise AVX-512 where the CPU has AVX-512F, DQ and VL *and* VBMI2, AVX2 where it has
+//!   AVX2, else the scalar kernel. VBMI2 is no part of these kernels: it marks the cores whose
+//!   512-bit multiplies are cheap, Intel from Ice Lake on and AMD from Zen 4 on. Skylake-SP and
+//!   Cascade Lake have AVX-512DQ but not VBMI2; they lower their clock under 512-bit multiplies,
+//!   so they keep the AVX2 kernel unless it is forced.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+mod avx512;
 mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
@@ -20,18 +32,110 @@ pub(crate) enum Kernel {
     Scalar,
     #[cfg(target_arch = "x86_64")]
     Avx2,
+    #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+    Avx512,
 }
 
 impl Kernel {
+    /// Every kernel, fastest first, as `HRWHASH_KERNEL` names them.
+    const ALL: &'static [(&'static str, Option<Kernel>)] = &[
+        #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+        ("avx512", Some(Kernel::Avx512)),
+        #[cfg(not(all(target_arch = "x86_64", hrwhash_avx512)))]
+        ("avx512", None),
+        #[cfg(target_arch = "x86_64")]
+        ("avx2", Some(Kernel::Avx2)),
+        #[cfg(not(target_arch = "x86_64"))]
+        ("avx2", None),
+        ("scalar", Some(Kernel::Scalar)),
+    ];
+
+    /// The kernel of every placement of this process (see the module's documentation).
     pub(crate) fn detect() -> Kernel {
-        #[cfg(all(target_arch = "x86_64", feature = "std"))]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Kernel::Avx2;
+        #[cfg(feature = "std")]
+        {
+            static CHOSEN: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+            *CHOSEN.get_or_init(|| {
+                let forced = std::env::var("HRWHASH_KERNEL").unwrap_or_default();
+                Kernel::choose(forced.trim())
+            })
         }
-        #[cfg(all(target_arch = "x86_64", not(feature = "std"), target_feature = "avx2"))]
-        return Kernel::Avx2;
-        #[allow(unreachable_code)]
-        Kernel::Scalar
+        #[cfg(not(feature = "std"))]
+        Kernel::choose("")
+    }
+
+    /// The kernel for a `HRWHASH_KERNEL` value (see the module's documentation).
+    pub(crate) fn choose(forced: &str) -> Kernel {
+        let forced = forced.to_ascii_lowercase();
+        match Kernel::ALL.iter().position(|(name, _)| *name == forced) {
+            // The forced kernel if this CPU has it, else the first below it that it has.
+            Some(at) => Kernel::ALL[at..]
+                .iter()
+                .filter_map(|(_, k)| *k)
+                .find(|k| k.supported())
+                .unwrap_or(Kernel::Scalar),
+            None => Kernel::ALL
+                .iter()
+                .filter_map(|(_, k)| *k)
+                .find(|k| k.supported() && k.preferred())
+                .unwrap_or(Kernel::Scalar),
+        }
+    }
+
+    /// The kernel `name`s, if it was compiled in and this CPU has it.
+    pub(crate) fn named(name: &str) -> Option<Kernel> {
+        let (_, kernel) = Kernel::ALL.iter().find(|(n, _)| *n == name)?;
+        kernel.filter(|k| k.supported())
+    }
+
+    /// Every kernel this CPU can run, fastest first.
+    pub(crate) fn available() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL
+            .iter()
+            .filter_map(|(_, k)| *k)
+            .filter(|k| k.supported())
+    }
+
+    /// The `HRWHASH_KERNEL` name.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// Whether this CPU has the instructions of the kernel: the one test that makes calling
+    /// the vector kernels sound.
+    fn supported(self) -> bool {
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        macro_rules! has {
+            ($($f:tt),*) => { true $(&& std::arch::is_x86_feature_detected!($f))* };
+        }
+        #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+        macro_rules! has {
+            ($($f:tt),*) => { true $(&& cfg!(target_feature = $f))* };
+        }
+        match self {
+            Kernel::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => has!("avx2"),
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => has!("avx512f", "avx512dq", "avx512vl", "popcnt"),
+        }
+    }
+
+    /// Whether the kernel is chosen, when supported and not forced otherwise.
+    fn preferred(self) -> bool {
+        match self {
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512, feature = "std"))]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512vbmi2"),
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512, not(feature = "std")))]
+            Kernel::Avx512 => cfg!(target_feature = "avx512vbmi2"),
+            _ => true,
+        }
     }
 
     /// The highest score over `digests` (non-empty) and the first position that has it.
@@ -46,6 +150,9 @@ impl Kernel {
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::argmax(key, digests) },
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => unsafe { avx512::argmax(key, digests) },
         }
     }
 
@@ -64,6 +171,9 @@ impl Kernel {
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::scan(key, digests, threshold, visit) },
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => unsafe { avx512::scan(key, digests, threshold, visit) },
         }
     }
 }
@@ -135,6 +245,9 @@ impl Kernel {
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => Some(unsafe { avx2::group_argmax(key, layout) }),
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => Some(unsafe { avx512::group_argmax(key, layout) }),
         }
     }
 }
@@ -157,6 +270,9 @@ impl Kernel {
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::hits(key, digests, threshold, visit) },
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => unsafe { avx512::hits(key, digests, threshold, visit) },
         }
     }
 
@@ -175,6 +291,9 @@ impl Kernel {
             // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::scores_and_lane_max(key, digests, out) },
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => unsafe { avx512::scores_and_lane_max(key, digests, out) },
         }
     }
 }
@@ -188,6 +307,7 @@ mod tests {
     use super::*;
     use crate::v1::score;
     extern crate alloc;
+    extern crate std;
     use alloc::vec::Vec;
 
     fn lcg(state: &mut u64) -> u64 {
@@ -197,9 +317,37 @@ mod tests {
         *state ^ (*state >> 29)
     }
 
+    /// Every kernel this CPU runs, said on the test's output. Under CI=true on a CPU with
+    /// AVX-512F, DQ and VL the AVX-512 kernel must be among them, so that a build or a detection
+    /// that lost it cannot pass unnoticed. (Without `std` there is no run-time detection: only
+    /// the kernels the target's compile-time features allow run.)
+    fn kernels() -> Vec<Kernel> {
+        let all: Vec<Kernel> = Kernel::available().collect();
+        let names: Vec<&str> = all.iter().map(|k| k.name()).collect();
+        std::println!("kernels run: {names:?}");
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        if std::env::var("CI").as_deref() == Ok("true")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            assert!(
+                names.contains(&"avx512"),
+                "an AVX-512 CPU ran only {names:?}"
+            );
+        }
+        assert_eq!(names.last(), Some(&"scalar"));
+        all
+    }
+
     #[test]
     fn simd_matches_scalar() {
-        let simd = Kernel::detect();
+        for simd in kernels() {
+            simd_matches_scalar_with(simd);
+        }
+    }
+
+    fn simd_matches_scalar_with(simd: Kernel) {
         let mut st = 7u64;
         for n in (1..70).chain([100, 1000, 1001, 1003]) {
             let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
@@ -208,7 +356,7 @@ mod tests {
                 assert_eq!(
                     simd.argmax(key, &digests),
                     portable::argmax(key, &digests),
-                    "n={n}"
+                    "{simd:?} n={n}"
                 );
                 for thr in [0u64, 1 << 63, u64::MAX - (1 << 60)] {
                     let mut a = Vec::new();
@@ -221,7 +369,7 @@ mod tests {
                         b.push((s, i));
                         s.saturating_add(1).max(thr)
                     });
-                    assert_eq!(a, b);
+                    assert_eq!(a, b, "{simd:?}");
                 }
             }
         }
@@ -229,7 +377,6 @@ mod tests {
 
     #[test]
     fn hits_match_scalar_and_the_scores() {
-        let simd = Kernel::detect();
         let mut st = 13u64;
         for n in (1..80).chain([100, 127, 128, 129, 1000, 1003]) {
             let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
@@ -243,7 +390,7 @@ mod tests {
                     let expected: Vec<u32> = (0..n as u32)
                         .filter(|&i| score(key, digests[i as usize]) >= thr)
                         .collect();
-                    for kernel in [simd, Kernel::Scalar] {
+                    for kernel in kernels() {
                         let mut got = Vec::new();
                         kernel.hits(key, &digests, thr, &mut |batch| {
                             assert!(!batch.is_empty());
@@ -258,7 +405,12 @@ mod tests {
 
     #[test]
     fn scores_and_lane_max_match_scalar() {
-        let simd = Kernel::detect();
+        for simd in kernels() {
+            scores_and_lane_max_match_scalar_with(simd);
+        }
+    }
+
+    fn scores_and_lane_max_match_scalar_with(simd: Kernel) {
         let mut st = 11u64;
         for n in (1..40).chain([64, 100, 256]) {
             let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
@@ -277,7 +429,12 @@ mod tests {
 
     #[test]
     fn group_argmax_gives_each_groups_argmax() {
-        let simd = Kernel::detect();
+        for simd in kernels() {
+            group_argmax_gives_each_groups_argmax_with(simd);
+        }
+    }
+
+    fn group_argmax_gives_each_groups_argmax_with(simd: Kernel) {
         let mut st = 23u64;
         let (mut laid_out, mut declined) = (0, 0);
         for round in 0..3000 {
@@ -306,11 +463,16 @@ mod tests {
             };
             laid_out += 1;
             let Some(best) = simd.group_argmax(key, &layout) else {
-                return; // no vector kernel on this machine
+                assert_eq!(
+                    simd,
+                    Kernel::Scalar,
+                    "only the scalar kernel has no group pass"
+                );
+                return;
             };
             for (g, lanes) in groups.iter().enumerate() {
                 let (s, pos) = portable::argmax(key, lanes);
-                assert_eq!(best[g], (s, pos as u64), "round {round} group {g}");
+                assert_eq!(best[g], (s, pos as u64), "{simd:?} round {round} group {g}");
             }
         }
         assert!(
@@ -321,8 +483,13 @@ mod tests {
 
     #[test]
     fn ties_resolve_to_the_first_position() {
+        for simd in kernels() {
+            ties_resolve_to_the_first_position_with(simd);
+        }
+    }
+
+    fn ties_resolve_to_the_first_position_with(simd: Kernel) {
         // Equal digests give equal scores in every lane and block.
-        let simd = Kernel::detect();
         for n in [1usize, 3, 8, 9, 12, 15, 17, 23, 64] {
             let digests = alloc::vec![42u64; n];
             assert_eq!(simd.argmax(7, &digests).1, 0);
@@ -362,5 +529,108 @@ mod tests {
             portable::max_into(bh, bl, bt_h, bt_l);
             assert_eq!(a, b, "{v:?}");
         }
+    }
+
+    #[test]
+    fn every_kernel_matches_scalar_up_to_a_hundred_thousand_nodes() {
+        // Sizes around the vector widths (8, 16), the AVX-512 argmax's chunks (32) and beyond.
+        let mut st = 41u64;
+        let sizes = (1..=80).chain([
+            95, 96, 97, 100, 127, 128, 129, 255, 257, 1000, 1023, 1025, 4099, 10_000, 65_537,
+            100_000,
+        ]);
+        for n in sizes {
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            let keys = if n > 5000 { 6 } else { 30 };
+            for _ in 0..keys {
+                let key = lcg(&mut st);
+                let expected = portable::argmax(key, &digests);
+                let few = u64::MAX - (u64::MAX / n as u64).saturating_mul(8);
+                let mut expected_hits = Vec::new();
+                portable::hits(key, &digests, few, &mut |h| {
+                    expected_hits.extend_from_slice(h)
+                });
+                for kernel in kernels() {
+                    assert_eq!(kernel.argmax(key, &digests), expected, "{kernel:?} n={n}");
+                    let mut got = Vec::new();
+                    kernel.hits(key, &digests, few, &mut |h| got.extend_from_slice(h));
+                    assert_eq!(got, expected_hits, "{kernel:?} n={n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn crafted_ties_keep_the_first_position_in_every_kernel() {
+        // The best digest repeated at two positions: the first must win, wherever the two fall
+        // (same lane or not, same block, same 32-node chunk or not, in the tail or not).
+        let mut st = 43u64;
+        for n in [2usize, 7, 8, 9, 16, 31, 32, 33, 40, 64, 65, 100, 129, 1000] {
+            for _ in 0..40 {
+                let mut digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+                let key = lcg(&mut st);
+                let (_, best) = portable::argmax(key, &digests);
+                let (a, b) = (
+                    (lcg(&mut st) % n as u64) as usize,
+                    (lcg(&mut st) % n as u64) as usize,
+                );
+                let d = digests[best];
+                digests[a] = d;
+                digests[b] = d;
+                let first = digests.iter().position(|&x| x == d).unwrap_or(0);
+                assert_eq!(portable::argmax(key, &digests), (score(key, d), first));
+                // Every node scoring zero (digest == key) and every node equal.
+                let zeros = alloc::vec![key; n];
+                let equal = alloc::vec![d; n];
+                for kernel in kernels() {
+                    let got = kernel.argmax(key, &digests);
+                    assert_eq!(got, (score(key, d), first), "{kernel:?} n={n} {a} {b}");
+                    assert_eq!(kernel.argmax(key, &zeros), (0, 0), "{kernel:?} n={n}");
+                    assert_eq!(kernel.argmax(key, &equal).1, 0, "{kernel:?} n={n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+    fn the_mix_inverse_undoes_the_multiplier() {
+        use crate::v1::MIX_MULTIPLIER;
+        assert_eq!(MIX_MULTIPLIER.wrapping_mul(avx512::MIX_INVERSE), 1);
+    }
+
+    #[test]
+    fn a_forced_kernel_is_used_only_where_the_cpu_has_it() {
+        let available: Vec<Kernel> = Kernel::available().collect();
+        let best = available[0];
+        assert_eq!(Kernel::choose("scalar"), Kernel::Scalar);
+        assert_eq!(Kernel::choose("SCALAR"), Kernel::Scalar);
+        for name in ["avx512", "avx2"] {
+            let got = Kernel::choose(name);
+            assert!(available.contains(&got), "{name} gave {got:?}");
+            match Kernel::named(name) {
+                // Forced and present: that kernel.
+                Some(k) => assert_eq!(got, k),
+                // Forced and absent: the next one down that the CPU has.
+                None => {
+                    assert_ne!(got.name(), name);
+                    assert!(Kernel::named("avx512").is_none());
+                }
+            }
+        }
+        // Anything else is the automatic choice, which is one of the CPU's kernels.
+        for other in ["", "auto", "sse9", "avx"] {
+            assert_eq!(Kernel::choose(other), Kernel::choose(""), "{other}");
+        }
+        assert!(available.contains(&Kernel::choose("")));
+        // The automatic choice is the fastest kernel the CPU has, except that AVX-512 waits for
+        // the cores that multiply cheaply (VBMI2).
+        #[cfg(all(target_arch = "x86_64", feature = "std"))]
+        if best.name() == "avx512" && !std::arch::is_x86_feature_detected!("avx512vbmi2") {
+            assert_eq!(Kernel::choose("").name(), "avx2");
+        } else {
+            assert_eq!(Kernel::choose(""), best);
+        }
+        let _ = best;
     }
 }

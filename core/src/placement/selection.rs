@@ -97,15 +97,27 @@ impl Placement {
         let interleaved = interleaved.as_ref();
         let mut best = self.contender(kd, 0, interleaved);
         for i in 1..inner.groups.len() {
-            best = self.better(best, self.contender(kd, i, interleaved));
+            let (score, lane) = self.group_best(kd, i, interleaved);
+            // Groups come heaviest first, so group `i` is lighter than the best so far: scoring
+            // no higher, its draw is no smaller and it ranks after, and its draw is not needed.
+            // (Only a best draw of zero, the score u64::MAX, could tie; it goes the exact way.)
+            if score <= best.score && best.score != u64::MAX {
+                continue;
+            }
+            let challenger = Contender {
+                score,
+                draw: draw(score),
+                weight: inner.groups[i].weight,
+                lane,
+            };
+            best = self.better(best, challenger);
         }
         best.lane as usize
     }
 
-    /// Group `i`'s best node, from the interleaved pass's answers where there are some.
-    /// Inlined, so that the groups' argmax and draws overlap rather than pass through memory.
+    /// Group `i`'s best node as (score, lane).
     #[inline(always)]
-    fn contender(&self, kd: u64, i: usize, interleaved: Option<&[(u64, u64); 8]>) -> Contender {
+    fn group_best(&self, kd: u64, i: usize, interleaved: Option<&[(u64, u64); 8]>) -> (u64, u64) {
         let g = &self.inner.groups[i];
         let (score, pos) = match interleaved {
             Some(best) => best[i],
@@ -117,11 +129,19 @@ impl Placement {
                 (s, pos as u64)
             }
         };
+        (score, g.start as u64 + pos)
+    }
+
+    /// Group `i`'s best node, from the interleaved pass's answers where there are some.
+    /// Inlined, so that the groups' argmax and draws overlap rather than pass through memory.
+    #[inline(always)]
+    fn contender(&self, kd: u64, i: usize, interleaved: Option<&[(u64, u64); 8]>) -> Contender {
+        let (score, lane) = self.group_best(kd, i, interleaved);
         Contender {
             score,
             draw: draw(score),
-            weight: g.weight,
-            lane: g.start as u64 + pos,
+            weight: self.inner.groups[i].weight,
+            lane,
         }
     }
 

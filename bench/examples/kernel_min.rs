@@ -1,0 +1,143 @@
+//! The per-node kernels against each other on a shared, noisy machine: the fastest of many short
+//! runs (the one least disturbed by other processes), every kernel in the same round, for owner,
+//! top-3 and the weighted owner at N = 5 .. 100,000, from key digests (the per-node loop alone)
+//! and from 8-byte keys. Criterion's medians (`--bench kernels`) are the figures of a quiet machine.
+//!
+//!   cargo run --release -p hrwhash-bench --example kernel_min [rounds]
+//!
+//! Under callgrind (valgrind has no AVX-512: a forced `avx512` falls back to AVX2 there), one op
+//! and N and kernel, for instruction counts:
+//!
+//!   valgrind --tool=callgrind target/release/examples/kernel_min one owner 100 avx2
+use std::hint::black_box;
+use std::time::Instant;
+
+use hrwhash::{__kernel, Placement};
+
+const KEYS: usize = 256;
+const SIZES: [usize; 5] = [5, 100, 1000, 10_000, 100_000];
+
+fn lcg(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    *state ^ (*state >> 29)
+}
+
+fn build(op: &str, n: usize) -> Placement {
+    let ids: Vec<String> = (0..n).map(|i| format!("node-{i}")).collect();
+    match op {
+        "weighted" => Placement::weighted(ids.iter().zip((0..n).map(|i| (1 + i % 4) as f64))),
+        _ => Placement::new(&ids),
+    }
+    .unwrap()
+}
+
+/// One batch of `KEYS` lookups; returns a checksum.
+fn run(op: &str, p: &Placement, digests: &[u64], keys: Option<&[[u8; 8]]>) -> usize {
+    let mut out = [0usize; 3];
+    let mut sum = 0;
+    for (i, &d) in digests.iter().enumerate() {
+        sum += match (op, keys) {
+            ("top3", None) => __kernel::rank_of_digest_into(p, black_box(d), &mut out) + out[2],
+            ("top3", Some(k)) => p.rank_into(black_box(k[i]), &mut out) + out[2],
+            (_, None) => __kernel::owner_of_digest(p, black_box(d)),
+            (_, Some(k)) => p.owner_index(black_box(k[i])),
+        };
+    }
+    sum
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut st = 0x243F_6A88_85A3_08D3u64;
+    if args.first().map(String::as_str) == Some("one") {
+        let (op, n, kernel) = (&args[1], args[2].parse().unwrap(), &args[3]);
+        let p = __kernel::with(&build(op, n), kernel).expect("a kernel this CPU has");
+        eprintln!("kernel {}", __kernel::of(&p));
+        let digests: Vec<u64> = (0..KEYS).map(|_| lcg(&mut st)).collect();
+        let mut sum = 0;
+        for _ in 0..100 {
+            sum += run(op, &p, &digests, None);
+        }
+        println!("{sum}");
+        return;
+    }
+    let rounds: usize = args.first().map_or(300, |r| r.parse().unwrap());
+    let kernels = __kernel::available();
+    println!("kernels: {kernels:?}; fastest of {rounds} rounds of {KEYS} lookups, ns per lookup");
+    let mut ratios = Vec::new();
+    for input in ["digest", "key"] {
+        for op in ["owner", "top3", "weighted"] {
+            println!("\n{op}/{input}");
+            println!(
+                "| kernel | {} |",
+                SIZES.map(|n| format!("N={n}")).join(" | ")
+            );
+            println!("| --- |{}", " ---: |".repeat(SIZES.len()));
+            let mut best = vec![vec![f64::MAX; SIZES.len()]; kernels.len()];
+            for (j, &n) in SIZES.iter().enumerate() {
+                let base = build(op, n);
+                let ps: Vec<Placement> = kernels
+                    .iter()
+                    .map(|k| __kernel::with(&base, k).unwrap())
+                    .collect();
+                let rounds = if n >= 10_000 { rounds / 5 } else { rounds };
+                for _ in 0..rounds.max(3) {
+                    let digests: Vec<u64> = (0..KEYS).map(|_| lcg(&mut st)).collect();
+                    let keys: Vec<[u8; 8]> = digests.iter().map(|d| d.to_le_bytes()).collect();
+                    let keys = (input == "key").then_some(&keys[..]);
+                    let mut answers = Vec::new();
+                    for (i, p) in ps.iter().enumerate() {
+                        let t = Instant::now();
+                        answers.push(run(op, p, &digests, keys));
+                        let ns = t.elapsed().as_nanos() as f64 / KEYS as f64;
+                        best[i][j] = best[i][j].min(ns);
+                    }
+                    assert!(answers.windows(2).all(|w| w[0] == w[1]), "kernels disagree");
+                }
+            }
+            for (i, k) in kernels.iter().enumerate() {
+                let cells: Vec<String> = (0..SIZES.len())
+                    .map(|j| {
+                        let t = best[i][j];
+                        let vs: Vec<String> = ["avx2", "scalar"]
+                            .iter()
+                            .filter(|b| *b != k)
+                            .filter_map(|b| kernels.iter().position(|x| x == b))
+                            .map(|b| format!("{:.2}x", best[b][j] / t))
+                            .collect();
+                        match vs.is_empty() {
+                            true => format!("{t:.1}"),
+                            false => format!("{t:.1} ({})", vs.join(", ")),
+                        }
+                    })
+                    .collect();
+                println!("| {k} | {} |", cells.join(" | "));
+            }
+            ratios.push((op, input, best));
+        }
+    }
+    for input in ["digest", "key"] {
+        println!("\ntop-3 / owner and weighted / owner, {input} input");
+        println!(
+            "| kernel | {} |",
+            SIZES.map(|n| format!("N={n}")).join(" | ")
+        );
+        println!("| --- |{}", " ---: |".repeat(SIZES.len()));
+        let of = |op: &str| &ratios.iter().find(|r| r.0 == op && r.1 == input).unwrap().2;
+        for (i, k) in kernels.iter().enumerate() {
+            let cells: Vec<String> = (0..SIZES.len())
+                .map(|j| {
+                    let o = of("owner")[i][j];
+                    format!(
+                        "{:.2} / {:.2}",
+                        of("top3")[i][j] / o,
+                        of("weighted")[i][j] / o
+                    )
+                })
+                .collect();
+            println!("| {k} | {} |", cells.join(" | "));
+        }
+    }
+}

@@ -1,0 +1,360 @@
+//! The AVX-512 kernels: eight 64-bit lanes per vector, one vector per block of eight nodes, with
+//! the native 64-bit lane multiply (`vpmullq`, AVX-512DQ), unsigned 64-bit compares and maxima,
+//! and masks for the blocks a slice ends inside. Only ever called once `Kernel` has found
+//! AVX-512F, DQ and VL (see `mod.rs` for when they are chosen).
+
+// Compiled only by compilers that have these intrinsics stable (1.89 on; see build.rs), below
+// the crate's rust-version.
+#![allow(clippy::incompatible_msrv)]
+
+use crate::v1::score;
+use crate::v1::MIX_MULTIPLIER;
+use core::arch::x86_64::*;
+
+/// `MIX_MULTIPLIER⁻¹ mod 2^64`: a score times it is the folded `key ^ digest`, so the best score
+/// alone names the winning digest (the multiplier is odd; five Newton steps from the 3 bits that
+/// `M · M ≡ 1 (mod 8)` gives reach 96 bits).
+pub(super) const MIX_INVERSE: u64 = {
+    let mut inv = MIX_MULTIPLIER;
+    let mut i = 0;
+    while i < 5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(MIX_MULTIPLIER.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv
+};
+
+/// Blocks of eight nodes whose maxima [`argmax`] merges at once: the winner is looked for again
+/// in one chunk only, so a longer chunk costs more there and less in the loop.
+const CHUNK: usize = 4;
+
+/// The digest whose score against `key` is `s` (the score is a bijection of `key ^ digest`).
+#[inline(always)]
+const fn digest_of(key: u64, s: u64) -> u64 {
+    let folded = s.wrapping_mul(MIX_INVERSE);
+    // `x ^ (x >> 32)` is its own inverse.
+    folded ^ (folded >> 32) ^ key
+}
+
+/// The low `len` bits (`len` at most 8).
+#[inline(always)]
+fn low_bits(len: usize) -> __mmask8 {
+    (0xFFu32 >> (8 - len)) as __mmask8
+}
+
+/// Scores of the eight digests in `d`: `fold(key ^ d) · M` with `fold(x) = x ^ (x >> 32)`,
+/// written as `fold(key) ^ d ^ (d >> 32)`, one three-way xor.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn scores8(folded_key: __m512i, d: __m512i) -> __m512i {
+    let mixed = _mm512_ternarylogic_epi64::<0x96>(folded_key, d, _mm512_srli_epi64::<32>(d));
+    _mm512_mullo_epi64(mixed, _mm512_set1_epi64(MIX_MULTIPLIER as i64))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn folded(key: u64) -> __m512i {
+    _mm512_set1_epi64((key ^ (key >> 32)) as i64)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn load(p: *const u64) -> __m512i {
+    _mm512_loadu_si512(p as *const _)
+}
+
+/// The first `len` digests from `p` (len below 8), zeros in the other lanes; the masked load
+/// touches no memory past them.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn load_part(p: *const u64, len: usize) -> __m512i {
+    _mm512_maskz_loadu_epi64(low_bits(len), p as *const _)
+}
+
+/// The highest score and the first position that has it, without tracking positions in the loop:
+/// the loop keeps each lane's maximum and the chunk of [`CHUNK`] blocks where that lane's maximum
+/// first appeared; the best score then names its digest ([`digest_of`]), and the first position
+/// holding that digest is looked for in the earliest chunk where a lane reached the best score.
+/// Equal scores are equal digests, so that position is the first one with the best score: SPEC.md's
+/// tie rule, also for the repeated digests that only crafted inputs have.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
+    let n = digests.len();
+    if n == 0 {
+        return (0, 0);
+    }
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    // (A macro, not a closure, so that the code is compiled with AVX-512 enabled.)
+    macro_rules! score_at {
+        ($at:expr) => {
+            scores8(fk, load(p.add($at)))
+        };
+    }
+    // Zero never beats a lane's maximum (strictly greater), so lanes that have no node in a chunk
+    // take zero there; a lane whose maximum is zero has it at its first node, in chunk 0.
+    let mut best = _mm512_setzero_si512();
+    let mut best_chunk = _mm512_setzero_si512();
+    let mut chunk = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    let chunk_len = CHUNK * 8;
+    let chunks = n / chunk_len;
+    for c in 0..chunks {
+        let at = c * chunk_len;
+        let m = _mm512_max_epu64(
+            _mm512_max_epu64(score_at!(at), score_at!(at + 8)),
+            _mm512_max_epu64(score_at!(at + 16), score_at!(at + 24)),
+        );
+        let beats = _mm512_cmpgt_epu64_mask(m, best);
+        best = _mm512_max_epu64(best, m);
+        best_chunk = _mm512_mask_mov_epi64(best_chunk, beats, chunk);
+        chunk = _mm512_add_epi64(chunk, one);
+    }
+    let mut at = chunks * chunk_len;
+    if at < n {
+        let mut m = _mm512_setzero_si512();
+        while at + 8 <= n {
+            m = _mm512_max_epu64(m, score_at!(at));
+            at += 8;
+        }
+        if at < n {
+            let mask = low_bits(n - at);
+            m = _mm512_mask_max_epu64(m, mask, m, scores8(fk, load_part(p.add(at), n - at)));
+        }
+        let beats = _mm512_cmpgt_epu64_mask(m, best);
+        best = _mm512_max_epu64(best, m);
+        best_chunk = _mm512_mask_mov_epi64(best_chunk, beats, chunk);
+    }
+    let top = _mm512_reduce_max_epu64(best);
+    let lanes = _mm512_cmpeq_epi64_mask(best, _mm512_set1_epi64(top as i64));
+    // One lane has the best score, unless digests repeat (crafted inputs): then the earliest
+    // chunk where any of those lanes reached it.
+    let first_chunk = match lanes & lanes.wrapping_sub(1) {
+        0 => {
+            let mut chunks = [0u64; 8];
+            _mm512_storeu_si512(chunks.as_mut_ptr() as *mut _, best_chunk);
+            chunks[lanes.trailing_zeros() as usize] as usize
+        }
+        _ => _mm512_mask_reduce_min_epu64(lanes, best_chunk) as usize,
+    };
+    // The positions of the chunk holding the best digest, all compared at once: no branch on
+    // where in the chunk it is. Masked loads read nothing past the slice.
+    let target = _mm512_set1_epi64(digest_of(key, top) as i64);
+    let start = first_chunk * chunk_len;
+    let mut found = 0u32;
+    for j in 0..CHUNK {
+        let at = start + 8 * j;
+        let valid = low_bits(n.saturating_sub(at).min(8));
+        let d = _mm512_maskz_loadu_epi64(valid, p.wrapping_add(at) as *const _);
+        found |= (_mm512_mask_cmpeq_epi64_mask(valid, d, target) as u32) << (8 * j);
+    }
+    if found != 0 {
+        return (top, start + found.trailing_zeros() as usize);
+    }
+    // Unreachable: the best score came from a digest of that chunk. The scalar kernel is the
+    // answer should it ever not be.
+    debug_assert!(false, "the best digest was not found again");
+    super::portable::argmax(key, digests)
+}
+
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn load_part_or_full(p: *const u64, len: usize) -> __m512i {
+    if len == 8 {
+        load(p)
+    } else {
+        load_part(p, len)
+    }
+}
+
+/// Per lane, the better of (score, position) pairs `(b, q)` and `(b2, q2)`: higher score, then
+/// lower position.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn pick(b: __m512i, q: __m512i, b2: __m512i, q2: __m512i) -> (__m512i, __m512i) {
+    let take = _mm512_cmpgt_epu64_mask(b2, b)
+        | (_mm512_cmpeq_epi64_mask(b2, b) & _mm512_cmpgt_epu64_mask(q, q2));
+    (
+        _mm512_mask_mov_epi64(b, take, b2),
+        _mm512_mask_mov_epi64(q, take, q2),
+    )
+}
+
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn group_argmax(key: u64, layout: &super::Interleaved) -> [(u64, u64); 8] {
+    let fk = folded(key);
+    let p = layout.digests.as_ptr();
+    let blocks = layout.digests.len() / 8;
+    let l = layout.lanes_per_group as i64;
+    // Lane j's position in its group: block * L + j % L.
+    let mut idx = _mm512_set_epi64(7 % l, 6 % l, 5 % l, 4 % l, 3 % l, 2 % l, 1 % l, 0);
+    let step = _mm512_set1_epi64(l);
+    // Strictly greater keeps a lane's first position on ties; a lane starts at score 0 and its
+    // first position, which is what that position holds if nothing beats 0.
+    let mut best = _mm512_setzero_si512();
+    let mut pos = idx;
+    for b in 0..layout.full {
+        let s = scores8(fk, load(p.add(b * 8)));
+        let beats = _mm512_cmpgt_epu64_mask(s, best);
+        best = _mm512_mask_mov_epi64(best, beats, s);
+        pos = _mm512_mask_mov_epi64(pos, beats, idx);
+        idx = _mm512_add_epi64(idx, step);
+    }
+    let m = layout.masks.as_ptr();
+    for b in layout.full..blocks {
+        // Padding scores zero.
+        let mask = load(m.add(8 * (b - layout.full)));
+        let s = _mm512_and_si512(scores8(fk, load(p.add(b * 8))), mask);
+        let beats = _mm512_cmpgt_epu64_mask(s, best);
+        best = _mm512_mask_mov_epi64(best, beats, s);
+        pos = _mm512_mask_mov_epi64(pos, beats, idx);
+        idx = _mm512_add_epi64(idx, step);
+    }
+    // Within each group's L lanes: neighbours, then the other pair of each four.
+    if layout.lanes_per_group >= 2 {
+        (best, pos) = pick(
+            best,
+            pos,
+            _mm512_shuffle_epi32::<0x4E>(best),
+            _mm512_shuffle_epi32::<0x4E>(pos),
+        );
+    }
+    if layout.lanes_per_group == 4 {
+        (best, pos) = pick(
+            best,
+            pos,
+            _mm512_shuffle_i64x2::<0b10_11_00_01>(best, best),
+            _mm512_shuffle_i64x2::<0b10_11_00_01>(pos, pos),
+        );
+    }
+    let mut scores = [0u64; 8];
+    let mut positions = [0u64; 8];
+    _mm512_storeu_si512(scores.as_mut_ptr() as *mut _, best);
+    _mm512_storeu_si512(positions.as_mut_ptr() as *mut _, pos);
+    let mut out = [(0u64, 0u64); 8];
+    for (g, slot) in out.iter_mut().enumerate().take(8 / layout.lanes_per_group) {
+        let lane = g * layout.lanes_per_group;
+        *slot = (scores[lane], positions[lane]);
+    }
+    out
+}
+
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn scan<F: FnMut(u64, usize) -> u64>(
+    key: u64,
+    digests: &[u64],
+    mut threshold: u64,
+    visit: &mut F,
+) {
+    let n = digests.len();
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let mut limit = _mm512_set1_epi64(threshold as i64);
+    let mut at = 0;
+    while at < n {
+        let len = (n - at).min(8);
+        let s = scores8(fk, load_part_or_full(p.add(at), len));
+        // One branch per eight nodes.
+        let mut hits = _mm512_mask_cmpge_epu64_mask(low_bits(len), s, limit) as u32;
+        if hits != 0 {
+            while hits != 0 {
+                let i = at + hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                // Recomputing one score is cheaper than a vector store and reload.
+                let sc = score(key, *digests.get_unchecked(i));
+                if sc >= threshold {
+                    threshold = visit(sc, i);
+                }
+            }
+            limit = _mm512_set1_epi64(threshold as i64);
+        }
+        at += 8;
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
+pub(super) unsafe fn hits<F: FnMut(&[u32])>(
+    key: u64,
+    digests: &[u64],
+    threshold: u64,
+    visit: &mut F,
+) {
+    let n = digests.len();
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let limit = _mm512_set1_epi64(threshold as i64);
+    let mut buf = [0u32; super::HIT_BATCH + 8];
+    let mut len = 0usize;
+    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    // Appends the positions at + j whose bit j is set in `$mask`, packed by `vpcompressd` into a
+    // register (the store form is slow on AMD cores) and stored whole. (Macros, not closures, so
+    // that the code is compiled with AVX-512 enabled.)
+    macro_rules! append {
+        ($at:expr, $mask:expr) => {{
+            let mask: __mmask8 = $mask;
+            let positions = _mm256_add_epi32(lane, _mm256_set1_epi32($at as i32));
+            let packed = _mm256_maskz_compress_epi32(mask, positions);
+            _mm256_storeu_si256(buf.as_mut_ptr().add(len) as *mut __m256i, packed);
+            len += mask.count_ones() as usize;
+        }};
+    }
+    let blocks = n / 8;
+    if u64::MAX - threshold < u64::MAX / 128 {
+        // Fewer than one block in sixteen has a hit: a branch on the block is predictable and
+        // cheaper than writing every block out.
+        for b in 0..blocks {
+            let mask = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
+            if mask != 0 {
+                append!(b * 8, mask);
+                if len >= super::HIT_BATCH {
+                    visit(&buf[..len]);
+                    len = 0;
+                }
+            }
+        }
+    } else {
+        for b in 0..blocks {
+            append!(
+                b * 8,
+                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
+            );
+            if len >= super::HIT_BATCH {
+                visit(&buf[..len]);
+                len = 0;
+            }
+        }
+    }
+    let rest = n % 8;
+    if rest != 0 {
+        let at = blocks * 8;
+        let s = scores8(fk, load_part(p.add(at), rest));
+        append!(at, _mm512_mask_cmpge_epu64_mask(low_bits(rest), s, limit));
+    }
+    if len != 0 {
+        visit(&buf[..len]);
+    }
+}
+
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn scores_and_lane_max(key: u64, digests: &[u64], out: &mut [u64]) -> [u64; 8] {
+    let n = digests.len().min(out.len());
+    let blocks = n / 8;
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let o = out.as_mut_ptr();
+    let mut max = _mm512_setzero_si512();
+    for b in 0..blocks {
+        let s = scores8(fk, load(p.add(b * 8)));
+        _mm512_storeu_si512(o.add(b * 8) as *mut _, s);
+        max = _mm512_max_epu64(max, s);
+    }
+    let rest = n % 8;
+    if rest != 0 {
+        let at = blocks * 8;
+        let s = scores8(fk, load_part(p.add(at), rest));
+        _mm512_mask_storeu_epi64(o.add(at) as *mut _, low_bits(rest), s);
+    }
+    let mut lane_max = [0u64; 8];
+    _mm512_storeu_si512(lane_max.as_mut_ptr() as *mut _, max);
+    lane_max
+}
