@@ -59,3 +59,11 @@ var (
 
 // ReadDocument is the file loaders' bounded reader, with a limit the tests can make small.
 func ReadDocument(r io.Reader, limit int) ([]byte, error) { return readDocument(r, limit) }
+
+// MaxSlotTableReplayCost is the cap on a slot table history's replay cost.
+const MaxSlotTableReplayCost = maxSlotTableReplayCost
+
+// SlotTableCost is what replaying t's history costs; SetSlotTableCost sets it, so the tests can
+// reach the cap without 2^25 units of work.
+func SlotTableCost(t *SlotTable) uint64       { return t.cost }
+func SetSlotTableCost(t *SlotTable, c uint64) { t.cost = c }
