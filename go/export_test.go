@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/hrwhash/hrwhash/go/internal/hrwview"
 )
 
 // SetGoLookupMax lets the tests send every lookup of the cgo build to libhrwhash (-1) or to
@@ -67,3 +69,13 @@ const MaxSlotTableReplayCost = maxSlotTableReplayCost
 // reach the cap without 2^25 units of work.
 func SlotTableCost(t *SlotTable) uint64       { return t.cost }
 func SetSlotTableCost(t *SlotTable, c uint64) { t.cost = c }
+
+// PlanRampWithin plans the pure-Go ramp from old to new under another cost cap and returns its
+// number of steps.
+func PlanRampWithin(old, new *View, maxMove float64, maxCost uint64) (int, error) {
+	r, err := hrwview.PlanWithin(old.epoch, weighted(old.placement), weighted(new.placement), old.fingerprint == new.fingerprint, maxMove, maxCost)
+	if err != nil {
+		return 0, fromView(err)
+	}
+	return len(r.Steps), nil
+}

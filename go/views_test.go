@@ -754,3 +754,31 @@ func TestViewFromFileIsBounded(t *testing.T) {
 		t.Errorf("at the limit: %d bytes, %v", len(doc), err)
 	}
 }
+
+// Every step that moves keys is charged the number of ids on the ramp before it is searched
+// (VIEW.md section 7, "Cost"): five steps over five ids fit a cap of 25 and fail at 24.
+func TestRampPlanIsCapped(t *testing.T) {
+	old, err := hrwhash.New("a", "b", "c", "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grown, err := hrwhash.New("a", "b", "c", "d", "e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, _ := hrwhash.NewView(old, 10)
+	to, _ := hrwhash.NewView(grown, 11)
+	plan, err := hrwhash.NewRampPlan(from, to, 0.05)
+	if err != nil || len(plan.Steps()) != 5 {
+		t.Fatalf("plan: %v", err)
+	}
+	if n, err := hrwhash.PlanRampWithin(from, to, 0.05, 25); err != nil || n != 5 {
+		t.Errorf("at the cap: %d steps, %v", n, err)
+	}
+	if _, err := hrwhash.PlanRampWithin(from, to, 0.05, 24); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+		t.Errorf("past the cap: %v", err)
+	}
+	if _, err := hrwhash.PlanRampWithin(from, to, 1e-300, 0); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+		t.Errorf("the cap before the search: %v", err)
+	}
+}
