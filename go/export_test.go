@@ -79,3 +79,31 @@ func PlanRampWithin(old, new *View, maxMove float64, maxCost uint64) (int, error
 	}
 	return len(r.Steps), nil
 }
+
+// SolveReplicaBalanceWithin runs the pure-Go solver over weights (fixed point, total below
+// 2^64) for k replicas under a work cap; it returns the evaluations made, or -1 when the first
+// one is past the cap.
+func SolveReplicaBalanceWithin(weights []uint64, k int, maxWork uint64) int {
+	var total uint64
+	for _, w := range weights {
+		total += w
+	}
+	adjusted, iterations, _ := solveReplicaBalance(weights, 0, total, k, maxWork)
+	if adjusted == nil {
+		return -1
+	}
+	return iterations
+}
+
+// ReplicaBalanceWork is the work of the solver's first evaluation over weights (fixed point).
+func ReplicaBalanceWork(weights []uint64, k int) uint64 {
+	var heaviest uint64
+	for _, w := range weights {
+		heaviest = max(heaviest, w)
+	}
+	v := make([]float64, len(weights))
+	for i, w := range weights {
+		v[i] = float64(w) / float64(heaviest)
+	}
+	return rbWork(v, k)
+}
