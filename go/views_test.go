@@ -782,3 +782,33 @@ func TestRampPlanIsCapped(t *testing.T) {
 		t.Errorf("the cap before the search: %v", err)
 	}
 }
+
+// A zero View (declared, never built) is a nil-like value: every method that can fail is
+// ErrNullParameter, the others answer their documented zero, and none panics.
+func TestZeroViewIsTypedNeverAPanic(t *testing.T) {
+	var zero hrwhash.View
+	p, _ := hrwhash.New("a", "b")
+	built, _ := hrwhash.NewView(p, 1)
+	for name, err := range map[string]error{
+		"WithEpoch": func() error { _, err := zero.WithEpoch(2); return err }(),
+		"JSON":      func() error { _, err := zero.JSON(); return err }(),
+		"Transition from": func() error {
+			_, err := hrwhash.NewTransition(&zero, built)
+			return err
+		}(),
+		"Transition to": func() error {
+			_, err := hrwhash.NewTransition(built, &zero)
+			return err
+		}(),
+		"RampPlan": func() error { _, err := hrwhash.NewRampPlan(&zero, built, 0.5); return err }(),
+	} {
+		if !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("%s on a zero View: %v", name, err)
+		}
+	}
+	if zero.Epoch() != 0 || zero.Placement() != nil || zero.Fingerprint() != [16]byte{} ||
+		zero.SeedFingerprint() != [8]byte{} || zero.HasDefaultSeed() || zero.Equal(built) ||
+		built.Equal(&zero) || zero.FingerprintHex() != strings.Repeat("0", 32) {
+		t.Error("a zero View answers other than its documented zeros")
+	}
+}
