@@ -812,3 +812,28 @@ func TestZeroViewIsTypedNeverAPanic(t *testing.T) {
 		t.Error("a zero View answers other than its documented zeros")
 	}
 }
+
+// The pure-Go loader copies a string without escapes once and shares repeated member names:
+// a 1,000-node document took 11.1 allocations per node (a string grew byte by byte, and every
+// "id" was its own copy) and takes about 5.1 now. A 22 MB view of a million nodes peaked at
+// 755 MB and now at 663 MB; the placement alone, built without a document, takes 445 MB.
+func TestViewLoadingAllocatesLittlePerNode(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"format":"hrwhash-view-v1","algorithm":"hrw-v1","epoch":"1","seed":"default","nodes":[`)
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"node-%07d","weight":2}`, i)
+	}
+	b.WriteString("]}")
+	doc := []byte(b.String())
+	var err error
+	allocs := testing.AllocsPerRun(3, func() { _, err = hrwhash.ViewFromJSON(doc) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hrwhash.Backend == "purego" && allocs > 6*1000 {
+		t.Errorf("%.0f allocations for 1,000 nodes", allocs)
+	}
+}
