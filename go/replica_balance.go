@@ -90,7 +90,10 @@ func NewReplicaBalance(p *Placement, k int) (*ReplicaBalance, error) {
 		return nil, err
 	}
 	if rb.lib == nil {
-		rb.adjusted, rb.iterations, rb.residual = solveReplicaBalance(weights, totalHi, totalLo, k)
+		rb.adjusted, rb.iterations, rb.residual = solveReplicaBalance(weights, totalHi, totalLo, k, replicaBalanceMaxWork)
+		if rb.adjusted == nil {
+			return nil, &Error{Code: CodeResultTooLarge, Count: k}
+		}
 	}
 	rb.secondary, err = hrw.NewFixed(primary.Seed, primary.Nodes, rb.adjusted)
 	if err != nil {
@@ -268,11 +271,39 @@ func uint128Float(hi, lo uint64) float64 {
 	return f
 }
 
+// replicaBalanceMaxWork is the most work one solve may do (POLICIES.md, replica-balance,
+// "Solver"): an evaluation over v costs its grid points times len(v) times k + 4.
+const replicaBalanceMaxWork = 1 << 28
+
+// rbGrid is the grid of an evaluation over v: its points are j = 0 .. 2 (hi - lo).
+func rbGrid(v []float64) (lo, hi int) {
+	rates := 0.0
+	smallest := math.Inf(1)
+	for _, x := range v {
+		rates += x
+		smallest = min(smallest, x)
+	}
+	return -rbExponent(rates) - 32, 6 - rbExponent(smallest)
+}
+
+// rbWork is what evaluating the inclusion over v costs, saturating at the largest uint64.
+func rbWork(v []float64, k int) uint64 {
+	lo, hi := rbGrid(v)
+	points := uint64(2*(hi-lo) + 1)
+	h1, w := bits.Mul64(points, uint64(len(v)))
+	h2, w2 := bits.Mul64(w, uint64(k)+4)
+	if h1 != 0 || h2 != 0 {
+		return math.MaxUint64
+	}
+	return w2
+}
+
 // solveReplicaBalance is the fixed-point iteration of POLICIES.md, replica-balance, "Solver",
 // in the core's order of operations: the adjusted fixed-point weights (build order), the number
-// of evaluations and the residual. weights has a node of weight above zero, total is their sum
-// in 128 bits, and 2 <= k <= the nodes of weight above zero.
-func solveReplicaBalance(weights []uint64, totalHi, totalLo uint64, k int) ([]uint64, int, float64) {
+// of evaluations and the residual; nil weights when the first evaluation is past maxWork.
+// weights has a node of weight above zero, total is their sum in 128 bits, and 2 <= k <= the
+// nodes of weight above zero.
+func solveReplicaBalance(weights []uint64, totalHi, totalLo uint64, k int, maxWork uint64) ([]uint64, int, float64) {
 	var selectable []int
 	var heaviest uint64
 	for i, w := range weights {
@@ -291,6 +322,11 @@ func solveReplicaBalance(weights []uint64, totalHi, totalLo uint64, k int) ([]ui
 		tau[j] = float64(k-1) * omega[j]
 		v[j] = float64(weights[i]) / wmax
 	}
+	spent := rbWork(v, k)
+	if spent > maxWork {
+		return nil, 0, 0
+	}
+	next := make([]float64, len(v))
 	race := newRBRace(len(selectable), k-1)
 	p := make([]float64, len(selectable))
 	iterations := 0
@@ -311,25 +347,31 @@ func solveReplicaBalance(weights []uint64, totalHi, totalLo uint64, k int) ([]ui
 		if converged || iterations == replicaBalanceMaxIterations {
 			break
 		}
-		// v is stepped in place: each v[j] is read once, before it is written.
 		top := 0.0
 		for j := range v {
 			ratio := rbStepCap
 			if p[j] > tau[j]/rbStepCap {
 				ratio = tau[j] / p[j]
 			}
-			v[j] *= ratio
-			if v[j] > top {
-				top = v[j]
+			next[j] = v[j] * ratio
+			if next[j] > top {
+				top = next[j]
 			}
 		}
-		for j := range v {
-			if x := v[j] / top; x > rbFloor {
-				v[j] = x
+		for j := range next {
+			if x := next[j] / top; x > rbFloor {
+				next[j] = x
 			} else {
-				v[j] = rbFloor
+				next[j] = rbFloor
 			}
 		}
+		// The next evaluation must fit the work cap; otherwise stop with this one's answer.
+		w := rbWork(next, k)
+		if w > maxWork || spent > maxWork-w {
+			break
+		}
+		spent += w
+		v, next = next, v
 	}
 	adjusted := make([]uint64, len(weights))
 	for j, i := range selectable {
@@ -362,14 +404,7 @@ func newRBRace(n, m int) *rbRace {
 // inclusion writes into p, for each selectable node, its probability of being at positions 2..k.
 func (r *rbRace) inclusion(v, omega, p []float64) {
 	n, m := len(v), r.m
-	rates := 0.0
-	smallest := math.Inf(1)
-	for _, x := range v {
-		rates += x
-		smallest = min(smallest, x)
-	}
-	lo := -rbExponent(rates) - 32
-	hi := 6 - rbExponent(smallest)
+	lo, hi := rbGrid(v)
 	acc := r.acc
 	clear(acc)
 	for j := 0; j <= 2*(hi-lo); j++ {

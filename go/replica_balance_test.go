@@ -3,6 +3,7 @@ package hrwhash_test
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"slices"
@@ -359,5 +360,43 @@ func TestReplicaBalanceLibAgrees(t *testing.T) {
 		if n := inLib.ReplicasInto(key, short); n != 2 || !sameInts(short, want[:2]) {
 			t.Fatalf("%q: %v, in Go %v", key, short, want)
 		}
+	}
+}
+
+// The solver's work cap (POLICIES.md, replica-balance, "Solver"): a build whose first
+// evaluation is past 2^28 units is ErrResultTooLarge before it starts (2,048 equal nodes with
+// k = 2,048: 99 grid points x 2,048 x 2,052), and a solver that reaches the cap stops like one
+// that reaches 64 evaluations.
+func TestReplicaBalanceWorkCap(t *testing.T) {
+	ids := make([]string, 2048)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("n%d", i)
+	}
+	p, err := hrwhash.New(ids...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hrwhash.NewReplicaBalance(p, 2048); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+		t.Errorf("2,048 nodes, k = 2,048: %v", err)
+	}
+	equal := make([]uint64, 2048)
+	for i := range equal {
+		equal[i] = 1 << 32
+	}
+	if w := hrwhash.ReplicaBalanceWork(equal, 2048); w != 99*2048*2052 {
+		t.Errorf("work %d", w)
+	}
+	lopsided := []uint64{2 << 32, 1 << 32, 1 << 32}
+	first := hrwhash.ReplicaBalanceWork(lopsided, 2)
+	for _, c := range []struct {
+		cap  uint64
+		want int
+	}{{1 << 62, 64}, {first - 1, -1}, {first, 1}} {
+		if got := hrwhash.SolveReplicaBalanceWithin(lopsided, 2, c.cap); got != c.want {
+			t.Errorf("cap %d: %d evaluations, want %d", c.cap, got, c.want)
+		}
+	}
+	if got := hrwhash.SolveReplicaBalanceWithin(lopsided, 2, 5*first); got <= 1 || got >= 64 {
+		t.Errorf("cap of five evaluations: %d evaluations", got)
 	}
 }

@@ -72,7 +72,26 @@ type SlotTable struct {
 	initial *Placement
 	epoch   uint64
 	changes []slotChange
+	cost    uint64 // what replaying changes costs, in maxSlotTableReplayCost units
 	lay     slotLayout
+}
+
+// maxSlotTableReplayCost is the most one table's history may cost to replay (SLOT-HISTORY.md
+// section 6): a levelled change costs the number of slots plus the number of nodes before it, a
+// ranked one the number of nodes. A change past it, appended or loaded, is ErrResultTooLarge.
+const maxSlotTableReplayCost = 1 << 25
+
+// charged is the replay cost once one more change applies to a table of slots slots and nodes
+// nodes that cost before, or ErrResultTooLarge past maxSlotTableReplayCost.
+func charged(before uint64, mode SlotMode, slots, nodes int) (uint64, error) {
+	cost := before + uint64(nodes)
+	if mode == SlotModeLevelled {
+		cost += uint64(slots)
+	}
+	if cost > maxSlotTableReplayCost {
+		return 0, &Error{Code: CodeResultTooLarge}
+	}
+	return cost, nil
 }
 
 // slotLayout is the table of one mode: the current membership and the owner of every slot.
@@ -368,10 +387,15 @@ func (t *SlotTable) push(c slotChange) error {
 	if at >= hrwview.MaxChanges {
 		return &Error{Code: CodeInvalidView, Field: "changes", Index: at, Reason: FaultOutOfRange}
 	}
+	cost, err := charged(t.cost, t.mode, len(t.lay.owners()), t.lay.placement().Len())
+	if err != nil {
+		return err
+	}
 	if err := t.lay.apply(c); err != nil {
 		return atChange(err, at)
 	}
 	t.changes = append(t.changes, c)
+	t.cost = cost
 	return nil
 }
 

@@ -15,7 +15,8 @@ import (
 // as "changes.op", Index the position in "initial" or "changes" or -1, Reason),
 // ErrInvalidSlotCount (Slots), the membership errors of "initial", ErrSeedMismatch, then the
 // first failing change's error (ErrEmptyNodeID and ErrDuplicateNodeID with Index the change's
-// position, ErrUnknownNode, ErrEmptyMembership, ErrAllWeightsZero).
+// position, ErrUnknownNode, ErrEmptyMembership, ErrAllWeightsZero), with ErrResultTooLarge for a
+// history whose replay would cost more than maxSlotTableReplayCost.
 func SlotTableFromJSON(doc []byte, opts ...Option) (*SlotTable, error) {
 	cfg := config{seed: DefaultSeed()}
 	for _, o := range opts {
@@ -49,6 +50,11 @@ func SlotTableFromJSON(doc []byte, opts ...Option) (*SlotTable, error) {
 	if d.Policy == hrwview.RankedPolicy {
 		return replayRanked(initial, d, changes)
 	}
+	// Every levelled change costs at least slots + 1: past the cap on that count alone, the
+	// history fails before its first table is built (SLOT-HISTORY.md section 5, check 13).
+	if d.Slots+1 != 0 && uint64(len(changes)) > maxSlotTableReplayCost/(d.Slots+1) {
+		return nil, &Error{Code: CodeResultTooLarge}
+	}
 	t, err := NewSlotTable(initial, d.Slots, WithEpoch(d.Epoch))
 	if err != nil {
 		return nil, err
@@ -66,8 +72,12 @@ func SlotTableFromJSON(doc []byte, opts ...Option) (*SlotTable, error) {
 // changes replay on the membership alone and the table is built once, at the end.
 func replayRanked(initial *Placement, d *hrwview.History, changes []slotChange) (*SlotTable, error) {
 	p := initial
+	var cost uint64
 	for i, c := range changes {
 		var err error
+		if cost, err = charged(cost, SlotModeRanked, int(d.Slots), p.Len()); err != nil {
+			return nil, err
+		}
 		if p, err = (&ranked{p: p}).membership(c); err != nil {
 			return nil, atChange(err, i)
 		}
@@ -76,7 +86,7 @@ func replayRanked(initial *Placement, d *hrwview.History, changes []slotChange) 
 	if err != nil {
 		return nil, err
 	}
-	return &SlotTable{mode: SlotModeRanked, initial: initial, epoch: d.Epoch, changes: changes, lay: r}, nil
+	return &SlotTable{mode: SlotModeRanked, initial: initial, epoch: d.Epoch, changes: changes, cost: cost, lay: r}, nil
 }
 
 func viewNode(n hrwview.Node) node {

@@ -593,6 +593,7 @@ var shCodes = map[string]hrwhash.Code{
 	"DuplicateNodeId":  hrwhash.CodeDuplicateNodeID,
 	"AllWeightsZero":   hrwhash.CodeAllWeightsZero,
 	"UnknownNode":      hrwhash.CodeUnknownNode,
+	"ResultTooLarge":   hrwhash.CodeResultTooLarge,
 }
 
 func TestSlotTableDocumentErrorVectors(t *testing.T) {
@@ -1032,6 +1033,66 @@ func TestSlotTableInPlaceAndCopies(t *testing.T) {
 		}
 		if st.Initial() != p || st.Initial().Len() != 3 {
 			t.Errorf("the first membership changed")
+		}
+	}
+}
+
+// Each change is charged slots + nodes (levelled) or nodes (ranked), nodes counted before it
+// (SLOT-HISTORY.md section 6); the change that would pass the cap is ErrResultTooLarge and leaves
+// the table as it was, the one that reaches it is allowed, and a loaded history costs what its
+// appends cost.
+func TestSlotTableReplayCost(t *testing.T) {
+	p, err := hrwhash.New("a", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ranked := range []bool{false, true} {
+		mode := hrwhash.SlotModeLevelled
+		var opts []hrwhash.SlotTableOption
+		if ranked {
+			mode, opts = hrwhash.SlotModeRanked, append(opts, hrwhash.Ranked())
+		}
+		per := func(nodes uint64) uint64 {
+			if ranked {
+				return nodes
+			}
+			return 64 + nodes
+		}
+		st, err := hrwhash.NewSlotTable(p, 64, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.AddNode(hrwhash.Node{ID: "x"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RemoveNode("a"); err != nil {
+			t.Fatal(err)
+		}
+		if got := hrwhash.SlotTableCost(st); got != per(3)+per(4) {
+			t.Errorf("%v: cost %d, want %d", mode, got, per(3)+per(4))
+		}
+		doc, err := st.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := hrwhash.SlotTableFromJSON(doc)
+		if err != nil || hrwhash.SlotTableCost(loaded) != hrwhash.SlotTableCost(st) {
+			t.Errorf("%v: loaded: %v", mode, err)
+		}
+		hrwhash.SetSlotTableCost(st, hrwhash.MaxSlotTableReplayCost-per(3)+1)
+		before := st.Fingerprint()
+		if err := st.AddNode(hrwhash.Node{ID: "y"}); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+			t.Errorf("%v: past the cap: %v", mode, err)
+		}
+		if _, err := st.WithNode(hrwhash.Node{ID: "y"}); !errors.Is(err, hrwhash.ErrResultTooLarge) {
+			t.Errorf("%v: a copy past the cap: %v", mode, err)
+		}
+		if st.Fingerprint() != before || st.ChangeCount() != 2 {
+			t.Errorf("%v: a refused change changed the table", mode)
+		}
+		hrwhash.SetSlotTableCost(st, hrwhash.MaxSlotTableReplayCost-per(3))
+		if err := st.AddNode(hrwhash.Node{ID: "y"}); err != nil || hrwhash.SlotTableCost(st) != hrwhash.MaxSlotTableReplayCost {
+			t.Errorf("%v: at the cap: %v", mode, err)
 		}
 	}
 }

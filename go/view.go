@@ -132,7 +132,8 @@ func (v *View) JSON() ([]byte, error) {
 	return v.b.json()
 }
 
-// Epoch is the view's epoch (0 for a nil View).
+// Epoch is the view's epoch (0 for a nil or zero View: the other accessors answer their zero
+// values too, and the methods that can fail ErrNullParameter).
 func (v *View) Epoch() uint64 {
 	if v.usable() != nil {
 		return 0
@@ -533,7 +534,8 @@ type RampPlan struct {
 
 // NewRampPlan plans the ramp from old to new. ErrInvalidMoveLimit (MaxMove) for a limit outside
 // (0, 1] or too small to advance; ErrSeedMismatch when the views have different seeds;
-// ErrInvalidView (Field "epoch") when the step epochs would pass 2^64 - 1.
+// ErrInvalidView (Field "epoch") when the step epochs would pass 2^64 - 1; ErrResultTooLarge
+// before a step that would take the plan past 2^21 steps times ids (VIEW.md section 7, "Cost").
 func NewRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
 	if err := old.usable(); err != nil {
 		return nil, err

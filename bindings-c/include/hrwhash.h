@@ -145,7 +145,9 @@ enum hrw_status
   HRW_STATUS_INVALID_COUNT = 14,
   /**
    * The requested result cannot be produced: its size overflows or exceeds what can be allocated
-   * (for example keys x k for a batch ranking).
+   * (for example keys x k for a batch ranking), or producing it would pass a documented cost cap
+   * (a file past 1 GiB, a slot table history past its replay cost, a ramp past its steps, a
+   * replica-balance solve past its work cap).
    */
   HRW_STATUS_RESULT_TOO_LARGE = 15,
   /**

@@ -53,7 +53,9 @@ pub enum hrw_status {
     /// A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range.
     InvalidCount = 14,
     /// The requested result cannot be produced: its size overflows or exceeds what can be allocated
-    /// (for example keys x k for a batch ranking).
+    /// (for example keys x k for a batch ranking), or producing it would pass a documented cost cap
+    /// (a file past 1 GiB, a slot table history past its replay cost, a ramp past its steps, a
+    /// replica-balance solve past its work cap).
     ResultTooLarge = 15,
     /// A string has no UTF-8 form. C strings are bytes, so the C ABI itself never returns it; the
     /// number is kept so that every language names the same kind.

@@ -50,6 +50,7 @@ static hrw_status status_named(const char *name) {
         {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
         {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
         {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
+        {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(names[i].name, name) == 0) return names[i].status;

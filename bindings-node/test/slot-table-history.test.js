@@ -21,6 +21,7 @@ const codes = {
   DuplicateNodeId: 'HRW_DUPLICATE_NODE_ID',
   AllWeightsZero: 'HRW_ALL_WEIGHTS_ZERO',
   UnknownNode: 'HRW_UNKNOWN_NODE',
+  ResultTooLarge: 'HRW_RESULT_TOO_LARGE',
 };
 
 const documentOf = (c) => (c.document !== undefined ? c.document : Buffer.from(c.document_hex, 'hex'));

@@ -26,6 +26,7 @@ ERRORS: Dict[str, Type[hrwhash.HrwError]] = {
     "DuplicateNodeId": hrwhash.errors.DuplicateNodeIdError,
     "AllWeightsZero": hrwhash.errors.AllWeightsZeroError,
     "UnknownNode": hrwhash.errors.UnknownNodeError,
+    "ResultTooLarge": hrwhash.errors.ResultTooLargeError,
 }
 
 

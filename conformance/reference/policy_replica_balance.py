@@ -85,6 +85,19 @@ def cumulative(c: Sequence[float]) -> List[float]:
     return out
 
 
+# Solver: the most work one solve may do; an evaluation costs G * n * (k + 4).
+MAX_WORK = 2**28
+
+
+def work(v: Sequence[float], k: int) -> int:
+    rates = 0.0
+    for x in v:
+        rates = rates + x
+    lo = -exponent(rates) - 32
+    hi = 6 - exponent(min(v))
+    return (2 * (hi - lo) + 1) * len(v) * (k + 4)
+
+
 def inclusion(v: Sequence[float], omega: Sequence[float], k: int) -> List[float]:
     n, m = len(v), k - 1
     rates = 0.0
@@ -134,6 +147,9 @@ def solve(w: Sequence[int], k: int) -> Tuple[List[int], int]:
     wmax = max(w)
     v = [float(w[i]) / float(wmax) for i in sel]
     t = 0
+    spent = work(v, k)
+    if spent > MAX_WORK:
+        raise PolicyError("ResultTooLarge")
     while True:
         p = inclusion(v, omega, k)
         t += 1
@@ -141,7 +157,11 @@ def solve(w: Sequence[int], k: int) -> Tuple[List[int], int]:
             break
         x = [vi * (ti / pi if pi > ti / STEP_CAP else STEP_CAP) for vi, pi, ti in zip(v, p, tau)]
         top = max(x)
-        v = [max(xi / top, FLOOR) for xi in x]
+        nxt = [max(xi / top, FLOOR) for xi in x]
+        if spent + work(nxt, k) > MAX_WORK:
+            break
+        spent += work(nxt, k)
+        v = nxt
     out = [0] * len(w)
     for i, vi in zip(sel, v):
         out[i] = min(max(round(vi * float(wmax)), 1), wmax)   # round() of a float is half-even

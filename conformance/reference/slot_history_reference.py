@@ -32,6 +32,8 @@ POLICY = "slot-table-v2"            # levelled
 RANKED_POLICY = "slot-table-v1"
 MAX_OVERLOAD = 2**32 - 1
 MAX_CHANGES = 65536
+# Section 6: what replaying one history may cost (a levelled change S + N, a ranked one N).
+MAX_REPLAY_COST = 2**25
 MAX_SLOTS = 2**24
 ONE = 2**32
 
@@ -326,18 +328,31 @@ def apply(seed: bytes, nodes: List[NodeSpec], table: List[int], sds: List[int], 
     return after
 
 
+def charged(cost: int, h: History, nodes: List[NodeSpec]) -> int:
+    """5.13: the replay cost once one more change applies to `nodes`."""
+    cost += len(nodes) + (0 if h.mode.policy == RANKED_POLICY else h.slots)
+    if cost > MAX_REPLAY_COST:
+        raise Error("ResultTooLarge")
+    return cost
+
+
 def replay(h: History) -> Table:
+    cost = 0
     if h.mode.policy == RANKED_POLICY:
         # The slot-table-v1 table of the final membership; the changes still fail as they would.
         nodes = list(h.initial)
         for position, c in enumerate(h.changes):
+            cost = charged(cost, h, nodes)
             nodes = changed(nodes, c, position)
         _, owners = ranked.build(membership(h.seed, nodes), h.slots, h.mode.overload)
         return Table(nodes, owners)
+    if len(h.changes) * (h.slots + 1) > MAX_REPLAY_COST:
+        raise Error("ResultTooLarge")
     nodes = list(h.initial)
     table = st.first_table(membership(h.seed, nodes), h.slots)
     sds = [st.slot_digest(h.seed, s) for s in range(h.slots)]
     for position, c in enumerate(h.changes):
+        cost = charged(cost, h, nodes)
         nodes = apply(h.seed, nodes, table, sds, c, position)
     return Table(nodes, table)
 

@@ -511,6 +511,7 @@ fn error_json(e: &Error) -> Map<String, Value> {
         }
         Error::AllWeightsZero => "AllWeightsZero",
         Error::UnknownNode => "UnknownNode",
+        Error::ResultTooLarge => "ResultTooLarge",
         other => panic!("unexpected error {other:?}"),
     };
     let mut out = Map::new();
@@ -970,6 +971,29 @@ fn invalid() -> Vec<Value> {
             Ok(edited(changes(
                 json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
             ))),
+        ),
+        // 13. the cost of the replay, before any table is built: 2 x (2^24 + 1) > 2^25.
+        (
+            "replay-cost-past-the-cap",
+            None,
+            Ok(edited(|m| {
+                m.insert("slots".into(), json!(16777216));
+                m.insert(
+                    "changes".into(),
+                    json!([{"op": "add", "id": "d"}, {"op": "add", "id": "e"}]),
+                );
+            })),
+        ),
+        (
+            "replay-cost-before-the-first-failing-change",
+            None,
+            Ok(edited(|m| {
+                m.insert("slots".into(), json!(16777216));
+                m.insert(
+                    "changes".into(),
+                    json!([{"op": "remove", "id": "zz"}, {"op": "add", "id": "e"}]),
+                );
+            })),
         ),
         (
             "first-failing-change-wins",

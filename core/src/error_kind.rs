@@ -32,7 +32,9 @@ pub enum ErrorKind {
     /// A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range.
     InvalidCount,
     /// The requested result cannot be produced: its size overflows or exceeds what can be allocated
-    /// (for example keys x k for a batch ranking).
+    /// (for example keys x k for a batch ranking), or producing it would pass a documented cost cap
+    /// (a file past 1 GiB, a slot table history past its replay cost, a ramp past its steps, a
+    /// replica-balance solve past its work cap).
     ResultTooLarge,
     /// A string has no UTF-8 form (a lone UTF-16 surrogate), so it cannot be a key, node id or
     /// domain.

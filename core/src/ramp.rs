@@ -16,6 +16,12 @@ use crate::{Error, Node, Placement, Weight};
 /// Positions of the line from the old weights (0) to the new ones (`GRID`).
 pub const GRID: u32 = 1 << 16;
 
+/// The most a ramp may cost to plan (VIEW.md 7, "Cost"), in steps that move keys times the
+/// number of ids on the ramp (tracks): each such step evaluates the movement formula over every
+/// track about 17 times. Past it the plan is [`Error::ResultTooLarge`]. Measured at about 10 µs
+/// per unit on one core (release build, 2026), so a plan costs at most about 20 s.
+pub const MAX_RAMP_COST: u64 = 1 << 21;
+
 /// One step of a ramp.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RampStep {
@@ -80,9 +86,14 @@ impl RampPlan {
     /// Plans the ramp from `old` to `new` moving at most `max_move` (a fraction in (0, 1]) of the
     /// keys per step. Fails with [`Error::SeedMismatch`] when the seeds differ (every key moves
     /// then, however gradual the weights), [`Error::InvalidMoveLimit`] for a limit outside (0, 1]
-    /// or too small to advance one grid position, and [`Error::AllWeightsZero`] should a step
+    /// or too small to advance one grid position, [`Error::ResultTooLarge`] before a step that
+    /// would take the plan past [`MAX_RAMP_COST`], and [`Error::AllWeightsZero`] should a step
     /// have no selectable node.
     pub fn new(old: &View, new: &View, max_move: f64) -> Result<RampPlan, Error> {
+        RampPlan::within(old, new, max_move, MAX_RAMP_COST)
+    }
+
+    fn within(old: &View, new: &View, max_move: f64, max_cost: u64) -> Result<RampPlan, Error> {
         if !(max_move > 0.0 && max_move <= 1.0) {
             return Err(Error::InvalidMoveLimit { value: max_move });
         }
@@ -104,6 +115,10 @@ impl RampPlan {
         }
         let mut at = 0u32;
         while at < GRID {
+            let steps = plan.steps.len() as u64 + 1;
+            if steps.saturating_mul(plan.tracks.len() as u64) > max_cost {
+                return Err(Error::ResultTooLarge);
+            }
             let next = if movement(&plan.tracks, at, GRID) <= max_move {
                 GRID
             } else {
@@ -285,6 +300,29 @@ fn movement(tracks: &[Track], from: u32, to: u32) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every step that moves keys is charged the number of tracks before it is searched: a plan
+    /// of five such steps over five tracks fits a cap of 25 and fails at 24, before its fifth.
+    #[test]
+    fn plans_are_capped() {
+        let old = View::new(Placement::new(["a", "b", "c", "d"]).unwrap(), 10).unwrap();
+        let new = View::new(Placement::new(["a", "b", "c", "d", "e"]).unwrap(), 11).unwrap();
+        let plan = RampPlan::within(&old, &new, 0.05, 25).unwrap();
+        assert_eq!((plan.steps().len(), plan.tracks.len()), (5, 5));
+        assert_eq!(
+            plan.steps().len(),
+            RampPlan::new(&old, &new, 0.05).unwrap().steps().len()
+        );
+        assert_eq!(
+            RampPlan::within(&old, &new, 0.05, 24).unwrap_err(),
+            Error::ResultTooLarge
+        );
+        // The check comes before the search: a limit too small to advance is past a cap of 0.
+        assert_eq!(
+            RampPlan::within(&old, &new, 1e-300, 0).unwrap_err(),
+            Error::ResultTooLarge
+        );
+    }
     use crate::Transition;
 
     fn view(nodes: &[(&str, f64)], epoch: u64) -> View {

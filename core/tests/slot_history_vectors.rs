@@ -158,6 +158,7 @@ fn expected_error(case: &Value) -> Option<Error> {
         },
         "AllWeightsZero" => Error::AllWeightsZero,
         "UnknownNode" => Error::UnknownNode,
+        "ResultTooLarge" => Error::ResultTooLarge,
         "InvalidJson" => return None,
         other => panic!("unknown error {other}"),
     })

@@ -163,7 +163,9 @@ class InvalidCountError(HrwError, ValueError):
 
 class ResultTooLargeError(HrwError, ValueError):
     """The requested result cannot be produced: its size overflows or exceeds what can be allocated
-    (for example keys x k for a batch ranking)."""
+    (for example keys x k for a batch ranking), or producing it would pass a documented cost cap (a
+    file past 1 GiB, a slot table history past its replay cost, a ramp past its steps, a
+    replica-balance solve past its work cap)."""
 
 
 class InvalidTextError(HrwError, ValueError):

@@ -24,6 +24,13 @@ pub const REPLICA_BALANCE_POLICY: &str = "replica-balance-v2";
 
 /// The solver stops after this many evaluations of the inclusion probabilities.
 pub const MAX_ITERATIONS: u32 = 64;
+/// The most work one solve may do (POLICIES.md, replica-balance, "Solver"): an evaluation of the
+/// inclusion probabilities costs `G * n * (k + 4)` units, `G` its grid points and `n` the nodes of
+/// weight above 0. The solver stops before an evaluation that would take it past this, as it does
+/// at [`MAX_ITERATIONS`]; a build whose first evaluation alone is past it is
+/// [`Error::ResultTooLarge`]. A unit is about 40 ns on one core (release build, 2026), so one
+/// solve costs at most about 10 to 20 s.
+pub const MAX_SOLVER_WORK: u64 = 1 << 28;
 /// The solver stops when every node's probability of positions 2..k is within this fraction of
 /// its target (2^-20).
 pub const TOLERANCE: f64 = 1.0 / 1_048_576.0;
@@ -75,9 +82,10 @@ pub struct ReplicaBalance {
 impl ReplicaBalance {
     /// Solves the adjusted weights for `k` replicas over `placement`.
     ///
-    /// Fails with [`Error::InvalidCount`] when `k` is 0 and [`Error::InfeasibleReplicaWeights`]
+    /// Fails with [`Error::InvalidCount`] when `k` is 0, [`Error::InfeasibleReplicaWeights`]
     /// when a node has more than `1/k` of the total weight (which includes every `k` above the
-    /// number of selectable nodes).
+    /// number of selectable nodes), and [`Error::ResultTooLarge`] when one evaluation of the solver
+    /// is past [`MAX_SOLVER_WORK`].
     pub fn new(placement: Placement, k: usize) -> Result<ReplicaBalance, Error> {
         if k == 0 {
             return Err(Error::InvalidCount);
@@ -101,7 +109,7 @@ impl ReplicaBalance {
                 residual: 0.0,
             });
         }
-        let solved = solve(&weights, total, k);
+        let solved = solve(&weights, total, k, MAX_SOLVER_WORK).ok_or(Error::ResultTooLarge)?;
         let secondary = reweighted(&placement, &solved.adjusted)?;
         Ok(ReplicaBalance {
             primary: placement,
@@ -268,8 +276,29 @@ struct Solved {
     residual: f64,
 }
 
-/// The fixed-point iteration of POLICIES.md, replica-balance, "Solver".
-fn solve(weights: &[u64], total: u128, k: usize) -> Solved {
+/// The grid of an evaluation over `v` (POLICIES.md, replica-balance, "Inclusion", step 1):
+/// `(lo, hi)`, whose points are `j = 0 ..= 2 (hi - lo)`.
+fn grid(v: &[f64]) -> (i32, i32) {
+    let mut rates = 0.0f64;
+    for &x in v {
+        rates += x;
+    }
+    let smallest = v.iter().copied().fold(f64::INFINITY, f64::min);
+    (-exponent(rates) - 32, 6 - exponent(smallest))
+}
+
+/// What evaluating the inclusion over `v` costs in [`MAX_SOLVER_WORK`] units.
+fn work(v: &[f64], k: usize) -> u64 {
+    let (lo, hi) = grid(v);
+    let points = 2 * (hi - lo) as u64 + 1;
+    points
+        .saturating_mul(v.len() as u64)
+        .saturating_mul(k as u64 + 4)
+}
+
+/// The fixed-point iteration of POLICIES.md, replica-balance, "Solver"; `None` when its first
+/// evaluation is past [`MAX_SOLVER_WORK`].
+fn solve(weights: &[u64], total: u128, k: usize, max_work: u64) -> Option<Solved> {
     let selectable: Vec<usize> = (0..weights.len()).filter(|&i| weights[i] > 0).collect();
     let s = total as f64;
     let omega: Vec<f64> = selectable.iter().map(|&i| weights[i] as f64 / s).collect();
@@ -280,6 +309,10 @@ fn solve(weights: &[u64], total: u128, k: usize) -> Solved {
         .iter()
         .map(|&i| weights[i] as f64 / wmax)
         .collect();
+    let mut spent = work(&v, k);
+    if spent > max_work {
+        return None;
+    }
     let mut race = Race::new(selectable.len(), k - 1);
     let mut iterations = 0;
     let residual = loop {
@@ -310,19 +343,23 @@ fn solve(weights: &[u64], total: u128, k: usize) -> Solved {
             })
             .collect();
         let top = stepped.iter().copied().fold(0.0f64, f64::max);
-        for (vi, &x) in v.iter_mut().zip(&stepped) {
-            *vi = f64::max(x / top, FLOOR);
+        let next: Vec<f64> = stepped.iter().map(|&x| f64::max(x / top, FLOOR)).collect();
+        // The next evaluation must fit the work cap; otherwise stop with this one's answer.
+        match spent.checked_add(work(&next, k)) {
+            Some(total) if total <= max_work => spent = total,
+            _ => break residual,
         }
+        v = next;
     };
     let mut adjusted = vec![0u64; weights.len()];
     for (&i, &vi) in selectable.iter().zip(&v) {
         adjusted[i] = round_half_even(vi * wmax).clamp(1, heaviest);
     }
-    Solved {
+    Some(Solved {
         adjusted,
         iterations,
         residual,
-    }
+    })
 }
 
 /// The inclusion integral of POLICIES.md, replica-balance, with its working storage.
@@ -348,13 +385,7 @@ impl Race {
     fn inclusion(&mut self, v: &[f64], omega: &[f64]) -> Vec<f64> {
         let n = v.len();
         let m = self.m;
-        let mut rates = 0.0f64;
-        for &x in v {
-            rates += x;
-        }
-        let smallest = v.iter().copied().fold(f64::INFINITY, f64::min);
-        let lo = -exponent(rates) - 32;
-        let hi = 6 - exponent(smallest);
+        let (lo, hi) = grid(v);
         let mut acc = vec![0.0f64; n];
         let mut c = vec![0.0f64; 2 * m];
         let mut next = vec![0.0f64; 2 * m];
@@ -515,6 +546,37 @@ mod tests {
         let mut set = all.replicas("x");
         set.sort();
         assert_eq!(set, [0, 1, 2]);
+    }
+
+    /// A build whose first evaluation is past the work cap is refused before it starts: 2,048
+    /// equal nodes with k = 2,048 cost 99 grid points x 2,048 x 2,052 > 2^28.
+    #[test]
+    fn solves_past_the_work_cap_are_refused_before_they_start() {
+        let p = Placement::new((0..2048).map(|i| alloc::format!("n{i}"))).unwrap();
+        let v = alloc::vec![1.0; 2048];
+        assert_eq!(work(&v, 2048), 99 * 2048 * 2052);
+        assert_eq!(
+            ReplicaBalance::new(p, 2048).unwrap_err(),
+            Error::ResultTooLarge
+        );
+    }
+
+    /// The solver stops before the evaluation that would pass the cap, keeping the last
+    /// evaluated weights: the map that otherwise runs to 64 stops after the evaluations that fit.
+    #[test]
+    fn the_work_cap_stops_the_solver_like_the_iteration_cap() {
+        let w = [2u64 << 32, 1 << 32, 1 << 32];
+        let total = w.iter().map(|&x| x as u128).sum();
+        let full = solve(&w, total, 2, u64::MAX).unwrap();
+        assert_eq!(full.iterations, MAX_ITERATIONS);
+        let first = work(&[1.0, 0.5, 0.5], 2);
+        assert_eq!(solve(&w, total, 2, first - 1).map(|s| s.iterations), None);
+        let one = solve(&w, total, 2, first).unwrap();
+        assert_eq!(one.iterations, 1);
+        // A cap of five first evaluations stops the solver early, and never at a better answer.
+        let some = solve(&w, total, 2, 5 * first).unwrap();
+        assert!(some.iterations > 1 && some.iterations < MAX_ITERATIONS);
+        assert!(some.residual >= full.residual);
     }
 
     #[test]

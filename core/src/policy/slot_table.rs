@@ -79,6 +79,15 @@ pub const MAX_SLOTS: u64 = 1 << 24;
 /// about one pass over the slots, so this bounds what loading a document can cost.
 pub const MAX_CHANGES: usize = 65_536;
 
+/// The most one table's history may cost to replay (SLOT-HISTORY.md, "Limits and growth"), in
+/// units of one slot or one node looked at: a levelled change costs `S + N` (the slots, and the
+/// `N` nodes of the membership before it), a ranked one `N` (a loader replays a ranked history on
+/// the membership alone). A change that would take its history past the cap is
+/// [`Error::ResultTooLarge`], whether it is replayed by a loader or pushed in place, so every
+/// history a table can write, a loader can read. 2^25 is about 10 s of replay on one core for the
+/// costliest shapes measured (2^24 slots and two nodes, or 20,000 nodes and 64 slots).
+pub const MAX_REPLAY_COST: u64 = 1 << 25;
+
 /// Capacities are `ceil(S * w_i * (10^6 + overload_ppm) / (10^6 * sum w))`.
 pub const PPM: u64 = 1_000_000;
 
@@ -160,6 +169,8 @@ pub struct SlotTable {
     initial: Placement,
     epoch: u64,
     changes: Vec<SlotChange>,
+    /// What replaying `changes` costs, in [`MAX_REPLAY_COST`] units.
+    cost: u64,
     table: Table,
 }
 
@@ -264,6 +275,7 @@ impl SlotTable {
             initial: placement.clone(),
             epoch: 0,
             changes: Vec::new(),
+            cost: 0,
             table: Table::Levelled(table),
         })
     }
@@ -287,6 +299,7 @@ impl SlotTable {
             initial: placement.clone(),
             epoch: 0,
             changes: Vec::new(),
+            cost: 0,
             table: Table::Ranked(table),
         })
     }
@@ -419,7 +432,8 @@ impl SlotTable {
 
     /// Appends one change to the history in place and moves the table to it; on an error the
     /// table is unchanged. The errors, in this order: more than [`MAX_CHANGES`] changes
-    /// (`InvalidView` field `changes`, the change's position, `out_of_range`); a weight no JSON
+    /// (`InvalidView` field `changes`, the change's position, `out_of_range`); a history that
+    /// would cost more than [`MAX_REPLAY_COST`] to replay (`ResultTooLarge`); a weight no JSON
     /// number holds exactly (`InvalidView` field `changes.weight`, `not_representable`); then the
     /// membership's (`EmptyNodeId` and `DuplicateNodeId` with the change's position in the history
     /// as `index`, `UnknownNode`, `EmptyMembership`, `AllWeightsZero`).
@@ -441,6 +455,7 @@ impl SlotTable {
         if at >= MAX_CHANGES {
             return Err(fault("changes", Some(at), ViewFault::OutOfRange));
         }
+        let cost = replay_cost(self.cost, self.mode(), self.slots(), self.placement().len())?;
         // Every fallible step comes before the first write, so an error leaves the table as it was.
         let (placement, step) = step(self.placement(), &change, at)?;
         match (&mut self.table, step) {
@@ -452,6 +467,7 @@ impl SlotTable {
             (Table::Ranked(t), Step::Reweighted(i)) => *t = t.reweighted(placement, i),
         }
         self.changes.push(change);
+        self.cost = cost;
         Ok(())
     }
 
@@ -528,6 +544,19 @@ impl SlotTable {
     }
 }
 
+/// The replay cost of a history that cost `before` once one more change applies to a table of
+/// `slots` slots and `nodes` nodes, or [`Error::ResultTooLarge`] past [`MAX_REPLAY_COST`].
+fn replay_cost(before: u64, mode: SlotMode, slots: u32, nodes: usize) -> Result<u64, Error> {
+    let change = match mode {
+        SlotMode::Levelled => slots as u64 + nodes as u64,
+        SlotMode::Ranked { .. } => nodes as u64,
+    };
+    match before.checked_add(change) {
+        Some(cost) if cost <= MAX_REPLAY_COST => Ok(cost),
+        _ => Err(Error::ResultTooLarge),
+    }
+}
+
 /// The digest of every slot of a table of `slots` slots (1 to [`MAX_SLOTS`]): the hrw-v1 digest
 /// of the table kind's `prefix` followed by the slot number in little-endian.
 fn slot_digests(placement: &Placement, prefix: &[u8], slots: u64) -> Result<Vec<u64>, Error> {
@@ -597,5 +626,55 @@ mod tests {
                 first_index: 1
             }
         );
+    }
+}
+
+#[cfg(test)]
+mod cost_tests {
+    use super::tests::fleet;
+    use super::*;
+
+    /// Each change is charged S + N (levelled) or N (ranked), N the nodes before it; the change
+    /// that would pass MAX_REPLAY_COST fails with ResultTooLarge and leaves the table as it was,
+    /// and the one that reaches it exactly is allowed.
+    #[test]
+    fn pushes_are_charged_and_capped() {
+        for ranked in [false, true] {
+            let p = fleet(3, &[1.0]);
+            let mut t = if ranked {
+                SlotTable::ranked(&p, 64, None).unwrap()
+            } else {
+                SlotTable::new(&p, 64).unwrap()
+            };
+            let per = |nodes: u64| if ranked { nodes } else { 64 + nodes };
+            t.add_node(Node::new("x")).unwrap();
+            t.remove_node("n0").unwrap();
+            assert_eq!(t.cost, per(3) + per(4));
+            // Three nodes now: the next change costs per(3).
+            t.cost = MAX_REPLAY_COST - per(3) + 1;
+            let before = (t.assignments().to_vec(), t.changes().len());
+            assert_eq!(t.add_node(Node::new("y")), Err(Error::ResultTooLarge));
+            assert_eq!(
+                t.with_node(Node::new("y")).unwrap_err(),
+                Error::ResultTooLarge
+            );
+            assert_eq!((t.assignments().to_vec(), t.changes().len()), before);
+            t.cost = MAX_REPLAY_COST - per(3);
+            t.add_node(Node::new("y")).unwrap();
+            assert_eq!(t.cost, MAX_REPLAY_COST);
+        }
+    }
+
+    /// A loaded history is charged what pushing its changes was charged.
+    #[cfg(feature = "json")]
+    #[test]
+    fn a_loaded_history_costs_what_its_pushes_cost() {
+        let mut t = SlotTable::new(&fleet(5, &[1.0, 2.0]), 100).unwrap();
+        t.add_node(Node::new("x")).unwrap();
+        t.set_weight("n1", Weight::new(3.0).unwrap()).unwrap();
+        t.remove_node("n2").unwrap();
+        let loaded = SlotTable::from_json(&t.to_json()).unwrap();
+        assert_eq!(loaded.cost, (100 + 5) + (100 + 6) + (100 + 6));
+        assert_eq!(loaded.cost, t.cost);
     }
 }

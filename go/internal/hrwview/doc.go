@@ -20,6 +20,7 @@ const (
 	CodeSeedMismatch     = 19
 	CodeInvalidMoveLimit = 20
 	CodeAllWeightsZero   = 6
+	CodeResultTooLarge   = 15
 )
 
 // Error is a document or ramp that VIEW.md rejects.

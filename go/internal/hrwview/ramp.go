@@ -92,6 +92,15 @@ type Ramp struct {
 // whether their view fingerprints are equal. The seeds must have been checked equal and
 // maxMove in (0, 1].
 func Plan(oldEpoch uint64, old, new []Weighted, same bool, maxMove float64) (*Ramp, error) {
+	return PlanWithin(oldEpoch, old, new, same, maxMove, MaxRampCost)
+}
+
+// MaxRampCost is the most a plan may cost (VIEW.md section 7, "Cost"): steps that move keys
+// times tracks. A step that would pass it is CodeResultTooLarge, before it is searched.
+const MaxRampCost = 1 << 21
+
+// PlanWithin is Plan with another cost cap, for the tests.
+func PlanWithin(oldEpoch uint64, old, new []Weighted, same bool, maxMove float64, maxCost uint64) (*Ramp, error) {
 	tracks := Tracks(old, new)
 	r := &Ramp{Tracks: tracks, Direct: movement(tracks, 0, Grid), Optimum: Optimum(pairs(tracks, 0, Grid))}
 	if same {
@@ -106,6 +115,9 @@ func Plan(oldEpoch uint64, old, new []Weighted, same bool, maxMove float64) (*Ra
 		return nil
 	}
 	for at := uint32(0); at < Grid; {
+		if steps := uint64(len(r.Steps)) + 1; steps*uint64(len(tracks)) > maxCost {
+			return nil, &Error{Code: CodeResultTooLarge, Index: -1}
+		}
 		next := uint32(Grid)
 		if movement(tracks, at, Grid) > maxMove {
 			lo, hi := at, uint32(Grid)

@@ -10,7 +10,9 @@ use core::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use sha2::{Digest, Sha256};
 
-use super::{Ranked, SlotChange, SlotMode, SlotTable, Table, MAX_CHANGES, MAX_SLOTS};
+use super::{
+    Ranked, SlotChange, SlotMode, SlotTable, Table, MAX_CHANGES, MAX_REPLAY_COST, MAX_SLOTS,
+};
 use crate::error::ViewFault;
 use crate::view::json::{
     self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
@@ -56,7 +58,9 @@ impl SlotTable {
     /// Cost (SLOT-HISTORY.md, "Limits and growth"): at most [`MAX_CHANGES`] changes (`InvalidView`
     /// field `changes`, `out_of_range`) and `2^24` slots (`InvalidSlotCount`), both checked
     /// before the first table is built; replaying a levelled table costs about one pass over the
-    /// slots per change, a ranked one is built once from the final membership. A file is read
+    /// slots per change, a ranked one is built once from the final membership. A history whose
+    /// replay would cost more than [`MAX_REPLAY_COST`] is `ResultTooLarge` (a levelled one whose
+    /// `changes x (slots + 1)` is past it, before any table is built). A file is read
     /// with [`crate::view::read_document`] (at most 1 GiB).
     pub fn from_json_bytes(bytes: &[u8], seed: Seed) -> Result<SlotTable, Error> {
         let raw = parse(bytes)?;
@@ -71,6 +75,12 @@ impl SlotTable {
         }
         match parsed.mode {
             SlotMode::Levelled => {
+                // Every levelled change costs at least S + 1: a history past the cap on that
+                // count alone fails before its first table is built (SLOT-HISTORY.md 5, check 13).
+                let least = (parsed.changes.len() as u64).saturating_mul(parsed.slots + 1);
+                if least > MAX_REPLAY_COST {
+                    return Err(Error::ResultTooLarge);
+                }
                 let mut table = SlotTable::new(&initial, parsed.slots)?.with_epoch(parsed.epoch);
                 table.changes.reserve_exact(parsed.changes.len());
                 for change in parsed.changes {
@@ -82,7 +92,14 @@ impl SlotTable {
                 // The table depends only on the final membership: one build, not one per change.
                 super::check_initial(&initial)?;
                 let mut placement = initial.clone();
+                let mut cost = 0;
                 for (at, change) in parsed.changes.iter().enumerate() {
+                    cost = super::replay_cost(
+                        cost,
+                        parsed.mode,
+                        parsed.slots as u32,
+                        placement.len(),
+                    )?;
                     placement = super::step(&placement, change, at)?.0;
                 }
                 let table = Ranked::new(&placement, parsed.slots, overload_ppm)?;
@@ -90,6 +107,7 @@ impl SlotTable {
                     initial,
                     epoch: parsed.epoch,
                     changes: parsed.changes,
+                    cost,
                     table: Table::Ranked(table),
                 })
             }
