@@ -723,6 +723,12 @@ export declare const RANKED_SLOT_TABLE_POLICY: string
 /** Name and version of the policy `ReplicaBalance` implements. */
 export declare const REPLICA_BALANCE_POLICY: string
 
+/**
+ * hrw-v1's score of a key digest for a node digest (`keyDigest`, `nodeDigest`), as an unsigned
+ * 64-bit BigInt: what `Placement.score` gives for a node of weight 1.
+ */
+export declare function score(keyDigest: bigint, nodeDigest: bigint): bigint
+
 /** The format tag of a table's document: `"hrwhash-slot-history-v1"`. */
 export declare const SLOT_HISTORY_FORMAT: string
 
@@ -733,4 +739,4 @@ export declare const SLOT_TABLE_POLICY: string
  * A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt
  * (`NodeInfo.weightFixed` of a node of this weight).
  */
-export declare function weightFixed(weight: number): bigint
+export declare function weightToFixed(weight: number): bigint

@@ -454,5 +454,10 @@ func KeyDigest(seed Seed, key string) uint64 { return keyDigest(seed, key) }
 // NodeDigest returns the hrw-v1 digest of a node id under seed.
 func NodeDigest(seed Seed, id string) uint64 { return nodeDigest(seed, id) }
 
+// Score returns the hrw-v1 score of a key digest for a node digest: what Placement.Score gives
+// for a node of weight 1. It is a few arithmetic operations in both builds, so it never crosses
+// into libhrwhash.
+func Score(keyDigest, nodeDigest uint64) uint64 { return hrw.Score(keyDigest, nodeDigest) }
+
 // Draw returns the hrw-v1 draw of a score.
 func Draw(score uint64) uint64 { return draw(score) }

@@ -212,6 +212,10 @@ func testVectors(t *testing.T) {
 			if s, err := p.Score(key, id); err != nil || s != u64(t, want) {
 				t.Errorf("%s: score %d: %d, %v", c.Name, n, s, err)
 			}
+			kd, nd := u64(t, c.Expected.KeyDigest), u64(t, c.Expected.NodeDigests[n])
+			if s := hrwhash.Score(kd, nd); s != u64(t, want) {
+				t.Errorf("%s: Score(key digest, node digest %d) = %d, want %s", c.Name, n, s, want)
+			}
 		}
 	}
 	for _, d := range v.DrawCases {

@@ -175,7 +175,7 @@ func (b *viewBackend) withEpoch(v *View, epoch uint64) (*View, error) {
 
 func (b *viewBackend) json() ([]byte, error) {
 	var n, written C.size_t
-	if st := C.hrw_view_json_len(b.h, &n); st != C.HRW_STATUS_OK {
+	if st := C.hrw_view_to_json(b.h, nil, 0, &n, nil); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
 	out := make([]byte, int(n)+1) // +1: a valid pointer even for an empty answer
@@ -317,7 +317,8 @@ func (b *transitionBackend) diff(t *Transition) (*Diff, error) {
 }
 
 func (b *diffBackend) add(key string) error {
-	st := C.hrw_diff_add(b.h, keyPtr(key), C.size_t(len(key)))
+	n := C.size_t(len(key))
+	st := C.hrw_diff_add_many(b.h, keyPtr(key), n, &n, 1)
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return statusError(st)
@@ -347,22 +348,22 @@ func (b *diffBackend) merge(other *diffBackend) error {
 }
 
 func (b *diffBackend) keys() uint64 {
-	var n C.uint64_t
-	C.hrw_diff_keys(b.h, &n)
+	var f C.hrw_diff_figures
+	C.hrw_diff_summary(b.h, &f)
 	runtime.KeepAlive(b)
-	return uint64(n)
+	return uint64(f.keys)
 }
 
 func (b *diffBackend) moved() uint64 {
-	var n C.uint64_t
-	C.hrw_diff_moved(b.h, &n)
+	var f C.hrw_diff_figures
+	C.hrw_diff_summary(b.h, &f)
 	runtime.KeepAlive(b)
-	return uint64(n)
+	return uint64(f.moved)
 }
 
 func (b *diffBackend) flows() []Flow {
 	var n C.size_t
-	C.hrw_diff_flows_len(b.h, &n)
+	C.hrw_diff_flows(b.h, nil, 0, &n)
 	rows := make([]C.hrw_flow, int(n)+1)
 	C.hrw_diff_flows(b.h, &rows[0], C.size_t(len(rows)), &n)
 	runtime.KeepAlive(b)
@@ -375,7 +376,7 @@ func (b *diffBackend) flows() []Flow {
 
 func (b *diffBackend) nodes() []NodeChange {
 	var n C.size_t
-	C.hrw_diff_nodes_len(b.h, &n)
+	C.hrw_diff_nodes(b.h, nil, 0, &n)
 	rows := make([]C.hrw_node_change, int(n)+1)
 	C.hrw_diff_nodes(b.h, &rows[0], C.size_t(len(rows)), &n)
 	runtime.KeepAlive(b)
@@ -419,13 +420,10 @@ func newRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
 		r.steps = append(r.steps, RampStep{Epoch: uint64(s.epoch), Position: uint32(s.position),
 			Moved: float64(s.moved), RemovesDrained: bool(s.removes_drained)})
 	}
-	var figures [4]C.double
-	C.hrw_ramp_max_move(h, &figures[0])
-	C.hrw_ramp_total_moved(h, &figures[1])
-	C.hrw_ramp_direct_moved(h, &figures[2])
-	C.hrw_ramp_optimum(h, &figures[3])
+	var sum C.hrw_ramp_figures
+	C.hrw_ramp_summary(h, &sum)
 	runtime.KeepAlive(b)
-	r.maxMove, r.total, r.direct, r.optim = float64(figures[0]), float64(figures[1]), float64(figures[2]), float64(figures[3])
+	r.maxMove, r.total, r.direct, r.optim = float64(sum.max_move), float64(sum.total_moved), float64(sum.direct_moved), float64(sum.optimum)
 	return r, nil
 }
 

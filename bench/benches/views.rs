@@ -47,7 +47,7 @@ fn transition(c: &mut Criterion) {
     g.bench_function("diff", |b| {
         b.iter(|| {
             let mut d = t.diff();
-            d.add_all(black_box(&keys));
+            d.add_many(black_box(&keys));
             d.moved()
         })
     });

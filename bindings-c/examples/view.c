@@ -16,11 +16,13 @@ int main(void) {
         fprintf(stderr, "load: %s\n", hrw_status_message(err.status));
         return 1;
     }
-    char fingerprint[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+    uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
     uint64_t epoch = 0;
-    hrw_view_fingerprint_hex(new_view, (uint8_t *)fingerprint, sizeof fingerprint);
+    hrw_view_fingerprint(new_view, fingerprint, sizeof fingerprint);
     hrw_view_epoch(new_view, &epoch);
-    printf("epoch %llu, fingerprint %s\n", (unsigned long long)epoch, fingerprint);
+    printf("epoch %llu, fingerprint ", (unsigned long long)epoch);
+    for (size_t i = 0; i < sizeof fingerprint; i++) printf("%02x", fingerprint[i]);
+    printf("\n");
 
     hrw_transition *t = NULL;
     hrw_route route;

@@ -34,11 +34,6 @@
 #define HRW_TABLE_FINGERPRINT_LEN 16
 
 /**
- * Size of the buffer `hrw_slot_table_fingerprint_hex` needs: 32 hex digits and a NUL.
- */
-#define HRW_TABLE_FINGERPRINT_HEX_SIZE ((2 * HRW_TABLE_FINGERPRINT_LEN) + 1)
-
-/**
  * Capacity of `hrw_error.field`, its NUL included (`HRW_ERROR_FIELD_SIZE` in the header).
  */
 #define HRW_ERROR_FIELD_SIZE 64
@@ -52,16 +47,6 @@
  * Length of a seed fingerprint in bytes.
  */
 #define HRW_SEED_FINGERPRINT_LEN 8
-
-/**
- * Size of the buffer `hrw_view_fingerprint_hex` needs: 32 hex digits and a NUL.
- */
-#define HRW_VIEW_FINGERPRINT_HEX_SIZE ((2 * HRW_VIEW_FINGERPRINT_LEN) + 1)
-
-/**
- * Size of the buffer `hrw_view_seed_fingerprint_hex` needs: 16 hex digits and a NUL.
- */
-#define HRW_SEED_FINGERPRINT_HEX_SIZE ((2 * HRW_SEED_FINGERPRINT_LEN) + 1)
 
 /**
  * The result of every hrwhash call. The numbers are part of the ABI: they never change and a
@@ -702,6 +687,28 @@ typedef struct hrw_ramp_step {
 } hrw_ramp_step;
 
 /**
+ * A ramp's expected movements, as `hrw_ramp_summary` gives them (fractions of all keys).
+ */
+typedef struct hrw_ramp_figures {
+  /**
+   * The per-step limit the ramp was planned with.
+   */
+  double max_move;
+  /**
+   * The sum of the steps' movements (a key that moves twice counts twice).
+   */
+  double total_moved;
+  /**
+   * The movement of switching directly from the old view to the new one.
+   */
+  double direct_moved;
+  /**
+   * The least movement any scheme needs for the new shares (VIEW.md 6.2).
+   */
+  double optimum;
+} hrw_ramp_figures;
+
+/**
  * Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
  * write to `new_index`.
  */
@@ -762,6 +769,28 @@ typedef struct hrw_move {
    */
   size_t to;
 } hrw_move;
+
+/**
+ * A diff's counts with the movement its transition expects, as `hrw_diff_summary` gives them.
+ */
+typedef struct hrw_diff_figures {
+  /**
+   * The number of keys counted.
+   */
+  uint64_t keys;
+  /**
+   * The number of counted keys whose owner changed.
+   */
+  uint64_t moved;
+  /**
+   * `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+   */
+  double expected_moved;
+  /**
+   * `hrw_transition_optimum` of the diff's transition.
+   */
+  double optimum;
+} hrw_diff_figures;
 
 /**
  * Keys that moved from one old node to one new node.
@@ -1347,6 +1376,15 @@ hrw_status hrw_node_digest(const uint8_t *seed,
                            struct hrw_error *error);
 
 /**
+ * The hrw-v1 score of a key digest for a node digest (SPEC.md section 3): what
+ * `hrw_placement_score` gives for a node of weight 1.
+ *
+ * # Safety
+ * `out_score` is NULL or writable.
+ */
+hrw_status hrw_score(uint64_t key_digest, uint64_t node_digest, uint64_t *out_score);
+
+/**
  * The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).
  *
  * # Safety
@@ -1593,36 +1631,12 @@ hrw_status hrw_ramp_view(const struct hrw_ramp *ramp,
                          struct hrw_error *error);
 
 /**
- * The per-step limit the ramp was planned with.
+ * The ramp's movements, all four at once (one call where there were four getters).
  *
  * # Safety
- * `ramp` is a live handle.
+ * `ramp` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_ramp_max_move(const struct hrw_ramp *ramp, double *out_fraction);
-
-/**
- * The sum of the steps' expected movements (a key that moves twice counts twice).
- *
- * # Safety
- * `ramp` is a live handle.
- */
-hrw_status hrw_ramp_total_moved(const struct hrw_ramp *ramp, double *out_fraction);
-
-/**
- * The expected movement of switching directly from the old view to the new one.
- *
- * # Safety
- * `ramp` is a live handle.
- */
-hrw_status hrw_ramp_direct_moved(const struct hrw_ramp *ramp, double *out_fraction);
-
-/**
- * The least movement any scheme needs for the new shares (VIEW.md 6.2).
- *
- * # Safety
- * `ramp` is a live handle.
- */
-hrw_status hrw_ramp_optimum(const struct hrw_ramp *ramp, double *out_fraction);
+hrw_status hrw_ramp_summary(const struct hrw_ramp *ramp, struct hrw_ramp_figures *out);
 
 /**
  * Replica sets of `k` nodes over a copy of `placement`. INVALID_COUNT when `k` is 0;
@@ -1902,17 +1916,6 @@ hrw_status hrw_slot_table_change_count(const struct hrw_slot_table *table, size_
 hrw_status hrw_slot_table_fingerprint(const struct hrw_slot_table *table,
                                       uint8_t *out,
                                       size_t out_len);
-
-/**
- * The table fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
- * `HRW_TABLE_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `table` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_slot_table_fingerprint_hex(const struct hrw_slot_table *table,
-                                          uint8_t *out,
-                                          size_t out_len);
 
 /**
  * Appends a node in place (its index is the old node count). Levelled: it takes its share one
@@ -2200,15 +2203,7 @@ hrw_status hrw_transition_diff(const struct hrw_transition *transition, struct h
 void hrw_diff_free(struct hrw_diff *diff);
 
 /**
- * Counts one key.
- *
- * # Safety
- * `diff` is a live handle no other thread is using; `key` is NULL or valid for `key_len` bytes.
- */
-hrw_status hrw_diff_add(struct hrw_diff *diff, const uint8_t *key, size_t key_len);
-
-/**
- * Counts a batch of keys, given as for `hrw_placement_owners`. The lengths are checked
+ * Counts a batch of keys (one key is a batch of one), given as for `hrw_placement_owners`. The lengths are checked
  * (LENGTH_MISMATCH) before any key is counted, so a failed call counts nothing.
  *
  * # Safety
@@ -2232,49 +2227,18 @@ hrw_status hrw_diff_add_many(struct hrw_diff *diff,
 hrw_status hrw_diff_merge(struct hrw_diff *diff, const struct hrw_diff *other);
 
 /**
- * The number of keys counted.
+ * The diff's counts and its transition's expected movement, all at once.
  *
  * # Safety
- * `diff` is a live handle.
+ * `diff` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_diff_keys(const struct hrw_diff *diff, uint64_t *out_keys);
-
-/**
- * The number of counted keys whose owner changed.
- *
- * # Safety
- * `diff` is a live handle.
- */
-hrw_status hrw_diff_moved(const struct hrw_diff *diff, uint64_t *out_moved);
-
-/**
- * `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
- *
- * # Safety
- * `diff` is a live handle.
- */
-hrw_status hrw_diff_expected_moved(const struct hrw_diff *diff, double *out_fraction);
-
-/**
- * `hrw_transition_optimum` of the diff's transition.
- *
- * # Safety
- * `diff` is a live handle.
- */
-hrw_status hrw_diff_optimum(const struct hrw_diff *diff, double *out_fraction);
-
-/**
- * The number of flows `hrw_diff_flows` would write now.
- *
- * # Safety
- * `diff` is a live handle.
- */
-hrw_status hrw_diff_flows_len(const struct hrw_diff *diff, size_t *out_len);
+hrw_status hrw_diff_summary(const struct hrw_diff *diff, struct hrw_diff_figures *out);
 
 /**
  * The moved keys per (old node, new node), ordered by old index then new index, into `out`
- * (`out_len` at least `hrw_diff_flows_len`, else BUFFER_TOO_SMALL); `*out_count` receives how
- * many. Their counts add up to `hrw_diff_moved`.
+ * (`out_len` rows; too few is BUFFER_TOO_SMALL); `*out_count` receives how many. With `out`
+ * NULL and `out_len` 0 nothing is written and `*out_count` receives the number of rows. Their
+ * counts add up to `moved` of `hrw_diff_summary`.
  *
  * # Safety
  * `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
@@ -2285,17 +2249,10 @@ hrw_status hrw_diff_flows(const struct hrw_diff *diff,
                           size_t *out_count);
 
 /**
- * The number of rows `hrw_diff_nodes` writes: the ids of either membership.
- *
- * # Safety
- * `diff` is a live handle.
- */
-hrw_status hrw_diff_nodes_len(const struct hrw_diff *diff, size_t *out_len);
-
-/**
  * Per id of either membership the keys it owns before and after: every old node in old order,
- * then every node only in the new membership in new order, into `out` (`out_len` at least
- * `hrw_diff_nodes_len`, else BUFFER_TOO_SMALL); `*out_count` receives how many.
+ * then every node only in the new membership in new order, into `out` (`out_len` rows; too few
+ * is BUFFER_TOO_SMALL); `*out_count` receives how many. With `out` NULL and `out_len` 0 nothing
+ * is written and `*out_count` receives the number of rows.
  *
  * # Safety
  * `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
@@ -2412,15 +2369,6 @@ hrw_status hrw_view_has_default_seed(const struct hrw_view *view, bool *out_defa
 hrw_status hrw_view_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
 
 /**
- * The view fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_fingerprint_hex(const struct hrw_view *view, uint8_t *out, size_t out_len);
-
-/**
  * The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
  * `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
  *
@@ -2430,28 +2378,11 @@ hrw_status hrw_view_fingerprint_hex(const struct hrw_view *view, uint8_t *out, s
 hrw_status hrw_view_seed_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
 
 /**
- * The seed fingerprint as 16 lowercase hex digits and a NUL (`out_len` at least
- * `HRW_SEED_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_seed_fingerprint_hex(const struct hrw_view *view, uint8_t *out, size_t out_len);
-
-/**
- * The length in bytes of the view's canonical JSON form, as `hrw_view_to_json` writes it.
- *
- * # Safety
- * `view` is a live handle.
- */
-hrw_status hrw_view_json_len(const struct hrw_view *view, size_t *out_len);
-
-/**
  * The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
- * NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. When
+ * NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. With `out`
+ * NULL and `out_len` 0 nothing is written and `*out_written` receives the length needed. When
  * `out_len` is shorter, BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length
- * needed and `actual` = `out_len` (or ask `hrw_view_json_len` first). A secret seed is never
- * written, only its fingerprint.
+ * needed and `actual` = `out_len`. A secret seed is never written, only its fingerprint.
  *
  * # Safety
  * `view` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or

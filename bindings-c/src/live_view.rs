@@ -11,7 +11,7 @@ use crate::ffi::{
     with_detail, Handle,
 };
 use crate::status::{hrw_error, hrw_status};
-use crate::view::{hrw_view, write_c_string};
+use crate::view::hrw_view;
 
 /// A live view (build it with `hrw_live_view_new`, release it with `hrw_live_view_free`).
 ///
@@ -284,24 +284,6 @@ pub unsafe extern "C" fn hrw_live_view_fingerprint(
         let lv = &try_ref!(live_view).inner;
         // SAFETY: forwarded.
         unsafe { copy_to_buffer(&lv.fingerprint().to_bytes(), out, out_len) }
-    })
-}
-
-/// The current view's fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
-/// `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
-///
-/// # Safety
-/// `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_fingerprint_hex(
-    live_view: *const hrw_live_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let lv = &try_ref!(live_view).inner;
-        // SAFETY: forwarded.
-        unsafe { write_c_string(&lv.fingerprint().to_hex(), out, out_len) }
     })
 }
 

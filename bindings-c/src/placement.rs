@@ -751,6 +751,23 @@ pub unsafe extern "C" fn hrw_node_digest(
     })
 }
 
+/// The hrw-v1 score of a key digest for a node digest (SPEC.md section 3): what
+/// `hrw_placement_score` gives for a node of weight 1.
+///
+/// # Safety
+/// `out_score` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_score(
+    key_digest: u64,
+    node_digest: u64,
+    out_score: *mut u64,
+) -> hrw_status {
+    guard(|| {
+        try_out!(out_score).write(v1::score(key_digest, node_digest));
+        Ok(())
+    })
+}
+
 /// The hrw-v1 draw of a score (the `-ln(u)` term of weighted ranking, in fixed point).
 ///
 /// # Safety

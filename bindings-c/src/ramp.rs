@@ -137,61 +137,39 @@ pub unsafe extern "C" fn hrw_ramp_view(
     })
 }
 
-/// # Safety
-/// `ramp` is a live handle.
-unsafe fn figure(ramp: *const hrw_ramp, dst: *mut f64, f: fn(&RampPlan) -> f64) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(ramp, dst, |r| Ok(f(&r.inner))) }
+/// A ramp's expected movements, as `hrw_ramp_summary` gives them (fractions of all keys).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_ramp_figures {
+    /// The per-step limit the ramp was planned with.
+    pub max_move: f64,
+    /// The sum of the steps' movements (a key that moves twice counts twice).
+    pub total_moved: f64,
+    /// The movement of switching directly from the old view to the new one.
+    pub direct_moved: f64,
+    /// The least movement any scheme needs for the new shares (VIEW.md 6.2).
+    pub optimum: f64,
 }
 
-/// The per-step limit the ramp was planned with.
+/// The ramp's movements, all four at once (one call where there were four getters).
 ///
 /// # Safety
-/// `ramp` is a live handle.
+/// `ramp` is a live handle; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_max_move(
+pub unsafe extern "C" fn hrw_ramp_summary(
     ramp: *const hrw_ramp,
-    out_fraction: *mut f64,
+    out: *mut hrw_ramp_figures,
 ) -> hrw_status {
     // SAFETY: forwarded.
-    unsafe { figure(ramp, out_fraction, RampPlan::max_move) }
-}
-
-/// The sum of the steps' expected movements (a key that moves twice counts twice).
-///
-/// # Safety
-/// `ramp` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_total_moved(
-    ramp: *const hrw_ramp,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { figure(ramp, out_fraction, RampPlan::total_moved) }
-}
-
-/// The expected movement of switching directly from the old view to the new one.
-///
-/// # Safety
-/// `ramp` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_direct_moved(
-    ramp: *const hrw_ramp,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { figure(ramp, out_fraction, RampPlan::direct_moved) }
-}
-
-/// The least movement any scheme needs for the new shares (VIEW.md 6.2).
-///
-/// # Safety
-/// `ramp` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_optimum(
-    ramp: *const hrw_ramp,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { figure(ramp, out_fraction, RampPlan::optimum) }
+    unsafe {
+        get(ramp, out, |r| {
+            let r = &r.inner;
+            Ok(hrw_ramp_figures {
+                max_move: r.max_move(),
+                total_moved: r.total_moved(),
+                direct_moved: r.direct_moved(),
+                optimum: r.optimum(),
+            })
+        })
+    }
 }

@@ -10,12 +10,10 @@ use crate::ffi::{
 };
 use crate::placement::{hrw_node, hrw_placement, new_node, seed_from, weight_at};
 use crate::status::{hrw_error, hrw_status};
-use crate::view::{hrw_view, write_c_string};
+use crate::view::hrw_view;
 
 /// Length of a table fingerprint in bytes.
 pub const HRW_TABLE_FINGERPRINT_LEN: usize = 16;
-/// Size of the buffer `hrw_slot_table_fingerprint_hex` needs: 32 hex digits and a NUL.
-pub const HRW_TABLE_FINGERPRINT_HEX_SIZE: usize = 2 * HRW_TABLE_FINGERPRINT_LEN + 1;
 
 /// How a slot table assigns its slots (`hrw_slot_table_mode`). The numbers never change.
 #[repr(u32)]
@@ -455,24 +453,6 @@ pub unsafe extern "C" fn hrw_slot_table_fingerprint(
         let t = try_ref!(table);
         // SAFETY: forwarded.
         unsafe { copy_to_buffer(&t.table.fingerprint().to_bytes(), out, out_len) }
-    })
-}
-
-/// The table fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
-/// `HRW_TABLE_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
-///
-/// # Safety
-/// `table` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_fingerprint_hex(
-    table: *const hrw_slot_table,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        // SAFETY: forwarded.
-        unsafe { write_c_string(&t.table.fingerprint().to_hex(), out, out_len) }
     })
 }
 

@@ -534,27 +534,7 @@ pub unsafe extern "C" fn hrw_diff_free(diff: *mut hrw_diff) {
     });
 }
 
-/// Counts one key.
-///
-/// # Safety
-/// `diff` is a live handle no other thread is using; `key` is NULL or valid for `key_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_add(
-    diff: *mut hrw_diff,
-    key: *const u8,
-    key_len: usize,
-) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { diff_mut(diff) }?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        d.add(key);
-        Ok(())
-    })
-}
-
-/// Counts a batch of keys, given as for `hrw_placement_owners`. The lengths are checked
+/// Counts a batch of keys (one key is a batch of one), given as for `hrw_placement_owners`. The lengths are checked
 /// (LENGTH_MISMATCH) before any key is counted, so a failed call counts nothing.
 ///
 /// # Safety
@@ -575,7 +555,7 @@ pub unsafe extern "C" fn hrw_diff_add_many(
         let keys = unsafe { bytes(keys, keys_len) }?;
         // SAFETY: caller contract.
         let lens = unsafe { span(key_lens, key_count) }?;
-        d.add_all(split_keys(keys, lens)?);
+        d.add_many(split_keys(keys, lens)?);
         Ok(())
     })
 }
@@ -617,63 +597,38 @@ unsafe fn diff_value<T>(
     })
 }
 
-/// The number of keys counted.
-///
-/// # Safety
-/// `diff` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_keys(diff: *const hrw_diff, out_keys: *mut u64) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_keys, Diff::keys) }
+/// A diff's counts with the movement its transition expects, as `hrw_diff_summary` gives them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_diff_figures {
+    /// The number of keys counted.
+    pub keys: u64,
+    /// The number of counted keys whose owner changed.
+    pub moved: u64,
+    /// `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+    pub expected_moved: f64,
+    /// `hrw_transition_optimum` of the diff's transition.
+    pub optimum: f64,
 }
 
-/// The number of counted keys whose owner changed.
+/// The diff's counts and its transition's expected movement, all at once.
 ///
 /// # Safety
-/// `diff` is a live handle.
+/// `diff` is a live handle; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_diff_moved(diff: *const hrw_diff, out_moved: *mut u64) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_moved, Diff::moved) }
-}
-
-/// `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
-///
-/// # Safety
-/// `diff` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_expected_moved(
+pub unsafe extern "C" fn hrw_diff_summary(
     diff: *const hrw_diff,
-    out_fraction: *mut f64,
+    out: *mut hrw_diff_figures,
 ) -> hrw_status {
     // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_fraction, |d| d.transition().expected_moved()) }
-}
-
-/// `hrw_transition_optimum` of the diff's transition.
-///
-/// # Safety
-/// `diff` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_optimum(
-    diff: *const hrw_diff,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_fraction, |d| d.transition().optimum()) }
-}
-
-/// The number of flows `hrw_diff_flows` would write now.
-///
-/// # Safety
-/// `diff` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_flows_len(
-    diff: *const hrw_diff,
-    out_len: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_len, |d| d.flows().len()) }
+    unsafe {
+        diff_value(diff, out, |d| hrw_diff_figures {
+            keys: d.keys(),
+            moved: d.moved(),
+            expected_moved: d.transition().expected_moved(),
+            optimum: d.transition().optimum(),
+        })
+    }
 }
 
 /// # Safety
@@ -685,6 +640,9 @@ unsafe fn write_rows<T: Copy>(
     count: *mut usize,
 ) -> Result<(), hrw_status> {
     let count = out(count)?;
+    if dst.is_null() && len == 0 {
+        return put(count, rows.len());
+    }
     // SAFETY: caller contract.
     let dst = unsafe { span_mut(dst, len) }?;
     if dst.len() < rows.len() {
@@ -695,8 +653,9 @@ unsafe fn write_rows<T: Copy>(
 }
 
 /// The moved keys per (old node, new node), ordered by old index then new index, into `out`
-/// (`out_len` at least `hrw_diff_flows_len`, else BUFFER_TOO_SMALL); `*out_count` receives how
-/// many. Their counts add up to `hrw_diff_moved`.
+/// (`out_len` rows; too few is BUFFER_TOO_SMALL); `*out_count` receives how many. With `out`
+/// NULL and `out_len` 0 nothing is written and `*out_count` receives the number of rows. Their
+/// counts add up to `moved` of `hrw_diff_summary`.
 ///
 /// # Safety
 /// `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
@@ -720,22 +679,10 @@ pub unsafe extern "C" fn hrw_diff_flows(
     })
 }
 
-/// The number of rows `hrw_diff_nodes` writes: the ids of either membership.
-///
-/// # Safety
-/// `diff` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_diff_nodes_len(
-    diff: *const hrw_diff,
-    out_len: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { diff_value(diff, out_len, |d| d.nodes().len()) }
-}
-
 /// Per id of either membership the keys it owns before and after: every old node in old order,
-/// then every node only in the new membership in new order, into `out` (`out_len` at least
-/// `hrw_diff_nodes_len`, else BUFFER_TOO_SMALL); `*out_count` receives how many.
+/// then every node only in the new membership in new order, into `out` (`out_len` rows; too few
+/// is BUFFER_TOO_SMALL); `*out_count` receives how many. With `out` NULL and `out_len` 0 nothing
+/// is written and `*out_count` receives the number of rows.
 ///
 /// # Safety
 /// `diff` is a live handle; `out` is NULL or valid for `out_len` elements.
@@ -758,6 +705,7 @@ pub unsafe extern "C" fn hrw_diff_nodes(
                      new,
                      before,
                      after,
+                     ..
                  }| hrw_node_change {
                     has_old: old.is_some(),
                     old_index: old.unwrap_or(0),

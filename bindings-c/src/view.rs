@@ -14,10 +14,6 @@ use crate::status::{hrw_error, hrw_status};
 pub const HRW_VIEW_FINGERPRINT_LEN: usize = 16;
 /// Length of a seed fingerprint in bytes.
 pub const HRW_SEED_FINGERPRINT_LEN: usize = 8;
-/// Size of the buffer `hrw_view_fingerprint_hex` needs: 32 hex digits and a NUL.
-pub const HRW_VIEW_FINGERPRINT_HEX_SIZE: usize = 2 * HRW_VIEW_FINGERPRINT_LEN + 1;
-/// Size of the buffer `hrw_view_seed_fingerprint_hex` needs: 16 hex digits and a NUL.
-pub const HRW_SEED_FINGERPRINT_HEX_SIZE: usize = 2 * HRW_SEED_FINGERPRINT_LEN + 1;
 
 /// An immutable view (load it with `hrw_view_from_json`, or make one with `hrw_view_new`;
 /// release it with `hrw_view_free`).
@@ -209,18 +205,6 @@ pub unsafe extern "C" fn hrw_view_has_default_seed(
     unsafe { get(view, out_default, |v| Ok(v.inner.has_default_seed())) }
 }
 
-/// Writes `hex` and a NUL, or BUFFER_TOO_SMALL.
-///
-/// # Safety
-/// `dst` is NULL or valid for `len` bytes.
-pub(crate) unsafe fn write_c_string(hex: &str, dst: *mut u8, len: usize) -> Result<(), hrw_status> {
-    let mut text = Vec::with_capacity(hex.len() + 1);
-    text.extend_from_slice(hex.as_bytes());
-    text.push(0);
-    // SAFETY: forwarded.
-    unsafe { copy_to_buffer(&text, dst, len) }
-}
-
 /// The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
 /// `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
 /// same node id; the epoch does not enter it.
@@ -237,24 +221,6 @@ pub unsafe extern "C" fn hrw_view_fingerprint(
         let v = &try_ref!(view).inner;
         // SAFETY: forwarded.
         unsafe { copy_to_buffer(&v.fingerprint().to_bytes(), out, out_len) }
-    })
-}
-
-/// The view fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
-/// `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
-///
-/// # Safety
-/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_fingerprint_hex(
-    view: *const hrw_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        // SAFETY: forwarded.
-        unsafe { write_c_string(&v.fingerprint().to_hex(), out, out_len) }
     })
 }
 
@@ -276,42 +242,11 @@ pub unsafe extern "C" fn hrw_view_seed_fingerprint(
     })
 }
 
-/// The seed fingerprint as 16 lowercase hex digits and a NUL (`out_len` at least
-/// `HRW_SEED_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
-///
-/// # Safety
-/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_seed_fingerprint_hex(
-    view: *const hrw_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        // SAFETY: forwarded.
-        unsafe { write_c_string(&v.seed_fingerprint().to_hex(), out, out_len) }
-    })
-}
-
-/// The length in bytes of the view's canonical JSON form, as `hrw_view_to_json` writes it.
-///
-/// # Safety
-/// `view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_json_len(
-    view: *const hrw_view,
-    out_len: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(view, out_len, |v| Ok(v.inner.to_json().len())) }
-}
-
 /// The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not
-/// NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. When
+/// NUL-terminated) into `out` (`out_len` bytes); `*out_written` receives its length. With `out`
+/// NULL and `out_len` 0 nothing is written and `*out_written` receives the length needed. When
 /// `out_len` is shorter, BUFFER_TOO_SMALL and a non-NULL `error` has `expected` = the length
-/// needed and `actual` = `out_len` (or ask `hrw_view_json_len` first). A secret seed is never
-/// written, only its fingerprint.
+/// needed and `actual` = `out_len`. A secret seed is never written, only its fingerprint.
 ///
 /// # Safety
 /// `view` is a live handle; `out` is NULL or valid for `out_len` bytes; `error` is NULL or
@@ -328,6 +263,10 @@ pub unsafe extern "C" fn hrw_view_to_json(
         let v = &try_ref!(view).inner;
         let written = try_out!(out_written);
         let text = v.to_json();
+        if out.is_null() && out_len == 0 {
+            written.write(text.len());
+            return Ok(());
+        }
         let dst = try_span_mut!(crate::ffi::out(out)?, out_len);
         dst.get_mut(..text.len())
             .ok_or_else(|| too_small(text.len(), out_len))?

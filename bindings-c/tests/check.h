@@ -18,6 +18,16 @@ static unsigned long checks_passed, checks_failed;
         }                                                                        \
     } while (0)
 
+/* `n` bytes as 2n lowercase hex digits and a NUL (the C API gives fingerprints as bytes). */
+static inline void hex_of(const unsigned char *b, size_t n, char *out) {
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
 /* The closing line the test runners read: "N passed, N failed". */
 static int check_report(const char *suite) {
     printf("%s: %lu passed, %lu failed\n", suite, checks_passed, checks_failed);

@@ -357,12 +357,12 @@ static hrw_status load(const jvalue *c, const char *member, hrw_slot_table **t, 
 }
 
 static void check_fingerprint(const hrw_slot_table *t, const char *want) {
-    uint8_t hex[HRW_TABLE_FINGERPRINT_HEX_SIZE];
-    CHECK(hrw_slot_table_fingerprint_hex(t, hex, sizeof hex) == HRW_STATUS_OK, "%s", current);
-    CHECK(strcmp((const char *)hex, want) == 0, "%s: table fingerprint %s, want %s", current, hex, want);
-    CHECK(hrw_slot_table_fingerprint_hex(t, hex, sizeof hex - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "%s", current);
     uint8_t raw[HRW_TABLE_FINGERPRINT_LEN];
+    char hex[2 * HRW_TABLE_FINGERPRINT_LEN + 1];
     CHECK(hrw_slot_table_fingerprint(t, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
+    hex_of(raw, sizeof raw, hex);
+    CHECK(strcmp(hex, want) == 0, "%s: table fingerprint %s, want %s", current, hex, want);
+    CHECK(hrw_slot_table_fingerprint(t, raw, sizeof raw - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "%s", current);
     int same = 1;
     for (size_t i = 0; i < sizeof raw; i++) {
         unsigned x;
@@ -388,9 +388,11 @@ static void check_canonical(const hrw_slot_table *t, const char *want) {
 static void check_view(const hrw_slot_table *t, const char *want) {
     hrw_view *v = NULL;
     CHECK(hrw_slot_table_view(t, &v) == HRW_STATUS_OK, "%s", current);
-    uint8_t hex[HRW_VIEW_FINGERPRINT_HEX_SIZE];
-    CHECK(hrw_view_fingerprint_hex(v, hex, sizeof hex) == HRW_STATUS_OK, "%s", current);
-    CHECK(strcmp((const char *)hex, want) == 0, "%s: view fingerprint %s, want %s", current, hex, want);
+    uint8_t raw[HRW_VIEW_FINGERPRINT_LEN];
+    char hex[2 * HRW_VIEW_FINGERPRINT_LEN + 1];
+    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
+    hex_of(raw, sizeof raw, hex);
+    CHECK(strcmp(hex, want) == 0, "%s: view fingerprint %s, want %s", current, hex, want);
     uint64_t ve = 1, te = 2;
     CHECK(hrw_view_epoch(v, &ve) == HRW_STATUS_OK && hrw_slot_table_epoch(t, &te) == HRW_STATUS_OK && ve == te,
           "%s: the view has the table's epoch", current);
@@ -610,7 +612,7 @@ static void bad_reads(void) {
     hrw_slot_mode mode;
     const hrw_placement *members = NULL;
     hrw_view *view = NULL;
-    uint8_t buf[HRW_TABLE_FINGERPRINT_HEX_SIZE];
+    uint8_t buf[HRW_TABLE_FINGERPRINT_LEN];
     CHECK(hrw_slot_table_slots(NULL, &u32) == HRW_STATUS_NULL_PARAMETER, "slots of NULL");
     CHECK(hrw_slot_table_slots(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slots");
     CHECK(hrw_slot_table_mode(NULL, &mode) == HRW_STATUS_NULL_PARAMETER, "mode of NULL");
@@ -663,11 +665,7 @@ static void bad_reads(void) {
     CHECK(hrw_slot_table_fingerprint(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "fingerprint of NULL");
     CHECK(hrw_slot_table_fingerprint(t, NULL, 16) == HRW_STATUS_NULL_PARAMETER, "NULL fingerprint buffer");
     CHECK(hrw_slot_table_fingerprint(t, buf, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "short fingerprint");
-    CHECK(hrw_slot_table_fingerprint_hex(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "hex of NULL");
-    CHECK(hrw_slot_table_fingerprint_hex(t, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "NULL hex buffer");
-    CHECK(hrw_slot_table_fingerprint_hex(t, buf, 32) == HRW_STATUS_BUFFER_TOO_SMALL, "hex without room for NUL");
-    CHECK(hrw_slot_table_fingerprint_hex(t, buf, sizeof buf) == HRW_STATUS_OK && strlen((const char *)buf) == 32,
-          "hex");
+    CHECK(hrw_slot_table_fingerprint(t, buf, sizeof buf) == HRW_STATUS_OK, "fingerprint");
     size_t written = 0;
     hrw_error e;
     CHECK(hrw_slot_table_to_json(NULL, NULL, 0, &written, &e) == HRW_STATUS_NULL_PARAMETER, "to_json of NULL");

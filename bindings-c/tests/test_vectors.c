@@ -178,6 +178,10 @@ static void run_case(const jvalue *c) {
                                   NULL) == HRW_STATUS_OK &&
                   s == u64(&scores->items[i]),
               "%s: score %zu", name, i);
+        s = 0;
+        CHECK(hrw_score(u64(json_get(exp, "key_digest")), d, &s) == HRW_STATUS_OK &&
+                  s == u64(&scores->items[i]),
+              "%s: hrw_score of node %zu", name, i);
     }
 out:
     hrw_placement_free(p);

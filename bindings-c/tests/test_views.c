@@ -73,7 +73,7 @@ static hrw_status load(const bytes *doc, const bytes *seed, hrw_view **out, hrw_
 /* The canonical JSON of a view, malloc'ed (NUL-terminated for messages). */
 static char *json_of(const hrw_view *v, size_t *len) {
     size_t need = 0, written = 0;
-    CHECK(hrw_view_json_len(v, &need) == HRW_STATUS_OK, "%s: json_len", current);
+    CHECK(hrw_view_to_json(v, NULL, 0, &need, NULL) == HRW_STATUS_OK, "%s: json length", current);
     char *buf = malloc(need + 1);
     if (buf == NULL) abort();
     hrw_error err;
@@ -84,9 +84,26 @@ static char *json_of(const hrw_view *v, size_t *len) {
     return buf;
 }
 
-static void fingerprint_hex(const hrw_view *v, char out[HRW_VIEW_FINGERPRINT_HEX_SIZE]) {
-    CHECK(hrw_view_fingerprint_hex(v, (uint8_t *)out, HRW_VIEW_FINGERPRINT_HEX_SIZE) == HRW_STATUS_OK, "%s: fp",
-          current);
+#define FP_HEX_SIZE (2 * HRW_VIEW_FINGERPRINT_LEN + 1)
+#define SEED_FP_HEX_SIZE (2 * HRW_SEED_FINGERPRINT_LEN + 1)
+
+/* The diff's figures (hrw_diff_summary); counts of UINT64_MAX when the call fails. */
+static hrw_diff_figures figures_of(const hrw_diff *d) {
+    hrw_diff_figures f = {UINT64_MAX, UINT64_MAX, -1, -1};
+    CHECK(hrw_diff_summary(d, &f) == HRW_STATUS_OK, "%s: diff summary", current);
+    return f;
+}
+
+static void fingerprint_hex(const hrw_view *v, char out[FP_HEX_SIZE]) {
+    uint8_t raw[HRW_VIEW_FINGERPRINT_LEN];
+    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: fp", current);
+    hex_of(raw, sizeof raw, out);
+}
+
+static void seed_fingerprint_hex(const hrw_view *v, char out[SEED_FP_HEX_SIZE]) {
+    uint8_t raw[HRW_SEED_FINGERPRINT_LEN];
+    CHECK(hrw_view_seed_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: seed fp", current);
+    hex_of(raw, sizeof raw, out);
 }
 
 /* The file's error names, mapped here and not by the library. */
@@ -218,10 +235,10 @@ static void run_valid(const jvalue *c) {
     const jvalue *canonical = json_get(c, "canonical");
     CHECK(same_text(canonical, (const uint8_t *)text, len), "%s: canonical form\n%s", current, text);
 
-    char fp[HRW_VIEW_FINGERPRINT_HEX_SIZE], sfp[HRW_SEED_FINGERPRINT_HEX_SIZE];
+    char fp[FP_HEX_SIZE], sfp[SEED_FP_HEX_SIZE];
     fingerprint_hex(v, fp);
     CHECK(strcmp(fp, json_get(c, "fingerprint")->str) == 0, "%s: fingerprint %s", current, fp);
-    CHECK(hrw_view_seed_fingerprint_hex(v, (uint8_t *)sfp, sizeof sfp) == HRW_STATUS_OK, "%s", current);
+    seed_fingerprint_hex(v, sfp);
     CHECK(strcmp(sfp, json_get(c, "seed_fingerprint")->str) == 0, "%s: seed fingerprint %s", current, sfp);
     /* The byte forms agree with the hex forms the file gives. */
     uint8_t raw[HRW_VIEW_FINGERPRINT_LEN], sraw[HRW_SEED_FINGERPRINT_LEN];
@@ -270,7 +287,7 @@ static void run_valid(const jvalue *c) {
     /* Another epoch: the same fingerprint. */
     CHECK(hrw_view_with_epoch(v, epoch ^ 1, &moved) == HRW_STATUS_OK, "%s: with_epoch", current);
     if (moved != NULL) {
-        char fp2[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        char fp2[FP_HEX_SIZE];
         uint64_t e2 = 0;
         fingerprint_hex(moved, fp2);
         CHECK(strcmp(fp, fp2) == 0, "%s: with_epoch changes the fingerprint", current);
@@ -303,7 +320,7 @@ static void run_equivalent(const jvalue *c) {
     CHECK(load(&a, &none, &va, &err) == HRW_STATUS_OK, "%s: a", current);
     CHECK(load(&b, &none, &vb, &err) == HRW_STATUS_OK, "%s: b", current);
     if (va != NULL && vb != NULL) {
-        char fa[HRW_VIEW_FINGERPRINT_HEX_SIZE], fb[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        char fa[FP_HEX_SIZE], fb[FP_HEX_SIZE];
         fingerprint_hex(va, fa);
         fingerprint_hex(vb, fb);
         CHECK(strcmp(fa, json_get(c, "fingerprint")->str) == 0 && strcmp(fb, fa) == 0, "%s: %s %s", current, fa, fb);
@@ -387,9 +404,10 @@ static void run_movement(const jvalue *c) {
               "%s: optimum %.17g, want %.17g", current, opt, want_opt);
     }
     CHECK(hrw_transition_diff(t, &d) == HRW_STATUS_OK, "%s: diff", current);
-    double dm = -1, dopt = -1;
-    CHECK(hrw_diff_expected_moved(d, &dm) == HRW_STATUS_OK && dm == want_moved, "%s: diff expected", current);
-    CHECK(hrw_diff_optimum(d, &dopt) == HRW_STATUS_OK && dopt == want_opt, "%s: diff optimum", current);
+    hrw_diff_figures df = figures_of(d);
+    CHECK(df.expected_moved == want_moved, "%s: diff expected", current);
+    CHECK(df.optimum == want_opt, "%s: diff optimum", current);
+    CHECK(df.keys == 0 && df.moved == 0, "%s: an empty diff", current);
     hrw_diff_free(d);
     hrw_transition_free(t);
     hrw_transition_free(tv);
@@ -419,8 +437,8 @@ static void run_ramp(const jvalue *c) {
     const jvalue *steps = json_get(c, "steps");
     size_t n = SIZE_MAX;
     CHECK(hrw_ramp_len(r, &n) == HRW_STATUS_OK && n == steps->len, "%s: %zu steps", current, n);
-    double limit = -1;
-    CHECK(hrw_ramp_max_move(r, &limit) == HRW_STATUS_OK && limit == max_move, "%s: max_move", current);
+    hrw_ramp_figures sum = {-1, -1, -1, -1};
+    CHECK(hrw_ramp_summary(r, &sum) == HRW_STATUS_OK && sum.max_move == max_move, "%s: max_move", current);
     uint64_t old_epoch = 0;
     hrw_view_epoch(old, &old_epoch);
     for (size_t i = 0; i < n && i < steps->len; i++) {
@@ -456,7 +474,7 @@ static void run_ramp(const jvalue *c) {
                   current, i, j, fixed);
         }
         if (i + 1 == n) {
-            char a[HRW_VIEW_FINGERPRINT_HEX_SIZE], b[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+            char a[FP_HEX_SIZE], b[FP_HEX_SIZE];
             fingerprint_hex(sv, a);
             fingerprint_hex(new_, b);
             CHECK(strcmp(a, b) == 0 && e == old_epoch + n, "%s: last step is not the new view", current);
@@ -465,19 +483,16 @@ static void run_ramp(const jvalue *c) {
         hrw_view_free(sv);
     }
     if (n == 0) {
-        char a[HRW_VIEW_FINGERPRINT_HEX_SIZE], b[HRW_VIEW_FINGERPRINT_HEX_SIZE];
+        char a[FP_HEX_SIZE], b[FP_HEX_SIZE];
         fingerprint_hex(old, a);
         fingerprint_hex(new_, b);
         CHECK(strcmp(a, b) == 0, "%s: no steps between different views", current);
     }
-    double total = -1, direct = -1, opt = -1;
-    CHECK(hrw_ramp_total_moved(r, &total) == HRW_STATUS_OK && total == strtod(json_get(c, "total_moved")->str, NULL),
-          "%s: total %.17g", current, total);
-    CHECK(hrw_ramp_direct_moved(r, &direct) == HRW_STATUS_OK &&
-              direct == strtod(json_get(c, "direct_moved")->str, NULL),
-          "%s: direct %.17g", current, direct);
-    CHECK(hrw_ramp_optimum(r, &opt) == HRW_STATUS_OK && opt == strtod(json_get(c, "optimum")->str, NULL),
-          "%s: optimum %.17g", current, opt);
+    CHECK(sum.total_moved == strtod(json_get(c, "total_moved")->str, NULL), "%s: total %.17g", current,
+          sum.total_moved);
+    CHECK(sum.direct_moved == strtod(json_get(c, "direct_moved")->str, NULL), "%s: direct %.17g", current,
+          sum.direct_moved);
+    CHECK(sum.optimum == strtod(json_get(c, "optimum")->str, NULL), "%s: optimum %.17g", current, sum.optimum);
     /* Past the last step: INDEX_OUT_OF_RANGE with the step asked for and the number of steps, for
      * the step and its view. */
     hrw_ramp_step s;
@@ -577,8 +592,9 @@ static void test_transitions(void) {
             flows[o][nw]++;
             moved_keys[n_moved++] = i;
         }
-        CHECK(hrw_diff_add(d, (const uint8_t *)key, (size_t)kl) == HRW_STATUS_OK, "add");
-        CHECK(hrw_diff_add(i % 2 ? half1 : half2, (const uint8_t *)key, (size_t)kl) == HRW_STATUS_OK, "add half");
+        size_t one = (size_t)kl;
+        CHECK(hrw_diff_add_many(d, (const uint8_t *)key, one, &one, 1) == HRW_STATUS_OK, "add");
+        CHECK(hrw_diff_add_many(i % 2 ? half1 : half2, (const uint8_t *)key, one, &one, 1) == HRW_STATUS_OK, "add half");
 
         /* Top-k: the rankings of each side, and add/drop by id. */
         size_t rb[K], ra[K], radd[K], rdrop[K], want_b[K], want_a[K], nb = 0, na = 0;
@@ -610,12 +626,12 @@ static void test_transitions(void) {
     CHECK(hrw_diff_merge(half1, half2) == HRW_STATUS_OK, "merge");
     hrw_diff *all[3] = {d, half1, batch};
     for (int which = 0; which < 3; which++) {
-        uint64_t keys = 0, m = 0, sum = 0;
-        hrw_diff_keys(all[which], &keys);
-        hrw_diff_moved(all[which], &m);
+        uint64_t sum = 0;
+        hrw_diff_figures fig = figures_of(all[which]);
+        uint64_t keys = fig.keys, m = fig.moved;
         CHECK(keys == KEYS && m == moved, "diff %d: %" PRIu64 " keys, %" PRIu64 " moved", which, keys, m);
         size_t nf = 0, got = 0;
-        hrw_diff_flows_len(all[which], &nf);
+        CHECK(hrw_diff_flows(all[which], NULL, 0, &nf) == HRW_STATUS_OK, "flows count");
         hrw_flow fl[30];
         CHECK(nf <= 30 && hrw_diff_flows(all[which], fl, 30, &got) == HRW_STATUS_OK && got == nf, "flows");
         size_t expected_flows = 0;
@@ -631,7 +647,7 @@ static void test_transitions(void) {
         CHECK(sum == moved, "flows add up to %" PRIu64, sum);
         hrw_node_change rows[11];
         size_t nr = 0;
-        hrw_diff_nodes_len(all[which], &nr);
+        CHECK(hrw_diff_nodes(all[which], NULL, 0, &nr) == HRW_STATUS_OK, "nodes count");
         CHECK(nr == 7, "7 ids in either membership, got %zu", nr);
         CHECK(hrw_diff_nodes(all[which], rows, 11, &got) == HRW_STATUS_OK && got == nr, "nodes");
         for (size_t i = 0; i < got; i++) {
@@ -669,16 +685,18 @@ static void test_transitions(void) {
 
     /* Bad inputs: nothing counted, nothing written. */
     uint64_t keys_before = 0, keys_after = 0;
-    hrw_diff_keys(batch, &keys_before);
+    keys_before = figures_of(batch).keys;
     CHECK(hrw_diff_add_many(batch, (const uint8_t *)joined, total - 1, lens, KEYS) == HRW_STATUS_LENGTH_MISMATCH,
           "add_many lengths");
     CHECK(hrw_diff_add_many(batch, NULL, 3, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "add_many NULL keys");
     CHECK(hrw_diff_add_many(batch, NULL, 0, NULL, 2) == HRW_STATUS_NULL_PARAMETER, "add_many NULL lens");
-    CHECK(hrw_diff_add(batch, NULL, 1) == HRW_STATUS_NULL_PARAMETER, "add NULL key");
-    CHECK(hrw_diff_add(NULL, (const uint8_t *)"k", 1) == HRW_STATUS_NULL_PARAMETER, "add NULL diff");
-    hrw_diff_keys(batch, &keys_after);
+    size_t one_len = 1;
+    CHECK(hrw_diff_add_many(batch, NULL, 1, &one_len, 1) == HRW_STATUS_NULL_PARAMETER, "add NULL key");
+    CHECK(hrw_diff_add_many(NULL, (const uint8_t *)"k", 1, &one_len, 1) == HRW_STATUS_NULL_PARAMETER, "add NULL diff");
+    keys_after = figures_of(batch).keys;
     CHECK(keys_after == keys_before, "a failed add counted keys");
-    CHECK(hrw_diff_add(batch, NULL, 0) == HRW_STATUS_OK, "the empty key");
+    size_t empty_len = 0;
+    CHECK(hrw_diff_add_many(batch, NULL, 0, &empty_len, 1) == HRW_STATUS_OK, "the empty key");
     size_t untouched = 777;
     CHECK(hrw_transition_plan(t, (const uint8_t *)joined, total, lens, KEYS, moves, KEYS - 1, &untouched) ==
               HRW_STATUS_BUFFER_TOO_SMALL && untouched == 777,
@@ -711,11 +729,14 @@ static void test_transitions(void) {
           "route_top huge k");
     hrw_flow fl[1];
     size_t nflows = 5;
-    hrw_diff_flows_len(d, &nflows);
+    CHECK(hrw_diff_flows(d, NULL, 0, &nflows) == HRW_STATUS_OK, "flows count");
     CHECK(nflows > 1 && hrw_diff_flows(d, fl, 1, &untouched) == HRW_STATUS_BUFFER_TOO_SMALL, "flows buffer");
     hrw_node_change rows[1];
     CHECK(hrw_diff_nodes(d, rows, 1, &untouched) == HRW_STATUS_BUFFER_TOO_SMALL, "nodes buffer");
     CHECK(hrw_diff_flows(d, NULL, 4, &untouched) == HRW_STATUS_NULL_PARAMETER, "flows NULL");
+    CHECK(hrw_diff_flows(d, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "flows count NULL");
+    size_t nrows = 0;
+    CHECK(hrw_diff_nodes(d, NULL, 0, &nrows) == HRW_STATUS_OK && nrows > 1, "nodes count");
 
     /* Merging: only diffs of the same transition, never a diff with itself. */
     hrw_transition *other = NULL;
@@ -723,12 +744,12 @@ static void test_transitions(void) {
     CHECK(hrw_transition_from_placements(old, new_, &other) == HRW_STATUS_OK &&
               hrw_transition_diff(other, &foreign) == HRW_STATUS_OK,
           "other transition");
-    hrw_diff_keys(d, &keys_before);
+    keys_before = figures_of(d).keys;
     CHECK(hrw_diff_merge(d, foreign) == HRW_STATUS_NULL_PARAMETER, "merge across transitions");
     CHECK(hrw_diff_merge(d, d) == HRW_STATUS_NULL_PARAMETER, "merge with itself");
     CHECK(hrw_diff_merge(d, NULL) == HRW_STATUS_NULL_PARAMETER && hrw_diff_merge(NULL, d) == HRW_STATUS_NULL_PARAMETER,
           "merge NULL");
-    hrw_diff_keys(d, &keys_after);
+    keys_after = figures_of(d).keys;
     CHECK(keys_after == keys_before, "failed merges changed the diff");
 
     /* A diff outlives its transition; placements taken from a transition outlive it too. */
@@ -737,7 +758,9 @@ static void test_transitions(void) {
           "members");
     hrw_transition_free(t);
     hrw_transition_free(other);
-    CHECK(hrw_diff_add(d, (const uint8_t *)"late", 4) == HRW_STATUS_OK, "diff after its transition is freed");
+    size_t late = 4;
+    CHECK(hrw_diff_add_many(d, (const uint8_t *)"late", late, &late, 1) == HRW_STATUS_OK,
+          "diff after its transition is freed");
     size_t plen = 0;
     CHECK(hrw_placement_len(po, &plen) == HRW_STATUS_OK && plen == 5, "old member");
     CHECK(hrw_placement_len(pn, &plen) == HRW_STATUS_OK && plen == 6, "new member");
@@ -777,14 +800,14 @@ static void *route_worker(void *arg) {
             r.old_index != expected_routes[i].old_index || r.new_index != expected_routes[i].new_index ||
             r.moved != expected_routes[i].moved)
             mismatches++;
-        if (hrw_diff_add(d, (const uint8_t *)key, (size_t)kl) != HRW_STATUS_OK) mismatches++;
-        char fp[HRW_VIEW_FINGERPRINT_HEX_SIZE];
-        if (round % 100 == 0 && hrw_view_fingerprint_hex(shared_v, (uint8_t *)fp, sizeof fp) != HRW_STATUS_OK)
+        size_t one = (size_t)kl;
+        if (hrw_diff_add_many(d, (const uint8_t *)key, one, &one, 1) != HRW_STATUS_OK) mismatches++;
+        uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
+        if (round % 100 == 0 && hrw_view_fingerprint(shared_v, fp, sizeof fp) != HRW_STATUS_OK)
             mismatches++;
     }
-    uint64_t keys = 0;
-    hrw_diff_keys(d, &keys);
-    if (keys != THREAD_KEYS) mismatches++;
+    hrw_diff_figures fig;
+    if (hrw_diff_summary(d, &fig) != HRW_STATUS_OK || fig.keys != THREAD_KEYS) mismatches++;
     hrw_diff_free(d);
     return (void *)(uintptr_t)mismatches;
 }
@@ -909,7 +932,8 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_view_epoch(NULL, &epoch) == HRW_STATUS_NULL_PARAMETER && hrw_view_epoch(v, NULL) == HRW_STATUS_NULL_PARAMETER,
           "epoch NULL");
     CHECK(hrw_view_has_default_seed(NULL, &flag) == HRW_STATUS_NULL_PARAMETER, "has_default_seed NULL");
-    CHECK(hrw_view_json_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER, "json_len NULL");
+    CHECK(hrw_view_to_json(NULL, NULL, 0, &n, NULL) == HRW_STATUS_NULL_PARAMETER, "json length of NULL");
+    CHECK(hrw_view_to_json(v, NULL, 0, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "json length to NULL");
     CHECK(hrw_view_placement(NULL, &p) == HRW_STATUS_NULL_PARAMETER && hrw_view_placement(v, NULL) == HRW_STATUS_NULL_PARAMETER,
           "placement NULL");
     CHECK(hrw_view_to_json(v, NULL, 10, &n, &err) == HRW_STATUS_NULL_PARAMETER, "to_json NULL buffer");
@@ -918,14 +942,11 @@ static void test_errors(const char *default_fp) {
     /* Buffers one byte short. */
     uint8_t buf[64];
     CHECK(hrw_view_fingerprint(v, buf, HRW_VIEW_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fp");
-    CHECK(hrw_view_fingerprint_hex(v, buf, HRW_VIEW_FINGERPRINT_HEX_SIZE - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fp hex");
     CHECK(hrw_view_seed_fingerprint(v, buf, HRW_SEED_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "sfp");
-    CHECK(hrw_view_seed_fingerprint_hex(v, buf, HRW_SEED_FINGERPRINT_HEX_SIZE - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
-          "sfp hex");
     CHECK(hrw_view_fingerprint(v, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "fp NULL");
-    CHECK(hrw_view_seed_fingerprint_hex(v, buf, HRW_SEED_FINGERPRINT_HEX_SIZE) == HRW_STATUS_OK &&
-              strcmp((const char *)buf, default_fp) == 0,
-          "default seed fingerprint %s", (const char *)buf);
+    char sfp_hex[SEED_FP_HEX_SIZE];
+    seed_fingerprint_hex(v, sfp_hex);
+    CHECK(strcmp(sfp_hex, default_fp) == 0, "default seed fingerprint %s", sfp_hex);
     CHECK(hrw_view_has_default_seed(v, &flag) == HRW_STATUS_OK && flag, "default seed");
 
     /* Seeds: the wrong length, a secret seed for a default view, a view for another secret. */
@@ -942,7 +963,7 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_placement_new(nodes, 2, &opts, &sp, NULL) == HRW_STATUS_OK && hrw_view_new(sp, 3, &sv, &err) == HRW_STATUS_OK,
           "secret view");
     size_t jl = 0, written = 0;
-    hrw_view_json_len(sv, &jl);
+    CHECK(hrw_view_to_json(sv, NULL, 0, &jl, NULL) == HRW_STATUS_OK && jl > 0, "secret json length");
     char *json = malloc(jl + 1);
     if (json == NULL) abort();
     CHECK(hrw_view_to_json(sv, (uint8_t *)json, jl, &written, &err) == HRW_STATUS_OK, "secret to_json");
@@ -1002,9 +1023,8 @@ static void test_errors(const char *default_fp) {
     hrw_diff *d = NULL;
     CHECK(hrw_transition_diff(NULL, &d) == HRW_STATUS_NULL_PARAMETER && hrw_transition_diff(t, NULL) == HRW_STATUS_NULL_PARAMETER,
           "diff NULL");
-    uint64_t count;
-    CHECK(hrw_diff_keys(NULL, &count) == HRW_STATUS_NULL_PARAMETER && hrw_diff_moved(NULL, &count) == HRW_STATUS_NULL_PARAMETER,
-          "diff counts NULL");
+    hrw_diff_figures count;
+    CHECK(hrw_diff_summary(NULL, &count) == HRW_STATUS_NULL_PARAMETER, "diff counts NULL");
     CHECK(hrw_transition_old_placement(NULL, &p) == HRW_STATUS_NULL_PARAMETER, "old_placement NULL");
 
     hrw_ramp *ramp = NULL;
@@ -1020,7 +1040,8 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_ramp_new(v, v, 0.5, NULL, &err) == HRW_STATUS_NULL_PARAMETER, "ramp NULL out");
     CHECK(hrw_ramp_new(v, v, 0.5, &ramp, &err) == HRW_STATUS_OK && ramp != NULL, "ramp to itself");
     CHECK(hrw_ramp_len(ramp, &n) == HRW_STATUS_OK && n == 0, "no steps to itself");
-    CHECK(hrw_ramp_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER && hrw_ramp_total_moved(ramp, NULL) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(hrw_ramp_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER && hrw_ramp_summary(ramp, NULL) == HRW_STATUS_NULL_PARAMETER &&
+              hrw_ramp_summary(NULL, &(hrw_ramp_figures){0}) == HRW_STATUS_NULL_PARAMETER,
           "ramp NULL handle/out");
     /* Epochs past 2^64 - 1: the step views could not be written. */
     hrw_view *last_epoch = NULL, *grown = NULL;

@@ -19,7 +19,7 @@ mod v1;
 mod view;
 
 pub use placement::Placement;
-pub use v1::{draw, key_digest, node_digest, weight_fixed, ALGORITHM, DEFAULT_SEED};
+pub use v1::{draw, key_digest, node_digest, score, weight_to_fixed, ALGORITHM, DEFAULT_SEED};
 
 pub(crate) use args::{
     core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, read, seed_arg,

@@ -1,5 +1,5 @@
 //! hrw-v1's building blocks as free functions (conformance/SPEC.md): the digests of a key and
-//! of a node id, a weight in fixed point, and the draw of a score.
+//! of a node id, a weight in fixed point, and the score of a key for a node and the draw of a score.
 use hrwhash::{Seed, Weight};
 use napi::bindgen_prelude::{BigInt, FromNapiValue};
 use napi::{sys, Env, Result};
@@ -83,7 +83,7 @@ pub fn node_digest(env: Env, id: NodeIdLike, seed: Option<SeedLike>) -> Result<B
 /// A weight as hrw-v1 uses it: fixed point with 32 fraction bits, as an unsigned 64-bit BigInt
 /// (`NodeInfo.weightFixed` of a node of this weight).
 #[napi(catch_unwind, ts_args_type = "weight: number")]
-pub fn weight_fixed(env: Env, weight: Raw) -> Result<BigInt> {
+pub fn weight_to_fixed(env: Env, weight: Raw) -> Result<BigInt> {
     let env = env.raw();
     let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
     let w = Weight::new(w).map_err(|_| weight_error(env, w, None, "weight"))?;
@@ -94,16 +94,31 @@ pub fn weight_fixed(env: Env, weight: Raw) -> Result<BigInt> {
 /// unsigned 64-bit BigInt.
 #[napi(catch_unwind, ts_args_type = "score: bigint")]
 pub fn draw(env: Env, score: Raw) -> Result<BigInt> {
+    let score = u64_arg(env.raw(), score.0, "score", "a 64-bit score")?;
+    Ok(hrwhash::v1::draw(score).into())
+}
+
+/// hrw-v1's score of a key digest for a node digest (`keyDigest`, `nodeDigest`), as an unsigned
+/// 64-bit BigInt: what `Placement.score` gives for a node of weight 1.
+#[napi(catch_unwind, ts_args_type = "keyDigest: bigint, nodeDigest: bigint")]
+pub fn score(env: Env, key_digest: Raw, node_digest: Raw) -> Result<BigInt> {
     let env = env.raw();
-    match js::bigint_u64(env, score.0)? {
-        Some(Ok(s)) => Ok(hrwhash::v1::draw(s).into()),
+    let k = u64_arg(env, key_digest.0, "keyDigest", "a 64-bit digest")?;
+    let n = u64_arg(env, node_digest.0, "nodeDigest", "a 64-bit digest")?;
+    Ok(hrwhash::v1::score(k, n).into())
+}
+
+/// A BigInt argument that must hold an unsigned 64-bit value.
+fn u64_arg(env: sys::napi_env, value: sys::napi_value, name: &str, what: &str) -> Result<u64> {
+    match js::bigint_u64(env, value)? {
+        Some(Ok(v)) => Ok(v),
         Some(Err(())) => Err(js::type_error(
             env,
-            "score is a bigint outside 0 to 2^64 - 1, not a 64-bit score",
+            &format!("{name} is a bigint outside 0 to 2^64 - 1, not {what}"),
         )),
         None => Err(js::type_error(
             env,
-            &format!("score is {}, not a bigint", js::describe(env, score.0)),
+            &format!("{name} is {}, not a bigint", js::describe(env, value)),
         )),
     }
 }

@@ -155,7 +155,7 @@ function calls(c) {
     case 'with_node': return withNodeCalls(p, v);
     case 'without_node': return [() => p().withoutNode(v.node)];
     case 'with_weight': return [() => p().withWeight(v.node, v.weight)];
-    case 'weight_fixed': return [() => hrwhash.weightFixed(v.weight)];
+    case 'weight_fixed': return [() => hrwhash.weightToFixed(v.weight)];
     case 'key_digest': return [() => ('seed' in v ? hrwhash.keyDigest(v.key, v.seed) : hrwhash.keyDigest(v.key))];
     case 'node_digest': return [() => ('seed' in v ? hrwhash.nodeDigest(v.node, v.seed) : hrwhash.nodeDigest(v.node))];
     case 'view': return [() => new View(p(), v.epoch)];

@@ -5,7 +5,7 @@ const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Placement, ALGORITHM, DEFAULT_SEED, keyDigest, nodeDigest, draw } = require('hrwhash');
+const { Placement, ALGORITHM, DEFAULT_SEED, keyDigest, nodeDigest, score, draw } = require('hrwhash');
 
 const read = (file) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', file), 'utf8'));
 /** Both files, in the same format and with the same default seed, as one list per section. */
@@ -91,6 +91,8 @@ test('every case, with binary ids and keys', () => {
       nodes.forEach((n, i) => {
         assert.equal(nodeDigest(n.id, hex(seed)), BigInt(e.node_digests[i]), `${c.name}: node_digests[${i}]`);
         assert.equal(p.score(key, n.id), BigInt(e.scores[i]), `${c.name}: scores[${i}]`);
+        assert.equal(score(BigInt(e.key_digest), BigInt(e.node_digests[i])), BigInt(e.scores[i]),
+          `${c.name}: score(key_digest, node_digests[${i}])`);
       });
     }
   }

@@ -5,7 +5,7 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { spawnSync } = require('node:child_process');
-const { Placement, keyDigest, nodeDigest, weightFixed } = require('hrwhash');
+const { Placement, keyDigest, nodeDigest, weightToFixed } = require('hrwhash');
 
 const p = new Placement(['a', 'b', 'c']);
 
@@ -216,5 +216,5 @@ test('messages name the position and the value, not a rule the value meets', () 
   assert.match(message(() => new Placement(['a', { id: 'b', weight: -3 }])), /nodes\[1\]\.weight = -3 .*negative/);
   assert.match(message(() => p.rank('k', 1.5)), /k = 1\.5 .*not an integer/);
   assert.match(message(() => p.owners(['a', 5])), /keys\[1\] is the number 5/);
-  assert.match(message(() => weightFixed(2 ** 32)), /weight = 4294967296 .*2\^32 or more/);
+  assert.match(message(() => weightToFixed(2 ** 32)), /weight = 4294967296 .*2\^32 or more/);
 });

@@ -1,6 +1,6 @@
 // Compiled (not run) under `strict` by readme.test.js: the typings accept what the API accepts
 // and reject what it rejects.
-import { Placement, keyDigest, draw, weightFixed, type NodeId, type NodeInfo, type HrwErrorCode } from 'hrwhash'
+import { Placement, keyDigest, draw, weightToFixed, type NodeId, type NodeInfo, type HrwErrorCode } from 'hrwhash'
 import { View, Transition, type ProfilePlacement, RampPlan, ramp, type Route, type RouteSet, type Diff, type Move, type RampStep, type ViewFault } from 'hrwhash'
 
 const p = new Placement(['a', Buffer.from('b'), new Uint8Array([99]), { id: 'd', weight: 2, domain: 'r1' }], {
@@ -21,7 +21,7 @@ const codes: HrwErrorCode[] = ['HRW_INVALID_TEXT', 'HRW_INVALID_COUNT', 'HRW_RES
 const arrow: Uint32Array = p.ownersPacked(Buffer.from('ab'), Int32Array.of(0, 1, 2))
 const zoned = new Placement(['a', 'b'], { weights: [1, 2], domains: ['r1', null], seed: null })
 const again = new Placement(zoned.nodes())
-const w: bigint = weightFixed(1.5)
+const w: bigint = weightToFixed(1.5)
 void [owner, owners, rows, idx, score, d, fixed, n, seedHex, code, codes, arrow, again, w]
 
 // @ts-expect-error keys are strings or bytes

@@ -210,7 +210,7 @@ def lookups(g: Gen, p: Placement[Any]) -> None:
             check_key_answer(key, digest)
             assert 0 <= digest < 2**64
         else:
-            fixed = v1.weight_fixed(g.weight())
+            fixed = v1.weight_to_fixed(g.weight())
             assert 0 <= fixed < 2**64
 
 

@@ -392,7 +392,7 @@ pub(crate) fn checked_weight(
     })
 }
 
-/// A weight that is not a member's own: `weight_fixed`'s argument.
+/// A weight that is not a member's own: `weight_to_fixed`'s argument.
 pub(crate) fn free_weight(obj: &Bound<'_, PyAny>) -> PyResult<Weight> {
     free_weight_value(&weight_arg(obj, At::one("the weight"))?)
 }

@@ -801,7 +801,7 @@ fn draw(score: u64) -> u64 {
 
 /// The fixed-point form of a weight (`round_half_even(weight * 2**32)`) that hrw-v1 compares.
 #[pyfunction]
-fn weight_fixed(weight: &Bound<'_, PyAny>) -> PyResult<u64> {
+fn weight_to_fixed(weight: &Bound<'_, PyAny>) -> PyResult<u64> {
     free_weight(weight).map(Weight::to_fixed)
 }
 
@@ -814,7 +814,7 @@ fn _hrwhash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(node_digest, m)?)?;
     m.add_function(wrap_pyfunction!(v1_score, m)?)?;
     m.add_function(wrap_pyfunction!(draw, m)?)?;
-    m.add_function(wrap_pyfunction!(weight_fixed, m)?)?;
+    m.add_function(wrap_pyfunction!(weight_to_fixed, m)?)?;
     view::register(m)?;
     live_view::register(m)?;
     profile::register(m)?;

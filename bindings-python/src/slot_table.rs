@@ -592,10 +592,6 @@ impl SlotTable {
         }))
     }
 
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.read(py).inner.slots() as usize
-    }
-
     fn __repr__(&self, py: Python<'_>) -> String {
         let state = self.read(py);
         let t = &state.inner;

@@ -676,7 +676,7 @@ pub struct RampStep {
     /// The epoch of the step's view.
     #[pyo3(get)]
     epoch: u64,
-    /// Where the weights are on the line from old (0) to new (`RampPlan.GRID`).
+    /// Where the weights are on the line from old (0) to new (`RAMP_GRID`).
     #[pyo3(get)]
     position: u32,
     /// Expected fraction of all keys that change owner from the previous step.
@@ -728,10 +728,6 @@ pub struct RampPlan {
 
 #[pymethods]
 impl RampPlan {
-    /// Positions of the line from the old weights to the new ones.
-    #[classattr]
-    const GRID: u32 = hrwhash::ramp::GRID;
-
     #[new]
     #[pyo3(signature = (old, new, max_move))]
     fn new(
@@ -843,5 +839,6 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RampStep>()?;
     m.add_function(wrap_pyfunction!(ramp, m)?)?;
     m.add("VIEW_FORMAT", hrwhash::view::VIEW_FORMAT)?;
+    m.add("RAMP_GRID", hrwhash::ramp::GRID)?;
     Ok(())
 }

@@ -145,7 +145,7 @@ def call(op: str, placement: Any, args: Dict[str, Any]) -> Any:
         return placement.with_weight(node, weight)
     if op == "weight_fixed":
         (weight,) = take("weight")
-        return v1.weight_fixed(weight)
+        return v1.weight_to_fixed(weight)
     if op in ("view", "with_epoch"):
         (epoch,) = take("epoch")
         if op == "view":

@@ -188,7 +188,7 @@ def test_wrong_types() -> None:
     at(None, lambda: P.with_weight("a", None), "NoneType")  # type: ignore[arg-type]
     at(None, lambda: P.score("k", 5), "node id is int 5")  # type: ignore[arg-type]
     at(None, lambda: hrwhash.v1.node_digest(bad), "int 3")
-    at(None, lambda: hrwhash.v1.weight_fixed("1"), "str '1'")  # type: ignore[arg-type]
+    at(None, lambda: hrwhash.v1.weight_to_fixed("1"), "str '1'")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("single", ["abc", b"abc", bytearray(b"abc"), memoryview(b"abc")])
@@ -210,7 +210,7 @@ def test_booleans_are_not_numbers() -> None:
     raises(misuse, lambda: Placement(["a", "b"], [False, 1.0]), "bool False")
     raises(misuse, lambda: P.with_node("d", True), "bool True")
     raises(misuse, lambda: P.with_weight("a", False), "bool False")
-    raises(misuse, lambda: hrwhash.v1.weight_fixed(True), "bool True")
+    raises(misuse, lambda: hrwhash.v1.weight_to_fixed(True), "bool True")
     for call in (P.rank, P.replicas):
         raises(misuse, lambda: call("k", True), "k is bool True")
         raises(misuse, lambda: call("k", False), "k is bool False")
@@ -370,7 +370,7 @@ def test_weight_messages_name_the_problem() -> None:
     assert isinstance(e, hrwhash.errors.InvalidWeightError) and e.value == 2**2000 and e.index == 3
     e = raises(hrwhash.errors.InvalidWeightError, lambda: P.with_weight("c", -1), "'c' (index 2) is -1: negative")
     assert isinstance(e, hrwhash.errors.InvalidWeightError) and e.index == 2
-    e = raises(hrwhash.errors.InvalidWeightError, lambda: hrwhash.v1.weight_fixed(2.0**32), "not below 2**32")
+    e = raises(hrwhash.errors.InvalidWeightError, lambda: hrwhash.v1.weight_to_fixed(2.0**32), "not below 2**32")
     assert isinstance(e, hrwhash.errors.InvalidWeightError) and e.index is None
 
 

@@ -31,7 +31,7 @@ def spec_ranking(nodes: List[bytes], weights: List[float], seed: Optional[bytes]
     kd = v1.key_digest(key, seed)
     entries = []
     for node, w in zip(nodes, weights):
-        fixed = v1.weight_fixed(w)
+        fixed = v1.weight_to_fixed(w)
         if fixed:
             s = v1.score(kd, v1.node_digest(node, seed))
             entries.append((node, fixed, s, v1.draw(s)))

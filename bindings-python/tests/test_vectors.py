@@ -80,7 +80,7 @@ def test_case(case: Dict[str, Any]) -> None:
     if "nodes" in case:
         for node, spec in zip(case["nodes"], placement.weights):
             if "weight_fixed" in node:
-                assert v1.weight_fixed(spec) == int(node["weight_fixed"])
+                assert v1.weight_to_fixed(spec) == int(node["weight_fixed"])
 
     assert v1.key_digest(key, seed) == int(want["key_digest"])
     assert placement.owner(key) == ids[want["owner"]]
@@ -111,14 +111,14 @@ def test_weight_case(case: Dict[str, Any]) -> None:
     w = number(case["weight"])
     if "error" in case:
         with pytest.raises(ERRORS[case["error"]]) as info:
-            v1.weight_fixed(w)
+            v1.weight_to_fixed(w)
         assert isinstance(info.value, hrwhash.errors.InvalidWeightError)
         got = info.value.value
         assert got is not None and (got == w or (math.isnan(got) and math.isnan(w)))
         with pytest.raises(ERRORS[case["error"]]):
             hrwhash.Placement(["a"], [w])
     else:
-        assert v1.weight_fixed(w) == int(case["fixed"])
+        assert v1.weight_to_fixed(w) == int(case["fixed"])
 
 
 @pytest.mark.parametrize("case", entries("error_cases", lambda c: str(c["name"])))

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hrwhash
-from hrwhash import Placement, RampPlan, Transition, View, v1
+from hrwhash import RAMP_GRID, Placement, RampPlan, Transition, View, v1
 
 VIEWS = Path(__file__).resolve().parents[2] / "conformance" / "views.json"
 DATA: Dict[str, Any] = json.loads(VIEWS.read_text())
@@ -141,7 +141,7 @@ def test_movement(case: Dict[str, Any]) -> None:
     def side(which: str) -> Placement[str]:
         nodes = [n for n in case["nodes"] if n[which] != "0"]
         weights = [int(n[which]) / 2**32 for n in nodes]
-        assert [v1.weight_fixed(w) for w in weights] == [int(n[which]) for n in nodes]
+        assert [v1.weight_to_fixed(w) for w in weights] == [int(n[which]) for n in nodes]
         return Placement([n["id"] for n in nodes], weights)
 
     t = Transition(side("old"), side("new"))
@@ -159,7 +159,7 @@ def test_ramp(case: Dict[str, Any]) -> None:
             hrwhash.ramp(old, new, case["max_move"])
         check_error(case, info.value)
         return
-    assert case["grid"] == RampPlan.GRID
+    assert case["grid"] == RAMP_GRID
     plan = RampPlan(old, new, case["max_move"])
     assert plan.max_move == case["max_move"]
     assert len(plan) == len(plan.steps) == len(case["steps"])
@@ -173,7 +173,7 @@ def test_ramp(case: Dict[str, Any]) -> None:
         view = plan.view(i)
         assert view == views[i]
         assert view.epoch == step.epoch
-        got = [(n, v1.weight_fixed(w)) for n, w in zip(view.placement.nodes, view.placement.weights)]
+        got = [(n, v1.weight_to_fixed(w)) for n, w in zip(view.placement.nodes, view.placement.weights)]
         assert got == [(w["id"], int(w["weight"])) for w in want["weights"]]
     assert plan.total_moved == case["total_moved"]
     assert plan.direct_moved == case["direct_moved"]

@@ -285,7 +285,7 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
         let from = ProfilePlacement::new(profile, old_ids.map(Node::new)).unwrap();
         let s = Transition::between(from, Placement::new(new_ids).unwrap());
         let mut d = s.diff();
-        d.add_all((0..5000).map(|i| format!("key-{i}")));
+        d.add_many((0..5000).map(|i| format!("key-{i}")));
         assert_eq!(got["from"], profile.name());
         assert_eq!(got["to"], "hrw-v1");
         assert_eq!(got["moved_keys"], d.moved());
@@ -324,7 +324,7 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
             ProfilePlacement::new(profile, new_ids.map(Node::new)).unwrap(),
         );
         let mut d = grown.diff();
-        d.add_all((0..5000).map(|i| format!("key-{i}")));
+        d.add_many((0..5000).map(|i| format!("key-{i}")));
         assert_eq!(got["moved_keys"], d.moved());
         assert_eq!(got["to"], profile.name());
     }

@@ -240,7 +240,7 @@ fn diff_and_plan_take_view_files() {
     let (from, to) = (testdata("view-old.json"), testdata("view-new.json"));
     let t = hrwhash::Transition::new(&from, &to);
     let mut diff = t.diff();
-    diff.add_all((0..5000).map(|i| format!("key-{i}")));
+    diff.add_many((0..5000).map(|i| format!("key-{i}")));
     let args = [
         "diff",
         "--from",

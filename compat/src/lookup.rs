@@ -9,7 +9,7 @@
 //! let incumbent = ProfilePlacement::new(Profile::GoRedisRingV9, ids.map(Node::new))?;
 //! let t = Transition::between(incumbent, Placement::new(ids)?);
 //! let mut diff = t.diff();
-//! diff.add_all((0..3000).map(|i| format!("user:{i}")));
+//! diff.add_many((0..3000).map(|i| format!("user:{i}")));
 //! // Two unrelated hash functions over the same three nodes: about 2/3 of the keys move.
 //! assert!(diff.moved() > 1800 && diff.moved() < 2200);
 //! assert_eq!(diff.flows().iter().map(|f| f.count).sum::<u64>(), diff.moved());
@@ -67,7 +67,7 @@ mod tests {
             let pl = ProfilePlacement::new(p, ids.map(Node::new)).unwrap();
             let same = Transition::between(pl.clone(), pl.clone());
             let mut d = same.diff();
-            d.add_all((0..500).map(|i| alloc::format!("k{i}")));
+            d.add_many((0..500).map(|i| alloc::format!("k{i}")));
             assert_eq!(d.moved(), 0);
             let to = Placement::new(&ids[..3]).unwrap();
             let s = Transition::between(pl.clone(), to.clone());

@@ -197,7 +197,8 @@ def c_surface() -> list[str]:
 
 
 def cpp_surface() -> list[str]:
-    """Public classes of namespace hrwhash in the C++ headers, with their public member functions.
+    """Public classes of namespace hrwhash in the C++ headers, with their public member functions,
+    and the namespace's free functions and constants.
 
     A small reader for the headers' own regular layout (one declaration per line, `public:` and
     `private:` sections), not a C++ parser; names in a `detail` namespace are not public."""
@@ -214,6 +215,11 @@ def cpp_surface() -> list[str]:
             m = re.match(r"\s*(class|struct) ([A-Z]\w*)(?![^{;]*;)", line)
             if m and detail_depth is None and not line.rstrip().endswith(";"):
                 pending = (m.group(2), m.group(1) == "struct")
+            if not stack and detail_depth is None and pending is None:
+                # A free function or constant of namespace hrwhash (`hrwhash::key_digest`).
+                free = re.match(r"\s*inline\s+(?:constexpr\s+)?[\w:<>,\s*&]+?\s+[*&]?([a-z_]\w*)\s*[(=]", line)
+                if free:
+                    names.add(free.group(1))
             if stack and stack[-1][0] and depth == stack[-1][2]:
                 cls, public, _ = stack[-1]
                 if re.match(r"\s*public:", line):

@@ -67,6 +67,19 @@ def go_pascal(snake_name: str) -> str:
     return "".join(GO_INITIALISMS.get(w, w[:1].upper() + w[1:]) for w in snake_name.split("_"))
 
 
+# A count of items is `len` in Rust, C and Go, `len()` (`__len__`) in Python, `length` in
+# JavaScript (Array, TypedArray, Buffer) and `size` in C++ (the standard containers); a name
+# that ends in the word (`selectable_len`) takes the same word.
+LEN_WORD = {"node": "length", "cpp": "size"}
+
+
+def idiom(lang: str, op: str) -> str:
+    words = op.split("_")
+    if words[-1] == "len" and lang in LEN_WORD:
+        words[-1] = LEN_WORD[lang]
+    return "_".join(words)
+
+
 def derive(lang: str, concept: str | None, op: str, c_prefix: str | None = None) -> str:
     """The name `op` of `concept` (None: a free item of the crate root) takes in `lang`.
 
@@ -74,12 +87,16 @@ def derive(lang: str, concept: str | None, op: str, c_prefix: str | None = None)
     c_type = c_prefix or (f"hrw_{snake(concept)}" if concept else "hrw")
     if concept is None:
         if op.isupper():
-            return {"c": f"HRW_{op}", "go": go_pascal(op.lower())}.get(lang, op)
+            # C++ spells constants in lower case, as the standard library does (std::numbers::pi).
+            return {"c": f"HRW_{op}", "cpp": op.lower(), "go": go_pascal(op.lower())}.get(lang, op)
         return {"rust": op, "python": op, "node": camel(op), "c": f"hrw_{op}",
                 "cpp": op, "go": go_pascal(op)}[lang]
     if op == "new":
         return {"rust": f"{concept}.new", "python": f"{concept}.__init__", "node": concept,
                 "c": f"{c_type}_new", "cpp": concept, "go": f"New{concept}"}[lang]
+    if op == "len" and lang == "python":
+        return f"{concept}.__len__"
+    op = idiom(lang, op)
     return {"rust": f"{concept}.{op}", "python": f"{concept}.{op}",
             "node": f"{concept}.{camel(op)}", "c": f"{c_type}_{op}",
             "cpp": f"{concept}.{op}", "go": f"{concept}.{go_pascal(op)}"}[lang]
@@ -199,8 +216,13 @@ def render(concepts: list[Concept]) -> str:
         "",
         "Each concept is one type with the same name and meaning in every language; its operations",
         "are spelled by each language's convention from the Rust name (`owner_index`: Python",
-        "`owner_index`, Node `ownerIndex`, C `hrw_placement_owner_index`, Go `OwnerIndex`). A `-`",
-        "means the language leaves the operation out, for the reason given below its table.",
+        "`owner_index`, Node `ownerIndex`, C `hrw_placement_owner_index`, Go `OwnerIndex`). A",
+        "count of items, Rust's `len`, is `len()` (`__len__`) in Python, `length` in Node, `len` in",
+        "C and Go and `size()` in C++, also at the end of a longer name (`selectable_len`: Node",
+        "`selectableLength`, C++ `selectable_size`). A constant of the crate root is `UPPER_CASE`",
+        "in Rust, Python and Node, `HRW_UPPER_CASE` in C, `lower_case` in C++ and `MixedCaps` in",
+        "Go. A `-` means the language leaves the operation out, for the reason given below its",
+        "table.",
         "",
     ]
     for c in concepts:

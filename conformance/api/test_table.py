@@ -25,6 +25,24 @@ class DeriveTest(unittest.TestCase):
         self.assertEqual(table.derive("go", "Placement", "node_id"), "Placement.NodeID")
         self.assertEqual(table.derive("c", "RampPlan", "len", "hrw_ramp"), "hrw_ramp_len")
 
+    def test_a_count_takes_each_languages_word(self):
+        want = {"rust": "Placement.len", "python": "Placement.__len__", "node": "Placement.length",
+                "c": "hrw_placement_len", "cpp": "Placement.size", "go": "Placement.Len"}
+        for lang, name in want.items():
+            self.assertEqual(table.derive(lang, "Placement", "len"), name)
+        self.assertEqual(table.derive("node", "Placement", "selectable_len"),
+                         "Placement.selectableLength")
+        self.assertEqual(table.derive("cpp", "Placement", "selectable_len"),
+                         "Placement.selectable_size")
+        self.assertEqual(table.derive("python", "Placement", "selectable_len"),
+                         "Placement.selectable_len")
+
+    def test_constants_of_the_crate_root(self):
+        want = {"rust": "RAMP_GRID", "python": "RAMP_GRID", "node": "RAMP_GRID",
+                "c": "HRW_RAMP_GRID", "cpp": "ramp_grid", "go": "RampGrid"}
+        for lang, name in want.items():
+            self.assertEqual(table.derive(lang, None, "RAMP_GRID"), name)
+
 
 class CheckTest(unittest.TestCase):
     """`check` against surfaces made from the table itself, then changed by one name."""

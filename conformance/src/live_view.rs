@@ -167,8 +167,8 @@ fn run(case: &Case) -> Value {
 fn cases() -> Vec<Case> {
     let abc = ids(&["a", "b", "c"]);
     let abcd = ids(&["a", "b", "c", "d"]);
-    let secret_fp = hrwhash::view::SeedFingerprint::of(&secret()).to_hex();
-    let other_fp = hrwhash::view::SeedFingerprint::of(&other_secret()).to_hex();
+    let secret_fp = hrwhash::view::Fingerprint::<8>::of(&secret()).to_hex();
+    let other_fp = hrwhash::view::Fingerprint::<8>::of(&other_secret()).to_hex();
     vec![
         Case {
             name: "grow-confirm-finish",

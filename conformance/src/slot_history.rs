@@ -6,7 +6,7 @@
 use hrwhash::policy::slot_table::{
     SlotChange, SlotMode, SlotTable, MAX_CHANGES, SLOT_HISTORY_FORMAT,
 };
-use hrwhash::view::SeedFingerprint;
+use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
@@ -424,7 +424,7 @@ fn order_independent() -> Vec<Value> {
 }
 
 fn equivalent() -> Vec<Value> {
-    let default_fp = SeedFingerprint::of(&Seed::DEFAULT).to_hex();
+    let default_fp = Fingerprint::<8>::of(&Seed::DEFAULT).to_hex();
     let docs: Vec<(&str, String)> = vec![
         (
             "members-reordered-and-spaced",
@@ -563,7 +563,7 @@ type Invalid = (&'static str, Option<Seed>, Result<String, Vec<u8>>);
 
 fn invalid() -> Vec<Value> {
     let secret = Seed::from_bytes(*b"not the default!");
-    let secret_fp = SeedFingerprint::of(&secret).to_hex();
+    let secret_fp = Fingerprint::<8>::of(&secret).to_hex();
     let text = |s: &str| s.to_string();
     let mut docs: Vec<Invalid> = vec![
         // 1. JSON

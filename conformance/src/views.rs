@@ -4,7 +4,7 @@
 
 use hrwhash::ramp::GRID;
 use hrwhash::transition::Transition;
-use hrwhash::view::SeedFingerprint;
+use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, RampPlan, Seed, View, Weight};
 use serde_json::{json, Map, Value};
 
@@ -92,8 +92,8 @@ fn generated_nodes(n: usize) -> String {
 }
 
 fn valid_cases() -> Vec<Value> {
-    let secret_fp = SeedFingerprint::of(&secret()).to_hex();
-    let default_fp = SeedFingerprint::of(&Seed::DEFAULT).to_hex();
+    let secret_fp = Fingerprint::<8>::of(&secret()).to_hex();
+    let default_fp = Fingerprint::<8>::of(&Seed::DEFAULT).to_hex();
     vec![
         valid_case("three-nodes", &doc("1", r#"{"id": "a"}, {"id": "b"}, {"id": "c"}"#), None),
         valid_case("one-node-epoch-zero", &doc("0", r#"{"id": "only"}"#), None),
@@ -383,8 +383,8 @@ fn invalid_cases() -> Vec<Value> {
         ("empty-id-before-duplicate".into(), doc("1", r#"{"id": "a"}, {"id": "a"}, {"id": ""}"#).into_bytes(), None),
         ("all-weights-zero".into(), doc("1", r#"{"id": "a", "weight": 0}, {"id": "b", "weight": 0.0}"#).into_bytes(), None),
         ("default-view-secret-seed".into(), good.clone().into_bytes(), Some(secret())),
-        ("secret-view-default-seed".into(), format!(r#"{{{HEAD}, "epoch": "1", "seed": "secret", "seed_fingerprint": "{}", "nodes": [{a}]}}"#, SeedFingerprint::of(&secret()).to_hex()).into_bytes(), None),
-        ("secret-view-other-secret".into(), format!(r#"{{{HEAD}, "epoch": "1", "seed": "secret", "seed_fingerprint": "{}", "nodes": [{a}]}}"#, SeedFingerprint::of(&secret()).to_hex()).into_bytes(), Some(Seed::from_bytes([0; 16]))),
+        ("secret-view-default-seed".into(), format!(r#"{{{HEAD}, "epoch": "1", "seed": "secret", "seed_fingerprint": "{}", "nodes": [{a}]}}"#, Fingerprint::<8>::of(&secret()).to_hex()).into_bytes(), None),
+        ("secret-view-other-secret".into(), format!(r#"{{{HEAD}, "epoch": "1", "seed": "secret", "seed_fingerprint": "{}", "nodes": [{a}]}}"#, Fingerprint::<8>::of(&secret()).to_hex()).into_bytes(), Some(Seed::from_bytes([0; 16]))),
         ("membership-checked-before-seed".into(), doc("1", r#"{"id": "a"}, {"id": "a"}"#).into_bytes(), Some(secret())),
     ];
     cases
@@ -595,7 +595,7 @@ pub fn generate() -> String {
     ));
     out.push_str(&format!(
         "  \"default_seed_fingerprint\": \"{}\",\n",
-        SeedFingerprint::of(&Seed::DEFAULT).to_hex()
+        Fingerprint::<8>::of(&Seed::DEFAULT).to_hex()
     ));
     let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
         out.push_str(&format!("  \"{name}\": [\n"));

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
-use crate::view::{SeedFingerprint, ViewFingerprint};
+use crate::view::Fingerprint;
 use crate::{Error, Lookup, NodeRef, Transition, View};
 
 /// The transition a live view hands to its change callbacks: previous view -> current view.
@@ -178,7 +178,7 @@ struct Status {
 /// [`finish_move`](LiveView::finish_move) are serialized among themselves.
 pub struct LiveView {
     state: ArcSwap<State>,
-    seed: SeedFingerprint,
+    seed: Fingerprint<8>,
     move_deadline: Option<Duration>,
     /// Taken by every change of `state`: the checks of an update and its swap are one step.
     writer: Mutex<()>,
@@ -361,7 +361,7 @@ impl LiveView {
     }
 
     /// The current view's fingerprint.
-    pub fn fingerprint(&self) -> ViewFingerprint {
+    pub fn fingerprint(&self) -> Fingerprint<16> {
         self.state.load().current.fingerprint()
     }
 

@@ -4,11 +4,11 @@
 
 pub mod slot_table;
 
+#[cfg(feature = "json")]
+pub use slot_table::SLOT_HISTORY_FORMAT;
 pub use slot_table::{
     SlotChange, SlotMode, SlotTable, MAX_CHANGES, RANKED_SLOT_TABLE_POLICY, SLOT_TABLE_POLICY,
 };
-#[cfg(feature = "json")]
-pub use slot_table::{TableFingerprint, SLOT_HISTORY_FORMAT};
 pub mod domains;
 
 pub use domains::{DomainFault, Domains};

@@ -17,7 +17,7 @@ use crate::v1::key_digest;
 use crate::{Lookup, Placement};
 
 mod replicas;
-pub use replicas::{ReplicaChange, ReplicaDiff, ReplicaMove, ReplicaPlan};
+pub use replicas::ReplicaDiff;
 
 /// No node of the other membership has this id.
 const NONE: u32 = u32::MAX;
@@ -98,17 +98,6 @@ impl RouteSet {
     pub fn changed(&self) -> bool {
         !self.add.is_empty() || !self.drop.is_empty()
     }
-}
-
-/// One key that changes owner, as [`Transition::plan`] streams it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Move<K> {
-    /// The key, as the caller gave it.
-    pub key: K,
-    /// Old-membership index of the node to copy from.
-    pub from: usize,
-    /// New-membership index of the node to copy to.
-    pub to: usize,
 }
 
 impl<A: Lookup, B: Lookup> Transition<A, B> {
@@ -225,27 +214,30 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
         }
     }
 
-    /// The keys of `keys` that change owner, each with the node to copy it from and to, streamed
-    /// in input order: memory stays constant whatever the number of keys.
+    /// The keys of `keys` that change owner, each as `(key, from, to)`: the key as given, the
+    /// old-membership index of the node to copy it from and the new-membership index of the node
+    /// to copy it to, streamed in input order (as Python's and Node's plans give them). Memory
+    /// stays constant whatever the number of keys.
     ///
     /// ```
     /// use hrwhash::{Placement, Transition};
     ///
     /// let t = Transition::new(&Placement::new(["a", "b"])?, &Placement::new(["a", "b", "c"])?);
-    /// for m in t.plan((0..1000).map(|i| format!("key-{i}"))) {
-    ///     assert_eq!(t.new_placement().node(m.to).unwrap().id(), b"c");
+    /// for (_key, _from, to) in t.plan((0..1000).map(|i| format!("key-{i}"))) {
+    ///     assert_eq!(t.new_placement().node(to).unwrap().id(), b"c");
     /// }
     /// # Ok::<(), hrwhash::Error>(())
     /// ```
-    pub fn plan<I>(&self, keys: I) -> Plan<I::IntoIter, A, B>
+    pub fn plan<I>(&self, keys: I) -> impl Iterator<Item = (I::Item, usize, usize)>
     where
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
-        Plan {
-            transition: self.clone(),
-            keys: keys.into_iter(),
-        }
+        let transition = self.clone();
+        keys.into_iter().filter_map(move |key| {
+            let r = transition.route(&key);
+            r.moved.then_some((key, r.old, r.new))
+        })
     }
 }
 
@@ -301,29 +293,29 @@ impl Transition {
         ReplicaDiff::new(self, k)
     }
 
-    /// The keys of `keys` whose set of `k` replicas ([`Placement::replicas`]) changes, each with
-    /// its [`RouteSet`]
-    /// (the copies to add and to drop), streamed in input order.
+    /// The keys of `keys` whose set of `k` replicas ([`Placement::replicas`]) changes, each as
+    /// `(key, route)` with its [`RouteSet`] (the copies to add and to drop), streamed in input
+    /// order.
     ///
     /// ```
     /// use hrwhash::{Placement, Transition};
     ///
     /// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b", "c", "d"])?);
-    /// for m in t.plan_top((0..1000).map(|i| format!("key-{i}")), 2) {
-    ///     assert_eq!(t.new_placement().node(m.route.add[0]).unwrap().id(), b"d");
+    /// for (_key, route) in t.plan_top((0..1000).map(|i| format!("key-{i}")), 2) {
+    ///     assert_eq!(t.new_placement().node(route.add[0]).unwrap().id(), b"d");
     /// }
     /// # Ok::<(), hrwhash::Error>(())
     /// ```
-    pub fn plan_top<I>(&self, keys: I, k: usize) -> ReplicaPlan<I::IntoIter>
+    pub fn plan_top<I>(&self, keys: I, k: usize) -> impl Iterator<Item = (I::Item, RouteSet)>
     where
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
-        ReplicaPlan {
-            transition: self.clone(),
-            k,
-            keys: keys.into_iter(),
-        }
+        let transition = self.clone();
+        keys.into_iter().filter_map(move |key| {
+            let route = transition.route_top(&key, k);
+            route.changed().then_some((key, route))
+        })
     }
 
     /// The expected fraction of all keys whose owner changes, computed from the weights alone
@@ -459,17 +451,24 @@ pub struct Flow {
     pub count: u64,
 }
 
-/// One id of either membership with its key counts.
+/// One id of either membership with its key counts: of the keys it owns ([`Diff::nodes`]) or of
+/// the keys it holds a replica of ([`ReplicaDiff::nodes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeChange {
     /// Index in the old membership, if the id is there.
     pub old: Option<usize>,
     /// Index in the new membership, if the id is there.
     pub new: Option<usize>,
-    /// Keys it owned before.
+    /// Keys it owned (held a replica of) before.
     pub before: u64,
-    /// Keys it owns after.
+    /// Keys it owns (holds a replica of) after.
     pub after: u64,
+    /// Keys it must receive a copy of: keys that move to it, or whose [`RouteSet`] has it in
+    /// `add`.
+    pub added: u64,
+    /// Keys whose copy it can drop: keys that move away from it, or whose [`RouteSet`] has it
+    /// in `drop`.
+    pub dropped: u64,
 }
 
 /// Owner changes accumulated over keys; see [`Transition::diff`]. Memory depends on the number of
@@ -480,7 +479,7 @@ pub struct NodeChange {
 ///
 /// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b"])?);
 /// let mut diff = t.diff();
-/// diff.add_all((0..10_000).map(|i| format!("key-{i}")));
+/// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
 /// let flows: u64 = diff.flows().iter().map(|f| f.count).sum();
 /// assert_eq!(flows, diff.moved());
 /// assert_eq!(diff.moved(), diff.nodes()[2].before); // exactly c's keys move
@@ -574,29 +573,57 @@ impl Tally {
         old_to_new: impl Fn(usize) -> Option<usize>,
         new_to_old: impl Fn(usize) -> Option<usize>,
     ) -> Vec<NodeChange> {
-        let mut rows: Vec<NodeChange> = (0..self.before.len())
-            .map(|i| {
-                let new = old_to_new(i);
-                NodeChange {
-                    old: Some(i),
-                    new,
-                    before: self.before[i],
-                    after: new.map_or(0, |j| self.after[j]),
-                }
-            })
-            .collect();
-        rows.extend(
-            (0..self.after.len())
-                .filter(|&j| new_to_old(j).is_none())
-                .map(|j| NodeChange {
-                    old: None,
-                    new: Some(j),
-                    before: 0,
-                    after: self.after[j],
-                }),
+        let (mut added, mut dropped) = (
+            alloc::vec![0; self.after.len()],
+            alloc::vec![0; self.before.len()],
         );
-        rows
+        for (&(from, to), &count) in &self.flows {
+            dropped[from as usize] += count;
+            added[to as usize] += count;
+        }
+        node_changes(
+            [&self.before, &dropped],
+            [&self.after, &added],
+            old_to_new,
+            new_to_old,
+        )
     }
+}
+
+/// Every old node in old order, then every node only on the new side in new order, from per-old
+/// `[before, dropped]` and per-new `[after, added]` counts.
+pub(crate) fn node_changes(
+    [before, dropped]: [&[u64]; 2],
+    [after, added]: [&[u64]; 2],
+    old_to_new: impl Fn(usize) -> Option<usize>,
+    new_to_old: impl Fn(usize) -> Option<usize>,
+) -> Vec<NodeChange> {
+    let mut rows: Vec<NodeChange> = (0..before.len())
+        .map(|i| {
+            let new = old_to_new(i);
+            NodeChange {
+                old: Some(i),
+                new,
+                before: before[i],
+                after: new.map_or(0, |j| after[j]),
+                added: new.map_or(0, |j| added[j]),
+                dropped: dropped[i],
+            }
+        })
+        .collect();
+    rows.extend(
+        (0..after.len())
+            .filter(|&j| new_to_old(j).is_none())
+            .map(|j| NodeChange {
+                old: None,
+                new: Some(j),
+                before: 0,
+                after: after[j],
+                added: added[j],
+                dropped: 0,
+            }),
+    );
+    rows
 }
 
 impl<A: Lookup, B: Lookup> Diff<A, B> {
@@ -614,7 +641,7 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
     }
 
     /// Counts every key of `keys`.
-    pub fn add_all<I>(&mut self, keys: I)
+    pub fn add_many<I>(&mut self, keys: I)
     where
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
@@ -656,34 +683,6 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
     /// The transition counted.
     pub fn transition(&self) -> &Transition<A, B> {
         &self.transition
-    }
-}
-
-/// The moved keys of a key stream; see [`Transition::plan`].
-pub struct Plan<I, A = Placement, B = Placement> {
-    transition: Transition<A, B>,
-    keys: I,
-}
-
-impl<I, A: Lookup, B: Lookup> Iterator for Plan<I, A, B>
-where
-    I: Iterator,
-    I::Item: AsRef<[u8]>,
-{
-    type Item = Move<I::Item>;
-
-    fn next(&mut self) -> Option<Move<I::Item>> {
-        loop {
-            let key = self.keys.next()?;
-            let r = self.transition.route(&key);
-            if r.moved {
-                return Some(Move {
-                    key,
-                    from: r.old,
-                    to: r.new,
-                });
-            }
-        }
     }
 }
 

@@ -62,75 +62,54 @@ fn read_bounded(
     }
 }
 
-/// A fingerprint shows as its hex digits, and in debug output wrapped in its type's name.
-macro_rules! fingerprint_formatting {
-    ($name:ident) => {
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(&self.to_hex())
-            }
-        }
-
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, concat!(stringify!($name), "({})"), self)
-            }
-        }
-    };
-}
-pub(crate) use fingerprint_formatting;
-
 /// Prefix of the message whose SHA-256 is a seed fingerprint.
 const SEED_FINGERPRINT_PREFIX: &[u8] = b"hrwhash-view-v1:seed";
 
-/// A short public digest of a seed (the first 8 bytes of SHA-256), written into views instead of a
-/// secret seed so that loading a view with another seed fails instead of placing keys elsewhere.
+/// A public digest of `N` bytes: the fingerprint of a seed (`N` = 8, [`View::seed_fingerprint`]),
+/// of a view (`N` = 16, [`View::fingerprint`]) or of a slot table
+/// ([`SlotTable::fingerprint`](crate::policy::SlotTable::fingerprint)). It shows as its lowercase
+/// hex digits, as written in documents.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SeedFingerprint([u8; 8]);
+pub struct Fingerprint<const N: usize>(pub(crate) [u8; N]);
 
-impl SeedFingerprint {
+impl<const N: usize> Fingerprint<N> {
+    /// The bytes.
+    pub const fn to_bytes(self) -> [u8; N] {
+        self.0
+    }
+
+    /// `2 * N` lowercase hex digits, as written in a document.
+    pub fn to_hex(self) -> String {
+        hex(&self.0)
+    }
+}
+
+impl Fingerprint<8> {
+    /// The seed fingerprint written into views instead of a secret seed, so that loading a view
+    /// with another seed fails instead of placing keys elsewhere:
     /// `SHA-256("hrwhash-view-v1:seed" || seed)[0..8]`.
-    pub fn of(seed: &Seed) -> SeedFingerprint {
+    pub fn of(seed: &Seed) -> Fingerprint<8> {
         let mut h = Sha256::new();
         h.update(SEED_FINGERPRINT_PREFIX);
         h.update(seed.to_bytes());
         let digest = h.finalize();
         let mut out = [0u8; 8];
         out.copy_from_slice(&digest[..8]);
-        SeedFingerprint(out)
-    }
-
-    /// The 8 bytes.
-    pub const fn to_bytes(self) -> [u8; 8] {
-        self.0
-    }
-
-    /// 16 lowercase hex digits, as written in a view.
-    pub fn to_hex(self) -> String {
-        hex(&self.0)
+        Fingerprint(out)
     }
 }
 
-fingerprint_formatting!(SeedFingerprint);
-
-/// The 128-bit digest of a view's canonical form: equal exactly when two views place every key on
-/// the same node id (same seed, ids, weights and domains), whatever their node order or epoch.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ViewFingerprint([u8; 16]);
-
-impl ViewFingerprint {
-    /// The 16 bytes.
-    pub const fn to_bytes(self) -> [u8; 16] {
-        self.0
-    }
-
-    /// 32 lowercase hex digits.
-    pub fn to_hex(self) -> String {
-        hex(&self.0)
+impl<const N: usize> fmt::Display for Fingerprint<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
     }
 }
 
-fingerprint_formatting!(ViewFingerprint);
+impl<const N: usize> fmt::Debug for Fingerprint<N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Fingerprint({self})")
+    }
+}
 
 /// A membership with its epoch and seed identity. Cloning is cheap (the placement is shared).
 ///
@@ -149,8 +128,8 @@ fingerprint_formatting!(ViewFingerprint);
 pub struct View {
     placement: Placement,
     epoch: u64,
-    seed_fingerprint: SeedFingerprint,
-    fingerprint: ViewFingerprint,
+    seed_fingerprint: Fingerprint<8>,
+    fingerprint: Fingerprint<16>,
 }
 
 impl fmt::Debug for View {
@@ -185,7 +164,7 @@ impl View {
                 reason: ViewFault::NotRepresentable,
             });
         }
-        let seed_fingerprint = SeedFingerprint::of(&placement.seed());
+        let seed_fingerprint = Fingerprint::<8>::of(&placement.seed());
         let fingerprint = fingerprint(&placement, seed_fingerprint);
         Ok(View {
             placement,
@@ -223,7 +202,7 @@ impl View {
         let doc = json::parse(bytes, &parse_node)?;
         let parsed = parse_document(doc)?;
         let placement = Placement::from_nodes(seed, parsed.nodes)?;
-        let actual = SeedFingerprint::of(&seed);
+        let actual = Fingerprint::<8>::of(&seed);
         let matches = match parsed.seed {
             SeedIdentity::Default => seed == Seed::DEFAULT,
             SeedIdentity::Fingerprint(fp) => fp == actual,
@@ -258,12 +237,12 @@ impl View {
     }
 
     /// The digest of the canonical form (epoch excluded).
-    pub fn fingerprint(&self) -> ViewFingerprint {
+    pub fn fingerprint(&self) -> Fingerprint<16> {
         self.fingerprint
     }
 
     /// The fingerprint of the seed.
-    pub fn seed_fingerprint(&self) -> SeedFingerprint {
+    pub fn seed_fingerprint(&self) -> Fingerprint<8> {
         self.seed_fingerprint
     }
 
@@ -345,7 +324,7 @@ pub(crate) fn weight_decimal(w: Weight) -> String {
 }
 
 /// The view fingerprint (VIEW.md, "Fingerprints").
-pub(crate) fn fingerprint(placement: &Placement, seed: SeedFingerprint) -> ViewFingerprint {
+pub(crate) fn fingerprint(placement: &Placement, seed: Fingerprint<8>) -> Fingerprint<16> {
     let mut nodes: Vec<&Node> = placement.node_specs().iter().collect();
     nodes.sort_unstable_by(|a, b| a.id().cmp(b.id()));
     let mut h = Sha256::new();
@@ -371,7 +350,7 @@ pub(crate) fn fingerprint(placement: &Placement, seed: SeedFingerprint) -> ViewF
     let digest = h.finalize();
     let mut out = [0u8; 16];
     out.copy_from_slice(&digest[..16]);
-    ViewFingerprint(out)
+    Fingerprint(out)
 }
 
 pub(crate) fn hex(bytes: &[u8]) -> String {
@@ -398,7 +377,7 @@ pub(crate) fn unhex(text: &str) -> Option<Vec<u8>> {
 
 enum SeedIdentity {
     Default,
-    Fingerprint(SeedFingerprint),
+    Fingerprint(Fingerprint<8>),
 }
 
 struct Parsed {
@@ -516,7 +495,7 @@ fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
             let bytes = unhex(fp)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
                 .ok_or_else(|| fault("seed_fingerprint", None, ViewFault::Invalid))?;
-            SeedIdentity::Fingerprint(SeedFingerprint(bytes))
+            SeedIdentity::Fingerprint(Fingerprint(bytes))
         }
         _ => return Err(fault("seed", None, ViewFault::Invalid)),
     };
@@ -647,13 +626,13 @@ mod tests {
     #[test]
     fn fingerprints_show_as_hex_and_debug_names_their_type() {
         use alloc::format;
-        let fp = SeedFingerprint([0, 1, 2, 3, 0xa4, 0xb5, 0xc6, 0xff]);
+        let fp = Fingerprint([0, 1, 2, 3, 0xa4, 0xb5, 0xc6, 0xff]);
         assert_eq!(format!("{fp}"), "00010203a4b5c6ff");
-        assert_eq!(format!("{fp:?}"), "SeedFingerprint(00010203a4b5c6ff)");
-        let fp = ViewFingerprint([0xab; 16]);
+        assert_eq!(format!("{fp:?}"), "Fingerprint(00010203a4b5c6ff)");
+        let fp = Fingerprint([0xab; 16]);
         assert_eq!(
             format!("{fp:?}"),
-            format!("ViewFingerprint({})", "ab".repeat(16))
+            format!("Fingerprint({})", "ab".repeat(16))
         );
     }
 

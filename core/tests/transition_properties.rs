@@ -148,7 +148,7 @@ proptest! {
             prop_assert_eq!(n.before, n.old.map_or(0, |i| before[i]));
             prop_assert_eq!(n.after, n.new.map_or(0, |j| after[j]));
         }
-        let planned: Vec<(String, usize, usize)> = t.plan(keys(500)).map(|m| (m.key, m.from, m.to)).collect();
+        let planned: Vec<(String, usize, usize)> = t.plan(keys(500)).collect();
         prop_assert_eq!(planned, moved);
         prop_assert!(left.merge(&right));
         prop_assert_eq!(left.flows(), diff.flows());
@@ -185,11 +185,11 @@ proptest! {
             prop_assert_eq!(n.after, n.new.map_or(0, |j| after[j]));
             prop_assert_eq!(n.added, n.new.map_or(0, |j| added[j]));
         }
-        let planned: Vec<(String, RouteSet)> = t.plan_top(keys(400), k).map(|m| (m.key, m.route)).collect();
+        let planned: Vec<(String, RouteSet)> = t.plan_top(keys(400), k).collect();
         prop_assert_eq!(planned, changed);
         if k == 1 {
             let mut one = t.diff();
-            one.add_all(keys(400));
+            one.add_many(keys(400));
             prop_assert_eq!(one.moved(), diff.changed());
         }
     }
@@ -222,7 +222,7 @@ proptest! {
             // The sample a step reports on: measured movement within 5 sigma of what it says,
             // so never far above the limit either.
             let mut diff = Transition::new(&prev, &view).diff();
-            diff.add_all(keys(SAMPLE));
+            diff.add_many(keys(SAMPLE));
             let measured = diff.moved() as f64 / SAMPLE as f64;
             let sigma = (step.moved * (1.0 - step.moved) / SAMPLE as f64).sqrt();
             prop_assert!(

@@ -82,7 +82,7 @@ fn ramps_respect_their_limit_and_end_at_the_target() {
             }
             // The reported movement is what a key sample measures, within its statistical error.
             let mut diff = t.diff();
-            diff.add_all(keys(SAMPLE));
+            diff.add_many(keys(SAMPLE));
             let measured = diff.moved() as f64 / SAMPLE as f64;
             let sigma = (step.moved * (1.0 - step.moved) / SAMPLE as f64).sqrt();
             assert!(

@@ -3,7 +3,7 @@
 #![cfg(feature = "json")]
 
 use hrwhash::transition::Transition;
-use hrwhash::view::SeedFingerprint;
+use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, RampPlan, Seed, View, Weight};
 use serde_json::Value;
 
@@ -39,7 +39,7 @@ fn name(case: &Value) -> &str {
 #[test]
 fn default_seed_fingerprint() {
     assert_eq!(
-        SeedFingerprint::of(&Seed::DEFAULT).to_hex(),
+        Fingerprint::<8>::of(&Seed::DEFAULT).to_hex(),
         views()["default_seed_fingerprint"]
     );
 }

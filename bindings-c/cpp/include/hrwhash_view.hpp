@@ -42,6 +42,16 @@ inline const std::uint8_t *seed_ptr(const std::optional<std::string_view> &seed)
 inline std::size_t seed_len(const std::optional<std::string_view> &seed) {
     return seed ? seed->size() : 0;
 }
+template <std::size_t N>
+inline std::string hex(const std::array<std::uint8_t, N> &bytes) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (std::uint8_t b : bytes) {
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 15]);
+    }
+    return out;
+}
 
 // Keys laid out for the batch calls: the bytes end to end and each key's length.
 struct KeyBatch {
@@ -153,11 +163,7 @@ public:
     }
 
     /// The fingerprint as 32 lowercase hex digits.
-    std::string fingerprint_hex() const {
-        char out[HRW_VIEW_FINGERPRINT_HEX_SIZE];
-        detail::check(hrw_view_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
-        return out;
-    }
+    std::string fingerprint_hex() const { return detail::hex(fingerprint()); }
 
     /// The 8-byte seed fingerprint, which names the seed without revealing it.
     std::array<std::uint8_t, HRW_SEED_FINGERPRINT_LEN> seed_fingerprint() const {
@@ -166,11 +172,8 @@ public:
         return out;
     }
 
-    std::string seed_fingerprint_hex() const {
-        char out[HRW_SEED_FINGERPRINT_HEX_SIZE];
-        detail::check(hrw_view_seed_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
-        return out;
-    }
+    /// The seed fingerprint as 16 lowercase hex digits.
+    std::string seed_fingerprint_hex() const { return detail::hex(seed_fingerprint()); }
 
     bool has_default_seed() const {
         bool d = false;
@@ -181,7 +184,7 @@ public:
     /// The canonical JSON form (VIEW.md section 3), ending in a line feed.
     std::string to_json() const {
         std::size_t len = 0, written = 0;
-        detail::check(hrw_view_json_len(get(), &len));
+        detail::check(hrw_view_to_json(get(), nullptr, 0, &len, nullptr));
         std::string out(len, '\0');
         hrw_error err{};
         detail::check(hrw_view_to_json(get(), reinterpret_cast<std::uint8_t *>(out.data()), out.size(),
@@ -253,7 +256,10 @@ struct NodeChange {
 /// Owner counts over a stream of keys; memory independent of the number of keys.
 class Diff {
 public:
-    void add(std::string_view key) { detail::check(hrw_diff_add(h_.get(), detail::bytes(key), key.size())); }
+    void add(std::string_view key) {
+        std::size_t len = key.size();
+        detail::check(hrw_diff_add_many(h_.get(), detail::bytes(key), len, &len, 1));
+    }
 
     template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
     void add_many(const Keys &keys) {
@@ -268,15 +274,15 @@ public:
     /// Adds the counts of a diff of the same Transition object; NULL_PARAMETER otherwise.
     void merge(const Diff &other) { detail::check(hrw_diff_merge(h_.get(), other.h_.get())); }
 
-    std::uint64_t keys() const { return value(hrw_diff_keys); }
-    std::uint64_t moved() const { return value(hrw_diff_moved); }
-    double expected_moved() const { return fraction(hrw_diff_expected_moved); }
-    double optimum() const { return fraction(hrw_diff_optimum); }
+    std::uint64_t keys() const { return summary().keys; }
+    std::uint64_t moved() const { return summary().moved; }
+    double expected_moved() const { return summary().expected_moved; }
+    double optimum() const { return summary().optimum; }
 
     /// Moved keys per (old node, new node), ordered by old index then new index.
     std::vector<Flow> flows() const {
         std::size_t n = 0;
-        detail::check(hrw_diff_flows_len(h_.get(), &n));
+        detail::check(hrw_diff_flows(h_.get(), nullptr, 0, &n));
         std::vector<hrw_flow> rows(n);
         detail::check(hrw_diff_flows(h_.get(), rows.data(), rows.size(), &n));
         std::vector<Flow> out;
@@ -287,7 +293,7 @@ public:
     /// Every old node in old order, then every node only in the new membership in new order.
     std::vector<NodeChange> nodes() const {
         std::size_t n = 0;
-        detail::check(hrw_diff_nodes_len(h_.get(), &n));
+        detail::check(hrw_diff_nodes(h_.get(), nullptr, 0, &n));
         std::vector<hrw_node_change> rows(n);
         detail::check(hrw_diff_nodes(h_.get(), rows.data(), rows.size(), &n));
         std::vector<NodeChange> out;
@@ -305,15 +311,10 @@ public:
 private:
     friend class Transition;
     explicit Diff(hrw_diff *d) noexcept : h_(d) {}
-    std::uint64_t value(hrw_status (*f)(const hrw_diff *, std::uint64_t *)) const {
-        std::uint64_t v = 0;
-        detail::check(f(h_.get(), &v));
-        return v;
-    }
-    double fraction(hrw_status (*f)(const hrw_diff *, double *)) const {
-        double v = 0;
-        detail::check(f(h_.get(), &v));
-        return v;
+    hrw_diff_figures summary() const {
+        hrw_diff_figures f{};
+        detail::check(hrw_diff_summary(h_.get(), &f));
+        return f;
     }
     detail::Handle<hrw_diff, hrw_diff_free> h_;
 };
@@ -434,11 +435,12 @@ struct RampStep {
     bool removes_drained;
 };
 
+/// Positions of a ramp's line from the old weights (0) to the new ones (`RampStep::position`).
+inline constexpr std::uint32_t ramp_grid = HRW_RAMP_GRID;
+
 /// A change of view split into steps that each move at most `max_move` of the keys.
 class RampPlan {
 public:
-    static constexpr std::uint32_t grid = HRW_RAMP_GRID;
-
     RampPlan(const View &old_view, const View &new_view, double max_move) {
         hrw_ramp *r = nullptr;
         hrw_error err{};
@@ -473,19 +475,19 @@ public:
         return View(v);
     }
 
-    double max_move() const { return figure(hrw_ramp_max_move); }
-    double total_moved() const { return figure(hrw_ramp_total_moved); }
-    double direct_moved() const { return figure(hrw_ramp_direct_moved); }
-    double optimum() const { return figure(hrw_ramp_optimum); }
+    double max_move() const { return summary().max_move; }
+    double total_moved() const { return summary().total_moved; }
+    double direct_moved() const { return summary().direct_moved; }
+    double optimum() const { return summary().optimum; }
 
     const hrw_ramp *get() const noexcept { return h_.get(); }
 
 private:
     using Owned = detail::Handle<hrw_ramp, hrw_ramp_free>;
-    double figure(hrw_status (*f)(const hrw_ramp *, double *)) const {
-        double v = 0;
-        detail::check(f(get(), &v));
-        return v;
+    hrw_ramp_figures summary() const {
+        hrw_ramp_figures s{};
+        detail::check(hrw_ramp_summary(get(), &s));
+        return s;
     }
     Owned h_;
 };
@@ -599,11 +601,7 @@ public:
         return out;
     }
 
-    std::string fingerprint_hex() const {
-        char out[HRW_VIEW_FINGERPRINT_HEX_SIZE];
-        detail::check(hrw_live_view_fingerprint_hex(get(), reinterpret_cast<std::uint8_t *>(out), sizeof out));
-        return out;
-    }
+    std::string fingerprint_hex() const { return detail::hex(fingerprint()); }
 
     bool moving() const {
         bool m = false;

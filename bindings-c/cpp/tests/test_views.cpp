@@ -253,7 +253,7 @@ TEST(Views, Ramps) {
             }
             continue;
         }
-        EXPECT_EQ(u64(json_get(c, "grid")), hrwhash::RampPlan::grid);
+        EXPECT_EQ(u64(json_get(c, "grid")), hrwhash::ramp_grid);
         hrwhash::RampPlan plan(old, now, limit);
         EXPECT_EQ(plan.max_move(), limit);
         const jvalue *steps = json_get(c, "steps");

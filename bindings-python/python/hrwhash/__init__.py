@@ -35,6 +35,7 @@ from ._hrwhash import (
 )
 from ._hrwhash import (
     VIEW_FORMAT as VIEW_FORMAT,
+    RAMP_GRID as RAMP_GRID,
     Diff as Diff,
     Plan as Plan,
     RampPlan as RampPlan,
@@ -63,6 +64,7 @@ __all__ = [
     "DOMAINS_POLICY",
     "REPLICA_BALANCE_POLICY",
     "VIEW_FORMAT",
+    "RAMP_GRID",
     "BoundedLoad",
     "Diff",
     "Domains",

@@ -32,6 +32,7 @@ __all__ = [
     "Placement",
     "Ranking",
     "VIEW_FORMAT",
+    "RAMP_GRID",
     "Diff",
     "Plan",
     "RampPlan",
@@ -52,7 +53,7 @@ __all__ = [
     "key_digest",
     "node_digest",
     "score",
-    "weight_fixed",
+    "weight_to_fixed",
     "__version__",
 ]
 
@@ -167,7 +168,7 @@ def score(key_digest: int, node_digest: int) -> int:
     """The hrw-v1 score of a key digest for a node digest."""
 def draw(score: int) -> int:
     """The hrw-v1 draw of a score."""
-def weight_fixed(weight: _Weight) -> int:
+def weight_to_fixed(weight: _Weight) -> int:
     """The fixed-point form of a weight, ``round_half_even(weight * 2**32)``."""
 
 # Views, transitions and ramps (conformance/VIEW.md). Ids read from a view document are str when
@@ -177,6 +178,9 @@ _Seed = Union[bytes, bytearray, memoryview]
 
 VIEW_FORMAT: str
 """The view format tag: ``"hrwhash-view-v1"``."""
+
+RAMP_GRID: int
+"""Positions of a ramp's line from the old weights (0) to the new ones (65536)."""
 
 @final
 class View:
@@ -313,7 +317,6 @@ class RampStep:
 class RampPlan:
     """A gradual change from one view to another in steps that each move at most ``max_move``."""
 
-    GRID: ClassVar[int]
     def __new__(cls, old: View, new: View, max_move: float) -> "RampPlan": ...
     @property
     def steps(self) -> Tuple[RampStep, ...]: ...
@@ -520,8 +523,6 @@ class SlotTable(Generic[_Id]):
         """A copy of this table where ``node`` has another weight."""
     def with_epoch(self, epoch: int) -> "SlotTable[_Id]":
         """A copy of this table at another epoch."""
-    def __len__(self) -> int:
-        """The number of slots."""
 
 # The domains-v1 policy (conformance/POLICIES.md, "domains (v1)").
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Mapping, Optional, Union
 
 from .errors import UnknownNodeError
-from ._hrwhash import Placement, weight_fixed
+from ._hrwhash import Placement, weight_to_fixed
 
 __all__ = ["Hasher"]
 
@@ -38,7 +38,7 @@ class Hasher:
         self._seed = seed
         self._weights = dict(weights or {})
         for weight in self._weights.values():
-            weight_fixed(weight)  # a bad weight fails here, not when its server joins
+            weight_to_fixed(weight)  # a bad weight fails here, not when its server joins
         # The live servers and their weights, in the order they joined.
         self._live: Dict[str, float] = {}
         self._placement: Optional[Placement[str]] = None

@@ -5,7 +5,7 @@ from ._hrwhash import (
     key_digest as key_digest,
     node_digest as node_digest,
     score as score,
-    weight_fixed as weight_fixed,
+    weight_to_fixed as weight_to_fixed,
 )
 
-__all__ = ["draw", "key_digest", "node_digest", "score", "weight_fixed"]
+__all__ = ["draw", "key_digest", "node_digest", "score", "weight_to_fixed"]

@@ -59,7 +59,7 @@ mod ranked;
 
 #[cfg(feature = "json")]
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
-pub use history::{TableFingerprint, SLOT_HISTORY_FORMAT};
+pub use history::SLOT_HISTORY_FORMAT;
 pub use ranked::capacities;
 
 use levelled::Levelled;

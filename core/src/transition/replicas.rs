@@ -1,13 +1,12 @@
 //! Replica sets across a transition: each key's [`crate::Placement::replicas`] with `k` before
 //! and after (the first `k` nodes of its ranking, spread over failure domains when the placement
 //! names them), counted over a key stream ([`ReplicaDiff`]) or listed key by key
-//! ([`ReplicaPlan`]). A key
-//! *changes* when the ids of its replica set differ (the order within the set does not count),
+//! ([`Transition::plan_top`]). A key *changes* when the ids of its replica set differ (the order within the set does not count),
 //! which for `k = 1` is exactly [`super::Route::moved`].
 
 use alloc::vec::Vec;
 
-use super::{RouteSet, Transition};
+use super::{node_changes, NodeChange, RouteSet, Transition};
 
 /// Replica changes accumulated over keys; see [`Transition::diff_top`]. Memory depends on the
 /// number of nodes, never on the number of keys.
@@ -17,7 +16,7 @@ use super::{RouteSet, Transition};
 ///
 /// let t = Transition::new(&Placement::new(["a", "b", "c", "d"])?, &Placement::new(["a", "b", "c"])?);
 /// let mut diff = t.diff_top(2);
-/// diff.add_all((0..10_000).map(|i| format!("key-{i}")));
+/// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
 /// // Every key that kept d as a replica gets one new copy elsewhere, and d's copies all go.
 /// assert_eq!(diff.copies_added(), diff.copies_dropped());
 /// assert_eq!(diff.nodes()[3].dropped, diff.nodes()[3].before);
@@ -36,23 +35,6 @@ pub struct ReplicaDiff {
     after: Vec<u64>,
     added: Vec<u64>,
     scratch: RouteSet,
-}
-
-/// One id of either membership with its replica counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ReplicaChange {
-    /// Index in the old membership, if the id is there.
-    pub old: Option<usize>,
-    /// Index in the new membership, if the id is there.
-    pub new: Option<usize>,
-    /// Keys it held a replica of before.
-    pub before: u64,
-    /// Keys it holds a replica of after.
-    pub after: u64,
-    /// Keys it must receive a copy of (it is in `add` of their [`RouteSet`]).
-    pub added: u64,
-    /// Keys whose copy it can drop (it is in `drop` of their [`RouteSet`]).
-    pub dropped: u64,
 }
 
 impl ReplicaDiff {
@@ -93,7 +75,7 @@ impl ReplicaDiff {
     }
 
     /// Counts every key of `keys`.
-    pub fn add_all<I>(&mut self, keys: I)
+    pub fn add_many<I>(&mut self, keys: I)
     where
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
@@ -146,72 +128,18 @@ impl ReplicaDiff {
     }
 
     /// Every old node in old order, then every node only in the new membership in new order.
-    pub fn nodes(&self) -> Vec<ReplicaChange> {
+    pub fn nodes(&self) -> Vec<NodeChange> {
         let t = &self.transition;
-        let mut rows: Vec<ReplicaChange> = (0..self.before.len())
-            .map(|i| {
-                let new = t.old_to_new(i);
-                ReplicaChange {
-                    old: Some(i),
-                    new,
-                    before: self.before[i],
-                    after: new.map_or(0, |j| self.after[j]),
-                    added: new.map_or(0, |j| self.added[j]),
-                    dropped: self.dropped[i],
-                }
-            })
-            .collect();
-        rows.extend(
-            (0..self.after.len())
-                .filter(|&j| t.new_to_old(j).is_none())
-                .map(|j| ReplicaChange {
-                    old: None,
-                    new: Some(j),
-                    before: 0,
-                    after: self.after[j],
-                    added: self.added[j],
-                    dropped: 0,
-                }),
-        );
-        rows
+        node_changes(
+            [&self.before, &self.dropped],
+            [&self.after, &self.added],
+            |i| t.old_to_new(i),
+            |j| t.new_to_old(j),
+        )
     }
 
     /// The transition counted.
     pub fn transition(&self) -> &Transition {
         &self.transition
-    }
-}
-
-/// One key whose replica set changes, as [`Transition::plan_top`] streams it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ReplicaMove<K> {
-    /// The key, as the caller gave it.
-    pub key: K,
-    /// Its replica sets and the copies to add and drop.
-    pub route: RouteSet,
-}
-
-/// The keys of a key stream whose replica set changes; see [`Transition::plan_top`].
-pub struct ReplicaPlan<I> {
-    pub(super) transition: Transition,
-    pub(super) k: usize,
-    pub(super) keys: I,
-}
-
-impl<I> Iterator for ReplicaPlan<I>
-where
-    I: Iterator,
-    I::Item: AsRef<[u8]>,
-{
-    type Item = ReplicaMove<I::Item>;
-
-    fn next(&mut self) -> Option<ReplicaMove<I::Item>> {
-        loop {
-            let key = self.keys.next()?;
-            let route = self.transition.route_top(&key, self.k);
-            if route.changed() {
-                return Some(ReplicaMove { key, route });
-            }
-        }
     }
 }

@@ -19,31 +19,12 @@ use crate::view::json::{
 };
 use crate::view::{
     fault, parse_epoch, parse_node, required, string, unhex, weight_decimal, write_text,
-    SeedFingerprint, ViewFingerprint,
+    Fingerprint,
 };
 use crate::{Error, Node, Placement, Seed, View, Weight};
 
 /// The format tag of a slot history document.
 pub const SLOT_HISTORY_FORMAT: &str = "hrwhash-slot-history-v1";
-
-/// The 128-bit digest of a table: the final membership's view fingerprint, the number of slots
-/// and every slot's owner by its rank in id order, so it does not depend on build order.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TableFingerprint([u8; 16]);
-
-impl TableFingerprint {
-    /// The 16 bytes.
-    pub const fn to_bytes(self) -> [u8; 16] {
-        self.0
-    }
-
-    /// 32 lowercase hex digits.
-    pub fn to_hex(self) -> String {
-        crate::view::hex(&self.0)
-    }
-}
-
-crate::view::fingerprint_formatting!(TableFingerprint);
 
 #[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 impl SlotTable {
@@ -68,7 +49,7 @@ impl SlotTable {
         let initial = Placement::from_nodes(seed, parsed.initial)?;
         let matches = match parsed.seed_fingerprint {
             None => seed == Seed::DEFAULT,
-            Some(fp) => fp == SeedFingerprint::of(&seed).to_bytes(),
+            Some(fp) => fp == Fingerprint::<8>::of(&seed).to_bytes(),
         };
         if !matches {
             return Err(Error::SeedMismatch);
@@ -122,14 +103,14 @@ impl SlotTable {
     }
 
     /// The current membership's view fingerprint.
-    pub fn view_fingerprint(&self) -> ViewFingerprint {
+    pub fn view_fingerprint(&self) -> Fingerprint<16> {
         self.view().fingerprint()
     }
 
     /// The table fingerprint (SLOT-HISTORY.md 4.1): the mode, the current membership, the number
     /// of slots and every slot's owner named by its id's rank, so two tables with equal
     /// fingerprints give every key to the same node id, whatever their build order or history.
-    pub fn fingerprint(&self) -> TableFingerprint {
+    pub fn fingerprint(&self) -> Fingerprint<16> {
         let placement = self.placement();
         let nodes = placement.node_specs();
         let mut by_id: Vec<usize> = (0..nodes.len()).collect();
@@ -156,7 +137,7 @@ impl SlotTable {
         let digest = h.finalize();
         let mut out = [0u8; 16];
         out.copy_from_slice(&digest[..16]);
-        TableFingerprint(out)
+        Fingerprint(out)
     }
 
     /// The canonical JSON form (SLOT-HISTORY.md, "Canonical form"): the first membership in id
@@ -180,7 +161,7 @@ impl SlotTable {
             out.push_str("\",\n  \"seed\": \"default\",\n");
         } else {
             out.push_str("\",\n  \"seed\": \"secret\",\n  \"seed_fingerprint\": \"");
-            out.push_str(&SeedFingerprint::of(&seed).to_hex());
+            out.push_str(&Fingerprint::<8>::of(&seed).to_hex());
             out.push_str("\",\n");
         }
         out.push_str("  \"slots\": ");
@@ -583,10 +564,10 @@ mod tests {
 
     #[test]
     fn table_fingerprint_debug_names_its_type() {
-        let fp = TableFingerprint([0x0f; 16]);
+        let fp = Fingerprint([0x0f; 16]);
         assert_eq!(
             format!("{fp:?}"),
-            format!("TableFingerprint({})", "0f".repeat(16))
+            format!("Fingerprint({})", "0f".repeat(16))
         );
     }
 
