@@ -70,7 +70,7 @@ EOF
 check "pip installs the wheel without Rust" \
   no_rust "$work/py/bin" pip install --quiet --no-index "$wheel"
 # What the README's other examples import (pymemcache, the DataFrame libraries), at the pinned versions.
-readme_deps=$(grep -E '^(pymemcache|numpy|polars|pyarrow)==' "$root/bindings-python/requirements-test.txt")
+readme_deps=$(grep -E '^(pymemcache|numpy|pandas|polars|pyarrow)==' "$root/bindings-python/requirements-test.txt")
 check "pymemcache and the DataFrame libraries for the README's other examples" \
   no_rust "$work/py/bin" pip install --quiet $readme_deps
 check "the Python README examples run on the installed wheel" no_rust "$work/py/bin" py_readme
