@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist lint-workflows test-core test-compat test-conformance test-cli test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -36,7 +36,7 @@ test-chain-bindings:
 test-chain-dist: test-chain-bindings test-chain-node
 	+@$(call chain,test-dist)
 test-chain-c:
-	+@$(call chain,test-c test-go test-fuzz-native)
+	+@$(call chain,test-c test-go lint-workflows test-fuzz-native)
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -153,6 +153,12 @@ dist: $(ZIG_VENV)/.installed
 # README examples.
 test-dist: dist
 	bash packaging/test-install.sh dist
+
+# The release pipeline cannot run here; actionlint (from the Go module proxy, pinned) checks its
+# syntax, expressions, job graph and action inputs.
+ACTIONLINT_VERSION := v1.7.12
+lint-workflows:
+	go run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) .github/workflows/*.yml
 
 bench:
 	$(CARGO) bench -p hrwhash-bench --bench lookup
