@@ -14,8 +14,8 @@ try {
 } catch {
   process.stderr.write(
     `hrwhash: no prebuilt binary for ${suffix}: the package hrwhash-cli-${suffix} is not installed ` +
-      `(npm skips optional dependencies with --omit=optional, and none is published for other platforms); ` +
-      `'cargo install hrwhash-cli' builds one from source\n`,
+      `(npm leaves it out under --omit=optional, and platforms without one get none); ` +
+      `'cargo install --path cli' in a checkout of https://github.com/hrwhash/hrwhash builds the command from source\n`,
   );
   process.exit(1);
 }
