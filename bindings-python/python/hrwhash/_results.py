@@ -41,7 +41,8 @@ def _pandas(keys: Any, answer: Any) -> Any:
         series = array.to_pandas(types_mapper={pa.uint32(): pd.UInt32Dtype()}.get)
     else:
         series = array.to_pandas()
-    series.name = answer.field.name if hasattr(answer, "field") else None
+    # No name from the answer: reading its Arrow field needs arro3, which is not a dependency.
+    series.name = None
     if isinstance(keys, pd.Series):
         series.index = keys.index
     return series
