@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build test-dist test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist lint-workflows test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -38,7 +38,7 @@ test-chain-bindings:
 test-chain-dist: test-chain-bindings test-chain-node
 	+@$(call chain,test-live test-dist)
 test-chain-c:
-	+@$(call chain,test-c test-go test-fuzz-native)
+	+@$(call chain,test-c test-go lint-workflows test-fuzz-native)
 
 test-core:
 	$(CARGO) fmt --all -- --check
@@ -134,21 +134,46 @@ $(ZIG_VENV)/.installed: packaging/requirements.txt
 	$(ZIG_VENV)/bin/pip install --quiet -r packaging/requirements.txt
 	touch $@
 
-# The zig-linked Node addon and C library alone, for make test to build ahead of test-dist.
+# The zig-linked Node addon, C library and CLI wheel alone, for make test to build ahead of test-dist.
 dist-build: $(ZIG_VENV)/.installed
 	$(MAKE) -C bindings-node zig-addon ZIG_VENV=$(ZIG_VENV)
 	$(MAKE) -C bindings-c zig-lib ZIG_VENV=$(ZIG_VENV)
+	$(MAKE) --no-print-directory cli-wheel
+
+# The CLI: one release build, linked by zig against glibc 2.17, shipped twice: as the wheel
+# hrwhash-cli (maturin's `bindings = "bin"`, cli/pyproject.toml) and, the same binary taken out of
+# that wheel, as the npm packages hrwhash-cli and its platform package (packaging/npm-cli/).
+# Its own target directory, since cargo rebuilds every crate when the linker changes.
+CLI_WHEELS := target/cli-wheels
+cli-wheel: $(ZIG_VENV)/.installed
+	rm -rf $(CLI_WHEELS)
+	PATH="$(ZIG_VENV)/bin:$$PATH" CARGO_TARGET_DIR=$(CURDIR)/target/cli-wheel \
+	  $(ZIG_VENV)/bin/maturin build --release --zig --compatibility manylinux2014 -m cli/Cargo.toml --out $(CLI_WHEELS)
+	$(ZIG_VENV)/bin/auditwheel show $(CLI_WHEELS)/hrwhash_cli-*.whl | tr -s ' \n' ' ' | grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' || \
+	  { $(ZIG_VENV)/bin/auditwheel show $(CLI_WHEELS)/hrwhash_cli-*.whl; echo "the CLI wheel is not manylinux_2_17" >&2; exit 1; }
+
+cli-dist: cli-wheel
+	mkdir -p dist && cp $(CLI_WHEELS)/hrwhash_cli-*.whl dist/
+	rm -rf target/cli-npm && $(ZIG_VENV)/bin/python -m zipfile -e $(CLI_WHEELS)/hrwhash_cli-*.whl target/cli-npm/wheel
+	node packaging/npm-cli/pack.js target/cli-npm/wheel/hrwhash_cli-*.data/scripts/hrwhash dist
 
 dist: $(ZIG_VENV)/.installed
 	rm -rf dist
 	$(MAKE) -C bindings-python dist
 	$(MAKE) -C bindings-node dist ZIG_VENV=$(ZIG_VENV)
 	$(MAKE) -C bindings-c dist ZIG_VENV=$(ZIG_VENV)
+	$(MAKE) --no-print-directory cli-dist
 
 # Each artifact installed into a fresh environment with no cargo or rustc on PATH, running the
 # README examples.
 test-dist: dist
 	bash packaging/test-install.sh dist
+
+# The release pipeline cannot run here; actionlint (from the Go module proxy, pinned) checks its
+# syntax, expressions, job graph and action inputs.
+ACTIONLINT_VERSION := v1.7.12
+lint-workflows:
+	go run github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION) .github/workflows/*.yml
 
 bench:
 	$(CARGO) bench -p hrwhash-bench --bench lookup

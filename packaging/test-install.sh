@@ -45,6 +45,9 @@ sdist=$(only 'hrwhash-[0-9]*.tar.gz')
 npm_main=$(only 'hrwhash-[0-9]*.tgz')
 npm_platform=$(only 'hrwhash-linux-*.tgz')
 c_tarball=$(only 'hrwhash-c-*.tar.gz')
+cli_wheel=$(only 'hrwhash_cli-*-py3-none-manylinux*_x86_64.whl')
+cli_npm_main=$(only 'hrwhash-cli-[0-9]*.tgz')
+cli_npm_platform=$(only 'hrwhash-cli-linux-*.tgz')
 
 check "the bare PATH has no cargo and no rustc" \
   no_rust /nonexistent sh -c '! command -v cargo && ! command -v rustc'
@@ -67,7 +70,7 @@ EOF
 check "pip installs the wheel without Rust" \
   no_rust "$work/py/bin" pip install --quiet --no-index "$wheel"
 # What the README's other examples import (pymemcache, the DataFrame libraries), at the pinned versions.
-readme_deps=$(grep -E '^(pymemcache|numpy|polars|pyarrow)==' "$root/bindings-python/requirements-test.txt")
+readme_deps=$(grep -E '^(pymemcache|numpy|pandas|polars|pyarrow)==' "$root/bindings-python/requirements-test.txt")
 check "pymemcache and the DataFrame libraries for the README's other examples" \
   no_rust "$work/py/bin" pip install --quiet $readme_deps
 check "the Python README examples run on the installed wheel" no_rust "$work/py/bin" py_readme
@@ -153,6 +156,88 @@ c_cmake() {
 check "C example via pkg-config from the unpacked release tarball (shared library)" no_rust /nonexistent c_pkgconfig
 check "C example via pkg-config from the release tarball (static library)" no_rust /nonexistent c_pkgconfig_static
 check "C and C++ examples via CMake find_package from the release tarball" no_rust /nonexistent c_cmake
+
+# ---- the command-line tool ---------------------------------------------------------------
+# Every `$ ...` line of cli/README.md's console blocks, run from cli/ (its testdata) with only the
+# installed `hrwhash` and the system's tools on PATH, printing exactly what the README shows
+# (the check of `cargo test -p hrwhash-cli`, here on the installed binary).
+cli_readme() { # cli_readme BIN_DIR: BIN_DIR's hrwhash must be the one on PATH
+  [ "$(command -v hrwhash)" = "$1/hrwhash" ] || { echo "hrwhash on PATH is $(command -v hrwhash), not $1/hrwhash"; return 1; }
+  "$python" - "$root/cli/README.md" <<'EOF'
+import os, re, subprocess, sys
+readme = sys.argv[1]
+examples, console = [], False
+for line in open(readme).read().splitlines():
+    if line.startswith("```"):
+        console = line == "```console"
+    elif console and line.startswith("$ "):
+        examples.append([line[2:], ""])
+    elif console and examples:
+        examples[-1][1] += line + "\n"
+assert len(examples) >= 8, "cli/README.md lost its examples"
+for command, shown in examples:
+    run = subprocess.run(["sh", "-c", command], cwd=os.path.dirname(readme), capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout, f"{command}: exit {run.returncode}\n{run.stderr}"
+    assert not shown or run.stdout == shown, f"{command}: printed\n{run.stdout}\nthe README shows\n{shown}"
+print(f"{len(examples)} README commands ran")
+EOF
+}
+cli_agrees_with_library() { # the installed command names the owners the installed Python library names
+  got=$(hrwhash place --nodes cache-a,cache-b,cache-c user:1 user:2 user:3) || return 1
+  want=$("$work/py/bin/python" -c '
+import hrwhash
+p = hrwhash.Placement(["cache-a", "cache-b", "cache-c"])
+for k in ["user:1", "user:2", "user:3"]:
+    print(k, p.owner(k))') || return 1
+  echo "$got"
+  # Compared as (key, last field): the command's layout is its own, the owners are the library's.
+  [ "$(echo "$got" | awk '{print $1, $NF}')" = "$want" ] || { echo "library: $want"; return 1; }
+}
+cli_quiet_on_closed_pipe() {
+  { hrwhash simulate --keys 200000 --nodes 50 2>"$work/cli-stderr"; echo $? >"$work/cli-status"; } | head -n 1 >/dev/null
+  [ "$(cat "$work/cli-status")" = 0 ] && [ ! -s "$work/cli-stderr" ] ||
+    { echo "exit $(cat "$work/cli-status"), stderr:"; cat "$work/cli-stderr"; return 1; }
+}
+"$python" -m venv "$work/cli-py"
+check "pip installs the CLI wheel (hrwhash-cli) without Rust" \
+  no_rust "$work/cli-py/bin" pip install --quiet --no-index "$cli_wheel"
+check "the wheel's hrwhash runs the cli/README.md examples" no_rust "$work/cli-py/bin" cli_readme "$work/cli-py/bin"
+check "the wheel's hrwhash places keys as the installed Python library does" \
+  no_rust "$work/cli-py/bin" cli_agrees_with_library
+check "the wheel's hrwhash stops quietly with status 0 on a closed pipe" \
+  no_rust "$work/cli-py/bin" cli_quiet_on_closed_pipe
+
+# npm: the launcher package and its platform package, installed into a project (`npx hrwhash`)
+# and globally (`npm install -g`, into a prefix: the bare `hrwhash`).
+node_project "$work/cli-node"
+check "npm installs the CLI packages (hrwhash-cli) with --ignore-scripts and no Rust" \
+  no_rust "$(dirname "$node")" npm_in "$work/cli-node" install --ignore-scripts "$cli_npm_main" "$cli_npm_platform"
+cli_npx() {
+  (cd "$1" && npx --no-install hrwhash place --nodes cache-a,cache-b,cache-c user:1 user:2 user:3) >"$work/npx.out" || return 1
+  "$work/cli-py/bin/hrwhash" place --nodes cache-a,cache-b,cache-c user:1 user:2 user:3 >"$work/wheel.out" || return 1
+  cat "$work/npx.out"
+  cmp "$work/npx.out" "$work/wheel.out"
+}
+check "npx hrwhash runs the installed binary (the wheel's answers)" \
+  no_rust "$(dirname "$node")" cli_npx "$work/cli-node"
+check "npm ships the wheel's binary, byte for byte" \
+  cmp "$work/cli-node/node_modules/hrwhash-cli-linux-x64-gnu/hrwhash" "$work/cli-py/bin/hrwhash"
+check "npm install -g puts hrwhash on PATH" \
+  no_rust "$(dirname "$node")" npm_in "$work" install -g --prefix "$work/cli-global" --ignore-scripts "$cli_npm_main" "$cli_npm_platform"
+check "the globally installed hrwhash runs the cli/README.md examples" \
+  no_rust "$work/cli-global/bin:$(dirname "$node")" cli_readme "$work/cli-global/bin"
+check "the npm launcher passes the exit status through (a bad flag is status 2)" \
+  no_rust "$work/cli-global/bin:$(dirname "$node")" sh -c 'hrwhash place --no-such-flag 2>/dev/null; [ $? = 2 ]'
+check "through the npm launcher, hrwhash stops quietly with status 0 on a closed pipe" \
+  no_rust "$work/cli-global/bin:$(dirname "$node")" cli_quiet_on_closed_pipe
+cli_npm_missing_binary() {
+  npm_in "$1" install --ignore-scripts "$cli_npm_main" || return 1
+  ! (cd "$1" && npx --no-install hrwhash --version) >"$work/cli-missing.log" 2>&1 || return 1
+  grep -q "no prebuilt binary for linux-x64-gnu" "$work/cli-missing.log" || { cat "$work/cli-missing.log"; return 1; }
+}
+node_project "$work/cli-node-main-only"
+check "without its platform package, the CLI launcher says what is missing in one line" \
+  no_rust "$(dirname "$node")" cli_npm_missing_binary "$work/cli-node-main-only"
 
 echo "install tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -390,11 +390,19 @@ fn id_values(py: Python<'_>, placement: &Placement) -> PyResult<ArrayRef> {
     })
 }
 
-fn export(py: Python<'_>, array: ArrayRef, name: &str) -> PyResult<Py<PyAny>> {
+/// The answer in the library the keys came from (pandas, Polars, pyarrow; see `_results.py`).
+fn export(
+    py: Python<'_>,
+    keys: &Bound<'_, PyAny>,
+    array: ArrayRef,
+    name: &str,
+) -> PyResult<Py<PyAny>> {
     let field = Field::new(name, array.data_type().clone(), array.null_count() > 0);
-    Ok(PyArray::new(array, Arc::new(field))
-        .into_pyobject(py)?
-        .into_any()
+    let answer = PyArray::new(array, Arc::new(field)).into_pyobject(py)?;
+    Ok(py
+        .import("hrwhash._results")?
+        .getattr("follow")?
+        .call1((keys, answer))?
         .unbind())
 }
 
@@ -407,7 +415,7 @@ impl Placement {
         let codes = UInt32Array::new(ScalarBuffer::from(indices), nulls);
         let dict = DictionaryArray::<UInt32Type>::try_new(codes, id_values(py, self)?)
             .map_err(|e| misuse(e.to_string()))?;
-        export(py, Arc::new(dict), "owner")
+        export(py, keys, Arc::new(dict), "owner")
     }
 
     /// The build-order index of the owner of each key, as an Arrow uint32 array.
@@ -415,6 +423,7 @@ impl Placement {
         let (indices, nulls) = owner_indices(py, &self.inner, self::keys(keys)?)?;
         export(
             py,
+            keys,
             Arc::new(UInt32Array::new(ScalarBuffer::from(indices), nulls)),
             "owner_index",
         )
@@ -428,6 +437,7 @@ impl Placement {
         keys: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
+        let given = keys;
         let keys = self::keys(keys)?;
         let k = count_arg(k, "k")?.get()?.min(self.inner.selectable_len());
         let (rows, nulls, n) = rank_rows(py, &self.inner, keys, k)?;
@@ -441,7 +451,7 @@ impl Placement {
         let field = Arc::new(Field::new("item", DataType::UInt32, false));
         let list = FixedSizeListArray::try_new(field, k as i32, Arc::new(values), nulls)
             .map_err(|e| misuse(e.to_string()))?;
-        export(py, Arc::new(list), "ranking")
+        export(py, given, Arc::new(list), "ranking")
     }
 }
 

@@ -143,3 +143,46 @@ def test_polars_namespace_refuses_what_is_not_a_placement() -> None:
             series.hrw.owner(bad)  # type: ignore[attr-defined]
         with pytest.raises(hrwhash.errors.InvalidArgumentError, match="placement must be a Placement"):
             pl.col("key").hrw.owner_index(bad)  # type: ignore[attr-defined]
+
+
+# Issue 21: a pandas column assigned from a batch answer held the repr of an arro3 array in every
+# row. Each answer now comes back in the library of its keys.
+def test_pandas_keys_give_pandas_answers_on_their_index(placement: "Placement[str]") -> None:
+    frame = pd.DataFrame({"key": KEYS[:50]}, index=range(100, 150))
+    frame["idx"] = placement.owner_indices(frame["key"])
+    frame["owner"] = placement.owners_arrow(frame["key"])
+    want = placement.owners(KEYS[:50])
+    assert frame["idx"].dtype == np.uint32
+    assert [NODES[i] for i in frame["idx"]] == want
+    assert isinstance(frame["owner"].dtype, pd.CategoricalDtype)
+    assert frame["owner"].astype(str).tolist() == want
+    # On the keys' index, so a filtered frame lines up row by row.
+    part = frame.iloc[::7]
+    got = placement.owner_indices(part["key"])
+    assert isinstance(got, pd.Series) and list(got.index) == list(part.index)
+    assert [NODES[i] for i in got] == want[::7]
+    ranked = placement.rank_many_arrow(part["key"], 2)
+    assert isinstance(ranked, pd.Series) and list(ranked.index) == list(part.index)
+    assert [[NODES[i] for i in row] for row in ranked] == placement.rank_many(KEYS[:50][::7], 2)
+
+
+def test_pandas_null_keys_give_missing_values(placement: "Placement[str]") -> None:
+    keys = pd.Series(["a", None, "b"], dtype="string[pyarrow]")
+    idx = placement.owner_indices(keys)
+    assert isinstance(idx, pd.Series) and str(idx.dtype) == "UInt32"
+    assert idx.isna().tolist() == [False, True, False]
+    assert int(idx[0]) == NODES.index(placement.owner("a"))
+    owners = placement.owners_arrow(keys)
+    assert owners.isna().tolist() == [False, True, False]
+
+
+def test_each_library_gets_its_own_arrays(placement: "Placement[str]") -> None:
+    want = [NODES.index(o) for o in placement.owners(KEYS[:20])]
+    from_arrow = placement.owner_indices(pa.array(KEYS[:20]))
+    assert isinstance(from_arrow, pa.Array) and from_arrow.to_pylist() == want
+    assert isinstance(placement.owners_arrow(pa.chunked_array([KEYS[:20]])), pa.Array)
+    from_polars = placement.owner_indices(pl.Series("k", KEYS[:20]))
+    assert isinstance(from_polars, pl.Series) and from_polars.to_list() == want
+    # Lists and NumPy arrays belong to no Arrow library: pyarrow's arrays, since it is installed.
+    assert isinstance(placement.owner_indices(KEYS[:20]), pa.Array)
+    assert isinstance(placement.rank_many_arrow(np.array(KEYS[:20]), 2), pa.Array)

@@ -6,6 +6,20 @@
 #ifndef HRWHASH_HPP
 #define HRWHASH_HPP
 
+// std::string_view and std::optional are C++17; say so before the first use fails somewhere
+// inside the header. MSVC keeps __cplusplus at 199711L unless /Zc:__cplusplus is given, and
+// reports the standard in _MSVC_LANG instead.
+#if defined(_MSVC_LANG) && _MSVC_LANG > __cplusplus
+#define HRWHASH_CPLUSPLUS _MSVC_LANG
+#else
+#define HRWHASH_CPLUSPLUS __cplusplus
+#endif
+#if HRWHASH_CPLUSPLUS < 201703L
+#error "hrwhash.hpp needs C++17 (-std=c++17, /std:c++17, or CMAKE_CXX_STANDARD 17); the C header hrwhash.h works from C++98"
+// Compilers go on after #error: the rest is skipped so that this stays the only message.
+#else
+#undef HRWHASH_CPLUSPLUS
+
 #include <hrwhash.h>
 
 #include <algorithm>
@@ -341,6 +355,17 @@ public:
         return {reinterpret_cast<const char *>(id), len};
     }
 
+    /// The failure domain of node `index` (possibly empty), or nullopt when it has none; the view
+    /// lives as long as this placement.
+    std::optional<std::string_view> node_domain(std::size_t index) const {
+        bool has = false;
+        const std::uint8_t *domain = nullptr;
+        std::size_t len = 0;
+        detail::check(hrw_placement_node_domain(p_, index, &has, &domain, &len));
+        if (!has) return std::nullopt;
+        return std::string_view{reinterpret_cast<const char *>(domain), len};
+    }
+
     std::optional<std::size_t> find(std::string_view id) const {
         std::size_t index = 0;
         hrw_status st = hrw_placement_find(p_, detail::bytes(id), id.size(), &index);
@@ -504,4 +529,5 @@ inline std::uint64_t node_digest(std::string_view id,
 
 }  // namespace hrwhash
 
+#endif  // C++17
 #endif  // HRWHASH_HPP

@@ -276,6 +276,23 @@ TEST(Placement, ParallelListsMustMatch) {
     }
 }
 
+// node_domain reads back what the nodes were built with: a domain, an empty one, or none.
+TEST(Placement, NodeDomain) {
+    hrwhash::Options options;
+    options.domains = std::vector<std::optional<std::string_view>>{"rack-1", std::nullopt, ""};
+    hrwhash::Placement p({"a", "b", "c"}, options);
+    EXPECT_EQ(p.node_domain(0), std::optional<std::string_view>("rack-1"));
+    EXPECT_EQ(p.node_domain(1), std::nullopt);
+    ASSERT_TRUE(p.node_domain(2).has_value());
+    EXPECT_TRUE(p.node_domain(2)->empty());
+    try {
+        (void)p.node_domain(3);
+        FAIL() << "an index past the nodes was accepted";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_NE(e.status(), HRW_STATUS_OK);
+    }
+}
+
 // Issue 8: with_node and with_weight name the node's position and the rejected weight.
 TEST(Placement, DerivedErrorsNameTheNodeAndValue) {
     hrwhash::Placement p({"a", "b", "c"});

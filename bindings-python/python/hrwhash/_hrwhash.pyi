@@ -1,5 +1,7 @@
 from os import PathLike
-from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, List, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final
+from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, List, Literal, Optional, SupportsFloat, SupportsIndex, Tuple, TypeVar, Union, final, overload
+
+import polars
 
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
@@ -101,24 +103,42 @@ class Placement(Generic[_Id]):
 
         Raises :class:`~hrwhash.errors.ResultTooLargeError` before any lookup when the answer
         would hold more than 2**32 - 1 ids."""
+    # The Arrow answers come back in the library of the keys (hrwhash/_results.py): a pandas
+    # Series on the keys' index for pandas keys, a Polars Series for Polars keys, a pyarrow Array
+    # for pyarrow keys and for any other keys when pyarrow is installed, else an arro3 array.
+    # pandas and pyarrow ship no complete type information, so only Polars is typed here.
+    @overload
+    def owners_arrow(self, keys: polars.Series) -> polars.Series: ...
+    @overload
     def owners_arrow(self, keys: Any) -> Any:
-        """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array (an object
-        with ``__arrow_c_array__``: pass it to ``pyarrow.array``, ``polars.Series``, ...). ``keys`` is
+        """The owner of each key as an Arrow ``dictionary<uint32, string|binary>`` array, in the
+        library of the keys: a pandas ``category`` Series on the keys' index for pandas keys
+        (converted through pyarrow), a Polars ``Categorical`` Series for Polars keys, a pyarrow
+        ``DictionaryArray`` for pyarrow keys and for any other keys when pyarrow is installed,
+        else an arro3 array (every answer has ``__arrow_c_array__``). ``keys`` is
         any Arrow array, chunked array or stream of string/binary (or a dictionary of them), a
-        NumPy array of ``bytes_``/``str_``/objects (either byte order), or an iterable of keys; null
-        keys (an Arrow null, or ``None`` among objects) give null.
+        NumPy array of ``bytes_``/``str_``/objects (either byte order), a pandas Series, or an
+        iterable of keys; null keys (an Arrow null, or ``None`` among objects) give null.
 
         Every Arrow array is validated in full before it is read: a malformed one (offsets past
         its data or out of order, views outside their buffers, invalid UTF-8 in a string array,
         dictionary indices outside the dictionary, a released or negative-length C array) raises
         :class:`~hrwhash.errors.InvalidArgumentError`. The same holds for ``owners``,
         ``rank_many``, ``owner_indices`` and ``rank_many_arrow``."""
+    @overload
+    def owner_indices(self, keys: polars.Series) -> polars.Series: ...
+    @overload
     def owner_indices(self, keys: Any) -> Any:
-        """The build-order index of the owner of each key, as an Arrow ``uint32`` array (keys as
-        for ``owners_arrow``, validated the same way)."""
+        """The build-order index of the owner of each key, as a ``uint32`` array in the library of
+        the keys, as for ``owners_arrow`` (a pandas Series of ``uint32``, or of the nullable
+        ``UInt32`` when a key is null; keys as for ``owners_arrow``, validated the same way)."""
+    @overload
+    def rank_many_arrow(self, keys: polars.Series, k: _Count) -> polars.Series: ...
+    @overload
     def rank_many_arrow(self, keys: Any, k: _Count) -> Any:
-        """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices (keys
-        as for ``owners_arrow``, validated the same way)."""
+        """``rank(key, k)`` of each key as an Arrow ``fixed_size_list<uint32>`` of node indices, in
+        the library of the keys as for ``owners_arrow`` (a pandas Series holds one NumPy array of
+        indices per row; keys as for ``owners_arrow``, validated the same way)."""
     def with_node(
         self, node: _Id, weight: Optional[_Weight] = None, *, domain: Union[str, bytes, None] = None
     ) -> "Placement[_Id]":
