@@ -1037,17 +1037,6 @@ hrw_status hrw_live_view_fingerprint(const struct hrw_live_view *live_view,
                                      size_t out_len);
 
 /**
- * The current view's fingerprint as 32 lowercase hex digits and a NUL (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_HEX_SIZE`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_live_view_fingerprint_hex(const struct hrw_live_view *live_view,
-                                         uint8_t *out,
-                                         size_t out_len);
-
-/**
  * Whether a move is in progress.
  *
  * # Safety
