@@ -378,6 +378,7 @@ mod tests {
     #[test]
     fn every_multi_key_digest_matches_the_scalar_one() {
         let lanes = Lanes::available();
+        #[cfg(feature = "std")]
         std::println!("multi-key digests run here: {lanes:?}");
         let mut st = 17u64;
         // Every length in batches of one length, then lengths mixed within each batch (short
