@@ -46,3 +46,54 @@ fn key_digest_matches_siphash_at_every_length_under_the_default_seed() {
         );
     }
 }
+
+/// The batch calls digest keys in blocks (several per vector register where the CPU has them):
+/// each answer is still the one-key call's, for keys of mixed lengths in one call.
+#[test]
+fn batch_calls_answer_as_one_key_calls_do() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        state >> 29
+    };
+    let keys: Vec<Vec<u8>> = (0..1000)
+        .map(|_| {
+            let len = (next() % [8, 30, 300][(next() % 3) as usize]) as usize;
+            (0..len).map(|_| next() as u8).collect()
+        })
+        .collect();
+    let seed = Seed::from_bytes(*b"another seed 16B");
+    for n in [1usize, 5, 100] {
+        let ids: Vec<String> = (0..n).map(|i| format!("node-{i}")).collect();
+        let plain = hrwhash::Placement::new(&ids).unwrap();
+        let weighted = hrwhash::Placement::builder()
+            .seed(seed)
+            .nodes(ids.iter().enumerate().map(|(i, id)| {
+                hrwhash::Node::new(id)
+                    .with_weight(hrwhash::Weight::new((1 + i % 4) as f64).unwrap())
+            }))
+            .build()
+            .unwrap();
+        for p in [plain, weighted] {
+            // Lengths that leave a remainder after whole blocks of eight and of 64.
+            for count in [0usize, 1, 7, 8, 9, 63, 64, 65, 1000] {
+                let keys = &keys[..count];
+                let expected: Vec<usize> = keys.iter().map(|k| p.owner_index(k)).collect();
+                let mut out = vec![usize::MAX; count];
+                p.owners_into(keys, &mut out).unwrap();
+                assert_eq!(out, expected, "n={n} count={count}");
+                assert_eq!(p.owners(keys), expected);
+                let k = 3;
+                let mut rows = vec![usize::MAX; count * k];
+                let per_key = p.rank_many_into(keys, k, &mut rows).unwrap();
+                for (key, row) in keys.iter().zip(rows.chunks_exact(k)) {
+                    let mut one = vec![usize::MAX; per_key];
+                    p.rank_into(key, &mut one);
+                    assert_eq!(&row[..per_key], &one[..]);
+                }
+            }
+        }
+    }
+}

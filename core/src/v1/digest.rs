@@ -152,9 +152,10 @@ fn general(prefix: &State, key: &[u8]) -> u64 {
     finish(compress(v, tail | (n + FRAME) << 56))
 }
 
-/// The words of one key for the multi-key digests: `first` is the second framed word, `last`
-/// the final one (the last bytes and the length byte), and `blocks` how many words follow the
-/// prefix state, the final one included. Word `b` of the key (`b` from 0) is then
+/// The words of one key for the multi-key digests (which compute them in their lanes for keys
+/// of 8 bytes or more, and take them from here for shorter ones): `first` is the second framed
+/// word and `last` the final one (the last bytes and the length byte). With `blocks =
+/// (len + 18) / 8` words after the prefix state, word `b` of the key (`b` from 0) is
 /// `EY | len << 16` for 0, `first` for 1, the key bytes at `8 * b - 10` while `b + 1 < blocks`,
 /// and `last` for `b + 1 == blocks`.
 #[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
@@ -162,7 +163,6 @@ fn general(prefix: &State, key: &[u8]) -> u64 {
 struct Words {
     first: u64,
     last: u64,
-    blocks: u64,
 }
 
 #[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
@@ -188,11 +188,7 @@ impl Words {
                 (a | length_byte, a | length_byte)
             }
         };
-        Words {
-            first,
-            last,
-            blocks: total / 8,
-        }
+        Words { first, last }
     }
 }
 
@@ -268,9 +264,9 @@ impl Lanes {
                 let mut keys8 = keys.chunks_exact(8);
                 let mut out8 = out.chunks_exact_mut(8);
                 for (k, d) in (&mut keys8).zip(&mut out8) {
-                    let words = core::array::from_fn(|i| (k[i].as_ref(), Words::of(k[i].as_ref())));
+                    let k = core::array::from_fn(|i| k[i].as_ref());
                     // SAFETY: `Avx512` is only chosen when the CPU has AVX-512 F.
-                    let digests = unsafe { avx512::digests(prefix, &words) };
+                    let digests = unsafe { avx512::digests(prefix, &k) };
                     d.copy_from_slice(&digests);
                 }
                 for (k, d) in keys8.remainder().iter().zip(out8.into_remainder()) {
@@ -278,26 +274,6 @@ impl Lanes {
                 }
             }
         }
-    }
-}
-
-/// The word at block `b` (at least 2) of a key described by `w`: a key word while one is left,
-/// then the last word (and after it anything: the lane is done).
-#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
-#[inline(always)]
-fn word_at(key: &[u8], w: &Words, b: usize) -> u64 {
-    // Keys shorter than 8 bytes have no key word here; read the first bytes of the last one
-    // (never used) rather than branch.
-    let len = key.len();
-    let x = if len >= 8 {
-        read(key, (8 * b - 10).min(len - 8))
-    } else {
-        0
-    };
-    if (b as u64) + 1 < w.blocks {
-        x
-    } else {
-        w.last
     }
 }
 
