@@ -3,7 +3,7 @@
 //! callgrind.
 //!
 //!   cargo run --release -p hrwhash-bench --example digest_cost            # table, ns per key
-//!   .../digest_cost cg siphasher|digest|one_at_a_time|owners_into N COUNT  # for callgrind
+//!   .../digest_cost cg siphasher|digest|one_at_a_time|owners_into|none N COUNT  # callgrind
 //!
 //! Keys are 8 to 24 bytes long, the length random per key. `siphasher` is the streaming SipHash
 //! the core used before; `digest` is `hrwhash::v1::key_digest`; `one_at_a_time` is
@@ -56,6 +56,8 @@ fn run(op: &str, p: &Placement, keys: &[Vec<u8>], out: &mut [usize]) -> u64 {
         "one_at_a_time" => keys
             .iter()
             .fold(0, |a, k| a ^ p.owner_index(black_box(k)) as u64),
+        // The keys alone, the baseline of the callgrind counts.
+        "none" => keys.iter().fold(0, |a, k| a ^ black_box(k).len() as u64),
         "owners_into" => {
             p.owners_into(black_box(keys), out).unwrap();
             out.iter().fold(0, |a, &o| a ^ o as u64)

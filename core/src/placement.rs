@@ -77,7 +77,7 @@ const MIN_NODES_INTERLEAVED: usize = 32;
 const MAX_NODES_INTERLEAVED: usize = 2048;
 /// Keys digested together before their lookups by the batch calls: a multiple of every
 /// multi-key digest's width, and small enough for the stack.
-const KEY_BLOCK: usize = 64;
+pub(crate) const KEY_BLOCK: usize = 64;
 
 struct Inner {
     seed: Seed,
