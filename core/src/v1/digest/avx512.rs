@@ -3,6 +3,10 @@
 //! and a lane past its own last word keeps its state (a masked blend) until the shared
 //! finalization. Words are gathered straight from the keys, a masked gather per word.
 
+// Compiled only under `cfg(hrwhash_avx512)`, which build.rs sets for Rust 1.89 and later, where
+// these intrinsics are stable; the crate's minimum version builds without this module.
+#![allow(clippy::incompatible_msrv)]
+
 use core::arch::x86_64::*;
 
 use super::{State, Words, EY, FRAME};
