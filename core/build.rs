@@ -5,6 +5,7 @@ use std::process::Command;
 
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(hrwhash_avx512)");
+    println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=RUSTC");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let minor = Command::new(rustc)

@@ -260,10 +260,14 @@ pub unsafe extern "C" fn hrw_placement_owners(
         if dst.len() < lens.len() {
             return Err(hrw_status::BufferTooSmall);
         }
-        for (key, slot) in split_keys(keys, lens)?.zip(dst.iter_mut()) {
-            *slot = p.owner_index(key);
-        }
-        Ok(())
+        let dst = &mut dst[..lens.len()];
+        let mut done = 0;
+        in_blocks(split_keys(keys, lens)?, |block| {
+            let out = &mut dst[done..done + block.len()];
+            done += block.len();
+            p.owners_into(block, out)
+        })
+        .map_err(|e| (&e).into())
     })
 }
 
@@ -287,6 +291,28 @@ pub(crate) fn split_keys<'a>(
         rest = tail;
         key
     }))
+}
+
+/// Calls `f` with the keys in order, a block of at most `KEYS_PER_BLOCK` at a time, so that the
+/// core's batch calls (which digest several keys at once) see them as slices.
+pub(crate) fn in_blocks<'a, E>(
+    keys: impl Iterator<Item = &'a [u8]>,
+    mut f: impl FnMut(&[&'a [u8]]) -> Result<(), E>,
+) -> Result<(), E> {
+    const KEYS_PER_BLOCK: usize = 1024;
+    let mut block = Vec::with_capacity(KEYS_PER_BLOCK.min(keys.size_hint().0));
+    for key in keys {
+        block.push(key);
+        if block.len() == KEYS_PER_BLOCK {
+            f(&block)?;
+            block.clear();
+        }
+    }
+    if block.is_empty() {
+        Ok(())
+    } else {
+        f(&block)
+    }
 }
 
 /// Top-`k` rankings of `key_count` keys in one call, the keys given as for
@@ -323,9 +349,14 @@ pub unsafe extern "C" fn hrw_placement_rank_many(
         let rows = split_keys(keys, lens)?;
         let per_key = k.min(p.selectable_len());
         if per_key > 0 {
-            for (key, row) in rows.zip(dst.chunks_exact_mut(k)) {
-                p.rank_into(key, &mut row[..per_key]);
-            }
+            let dst = &mut dst[..slots];
+            let mut done = 0;
+            in_blocks(rows, |block| {
+                let out = &mut dst[done..done + block.len() * k];
+                done += out.len();
+                p.rank_many_into(block, k, out).map(drop)
+            })
+            .map_err(|e| hrw_status::from(&e))?;
         }
         per_key_dst.write(per_key);
         Ok(())

@@ -132,9 +132,9 @@ fn check_key_type(dt: &DataType) -> PyResult<()> {
 
 /// Calls `f(position, Some(key))` for every key of one Arrow chunk in order, `f(position, None)`
 /// for a null one.
-fn each_arrow_key(
-    array: &dyn Array,
-    f: &mut dyn FnMut(usize, Option<&[u8]>),
+fn each_arrow_key<'a>(
+    array: &'a dyn Array,
+    f: &mut dyn FnMut(usize, Option<&'a [u8]>),
 ) -> Result<(), String> {
     macro_rules! walk {
         ($a:expr) => {{
@@ -232,6 +232,9 @@ fn numpy_item<'a>(
     Ok(&scratch[..])
 }
 
+/// Keys handed to the core's batch call at once.
+const KEY_BLOCK: usize = 1024;
+
 /// The owner index of every key (`None` for a null key), in input order. The hashing runs without
 /// the GIL.
 pub(crate) fn owner_indices(
@@ -250,10 +253,40 @@ pub(crate) fn owner_indices(
                 out.resize(start + chunk.len(), 0);
                 let slots = &mut out[start..];
                 let (result, chunk_nulls) = py.detach(|| {
-                    let r = each_arrow_key(chunk.as_ref(), &mut |i, key| {
-                        slots[i] = key.map_or(0, |key| placement.owner_index(key) as u32)
+                    // Keys go to the core a block at a time (its batch call digests several at
+                    // once); a null takes the empty key's place and its answer is reset below.
+                    let mut block: Vec<&[u8]> = Vec::with_capacity(KEY_BLOCK);
+                    let mut owners = vec![0usize; KEY_BLOCK];
+                    let mut done = 0;
+                    let mut flush = |block: &mut Vec<&[u8]>| {
+                        let owners = &mut owners[..block.len()];
+                        placement
+                            .owners_into(block, owners)
+                            .map_err(|e| e.to_string())?;
+                        for (slot, &o) in slots[done..].iter_mut().zip(owners.iter()) {
+                            *slot = o as u32;
+                        }
+                        done += block.len();
+                        block.clear();
+                        Ok::<(), String>(())
+                    };
+                    let mut failed = Ok(());
+                    let walked = each_arrow_key(chunk.as_ref(), &mut |_, key| {
+                        block.push(key.unwrap_or_default());
+                        if block.len() == KEY_BLOCK && failed.is_ok() {
+                            failed = flush(&mut block);
+                        }
                     });
-                    (r, chunk.logical_nulls())
+                    let r = walked.and(failed).and_then(|()| flush(&mut block));
+                    let chunk_nulls = chunk.logical_nulls();
+                    if let Some(n) = &chunk_nulls {
+                        for (slot, valid) in slots.iter_mut().zip(n.iter()) {
+                            if !valid {
+                                *slot = 0;
+                            }
+                        }
+                    }
+                    (r, chunk_nulls)
                 });
                 result.map_err(|m| misuse(format!("keys: {m}")))?;
                 match chunk_nulls {

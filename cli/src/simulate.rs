@@ -133,33 +133,47 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
         weighted: vec![0; fleet.len()],
     };
     let bar = progress::bar("simulate", Unit::Items(keys, "keys"), opts.quiet);
-    let mut key = String::new();
-    for i in 0..keys {
-        if i % progress::EVERY == 0 {
-            bar.set_position(i);
+    // Keys in blocks, so that each placement digests a block at once (several keys per vector
+    // register where the CPU has them).
+    const BLOCK: u64 = 1024;
+    let mut block: Vec<String> = Vec::with_capacity(BLOCK.min(keys) as usize);
+    let mut owners: [Vec<usize>; 4] = Default::default();
+    for start in (0..keys).step_by(BLOCK as usize) {
+        let end = keys.min(start + BLOCK);
+        bar.set_position(start);
+        block.resize_with((end - start) as usize, String::new);
+        for (key, i) in block.iter_mut().zip(start..end) {
+            generated_key(key, i);
         }
-        generated_key(&mut key, i);
-        let key = key.as_bytes();
-        let owner = base.owner_index(key);
-        r.balance[owner] += 1;
+        for (p, out) in [&base, &grown, &shrunk, &fleet]
+            .into_iter()
+            .zip(&mut owners)
+        {
+            *out = p.owners(&block);
+        }
+        let [base_owners, grown_owners, shrunk_owners, fleet_owners] = &owners;
+        for (j, key) in block.iter().enumerate() {
+            let owner = base_owners[j];
+            r.balance[owner] += 1;
 
-        let after = grown.owner_index(key);
-        r.grown[after] += 1;
-        count(&mut r.add[0], owner, after, after < n);
-        let after = shrunk.owner_index(key);
-        r.shrunk[after] += 1;
-        let after = remove + after;
-        count(&mut r.remove[0], owner, after, owner >= remove);
+            let after = grown_owners[j];
+            r.grown[after] += 1;
+            count(&mut r.add[0], owner, after, after < n);
+            let after = shrunk_owners[j];
+            r.shrunk[after] += 1;
+            let after = remove + after;
+            count(&mut r.remove[0], owner, after, owner >= remove);
 
-        // `hash % N` over the very same key digest, so only the placement rule differs.
-        let digest = key_digest(&seed, key);
-        let owner = (digest % n as u64) as usize;
-        let after = (digest % grown_len as u64) as usize;
-        count(&mut r.add[1], owner, after, after < n);
-        let after = remove + (digest % (n - remove) as u64) as usize;
-        count(&mut r.remove[1], owner, after, owner >= remove);
+            // `hash % N` over the very same key digest, so only the placement rule differs.
+            let digest = key_digest(&seed, key.as_bytes());
+            let owner = (digest % n as u64) as usize;
+            let after = (digest % grown_len as u64) as usize;
+            count(&mut r.add[1], owner, after, after < n);
+            let after = remove + (digest % (n - remove) as u64) as usize;
+            count(&mut r.remove[1], owner, after, owner >= remove);
 
-        r.weighted[fleet.owner_index(key)] += 1;
+            r.weighted[fleet_owners[j]] += 1;
+        }
     }
     bar.finish_and_clear();
     if let Some(path) = &opts.plot {

@@ -3,6 +3,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use crate::kernel::{Interleaved, Kernel};
+use crate::v1::digest::Lanes;
 use crate::v1::{draw, key_digest, node_digest, score, Seed};
 use crate::{Error, Weight};
 
@@ -74,6 +75,9 @@ const MIN_NODES_PER_GROUP_FOR_GROUPED_LOOKUP: usize = 16;
 /// groups of a few nodes cost less one at a time (no vector setup or reduction).
 const MIN_NODES_INTERLEAVED: usize = 32;
 const MAX_NODES_INTERLEAVED: usize = 2048;
+/// Keys digested together before their lookups by the batch calls: a multiple of every
+/// multi-key digest's width, and small enough for the stack.
+pub(crate) const KEY_BLOCK: usize = 64;
 
 struct Inner {
     seed: Seed,
@@ -445,15 +449,38 @@ impl Placement {
                 actual: out.len(),
             });
         }
-        for (key, slot) in keys.iter().zip(out.iter_mut()) {
-            *slot = self.owner_index(key);
-        }
+        self.each_key_digest(keys, out, |p, kd, slot| *slot = p.owner_index_of_digest(kd));
         Ok(())
     }
 
     /// Owners of many keys, as build-order indices.
     pub fn owners<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<usize> {
-        keys.iter().map(|k| self.owner_index(k)).collect()
+        let mut out = alloc::vec![0usize; keys.len()];
+        self.each_key_digest(keys, &mut out, |p, kd, slot| {
+            *slot = p.owner_index_of_digest(kd)
+        });
+        out
+    }
+
+    /// Calls `f(self, digest of keys[i], &mut out[i])` for every key (`out` is as long as
+    /// `keys`): the keys are digested a block at a time, several per vector register where the
+    /// CPU has one, before their lookups.
+    #[inline]
+    pub(crate) fn each_key_digest<K: AsRef<[u8]>, T>(
+        &self,
+        keys: &[K],
+        out: &mut [T],
+        mut f: impl FnMut(&Self, u64, &mut T),
+    ) {
+        let lanes = Lanes::detect();
+        let mut digests = [0u64; KEY_BLOCK];
+        for (keys, out) in keys.chunks(KEY_BLOCK).zip(out.chunks_mut(KEY_BLOCK)) {
+            let digests = &mut digests[..keys.len()];
+            lanes.key_digests(self.inner.seed.key_state(), keys, digests);
+            for (&kd, slot) in digests.iter().zip(out) {
+                f(self, kd, slot);
+            }
+        }
     }
 
     /// The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable).
@@ -508,8 +535,15 @@ impl Placement {
         if k == 0 {
             return Ok(0);
         }
-        for (key, row) in keys.iter().zip(out.chunks_exact_mut(k)) {
-            self.rank_into(key, &mut row[..per_key]);
+        // One row per key, in blocks of key digests.
+        let lanes = Lanes::detect();
+        let mut digests = [0u64; KEY_BLOCK];
+        for (keys, rows) in keys.chunks(KEY_BLOCK).zip(out.chunks_mut(KEY_BLOCK * k)) {
+            let digests = &mut digests[..keys.len()];
+            lanes.key_digests(self.inner.seed.key_state(), keys, digests);
+            for (&kd, row) in digests.iter().zip(rows.chunks_exact_mut(k)) {
+                self.rank_digest_into(kd, &mut row[..per_key]);
+            }
         }
         Ok(per_key)
     }

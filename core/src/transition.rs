@@ -13,6 +13,8 @@ use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 
+use crate::placement::KEY_BLOCK;
+use crate::v1::digest::Lanes;
 use crate::v1::key_digest;
 use crate::{Lookup, Placement};
 
@@ -646,7 +648,37 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
-        keys.into_iter().for_each(|k| self.add(k));
+        // In blocks, so that two hrw-v1 placements of one seed digest several keys at once.
+        let mut block = Vec::with_capacity(KEY_BLOCK);
+        for key in keys {
+            block.push(key);
+            if block.len() == KEY_BLOCK {
+                self.add_block(&block);
+                block.clear();
+            }
+        }
+        self.add_block(&block);
+    }
+
+    fn add_block<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
+        let inner = &*self.transition.inner;
+        match (
+            inner.same_seed,
+            inner.old.as_placement(),
+            inner.new.as_placement(),
+        ) {
+            (true, Some(o), Some(n)) => {
+                let mut digests = [0u64; KEY_BLOCK];
+                let digests = &mut digests[..keys.len()];
+                Lanes::detect().key_digests(o.seed().key_state(), keys, digests);
+                for &kd in digests.iter() {
+                    let (old, new) = (o.owner_index_of_digest(kd), n.owner_index_of_digest(kd));
+                    self.tally
+                        .count(old, new, inner.old_to_new[old] != new as u32);
+                }
+            }
+            _ => keys.iter().for_each(|k| self.add(k)),
+        }
     }
 
     /// Adds the counts of another accumulator of the same transition (for parallel feeding).

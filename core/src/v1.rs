@@ -8,6 +8,8 @@ use siphasher::sip::SipHasher13;
 
 use crate::Error;
 
+pub(crate) mod digest;
+
 /// The algorithm tag.
 pub const ALGORITHM: &str = "hrw-v1";
 
@@ -27,33 +29,51 @@ pub const WEIGHT_FRACTION_BITS: u32 = 32;
 
 /// The 128-bit SipHash key. Public by default; choose a secret one when untrusted parties choose keys.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Seed([u8; 16]);
+pub struct Seed {
+    bytes: [u8; 16],
+    /// The SipHash state after the first word of every framed key (derived from `bytes`).
+    key_state: digest::State,
+}
 
 impl Seed {
     /// The documented public default: the ASCII bytes of `hrwhash-v1-seed.`.
-    pub const DEFAULT: Seed = Seed(*b"hrwhash-v1-seed.");
+    pub const DEFAULT: Seed = Seed::from_bytes(*b"hrwhash-v1-seed.");
 
     /// A seed from its 16 bytes.
     pub const fn from_bytes(bytes: [u8; 16]) -> Seed {
-        Seed(bytes)
+        let (k0, k1) = Seed::keys(bytes);
+        Seed {
+            bytes,
+            key_state: digest::prefix_state(k0, k1),
+        }
+    }
+
+    const fn keys(b: [u8; 16]) -> (u64, u64) {
+        (
+            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+            u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]),
+        )
+    }
+
+    pub(crate) fn key_state(&self) -> &digest::State {
+        &self.key_state
     }
 
     /// A seed from a slice, which must be 16 bytes long.
     pub fn from_slice(bytes: &[u8]) -> Result<Seed, Error> {
         <[u8; 16]>::try_from(bytes)
-            .map(Seed)
+            .map(Seed::from_bytes)
             .map_err(|_| Error::InvalidSeedLength { len: bytes.len() })
     }
 
     /// The 16 bytes.
     pub const fn to_bytes(self) -> [u8; 16] {
-        self.0
+        self.bytes
     }
 
     fn hasher(&self) -> SipHasher13 {
-        let (k0, k1) = self.0.split_at(8);
-        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or([0; 8]));
-        SipHasher13::new_with_keys(word(k0), word(k1))
+        let (k0, k1) = Seed::keys(self.bytes);
+        SipHasher13::new_with_keys(k0, k1)
     }
 
     fn digest(&self, domain: &[u8], bytes: &[u8]) -> u64 {
@@ -83,8 +103,9 @@ impl core::fmt::Debug for Seed {
 }
 
 /// SipHash-1-3 of `"hrw-v1:key" || u64le(len) || key`: computed once per lookup.
+#[inline]
 pub fn key_digest(seed: &Seed, key: &[u8]) -> u64 {
-    seed.digest(KEY_DOMAIN, key)
+    digest::key_digest(&seed.key_state, key)
 }
 
 /// SipHash-1-3 of `"hrw-v1:node" || u64le(len) || id`: computed once per node when a placement is built.
