@@ -98,17 +98,17 @@ fn batch_calls_answer_as_one_key_calls_do() {
     }
 }
 
-/// `Diff::add_all` digests keys in blocks when both sides are hrw-v1 placements of one seed: its
+/// `Diff::add_many` digests keys in blocks when both sides are hrw-v1 placements of one seed: its
 /// counts are those of the keys added one at a time.
 #[test]
-fn diff_add_all_counts_as_add_does() {
+fn diff_add_many_counts_as_add_does() {
     let old = hrwhash::Placement::new((0..7).map(|i| format!("node-{i}"))).unwrap();
     let new = hrwhash::Placement::new((2..11).map(|i| format!("node-{i}"))).unwrap();
     let t = hrwhash::Transition::new(&old, &new);
     for count in [0usize, 5, 64, 65, 1000] {
         let keys: Vec<String> = (0..count).map(|i| format!("key-{}", i * 7919)).collect();
         let mut batch = t.diff();
-        batch.add_all(&keys);
+        batch.add_many(&keys);
         let mut one = t.diff();
         keys.iter().for_each(|k| one.add(k));
         assert_eq!(batch.keys(), count as u64);
