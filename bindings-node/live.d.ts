@@ -1,6 +1,6 @@
 /* Types of `hrwhash/live`: sources that keep a LiveView current, and publishers. */
 /// <reference types="node" />
-import type { LiveView, LiveViewOptions, SeedLike, View } from './index'
+import type { LiveView, LiveViewOptions, RampPlan, SeedLike, View } from './index'
 
 /** What a source did with one document, or a source error. */
 export type SourceEvent =
@@ -65,6 +65,13 @@ export declare function publishEtcd(
 
 /** Publishes `view` in a file by an atomic rename, with the epoch rule of `publishEtcd`. */
 export declare function publishFile(path: string, view: View, options?: { seed?: SeedLike }): Published
+
+/** Publishes a ramp's step views in order, at least `interval` ms apart. */
+export declare function publishRamp(
+  plan: RampPlan,
+  publish: (view: View) => Published | Promise<Published>,
+  options: { interval: number; signal?: AbortSignal },
+): Promise<Published[]>
 
 /** The error kind name of an hrwhash error (`HRW_STALE_VIEW` -> `StaleView`), else `Io`. */
 export declare function kindOf(error: unknown): string

@@ -10,7 +10,7 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { LiveView, View } = require('./main.js');
+const { LiveView, RampPlan, View } = require('./main.js');
 
 /** The longest view document a source reads (VIEW.md section 5, "Limits"). */
 const MAX_DOCUMENT_BYTES = 2 ** 30;
@@ -502,4 +502,32 @@ function publishFile(file, view, { seed } = {}) {
   return { view: next, changed: true };
 }
 
-module.exports = { FileSource, HttpSource, EtcdSource, publishEtcd, publishFile, kindOf, MAX_DOCUMENT_BYTES };
+/**
+ * Publishes the views of `plan`'s steps in order with `publish` (for instance
+ * `(v) => publishEtcd(url, key, v)`), waiting at least `interval` ms between two steps so that
+ * the stores behind the fleet absorb each step's movement before the next (VIEW.md section 7).
+ * Resolves to what each publish did; an aborted `signal` stops it early with the steps published
+ * so far. A publish that throws stops the ramp: its error propagates.
+ */
+async function publishRamp(plan, publish, { interval, signal } = {}) {
+  if (!(plan instanceof RampPlan)) throw invalidArgument('plan must be a RampPlan');
+  if (typeof publish !== 'function') throw invalidArgument('publish must be a function');
+  if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0) {
+    throw invalidArgument(`interval must be a finite number of milliseconds above 0, not ${String(interval)}`);
+  }
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidArgument('signal must be an AbortSignal');
+  const stop = signal ?? new AbortController().signal;
+  const done = [];
+  for (let i = 0; i < plan.steps.length; i++) {
+    if (i > 0) await sleep(interval, stop);
+    if (stop.aborted) break;
+    const published = await publish(plan.view(i));
+    if (published === null || typeof published !== 'object' || !(published.view instanceof View)) {
+      throw invalidArgument('publish must resolve to { view, changed }');
+    }
+    done.push(published);
+  }
+  return done;
+}
+
+module.exports = { FileSource, HttpSource, EtcdSource, publishEtcd, publishFile, publishRamp, kindOf, MAX_DOCUMENT_BYTES };

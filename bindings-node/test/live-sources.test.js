@@ -9,8 +9,8 @@ const path = require('node:path');
 const net = require('node:net');
 const http = require('node:http');
 const { spawn, spawnSync } = require('node:child_process');
-const { LiveView, Placement, View } = require('hrwhash');
-const { EtcdSource, FileSource, HttpSource, publishEtcd, publishFile } = require('hrwhash/live');
+const { LiveView, Placement, RampPlan, View } = require('hrwhash');
+const { EtcdSource, FileSource, HttpSource, publishEtcd, publishFile, publishRamp } = require('hrwhash/live');
 
 const view = (ids, epoch) => new View(new Placement(ids), epoch);
 const until = async (what, cond, ms = 10000) => {
@@ -166,6 +166,43 @@ etcdTest('an etcd that goes away leaves the last view, and the source resumes', 
   } finally {
     await source.stop();
   }
+});
+
+etcdTest('a ramp is published step by step, at least the interval apart', async (etcd) => {
+  const [old, next] = [view(['a', 'b', 'c', 'd', 'e'], 1n), view(['a', 'b', 'c', 'd', 'e', 'f'], 2n)];
+  const plan = new RampPlan(old, next, 0.05);
+  assert.ok(plan.steps.length >= 4);
+  await publishEtcd(etcd.url, '/fleet', old);
+  const source = new EtcdSource(etcd.url, '/fleet');
+  const live = await source.start();
+  try {
+    const began = Date.now();
+    const done = await publishRamp(plan, (v) => publishEtcd(etcd.url, '/fleet', v), { interval: 40 });
+    assert.ok(Date.now() - began >= 40 * (plan.steps.length - 1));
+    assert.deepEqual(done.map((p) => p.view.fingerprint), plan.views().map((v) => v.fingerprint));
+    assert.deepEqual(done.map((p) => p.view.epoch), plan.views().map((_, i) => 2n + BigInt(i)));
+    await until('the last step', () => live.epoch === done[done.length - 1].view.epoch);
+    assert.equal(live.fingerprint, next.fingerprint);
+  } finally {
+    await source.stop();
+  }
+});
+
+test('a ramp stops when its signal aborts, and refuses bad arguments', async () => {
+  const plan = new RampPlan(view(['a', 'b'], 1n), view(['a', 'b', 'c'], 2n), 0.1);
+  const file = path.join(tmp, 'ramp.json');
+  const ac = new AbortController();
+  const done = await publishRamp(plan, (v) => (ac.abort(), publishFile(file, v)), { interval: 10000, signal: ac.signal });
+  assert.equal(done.length, 1);
+  assert.equal(View.fromFile(file).fingerprint, plan.view(0).fingerprint);
+  const ok = (v) => publishFile(file, v);
+  await assert.rejects(publishRamp([], ok, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
+  await assert.rejects(publishRamp(plan, null, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
+  for (const interval of [0, -1, NaN, Infinity, '1', undefined]) {
+    await assert.rejects(publishRamp(plan, ok, { interval }), { code: 'HRW_INVALID_ARGUMENT' });
+  }
+  await assert.rejects(publishRamp(plan, ok, { interval: 1, signal: {} }), { code: 'HRW_INVALID_ARGUMENT' });
+  await assert.rejects(publishRamp(plan, () => 5, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
 });
 
 test('a file source follows atomic renames and refuses what it must', async () => {

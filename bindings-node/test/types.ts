@@ -105,3 +105,18 @@ table.mode = 'ranked'
 // @ts-expect-error a change in place returns nothing
 const nothing: SlotTable = table.addNode('g')
 void nothing
+
+// hrwhash/live: sources, publishers and the ramp.
+import { EtcdSource, FileSource, publishEtcd, publishRamp, type SourceEvent, type Published } from 'hrwhash/live'
+import { LiveView, type LiveRoute } from 'hrwhash'
+async function followAndRamp(plan: RampPlan): Promise<Published[]> {
+  const source = new EtcdSource('http://127.0.0.1:2379', '/fleet', { onEvent: (e: SourceEvent) => void e.event })
+  const live: LiveView = await source.start({ moveDeadline: 60_000 })
+  const r: LiveRoute = live.route('k')
+  void r.moved
+  void new FileSource('/etc/fleet.json', { interval: 500, backoff: [100, 5000] })
+  // @ts-expect-error the interval is required
+  void publishRamp(plan, (v) => publishEtcd('http://127.0.0.1:2379', '/fleet', v), {})
+  return publishRamp(plan, (v) => publishEtcd('http://127.0.0.1:2379', '/fleet', v), { interval: 30_000 })
+}
+void followAndRamp

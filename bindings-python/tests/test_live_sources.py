@@ -21,7 +21,7 @@ import pytest
 from etcd_server import Etcd, etcd  # noqa: F401  (the fixture)
 
 import hrwhash
-from hrwhash import LiveView, Placement, Transition, View
+from hrwhash import LiveView, Placement, RampPlan, Transition, View
 from hrwhash.errors import (
     InvalidArgumentError,
     InvalidJsonError,
@@ -40,6 +40,7 @@ from hrwhash.live import (
     SourceEvent,
     publish_etcd,
     publish_file,
+    publish_ramp,
 )
 
 KEY = b"/hrwhash/test/view"
@@ -480,6 +481,59 @@ def test_publish_file_epochs_and_errors(tmp_path: Path) -> None:
         FileSource(None)  # type: ignore[arg-type]
     with pytest.raises(FileNotFoundError):
         FileSource(tmp_path / "absent").start()
+
+
+def test_publish_ramp_publishes_every_step_in_order_with_the_interval(etcd: Etcd, tmp_path: Path) -> None:
+    old, new = fleet(5, epoch=1), fleet(6, epoch=2)
+    plan = RampPlan(old, new, 0.05)
+    assert len(plan) >= 4
+    publish_etcd(etcd.url, KEY, old)
+    source = EtcdSource(etcd.url, KEY, backoff=FAST)
+    live = source.start()
+    seen: List[int] = []
+    live.on_change(lambda t: seen.append(live.epoch))
+    try:
+        began = time.monotonic()
+        done = publish_ramp(plan, lambda v: publish_etcd(etcd.url, KEY, v), interval=0.05)
+        took = time.monotonic() - began
+        assert [p.changed for p in done] == [True] * len(plan)
+        assert [p.view.fingerprint for p in done] == [v.fingerprint for v in plan.views()]
+        epochs = [p.view.epoch for p in done]
+        assert epochs == list(range(2, 2 + len(plan)))
+        # At least the interval between two steps.
+        assert took >= 0.05 * (len(plan) - 1)
+        wait_for(lambda: live.epoch == epochs[-1], what="the last step")
+        assert seen == sorted(seen) and seen[-1] == epochs[-1]
+        assert live.fingerprint == new.fingerprint
+    finally:
+        source.stop()
+    # To a file, stopped early by the event: only the first step is published.
+    path = tmp_path / "ramp.json"
+    stop = threading.Event()
+
+    def publish_then_stop(v: View) -> Published:
+        stop.set()
+        return publish_file(path, v)
+
+    done = publish_ramp(plan, publish_then_stop, interval=10.0, stop=stop)
+    assert len(done) == 1 and View.from_file(path).fingerprint == plan.view(0).fingerprint
+
+
+def test_publish_ramp_bad_arguments_are_typed_errors(tmp_path: Path) -> None:
+    plan = RampPlan(fleet(5), fleet(6, epoch=2), 0.1)
+    ok = lambda v: publish_file(tmp_path / "v.json", v)  # noqa: E731
+    with pytest.raises(InvalidArgumentError):
+        publish_ramp([fleet(5)], ok, interval=1.0)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        publish_ramp(plan, None, interval=1.0)  # type: ignore[arg-type]
+    for bad in (0, -1.0, float("nan"), float("inf"), "1", True):
+        with pytest.raises(InvalidArgumentError):
+            publish_ramp(plan, ok, interval=bad)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        publish_ramp(plan, ok, interval=0.01, stop=True)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        publish_ramp(plan, lambda v: None, interval=0.01)  # type: ignore[arg-type, return-value]
+    assert not (tmp_path / "v.json").exists()
 
 
 # -- HTTP -----------------------------------------------------------------------------------------

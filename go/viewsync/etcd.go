@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hrwhash/hrwhash/go"
@@ -29,6 +30,14 @@ type Etcd struct {
 
 // etcdRequestTimeout bounds every request but the watch.
 const etcdRequestTimeout = 10 * time.Second
+
+// watchIdle is how long a watch may stay silent before it is replaced by a full read and a new
+// watch: a connection that died without closing (a peer that vanished, a proxy that dropped it)
+// sends nothing, and would otherwise leave the follower on its last view without a word.
+var watchIdle = 60 * time.Second
+
+// errWatchIdle ends a watch that stayed silent for watchIdle: not a source error.
+var errWatchIdle = errors.New("viewsync: the etcd watch was silent too long")
 
 // maxPublishTries bounds the compare-and-swaps one Publish tries before giving up.
 const maxPublishTries = 16
@@ -147,11 +156,14 @@ func (e Etcd) follow(ctx context.Context, f *follower, rev int64) {
 		if ctx.Err() != nil {
 			return
 		}
-		f.sourceError(err)
-		// A compacted watch needs no wait: etcd answered.
+		// A compacted or silent watch needs no wait: etcd answered, or may simply have had
+		// nothing to say. Only the compaction is worth reporting.
 		wait := time.Duration(0)
-		if !errors.Is(err, ErrCompacted) {
-			wait = b.wait()
+		if !errors.Is(err, errWatchIdle) {
+			f.sourceError(err)
+			if !errors.Is(err, ErrCompacted) {
+				wait = b.wait()
+			}
 		}
 		for {
 			if !sleep(ctx, wait) {
@@ -213,6 +225,11 @@ func (e Etcd) watch(ctx context.Context, f *follower, start int64) error {
 		raw, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 		return &etcdError{Status: res.StatusCode, Message: strings.TrimSpace(string(raw))}
 	}
+	// Every message restarts the idle timer; when it fires, the watch's context ends, which
+	// closes the stream and ends Decode.
+	var idle atomic.Bool
+	timer := time.AfterFunc(watchIdle, func() { idle.Store(true); cancel() })
+	defer timer.Stop()
 	dec := json.NewDecoder(bufio.NewReader(res.Body))
 	for {
 		var msg struct {
@@ -231,11 +248,15 @@ func (e Etcd) watch(ctx context.Context, f *follower, start int64) error {
 			} `json:"error"`
 		}
 		if err := dec.Decode(&msg); err != nil {
+			if idle.Load() {
+				return errWatchIdle
+			}
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return fmt.Errorf("viewsync: etcd watch: %w", err)
 		}
+		timer.Reset(watchIdle)
 		if msg.Error != nil {
 			return &etcdError{Status: http.StatusOK, Message: msg.Error.Message}
 		}

@@ -2,6 +2,7 @@ package viewsync
 
 import (
 	"context"
+	"time"
 
 	"github.com/hrwhash/hrwhash/go"
 )
@@ -15,4 +16,11 @@ func FollowFrom(ctx context.Context, e Etcd, doc []byte, rev int64, opts ...Opti
 	}
 	go e.follow(ctx, f, rev)
 	return f.lv, nil
+}
+
+// SetWatchIdle sets how long a watch may stay silent, for a test; it returns the previous value.
+func SetWatchIdle(d time.Duration) time.Duration {
+	old := watchIdle
+	watchIdle = d
+	return old
 }

@@ -76,7 +76,7 @@ from .errors import (
     InvalidViewError,
     ResultTooLargeError,
 )
-from ._hrwhash import Placement, ProfilePlacement, Transition, View
+from ._hrwhash import Placement, ProfilePlacement, RampPlan, Transition, View
 
 if TYPE_CHECKING:
     from ._hrwhash import LiveView
@@ -91,6 +91,7 @@ __all__ = [
     "kind_of",
     "publish_etcd",
     "publish_file",
+    "publish_ramp",
     "view_from_endpoint_slices",
 ]
 
@@ -835,6 +836,45 @@ def publish_file(path: Union[str, "os.PathLike[str]"], view: View) -> Published:
     finally:
         os.close(dir_fd)
     return Published(new, True)
+
+
+def publish_ramp(
+    plan: RampPlan,
+    publish: Callable[[View], Published],
+    *,
+    interval: float,
+    stop: Optional[threading.Event] = None,
+) -> List[Published]:
+    """Publishes the views of ``plan``'s steps in order with ``publish`` (for instance
+    ``lambda v: publish_etcd(url, key, v)``), waiting at least ``interval`` seconds between two
+    steps so that the stores behind the fleet absorb each step's movement before the next
+    (VIEW.md section 7). Returns what each publish did, one per step published; stops early, with
+    the steps published so far, when ``stop`` is set. A publish that raises stops the ramp: its
+    error propagates and the steps already published stay published."""
+    if not isinstance(plan, RampPlan):
+        raise InvalidArgumentError(f"plan is {type(plan).__name__}, not hrwhash.RampPlan")
+    if not callable(publish):
+        raise InvalidArgumentError(f"publish is {type(publish).__name__}, not callable")
+    pause = _seconds(interval, "the interval")
+    if stop is not None and not isinstance(stop, threading.Event):
+        raise InvalidArgumentError(f"stop is {type(stop).__name__}, not threading.Event")
+    done: List[Published] = []
+    for i in range(len(plan)):
+        if i > 0:
+            if stop is not None:
+                if stop.wait(pause):
+                    break
+            else:
+                time.sleep(pause)
+        elif stop is not None and stop.is_set():
+            break
+        published = publish(plan.view(i))
+        if not isinstance(published, Published):
+            raise InvalidArgumentError(
+                f"publish returned {type(published).__name__}, not hrwhash.live.Published"
+            )
+        done.append(published)
+    return done
 
 
 # -- Kubernetes EndpointSlices ------------------------------------------------------------------
