@@ -52,24 +52,7 @@ impl EtcdSource {
         })
     }
 
-    /// The seed the views are written for (a secret seed; default: the public one).
-    pub fn seed(mut self, seed: Seed) -> Self {
-        self.options.seed = seed;
-        self
-    }
-
-    /// The observer of every event (default: refusals and source errors logged to stderr).
-    pub fn observer(mut self, observer: Observer) -> Self {
-        self.options.observer = Some(observer);
-        self
-    }
-
-    /// Registers a change callback on the live view before the source starts, so that it runs
-    /// for every applied update (see `hrwhash::LiveView::on_change`).
-    pub fn on_change(mut self, callback: impl Fn(&LiveTransition) + Send + Sync + 'static) -> Self {
-        self.options.on_change.push(Arc::new(callback));
-        self
-    }
+    crate::source::shared_options!();
 
     /// Starts the first watch at `revision` instead of after the first read: for tests of the
     /// recovery from a compacted watch.

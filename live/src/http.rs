@@ -84,24 +84,7 @@ impl HttpSource {
         self
     }
 
-    /// The seed the views are written for (a secret seed; default: the public one).
-    pub fn seed(mut self, seed: Seed) -> Self {
-        self.options.seed = seed;
-        self
-    }
-
-    /// The observer of every event (default: refusals and source errors logged to stderr).
-    pub fn observer(mut self, observer: Observer) -> Self {
-        self.options.observer = Some(observer);
-        self
-    }
-
-    /// Registers a change callback on the live view before the source starts, so that it runs
-    /// for every applied update (see `hrwhash::LiveView::on_change`).
-    pub fn on_change(mut self, callback: impl Fn(&LiveTransition) + Send + Sync + 'static) -> Self {
-        self.options.on_change.push(Arc::new(callback));
-        self
-    }
+    crate::source::shared_options!();
 
     /// Fetches the document (an error when it cannot be fetched or is not a view of the seed),
     /// then polls on a thread of its own.

@@ -65,6 +65,34 @@ pub fn log_to_stderr(name: String) -> Observer {
 /// A change callback given to a source before it starts, so that it sees every applied update.
 pub type ChangeCallback = Arc<dyn Fn(&LiveTransition) + Send + Sync>;
 
+/// The builder methods every source shares (`seed`, `observer`, `on_change`), over its `options`.
+macro_rules! shared_options {
+    () => {
+        /// The seed the views are written for (a secret seed; default: the public one).
+        pub fn seed(mut self, seed: Seed) -> Self {
+            self.options.seed = seed;
+            self
+        }
+
+        /// The observer of every event (default: refusals and source errors logged to stderr).
+        pub fn observer(mut self, observer: Observer) -> Self {
+            self.options.observer = Some(observer);
+            self
+        }
+
+        /// Registers a change callback on the live view before the source starts, so that it runs
+        /// for every applied update (see `hrwhash::LiveView::on_change`).
+        pub fn on_change(
+            mut self,
+            callback: impl Fn(&LiveTransition) + Send + Sync + 'static,
+        ) -> Self {
+            self.options.on_change.push(Arc::new(callback));
+            self
+        }
+    };
+}
+pub(crate) use shared_options;
+
 /// What every source is configured with.
 #[derive(Clone)]
 pub(crate) struct Options {
