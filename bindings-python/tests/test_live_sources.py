@@ -491,7 +491,7 @@ def test_publish_ramp_publishes_every_step_in_order_with_the_interval(etcd: Etcd
     source = EtcdSource(etcd.url, KEY, backoff=FAST)
     live = source.start()
     seen: List[int] = []
-    live.on_change(lambda t: seen.append(live.epoch))
+    live.on_change(lambda t: seen.append(live.epoch()))
     try:
         began = time.monotonic()
         done = publish_ramp(plan, lambda v: publish_etcd(etcd.url, KEY, v), interval=0.05)
@@ -502,9 +502,9 @@ def test_publish_ramp_publishes_every_step_in_order_with_the_interval(etcd: Etcd
         assert epochs == list(range(2, 2 + len(plan)))
         # At least the interval between two steps.
         assert took >= 0.05 * (len(plan) - 1)
-        wait_for(lambda: live.epoch == epochs[-1], what="the last step")
+        wait_for(lambda: live.epoch() == epochs[-1], what="the last step")
         assert seen == sorted(seen) and seen[-1] == epochs[-1]
-        assert live.fingerprint == new.fingerprint
+        assert live.fingerprint() == new.fingerprint
     finally:
         source.stop()
     # To a file, stopped early by the event: only the first step is published.
