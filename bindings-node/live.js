@@ -16,9 +16,10 @@ const { LiveView, RampPlan, View } = require('./main.js');
 const MAX_DOCUMENT_BYTES = 2 ** 30;
 const MAX_EPOCH = 2n ** 64n - 1n;
 
+/** InvalidArgument, as the addon throws it (conformance/errors.json): a TypeError. */
 function invalidArgument(message) {
   const e = new TypeError(message);
-  e.code = 'HRW_INVALID_ARGUMENT';
+  e.code = 'ERR_INVALID_ARG_TYPE';
   return e;
 }
 
@@ -31,6 +32,7 @@ function ioError(message, cause) {
 
 /** The error kind name of an hrwhash error (HRW_STALE_VIEW -> StaleView), else `Io`. */
 function kindOf(err) {
+  if (err && err.code === 'ERR_INVALID_ARG_TYPE') return 'InvalidArgument';
   if (err && typeof err.code === 'string' && err.code.startsWith('HRW_')) {
     return err.code
       .slice(4)

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +173,9 @@ static uint8_t fingerprints[EPOCHS + 1][HRW_VIEW_FINGERPRINT_LEN];
 typedef struct {
     hrw_live_view *lv;
     volatile int *done;
+    /* Readers that have read once: the updates wait for all of them, so that on a loaded machine
+     * they do not all happen before any reader runs. */
+    volatile int *started;
     unsigned long reads, bad;
 } reader_arg;
 
@@ -180,7 +184,7 @@ typedef struct {
 static void *reader(void *p) {
     reader_arg *a = p;
     uint64_t last = 0;
-    while (!__atomic_load_n(a->done, __ATOMIC_ACQUIRE)) {
+    do {
         hrw_view *cur = NULL, *prev = NULL;
         uint64_t e = 0, pe = 0;
         uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
@@ -195,8 +199,8 @@ static void *reader(void *p) {
         uint8_t ids[64];
         hrw_live_route r;
         if (hrw_live_view_route(a->lv, (const uint8_t *)"key", 3, ids, sizeof ids, &r, NULL) != HRW_STATUS_OK) a->bad++;
-        a->reads++;
-    }
+        if (a->reads++ == 0) __atomic_add_fetch(a->started, 1, __ATOMIC_RELEASE);
+    } while (!__atomic_load_n(a->done, __ATOMIC_ACQUIRE));
     return NULL;
 }
 
@@ -209,13 +213,14 @@ static void test_threads(void) {
     }
     hrw_live_view *lv = NULL;
     CHECK(hrw_live_view_new(views[1], &lv) == HRW_STATUS_OK, "new");
-    volatile int done = 0;
+    volatile int done = 0, started = 0;
     pthread_t threads[3];
     reader_arg args[3];
     for (int i = 0; i < 3; i++) {
-        args[i] = (reader_arg){lv, &done, 0, 0};
+        args[i] = (reader_arg){lv, &done, &started, 0, 0};
         pthread_create(&threads[i], NULL, reader, &args[i]);
     }
+    while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < 3) sched_yield();
     for (uint64_t e = 2; e <= EPOCHS; e++) {
         hrw_update_outcome o;
         CHECK(hrw_live_view_update(lv, views[e], &o, NULL) == HRW_STATUS_OK && o == HRW_UPDATE_OUTCOME_APPLIED, "epoch %" PRIu64, e);

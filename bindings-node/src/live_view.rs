@@ -63,12 +63,9 @@ fn move_deadline(env: sys::napi_env, options: Option<Raw>) -> Result<Option<Dura
     }
     for name in js::own_keys(env, opts.0)? {
         if name != "moveDeadline" {
-            return Err(js::throw(
+            return Err(js::type_error(
                 env,
-                js::Kind::Type,
-                "HRW_INVALID_ARGUMENT",
                 &format!("options has an unknown member {name:?}; LiveView takes moveDeadline"),
-                &[],
             ));
         }
     }

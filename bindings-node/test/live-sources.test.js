@@ -196,13 +196,13 @@ test('a ramp stops when its signal aborts, and refuses bad arguments', async () 
   assert.equal(done.length, 1);
   assert.equal(View.fromFile(file).fingerprint, plan.view(0).fingerprint);
   const ok = (v) => publishFile(file, v);
-  await assert.rejects(publishRamp([], ok, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
-  await assert.rejects(publishRamp(plan, null, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
+  await assert.rejects(publishRamp([], ok, { interval: 1 }), { code: 'ERR_INVALID_ARG_TYPE' });
+  await assert.rejects(publishRamp(plan, null, { interval: 1 }), { code: 'ERR_INVALID_ARG_TYPE' });
   for (const interval of [0, -1, NaN, Infinity, '1', undefined]) {
-    await assert.rejects(publishRamp(plan, ok, { interval }), { code: 'HRW_INVALID_ARGUMENT' });
+    await assert.rejects(publishRamp(plan, ok, { interval }), { code: 'ERR_INVALID_ARG_TYPE' });
   }
-  await assert.rejects(publishRamp(plan, ok, { interval: 1, signal: {} }), { code: 'HRW_INVALID_ARGUMENT' });
-  await assert.rejects(publishRamp(plan, () => 5, { interval: 1 }), { code: 'HRW_INVALID_ARGUMENT' });
+  await assert.rejects(publishRamp(plan, ok, { interval: 1, signal: {} }), { code: 'ERR_INVALID_ARG_TYPE' });
+  await assert.rejects(publishRamp(plan, () => 5, { interval: 1 }), { code: 'ERR_INVALID_ARG_TYPE' });
 });
 
 test('a file source follows atomic renames and refuses what it must', async () => {
@@ -255,19 +255,19 @@ test('an HTTP source polls with If-None-Match', async () => {
 });
 
 test('bad arguments are typed errors', async () => {
-  assert.throws(() => new EtcdSource('ftp://x', 'k'), { code: 'HRW_INVALID_ARGUMENT' });
-  assert.throws(() => new EtcdSource('http://127.0.0.1:1', 5), { code: 'HRW_INVALID_ARGUMENT' });
-  assert.throws(() => new FileSource(5), { code: 'HRW_INVALID_ARGUMENT' });
-  assert.throws(() => new FileSource('x', { interval: -1 }), { code: 'HRW_INVALID_ARGUMENT' });
-  assert.throws(() => new FileSource('x', { backoff: [10, 5] }), { code: 'HRW_INVALID_ARGUMENT' });
-  assert.throws(() => new HttpSource('http://x', { onEvent: 3 }), { code: 'HRW_INVALID_ARGUMENT' });
-  await assert.rejects(publishEtcd('http://127.0.0.1:9', 'k', 'not a view'), { code: 'HRW_INVALID_ARGUMENT' });
-  await assert.rejects(publishEtcd('http://127.0.0.1:9', 'k', view(['a'], 1n), { tries: 0 }), { code: 'HRW_INVALID_ARGUMENT' });
+  assert.throws(() => new EtcdSource('ftp://x', 'k'), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => new EtcdSource('http://127.0.0.1:1', 5), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => new FileSource(5), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => new FileSource('x', { interval: -1 }), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => new FileSource('x', { backoff: [10, 5] }), { code: 'ERR_INVALID_ARG_TYPE' });
+  assert.throws(() => new HttpSource('http://x', { onEvent: 3 }), { code: 'ERR_INVALID_ARG_TYPE' });
+  await assert.rejects(publishEtcd('http://127.0.0.1:9', 'k', 'not a view'), { code: 'ERR_INVALID_ARG_TYPE' });
+  await assert.rejects(publishEtcd('http://127.0.0.1:9', 'k', view(['a'], 1n), { tries: 0 }), { code: 'ERR_INVALID_ARG_TYPE' });
   // Nothing listens on port 9: the system's error, not a hang.
   await assert.rejects(publishEtcd('http://127.0.0.1:9', 'k', view(['a'], 1n), { timeout: 2000 }), { code: 'EIO' });
   await assert.rejects(new FileSource(path.join(tmp, 'absent.json')).start(), { code: 'ENOENT' });
   const source = new FileSource(path.join(tmp, 'absent.json'));
-  assert.throws(() => source.follow({}), { code: 'HRW_INVALID_ARGUMENT' });
+  assert.throws(() => source.follow({}), { code: 'ERR_INVALID_ARG_TYPE' });
   const live = new LiveView(view(['a'], 1n));
   assert.equal(live.epoch, 1n);
 });
