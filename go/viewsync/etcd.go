@@ -34,7 +34,10 @@ const etcdRequestTimeout = 10 * time.Second
 // watchIdle is how long a watch may stay silent before it is replaced by a full read and a new
 // watch: a connection that died without closing (a peer that vanished, a proxy that dropped it)
 // sends nothing, and would otherwise leave the follower on its last view without a word.
-var watchIdle = 60 * time.Second
+// Atomic, so that a test may shorten it while followers of other tests still run.
+var watchIdle atomic.Int64
+
+func init() { watchIdle.Store(int64(60 * time.Second)) }
 
 // errWatchIdle ends a watch that stayed silent for watchIdle: not a source error.
 var errWatchIdle = errors.New("viewsync: the etcd watch was silent too long")
@@ -228,7 +231,8 @@ func (e Etcd) watch(ctx context.Context, f *follower, start int64) error {
 	// Every message restarts the idle timer; when it fires, the watch's context ends, which
 	// closes the stream and ends Decode.
 	var idle atomic.Bool
-	timer := time.AfterFunc(watchIdle, func() { idle.Store(true); cancel() })
+	idleFor := time.Duration(watchIdle.Load())
+	timer := time.AfterFunc(idleFor, func() { idle.Store(true); cancel() })
 	defer timer.Stop()
 	dec := json.NewDecoder(bufio.NewReader(res.Body))
 	for {
@@ -256,7 +260,7 @@ func (e Etcd) watch(ctx context.Context, f *follower, start int64) error {
 			}
 			return fmt.Errorf("viewsync: etcd watch: %w", err)
 		}
-		timer.Reset(watchIdle)
+		timer.Reset(idleFor)
 		if msg.Error != nil {
 			return &etcdError{Status: http.StatusOK, Message: msg.Error.Message}
 		}

@@ -20,7 +20,5 @@ func FollowFrom(ctx context.Context, e Etcd, doc []byte, rev int64, opts ...Opti
 
 // SetWatchIdle sets how long a watch may stay silent, for a test; it returns the previous value.
 func SetWatchIdle(d time.Duration) time.Duration {
-	old := watchIdle
-	watchIdle = d
-	return old
+	return time.Duration(watchIdle.Swap(int64(d)))
 }
