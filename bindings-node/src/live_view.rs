@@ -11,7 +11,7 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::js::{self, Raw};
-use crate::view::{id_value, instance, text_form, Transition, View};
+use crate::view::{id_value, text_form, view_arg, Transition, View};
 use crate::{core_error, count_arg, count_value};
 
 /// The view a client follows: a `View` replaced only by newer epochs, with the previous view kept
@@ -37,15 +37,6 @@ fn view_value(env: sys::napi_env, v: &hrwhash::View) -> Result<sys::napi_value> 
 
 fn id_of(env: sys::napi_env, id: &[u8]) -> Result<sys::napi_value> {
     id_value(env, id, text_form(id))
-}
-
-fn live_view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View> {
-    instance::<View>(env, value).ok_or_else(|| {
-        js::type_error(
-            env,
-            &format!("{what} is {}, not a View", js::describe(env, value.0)),
-        )
-    })
 }
 
 /// `{ moveDeadline?: number }`: milliseconds after an applied update at which its move ends by
@@ -91,7 +82,7 @@ impl LiveView {
     )]
     pub fn new(env: Env, view: Raw, options: Option<Raw>) -> Result<LiveView> {
         let env = env.raw();
-        let v = live_view_arg(env, view, "view")?;
+        let v = view_arg(env, view, "view")?;
         let inner = match move_deadline(env, options)? {
             Some(d) => hrwhash::LiveView::with_move_deadline(v.inner.clone(), d),
             None => hrwhash::LiveView::new(v.inner.clone()),
@@ -114,7 +105,7 @@ impl LiveView {
     )]
     pub fn update(&self, env: Env, view: Raw) -> Result<Raw> {
         let env = env.raw();
-        let v = live_view_arg(env, view, "view")?;
+        let v = view_arg(env, view, "view")?;
         let outcome = self
             .inner
             .update(v.inner.clone())

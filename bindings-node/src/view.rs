@@ -63,7 +63,7 @@ pub(crate) fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> 
     }
 }
 
-fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View> {
+pub(crate) fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View> {
     instance::<View>(env, value).ok_or_else(|| {
         js::type_error(
             env,
