@@ -3,11 +3,14 @@
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use hrwhash::{Node, Placement, Weight};
 use serde_json::{json, Value};
+
+mod common;
+use common::scratch;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_hrwhash"))
@@ -40,13 +43,6 @@ fn failure(args: &[&str]) -> (i32, String) {
         out.status.code().expect("exited"),
         stderr.trim_end().to_string(),
     )
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hrwhash-bad-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {

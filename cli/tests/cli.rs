@@ -2,12 +2,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use hrwhash::v1::key_digest;
 use hrwhash::{Node, Placement, Seed, Weight};
 use serde_json::Value;
+
+mod common;
+use common::scratch;
 
 fn hrwhash(args: &[&str]) -> Output {
     hrwhash_with_stdin(args, None)
@@ -49,14 +52,6 @@ fn f(v: &Value) -> f64 {
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not an integer: {v}"))
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hrwhash-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

@@ -10,19 +10,15 @@ use hrwhash_live::{endpoint_slices_to_view, SliceOptions};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+mod common;
+use common::scratch;
+
 fn hrwhash(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hrwhash"))
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("the hrwhash binary starts")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hrwhash-cli-live-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn view(ids: &[&str], epoch: u64) -> View {

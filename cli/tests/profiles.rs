@@ -7,6 +7,9 @@ use hrwhash::{Node, Placement, Transition};
 use hrwhash_compat::{Profile, ProfilePlacement};
 use serde_json::Value;
 
+mod common;
+use common::scratch;
+
 fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
         .args(args)
@@ -233,8 +236,7 @@ fn bad_profile_input_is_a_named_error_with_its_exit_status() {
         );
         assert!(out.stdout.is_empty());
     }
-    let dir = std::env::temp_dir().join(format!("hrwhash-cli-profiles-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("profiles");
     let nodes = dir.join("nodes.txt");
     std::fs::write(&nodes, "a,1,rack-1\nb\n").unwrap();
     let nodes = nodes.to_str().unwrap();
@@ -256,8 +258,7 @@ fn bad_profile_input_is_a_named_error_with_its_exit_status() {
 
 #[test]
 fn diff_from_a_profile_counts_what_the_core_switch_counts() {
-    let dir = std::env::temp_dir().join(format!("hrwhash-cli-switch-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("switch");
     let old_ids = ["cache-a:11211", "cache-b:11211", "cache-c:11211"];
     let new_ids = [
         "cache-a:11211",
@@ -353,8 +354,7 @@ fn fails_with(args: &[&str], variant: &str) {
 /// it; a node file with domains is refused by `diff --from-profile` as by `place`.
 #[test]
 fn what_a_profile_does_not_offer_is_not_offered() {
-    let dir = std::env::temp_dir().join(format!("hrwhash-cli-offered-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("offered");
     let plain = dir.join("plain.txt");
     std::fs::write(&plain, "a:1\nb:1\nc:1\n").unwrap();
     let racked = dir.join("racked.txt");

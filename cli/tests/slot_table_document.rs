@@ -5,6 +5,9 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+mod common;
+use common::scratch;
+
 fn hrwhash(args: &[&std::ffi::OsStr]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hrwhash"))
         .args(args)
@@ -35,14 +38,6 @@ fn write(dir: &std::path::Path, name: &str, case: &Value) -> PathBuf {
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, bytes).unwrap();
     path
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("hrwhash-slot-table-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn run(path: &Path, case: &Value, extra: &[&str]) -> Output {

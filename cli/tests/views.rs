@@ -1,10 +1,13 @@
 //! `hrwhash view` and `hrwhash ramp` against the `hrwhash` library.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use hrwhash::{Placement, RampPlan, Seed, View};
 use serde_json::Value;
+
+mod common;
+use common::scratch;
 
 fn hrwhash(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_hrwhash"))
@@ -35,13 +38,6 @@ fn fails(args: &[&str], status: i32, message: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(status), "{args:?}: {stderr}");
     assert!(stderr.contains(message), "{args:?}: {stderr}");
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hrwhash-views-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn testdata(name: &str) -> View {

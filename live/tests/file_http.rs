@@ -15,7 +15,8 @@ fn fleet(ids: &[&str], epoch: u64) -> View {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hrwhash-live-{}-{name}", std::process::id()));
+    // Under target/tmp, reused by the next run, so nothing piles up in the system's temp dir.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("file_http-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -9,6 +9,17 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// A fresh directory for one test's files, under cargo's scratch directory for integration tests
+/// (target/tmp) rather than the system's: the same test reuses its directory on the next run, so
+/// nothing piles up.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-{name}", env!("CARGO_CRATE_NAME")));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 pub struct EtcdServer {
     child: Option<Child>,
     pub dir: PathBuf,
@@ -26,10 +37,7 @@ fn free_port() -> u16 {
 impl EtcdServer {
     /// Starts an etcd, or returns `None` (outside CI) when there is no etcd binary.
     pub fn start(name: &str) -> Option<EtcdServer> {
-        let dir =
-            std::env::temp_dir().join(format!("hrwhash-live-etcd-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch(&format!("etcd-{name}"));
         let mut server = EtcdServer {
             child: None,
             dir,
