@@ -223,10 +223,11 @@ func (p *Placement) Selectable() int { return len(p.lanes) }
 // KeyDigest is the key digest under the placement's seed.
 func (p *Placement) KeyDigest(key string) uint64 { return p.hasher.Digest(key) }
 
-// argmax returns the first lane of the highest score among lanes (ties keep the earlier lane).
+// argmaxGo returns the highest score among lanes and the first lane that has it, in Go alone:
+// the argmax of every build without the amd64 kernels, and for lanes too few for them.
 // Four running maxima, one per lane modulo 4, keep four independent chains in flight; the merge
 // keeps the earliest lane among equal scores.
-func argmax(kd uint64, lanes []uint64) (uint64, int) {
+func argmaxGo(kd uint64, lanes []uint64) (uint64, int) {
 	best, at := Score(kd, lanes[0]), 0
 	i := 1
 	if len(lanes) >= 8 {
