@@ -23,25 +23,25 @@ DATA lanePositions<>+120(SB)/8, $0x000000000000000f
 GLOBL lanePositions<>(SB), RODATA|NOPTR, $128
 
 // func argmaxAVX2(kd uint64, lanes []uint64) (best uint64, at int)
-// Requires: AVX, AVX2, SSE2
+// Requires: AVX, AVX2
 TEXT ·argmaxAVX2(SB), NOSPLIT, $0-48
 	MOVQ         lanes_base+8(FP), AX
 	MOVQ         lanes_len+16(FP), CX
 	SHRQ         $0x03, CX
 	MOVQ         kd+0(FP), DX
-	MOVQ         DX, X0
+	VMOVQ        DX, X0
 	VPBROADCASTQ X0, Y0
 	MOVQ         $0x000000006659fd93, DX
-	MOVQ         DX, X1
+	VMOVQ        DX, X1
 	VPBROADCASTQ X1, Y1
 	MOVQ         $0x00000000d6e8feb8, DX
-	MOVQ         DX, X2
+	VMOVQ        DX, X2
 	VPBROADCASTQ X2, Y2
 	MOVQ         $0x8000000000000000, DX
-	MOVQ         DX, X3
+	VMOVQ        DX, X3
 	VPBROADCASTQ X3, Y3
 	MOVQ         $0x0000000000000008, DX
-	MOVQ         DX, X4
+	VMOVQ        DX, X4
 	VPBROADCASTQ X4, Y4
 	VMOVDQU      Y3, Y5
 	VMOVDQU      lanePositions<>+0(SB), Y7
@@ -108,17 +108,17 @@ avx2_loop:
 	VPSHUFD    $0x4e, Y3, Y1
 	VPCMPGTQ   Y1, Y3, Y2
 	VPBLENDVB  Y2, Y1, Y3, Y3
-	MOVQ       X0, AX
+	VMOVQ      X0, AX
 	MOVQ       $0x8000000000000000, CX
 	XORQ       CX, AX
-	MOVQ       X3, CX
+	VMOVQ      X3, CX
 	VZEROUPPER
 	MOVQ       AX, best+32(FP)
 	MOVQ       CX, at+40(FP)
 	RET
 
 // func argmaxAVX512(kd uint64, lanes []uint64) (best uint64, at int)
-// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, SSE2
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL
 TEXT ·argmaxAVX512(SB), NOSPLIT, $0-48
 	MOVQ         lanes_base+8(FP), AX
 	MOVQ         lanes_len+16(FP), CX
@@ -180,8 +180,8 @@ avx512_loop:
 	VPMINUQ       X1, X12, X12
 	VPSHUFD       $0x4e, X12, X1
 	VPMINUQ       X1, X12, X12
-	MOVQ          X0, AX
-	MOVQ          X12, CX
+	VMOVQ         X0, AX
+	VMOVQ         X12, CX
 	VZEROUPPER
 	MOVQ          AX, best+32(FP)
 	MOVQ          CX, at+40(FP)

@@ -184,3 +184,24 @@ func itoa(i int) string {
 	}
 	return string(b)
 }
+
+// BenchmarkKernels is each argmax implementation of this build on N random lanes.
+func BenchmarkKernels(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	for _, n := range []int{5, 100, 1000} {
+		lanes := make([]uint64, n)
+		for i := range lanes {
+			lanes[i] = rng.Uint64()
+		}
+		for _, name := range sortedKernelNames() {
+			k := kernels()[name]
+			b.Run(name+"/N="+itoa(n), func(b *testing.B) {
+				kd := rng.Uint64()
+				for i := 0; i < b.N; i++ {
+					_, at := k(kd, lanes)
+					kd += uint64(at) + 0x9E3779B97F4A7C15
+				}
+			})
+		}
+	}
+}
