@@ -50,15 +50,9 @@ func argmax(kd uint64, lanes []uint64) (uint64, int) {
 	case hasAVX512 && len(lanes) >= 16:
 		best, at = argmaxAVX512(kd, lanes)
 		i = len(lanes) &^ 15
-		if len(lanes)-i >= 8 {
-			if s, a := argmaxAVX2(kd, lanes[i:i+8]); s > best {
-				best, at = s, i+a
-			}
-			i += 8
-		}
-	case hasAVX2 && len(lanes) >= 8:
+	case hasAVX2 && len(lanes) >= 16:
 		best, at = argmaxAVX2(kd, lanes)
-		i = len(lanes) &^ 7
+		i = len(lanes) &^ 15
 	default:
 		return argmaxGo(kd, lanes)
 	}
@@ -76,11 +70,11 @@ func kernels() map[string]func(uint64, []uint64) (uint64, int) {
 	k := map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "dispatch": argmax}
 	if hasAVX2 {
 		k["avx2"] = func(kd uint64, lanes []uint64) (uint64, int) {
-			if len(lanes) < 8 {
+			if len(lanes) < 16 {
 				return argmaxGo(kd, lanes)
 			}
 			best, at := argmaxAVX2(kd, lanes)
-			for i := len(lanes) &^ 7; i < len(lanes); i++ {
+			for i := len(lanes) &^ 15; i < len(lanes); i++ {
 				if s := Score(kd, lanes[i]); s > best {
 					best, at = s, i
 				}

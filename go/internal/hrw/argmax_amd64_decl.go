@@ -4,7 +4,7 @@
 
 package hrw
 
-// argmaxAVX2 is argmax over the first len(lanes) &^ 7 lanes (at least 8) with AVX2.
+// argmaxAVX2 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX2.
 func argmaxAVX2(kd uint64, lanes []uint64) (best uint64, at int)
 
 // argmaxAVX512 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX-512 (F, DQ, VL).

@@ -49,60 +49,85 @@ func broadcastY(c uint64) reg.VecVirtual {
 	return y
 }
 
-// avx2 is the kernel for 8 lanes a step: two accumulators of four lanes. AVX2 has no 64-bit
-// lane multiply, so folded * M is three 32x32->64 multiplies: lo*Mlo + ((hi*Mlo + lo*Mhi) << 32),
-// where hi(folded) = x >> 32 because the fold leaves the top half of x as it was.
+// constY is a read-only 32-byte vector with c in every lane, for a memory operand.
+func constY(name string, c uint64) Mem {
+	m := GLOBL(name, RODATA|NOPTR)
+	for i := 0; i < 4; i++ {
+		DATA(8*i, U64(c))
+	}
+	return m
+}
+
+// avx2 is the kernel for 16 lanes a step: four accumulators of four lanes, so that four chains
+// of compare and blend are in flight. AVX2 has no 64-bit lane multiply, so folded * M is three
+// 32x32->64 multiplies: lo*Mlo + ((hi*Mlo + lo*Mhi) << 32), where hi(folded) = x >> 32 because
+// the fold leaves the top half of x as it was. The constants stay in memory and each
+// accumulator keeps the step of its best score, not its lane, so that everything fits in the
+// sixteen YMM registers.
 func avx2(iota Mem) {
+	mloM := constY("avx2MixLo", mix&0xFFFFFFFF)
+	mhiM := constY("avx2MixHi", mix>>32)
+	flipM := constY("avx2Flip", flip)
+	oneM := constY("avx2One", 1)
+
 	TEXT("argmaxAVX2", NOSPLIT, "func(kd uint64, lanes []uint64) (best uint64, at int)")
-	Doc("argmaxAVX2 is argmax over the first len(lanes) &^ 7 lanes (at least 8) with AVX2.")
+	Doc("argmaxAVX2 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX2.")
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
-	SHRQ(Imm(3), n)
+	SHRQ(Imm(4), n)
 	kx := XMM()
 	VMOVQ(Load(Param("kd"), GP64()), kx)
 	k := YMM()
 	VPBROADCASTQ(kx, k)
-	mlo := broadcastY(mix & 0xFFFFFFFF)
-	mhi := broadcastY(mix >> 32)
-	fl := broadcastY(flip)
-	step := broadcastY(8)
-	// Every lane starts at score 0 (flipped) and its own first position, which is what that
-	// position holds if nothing beats 0.
-	var best, pos, idx [2]reg.VecVirtual
-	for h := 0; h < 2; h++ {
-		best[h], pos[h], idx[h] = YMM(), YMM(), YMM()
-		VMOVDQU(fl, best[h])
-		VMOVDQU(iota.Offset(32*h), idx[h])
-		VMOVDQU(idx[h], pos[h])
+	mlo := YMM()
+	VMOVDQU(mloM, mlo)
+	step := YMM()
+	VPXOR(step, step, step)
+	// Every lane starts at score 0 (flipped) and step 0, its own first position, which is what
+	// that position holds if nothing beats 0.
+	var best, pos [4]reg.VecVirtual
+	for h := 0; h < 4; h++ {
+		best[h], pos[h] = YMM(), YMM()
+		VMOVDQU(flipM, best[h])
+		VPXOR(pos[h], pos[h], pos[h])
 	}
 
 	Label("avx2_loop")
-	for h := 0; h < 2; h++ {
-		x, hi, f, lo, c1, c2, gt := YMM(), YMM(), YMM(), YMM(), YMM(), YMM(), YMM()
+	for h := 0; h < 4; h++ {
+		x, hi, lo := YMM(), YMM(), YMM()
 		VPXOR(Mem{Base: ptr, Disp: 32 * h}, k, x)
 		VPSRLQ(Imm(32), x, hi)
-		VPXOR(hi, x, f)
-		VPMULUDQ(mlo, f, lo)
-		VPMULUDQ(mlo, hi, c1)
-		VPMULUDQ(mhi, f, c2)
-		VPADDQ(c2, c1, c1)
-		VPSLLQ(Imm(32), c1, c1)
-		VPADDQ(c1, lo, lo)
-		VPXOR(fl, lo, lo)
-		// Strictly greater: of equal scores in one lane the earlier position stays.
-		VPCMPGTQ(best[h], lo, gt)
-		VPBLENDVB(gt, lo, best[h], best[h])
-		VPBLENDVB(gt, idx[h], pos[h], pos[h])
-		VPADDQ(step, idx[h], idx[h])
+		VPXOR(hi, x, x)
+		VPMULUDQ(mlo, x, lo)
+		VPMULUDQ(mlo, hi, hi)
+		VPMULUDQ(mhiM, x, x)
+		VPADDQ(x, hi, hi)
+		VPSLLQ(Imm(32), hi, hi)
+		VPADDQ(hi, lo, lo)
+		VPXOR(flipM, lo, lo)
+		// Strictly greater: of equal scores in one lane the earlier step stays.
+		VPCMPGTQ(best[h], lo, hi)
+		VPBLENDVB(hi, lo, best[h], best[h])
+		VPBLENDVB(hi, step, pos[h], pos[h])
 	}
-	ADDQ(Imm(64), ptr)
+	VPADDQ(oneM, step, step)
+	ADDQ(Imm(128), ptr)
 	DECQ(n)
 	JNZ(LabelRef("avx2_loop"))
 
+	Comment("Steps to positions: step * 16 + accumulator * 4 + lane.")
+	for h := 0; h < 4; h++ {
+		VPSLLQ(Imm(4), pos[h], pos[h])
+		VPADDQ(iota.Offset(32*h), pos[h], pos[h])
+	}
+
 	Comment("The highest score in every lane of m, by compare and blend (signed, as flipped).")
 	m, t, gt := YMM(), YMM(), YMM()
-	VPCMPGTQ(best[0], best[1], gt)
-	VPBLENDVB(gt, best[1], best[0], m)
+	VMOVDQU(best[0], m)
+	for h := 1; h < 4; h++ {
+		VPCMPGTQ(m, best[h], gt)
+		VPBLENDVB(gt, best[h], m, m)
+	}
 	VPERM2I128(Imm(1), m, m, t)
 	VPCMPGTQ(m, t, gt)
 	VPBLENDVB(gt, t, m, m)
@@ -114,27 +139,28 @@ func avx2(iota Mem) {
 	big := YMM()
 	VPCMPEQQ(big, big, big)
 	VPSRLQ(Imm(1), big, big)
-	var q [2]reg.VecVirtual
-	for h := 0; h < 2; h++ {
-		eq := YMM()
-		q[h] = YMM()
-		VPCMPEQQ(m, best[h], eq)
-		VPBLENDVB(eq, pos[h], big, q[h])
+	for h := 0; h < 4; h++ {
+		VPCMPEQQ(m, best[h], gt)
+		VPBLENDVB(gt, pos[h], big, pos[h])
 	}
-	VPCMPGTQ(q[1], q[0], gt)
-	VPBLENDVB(gt, q[1], q[0], q[0])
-	VPERM2I128(Imm(1), q[0], q[0], t)
-	VPCMPGTQ(t, q[0], gt)
-	VPBLENDVB(gt, t, q[0], q[0])
-	VPSHUFD(Imm(0x4E), q[0], t)
-	VPCMPGTQ(t, q[0], gt)
-	VPBLENDVB(gt, t, q[0], q[0])
+	q := pos[0]
+	for h := 1; h < 4; h++ {
+		VPCMPGTQ(pos[h], q, gt)
+		VPBLENDVB(gt, pos[h], q, q)
+	}
+	VPERM2I128(Imm(1), q, q, t)
+	VPCMPGTQ(t, q, gt)
+	VPBLENDVB(gt, t, q, q)
+	VPSHUFD(Imm(0x4E), q, t)
+	VPCMPGTQ(t, q, gt)
+	VPBLENDVB(gt, t, q, q)
 
-	s, at, fg := GP64(), GP64(), GP64()
+	s, at := GP64(), GP64()
 	VMOVQ(m.AsX(), s)
+	fg := GP64()
 	MOVQ(U64(flip), fg)
 	XORQ(fg, s)
-	VMOVQ(q[0].AsX(), at)
+	VMOVQ(q.AsX(), at)
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
 	Store(at, ReturnIndex(1))
