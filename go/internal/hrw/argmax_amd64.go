@@ -13,7 +13,9 @@ func init() { hasAVX2, hasAVX512 = detect() }
 
 // detect is what golang.org/x/sys/cpu checks for the same features: the CPUID bits, and that the
 // operating system saves the YMM state (XCR0 bits 1 and 2) and the ZMM and mask state (bits 5
-// to 7).
+// to 7). AVX-512 also needs VBMI2, as in the core's kernel choice: it marks the cores with cheap
+// 512-bit multiplies (Intel Ice Lake and later, AMD Zen 4 and later), while Skylake-SP and
+// Cascade Lake, whose clock drops under them, keep AVX2.
 func detect() (avx2, avx512 bool) {
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	if maxLeaf < 7 {
@@ -28,15 +30,17 @@ func detect() (avx2, avx512 bool) {
 	if xcr0&0x6 != 0x6 {
 		return false, false
 	}
-	_, b7, _, _ := cpuid(7, 0)
+	_, b7, c7, _ := cpuid(7, 0)
 	const (
 		bitAVX2     = 1 << 5
 		bitAVX512F  = 1 << 16
 		bitAVX512DQ = 1 << 17
 		bitAVX512VL = 1 << 31
+		bitVBMI2    = 1 << 6 // in ECX
 	)
 	avx2 = b7&bitAVX2 != 0
-	avx512 = avx2 && xcr0&0xE0 == 0xE0 && b7&(bitAVX512F|bitAVX512DQ|bitAVX512VL) == bitAVX512F|bitAVX512DQ|bitAVX512VL
+	avx512 = avx2 && xcr0&0xE0 == 0xE0 && c7&bitVBMI2 != 0 &&
+		b7&(bitAVX512F|bitAVX512DQ|bitAVX512VL) == bitAVX512F|bitAVX512DQ|bitAVX512VL
 	return avx2, avx512
 }
 
