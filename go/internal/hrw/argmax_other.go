@@ -2,9 +2,15 @@
 
 package hrw
 
-// argmax returns the highest score among lanes and the first lane that has it (SPEC.md
-// section 4's id tie rule, as lanes of one weight are in id order).
-func argmax(kd uint64, lanes []uint64) (uint64, int) { return argmaxGo(kd, lanes) }
+// Without the amd64 kernels argmax is the Go loop.
+const useKernels = false
+
+const kernelLanes = 16
+
+// argmaxVector is never called: useKernels is false.
+func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
+	panic("hrw: no vector kernels in this build")
+}
 
 // kernels are the argmax implementations of this build, by name, for the tests.
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {

@@ -223,11 +223,22 @@ func (p *Placement) Selectable() int { return len(p.lanes) }
 // KeyDigest is the key digest under the placement's seed.
 func (p *Placement) KeyDigest(key string) uint64 { return p.hasher.Digest(key) }
 
-// argmaxGo returns the highest score among lanes and the first lane that has it, in Go alone:
-// the argmax of every build without the amd64 kernels, and for lanes too few for them.
-// Four running maxima, one per lane modulo 4, keep four independent chains in flight; the merge
+// argmax returns the highest score among lanes and the first lane that has it (SPEC.md
+// section 4's id tie rule, as lanes of one weight are in id order). It is inlined, so that the
+// choice of loop costs no call of its own.
+func argmax(kd uint64, lanes []uint64) (uint64, int) { return argmaxLanes(kd, lanes, useKernels) }
+
+// argmaxGo is argmax in Go alone, whatever the CPU.
+func argmaxGo(kd uint64, lanes []uint64) (uint64, int) { return argmaxLanes(kd, lanes, false) }
+
+// argmaxLanes is argmax by the vector kernels of argmax_amd64.s when vector is set and there are
+// lanes enough for them, else in Go alone: the argmax of every build without the kernels, and
+// for placements too small for them. Four running maxima, one per lane modulo 4, keep four independent chains in flight; the merge
 // keeps the earliest lane among equal scores.
-func argmaxGo(kd uint64, lanes []uint64) (uint64, int) {
+func argmaxLanes(kd uint64, lanes []uint64, vector bool) (uint64, int) {
+	if vector && len(lanes) >= kernelLanes {
+		return argmaxVector(kd, lanes)
+	}
 	best, at := Score(kd, lanes[0]), 0
 	i := 1
 	if len(lanes) >= 8 {
