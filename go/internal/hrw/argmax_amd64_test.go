@@ -14,7 +14,7 @@ import (
 func TestDetectAgreesWithProcCPUInfo(t *testing.T) {
 	raw, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
-		t.Logf("no /proc/cpuinfo (%v): detected AVX2 %v, AVX-512 %v", err, hasAVX2, hasAVX512)
+		t.Logf("no /proc/cpuinfo (%v): detected AVX2 %v, AVX-512 %v, VBMI2 %v", err, cpuAVX2, cpuAVX512, cpuVBMI2)
 		return
 	}
 	var flags map[string]bool
@@ -30,11 +30,34 @@ func TestDetectAgreesWithProcCPUInfo(t *testing.T) {
 	if flags == nil {
 		t.Fatal("/proc/cpuinfo has no flags line")
 	}
-	if want := flags["avx2"]; hasAVX2 != want {
-		t.Errorf("AVX2 detected %v, /proc/cpuinfo says %v", hasAVX2, want)
+	if want := flags["avx2"]; cpuAVX2 != want {
+		t.Errorf("AVX2 detected %v, /proc/cpuinfo says %v", cpuAVX2, want)
 	}
-	if want := flags["avx2"] && flags["avx512f"] && flags["avx512dq"] && flags["avx512vl"] && flags["avx512_vbmi2"]; hasAVX512 != want {
-		t.Errorf("AVX-512 detected %v, /proc/cpuinfo says %v", hasAVX512, want)
+	if want := flags["avx2"] && flags["avx512f"] && flags["avx512dq"] && flags["avx512vl"]; cpuAVX512 != want {
+		t.Errorf("AVX-512 F/DQ/VL detected %v, /proc/cpuinfo says %v", cpuAVX512, want)
 	}
-	t.Logf("AVX2 %v, AVX-512 %v", hasAVX2, hasAVX512)
+	if want := flags["avx512_vbmi2"]; cpuVBMI2 != want {
+		t.Errorf("VBMI2 detected %v, /proc/cpuinfo says %v", cpuVBMI2, want)
+	}
+	t.Logf("CPU: AVX2 %v, AVX-512 %v, VBMI2 %v; chosen: AVX2 %v, AVX-512 %v", cpuAVX2, cpuAVX512, cpuVBMI2, hasAVX2, hasAVX512)
+}
+
+// HRWHASH_KERNEL forces a kernel as in the core, falling back to the next one down the CPU has.
+func TestChooseKernel(t *testing.T) {
+	cases := []struct {
+		forced       string
+		avx2, avx512 bool
+	}{
+		{"scalar", false, false},
+		{"avx2", cpuAVX2, false},
+		{"avx512", cpuAVX2, cpuAVX512},
+		{"", cpuAVX2, cpuAVX512 && cpuVBMI2},
+		{"auto", cpuAVX2, cpuAVX512 && cpuVBMI2},
+		{"sse9", cpuAVX2, cpuAVX512 && cpuVBMI2},
+	}
+	for _, c := range cases {
+		if a2, a5 := choose(c.forced); a2 != c.avx2 || a5 != c.avx512 {
+			t.Errorf("HRWHASH_KERNEL=%q: AVX2 %v, AVX-512 %v; want %v, %v", c.forced, a2, a5, c.avx2, c.avx512)
+		}
+	}
 }
