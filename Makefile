@@ -104,6 +104,7 @@ test-go:
 
 check-generated:
 	python3 conformance/api/table.py generate --check
+	$(MAKE) --no-print-directory -C go check-asm
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json

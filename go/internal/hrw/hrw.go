@@ -223,10 +223,21 @@ func (p *Placement) Selectable() int { return len(p.lanes) }
 // KeyDigest is the key digest under the placement's seed.
 func (p *Placement) KeyDigest(key string) uint64 { return p.hasher.Digest(key) }
 
-// argmax returns the first lane of the highest score among lanes (ties keep the earlier lane).
-// Four running maxima, one per lane modulo 4, keep four independent chains in flight; the merge
-// keeps the earliest lane among equal scores.
+// argmax returns the highest score among lanes and the first lane that has it (SPEC.md
+// section 4's id tie rule, as lanes of one weight are in id order): by the vector kernels of
+// argmax_amd64.s where the build and the CPU have them and the lanes are enough, else in Go.
 func argmax(kd uint64, lanes []uint64) (uint64, int) {
+	if useKernels && len(lanes) >= kernelLanes {
+		return argmaxVector(kd, lanes)
+	}
+	return argmaxGo(kd, lanes)
+}
+
+// argmaxGo is argmax in Go alone. It calls nothing, so it needs no stack frame checks: the few
+// lanes of a small placement cost no more than they did before the kernels. Four running
+// maxima, one per lane modulo 4, keep four independent chains in flight; the merge keeps the
+// earliest lane among equal scores.
+func argmaxGo(kd uint64, lanes []uint64) (uint64, int) {
 	best, at := Score(kd, lanes[0]), 0
 	i := 1
 	if len(lanes) >= 8 {
@@ -305,8 +316,21 @@ func (p *Placement) cand(kd uint64, lane int) cand {
 	return c
 }
 
-// Owner is the node index of the owner of key.
-func (p *Placement) Owner(key string) int { return p.OwnerOfDigest(p.hasher.Digest(key)) }
+// Owner is the node index of the owner of key. It is OwnerOfDigest written out, with argmax's
+// choice inline: the path of every lookup makes no call it can avoid.
+func (p *Placement) Owner(key string) int {
+	kd := p.hasher.Digest(key)
+	if len(p.groups) == 1 {
+		var lane int
+		if useKernels && len(p.lanes) >= kernelLanes {
+			_, lane = argmaxVector(kd, p.lanes)
+		} else {
+			_, lane = argmaxGo(kd, p.lanes)
+		}
+		return p.node[lane]
+	}
+	return p.node[p.ownerLane(kd)]
+}
 
 // OwnerOfDigest is the node index of the owner of the key whose digest is kd.
 func (p *Placement) OwnerOfDigest(kd uint64) int {

@@ -1,0 +1,63 @@
+//go:build amd64 && gc && !purego
+
+package hrw
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// The dispatch finds what the kernel reports in /proc/cpuinfo (an independent reading of the
+// same CPUID bits, masked by what the kernel enables), so the vector kernels are tested wherever
+// the CPU has them instead of being skipped unnoticed.
+func TestDetectAgreesWithProcCPUInfo(t *testing.T) {
+	raw, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		t.Logf("no /proc/cpuinfo (%v): detected AVX2 %v, AVX-512 %v, VBMI2 %v", err, cpuAVX2, cpuAVX512, cpuVBMI2)
+		return
+	}
+	var flags map[string]bool
+	for _, line := range strings.Split(string(raw), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "flags" {
+			flags = map[string]bool{}
+			for _, f := range strings.Fields(value) {
+				flags[f] = true
+			}
+			break
+		}
+	}
+	if flags == nil {
+		t.Fatal("/proc/cpuinfo has no flags line")
+	}
+	if want := flags["avx2"]; cpuAVX2 != want {
+		t.Errorf("AVX2 detected %v, /proc/cpuinfo says %v", cpuAVX2, want)
+	}
+	if want := flags["avx2"] && flags["avx512f"] && flags["avx512dq"] && flags["avx512vl"]; cpuAVX512 != want {
+		t.Errorf("AVX-512 F/DQ/VL detected %v, /proc/cpuinfo says %v", cpuAVX512, want)
+	}
+	if want := flags["avx512_vbmi2"]; cpuVBMI2 != want {
+		t.Errorf("VBMI2 detected %v, /proc/cpuinfo says %v", cpuVBMI2, want)
+	}
+	t.Logf("CPU: AVX2 %v, AVX-512 %v, VBMI2 %v; chosen: AVX2 %v, AVX-512 %v", cpuAVX2, cpuAVX512, cpuVBMI2, hasAVX2, hasAVX512)
+}
+
+// HRWHASH_KERNEL forces a kernel as in the core, falling back to the next one down the CPU has.
+func TestChooseKernel(t *testing.T) {
+	cases := []struct {
+		forced       string
+		avx2, avx512 bool
+	}{
+		{"scalar", false, false},
+		{"avx2", cpuAVX2, false},
+		{"avx512", cpuAVX2, cpuAVX512},
+		{"", cpuAVX2, cpuAVX512 && cpuVBMI2},
+		{"auto", cpuAVX2, cpuAVX512 && cpuVBMI2},
+		{"sse9", cpuAVX2, cpuAVX512 && cpuVBMI2},
+	}
+	for _, c := range cases {
+		if a2, a5 := choose(c.forced); a2 != c.avx2 || a5 != c.avx512 {
+			t.Errorf("HRWHASH_KERNEL=%q: AVX2 %v, AVX-512 %v; want %v, %v", c.forced, a2, a5, c.avx2, c.avx512)
+		}
+	}
+}

@@ -1,0 +1,18 @@
+//go:build !amd64 || !gc || purego
+
+package hrw
+
+// Without the amd64 kernels argmax is the Go loop.
+const useKernels = false
+
+const kernelLanes = 16
+
+// argmaxVector is never called: useKernels is false.
+func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
+	panic("hrw: no vector kernels in this build")
+}
+
+// kernels are the argmax implementations of this build, by name, for the tests.
+func kernels() map[string]func(uint64, []uint64) (uint64, int) {
+	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo}
+}
