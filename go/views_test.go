@@ -844,7 +844,7 @@ func TestViewLoadingAllocatesLittlePerNode(t *testing.T) {
 // parsed (no JSON tree of the whole document), the fingerprint is hashed as it is made, node
 // digests leave no garbage, and the cgo build keeps libhrwhash's placement of the view instead
 // of building a second one. A 112 MB view of a million nodes with 90-byte ids took 2.2 GB of
-// allocations and a 1,027 MB peak in pure Go, and takes about 5 times the document (565 MB
+// allocations and a 1,084 MB peak in pure Go, and takes about 4 times the document (596 MB
 // peak) now; `bash bench/view-memory.sh` measures every language.
 func TestViewLoadingAllocatesInProportionToTheDocument(t *testing.T) {
 	var b strings.Builder
