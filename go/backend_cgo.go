@@ -151,6 +151,11 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 			Actual:     int(detail.actual),
 		}
 	}
+	return wrapBackend(h, seed, nodes)
+}
+
+// wrapBackend is the backend of a libhrwhash placement of nodes, which it then owns.
+func wrapBackend(h *C.hrw_placement, seed Seed, nodes []node) (*backend, int, error) {
 	var sel C.size_t
 	C.hrw_placement_selectable_len(h, &sel)
 	b := &backend{h: h}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/hrwhash/hrwhash/go/internal/hrw"
@@ -78,6 +79,13 @@ const maxDocumentBytes = 1 << 30
 // /dev/zero fails at line 1, column 1 after one read instead of filling memory.
 func readDocument(r io.Reader, limit int) ([]byte, error) {
 	var doc []byte
+	// A regular file is read into one buffer of its size: growing one by append copies the
+	// document again and again, and the copies are garbage the parse then runs beside.
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() <= int64(limit) {
+			doc = make([]byte, 0, int(info.Size()))
+		}
+	}
 	chunk := make([]byte, 64*1024)
 	for {
 		n, err := r.Read(chunk)

@@ -75,7 +75,6 @@ func wrapView(h *C.hrw_view) (*View, error) {
 	if st := C.hrw_view_placement(h, &ph); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
-	defer C.hrw_placement_free(ph)
 	p, err := placementOf(ph)
 	runtime.KeepAlive(b)
 	if err != nil {
@@ -85,9 +84,16 @@ func wrapView(h *C.hrw_view) (*View, error) {
 	return v, nil
 }
 
-// placementOf builds the Go Placement of a C placement: the same seed, ids, weights and
-// domains in the same order, so it places every key alike.
-func placementOf(ph *C.hrw_placement) (*Placement, error) {
+// placementOf is the Go Placement of a C placement, which it takes over (freeing it on an
+// error): lookups go to that placement, which shares the view's nodes, and the Go side keeps the
+// ids, weights and domains its accessors answer with. Building a second libhrwhash placement from
+// them would hold every node twice more.
+func placementOf(ph *C.hrw_placement) (p *Placement, err error) {
+	defer func() {
+		if err != nil {
+			C.hrw_placement_free(ph)
+		}
+	}()
 	var n C.size_t
 	if st := C.hrw_placement_len(ph, &n); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
@@ -117,7 +123,13 @@ func placementOf(ph *C.hrw_placement) (*Placement, error) {
 			nodes[i].domain = C.GoStringN((*C.char)(unsafe.Pointer(domain)), C.int(domainLen))
 		}
 	}
-	return build(seed, nodes)
+	b, selectable, err := wrapBackend(ph, seed, nodes)
+	if err != nil {
+		// wrapBackend owns ph from its call on, whatever it answers.
+		ph = nil
+		return nil, err
+	}
+	return &Placement{b: b, nodes: nodes, seed: seed, selectable: selectable, domains: domainCount(nodes)}, nil
 }
 
 func viewFromJSON(doc []byte, seed Seed) (*View, error) {

@@ -53,29 +53,34 @@ func byID(nodes []Weighted) []Weighted {
 
 // Fingerprint is the view fingerprint of VIEW.md 4.2.
 func Fingerprint(seedFP [8]byte, nodes []Weighted) [16]byte {
-	var m []byte
-	u64 := func(n uint64) { m = binary.LittleEndian.AppendUint64(m, n) }
-	u64(uint64(len(Format)))
-	m = append(m, Format...)
-	u64(uint64(len(Algorithm)))
-	m = append(m, Algorithm...)
-	m = append(m, seedFP[:]...)
+	// The message is hashed as it is made: whole, it would be one more copy of the document.
+	h := sha256.New()
+	var buf []byte // reused: hashing a string through io.WriteString would copy each one
+	u64 := func(n uint64) {
+		buf = binary.LittleEndian.AppendUint64(buf[:0], n)
+		h.Write(buf)
+	}
+	str := func(s string) {
+		u64(uint64(len(s)))
+		buf = append(buf[:0], s...)
+		h.Write(buf)
+	}
+	str(Format)
+	str(Algorithm)
+	h.Write(seedFP[:])
 	u64(uint64(len(nodes)))
 	for _, n := range byID(nodes) {
-		u64(uint64(len(n.ID)))
-		m = append(m, n.ID...)
+		str(n.ID)
 		u64(n.Fixed)
 		if n.HasDomain {
-			m = append(m, 1)
-			u64(uint64(len(n.Domain)))
-			m = append(m, n.Domain...)
+			h.Write(append(buf[:0], 1))
+			str(n.Domain)
 		} else {
-			m = append(m, 0)
+			h.Write(append(buf[:0], 0))
 		}
 	}
-	sum := sha256.Sum256(m)
 	var out [16]byte
-	copy(out[:], sum[:16])
+	copy(out[:], h.Sum(nil)[:16])
 	return out
 }
 

@@ -100,8 +100,8 @@ func unhex(s string) string {
 // order: its member names, its two tags (each name, then the values it may have), what after
 // checks of the members the tags decide (nil: nothing), its epoch and its seed. It returns the
 // members by name.
-func head(doc []byte, members []string, tags [2][]string, after func(map[string]value) error, out *Doc) (map[string]value, error) {
-	root, err := parse(doc)
+func head(doc []byte, members []string, tags [2][]string, after func(map[string]value) error, out *Doc, item func(value, int)) (map[string]value, error) {
+	root, err := parse(doc, item)
 	if err != nil {
 		line, column := position(doc, err.(syntaxError).pos)
 		return nil, &Error{Code: CodeInvalidJSON, Line: line, Column: column, Index: -1}
@@ -139,8 +139,33 @@ func head(doc []byte, members []string, tags [2][]string, after func(map[string]
 // order.
 func Parse(doc []byte) (*Doc, error) {
 	out := &Doc{}
+	// The nodes are checked as they are parsed; the first node error is reported only after
+	// every check that comes before the nodes in section 5 has passed.
+	var nodeErr error
+	// Nodes are gathered in blocks and copied once into a slice of their number: growing one
+	// slice by append would allocate about five times its final size on the way.
+	const block = 4096
+	var blocks [][]Node
+	item := func(v value, i int) {
+		if i == 0 {
+			// A repeated "nodes" member is an error of its own (fields): start again.
+			blocks, nodeErr = blocks[:0], nil
+		}
+		if nodeErr != nil {
+			return
+		}
+		n, err := node(v, i)
+		if err != nil {
+			nodeErr = err
+			return
+		}
+		if len(blocks) == 0 || len(blocks[len(blocks)-1]) == block {
+			blocks = append(blocks, make([]Node, 0, block))
+		}
+		blocks[len(blocks)-1] = append(blocks[len(blocks)-1], n)
+	}
 	m, err := head(doc, []string{"format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"},
-		[2][]string{{"format", Format}, {"algorithm", Algorithm}}, nil, out)
+		[2][]string{{"format", Format}, {"algorithm", Algorithm}}, nil, out, item)
 	if err != nil {
 		return nil, err
 	}
@@ -150,13 +175,14 @@ func Parse(doc []byte) (*Doc, error) {
 		return nil, viewError("nodes", -1, "missing")
 	case nodes.kind != kArray:
 		return nil, viewError("nodes", -1, "wrong_type")
+	case nodeErr != nil:
+		return nil, nodeErr
 	}
-	for i, item := range nodes.items {
-		n, err := node(item, i)
-		if err != nil {
-			return nil, err
+	if len(blocks) > 0 {
+		out.Nodes = make([]Node, 0, (len(blocks)-1)*block+len(blocks[len(blocks)-1]))
+		for _, b := range blocks {
+			out.Nodes = append(out.Nodes, b...)
 		}
-		out.Nodes = append(out.Nodes, n)
 	}
 	return out, nil
 }
@@ -227,17 +253,39 @@ func seed(m map[string]value, out *Doc) error {
 	return nil
 }
 
+// nodeMembers are the members a node may have, in the order of nodeFields' slots.
+var nodeMembers = [5]string{"id", "id_hex", "weight", "domain", "domain_hex"}
+
+// nodeFields is fields for a node, into slots in the order of nodeMembers: without a map,
+// since a view has one node object per node.
+func nodeFields(obj value, index int) (slots [5]value, has [5]bool, err error) {
+	for _, m := range obj.members {
+		k := 0
+		for k < len(nodeMembers) && nodeMembers[k] != m.name {
+			k++
+		}
+		if k == len(nodeMembers) {
+			return slots, has, viewError(m.name, index, "unknown")
+		}
+		if has[k] {
+			return slots, has, viewError(m.name, index, "duplicate")
+		}
+		slots[k], has[k] = m.value, true
+	}
+	return slots, has, nil
+}
+
 func node(v value, i int) (Node, error) {
 	if v.kind != kObject {
 		return Node{}, viewError("nodes", i, "wrong_type")
 	}
-	m, err := fields(v, []string{"id", "id_hex", "weight", "domain", "domain_hex"}, i)
+	m, has, err := nodeFields(v, i)
 	if err != nil {
 		return Node{}, err
 	}
 	var n Node
-	id, hasID := m["id"]
-	idHex, hasIDHex := m["id_hex"]
+	id, hasID := m[0], has[0]
+	idHex, hasIDHex := m[1], has[1]
 	switch {
 	case hasID && hasIDHex:
 		return Node{}, viewError("id_hex", i, "conflict")
@@ -255,7 +303,7 @@ func node(v value, i int) (Node, error) {
 		n.ID = unhex(idHex.str)
 	}
 	n.Weight = 1
-	if w, ok := m["weight"]; ok {
+	if w, ok := m[2], has[2]; ok {
 		if w.kind != kNumber {
 			return Node{}, viewError("weight", i, "wrong_type")
 		}
@@ -264,8 +312,8 @@ func node(v value, i int) (Node, error) {
 		}
 		n.Weight = w.num
 	}
-	d, hasD := m["domain"]
-	dHex, hasDHex := m["domain_hex"]
+	d, hasD := m[3], has[3]
+	dHex, hasDHex := m[4], has[4]
 	switch {
 	case hasD && hasDHex:
 		return Node{}, viewError("domain_hex", i, "conflict")

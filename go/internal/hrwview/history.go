@@ -72,7 +72,7 @@ func ParseHistory(doc []byte) (*History, error) {
 			out.Policy = m["policy"].str
 			out.OverloadPPM, err = overload(m, out.Policy)
 			return err
-		}, &d)
+		}, &d, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,16 @@ type parser struct {
 	pos   int
 	depth int
 	names map[string]string // short strings seen, so that repeated member names share one copy
+	// item, when set, takes each item of the array that is the document object's "nodes" member
+	// as soon as it is parsed, instead of its value tree being kept: a view's nodes then become
+	// Nodes one at a time (a million-node view's tree took more than its nodes and the document
+	// together).
+	item    func(value, int)
+	inNodes bool // parsing the value of the document object's "nodes" member
+	// nodeItem: the value being parsed is an item given to item, which is done with it before the
+	// next one, so an object there keeps its members in reuse instead of a slice of its own.
+	nodeItem bool
+	reuse    []member
 }
 
 // intern is b as a string; short ones (member names, most of all) are allocated once.
@@ -104,9 +114,11 @@ func (p *parser) ws() {
 	}
 }
 
-// parse reads one JSON value surrounded by optional whitespace.
-func parse(s []byte) (value, error) {
-	p := &parser{s: s}
+// parse reads one JSON value surrounded by optional whitespace. item, when not nil, is given the
+// items of the document object's "nodes" array (each with its position) in place of that array's
+// items.
+func parse(s []byte, item func(value, int)) (value, error) {
+	p := &parser{s: s, item: item}
 	p.ws()
 	v, err := p.value()
 	if err != nil {
@@ -174,6 +186,11 @@ func (p *parser) value() (value, error) {
 
 func (p *parser) object() (value, error) {
 	v := value{kind: kObject}
+	if p.nodeItem {
+		p.nodeItem = false
+		v.members = p.reuse[:0]
+		defer func() { p.reuse = v.members[:0] }()
+	}
 	p.ws()
 	if p.pos < len(p.s) && p.s[p.pos] == '}' {
 		p.pos++
@@ -194,7 +211,9 @@ func (p *parser) object() (value, error) {
 		}
 		p.pos++
 		p.ws()
+		p.inNodes = p.depth == 1 && name == "nodes"
 		item, err := p.value()
+		p.inNodes = false
 		if err != nil {
 			return value{}, err
 		}
@@ -222,13 +241,22 @@ func (p *parser) array() (value, error) {
 		p.pos++
 		return v, nil
 	}
-	for {
+	// Only the "nodes" array itself is streamed, not arrays inside its items.
+	streamed := p.inNodes && p.depth == 2 && p.item != nil
+	p.inNodes = false
+	for index := 0; ; index++ {
 		p.ws()
+		p.nodeItem = streamed
 		item, err := p.value()
+		p.nodeItem = false
 		if err != nil {
 			return value{}, err
 		}
-		v.items = append(v.items, item)
+		if streamed {
+			p.item(item, index)
+		} else {
+			v.items = append(v.items, item)
+		}
 		p.ws()
 		if p.pos >= len(p.s) {
 			return value{}, p.fail()
