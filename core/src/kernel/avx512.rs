@@ -283,9 +283,10 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
     let fk = folded(key);
     let p = digests.as_ptr();
     let limit = _mm512_set1_epi64(threshold as i64);
-    let mut buf = [0u32; super::HIT_BATCH + 8];
+    let mut buf = [0u32; super::HIT_BATCH + 16];
     let mut len = 0usize;
     let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let lane16 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     // Appends the positions at + j whose bit j is set in `$mask`, packed by `vpcompressd` into a
     // register (the store form is slow on AMD cores) and stored whole. (Macros, not closures, so
     // that the code is compiled with AVX-512 enabled.)
@@ -295,6 +296,16 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
             let positions = _mm256_add_epi32(lane, _mm256_set1_epi32($at as i32));
             let packed = _mm256_maskz_compress_epi32(mask, positions);
             _mm256_storeu_si256(buf.as_mut_ptr().add(len) as *mut __m256i, packed);
+            len += mask.count_ones() as usize;
+        }};
+    }
+    // Two blocks at once: one compress, store and count per sixteen nodes.
+    macro_rules! append16 {
+        ($at:expr, $mask:expr) => {{
+            let mask: __mmask16 = $mask;
+            let positions = _mm512_add_epi32(lane16, _mm512_set1_epi32($at as i32));
+            let packed = _mm512_maskz_compress_epi32(mask, positions);
+            _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
             len += mask.count_ones() as usize;
         }};
     }
@@ -313,15 +324,21 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
             }
         }
     } else {
-        for b in 0..blocks {
-            append!(
-                b * 8,
-                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
-            );
+        for b in (0..blocks / 2).map(|b| 2 * b) {
+            let low = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
+            let high = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8 + 8))), limit);
+            append16!(b * 8, _mm512_kunpackb(high as __mmask16, low as __mmask16));
             if len >= super::HIT_BATCH {
                 visit(&buf[..len]);
                 len = 0;
             }
+        }
+        if blocks % 2 != 0 {
+            let b = blocks - 1;
+            append!(
+                b * 8,
+                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
+            );
         }
     }
     let rest = n % 8;
