@@ -34,6 +34,8 @@ use crate::v1::digest::Lanes;
 /// their rules differ: the per-node kernels multiply 64-bit lanes (`vpmullq`), which only the
 /// cores with cheap 512-bit multiplies get unforced, while the multi-key digest only adds,
 /// rotates and xors, and takes AVX-512 wherever the CPU has AVX-512F.
+// Without `std` nothing reads the variable: only the tests parse values.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Forced {
     /// Unset, empty, `auto` or a value that names no kernel: the CPU decides.
@@ -45,6 +47,7 @@ pub(crate) enum Forced {
 
 impl Forced {
     /// The request a value of `HRWHASH_KERNEL` makes (case and surrounding blanks ignored).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
     pub(crate) fn parse(value: &str) -> Forced {
         match value.trim().to_ascii_lowercase().as_str() {
             "scalar" => Forced::Scalar,
