@@ -449,36 +449,47 @@ impl Placement {
                 actual: out.len(),
             });
         }
-        self.each_key_digest(keys, out, |p, kd, slot| *slot = p.owner_index_of_digest(kd));
+        self.owners_blocked(keys, out);
         Ok(())
     }
 
     /// Owners of many keys, as build-order indices.
     pub fn owners<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<usize> {
         let mut out = alloc::vec![0usize; keys.len()];
-        self.each_key_digest(keys, &mut out, |p, kd, slot| {
-            *slot = p.owner_index_of_digest(kd)
-        });
+        self.owners_blocked(keys, &mut out);
         out
     }
 
-    /// Calls `f(self, digest of keys[i], &mut out[i])` for every key (`out` is as long as
-    /// `keys`): the keys are digested a block at a time, several per vector register where the
-    /// CPU has one, before their lookups.
-    #[inline]
-    pub(crate) fn each_key_digest<K: AsRef<[u8]>, T>(
-        &self,
-        keys: &[K],
-        out: &mut [T],
-        mut f: impl FnMut(&Self, u64, &mut T),
-    ) {
+    /// The owners of `keys` into `out` (as long): the keys are digested a block at a time,
+    /// several per vector register where the CPU has one, then looked up together
+    /// ([`Placement::owners_of_digests`]).
+    fn owners_blocked<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [usize]) {
         let lanes = Lanes::detect();
         let mut digests = [0u64; KEY_BLOCK];
         for (keys, out) in keys.chunks(KEY_BLOCK).zip(out.chunks_mut(KEY_BLOCK)) {
             let digests = &mut digests[..keys.len()];
             lanes.key_digests(self.inner.seed.key_state(), keys, digests);
+            self.owners_of_digests(digests, out);
+        }
+    }
+
+    /// [`Placement::owner_index_of_digest`] of every digest of `digests` (at most
+    /// [`KEY_BLOCK`]) into `out`, which is as long. An unweighted placement looks the keys up
+    /// together ([`Kernel::argmax_many`]: each node digest read once per block of keys, not once
+    /// per key); a weighted one, one at a time.
+    pub(crate) fn owners_of_digests(&self, digests: &[u64], out: &mut [usize]) {
+        debug_assert!(digests.len() <= KEY_BLOCK && digests.len() == out.len());
+        let inner = &*self.inner;
+        if inner.groups.len() == 1 {
+            let mut best = [(0u64, 0usize); KEY_BLOCK];
+            let best = &mut best[..digests.len()];
+            inner.kernel.argmax_many(digests, &inner.lanes, best);
+            for (slot, &(_, lane)) in out.iter_mut().zip(best.iter()) {
+                *slot = inner.lane_node[lane] as usize;
+            }
+        } else {
             for (&kd, slot) in digests.iter().zip(out) {
-                f(self, kd, slot);
+                *slot = self.owner_index_of_digest(kd);
             }
         }
     }
@@ -535,12 +546,22 @@ impl Placement {
         if k == 0 {
             return Ok(0);
         }
-        // One row per key, in blocks of key digests.
+        // One row per key, in blocks of key digests; rows of one node are the owners, which
+        // are looked up a block of keys at a time.
         let lanes = Lanes::detect();
         let mut digests = [0u64; KEY_BLOCK];
+        let mut owners = [0usize; KEY_BLOCK];
         for (keys, rows) in keys.chunks(KEY_BLOCK).zip(out.chunks_mut(KEY_BLOCK * k)) {
             let digests = &mut digests[..keys.len()];
             lanes.key_digests(self.inner.seed.key_state(), keys, digests);
+            if per_key == 1 {
+                let owners = &mut owners[..keys.len()];
+                self.owners_of_digests(digests, owners);
+                for (&owner, row) in owners.iter().zip(rows.chunks_exact_mut(k)) {
+                    row[0] = owner;
+                }
+                continue;
+            }
             for (&kd, row) in digests.iter().zip(rows.chunks_exact_mut(k)) {
                 self.rank_digest_into(kd, &mut row[..per_key]);
             }

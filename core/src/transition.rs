@@ -671,8 +671,11 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
                 let mut digests = [0u64; KEY_BLOCK];
                 let digests = &mut digests[..keys.len()];
                 Lanes::detect().key_digests(o.seed().key_state(), keys, digests);
-                for &kd in digests.iter() {
-                    let (old, new) = (o.owner_index_of_digest(kd), n.owner_index_of_digest(kd));
+                let (mut old, mut new) = ([0usize; KEY_BLOCK], [0usize; KEY_BLOCK]);
+                let (old, new) = (&mut old[..keys.len()], &mut new[..keys.len()]);
+                o.owners_of_digests(digests, old);
+                n.owners_of_digests(digests, new);
+                for (&old, &new) in old.iter().zip(new.iter()) {
                     self.tally
                         .count(old, new, inner.old_to_new[old] != new as u32);
                 }

@@ -98,6 +98,42 @@ fn batch_calls_answer_as_one_key_calls_do() {
     }
 }
 
+/// The batch owners of an unweighted placement look a block of keys up together (in the AVX-512
+/// kernel, each node digest read once per block): under every per-node kernel this CPU runs,
+/// `owners_into`, `owners` and `rank_many_into` with one node per row answer as the scalar
+/// kernel's one-key calls do, at fleet sizes around the chunks of eight nodes up to 10^5.
+#[test]
+fn batch_owners_answer_as_scalar_one_key_calls_in_every_kernel() {
+    use hrwhash::__kernel;
+    let keys: Vec<String> = (0..200).map(|i| format!("user:{}", i * 7919)).collect();
+    let kernels = __kernel::available();
+    println!("kernels run: {kernels:?}");
+    for n in [1usize, 2, 5, 7, 8, 9, 16, 17, 31, 100, 1000, 1001, 100_000] {
+        let count = if n > 10_000 { 40 } else { keys.len() };
+        let keys = &keys[..count];
+        let base = hrwhash::Placement::new((0..n).map(|i| format!("node-{i}"))).unwrap();
+        let scalar = __kernel::with(&base, "scalar").unwrap();
+        let expected: Vec<usize> = keys.iter().map(|k| scalar.owner_index(k)).collect();
+        for &name in &kernels {
+            let p = __kernel::with(&base, name).unwrap();
+            assert_eq!(__kernel::of(&p), name);
+            let mut out = vec![usize::MAX; count];
+            p.owners_into(keys, &mut out).unwrap();
+            assert_eq!(out, expected, "{name} n={n}");
+            assert_eq!(p.owners(keys), expected, "{name} n={n}");
+            // k = 2 on one node writes one node per row, in rows of two.
+            for k in [1usize, 2] {
+                let mut rows = vec![usize::MAX; count * k];
+                let per_key = p.rank_many_into(keys, k, &mut rows).unwrap();
+                if per_key == 1 {
+                    let firsts: Vec<usize> = rows.chunks_exact(k).map(|r| r[0]).collect();
+                    assert_eq!(firsts, expected, "{name} n={n} k={k}");
+                }
+            }
+        }
+    }
+}
+
 /// `Diff::add_many` digests keys in blocks when both sides are hrw-v1 placements of one seed: its
 /// counts are those of the keys added one at a time.
 #[test]

@@ -283,9 +283,10 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
     let fk = folded(key);
     let p = digests.as_ptr();
     let limit = _mm512_set1_epi64(threshold as i64);
-    let mut buf = [0u32; super::HIT_BATCH + 8];
+    let mut buf = [0u32; super::HIT_BATCH + 16];
     let mut len = 0usize;
     let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let lane16 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     // Appends the positions at + j whose bit j is set in `$mask`, packed by `vpcompressd` into a
     // register (the store form is slow on AMD cores) and stored whole. (Macros, not closures, so
     // that the code is compiled with AVX-512 enabled.)
@@ -295,6 +296,16 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
             let positions = _mm256_add_epi32(lane, _mm256_set1_epi32($at as i32));
             let packed = _mm256_maskz_compress_epi32(mask, positions);
             _mm256_storeu_si256(buf.as_mut_ptr().add(len) as *mut __m256i, packed);
+            len += mask.count_ones() as usize;
+        }};
+    }
+    // Two blocks at once: one compress, store and count per sixteen nodes.
+    macro_rules! append16 {
+        ($at:expr, $mask:expr) => {{
+            let mask: __mmask16 = $mask;
+            let positions = _mm512_add_epi32(lane16, _mm512_set1_epi32($at as i32));
+            let packed = _mm512_maskz_compress_epi32(mask, positions);
+            _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
             len += mask.count_ones() as usize;
         }};
     }
@@ -313,15 +324,21 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
             }
         }
     } else {
-        for b in 0..blocks {
-            append!(
-                b * 8,
-                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
-            );
+        for b in (0..blocks / 2).map(|b| 2 * b) {
+            let low = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
+            let high = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8 + 8))), limit);
+            append16!(b * 8, _mm512_kunpackb(high as __mmask16, low as __mmask16));
             if len >= super::HIT_BATCH {
                 visit(&buf[..len]);
                 len = 0;
             }
+        }
+        if blocks % 2 != 0 {
+            let b = blocks - 1;
+            append!(
+                b * 8,
+                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
+            );
         }
     }
     let rest = n % 8;
@@ -357,4 +374,96 @@ pub(super) unsafe fn scores_and_lane_max(key: u64, digests: &[u64], out: &mut [u
     let mut lane_max = [0u64; 8];
     _mm512_storeu_si512(lane_max.as_mut_ptr() as *mut _, max);
     lane_max
+}
+
+/// Keys whose lookups [`argmax_keys`] runs together: four registers of eight.
+pub(super) const KEYS: usize = 32;
+
+/// [`argmax`] of each key digest of `keys` (at most [`KEYS`]) over `digests` (non-empty) into
+/// `out`, as long as `keys`, with the keys across the vector lanes: each node digest is read once
+/// and broadcast against every key of the block, and each key's maximum builds up in its own
+/// lane. As in [`argmax`], positions are not tracked in the loop: each lane keeps its maximum and
+/// the first chunk of eight nodes where it appeared; the best score names its digest
+/// ([`digest_of`]), and its first position is looked for in that chunk alone. Equal scores for
+/// one key are equal digests, so that is the first position with the best score (SPEC.md's
+/// tie rule).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn argmax_keys(keys: &[u64], digests: &[u64], out: &mut [(u64, usize)]) {
+    let n = digests.len();
+    let count = keys.len().min(out.len()).min(KEYS);
+    if n == 0 || count == 0 {
+        out.iter_mut().for_each(|o| *o = (0, 0));
+        return;
+    }
+    // Lanes past the keys are computed and ignored.
+    let mut fk = [0u64; KEYS];
+    for (f, &k) in fk.iter_mut().zip(&keys[..count]) {
+        *f = k ^ (k >> 32);
+    }
+    let p = digests.as_ptr();
+    let fk = [
+        load(fk.as_ptr()),
+        load(fk.as_ptr().add(8)),
+        load(fk.as_ptr().add(16)),
+        load(fk.as_ptr().add(24)),
+    ];
+    let mul = _mm512_set1_epi64(MIX_MULTIPLIER as i64);
+    // Zero never beats a lane's maximum (strictly greater), so a lane whose maximum is zero
+    // has it at its first node, in chunk 0.
+    let mut best = [_mm512_setzero_si512(); 4];
+    let mut best_chunk = [_mm512_setzero_si512(); 4];
+    let mut chunk = _mm512_setzero_si512();
+    let one = _mm512_set1_epi64(1);
+    // (Macros, not closures, so that the code is compiled with AVX-512 enabled.) The score of
+    // `fold(key ^ d)` is `(fold(key) ^ fold(d)) * M`: `fold` is linear, so a node's digest is
+    // folded once per block of keys, in a general-purpose register.
+    macro_rules! chunk_max {
+        ($at:expr, $len:expr) => {{
+            let mut m = [_mm512_setzero_si512(); 4];
+            for j in 0..$len {
+                let d = *p.add($at + j);
+                let fd = _mm512_set1_epi64((d ^ (d >> 32)) as i64);
+                for v in 0..4 {
+                    let s = _mm512_mullo_epi64(_mm512_xor_si512(fk[v], fd), mul);
+                    m[v] = _mm512_max_epu64(m[v], s);
+                }
+            }
+            for v in 0..4 {
+                let beats = _mm512_cmpgt_epu64_mask(m[v], best[v]);
+                best[v] = _mm512_max_epu64(best[v], m[v]);
+                best_chunk[v] = _mm512_mask_mov_epi64(best_chunk[v], beats, chunk);
+            }
+        }};
+    }
+    let full = n / 8;
+    for c in 0..full {
+        chunk_max!(c * 8, 8);
+        chunk = _mm512_add_epi64(chunk, one);
+    }
+    if n % 8 != 0 {
+        chunk_max!(full * 8, n % 8);
+    }
+    let mut tops = [0u64; KEYS];
+    let mut chunks = [0u64; KEYS];
+    for v in 0..4 {
+        _mm512_storeu_si512(tops.as_mut_ptr().add(8 * v) as *mut _, best[v]);
+        _mm512_storeu_si512(chunks.as_mut_ptr().add(8 * v) as *mut _, best_chunk[v]);
+    }
+    for i in 0..count {
+        let (key, top) = (keys[i], tops[i]);
+        let start = chunks[i] as usize * 8;
+        // The positions of the chunk, all compared at once; the masked load reads nothing past
+        // the slice.
+        let valid = low_bits((n - start).min(8));
+        let d = _mm512_maskz_loadu_epi64(valid, p.add(start) as *const _);
+        let target = _mm512_set1_epi64(digest_of(key, top) as i64);
+        let found = _mm512_mask_cmpeq_epi64_mask(valid, d, target);
+        out[i] = if found != 0 {
+            (top, start + found.trailing_zeros() as usize)
+        } else {
+            // Unreachable: the best score came from a digest of that chunk.
+            debug_assert!(false, "the best digest was not found again");
+            super::portable::argmax(key, digests)
+        };
+    }
 }

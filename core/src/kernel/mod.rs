@@ -26,6 +26,67 @@ pub(crate) use portable::{keep_max, max_into, select};
 #[cfg(target_arch = "x86_64")]
 pub(crate) use x86_64::{keep_max, max_into, select};
 
+use crate::v1::digest::Lanes;
+
+/// What `HRWHASH_KERNEL` asks for. The variable is read and parsed in one place ([`chosen`]);
+/// the per-node kernels ([`Kernel::choose`]) and the multi-key digests
+/// ([`crate::v1::digest::Lanes::choose`]) each turn the request into their own choice, because
+/// their rules differ: the per-node kernels multiply 64-bit lanes (`vpmullq`), which only the
+/// cores with cheap 512-bit multiplies get unforced, while the multi-key digest only adds,
+/// rotates and xors, and takes AVX-512 wherever the CPU has AVX-512F.
+// Without `std` nothing reads the variable: only the tests parse values.
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Forced {
+    /// Unset, empty, `auto` or a value that names no kernel: the CPU decides.
+    Nothing,
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+impl Forced {
+    /// The request a value of `HRWHASH_KERNEL` makes (case and surrounding blanks ignored).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) fn parse(value: &str) -> Forced {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "scalar" => Forced::Scalar,
+            "avx2" => Forced::Avx2,
+            "avx512" => Forced::Avx512,
+            _ => Forced::Nothing,
+        }
+    }
+
+    /// The kernel name the request forces, if any.
+    fn name(self) -> Option<&'static str> {
+        match self {
+            Forced::Nothing => None,
+            Forced::Scalar => Some("scalar"),
+            Forced::Avx2 => Some("avx2"),
+            Forced::Avx512 => Some("avx512"),
+        }
+    }
+}
+
+/// The per-node kernel and the multi-key digest of this process, from one reading of
+/// `HRWHASH_KERNEL`, made on the first call and kept. Without `std` there is no environment:
+/// the target's compile-time features decide.
+pub(crate) fn chosen() -> (Kernel, Lanes) {
+    #[cfg(feature = "std")]
+    {
+        static CHOSEN: std::sync::OnceLock<(Kernel, Lanes)> = std::sync::OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let forced = Forced::parse(&std::env::var("HRWHASH_KERNEL").unwrap_or_default());
+            (Kernel::choose(forced), Lanes::choose(forced))
+        })
+    }
+    #[cfg(not(feature = "std"))]
+    (
+        Kernel::choose(Forced::Nothing),
+        Lanes::choose(Forced::Nothing),
+    )
+}
+
 /// Which implementation of the per-node loop a placement uses, chosen once when it is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
@@ -52,22 +113,15 @@ impl Kernel {
 
     /// The kernel of every placement of this process (see the module's documentation).
     pub(crate) fn detect() -> Kernel {
-        #[cfg(feature = "std")]
-        {
-            static CHOSEN: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
-            *CHOSEN.get_or_init(|| {
-                let forced = std::env::var("HRWHASH_KERNEL").unwrap_or_default();
-                Kernel::choose(forced.trim())
-            })
-        }
-        #[cfg(not(feature = "std"))]
-        Kernel::choose("")
+        chosen().0
     }
 
-    /// The kernel for a `HRWHASH_KERNEL` value (see the module's documentation).
-    pub(crate) fn choose(forced: &str) -> Kernel {
-        let forced = forced.to_ascii_lowercase();
-        match Kernel::ALL.iter().position(|(name, _)| *name == forced) {
+    /// The kernel for a `HRWHASH_KERNEL` request (see the module's documentation).
+    pub(crate) fn choose(forced: Forced) -> Kernel {
+        match Kernel::ALL
+            .iter()
+            .position(|(name, _)| Some(*name) == forced.name())
+        {
             // The forced kernel if this CPU has it, else the first below it that it has.
             Some(at) => Kernel::ALL[at..]
                 .iter()
@@ -153,6 +207,29 @@ impl Kernel {
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
             #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
             Kernel::Avx512 => unsafe { avx512::argmax(key, digests) },
+        }
+    }
+
+    /// [`Kernel::argmax`] of every key digest of `keys` over `digests` (non-empty) into `out`,
+    /// which is as long. The AVX-512 kernel runs a block of keys together, the keys across its
+    /// lanes, so that each node digest is read once per block rather than once per key; the
+    /// others look the keys up one at a time.
+    #[inline]
+    pub(crate) fn argmax_many(self, keys: &[u64], digests: &[u64], out: &mut [(u64, usize)]) {
+        debug_assert_eq!(keys.len(), out.len());
+        match self {
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 if digests.len() > 1 => {
+                for (keys, out) in keys.chunks(avx512::KEYS).zip(out.chunks_mut(avx512::KEYS)) {
+                    unsafe { avx512::argmax_keys(keys, digests, out) }
+                }
+            }
+            _ => {
+                for (&key, slot) in keys.iter().zip(out) {
+                    *slot = self.argmax(key, digests);
+                }
+            }
         }
     }
 
@@ -560,6 +637,66 @@ mod tests {
         }
     }
 
+    /// `argmax_many` of `keys` in every kernel, against the scalar kernel's argmax key by key.
+    fn argmax_many_matches_scalar_on(keys: &[u64], digests: &[u64], what: &str) {
+        let expected: Vec<(u64, usize)> =
+            keys.iter().map(|&k| portable::argmax(k, digests)).collect();
+        for kernel in kernels() {
+            let mut got = alloc::vec![(u64::MAX, usize::MAX); keys.len()];
+            kernel.argmax_many(keys, digests, &mut got);
+            assert_eq!(got, expected, "{kernel:?} n={} {what}", digests.len());
+        }
+    }
+
+    #[test]
+    fn argmax_many_matches_scalar_up_to_a_hundred_thousand_nodes() {
+        // Node counts around the chunks of eight and beyond; key counts around the blocks of 32
+        // keys (a block partly filled, several blocks).
+        let mut st = 47u64;
+        let sizes = (1..=40).chain([63, 64, 65, 100, 129, 1000, 1001, 4099, 10_000, 100_000]);
+        for n in sizes {
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            let counts: &[usize] = if n > 5000 {
+                &[1, 33]
+            } else {
+                &[1, 7, 31, 32, 33, 64, 100]
+            };
+            for &count in counts {
+                let keys: Vec<u64> = (0..count).map(|_| lcg(&mut st)).collect();
+                argmax_many_matches_scalar_on(&keys, &digests, "random");
+            }
+        }
+    }
+
+    #[test]
+    fn argmax_many_keeps_the_first_position_on_crafted_ties() {
+        // For each key of a block its own best digest is copied to two more positions (the
+        // first must win, in or across chunks of eight); some keys score zero everywhere
+        // (digest == key) and one fleet has every digest equal.
+        let mut st = 53u64;
+        for n in [1usize, 2, 5, 7, 8, 9, 15, 16, 17, 31, 64, 65, 100, 1000] {
+            for round in 0..6 {
+                let mut digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+                let mut keys: Vec<u64> = (0..40).map(|_| lcg(&mut st)).collect();
+                for key in keys.iter_mut().take(3) {
+                    let (_, best) = portable::argmax(*key, &digests);
+                    let d = digests[best];
+                    for _ in 0..2 {
+                        digests[(lcg(&mut st) % n as u64) as usize] = d;
+                    }
+                }
+                if round % 2 == 0 {
+                    // A key equal to a digest scores zero against it; with one digest everywhere
+                    // every node scores zero.
+                    keys[5] = digests[0];
+                }
+                argmax_many_matches_scalar_on(&keys, &digests, "ties");
+                let equal = alloc::vec![digests[0]; n];
+                argmax_many_matches_scalar_on(&keys, &equal, "equal");
+            }
+        }
+    }
+
     #[test]
     fn crafted_ties_keep_the_first_position_in_every_kernel() {
         // The best digest repeated at two positions: the first must win, wherever the two fall
@@ -603,10 +740,10 @@ mod tests {
     fn a_forced_kernel_is_used_only_where_the_cpu_has_it() {
         let available: Vec<Kernel> = Kernel::available().collect();
         let best = available[0];
-        assert_eq!(Kernel::choose("scalar"), Kernel::Scalar);
-        assert_eq!(Kernel::choose("SCALAR"), Kernel::Scalar);
+        assert_eq!(Kernel::choose(Forced::parse("scalar")), Kernel::Scalar);
+        assert_eq!(Kernel::choose(Forced::parse(" SCALAR ")), Kernel::Scalar);
         for name in ["avx512", "avx2"] {
-            let got = Kernel::choose(name);
+            let got = Kernel::choose(Forced::parse(name));
             assert!(available.contains(&got), "{name} gave {got:?}");
             match Kernel::named(name) {
                 // Forced and present: that kernel.
@@ -620,16 +757,20 @@ mod tests {
         }
         // Anything else is the automatic choice, which is one of the CPU's kernels.
         for other in ["", "auto", "sse9", "avx"] {
-            assert_eq!(Kernel::choose(other), Kernel::choose(""), "{other}");
+            assert_eq!(
+                Kernel::choose(Forced::parse(other)),
+                Kernel::choose(Forced::Nothing),
+                "{other}"
+            );
         }
-        assert!(available.contains(&Kernel::choose("")));
+        assert!(available.contains(&Kernel::choose(Forced::Nothing)));
         // The automatic choice is the fastest kernel the CPU has, except that AVX-512 waits for
         // the cores that multiply cheaply (VBMI2).
         #[cfg(all(target_arch = "x86_64", feature = "std"))]
         if best.name() == "avx512" && !std::arch::is_x86_feature_detected!("avx512vbmi2") {
-            assert_eq!(Kernel::choose("").name(), "avx2");
+            assert_eq!(Kernel::choose(Forced::Nothing).name(), "avx2");
         } else {
-            assert_eq!(Kernel::choose(""), best);
+            assert_eq!(Kernel::choose(Forced::Nothing), best);
         }
         let _ = best;
     }

@@ -10,6 +10,8 @@
 #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
 mod avx512;
 
+use crate::kernel::Forced;
+
 /// SipHash-1-3 state: `v0, v1, v2, v3`.
 pub(crate) type State = [u64; 4];
 
@@ -216,36 +218,26 @@ impl Lanes {
         all
     }
 
-    /// The multi-key digest of this process.
+    /// The multi-key digest of this process (`HRWHASH_KERNEL`, read once for both this and
+    /// the per-node kernel: [`crate::kernel::chosen`]).
     pub(crate) fn detect() -> Lanes {
-        #[cfg(all(target_arch = "x86_64", hrwhash_avx512, feature = "std"))]
-        {
-            use core::sync::atomic::{AtomicU8, Ordering};
-            static CHOSEN: AtomicU8 = AtomicU8::new(0);
-            match CHOSEN.load(Ordering::Relaxed) {
-                1 => return Lanes::Scalar,
-                2 => return Lanes::Avx512,
-                _ => {}
-            }
-            let forced = std::env::var("HRWHASH_KERNEL").ok();
-            let wide = !matches!(forced.as_deref(), Some("scalar" | "avx2"));
-            let lanes = if wide && avx512::supported() {
-                Lanes::Avx512
-            } else {
+        crate::kernel::chosen().1
+    }
+
+    /// The multi-key digest for a `HRWHASH_KERNEL` request. Its rule is not the per-node
+    /// kernels' (`Kernel::choose`): the digest only adds, rotates and xors, with no 64-bit lane
+    /// multiply, so unforced it takes AVX-512 wherever the CPU has AVX-512F, VBMI2 or not.
+    /// Forcing `scalar` or `avx2` gives the one-key digest, the one a CPU without AVX-512 runs.
+    pub(crate) fn choose(forced: Forced) -> Lanes {
+        match forced {
+            Forced::Scalar | Forced::Avx2 => Lanes::Scalar,
+            Forced::Avx512 | Forced::Nothing => {
+                #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+                if avx512::supported() {
+                    return Lanes::Avx512;
+                }
                 Lanes::Scalar
-            };
-            CHOSEN.store(
-                if lanes == Lanes::Scalar { 1 } else { 2 },
-                Ordering::Relaxed,
-            );
-            lanes
-        }
-        #[cfg(not(all(target_arch = "x86_64", hrwhash_avx512, feature = "std")))]
-        {
-            #[cfg(all(target_arch = "x86_64", hrwhash_avx512, target_feature = "avx512f"))]
-            return Lanes::Avx512;
-            #[allow(unreachable_code)]
-            Lanes::Scalar
+            }
         }
     }
 
@@ -399,5 +391,21 @@ mod tests {
         if std::env::var("HRWHASH_KERNEL").as_deref() == Ok("scalar") {
             assert_eq!(Lanes::detect(), Lanes::Scalar);
         }
+    }
+
+    #[test]
+    fn the_digest_reads_the_request_by_its_own_rule() {
+        let best = *Lanes::available().last().expect("the scalar one at least");
+        assert_eq!(Lanes::choose(Forced::parse("scalar")), Lanes::Scalar);
+        assert_eq!(Lanes::choose(Forced::parse(" Scalar\n")), Lanes::Scalar);
+        assert_eq!(Lanes::choose(Forced::parse("avx2")), Lanes::Scalar);
+        // No VBMI2 needed: the widest digest the CPU has, forced or not.
+        for value in ["avx512", "AVX512", "", "auto", "sse9"] {
+            assert_eq!(Lanes::choose(Forced::parse(value)), best, "{value:?}");
+        }
+        // One reading of the variable gives both choices.
+        let (kernel, lanes) = crate::kernel::chosen();
+        assert_eq!(kernel, crate::kernel::Kernel::detect());
+        assert_eq!(lanes, Lanes::detect());
     }
 }
