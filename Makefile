@@ -117,6 +117,10 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance-v2.json
+	@# fuzz/ is a workspace of its own, so a dependency added to the core or the C ABI leaves its
+	@# lock file behind, and the first cargo-fuzz build rewrites it in the working tree.
+	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null || { \
+	  echo "fuzz/Cargo.lock is out of date: run 'cargo metadata --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null' and commit it" >&2; exit 1; }
 
 # Every language's error names, codes and messages, from conformance/errors.json.
 errors:
@@ -206,7 +210,10 @@ FUZZ := RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ)
 $(CARGO_FUZZ):
 	$(CARGO) install --debug --locked cargo-fuzz --version $(CARGO_FUZZ_VERSION) --root $(CURDIR)/target/tools
 
+# --locked first: cargo-fuzz has no such flag, and without it a stale fuzz/Cargo.lock would be
+# rewritten in the working tree instead of failing.
 fuzz-build: $(CARGO_FUZZ)
+	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null
 	$(FUZZ) build $(FUZZ_OPTS)
 
 # Each target starts from the checked-in seeds and grows a corpus under target/ (not committed).

@@ -318,7 +318,8 @@ export declare class BoundedLoad {
   get factor(): [number, number]
   /**
    * The build-order index of the node for `key`, given the current load of every node (build
-   * order, nodes of weight 0 included).
+   * order, nodes of weight 0 included). A placement loaded from a view document has its nodes
+   * in id order (VIEW.md section 2): match loads to `placement.nodes()` by id after a load.
    */
   ownerIndex(key: Key, loads: ReadonlyArray<number | bigint>): number
   /** The node id for `key`, given the current load of every node. */
@@ -429,7 +430,10 @@ export declare class Placement {
 
 /** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
 export declare class Plan {
-  /** The next moved key, pulling keys from the source until one moves. */
+  /**
+   * The next moved key, pulling keys from the source until one moves. A key source that
+   * calls `next` of the plan it feeds gets a `TypeError` (`ERR_INVALID_ARG_TYPE`).
+   */
   next(): IteratorResult<Move, undefined>
 }
 
@@ -653,12 +657,13 @@ export declare class View {
    */
   static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): View
   /**
-   * Loads the view document in the file at `path`. A file that cannot be read throws an
+   * Loads the view document in the file at `path` (a string, or a `Buffer` of the name's bytes,
+   * as `fs` takes). A file that cannot be read throws an
    * `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`). At most
    * 1 GiB is read (`HRW_RESULT_TOO_LARGE` past it), and no further than the first control
    * byte, so an endless stream such as `/dev/zero` fails at once with `HRW_INVALID_JSON`.
    */
-  static fromFile(path: string, options?: ViewLoadOptions | null): View
+  static fromFile(path: string | Uint8Array, options?: ViewLoadOptions | null): View
   /**
    * The canonical JSON form (VIEW.md section 3), ending in a newline. A secret seed is never
    * written: only its fingerprint.

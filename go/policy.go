@@ -41,7 +41,9 @@ func (bl *BoundedLoad) Placement() *Placement { return bl.p }
 func (bl *BoundedLoad) Factor() (num, den uint32) { return bl.num, bl.den }
 
 // Owner returns the index of the node that takes key, given loads[i], the current load of node
-// i (one entry per node in build order, nodes of weight 0 included). ErrLengthMismatch when
+// i (one entry per node in build order, nodes of weight 0 included; a placement read from a view
+// document has its nodes in id order, VIEW.md section 2, so match loads to nodes by id after a
+// load). ErrLengthMismatch when
 // len(loads) is not Len() of the placement; ErrLoadOverflow when the loads add up to more than
 // 2^64 - 1. The zero BoundedLoad returns ErrNullParameter.
 func (bl *BoundedLoad) Owner(key string, loads []uint64) (int, error) {

@@ -166,7 +166,8 @@ impl BoundedLoad {
     }
 
     /// The build-order index of the node for `key`, given the current load of every node (build
-    /// order, nodes of weight 0 included).
+    /// order, nodes of weight 0 included). A placement loaded from a view document has its nodes
+    /// in id order (VIEW.md section 2): match loads to `placement.nodes()` by id after a load.
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, loads: ReadonlyArray<number | bigint>"

@@ -3,6 +3,7 @@
 //!
 //! Ids come back as a string when the id was given as one (a view's ids are strings when they are
 //! UTF-8, since the JSON form writes them so) and as a fresh `Buffer` otherwise.
+use std::cell::Cell;
 use std::ptr;
 
 use hrwhash::{Error, Lookup, Seed};
@@ -231,26 +232,27 @@ impl View {
         Ok(View { inner })
     }
 
-    /// Loads the view document in the file at `path`. A file that cannot be read throws an
+    /// Loads the view document in the file at `path` (a string, or a `Buffer` of the name's bytes,
+    /// as `fs` takes). A file that cannot be read throws an
     /// `Error` whose `code` is the system's (`ENOENT`, `EACCES`, `EISDIR`, else `EIO`). At most
     /// 1 GiB is read (`HRW_RESULT_TOO_LARGE` past it), and no further than the first control
     /// byte, so an endless stream such as `/dev/zero` fails at once with `HRW_INVALID_JSON`.
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "path: string, options?: ViewLoadOptions | null"
+        ts_args_type = "path: string | Uint8Array, options?: ViewLoadOptions | null"
     )]
     pub fn from_file(env: Env, path: Raw, options: Option<Raw>) -> Result<View> {
         let env = env.raw();
         let mut buf = KeyBuf::new();
-        if js::type_of(env, path.0)? != T::napi_string {
-            return Err(js::type_error(
-                env,
-                &format!("path is {}, not a string", js::describe(env, path.0)),
-            ));
-        }
         let path = key_of(env, path, &mut buf, "path")?;
-        let path = String::from_utf8_lossy(path).into_owned();
+        // A Buffer path is the file name's bytes, as for `fs`: on Linux a name need not be UTF-8.
+        #[cfg(unix)]
+        let path = std::path::PathBuf::from(
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path),
+        );
+        #[cfg(not(unix))]
+        let path = std::path::PathBuf::from(String::from_utf8_lossy(path).into_owned());
         let seed = load_seed(env, options)?;
         let read = std::fs::File::open(&path).and_then(hrwhash::view::read_document);
         let bytes = read.map_err(|e| {
@@ -267,7 +269,7 @@ impl View {
                 env,
                 Kind::Error,
                 code,
-                &format!("cannot read the view file {path}: {e}"),
+                &format!("cannot read the view file {}: {e}", path.display()),
                 &[],
             )
         })?;
@@ -789,8 +791,9 @@ impl Transition {
             },
             first: reference(env, first)?,
             second: second.map(|n| reference(env, n)).transpose()?,
-            index: 0,
-            done: false,
+            index: Cell::new(0),
+            done: Cell::new(false),
+            busy: Cell::new(false),
         };
         let obj = unsafe { Plan::to_napi_value(env, plan)? };
         // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
@@ -875,14 +878,27 @@ fn dereference(env: sys::napi_env, r: sys::napi_ref) -> Result<sys::napi_value> 
 }
 
 /// The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given).
+// `next` takes `&self`, with its state in cells: napi-rs refuses a second `&mut` borrow with its
+// own status as the `code` ("InvalidArg"), which is none of this package's codes. A key source
+// that calls `next` of its own plan is refused by `busy` instead, with the package's TypeError.
 #[napi(custom_finalize)]
 pub struct Plan {
     transition: Transition,
     /// The source array, or the source iterator followed by its `next` method.
     first: sys::napi_ref,
     second: Option<sys::napi_ref>,
-    index: usize,
-    done: bool,
+    index: Cell<usize>,
+    done: Cell<bool>,
+    busy: Cell<bool>,
+}
+
+/// Clears `Plan::busy` however `next` returns.
+struct Busy<'a>(&'a Cell<bool>);
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
 }
 
 impl ObjectFinalize for Plan {
@@ -899,10 +915,19 @@ impl ObjectFinalize for Plan {
 
 #[napi]
 impl Plan {
-    /// The next moved key, pulling keys from the source until one moves.
+    /// The next moved key, pulling keys from the source until one moves. A key source that
+    /// calls `next` of the plan it feeds gets a `TypeError` (`ERR_INVALID_ARG_TYPE`).
     #[napi(catch_unwind, ts_return_type = "IteratorResult<Move, undefined>")]
-    pub fn next(&mut self, env: Env) -> Result<Raw> {
+    pub fn next(&self, env: Env) -> Result<Raw> {
         let env = env.raw();
+        if self.busy.replace(true) {
+            return Err(js::type_error(
+                env,
+                "Plan.next() was called from inside the plan's own key source, \
+                 while the plan was reading a key from it",
+            ));
+        }
+        let _busy = Busy(&self.busy);
         let result = js::new_object(env)?;
         let mut buf = KeyBuf::new();
         let first = dereference(env, self.first)?;
@@ -910,14 +935,14 @@ impl Plan {
             Some(next) => Source::Iter(first, dereference(env, next)?),
             None => Source::Array(first),
         };
-        while !self.done {
+        while !self.done.get() {
             let scope = Scope::open(env)?;
-            let Some(v) = pull(env, src, self.index)? else {
-                self.done = true;
+            let i = self.index.get();
+            let Some(v) = pull(env, src, i)? else {
+                self.done.set(true);
                 break;
             };
-            let i = self.index;
-            self.index += 1;
+            self.index.set(i + 1);
             let r = self.transition.route_of(stream_key(env, v, &mut buf, i)?);
             if r.moved {
                 let v = scope.escape(v)?;

@@ -129,6 +129,36 @@ test('every method and getter on a foreign receiver is ERR_INVALID_ARG_TYPE', ()
   assert.ok(methods.includes('replicas') && methods.includes('length') && methods.includes('withNode'));
 });
 
+test("every exported class's methods and getters on a foreign receiver are ERR_INVALID_ARG_TYPE", () => {
+  const hrwhash = require('hrwhash');
+  let checked = 0;
+  for (const [className, cls] of Object.entries(hrwhash)) {
+    if (typeof cls !== 'function' || !cls.prototype) continue;
+    const proto = cls.prototype;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor') continue;
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      for (const fn of [d.get, d.set, d.value].filter((f) => typeof f === 'function')) {
+        for (const fake of [{}, Object.create(proto), p]) {
+          if (fake === p && className === 'Placement') continue;
+          assert.throws(
+            () => fn.call(fake, 'k', 1),
+            (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE' && err.message.length > 10,
+            `${className}.${name}`,
+          );
+          checked++;
+        }
+      }
+    }
+  }
+  // View, Transition, RampPlan, Plan, the policies, profiles and LiveView, not Placement alone.
+  assert.ok(checked > 150, `${checked} calls checked`);
+  // A real receiver still answers, and the wrapper keeps the method's name.
+  const v = new hrwhash.View(p, 1n);
+  assert.equal(hrwhash.View.prototype.toJson.call(v), v.toJson());
+  assert.equal(hrwhash.View.prototype.toJson.name, 'toJson');
+});
+
 test('with_node and with_weight errors carry codes, not messages', () => {
   const codeLike = /^(HRW_[A-Z_]+|ERR_INVALID_ARG_TYPE)$/;
   const attempts = [

@@ -272,6 +272,31 @@ test('bad arguments are typed errors', () => {
   );
   assert.deepEqual([...plan].map((m) => m.key), ['x', 'y']);
   assert.deepEqual(results, ['refused']);
+  // Refused with the package's code, not napi-rs's status; and the plan goes on afterwards.
+  let inner;
+  const again = new Transition(new Placement(['a']), new Placement(['b'])).plan({
+    [Symbol.iterator]() {
+      let i = 0;
+      return {
+        next() {
+          if (i === 1) {
+            try {
+              inner.next();
+            } catch (e) {
+              results.push(e);
+            }
+          }
+          return i < 3 ? { value: `k${i++}`, done: false } : { done: true };
+        },
+      };
+    },
+  });
+  inner = again;
+  assert.deepEqual([...again].map((m) => m.key), ['k0', 'k1', 'k2']);
+  const refused = results[1];
+  assert.ok(refused instanceof TypeError, String(refused));
+  assert.equal(refused.code, 'ERR_INVALID_ARG_TYPE');
+  assert.match(refused.message, /own key source/);
   assert.throws(() => new RampPlan(v, p, 0.1), typeError);
   assert.throws(() => new RampPlan(v, v, '0.1'), typeError);
   for (const bad of [0, -0.1, 1.5, NaN, Infinity]) {

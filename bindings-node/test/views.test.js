@@ -77,6 +77,22 @@ test('fromFile reads the same view as fromJson', () => {
   }
 });
 
+test('fromFile takes a Buffer path, whose bytes need not be UTF-8', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrwhash-views-'));
+  try {
+    const c = views.valid[0];
+    // A Linux file name is bytes: 0xff is no UTF-8, and fs writes it from a Buffer.
+    const name = Buffer.concat([Buffer.from(path.join(dir, 'view-')), Buffer.from([0xff]), Buffer.from('.json')]);
+    fs.writeFileSync(name, documentOf(c));
+    assert.equal(View.fromFile(name, loadOptions(c)).fingerprint, c.fingerprint);
+    assert.equal(View.fromFile(new Uint8Array(name), loadOptions(c)).fingerprint, c.fingerprint);
+    const missing = Buffer.concat([Buffer.from(path.join(dir, 'no-')), Buffer.from([0xfe])]);
+    assert.throws(() => View.fromFile(missing), { code: 'ENOENT' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 for (const c of views.equivalent) {
   test(`equivalent: ${c.name}`, () => {
     const a = View.fromJson(c.a);

@@ -2,6 +2,8 @@
 //! `RampPlan`. Ids that come from a view document are str when they are valid UTF-8 and bytes
 //! otherwise, the way the document itself writes them (`id` / `id_hex`).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use pyo3::prelude::*;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyIterator, PyList, PyMemoryView, PyString,
@@ -181,13 +183,7 @@ impl View {
         path: &Bound<'_, PyAny>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<View> {
-        let path: std::path::PathBuf = path.extract().map_err(|_| {
-            invalid_argument(
-                py,
-                format!("the path is {}, not str or os.PathLike", type_name(path)),
-                None,
-            )
-        })?;
+        let (path, name) = path_arg(py, path)?;
         // OSError (FileNotFoundError, ...) is Python's own error for a file that cannot be read
         // (the C ABI's HRW_STATUS_IO); given errno, message and file name, OSError picks the
         // subclass and names the file. A path holding a NUL byte names no file: EINVAL (22 on
@@ -202,7 +198,7 @@ impl View {
                     (None, std::io::ErrorKind::InvalidInput) => EINVAL,
                     (None, _) => 0,
                 };
-                pyo3::exceptions::PyOSError::new_err((errno, message, path.display().to_string()))
+                pyo3::exceptions::PyOSError::new_err((errno, message, name.clone().unbind()))
             })?
             .map_err(|e| error(py, e, None))?;
         View::load(py, &bytes, seed, Some(&format!("in {}", path.display())))
@@ -616,7 +612,7 @@ impl Transition {
         Ok(Plan {
             transition: slf.clone().unbind(),
             keys: items_iter(keys, "keys")?.unbind(),
-            next_index: 0,
+            next_index: AtomicUsize::new(0),
         })
     }
 
@@ -635,12 +631,53 @@ impl Transition {
     }
 }
 
+/// A file path as `open()` takes it: str, bytes or os.PathLike of either. bytes are the name's
+/// bytes, which on Linux need not be UTF-8 (a str name that is not comes with surrogate escapes,
+/// which the file system encoding turns back into the same bytes).
+/// Also returns what `os.fspath` made of it, the `filename` of an OSError as `open()` gives it.
+fn path_arg<'py>(
+    py: Python<'py>,
+    path: &Bound<'py, PyAny>,
+) -> PyResult<(std::path::PathBuf, Bound<'py, PyAny>)> {
+    let refused = || {
+        invalid_argument(
+            py,
+            format!(
+                "the path is {}, not str, bytes or os.PathLike",
+                type_name(path)
+            ),
+            None,
+        )
+    };
+    let path = py
+        .import("os")?
+        .getattr("fspath")?
+        .call1((path,))
+        .map_err(|_| refused())?;
+    if let Ok(b) = path.cast::<PyBytes>() {
+        #[cfg(unix)]
+        let buf = std::path::PathBuf::from(
+            <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b.as_bytes()),
+        );
+        #[cfg(not(unix))]
+        let buf = std::path::PathBuf::from(String::from_utf8_lossy(b.as_bytes()).into_owned());
+        return Ok((buf, path));
+    }
+    let buf = path.extract().map_err(|_| refused())?;
+    Ok((buf, path))
+}
+
 /// The moved keys of a key stream; see `Transition.plan`.
-#[pyclass(module = "hrwhash", name = "Plan")]
+///
+/// Frozen, with the key position in an atomic: a `&mut self` method would hold a borrow while the
+/// key source runs, so a source that advances its own plan, or a plan shared by threads, failed
+/// with PyO3's untyped "Already borrowed". Without the borrow, the source's own rules apply (a
+/// generator that advances its plan gets Python's "generator already executing" ValueError).
+#[pyclass(frozen, module = "hrwhash", name = "Plan")]
 pub struct Plan {
     transition: Py<Transition>,
     keys: Py<PyIterator>,
-    next_index: usize,
+    next_index: AtomicUsize,
 }
 
 #[pymethods]
@@ -649,7 +686,7 @@ impl Plan {
         slf
     }
 
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let t = self.transition.get();
         let mut keys = self.keys.bind(py).clone();
         loop {
@@ -657,8 +694,7 @@ impl Plan {
                 return Ok(None);
             };
             let key = key?;
-            let at = At::item("the key", self.next_index);
-            self.next_index += 1;
+            let at = At::item("the key", self.next_index.fetch_add(1, Ordering::Relaxed));
             let r = t.route_of(&key_bytes(&key, at)?);
             if r.moved {
                 return Ok(Some(PyTuple::new(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import errno
 import itertools
+import os
+import sys
+import threading
 import json
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple, Type
@@ -365,3 +368,98 @@ def test_plan_is_streamed() -> None:
     assert len(first) == 10 and all(to == "c" for _, _, to in first)
     last_key = int(first[-1][0].split("-")[1])
     assert read == last_key + 1
+
+
+def test_from_file_takes_the_paths_open_takes(tmp_path: Path) -> None:
+    case = DATA["valid"][0]
+    # On Linux a file name is bytes: b"\xff" is no UTF-8, and os.fsdecode gives it a surrogate escape.
+    name = os.fsencode(tmp_path) + b"/view-\xff.json"
+    with open(name, "wb") as f:
+        f.write(document(case))
+    for path in (name, os.fsdecode(name), Path(os.fsdecode(name)), bytearray(name)):
+        if isinstance(path, bytearray):
+            # open() refuses a bytearray path too: a path is str, bytes or os.PathLike.
+            with pytest.raises(hrwhash.errors.InvalidArgumentError):
+                View.from_file(path)  # type: ignore[arg-type]
+            continue
+        assert View.from_file(path, seed=seed(case)).fingerprint == case["fingerprint"]
+    with pytest.raises(FileNotFoundError) as missing:
+        View.from_file(name + b".missing")
+    assert missing.value.filename == name + b".missing"
+    # A NUL byte in a bytes path is the same OSError as in a str one.
+    with pytest.raises(OSError) as nul:
+        View.from_file(name + b"\0x")
+    assert nul.value.errno == errno.EINVAL and type(nul.value) is OSError
+
+
+def _moving_transition() -> Transition:
+    # Every key moves from "a" to "b".
+    return Transition(View(Placement(["a"]), 1), View(Placement(["b"]), 2))
+
+
+def test_a_key_source_that_advances_its_own_plan_gets_a_typed_error() -> None:
+    seen: List[str] = []
+
+    def keys() -> Iterator[str]:
+        yield "x"
+        try:
+            next(plan)
+            seen.append("reentered")
+        except ValueError as e:
+            # Python's own error for a generator asked for its next item while it runs.
+            seen.append(type(e).__name__)
+        yield "y"
+
+    plan = _moving_transition().plan(keys())
+    assert [m[0] for m in plan] == ["x", "y"]
+    assert seen == ["ValueError"]
+
+
+class _LockedKeys:
+    """A key source that threads may share: Python code under a lock, so the interpreter can hand
+    the GIL to another thread while a plan is inside it."""
+
+    def __init__(self, keys: List[str]) -> None:
+        self._keys = iter(keys)
+        self._lock = threading.Lock()
+
+    def __iter__(self) -> "_LockedKeys":
+        return self
+
+    def __next__(self) -> str:
+        with self._lock:
+            return next(self._keys)
+
+
+def test_a_plan_shared_by_threads_hands_out_every_key_once() -> None:
+    keys = [f"k{i}" for i in range(20_000)]
+    plan = _moving_transition().plan(_LockedKeys(keys))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        _drain_from_threads(plan, keys)
+    finally:
+        sys.setswitchinterval(interval)
+
+
+def _drain_from_threads(plan: Any, keys: List[str]) -> None:
+    got: List[List[str]] = [[] for _ in range(16)]
+    errors: List[BaseException] = []
+    start = threading.Barrier(16)
+
+    def drain(out: List[str]) -> None:
+        start.wait()
+        try:
+            for key, old, new in plan:
+                assert (old, new) == ("a", "b")
+                out.append(key)
+        except BaseException as e:  # noqa: BLE001 - every failure is reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=drain, args=(out,)) for out in got]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(k for out in got for k in out) == sorted(keys)

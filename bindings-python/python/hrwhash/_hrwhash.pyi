@@ -212,7 +212,7 @@ class View:
     def from_json(document: Union[str, bytes, bytearray, memoryview], *, seed: Optional[_Seed] = None) -> "View":
         """Loads a view document; ``seed`` is the secret seed it was written for."""
     @staticmethod
-    def from_file(path: Union[str, "PathLike[str]"], *, seed: Optional[_Seed] = None) -> "View":
+    def from_file(path: Union[str, bytes, "PathLike[str]", "PathLike[bytes]"], *, seed: Optional[_Seed] = None) -> "View":
         """Loads the view document in the file at ``path``."""
     def to_json(self) -> str:
         """The canonical JSON form, ending in a newline."""
@@ -586,8 +586,10 @@ class BoundedLoad(Generic[_Id]):
     @property
     def placement(self) -> Placement[_Id]: ...
     def owner(self, key: _Key, loads: Iterable[int]) -> _Id:
-        """The node for ``key`` given the load of every node (build order). ``loads`` is read no
-        further than one item past the nodes: a longer iterable is a
+        """The node for ``key`` given the load of every node (build order; a placement loaded from a
+        view document has its nodes in id order, VIEW.md section 2, so match loads to
+        ``placement.nodes`` by id after a load). ``loads`` is read no further than one item past
+        the nodes: a longer iterable is a
         :class:`~hrwhash.errors.LengthMismatchError` at once."""
     def owner_index(self, key: _Key, loads: Iterable[int]) -> int:
         """The build-order index of :meth:`owner`."""

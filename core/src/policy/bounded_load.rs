@@ -178,7 +178,10 @@ impl BoundedLoad {
 
     /// Online lookup: the build-order index of the first node of `key`'s ranking whose load is
     /// below its cap `ceil((total + 1) * c) * share`, where `loads[i]` is the current load of
-    /// node `i` (build order, draining nodes included) and `total` their sum.
+    /// node `i` (build order, draining nodes included) and `total` their sum. A placement read
+    /// from a view document has its nodes in id order, the canonical form's (VIEW.md section 2),
+    /// not the order the placement that wrote it was built in: match loads to nodes by id after
+    /// a load.
     ///
     /// Such a node always exists (conformance/POLICIES.md proves it). Fails with
     /// [`Error::LengthMismatch`] when `loads` does not have one entry per node and
