@@ -68,8 +68,7 @@ func detect() (avx2, avx512, vbmi2 bool) {
 	return avx2, avx512, c7&bitVBMI2 != 0
 }
 
-// argmaxVector is argmax for at least kernelLanes lanes on a CPU with AVX2. The kernels take whole blocks
-// of 16; the lanes after them come last, so only a strictly higher score replaces the blocks'.
+// argmaxVector is argmax for at least kernelLanes lanes on a CPU with AVX2.
 func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
 	var best uint64
 	var at int
@@ -78,9 +77,14 @@ func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
 	} else {
 		best, at = argmaxAVX2(kd, lanes)
 	}
-	for i := len(lanes) &^ 15; i < len(lanes); i++ {
-		x := kd ^ lanes[i]
-		if s := (x ^ x>>32) * Mix; s > best {
+	return argmaxTail(kd, lanes, best, at)
+}
+
+// argmaxTail scores the lanes after the kernels' whole blocks of kernelLanes. They come last, so
+// only a strictly higher score replaces the blocks' best.
+func argmaxTail(kd uint64, lanes []uint64, best uint64, at int) (uint64, int) {
+	for i := len(lanes) &^ (kernelLanes - 1); i < len(lanes); i++ {
+		if s := Score(kd, lanes[i]); s > best {
 			best, at = s, i
 		}
 	}
@@ -97,12 +101,7 @@ func kernels() map[string]func(uint64, []uint64) (uint64, int) {
 				return argmaxGo(kd, lanes)
 			}
 			best, at := argmaxAVX2(kd, lanes)
-			for i := len(lanes) &^ (kernelLanes - 1); i < len(lanes); i++ {
-				if s := Score(kd, lanes[i]); s > best {
-					best, at = s, i
-				}
-			}
-			return best, at
+			return argmaxTail(kd, lanes, best, at)
 		}
 	}
 	if cpuAVX512 {
@@ -111,12 +110,7 @@ func kernels() map[string]func(uint64, []uint64) (uint64, int) {
 				return argmaxGo(kd, lanes)
 			}
 			best, at := argmaxAVX512(kd, lanes)
-			for i := len(lanes) &^ (kernelLanes - 1); i < len(lanes); i++ {
-				if s := Score(kd, lanes[i]); s > best {
-					best, at = s, i
-				}
-			}
-			return best, at
+			return argmaxTail(kd, lanes, best, at)
 		}
 	}
 	return k
