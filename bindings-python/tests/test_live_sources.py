@@ -231,6 +231,8 @@ def test_a_watch_sees_every_publish(etcd: Etcd) -> None:
             assert live.fingerprint() == fleet(n).fingerprint
             assert live.owner("user:42") == fleet(n).placement.owner("user:42")
         assert changes == [(5, 6), (6, 5)] * 10
+        # The source reports an event after the live view took the view: wait for the last one.
+        wait_for(lambda: len(events.of("applied")) == 20, what="the last applied event")
         assert [e.epoch for e in events.of("applied")] == list(range(2, 22))
         lags.sort()
         print(f"publish -> applied: p50 {lags[len(lags) // 2]:.1f} ms, max {lags[-1]:.1f} ms over {len(lags)}")
@@ -258,7 +260,9 @@ def test_a_compacted_watch_recovers_with_a_full_read(etcd: Etcd, caplog: pytest.
         wait_for(lambda: live.epoch() == 4, what="epoch 4 after the compaction")
         assert live.fingerprint() == fleet(8).fingerprint
         assert any("compact_revision" in r.getMessage() for r in caplog.records)
-        # Epochs 2 and 3 were compacted away: the full read jumps to 4, once.
+        # Epochs 2 and 3 were compacted away: the full read jumps to 4, once. The source reports
+        # the event after the live view took the view, so wait for the event too.
+        wait_for(lambda: len(events.of("applied")) >= 1, what="the applied event")
         assert [e.epoch for e in events.of("applied")] == [4]
         publish_etcd(etcd.url, KEY, fleet(5))
         wait_for(lambda: live.epoch() == 5, what="epoch 5 on the fresh watch")
@@ -415,6 +419,7 @@ def test_file_source_follows_atomic_renames(tmp_path: Path) -> None:
         for step, n in enumerate([6, 5, 6], start=2):
             assert publish_file(path, fleet(n)).view.epoch == step
             wait_for(lambda: live.epoch() == step, what=f"epoch {step}")
+        wait_for(lambda: len(events.of("applied")) == 3, what="the last applied event")
         assert [e.epoch for e in events.of("applied")] == [2, 3, 4]
         assert [p.name for p in tmp_path.iterdir()] == ["view.json"]  # no temporary file left
         # Stale and forged documents written in place are refused, never applied.
