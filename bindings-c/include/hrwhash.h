@@ -361,7 +361,8 @@ typedef uint32_t hrw_view_fault;
 #endif // __cplusplus
 
 /**
- * How a slot table assigns its slots (`hrw_slot_table_mode`). The numbers never change.
+ * How a slot table assigns its slots (`hrw_slot_table_options.mode`,
+ * `hrw_slot_table_figures.mode`). The numbers never change.
  */
 enum hrw_slot_mode
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -384,6 +385,37 @@ enum hrw_slot_mode
 typedef enum hrw_slot_mode hrw_slot_mode;
 #else
 typedef uint32_t hrw_slot_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a change does (`hrw_slot_change.op`), as the document's `"op"` says it. The numbers
+ * never change.
+ */
+enum hrw_slot_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Appends `node` (id and domain) with `weight`; its index is the old node count.
+   */
+  HRW_SLOT_OP_ADD = 0,
+  /**
+   * Removes the node of `node.id` (indices after it shift down by one); `node.domain` and
+   * `weight` are not read.
+   */
+  HRW_SLOT_OP_REMOVE = 1,
+  /**
+   * Gives the node of `node.id` the weight `weight`; `node.domain` is not read.
+   */
+  HRW_SLOT_OP_WEIGHT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_slot_op hrw_slot_op;
+#else
+typedef uint32_t hrw_slot_op;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -457,12 +489,11 @@ typedef struct hrw_replica_balance hrw_replica_balance;
  * history (the first membership, the ordered changes and an epoch), which is its JSON document
  * (`hrw_slot_table_to_json`, `hrw_slot_table_from_json`).
  *
- * Build it with `hrw_slot_table_new` (levelled), `hrw_slot_table_new_ranked` or
- * `hrw_slot_table_from_json`; release it with `hrw_slot_table_free`. The reads and the `with_*`
- * copies leave the handle as it was, so any number of threads may use them at once; the
- * in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle,
- * and the placement borrowed from `hrw_slot_table_placement`, to themselves for the length of
- * the call.
+ * Build it with `hrw_slot_table_new` (levelled or ranked) or `hrw_slot_table_from_json`;
+ * release it with `hrw_slot_table_free`. The reads and the `with_*` copies leave the handle as
+ * it was, so any number of threads may use them at once; `hrw_slot_table_push`, which changes it
+ * in place, needs the handle, and the placement borrowed from `hrw_slot_table_placement`, to
+ * itself for the length of the call.
  */
 typedef struct hrw_slot_table hrw_slot_table;
 
@@ -707,6 +738,78 @@ typedef struct hrw_ramp_figures {
    */
   double optimum;
 } hrw_ramp_figures;
+
+/**
+ * Optional settings of `hrw_slot_table_new`; a zero-initialised struct (or a NULL pointer)
+ * means a levelled table.
+ */
+typedef struct hrw_slot_table_options {
+  /**
+   * An `hrw_slot_mode` (`HRW_SLOT_MODE_LEVELLED`, `HRW_SLOT_MODE_RANKED`); any other number is
+   * NULL_PARAMETER.
+   */
+  uint32_t mode;
+  /**
+   * Whether a ranked table has an overload bound (a levelled table has none: true there is
+   * NULL_PARAMETER).
+   */
+  bool has_bound;
+  /**
+   * With `has_bound`, no node of a ranked table holds more than about
+   * (1 + overload_ppm / 10^6) times its share of the slots; without it every slot goes to the
+   * first node of its hrw-v1 ranking (the plain HRW slot table).
+   */
+  uint32_t overload_ppm;
+} hrw_slot_table_options;
+
+/**
+ * A table's figures, as `hrw_slot_table_summary` gives them: its number of slots, its mode
+ * and bound (the `hrw_slot_table_options` it was built with) and where its history is.
+ */
+typedef struct hrw_slot_table_figures {
+  /**
+   * The number of slots.
+   */
+  uint32_t slots;
+  /**
+   * `HRW_SLOT_MODE_LEVELLED` or `HRW_SLOT_MODE_RANKED`.
+   */
+  hrw_slot_mode mode;
+  /**
+   * Whether the table has an overload bound (only a ranked table may).
+   */
+  bool has_bound;
+  /**
+   * The bound in parts per million (0 without one).
+   */
+  uint32_t overload_ppm;
+  /**
+   * The epoch (that of `hrw_slot_table_view`).
+   */
+  uint64_t epoch;
+  /**
+   * The number of changes since the first membership.
+   */
+  size_t change_count;
+} hrw_slot_table_figures;
+
+/**
+ * One change of a slot table's membership (`hrw_slot_table_push`, `hrw_slot_table_with_change`).
+ */
+typedef struct hrw_slot_change {
+  /**
+   * An `hrw_slot_op` (`HRW_SLOT_OP_ADD`, ...); any other number is NULL_PARAMETER.
+   */
+  uint32_t op;
+  /**
+   * The node added, or whose id names the node removed or reweighted.
+   */
+  struct hrw_node node;
+  /**
+   * The weight of an added or reweighted node, as in `hrw_placement_options.weights`.
+   */
+  double weight;
+} hrw_slot_change;
 
 /**
  * Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
@@ -1679,32 +1782,21 @@ hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *
                                               double *out_residual);
 
 /**
- * Builds a levelled table (slot-table-v2) of `placement` with `slots` slots (1 to 2^24, else
- * INVALID_SLOT_COUNT), at epoch 0: every node gets its share as one run of slots. The table
- * keeps its own copy of the membership.
+ * Builds a table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT), at
+ * epoch 0, in the mode `options` name (NULL: levelled). Levelled (slot-table-v2): every node
+ * gets its share as one run of slots. Ranked (slot-table-v1): every slot goes to the first node
+ * of its hrw-v1 ranking that has room under the bound, if any. NULL_PARAMETER for an unknown
+ * `options->mode` or a bound on a levelled table. The table keeps its own copy of the
+ * membership.
  *
  * # Safety
- * `placement` is a live handle; `error` is NULL or writable.
+ * `placement` is a live handle; `options` is NULL or readable; `error` is NULL or writable.
  */
 hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
                               uint64_t slots,
+                              const struct hrw_slot_table_options *options,
                               struct hrw_slot_table **out_table,
                               struct hrw_error *error);
-
-/**
- * Builds a ranked table (slot-table-v1) of `placement` with `slots` slots, at epoch 0.
- * `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
- * slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
- * share of the slots. Errors as `hrw_slot_table_new`.
- *
- * # Safety
- * `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_new_ranked(const struct hrw_placement *placement,
-                                     uint64_t slots,
-                                     const uint32_t *overload_ppm,
-                                     struct hrw_slot_table **out_table,
-                                     struct hrw_error *error);
 
 /**
  * Loads a slot-table document (`text_len` bytes of UTF-8 JSON, not NUL-terminated) and
@@ -1756,32 +1848,13 @@ hrw_status hrw_slot_table_to_json(const struct hrw_slot_table *table,
 void hrw_slot_table_free(struct hrw_slot_table *table);
 
 /**
- * The number of slots.
+ * The table's figures, all at once (one call where there were five getters).
  *
  * # Safety
- * `table` is a live handle.
+ * `table` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_slot_table_slots(const struct hrw_slot_table *table, uint32_t *out_slots);
-
-/**
- * Whether the table is levelled or ranked.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_mode(const struct hrw_slot_table *table, hrw_slot_mode *out_mode);
-
-/**
- * The overload bound of a ranked table: `*out_has_bound` says whether it has one (false for a
- * levelled table and for an unbounded ranked one), and `*out_overload_ppm` receives it (0
- * without one).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_overload_ppm(const struct hrw_slot_table *table,
-                                       bool *out_has_bound,
-                                       uint32_t *out_overload_ppm);
+hrw_status hrw_slot_table_summary(const struct hrw_slot_table *table,
+                                  struct hrw_slot_table_figures *out);
 
 /**
  * The slot of `key` (`key` may be NULL when `key_len` is 0).
@@ -1880,22 +1953,6 @@ hrw_status hrw_slot_table_initial(const struct hrw_slot_table *table,
 hrw_status hrw_slot_table_view(const struct hrw_slot_table *table, struct hrw_view **out_view);
 
 /**
- * The epoch (that of `hrw_slot_table_view`).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_epoch(const struct hrw_slot_table *table, uint64_t *out_epoch);
-
-/**
- * The number of changes since the first membership.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_change_count(const struct hrw_slot_table *table, size_t *out_count);
-
-/**
  * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
  * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL): equal fingerprints, equal tables.
  *
@@ -1907,94 +1964,35 @@ hrw_status hrw_slot_table_fingerprint(const struct hrw_slot_table *table,
                                       size_t out_len);
 
 /**
- * Appends a node in place (its index is the old node count). Levelled: it takes its share one
- * slot at a time from the most loaded nodes; ranked: the table of the new membership. Errors:
- * NULL_PARAMETER (a NULL node, or a NULL id or domain with a length), EMPTY_NODE_ID,
- * DUPLICATE_NODE_ID (`first_index` = the node that has the id), INVALID_WEIGHT, INVALID_VIEW
- * (`changes`, out_of_range: the table already holds the most changes a document may; or
- * `changes.weight`, not_representable), each `index` naming the change's position; on an error
- * the table is unchanged. The placement borrowed from `hrw_slot_table_placement` stays valid
- * and shows the new membership.
+ * Applies `change` to the table in place. Add: levelled, the new node takes its share one slot
+ * at a time from the most loaded nodes; ranked, the table of the new membership. Remove:
+ * levelled, its slots go one at a time to the least loaded nodes. Errors: NULL_PARAMETER (a
+ * NULL change, an unknown op, a NULL id or domain with a length), EMPTY_NODE_ID,
+ * DUPLICATE_NODE_ID (`first_index` = the node that has the id), UNKNOWN_NODE, INVALID_WEIGHT
+ * (with the rejected `value`), EMPTY_MEMBERSHIP (the last node), ALL_WEIGHTS_ZERO (the last
+ * weighted node), INVALID_VIEW (`changes`, out_of_range: the table already holds the most
+ * changes a document may; or `changes.weight`, not_representable), each `index` naming the
+ * change's position; on an error the table is unchanged. The placement borrowed from
+ * `hrw_slot_table_placement` stays valid and shows the new membership.
  *
  * # Safety
- * `table` is a live handle that no other thread uses during the call; `node` points to a valid
- * `hrw_node`; `error` is NULL or writable.
+ * `table` is a live handle that no other thread uses during the call; `change` points to a
+ * valid `hrw_slot_change`; `error` is NULL or writable.
  */
-hrw_status hrw_slot_table_add_node(struct hrw_slot_table *table,
-                                   const struct hrw_node *node,
-                                   double weight,
-                                   struct hrw_error *error);
+hrw_status hrw_slot_table_push(struct hrw_slot_table *table,
+                               const struct hrw_slot_change *change,
+                               struct hrw_error *error);
 
 /**
- * Removes the node of this id in place (indices after it shift down by one). Levelled: its
- * slots go one at a time to the least loaded nodes. UNKNOWN_NODE, EMPTY_MEMBERSHIP (the last
- * node), ALL_WEIGHTS_ZERO (the last weighted node), INVALID_VIEW as `hrw_slot_table_add_node`;
- * on an error the table is unchanged.
+ * The table with `change` applied, as a new handle; this one is unchanged. What
+ * `hrw_slot_table_push` does, with its errors.
  *
  * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_remove_node(struct hrw_slot_table *table,
-                                      const uint8_t *id,
-                                      size_t id_len,
-                                      struct hrw_error *error);
-
-/**
- * Gives the node of this id another weight in place. The node is looked up first
- * (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with the change's position as
- * `index` and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO, INVALID_VIEW as
- * `hrw_slot_table_add_node`); on an error the table is unchanged.
- *
- * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_set_weight(struct hrw_slot_table *table,
-                                     const uint8_t *id,
-                                     size_t id_len,
-                                     double weight,
-                                     struct hrw_error *error);
-
-/**
- * The table with one more node, as a new handle; this one is unchanged. What
- * `hrw_slot_table_add_node` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_with_node(const struct hrw_slot_table *table,
-                                    const struct hrw_node *node,
-                                    double weight,
-                                    struct hrw_slot_table **out_table,
-                                    struct hrw_error *error);
-
-/**
- * The table without the node of this id, as a new handle; this one is unchanged. What
- * `hrw_slot_table_remove_node` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * `table` is a live handle; `change` points to a valid `hrw_slot_change`; `error` is NULL or
  * writable.
  */
-hrw_status hrw_slot_table_without_node(const struct hrw_slot_table *table,
-                                       const uint8_t *id,
-                                       size_t id_len,
-                                       struct hrw_slot_table **out_table,
-                                       struct hrw_error *error);
-
-/**
- * The table where the node of this id has another weight, as a new handle; this one is
- * unchanged. What `hrw_slot_table_set_weight` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
-                                      const uint8_t *id,
-                                      size_t id_len,
-                                      double weight,
+hrw_status hrw_slot_table_with_change(const struct hrw_slot_table *table,
+                                      const struct hrw_slot_change *change,
                                       struct hrw_slot_table **out_table,
                                       struct hrw_error *error);
 
