@@ -151,8 +151,8 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 			Actual:     int(detail.actual),
 		}
 	}
-	var sel C.size_t
-	C.hrw_placement_selectable_len(h, &sel)
+	var n, sel C.size_t
+	C.hrw_placement_len(h, &n, &sel)
 	b := &backend{h: h}
 	runtime.SetFinalizer(b, func(b *backend) { C.hrw_placement_free(b.h) })
 	if int(sel) <= goLookupMax {

@@ -492,7 +492,7 @@ typedef struct hrw_replica_balance hrw_replica_balance;
  * Build it with `hrw_slot_table_new` (levelled or ranked) or `hrw_slot_table_from_json`;
  * release it with `hrw_slot_table_free`. The reads and the `with_*` copies leave the handle as
  * it was, so any number of threads may use them at once; `hrw_slot_table_push`, which changes it
- * in place, needs the handle, and the placement borrowed from `hrw_slot_table_placement`, to
+ * in place, needs the handle, and the placements borrowed from `hrw_slot_table_summary`, to
  * itself for the length of the call.
  */
 typedef struct hrw_slot_table hrw_slot_table;
@@ -638,6 +638,29 @@ typedef struct hrw_live_route {
 } hrw_live_route;
 
 /**
+ * A live view's state, as `hrw_live_view_summary` gives it.
+ */
+typedef struct hrw_live_view_figures {
+  /**
+   * The current view's epoch.
+   */
+  uint64_t epoch;
+  /**
+   * The current view's fingerprint.
+   */
+  uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
+  /**
+   * Whether a move is in progress.
+   */
+  bool moving;
+  /**
+   * Milliseconds since the last update that was applied or unchanged (or since the live view
+   * was built).
+   */
+  uint64_t since_update_ms;
+} hrw_live_view_figures;
+
+/**
  * A change callback: called after every applied update with the previous and the current view
  * (borrowed for the call only: take `hrw_view_with_epoch` copies to keep them) and the
  * `user_data` it was registered with.
@@ -718,9 +741,14 @@ typedef struct hrw_ramp_step {
 } hrw_ramp_step;
 
 /**
- * A ramp's expected movements, as `hrw_ramp_summary` gives them (fractions of all keys).
+ * A ramp's number of steps and expected movements (fractions of all keys), as
+ * `hrw_ramp_summary` gives them.
  */
 typedef struct hrw_ramp_figures {
+  /**
+   * The number of steps (0 when the two views already place every key alike).
+   */
+  size_t len;
   /**
    * The per-step limit the ramp was planned with.
    */
@@ -764,7 +792,8 @@ typedef struct hrw_slot_table_options {
 
 /**
  * A table's figures, as `hrw_slot_table_summary` gives them: its number of slots, its mode
- * and bound (the `hrw_slot_table_options` it was built with) and where its history is.
+ * and bound (the `hrw_slot_table_options` it was built with), where its history is, and its
+ * current and first memberships.
  */
 typedef struct hrw_slot_table_figures {
   /**
@@ -784,13 +813,24 @@ typedef struct hrw_slot_table_figures {
    */
   uint32_t overload_ppm;
   /**
-   * The epoch (that of `hrw_slot_table_view`).
+   * The epoch.
    */
   uint64_t epoch;
   /**
    * The number of changes since the first membership.
    */
   size_t change_count;
+  /**
+   * The current membership, for node ids and weights (`hrw_placement_node`): borrowed, valid
+   * until the table is freed (`hrw_slot_table_push` updates it where it is); do not free it.
+   * `hrw_view_new(placement, epoch, ...)` makes it the table's view (SLOT-HISTORY.md 4.2).
+   */
+  const struct hrw_placement *placement;
+  /**
+   * The first membership, before any change: borrowed, valid until the table is freed; do
+   * not free it.
+   */
+  const struct hrw_placement *initial;
 } hrw_slot_table_figures;
 
 /**
@@ -874,6 +914,22 @@ typedef struct hrw_move {
 } hrw_move;
 
 /**
+ * A transition's expected movement, as `hrw_transition_summary` gives it (fractions of all
+ * keys; the same binary64 values in every language).
+ */
+typedef struct hrw_transition_figures {
+  /**
+   * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
+   * 6.1).
+   */
+  double expected_moved;
+  /**
+   * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+   */
+  double optimum;
+} hrw_transition_figures;
+
+/**
  * A diff's counts with the movement its transition expects, as `hrw_diff_summary` gives them.
  */
 typedef struct hrw_diff_figures {
@@ -886,11 +942,12 @@ typedef struct hrw_diff_figures {
    */
   uint64_t moved;
   /**
-   * `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+   * `expected_moved` of the diff's transition (`hrw_transition_summary`), to compare with the
+   * counts.
    */
   double expected_moved;
   /**
-   * `hrw_transition_optimum` of the diff's transition.
+   * `optimum` of the diff's transition (`hrw_transition_summary`).
    */
   double optimum;
 } hrw_diff_figures;
@@ -942,6 +999,29 @@ typedef struct hrw_node_change {
    */
   uint64_t after;
 } hrw_node_change;
+
+/**
+ * A view's figures, as `hrw_view_summary` gives them.
+ */
+typedef struct hrw_view_figures {
+  /**
+   * The epoch.
+   */
+  uint64_t epoch;
+  /**
+   * Whether the view uses the public default seed (its document says `"seed": "default"`).
+   */
+  bool has_default_seed;
+  /**
+   * The view fingerprint (VIEW.md 4.2). Equal fingerprints place every key on the same node
+   * id; the epoch does not enter it.
+   */
+  uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
+  /**
+   * The seed fingerprint (VIEW.md 4.1): it names the seed without revealing it.
+   */
+  uint8_t seed_fingerprint[HRW_SEED_FINGERPRINT_LEN];
+} hrw_view_figures;
 
 #ifdef __cplusplus
 extern "C" {
@@ -1017,25 +1097,17 @@ hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
                                  size_t *out_domain_len);
 
 /**
- * A live view of `view` (its seed is the live view's for good), with no move deadline: moves
- * end by `hrw_live_view_finish_move` only. The view is shared, not copied: the caller may free
- * its handle afterwards.
+ * A live view of `view` (its seed is the live view's for good). With `move_deadline_ms` NULL a
+ * move ends by `hrw_live_view_finish_move` only; otherwise it also ends by itself
+ * `*move_deadline_ms` milliseconds after the update that began it. The view is shared, not
+ * copied: the caller may free its handle afterwards.
  *
  * # Safety
- * `view` is a live handle.
+ * `view` is a live handle; `move_deadline_ms` is NULL or readable.
  */
-hrw_status hrw_live_view_new(const struct hrw_view *view, struct hrw_live_view **out_live_view);
-
-/**
- * As `hrw_live_view_new`, and a move also ends by itself `move_deadline_ms` milliseconds after
- * the update that began it.
- *
- * # Safety
- * `view` is a live handle.
- */
-hrw_status hrw_live_view_new_with_move_deadline(const struct hrw_view *view,
-                                                uint64_t move_deadline_ms,
-                                                struct hrw_live_view **out_live_view);
+hrw_status hrw_live_view_new(const struct hrw_view *view,
+                             const uint64_t *move_deadline_ms,
+                             struct hrw_live_view **out_live_view);
 
 /**
  * Releases a live view; NULL is a no-op. Views taken from it stay valid.
@@ -1121,40 +1193,14 @@ hrw_status hrw_live_view_snapshot(const struct hrw_live_view *live_view,
                                   struct hrw_view **out_previous);
 
 /**
- * The current view's epoch.
+ * The live view's epoch, fingerprint and move, from one state (an update in between cannot
+ * mix two), and the time since its last update (one call where there were four getters).
  *
  * # Safety
- * `live_view` is a live handle.
+ * `live_view` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_live_view_epoch(const struct hrw_live_view *live_view, uint64_t *out_epoch);
-
-/**
- * The current view's 16-byte fingerprint into `out` (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_live_view_fingerprint(const struct hrw_live_view *live_view,
-                                     uint8_t *out,
-                                     size_t out_len);
-
-/**
- * Whether a move is in progress.
- *
- * # Safety
- * `live_view` is a live handle.
- */
-hrw_status hrw_live_view_moving(const struct hrw_live_view *live_view, bool *out_moving);
-
-/**
- * Milliseconds since the last update that was applied or unchanged (or since the live view was
- * built).
- *
- * # Safety
- * `live_view` is a live handle.
- */
-hrw_status hrw_live_view_since_update_ms(const struct hrw_live_view *live_view, uint64_t *out_ms);
+hrw_status hrw_live_view_summary(const struct hrw_live_view *live_view,
+                                 struct hrw_live_view_figures *out);
 
 /**
  * Registers `callback`, called with `user_data` after every applied update, on the thread that
@@ -1293,57 +1339,30 @@ hrw_status hrw_placement_replicas_strict(const struct hrw_placement *placement,
                                          size_t out_len);
 
 /**
- * The number of nodes, including those of weight zero.
+ * The number of nodes, including those of weight zero, and, when `out_selectable_len` is
+ * non-NULL, the number that can be selected (weight above zero).
  *
  * # Safety
- * `placement` is a live handle.
+ * `placement` is a live handle; `out_len` is writable; `out_selectable_len` is NULL or writable.
  */
-hrw_status hrw_placement_len(const struct hrw_placement *placement, size_t *out_len);
+hrw_status hrw_placement_len(const struct hrw_placement *placement,
+                             size_t *out_len,
+                             size_t *out_selectable_len);
 
 /**
- * The number of nodes that can be selected (weight above zero).
+ * The node at `index` (INDEX_OUT_OF_RANGE past the last one): `*out_node` receives its id and
+ * its failure domain as an `hrw_node` that points into the placement (valid until it is freed,
+ * not NUL-terminated; `domain` NULL when the node has none, non-NULL, possibly with length 0,
+ * when it has one), so it can be passed back as it is (`hrw_placement_with_node`), and
+ * `*out_weight` its weight (0 for a drained node).
  *
  * # Safety
- * `placement` is a live handle.
+ * `placement` is a live handle; `out_node` and `out_weight` are writable.
  */
-hrw_status hrw_placement_selectable_len(const struct hrw_placement *placement, size_t *out_len);
-
-/**
- * The id of the node at `index`: `*out_id` points into the placement (valid until it is
- * freed, not NUL-terminated) and `*out_id_len` is its length.
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_id(const struct hrw_placement *placement,
-                                 size_t index,
-                                 const uint8_t **out_id,
-                                 size_t *out_id_len);
-
-/**
- * The failure domain of the node at `index`: `*out_has_domain` says whether it has one, and
- * when it does `*out_domain` points into the placement (valid until it is freed, not
- * NUL-terminated; possibly empty) and `*out_domain_len` is its length. Without a domain they
- * receive NULL and 0.
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_domain(const struct hrw_placement *placement,
-                                     size_t index,
-                                     bool *out_has_domain,
-                                     const uint8_t **out_domain,
-                                     size_t *out_domain_len);
-
-/**
- * The weight of the node at `index` (0 for a drained node).
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_weight(const struct hrw_placement *placement,
-                                     size_t index,
-                                     double *out_weight);
+hrw_status hrw_placement_node(const struct hrw_placement *placement,
+                              size_t index,
+                              struct hrw_node *out_node,
+                              double *out_weight);
 
 /**
  * The index of the node with this id; UNKNOWN_NODE when there is none.
@@ -1690,40 +1709,25 @@ hrw_status hrw_ramp_new(const struct hrw_view *old,
 void hrw_ramp_free(struct hrw_ramp *ramp);
 
 /**
- * The number of steps (0 when the two views already place every key alike).
+ * Step `step` (0-based) into `*out_step` and, when `out_view` is non-NULL, its view as a new
+ * handle into `*out_view` (release it with `hrw_view_free`; the last step's view has the new
+ * view's membership, equal fingerprint, at the old epoch plus the number of steps).
+ * INDEX_OUT_OF_RANGE past the last step (details: `index` the step asked for, `expected` the
+ * number of steps).
  *
  * # Safety
- * `ramp` is a live handle.
- */
-hrw_status hrw_ramp_len(const struct hrw_ramp *ramp, size_t *out_len);
-
-/**
- * Step `step` (0-based); INDEX_OUT_OF_RANGE past the last one (details: `index` the step asked
- * for, `expected` the number of steps), as for `hrw_ramp_view`.
- *
- * # Safety
- * `ramp` is a live handle; `error` is NULL or writable.
+ * `ramp` is a live handle; `out_step` is writable; `out_view` is NULL or writable; `error` is
+ * NULL or writable.
  */
 hrw_status hrw_ramp_get_step(const struct hrw_ramp *ramp,
                              size_t step,
                              struct hrw_ramp_step *out_step,
+                             struct hrw_view **out_view,
                              struct hrw_error *error);
 
 /**
- * The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
- * step's view has the new view's membership (equal fingerprint) at the old epoch plus the
- * number of steps. INDEX_OUT_OF_RANGE past the last step.
- *
- * # Safety
- * `ramp` is a live handle; `error` is NULL or writable.
- */
-hrw_status hrw_ramp_view(const struct hrw_ramp *ramp,
-                         size_t step,
-                         struct hrw_view **out_view,
-                         struct hrw_error *error);
-
-/**
- * The ramp's movements, all four at once (one call where there were four getters).
+ * The ramp's number of steps and its movements, all at once (one call where there were five
+ * getters).
  *
  * # Safety
  * `ramp` is a live handle; `out` is NULL or writable.
@@ -1848,7 +1852,7 @@ hrw_status hrw_slot_table_to_json(const struct hrw_slot_table *table,
 void hrw_slot_table_free(struct hrw_slot_table *table);
 
 /**
- * The table's figures, all at once (one call where there were five getters).
+ * The table's figures and memberships, all at once (one call where there were seven getters).
  *
  * # Safety
  * `table` is a live handle; `out` is NULL or writable.
@@ -1857,26 +1861,18 @@ hrw_status hrw_slot_table_summary(const struct hrw_slot_table *table,
                                   struct hrw_slot_table_figures *out);
 
 /**
- * The slot of `key` (`key` may be NULL when `key_len` is 0).
+ * The index of the node that owns `key` (`key` may be NULL when `key_len` is 0): the owner of
+ * its slot, which a non-NULL `out_slot` receives.
  *
  * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
- */
-hrw_status hrw_slot_table_slot(const struct hrw_slot_table *table,
-                               const uint8_t *key,
-                               size_t key_len,
-                               uint32_t *out_slot);
-
-/**
- * The index of the node that owns `key`: the owner of its slot.
- *
- * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes; `out_slot` is NULL or
+ * writable.
  */
 hrw_status hrw_slot_table_owner(const struct hrw_slot_table *table,
                                 const uint8_t *key,
                                 size_t key_len,
-                                size_t *out_index);
+                                size_t *out_index,
+                                uint32_t *out_slot);
 
 /**
  * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -1924,35 +1920,6 @@ hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
                                    uint32_t *out_capacity);
 
 /**
- * The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
- * valid until the table is freed (an in-place change updates it where it is); do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
-                                    const struct hrw_placement **out_placement);
-
-/**
- * The first membership, before any change (`hrw_slot_table_placement` is the current one):
- * borrowed, valid until the table is freed; do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_initial(const struct hrw_slot_table *table,
-                                  const struct hrw_placement **out_placement);
-
-/**
- * The current membership as a view at the table's epoch, as a new handle (release it with
- * `hrw_view_free`).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_view(const struct hrw_slot_table *table, struct hrw_view **out_view);
-
-/**
  * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
  * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL): equal fingerprints, equal tables.
  *
@@ -1973,7 +1940,7 @@ hrw_status hrw_slot_table_fingerprint(const struct hrw_slot_table *table,
  * weighted node), INVALID_VIEW (`changes`, out_of_range: the table already holds the most
  * changes a document may; or `changes.weight`, not_representable), each `index` naming the
  * change's position; on an error the table is unchanged. The placement borrowed from
- * `hrw_slot_table_placement` stays valid and shows the new membership.
+ * `hrw_slot_table_summary` stays valid and shows the new membership.
  *
  * # Safety
  * `table` is a live handle that no other thread uses during the call; `change` points to a
@@ -2022,12 +1989,6 @@ const char *hrw_status_message(uint32_t status);
  * `HRW_VERSION_STRING` to detect a header/library mismatch.
  */
 const char *hrw_version(void);
-
-/**
- * The algorithm tag, "hrw-v1" (same as `HRW_ALGORITHM`): placements agree across languages
- * only when their tags agree.
- */
-const char *hrw_algorithm(void);
 
 /**
  * The transition from view `old` to view `new`. Both views may be freed afterwards.
@@ -2155,22 +2116,14 @@ hrw_status hrw_transition_plan(const struct hrw_transition *transition,
                                size_t *out_count);
 
 /**
- * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1;
- * the same binary64 value in every language).
+ * The transition's expected movement and its optimum, both at once (one call where there were
+ * two getters).
  *
  * # Safety
- * `transition` is a live handle.
+ * `transition` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_transition_expected_moved(const struct hrw_transition *transition,
-                                         double *out_fraction);
-
-/**
- * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
- *
- * # Safety
- * `transition` is a live handle.
- */
-hrw_status hrw_transition_optimum(const struct hrw_transition *transition, double *out_fraction);
+hrw_status hrw_transition_summary(const struct hrw_transition *transition,
+                                  struct hrw_transition_figures *out);
 
 /**
  * A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
@@ -2330,39 +2283,13 @@ void hrw_view_free(struct hrw_view *view);
 hrw_status hrw_view_placement(const struct hrw_view *view, struct hrw_placement **out_placement);
 
 /**
- * The epoch.
+ * The view's epoch, seed kind and fingerprints, all at once (one call where there were four
+ * getters).
  *
  * # Safety
- * `view` is a live handle.
+ * `view` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_view_epoch(const struct hrw_view *view, uint64_t *out_epoch);
-
-/**
- * Whether the view uses the public default seed (its document says `"seed": "default"`).
- *
- * # Safety
- * `view` is a live handle.
- */
-hrw_status hrw_view_has_default_seed(const struct hrw_view *view, bool *out_default);
-
-/**
- * The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
- * same node id; the epoch does not enter it.
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
-
-/**
- * The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
- * `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_seed_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
+hrw_status hrw_view_summary(const struct hrw_view *view, struct hrw_view_figures *out);
 
 /**
  * The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not

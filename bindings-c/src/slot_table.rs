@@ -5,12 +5,11 @@
 use hrwhash_core::policy::{SlotChange, SlotMode, SlotTable};
 
 use crate::ffi::{
-    copy_to, copy_to_buffer, free_handle, get, get_by_key, guard, opt_ref, too_small, try_bytes,
+    copy_to, copy_to_buffer, free_handle, get, guard, opt_out, opt_ref, too_small, try_bytes,
     try_mut, try_out, try_ref, try_span_mut, with_detail, Handle, Out,
 };
 use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seed_from, weight_at};
 use crate::status::{hrw_error, hrw_status};
-use crate::view::hrw_view;
 
 /// Length of a table fingerprint in bytes.
 pub const HRW_TABLE_FINGERPRINT_LEN: usize = 16;
@@ -52,14 +51,14 @@ pub struct hrw_slot_table_options {
 /// Build it with `hrw_slot_table_new` (levelled or ranked) or `hrw_slot_table_from_json`;
 /// release it with `hrw_slot_table_free`. The reads and the `with_*` copies leave the handle as
 /// it was, so any number of threads may use them at once; `hrw_slot_table_push`, which changes it
-/// in place, needs the handle, and the placement borrowed from `hrw_slot_table_placement`, to
+/// in place, needs the handle, and the placements borrowed from `hrw_slot_table_summary`, to
 /// itself for the length of the call.
 pub struct hrw_slot_table {
     table: SlotTable,
-    /// The current membership as a placement handle, lent out by `hrw_slot_table_placement`:
+    /// The current membership as a placement handle, lent out by `hrw_slot_table_summary`:
     /// its address outlives the in-place changes, which update its content.
     placement: hrw_placement,
-    /// The first membership, lent out by `hrw_slot_table_initial`.
+    /// The first membership, lent out by `hrw_slot_table_summary`.
     initial: hrw_placement,
     /// Per-node capacities of a bounded ranked table, kept so that `hrw_slot_table_capacity`
     /// is a lookup.
@@ -214,7 +213,8 @@ pub unsafe extern "C" fn hrw_slot_table_free(table: *mut hrw_slot_table) {
 }
 
 /// A table's figures, as `hrw_slot_table_summary` gives them: its number of slots, its mode
-/// and bound (the `hrw_slot_table_options` it was built with) and where its history is.
+/// and bound (the `hrw_slot_table_options` it was built with), where its history is, and its
+/// current and first memberships.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hrw_slot_table_figures {
@@ -226,13 +226,20 @@ pub struct hrw_slot_table_figures {
     pub has_bound: bool,
     /// The bound in parts per million (0 without one).
     pub overload_ppm: u32,
-    /// The epoch (that of `hrw_slot_table_view`).
+    /// The epoch.
     pub epoch: u64,
     /// The number of changes since the first membership.
     pub change_count: usize,
+    /// The current membership, for node ids and weights (`hrw_placement_node`): borrowed, valid
+    /// until the table is freed (`hrw_slot_table_push` updates it where it is); do not free it.
+    /// `hrw_view_new(placement, epoch, ...)` makes it the table's view (SLOT-HISTORY.md 4.2).
+    pub placement: *const hrw_placement,
+    /// The first membership, before any change: borrowed, valid until the table is freed; do
+    /// not free it.
+    pub initial: *const hrw_placement,
 }
 
-/// The table's figures, all at once (one call where there were five getters).
+/// The table's figures and memberships, all at once (one call where there were seven getters).
 ///
 /// # Safety
 /// `table` is a live handle; `out` is NULL or writable.
@@ -243,8 +250,8 @@ pub unsafe extern "C" fn hrw_slot_table_summary(
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        get(table, out, |t| {
-            let t = &t.table;
+        get(table, out, |handle| {
+            let t = &handle.table;
             let bound = t.overload_ppm();
             Ok(hrw_slot_table_figures {
                 slots: t.slots(),
@@ -256,47 +263,37 @@ pub unsafe extern "C" fn hrw_slot_table_summary(
                 overload_ppm: bound.unwrap_or(0),
                 epoch: t.epoch(),
                 change_count: t.changes().len(),
+                placement: &handle.placement,
+                initial: &handle.initial,
             })
         })
     }
 }
 
-/// The slot of `key` (`key` may be NULL when `key_len` is 0).
+/// The index of the node that owns `key` (`key` may be NULL when `key_len` is 0): the owner of
+/// its slot, which a non-NULL `out_slot` receives.
 ///
 /// # Safety
-/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_slot(
-    table: *const hrw_slot_table,
-    key: *const u8,
-    key_len: usize,
-    out_slot: *mut u32,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get_by_key(table, key, key_len, out_slot, |t, key| {
-            Ok(t.table.slot(key))
-        })
-    }
-}
-
-/// The index of the node that owns `key`: the owner of its slot.
-///
-/// # Safety
-/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes; `out_slot` is NULL or
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_slot_table_owner(
     table: *const hrw_slot_table,
     key: *const u8,
     key_len: usize,
     out_index: *mut usize,
+    out_slot: *mut u32,
 ) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get_by_key(table, key, key_len, out_index, |t, key| {
-            Ok(t.table.owner_index(key))
-        })
-    }
+    guard(|| {
+        let t = try_ref!(table);
+        let index_dst = try_out!(out_index);
+        let key = try_bytes!(key, key_len);
+        index_dst.write(t.table.owner_index(key));
+        if let Some(slot_dst) = opt_out!(out_slot) {
+            slot_dst.write(t.table.slot(key));
+        }
+        Ok(())
+    })
 }
 
 /// The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -371,54 +368,6 @@ pub unsafe extern "C" fn hrw_slot_table_capacity(
             caps.get(index).copied().ok_or(hrw_status::IndexOutOfRange)
         })
     }
-}
-
-/// The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
-/// valid until the table is freed (an in-place change updates it where it is); do not free it.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_placement(
-    table: *const hrw_slot_table,
-    out_placement: *mut *const hrw_placement,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_placement, |t| Ok(&t.placement as *const _)) }
-}
-
-/// The first membership, before any change (`hrw_slot_table_placement` is the current one):
-/// borrowed, valid until the table is freed; do not free it.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_initial(
-    table: *const hrw_slot_table,
-    out_placement: *mut *const hrw_placement,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_placement, |t| Ok(&t.initial as *const _)) }
-}
-
-/// The current membership as a view at the table's epoch, as a new handle (release it with
-/// `hrw_view_free`).
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_view(
-    table: *const hrw_slot_table,
-    out_view: *mut *mut hrw_view,
-) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_view);
-        dst.put_box(hrw_view {
-            inner: t.table.view(),
-        });
-        Ok(())
-    })
 }
 
 /// The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
@@ -517,7 +466,7 @@ unsafe fn change_of(
 /// weighted node), INVALID_VIEW (`changes`, out_of_range: the table already holds the most
 /// changes a document may; or `changes.weight`, not_representable), each `index` naming the
 /// change's position; on an error the table is unchanged. The placement borrowed from
-/// `hrw_slot_table_placement` stays valid and shows the new membership.
+/// `hrw_slot_table_summary` stays valid and shows the new membership.
 ///
 /// # Safety
 /// `table` is a live handle that no other thread uses during the call; `change` points to a

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "hrwhash.h"
+#include "check.h"
 #include "json.h"
 
 static const char *current = "";
@@ -117,6 +117,34 @@ static hrw_status get_change_count(const hrw_slot_table *t, size_t *out) {
     hrw_status s = hrw_slot_table_summary(t, &f);
     if (s == HRW_STATUS_OK) *out = f.change_count;
     return s;
+}
+
+/* The memberships and the view of hrw_slot_table_summary, in the shape of getters. */
+static hrw_status get_placement(const hrw_slot_table *t, const hrw_placement **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.placement;
+    return s;
+}
+
+static hrw_status get_initial(const hrw_slot_table *t, const hrw_placement **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.initial;
+    return s;
+}
+
+/* The table's view: its current membership at its epoch (SLOT-HISTORY.md 4.2). */
+static hrw_status get_view(const hrw_slot_table *t, hrw_view **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    return s == HRW_STATUS_OK ? hrw_view_new(f.placement, f.epoch, out, NULL) : s;
+}
+
+/* The slot of a key: the optional out-param of hrw_slot_table_owner. */
+static hrw_status get_slot(const hrw_slot_table *t, const uint8_t *key, size_t len, uint32_t *out) {
+    size_t owner;
+    return hrw_slot_table_owner(t, key, len, &owner, out);
 }
 
 /* A levelled table (options NULL), or a ranked one with an optional bound. */
@@ -245,8 +273,8 @@ static snapshot snapshot_of(const hrw_slot_table *t) {
     snapshot s = {NULL, 0, 0, 0, {0}};
     const hrw_placement *members = NULL;
     CHECK(get_slots(t, &s.slots) == HRW_STATUS_OK &&
-              hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
-              hrw_placement_len(members, &s.nodes) == HRW_STATUS_OK &&
+              get_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &s.nodes, NULL) == HRW_STATUS_OK &&
               get_change_count(t, &s.changes) == HRW_STATUS_OK &&
               hrw_slot_table_fingerprint(t, s.fingerprint, sizeof s.fingerprint) == HRW_STATUS_OK,
           "%s: snapshot", current);
@@ -269,8 +297,8 @@ static void check_state(const hrw_slot_table *t, const jvalue *expected) {
     CHECK(get_slots(t, &slots) == HRW_STATUS_OK && slots == table->len, "%s: slots", current);
     const hrw_placement *members = NULL;
     size_t nodes = 0;
-    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
-              hrw_placement_len(members, &nodes) == HRW_STATUS_OK,
+    CHECK(get_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &nodes, NULL) == HRW_STATUS_OK,
           "%s: placement", current);
     uint32_t *owners = calloc(table->len, sizeof *owners);
     CHECK(hrw_slot_table_assignments(t, owners, table->len - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
@@ -345,10 +373,10 @@ static void run_case(const jvalue *c, hrw_slot_mode mode) {
         const jvalue *k = json_get(&keys->items[i], "key");
         uint32_t slot = 0;
         size_t owner = 0;
-        CHECK(hrw_slot_table_slot(t, (const uint8_t *)k->str, k->len, &slot) == HRW_STATUS_OK &&
+        CHECK(get_slot(t, (const uint8_t *)k->str, k->len, &slot) == HRW_STATUS_OK &&
                   slot == strtoul(json_get(&keys->items[i], "slot")->str, NULL, 10),
               "%s: slot of %s", current, k->str);
-        CHECK(hrw_slot_table_owner(t, (const uint8_t *)k->str, k->len, &owner) == HRW_STATUS_OK &&
+        CHECK(hrw_slot_table_owner(t, (const uint8_t *)k->str, k->len, &owner, NULL) == HRW_STATUS_OK &&
                   owner == strtoul(json_get(&keys->items[i], "owner")->str, NULL, 10),
               "%s: owner of %s", current, k->str);
     }
@@ -483,35 +511,35 @@ static void check_canonical(const hrw_slot_table *t, const char *want) {
 
 static void check_view(const hrw_slot_table *t, const char *want) {
     hrw_view *v = NULL;
-    CHECK(hrw_slot_table_view(t, &v) == HRW_STATUS_OK, "%s", current);
+    CHECK(get_view(t, &v) == HRW_STATUS_OK, "%s", current);
     uint8_t raw[HRW_VIEW_FINGERPRINT_LEN];
     char hex[2 * HRW_VIEW_FINGERPRINT_LEN + 1];
-    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
+    CHECK(view_fingerprint_of(v, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
     hex_of(raw, sizeof raw, hex);
     CHECK(strcmp(hex, want) == 0, "%s: view fingerprint %s, want %s", current, hex, want);
     uint64_t ve = 1, te = 2;
-    CHECK(hrw_view_epoch(v, &ve) == HRW_STATUS_OK && get_epoch(t, &te) == HRW_STATUS_OK && ve == te,
+    CHECK(view_epoch_of(v, &ve) == HRW_STATUS_OK && get_epoch(t, &te) == HRW_STATUS_OK && ve == te,
           "%s: the view has the table's epoch", current);
     hrw_view_free(v);
 }
 
 static void check_owners(const hrw_slot_table *t, const jvalue *owners) {
     const hrw_placement *p = NULL;
-    CHECK(hrw_slot_table_placement(t, &p) == HRW_STATUS_OK, "%s", current);
+    CHECK(get_placement(t, &p) == HRW_STATUS_OK, "%s", current);
     for (size_t i = 0; i < owners->len; i++) {
         const jvalue *o = &owners->items[i];
         uint64_t slot = strtoull(json_get(o, "slot")->str, NULL, 10);
         const jvalue *key = json_get(o, "key");
         if (key) {
             uint32_t s = UINT32_MAX;
-            CHECK(hrw_slot_table_slot(t, (const uint8_t *)key->str, key->len, &s) == HRW_STATUS_OK, "%s", current);
+            CHECK(get_slot(t, (const uint8_t *)key->str, key->len, &s) == HRW_STATUS_OK, "%s", current);
             CHECK(s == slot, "%s: slot of %s is %u, want %llu", current, key->str, s, (unsigned long long)slot);
         }
         size_t index = SIZE_MAX;
         CHECK(hrw_slot_table_owner_of_slot(t, slot, &index) == HRW_STATUS_OK, "%s", current);
         const uint8_t *id = NULL;
         size_t id_len = 0;
-        CHECK(hrw_placement_node_id(p, index, &id, &id_len) == HRW_STATUS_OK, "%s", current);
+        CHECK(node_id_of(p, index, &id, &id_len) == HRW_STATUS_OK, "%s", current);
         const jvalue *text = json_get(o, "owner");
         size_t want_len = 0;
         uint8_t *want = text ? NULL : unhex(json_get(o, "owner_hex")->str, &want_len);
@@ -747,13 +775,21 @@ static void bad_reads(void) {
     CHECK(hrw_slot_table_capacity(t, 99, &u32) == HRW_STATUS_NOT_OFFERED, "NOT_OFFERED before the index");
     CHECK(hrw_slot_table_capacity(NULL, 0, &u32) == HRW_STATUS_NULL_PARAMETER, "capacity of NULL");
     CHECK(hrw_slot_table_capacity(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out capacity");
-    CHECK(hrw_slot_table_slot(t, NULL, 0, &u32) == HRW_STATUS_OK && u32 < 8, "empty key");
-    CHECK(hrw_slot_table_slot(t, NULL, 3, &u32) == HRW_STATUS_NULL_PARAMETER, "NULL key");
-    CHECK(hrw_slot_table_slot(NULL, (const uint8_t *)"k", 1, &u32) == HRW_STATUS_NULL_PARAMETER, "slot of NULL");
-    CHECK(hrw_slot_table_slot(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slot");
-    CHECK(hrw_slot_table_owner(NULL, NULL, 0, &index) == HRW_STATUS_NULL_PARAMETER, "owner of NULL");
-    CHECK(hrw_slot_table_owner(t, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out owner");
-    CHECK(hrw_slot_table_owner(t, NULL, 5, &index) == HRW_STATUS_NULL_PARAMETER, "NULL key of owner");
+    size_t owner_index = 99;
+    CHECK(hrw_slot_table_owner(t, NULL, 0, &owner_index, &u32) == HRW_STATUS_OK && u32 < 8 && owner_index < 2,
+          "empty key: slot and owner");
+    CHECK(hrw_slot_table_owner_of_slot(t, u32, &index) == HRW_STATUS_OK && index == owner_index,
+          "the owner is the owner of the key's slot");
+    u32 = 12345;
+    CHECK(hrw_slot_table_owner(t, NULL, 0, &owner_index, NULL) == HRW_STATUS_OK && u32 == 12345,
+          "the slot is optional");
+    CHECK(hrw_slot_table_owner(t, NULL, 3, &owner_index, &u32) == HRW_STATUS_NULL_PARAMETER && u32 == 12345,
+          "NULL key");
+    CHECK(hrw_slot_table_owner(NULL, (const uint8_t *)"k", 1, &owner_index, &u32) == HRW_STATUS_NULL_PARAMETER,
+          "owner of NULL");
+    CHECK(hrw_slot_table_owner(t, (const uint8_t *)"k", 1, NULL, &u32) == HRW_STATUS_NULL_PARAMETER && u32 == 12345,
+          "NULL out owner, slot not written");
+    CHECK(hrw_slot_table_owner(t, NULL, 5, &index, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL key of owner");
     CHECK(hrw_slot_table_owner_of_slot(t, 8, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 8 of 8");
     CHECK(hrw_slot_table_owner_of_slot(t, UINT64_MAX, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 2^64 - 1");
     CHECK(hrw_slot_table_owner_of_slot(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out index");
@@ -767,12 +803,12 @@ static void bad_reads(void) {
     CHECK(hrw_slot_table_slot_counts(t, NULL, 2) == HRW_STATUS_NULL_PARAMETER, "NULL counts");
     CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_BUFFER_TOO_SMALL, "short counts");
     CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_OK && counts[0] + counts[1] == 8, "counts");
-    CHECK(hrw_slot_table_placement(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "placement of NULL");
-    CHECK(hrw_slot_table_placement(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out placement");
-    CHECK(hrw_slot_table_initial(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "initial of NULL");
-    CHECK(hrw_slot_table_initial(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out initial");
-    CHECK(hrw_slot_table_view(NULL, &view) == HRW_STATUS_NULL_PARAMETER, "view of NULL");
-    CHECK(hrw_slot_table_view(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out view");
+    memset(&f, 0, sizeof f);
+    CHECK(hrw_slot_table_summary(t, &f) == HRW_STATUS_OK && f.placement != NULL && f.initial != NULL &&
+              f.placement != f.initial && get_placement(t, &members) == HRW_STATUS_OK && members == f.placement,
+          "summary: the borrowed memberships, the same each time");
+    CHECK(get_view(t, &view) == HRW_STATUS_OK && view != NULL, "the table's view from its summary");
+    hrw_view_free(view);
     CHECK(hrw_slot_table_fingerprint(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "fingerprint of NULL");
     CHECK(hrw_slot_table_fingerprint(t, NULL, 16) == HRW_STATUS_NULL_PARAMETER, "NULL fingerprint buffer");
     CHECK(hrw_slot_table_fingerprint(t, buf, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "short fingerprint");
@@ -925,9 +961,9 @@ static void bad_changes(void) {
     const hrw_placement *members = NULL;
     size_t len = 0;
     uint32_t counts[3];
-    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK, "borrow");
+    CHECK(get_placement(t, &members) == HRW_STATUS_OK, "borrow");
     CHECK(add_node(t, &node_c, 2.0, &e) == HRW_STATUS_OK, "add c in place");
-    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 3, "the borrowed placement shows c");
+    CHECK(hrw_placement_len(members, &len, NULL) == HRW_STATUS_OK && len == 3, "the borrowed placement shows c");
     CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_BUFFER_TOO_SMALL, "three nodes now");
     CHECK(set_weight(t, (const uint8_t *)"a", 1, 0.0, NULL) == HRW_STATUS_OK &&
               set_weight(t, (const uint8_t *)"b", 1, 0.0, NULL) == HRW_STATUS_OK,
@@ -952,13 +988,13 @@ static void bad_changes(void) {
     CHECK(remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_EMPTY_MEMBERSHIP,
           "remove the last node in place");
     CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_OK && counts[0] == 8, "c holds every slot");
-    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
+    CHECK(hrw_placement_len(members, &len, NULL) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
     const hrw_placement *initial = NULL;
     const uint8_t *id = NULL;
     size_t id_len = 0;
-    CHECK(hrw_slot_table_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
-              hrw_placement_len(initial, &len) == HRW_STATUS_OK && len == 2 &&
-              hrw_placement_node_id(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
+    CHECK(get_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
+              hrw_placement_len(initial, &len, NULL) == HRW_STATUS_OK && len == 2 &&
+              node_id_of(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
           "the first membership is a and b");
     hrw_slot_table_free(t);
     hrw_placement_free(p);
@@ -995,13 +1031,13 @@ static void too_many_changes(void) {
 static int same_owner_ids(const hrw_slot_table *a, const hrw_slot_table *b) {
     snapshot sa = snapshot_of(a), sb = snapshot_of(b);
     const hrw_placement *pa = NULL, *pb = NULL;
-    int same = sa.slots == sb.slots && hrw_slot_table_placement(a, &pa) == HRW_STATUS_OK &&
-               hrw_slot_table_placement(b, &pb) == HRW_STATUS_OK;
+    int same = sa.slots == sb.slots && get_placement(a, &pa) == HRW_STATUS_OK &&
+               get_placement(b, &pb) == HRW_STATUS_OK;
     for (uint32_t s = 0; same && s < sa.slots; s++) {
         const uint8_t *ia = NULL, *ib = NULL;
         size_t la = 0, lb = 0;
-        same = hrw_placement_node_id(pa, sa.owners[s], &ia, &la) == HRW_STATUS_OK &&
-               hrw_placement_node_id(pb, sb.owners[s], &ib, &lb) == HRW_STATUS_OK && la == lb &&
+        same = node_id_of(pa, sa.owners[s], &ia, &la) == HRW_STATUS_OK &&
+               node_id_of(pb, sb.owners[s], &ib, &lb) == HRW_STATUS_OK && la == lb &&
                memcmp(ia, ib, la) == 0;
     }
     free(sa.owners);
@@ -1052,11 +1088,11 @@ static void history(void) {
         const hrw_placement *ia = NULL, *ib = NULL;
         const uint8_t *id = NULL;
         size_t id_len = 0, len = 0;
-        CHECK(hrw_slot_table_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len) == HRW_STATUS_OK &&
-                  len == 3 && hrw_placement_node_id(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
+        CHECK(get_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len, NULL) == HRW_STATUS_OK &&
+                  len == 3 && node_id_of(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
               "the first membership in build order");
-        CHECK(hrw_slot_table_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len) == HRW_STATUS_OK &&
-                  len == 3 && hrw_placement_node_id(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
+        CHECK(get_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len, NULL) == HRW_STATUS_OK &&
+                  len == 3 && node_id_of(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
               "the document's first membership in id order");
         free(a.owners);
         free(b.owners);

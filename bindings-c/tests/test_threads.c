@@ -35,7 +35,7 @@ static void *worker(void *arg) {
                 HRW_STATUS_OK ||
             n != 3 || top[0] != expected[i])
             (*mismatches)++;
-        if (hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &owner) != HRW_STATUS_OK ||
+        if (hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &owner, NULL) != HRW_STATUS_OK ||
             owner != table_expected[i])
             (*mismatches)++;
         if (round % 4000 == 0) {
@@ -75,7 +75,7 @@ int main(void) {
     for (int i = 0; i < KEYS; i++) {
         char key[32];
         size_t len = key_of(i, key, sizeof key);
-        hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &table_expected[i]);
+        hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &table_expected[i], NULL);
     }
 
     pthread_t threads[THREADS];
@@ -91,7 +91,7 @@ int main(void) {
               result ? *(size_t *)result : (size_t)0);
         free(result);
     }
-    hrw_slot_table_figures figures = {0, HRW_SLOT_MODE_LEVELLED, false, 0, 0, 1};
+    hrw_slot_table_figures figures = {0, HRW_SLOT_MODE_LEVELLED, false, 0, 0, 1, NULL, NULL};
     CHECK(hrw_slot_table_summary(shared_table, &figures) == HRW_STATUS_OK && figures.change_count == 0,
           "the copies left the shared table as it was");
     hrw_slot_table_free(shared_table);

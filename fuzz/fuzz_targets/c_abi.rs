@@ -453,39 +453,52 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     // Node access.
     let mut len_out = 0usize;
     assert_eq!(
-        unsafe { hrw_placement_len(h, &mut len_out) },
+        unsafe { hrw_placement_len(h, &mut len_out, ptr::null_mut()) },
         hrw_status::Ok
     );
     assert_eq!(len_out, p.len());
+    let mut selectable = usize::MAX;
     assert_eq!(
-        unsafe { hrw_placement_selectable_len(h, &mut len_out) },
+        unsafe { hrw_placement_len(h, &mut len_out, &mut selectable) },
         hrw_status::Ok
     );
-    assert_eq!(len_out, n);
+    assert_eq!((len_out, selectable), (p.len(), n));
     let index = if u.ratio(1, 2)? {
         u.int_in_range(0..=p.len())?
     } else {
         u.arbitrary()?
     };
-    let (mut id_ptr, mut id_len) = (ptr::null::<u8>(), 0usize);
-    let s = unsafe { hrw_placement_node_id(h, index, &mut id_ptr, &mut id_len) };
-    status_ok(s);
-    if let Some(node) = p.node(index) {
-        assert_eq!(s, hrw_status::Ok);
-        assert_eq!(
-            unsafe { std::slice::from_raw_parts(id_ptr, id_len) },
-            node.id()
-        );
-    } else {
-        assert_eq!(s, hrw_status::IndexOutOfRange);
-        assert!(id_ptr.is_null());
-    }
+    let mut node_out = hrw_node {
+        id: ptr::null(),
+        id_len: 0,
+        domain: ptr::null(),
+        domain_len: 7,
+    };
     let mut weight = -1.0f64;
-    let s = unsafe { hrw_placement_node_weight(h, index, &mut weight) };
+    let s = unsafe { hrw_placement_node(h, index, &mut node_out, &mut weight) };
     status_ok(s);
     match p.node(index) {
-        Some(node) => assert_eq!((s, weight), (hrw_status::Ok, node.weight().to_f64())),
-        None => assert_eq!((s, weight), (hrw_status::IndexOutOfRange, -1.0)),
+        Some(node) => {
+            assert_eq!((s, weight), (hrw_status::Ok, node.weight().to_f64()));
+            assert_eq!(
+                unsafe { std::slice::from_raw_parts(node_out.id, node_out.id_len) },
+                node.id()
+            );
+            match node.domain() {
+                None => assert!(node_out.domain.is_null() && node_out.domain_len == 0),
+                Some(d) => {
+                    assert!(!node_out.domain.is_null());
+                    assert_eq!(
+                        unsafe { std::slice::from_raw_parts(node_out.domain, node_out.domain_len) },
+                        d
+                    );
+                }
+            }
+        }
+        None => {
+            assert_eq!((s, weight), (hrw_status::IndexOutOfRange, -1.0));
+            assert!(node_out.id.is_null() && node_out.domain_len == 7);
+        }
     }
     let id = span(u, arena)?;
     let mut found = usize::MAX;
@@ -594,15 +607,10 @@ fn same_as_core(
     let mut len = 0usize;
     // SAFETY: `next` is a live handle from a successful call; ids stay valid while it lives.
     unsafe {
-        assert_eq!(hrw_placement_len(next, &mut len), hrw_status::Ok);
+        assert_eq!(hrw_placement_len(next, &mut len, ptr::null_mut()), hrw_status::Ok);
         assert_eq!(len, core.len());
         for (i, node) in core.nodes().enumerate() {
-            let (mut p, mut l) = (ptr::null::<u8>(), 0usize);
-            assert_eq!(
-                hrw_placement_node_id(next, i, &mut p, &mut l),
-                hrw_status::Ok
-            );
-            assert_eq!(std::slice::from_raw_parts(p, l), node.id());
+            assert_eq!(std::slice::from_raw_parts(node_id(next, i).0, node_id(next, i).1), node.id());
         }
         for key in keys.iter().filter(|k| !k.misuse) {
             let mut owner = usize::MAX;
@@ -618,6 +626,23 @@ fn same_as_core(
 
 /// The core table a slot-table handle should hold, or `None` when a call refused it.
 type CoreTable = std::result::Result<SlotTable, hrwhash::Error>;
+
+/// The id of node `i` of a live placement handle (pointer, length), through `hrw_placement_node`.
+fn node_id(p: *const hrw_placement, i: usize) -> (*const u8, usize) {
+    let mut n = hrw_node {
+        id: ptr::null(),
+        id_len: 0,
+        domain: ptr::null(),
+        domain_len: 0,
+    };
+    let mut w = 0.0f64;
+    // SAFETY: `p` is a live handle; both out-params are writable.
+    assert_eq!(
+        unsafe { hrw_placement_node(p, i, &mut n, &mut w) },
+        hrw_status::Ok
+    );
+    (n.id, n.id_len)
+}
 
 /// A slot-table handle's figures (`hrw_slot_table_summary`).
 fn figures(t: *const hrw_slot_table) -> hrw_slot_table_figures {
@@ -650,19 +675,14 @@ fn table_state(t: *const hrw_slot_table) -> (Vec<u32>, usize, [u8; HRW_TABLE_FIN
 
 /// The id of each slot's owner.
 fn owner_ids(t: *const hrw_slot_table) -> Vec<Vec<u8>> {
-    let mut members = ptr::null::<hrw_placement>();
+    let members = figures(t).placement;
     // SAFETY: `t` is a live handle; the ids stay valid while it lives.
     unsafe {
-        assert_eq!(hrw_slot_table_placement(t, &mut members), hrw_status::Ok);
         table_state(t)
             .0
             .iter()
             .map(|&i| {
-                let (mut p, mut l) = (ptr::null::<u8>(), 0usize);
-                assert_eq!(
-                    hrw_placement_node_id(members, i as usize, &mut p, &mut l),
-                    hrw_status::Ok
-                );
+                let (p, l) = node_id(members, i as usize);
                 std::slice::from_raw_parts(p, l).to_vec()
             })
             .collect()
@@ -683,9 +703,8 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
             hrw_slot_table_slot_counts(t, counts.as_mut_ptr(), counts.len()),
             hrw_status::Ok
         );
-        let (mut initial, mut len) = (ptr::null::<hrw_placement>(), 0usize);
-        assert_eq!(hrw_slot_table_initial(t, &mut initial), hrw_status::Ok);
-        assert_eq!(hrw_placement_len(initial, &mut len), hrw_status::Ok);
+        let mut len = 0usize;
+        assert_eq!(hrw_placement_len(f.initial, &mut len, ptr::null_mut()), hrw_status::Ok);
         assert_eq!(len, core.initial().len());
         let mut cap = 5u32;
         let s = hrw_slot_table_capacity(t, 0, &mut cap);
@@ -694,12 +713,13 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
             None => assert_eq!((s, cap), (hrw_status::NotOffered, 5)),
         }
         for key in keys.iter().filter(|k| !k.misuse) {
-            let mut owner = usize::MAX;
+            let (mut owner, mut slot) = (usize::MAX, u32::MAX);
             assert_eq!(
-                hrw_slot_table_owner(t, key.ptr, key.len, &mut owner),
+                hrw_slot_table_owner(t, key.ptr, key.len, &mut owner, &mut slot),
                 hrw_status::Ok
             );
             assert_eq!(owner, core.owner_index(key.bytes()));
+            assert_eq!(slot, core.slot(key.bytes()));
         }
     }
     assert_eq!(
