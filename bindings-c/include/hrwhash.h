@@ -1586,12 +1586,14 @@ hrw_status hrw_profile_name(size_t index, const char **out_name);
  * are copied.
  *
  * NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
- * on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+ * on an unweighted incumbent, a weight or id form it has no place for). On failure a non-NULL
+ * `error` receives the details, as for `hrw_placement_new` (INVALID_WEIGHT: the node's `index`
+ * and the rejected `value`; a NULL id with a length: its node's `index`). `*out_placement` is
  * written only on success; release it with `hrw_profile_placement_free`.
  *
  * # Safety
  * Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
- * `weights` for `count` elements).
+ * `weights` for `count` elements); `error` is NULL or writable.
  */
 hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
                                      size_t name_len,
@@ -1599,7 +1601,8 @@ hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
                                      const size_t *id_lens,
                                      const double *weights,
                                      size_t count,
-                                     struct hrw_profile_placement **out_placement);
+                                     struct hrw_profile_placement **out_placement,
+                                     struct hrw_error *error);
 
 /**
  * Releases a profile placement; NULL is a no-op.
