@@ -156,8 +156,8 @@ func newBackend(seed Seed, nodes []node) (*backend, int, error) {
 
 // wrapBackend is the backend of a libhrwhash placement of nodes, which it then owns.
 func wrapBackend(h *C.hrw_placement, seed Seed, nodes []node) (*backend, int, error) {
-	var sel C.size_t
-	C.hrw_placement_selectable_len(h, &sel)
+	var n, sel C.size_t
+	C.hrw_placement_len(h, &n, &sel)
 	b := &backend{h: h}
 	runtime.SetFinalizer(b, func(b *backend) { C.hrw_placement_free(b.h) })
 	if int(sel) <= goLookupMax {

@@ -70,7 +70,7 @@ func newProfileBackend(name string, nodes []node) (*profileBackend, error) {
 		weightSlice[i] = C.double(n.weight)
 	}
 	var h *C.hrw_profile_placement
-	st := C.hrw_profile_placement_new(data, C.size_t(len(name)), ptrs, lens, weights, C.size_t(count), &h)
+	st := C.hrw_profile_placement_new(data, C.size_t(len(name)), ptrs, lens, weights, C.size_t(count), &h, nil)
 	// A domain is a Go-side field the C call has no place for: the Go build's answer stands.
 	if hasDomain(nodes) && st == C.HRW_STATUS_OK {
 		C.hrw_profile_placement_free(h)

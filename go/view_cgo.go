@@ -60,16 +60,16 @@ func wrapView(h *C.hrw_view) (*View, error) {
 	b := &viewBackend{h: h}
 	runtime.SetFinalizer(b, func(b *viewBackend) { C.hrw_view_free(b.h) })
 	v := &View{b: b}
-	var epoch C.uint64_t
-	if st := C.hrw_view_epoch(h, &epoch); st != C.HRW_STATUS_OK {
+	var figures C.hrw_view_figures
+	if st := C.hrw_view_summary(h, &figures); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
-	v.epoch = uint64(epoch)
-	if st := C.hrw_view_fingerprint(h, (*C.uint8_t)(unsafe.Pointer(&v.fingerprint[0])), C.size_t(len(v.fingerprint))); st != C.HRW_STATUS_OK {
-		return nil, statusError(st)
+	v.epoch = uint64(figures.epoch)
+	for i := range v.fingerprint {
+		v.fingerprint[i] = byte(figures.fingerprint[i])
 	}
-	if st := C.hrw_view_seed_fingerprint(h, (*C.uint8_t)(unsafe.Pointer(&v.seedFingerprint[0])), C.size_t(len(v.seedFingerprint))); st != C.HRW_STATUS_OK {
-		return nil, statusError(st)
+	for i := range v.seedFingerprint {
+		v.seedFingerprint[i] = byte(figures.seed_fingerprint[i])
 	}
 	var ph *C.hrw_placement
 	if st := C.hrw_view_placement(h, &ph); st != C.HRW_STATUS_OK {
@@ -95,7 +95,7 @@ func placementOf(ph *C.hrw_placement) (p *Placement, err error) {
 		}
 	}()
 	var n C.size_t
-	if st := C.hrw_placement_len(ph, &n); st != C.HRW_STATUS_OK {
+	if st := C.hrw_placement_len(ph, &n, nil); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
 	var seed Seed
@@ -104,23 +104,16 @@ func placementOf(ph *C.hrw_placement) (p *Placement, err error) {
 	}
 	nodes := make([]node, int(n))
 	for i := range nodes {
-		var id, domain *C.uint8_t
-		var idLen, domainLen C.size_t
+		var n C.hrw_node
 		var weight C.double
-		var hasDomain C.bool
-		if st := C.hrw_placement_node_id(ph, C.size_t(i), &id, &idLen); st != C.HRW_STATUS_OK {
+		if st := C.hrw_placement_node(ph, C.size_t(i), &n, &weight); st != C.HRW_STATUS_OK {
 			return nil, statusError(st)
 		}
-		if st := C.hrw_placement_node_weight(ph, C.size_t(i), &weight); st != C.HRW_STATUS_OK {
-			return nil, statusError(st)
-		}
-		if st := C.hrw_placement_node_domain(ph, C.size_t(i), &hasDomain, &domain, &domainLen); st != C.HRW_STATUS_OK {
-			return nil, statusError(st)
-		}
-		nodes[i] = node{id: C.GoStringN((*C.char)(unsafe.Pointer(id)), C.int(idLen)), weight: float64(weight)}
-		if bool(hasDomain) {
+		nodes[i] = node{id: C.GoStringN((*C.char)(unsafe.Pointer(n.id)), C.int(n.id_len)), weight: float64(weight)}
+		// A NULL domain is none; a non-NULL one, even of length 0, is a domain.
+		if n.domain != nil {
 			nodes[i].hasDomain = true
-			nodes[i].domain = C.GoStringN((*C.char)(unsafe.Pointer(domain)), C.int(domainLen))
+			nodes[i].domain = C.GoStringN((*C.char)(unsafe.Pointer(n.domain)), C.int(n.domain_len))
 		}
 	}
 	b, selectable, err := wrapBackend(ph, seed, nodes)
@@ -215,15 +208,12 @@ func newTransition(old, new *Placement) (*Transition, error) {
 	b := &transitionBackend{h: h}
 	runtime.SetFinalizer(b, func(b *transitionBackend) { C.hrw_transition_free(b.h) })
 	t := &Transition{b: b, old: old, new: new}
-	var moved, optimum C.double
-	if st := C.hrw_transition_expected_moved(h, &moved); st != C.HRW_STATUS_OK {
-		return nil, statusError(st)
-	}
-	if st := C.hrw_transition_optimum(h, &optimum); st != C.HRW_STATUS_OK {
+	var figures C.hrw_transition_figures
+	if st := C.hrw_transition_summary(h, &figures); st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
 	runtime.KeepAlive(b)
-	t.expectedMoved, t.optimum = float64(moved), float64(optimum)
+	t.expectedMoved, t.optimum = float64(figures.expected_moved), float64(figures.optimum)
 	return t, nil
 }
 
@@ -422,18 +412,16 @@ func newRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
 	b := &rampBackend{h: h}
 	runtime.SetFinalizer(b, func(b *rampBackend) { C.hrw_ramp_free(b.h) })
 	r := &RampPlan{b: b}
-	var n C.size_t
-	C.hrw_ramp_len(h, &n)
-	for i := 0; i < int(n); i++ {
+	var sum C.hrw_ramp_figures
+	C.hrw_ramp_summary(h, &sum)
+	for i := 0; i < int(sum.len); i++ {
 		var s C.hrw_ramp_step
-		if st := C.hrw_ramp_get_step(h, C.size_t(i), &s, &detail); st != C.HRW_STATUS_OK {
+		if st := C.hrw_ramp_get_step(h, C.size_t(i), &s, nil, &detail); st != C.HRW_STATUS_OK {
 			return nil, detailError(st, &detail)
 		}
 		r.steps = append(r.steps, RampStep{Epoch: uint64(s.epoch), Position: uint32(s.position),
 			Moved: float64(s.moved), RemovesDrained: bool(s.removes_drained)})
 	}
-	var sum C.hrw_ramp_figures
-	C.hrw_ramp_summary(h, &sum)
 	runtime.KeepAlive(b)
 	r.maxMove, r.total, r.direct, r.optim = float64(sum.max_move), float64(sum.total_moved), float64(sum.direct_moved), float64(sum.optimum)
 	return r, nil
@@ -442,7 +430,8 @@ func newRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
 func (b *rampBackend) view(i int) (*View, error) {
 	var h *C.hrw_view
 	var detail C.hrw_error
-	st := C.hrw_ramp_view(b.h, C.size_t(i), &h, &detail)
+	var step C.hrw_ramp_step
+	st := C.hrw_ramp_get_step(b.h, C.size_t(i), &step, &h, &detail)
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return nil, detailError(st, &detail)

@@ -24,7 +24,7 @@ int main(void) {
     status = hrw_placement_rank(placement, (const uint8_t *)key, strlen(key), 2, top, 2, &count);
     if (status != HRW_STATUS_OK || count != 2 || top[0] != owner) return 1;
 
-    printf("%s -> %s (then %s), %s %s\n", key, ids[owner], ids[top[1]], hrw_algorithm(),
+    printf("%s -> %s (then %s), %s %s\n", key, ids[owner], ids[top[1]], HRW_ALGORITHM,
            hrw_version());
     hrw_placement_free(placement);
     return 0;

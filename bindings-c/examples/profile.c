@@ -9,7 +9,7 @@ int main(void) {
     const size_t id_lens[] = {13, 13};
     const double weights[] = {3, 1};
     hrw_profile_placement *p = NULL;
-    hrw_status st = hrw_profile_placement_new((const uint8_t *)name, strlen(name), ids, id_lens, weights, 2, &p);
+    hrw_status st = hrw_profile_placement_new((const uint8_t *)name, strlen(name), ids, id_lens, weights, 2, &p, NULL);
     if (st != HRW_STATUS_OK) {
         fprintf(stderr, "%s\n", hrw_status_message(st));
         return 1;
@@ -20,7 +20,7 @@ int main(void) {
 
     /* go-redis Ring is unweighted: weights are a typed error, never ignored. */
     hrw_profile_placement *q = NULL;
-    st = hrw_profile_placement_new((const uint8_t *)"go-redis-ring-v9", 16, ids, id_lens, weights, 2, &q);
+    st = hrw_profile_placement_new((const uint8_t *)"go-redis-ring-v9", 16, ids, id_lens, weights, 2, &q, NULL);
     printf("%s\n", st == HRW_STATUS_NOT_OFFERED ? "weights not offered" : "unexpected");
     hrw_profile_placement_free(q);
     hrw_profile_placement_free(p);

@@ -16,25 +16,23 @@ int main(void) {
         fprintf(stderr, "load: %s\n", hrw_status_message(err.status));
         return 1;
     }
-    uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
-    uint64_t epoch = 0;
-    hrw_view_fingerprint(new_view, fingerprint, sizeof fingerprint);
-    hrw_view_epoch(new_view, &epoch);
-    printf("epoch %llu, fingerprint ", (unsigned long long)epoch);
-    for (size_t i = 0; i < sizeof fingerprint; i++) printf("%02x", fingerprint[i]);
+    hrw_view_figures figures;
+    hrw_view_summary(new_view, &figures);
+    printf("epoch %llu, fingerprint ", (unsigned long long)figures.epoch);
+    for (size_t i = 0; i < sizeof figures.fingerprint; i++) printf("%02x", figures.fingerprint[i]);
     printf("\n");
 
     hrw_transition *t = NULL;
     hrw_route route;
-    double expected = 0;
+    hrw_transition_figures expected;
     const char *key = "user:42";
     if (hrw_transition_new(old_view, new_view, &t) != HRW_STATUS_OK ||
         hrw_transition_route(t, (const uint8_t *)key, strlen(key), &route) != HRW_STATUS_OK ||
-        hrw_transition_expected_moved(t, &expected) != HRW_STATUS_OK)
+        hrw_transition_summary(t, &expected) != HRW_STATUS_OK)
         return 1;
     /* Write to route.new_index; on a miss, read from route.old_index. */
     printf("%s: old node %zu, new node %zu, moved %d; %.0f%% of keys move\n", key, route.old_index,
-           route.new_index, route.moved, expected * 100);
+           route.new_index, route.moved, expected.expected_moved * 100);
 
     /* A bad document names the member at fault. */
     const char *bad = "{\"format\": \"hrwhash-view-v1\", \"algorithm\": \"hrw-v1\", \"epoch\": \"01\"}";

@@ -361,7 +361,8 @@ typedef uint32_t hrw_view_fault;
 #endif // __cplusplus
 
 /**
- * How a slot table assigns its slots (`hrw_slot_table_mode`). The numbers never change.
+ * How a slot table assigns its slots (`hrw_slot_table_options.mode`,
+ * `hrw_slot_table_figures.mode`). The numbers never change.
  */
 enum hrw_slot_mode
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -384,6 +385,37 @@ enum hrw_slot_mode
 typedef enum hrw_slot_mode hrw_slot_mode;
 #else
 typedef uint32_t hrw_slot_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a change does (`hrw_slot_change.op`), as the document's `"op"` says it. The numbers
+ * never change.
+ */
+enum hrw_slot_op
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Appends `node` (id and domain) with `weight`; its index is the old node count.
+   */
+  HRW_SLOT_OP_ADD = 0,
+  /**
+   * Removes the node of `node.id` (indices after it shift down by one); `node.domain` and
+   * `weight` are not read.
+   */
+  HRW_SLOT_OP_REMOVE = 1,
+  /**
+   * Gives the node of `node.id` the weight `weight`; `node.domain` is not read.
+   */
+  HRW_SLOT_OP_WEIGHT = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum hrw_slot_op hrw_slot_op;
+#else
+typedef uint32_t hrw_slot_op;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -457,12 +489,11 @@ typedef struct hrw_replica_balance hrw_replica_balance;
  * history (the first membership, the ordered changes and an epoch), which is its JSON document
  * (`hrw_slot_table_to_json`, `hrw_slot_table_from_json`).
  *
- * Build it with `hrw_slot_table_new` (levelled), `hrw_slot_table_new_ranked` or
- * `hrw_slot_table_from_json`; release it with `hrw_slot_table_free`. The reads and the `with_*`
- * copies leave the handle as it was, so any number of threads may use them at once; the
- * in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle,
- * and the placement borrowed from `hrw_slot_table_placement`, to themselves for the length of
- * the call.
+ * Build it with `hrw_slot_table_new` (levelled or ranked) or `hrw_slot_table_from_json`;
+ * release it with `hrw_slot_table_free`. The reads and the `with_*` copies leave the handle as
+ * it was, so any number of threads may use them at once; `hrw_slot_table_push`, which changes it
+ * in place, needs the handle, and the placements borrowed from `hrw_slot_table_summary`, to
+ * itself for the length of the call.
  */
 typedef struct hrw_slot_table hrw_slot_table;
 
@@ -607,6 +638,29 @@ typedef struct hrw_live_route {
 } hrw_live_route;
 
 /**
+ * A live view's state, as `hrw_live_view_summary` gives it.
+ */
+typedef struct hrw_live_view_figures {
+  /**
+   * The current view's epoch.
+   */
+  uint64_t epoch;
+  /**
+   * The current view's fingerprint.
+   */
+  uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
+  /**
+   * Whether a move is in progress.
+   */
+  bool moving;
+  /**
+   * Milliseconds since the last update that was applied or unchanged (or since the live view
+   * was built).
+   */
+  uint64_t since_update_ms;
+} hrw_live_view_figures;
+
+/**
  * A change callback: called after every applied update with the previous and the current view
  * (borrowed for the call only: take `hrw_view_with_epoch` copies to keep them) and the
  * `user_data` it was registered with.
@@ -687,9 +741,14 @@ typedef struct hrw_ramp_step {
 } hrw_ramp_step;
 
 /**
- * A ramp's expected movements, as `hrw_ramp_summary` gives them (fractions of all keys).
+ * A ramp's number of steps and expected movements (fractions of all keys), as
+ * `hrw_ramp_summary` gives them.
  */
 typedef struct hrw_ramp_figures {
+  /**
+   * The number of steps (0 when the two views already place every key alike).
+   */
+  size_t len;
   /**
    * The per-step limit the ramp was planned with.
    */
@@ -707,6 +766,90 @@ typedef struct hrw_ramp_figures {
    */
   double optimum;
 } hrw_ramp_figures;
+
+/**
+ * Optional settings of `hrw_slot_table_new`; a zero-initialised struct (or a NULL pointer)
+ * means a levelled table.
+ */
+typedef struct hrw_slot_table_options {
+  /**
+   * An `hrw_slot_mode` (`HRW_SLOT_MODE_LEVELLED`, `HRW_SLOT_MODE_RANKED`); any other number is
+   * NULL_PARAMETER.
+   */
+  uint32_t mode;
+  /**
+   * Whether a ranked table has an overload bound (a levelled table has none: true there is
+   * NULL_PARAMETER).
+   */
+  bool has_bound;
+  /**
+   * With `has_bound`, no node of a ranked table holds more than about
+   * (1 + overload_ppm / 10^6) times its share of the slots; without it every slot goes to the
+   * first node of its hrw-v1 ranking (the plain HRW slot table).
+   */
+  uint32_t overload_ppm;
+} hrw_slot_table_options;
+
+/**
+ * A table's figures, as `hrw_slot_table_summary` gives them: its number of slots, its mode
+ * and bound (the `hrw_slot_table_options` it was built with), where its history is, and its
+ * current and first memberships.
+ */
+typedef struct hrw_slot_table_figures {
+  /**
+   * The number of slots.
+   */
+  uint32_t slots;
+  /**
+   * `HRW_SLOT_MODE_LEVELLED` or `HRW_SLOT_MODE_RANKED`.
+   */
+  hrw_slot_mode mode;
+  /**
+   * Whether the table has an overload bound (only a ranked table may).
+   */
+  bool has_bound;
+  /**
+   * The bound in parts per million (0 without one).
+   */
+  uint32_t overload_ppm;
+  /**
+   * The epoch.
+   */
+  uint64_t epoch;
+  /**
+   * The number of changes since the first membership.
+   */
+  size_t change_count;
+  /**
+   * The current membership, for node ids and weights (`hrw_placement_node`): borrowed, valid
+   * until the table is freed (`hrw_slot_table_push` updates it where it is); do not free it.
+   * `hrw_view_new(placement, epoch, ...)` makes it the table's view (SLOT-HISTORY.md 4.2).
+   */
+  const struct hrw_placement *placement;
+  /**
+   * The first membership, before any change: borrowed, valid until the table is freed; do
+   * not free it.
+   */
+  const struct hrw_placement *initial;
+} hrw_slot_table_figures;
+
+/**
+ * One change of a slot table's membership (`hrw_slot_table_push`, `hrw_slot_table_with_change`).
+ */
+typedef struct hrw_slot_change {
+  /**
+   * An `hrw_slot_op` (`HRW_SLOT_OP_ADD`, ...); any other number is NULL_PARAMETER.
+   */
+  uint32_t op;
+  /**
+   * The node added, or whose id names the node removed or reweighted.
+   */
+  struct hrw_node node;
+  /**
+   * The weight of an added or reweighted node, as in `hrw_placement_options.weights`.
+   */
+  double weight;
+} hrw_slot_change;
 
 /**
  * Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
@@ -771,6 +914,22 @@ typedef struct hrw_move {
 } hrw_move;
 
 /**
+ * A transition's expected movement, as `hrw_transition_summary` gives it (fractions of all
+ * keys; the same binary64 values in every language).
+ */
+typedef struct hrw_transition_figures {
+  /**
+   * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
+   * 6.1).
+   */
+  double expected_moved;
+  /**
+   * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+   */
+  double optimum;
+} hrw_transition_figures;
+
+/**
  * A diff's counts with the movement its transition expects, as `hrw_diff_summary` gives them.
  */
 typedef struct hrw_diff_figures {
@@ -783,11 +942,12 @@ typedef struct hrw_diff_figures {
    */
   uint64_t moved;
   /**
-   * `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+   * `expected_moved` of the diff's transition (`hrw_transition_summary`), to compare with the
+   * counts.
    */
   double expected_moved;
   /**
-   * `hrw_transition_optimum` of the diff's transition.
+   * `optimum` of the diff's transition (`hrw_transition_summary`).
    */
   double optimum;
 } hrw_diff_figures;
@@ -839,6 +999,29 @@ typedef struct hrw_node_change {
    */
   uint64_t after;
 } hrw_node_change;
+
+/**
+ * A view's figures, as `hrw_view_summary` gives them.
+ */
+typedef struct hrw_view_figures {
+  /**
+   * The epoch.
+   */
+  uint64_t epoch;
+  /**
+   * Whether the view uses the public default seed (its document says `"seed": "default"`).
+   */
+  bool has_default_seed;
+  /**
+   * The view fingerprint (VIEW.md 4.2). Equal fingerprints place every key on the same node
+   * id; the epoch does not enter it.
+   */
+  uint8_t fingerprint[HRW_VIEW_FINGERPRINT_LEN];
+  /**
+   * The seed fingerprint (VIEW.md 4.1): it names the seed without revealing it.
+   */
+  uint8_t seed_fingerprint[HRW_SEED_FINGERPRINT_LEN];
+} hrw_view_figures;
 
 #ifdef __cplusplus
 extern "C" {
@@ -914,25 +1097,17 @@ hrw_status hrw_domains_domain_of(const struct hrw_domains *domains,
                                  size_t *out_domain_len);
 
 /**
- * A live view of `view` (its seed is the live view's for good), with no move deadline: moves
- * end by `hrw_live_view_finish_move` only. The view is shared, not copied: the caller may free
- * its handle afterwards.
+ * A live view of `view` (its seed is the live view's for good). With `move_deadline_ms` NULL a
+ * move ends by `hrw_live_view_finish_move` only; otherwise it also ends by itself
+ * `*move_deadline_ms` milliseconds after the update that began it. The view is shared, not
+ * copied: the caller may free its handle afterwards.
  *
  * # Safety
- * `view` is a live handle.
+ * `view` is a live handle; `move_deadline_ms` is NULL or readable.
  */
-hrw_status hrw_live_view_new(const struct hrw_view *view, struct hrw_live_view **out_live_view);
-
-/**
- * As `hrw_live_view_new`, and a move also ends by itself `move_deadline_ms` milliseconds after
- * the update that began it.
- *
- * # Safety
- * `view` is a live handle.
- */
-hrw_status hrw_live_view_new_with_move_deadline(const struct hrw_view *view,
-                                                uint64_t move_deadline_ms,
-                                                struct hrw_live_view **out_live_view);
+hrw_status hrw_live_view_new(const struct hrw_view *view,
+                             const uint64_t *move_deadline_ms,
+                             struct hrw_live_view **out_live_view);
 
 /**
  * Releases a live view; NULL is a no-op. Views taken from it stay valid.
@@ -1018,40 +1193,14 @@ hrw_status hrw_live_view_snapshot(const struct hrw_live_view *live_view,
                                   struct hrw_view **out_previous);
 
 /**
- * The current view's epoch.
+ * The live view's epoch, fingerprint and move, from one state (an update in between cannot
+ * mix two), and the time since its last update (one call where there were four getters).
  *
  * # Safety
- * `live_view` is a live handle.
+ * `live_view` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_live_view_epoch(const struct hrw_live_view *live_view, uint64_t *out_epoch);
-
-/**
- * The current view's 16-byte fingerprint into `out` (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
- *
- * # Safety
- * `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_live_view_fingerprint(const struct hrw_live_view *live_view,
-                                     uint8_t *out,
-                                     size_t out_len);
-
-/**
- * Whether a move is in progress.
- *
- * # Safety
- * `live_view` is a live handle.
- */
-hrw_status hrw_live_view_moving(const struct hrw_live_view *live_view, bool *out_moving);
-
-/**
- * Milliseconds since the last update that was applied or unchanged (or since the live view was
- * built).
- *
- * # Safety
- * `live_view` is a live handle.
- */
-hrw_status hrw_live_view_since_update_ms(const struct hrw_live_view *live_view, uint64_t *out_ms);
+hrw_status hrw_live_view_summary(const struct hrw_live_view *live_view,
+                                 struct hrw_live_view_figures *out);
 
 /**
  * Registers `callback`, called with `user_data` after every applied update, on the thread that
@@ -1190,57 +1339,30 @@ hrw_status hrw_placement_replicas_strict(const struct hrw_placement *placement,
                                          size_t out_len);
 
 /**
- * The number of nodes, including those of weight zero.
+ * The number of nodes, including those of weight zero, and, when `out_selectable_len` is
+ * non-NULL, the number that can be selected (weight above zero).
  *
  * # Safety
- * `placement` is a live handle.
+ * `placement` is a live handle; `out_len` is writable; `out_selectable_len` is NULL or writable.
  */
-hrw_status hrw_placement_len(const struct hrw_placement *placement, size_t *out_len);
+hrw_status hrw_placement_len(const struct hrw_placement *placement,
+                             size_t *out_len,
+                             size_t *out_selectable_len);
 
 /**
- * The number of nodes that can be selected (weight above zero).
+ * The node at `index` (INDEX_OUT_OF_RANGE past the last one): `*out_node` receives its id and
+ * its failure domain as an `hrw_node` that points into the placement (valid until it is freed,
+ * not NUL-terminated; `domain` NULL when the node has none, non-NULL, possibly with length 0,
+ * when it has one), so it can be passed back as it is (`hrw_placement_with_node`), and
+ * `*out_weight` its weight (0 for a drained node).
  *
  * # Safety
- * `placement` is a live handle.
+ * `placement` is a live handle; `out_node` and `out_weight` are writable.
  */
-hrw_status hrw_placement_selectable_len(const struct hrw_placement *placement, size_t *out_len);
-
-/**
- * The id of the node at `index`: `*out_id` points into the placement (valid until it is
- * freed, not NUL-terminated) and `*out_id_len` is its length.
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_id(const struct hrw_placement *placement,
-                                 size_t index,
-                                 const uint8_t **out_id,
-                                 size_t *out_id_len);
-
-/**
- * The failure domain of the node at `index`: `*out_has_domain` says whether it has one, and
- * when it does `*out_domain` points into the placement (valid until it is freed, not
- * NUL-terminated; possibly empty) and `*out_domain_len` is its length. Without a domain they
- * receive NULL and 0.
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_domain(const struct hrw_placement *placement,
-                                     size_t index,
-                                     bool *out_has_domain,
-                                     const uint8_t **out_domain,
-                                     size_t *out_domain_len);
-
-/**
- * The weight of the node at `index` (0 for a drained node).
- *
- * # Safety
- * `placement` is a live handle.
- */
-hrw_status hrw_placement_node_weight(const struct hrw_placement *placement,
-                                     size_t index,
-                                     double *out_weight);
+hrw_status hrw_placement_node(const struct hrw_placement *placement,
+                              size_t index,
+                              struct hrw_node *out_node,
+                              double *out_weight);
 
 /**
  * The index of the node with this id; UNKNOWN_NODE when there is none.
@@ -1464,12 +1586,14 @@ hrw_status hrw_profile_name(size_t index, const char **out_name);
  * are copied.
  *
  * NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
- * on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+ * on an unweighted incumbent, a weight or id form it has no place for). On failure a non-NULL
+ * `error` receives the details, as for `hrw_placement_new` (INVALID_WEIGHT: the node's `index`
+ * and the rejected `value`; a NULL id with a length: its node's `index`). `*out_placement` is
  * written only on success; release it with `hrw_profile_placement_free`.
  *
  * # Safety
  * Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
- * `weights` for `count` elements).
+ * `weights` for `count` elements); `error` is NULL or writable.
  */
 hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
                                      size_t name_len,
@@ -1477,7 +1601,8 @@ hrw_status hrw_profile_placement_new(const uint8_t *profile_name,
                                      const size_t *id_lens,
                                      const double *weights,
                                      size_t count,
-                                     struct hrw_profile_placement **out_placement);
+                                     struct hrw_profile_placement **out_placement,
+                                     struct hrw_error *error);
 
 /**
  * Releases a profile placement; NULL is a no-op.
@@ -1587,40 +1712,25 @@ hrw_status hrw_ramp_new(const struct hrw_view *old,
 void hrw_ramp_free(struct hrw_ramp *ramp);
 
 /**
- * The number of steps (0 when the two views already place every key alike).
+ * Step `step` (0-based) into `*out_step` and, when `out_view` is non-NULL, its view as a new
+ * handle into `*out_view` (release it with `hrw_view_free`; the last step's view has the new
+ * view's membership, equal fingerprint, at the old epoch plus the number of steps).
+ * INDEX_OUT_OF_RANGE past the last step (details: `index` the step asked for, `expected` the
+ * number of steps).
  *
  * # Safety
- * `ramp` is a live handle.
- */
-hrw_status hrw_ramp_len(const struct hrw_ramp *ramp, size_t *out_len);
-
-/**
- * Step `step` (0-based); INDEX_OUT_OF_RANGE past the last one (details: `index` the step asked
- * for, `expected` the number of steps), as for `hrw_ramp_view`.
- *
- * # Safety
- * `ramp` is a live handle; `error` is NULL or writable.
+ * `ramp` is a live handle; `out_step` is writable; `out_view` is NULL or writable; `error` is
+ * NULL or writable.
  */
 hrw_status hrw_ramp_get_step(const struct hrw_ramp *ramp,
                              size_t step,
                              struct hrw_ramp_step *out_step,
+                             struct hrw_view **out_view,
                              struct hrw_error *error);
 
 /**
- * The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
- * step's view has the new view's membership (equal fingerprint) at the old epoch plus the
- * number of steps. INDEX_OUT_OF_RANGE past the last step.
- *
- * # Safety
- * `ramp` is a live handle; `error` is NULL or writable.
- */
-hrw_status hrw_ramp_view(const struct hrw_ramp *ramp,
-                         size_t step,
-                         struct hrw_view **out_view,
-                         struct hrw_error *error);
-
-/**
- * The ramp's movements, all four at once (one call where there were four getters).
+ * The ramp's number of steps and its movements, all at once (one call where there were five
+ * getters).
  *
  * # Safety
  * `ramp` is a live handle; `out` is NULL or writable.
@@ -1679,32 +1789,21 @@ hrw_status hrw_replica_balance_adjusted_fixed(const struct hrw_replica_balance *
                                               double *out_residual);
 
 /**
- * Builds a levelled table (slot-table-v2) of `placement` with `slots` slots (1 to 2^24, else
- * INVALID_SLOT_COUNT), at epoch 0: every node gets its share as one run of slots. The table
- * keeps its own copy of the membership.
+ * Builds a table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT), at
+ * epoch 0, in the mode `options` name (NULL: levelled). Levelled (slot-table-v2): every node
+ * gets its share as one run of slots. Ranked (slot-table-v1): every slot goes to the first node
+ * of its hrw-v1 ranking that has room under the bound, if any. NULL_PARAMETER for an unknown
+ * `options->mode` or a bound on a levelled table. The table keeps its own copy of the
+ * membership.
  *
  * # Safety
- * `placement` is a live handle; `error` is NULL or writable.
+ * `placement` is a live handle; `options` is NULL or readable; `error` is NULL or writable.
  */
 hrw_status hrw_slot_table_new(const struct hrw_placement *placement,
                               uint64_t slots,
+                              const struct hrw_slot_table_options *options,
                               struct hrw_slot_table **out_table,
                               struct hrw_error *error);
-
-/**
- * Builds a ranked table (slot-table-v1) of `placement` with `slots` slots, at epoch 0.
- * `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
- * slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
- * share of the slots. Errors as `hrw_slot_table_new`.
- *
- * # Safety
- * `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_new_ranked(const struct hrw_placement *placement,
-                                     uint64_t slots,
-                                     const uint32_t *overload_ppm,
-                                     struct hrw_slot_table **out_table,
-                                     struct hrw_error *error);
 
 /**
  * Loads a slot-table document (`text_len` bytes of UTF-8 JSON, not NUL-terminated) and
@@ -1756,54 +1855,27 @@ hrw_status hrw_slot_table_to_json(const struct hrw_slot_table *table,
 void hrw_slot_table_free(struct hrw_slot_table *table);
 
 /**
- * The number of slots.
+ * The table's figures and memberships, all at once (one call where there were seven getters).
  *
  * # Safety
- * `table` is a live handle.
+ * `table` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_slot_table_slots(const struct hrw_slot_table *table, uint32_t *out_slots);
+hrw_status hrw_slot_table_summary(const struct hrw_slot_table *table,
+                                  struct hrw_slot_table_figures *out);
 
 /**
- * Whether the table is levelled or ranked.
+ * The index of the node that owns `key` (`key` may be NULL when `key_len` is 0): the owner of
+ * its slot, which a non-NULL `out_slot` receives.
  *
  * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_mode(const struct hrw_slot_table *table, hrw_slot_mode *out_mode);
-
-/**
- * The overload bound of a ranked table: `*out_has_bound` says whether it has one (false for a
- * levelled table and for an unbounded ranked one), and `*out_overload_ppm` receives it (0
- * without one).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_overload_ppm(const struct hrw_slot_table *table,
-                                       bool *out_has_bound,
-                                       uint32_t *out_overload_ppm);
-
-/**
- * The slot of `key` (`key` may be NULL when `key_len` is 0).
- *
- * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
- */
-hrw_status hrw_slot_table_slot(const struct hrw_slot_table *table,
-                               const uint8_t *key,
-                               size_t key_len,
-                               uint32_t *out_slot);
-
-/**
- * The index of the node that owns `key`: the owner of its slot.
- *
- * # Safety
- * `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+ * `table` is a live handle; `key` is NULL or valid for `key_len` bytes; `out_slot` is NULL or
+ * writable.
  */
 hrw_status hrw_slot_table_owner(const struct hrw_slot_table *table,
                                 const uint8_t *key,
                                 size_t key_len,
-                                size_t *out_index);
+                                size_t *out_index,
+                                uint32_t *out_slot);
 
 /**
  * The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -1851,51 +1923,6 @@ hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
                                    uint32_t *out_capacity);
 
 /**
- * The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
- * valid until the table is freed (an in-place change updates it where it is); do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_placement(const struct hrw_slot_table *table,
-                                    const struct hrw_placement **out_placement);
-
-/**
- * The first membership, before any change (`hrw_slot_table_placement` is the current one):
- * borrowed, valid until the table is freed; do not free it.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_initial(const struct hrw_slot_table *table,
-                                  const struct hrw_placement **out_placement);
-
-/**
- * The current membership as a view at the table's epoch, as a new handle (release it with
- * `hrw_view_free`).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_view(const struct hrw_slot_table *table, struct hrw_view **out_view);
-
-/**
- * The epoch (that of `hrw_slot_table_view`).
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_epoch(const struct hrw_slot_table *table, uint64_t *out_epoch);
-
-/**
- * The number of changes since the first membership.
- *
- * # Safety
- * `table` is a live handle.
- */
-hrw_status hrw_slot_table_change_count(const struct hrw_slot_table *table, size_t *out_count);
-
-/**
  * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
  * `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL): equal fingerprints, equal tables.
  *
@@ -1907,94 +1934,35 @@ hrw_status hrw_slot_table_fingerprint(const struct hrw_slot_table *table,
                                       size_t out_len);
 
 /**
- * Appends a node in place (its index is the old node count). Levelled: it takes its share one
- * slot at a time from the most loaded nodes; ranked: the table of the new membership. Errors:
- * NULL_PARAMETER (a NULL node, or a NULL id or domain with a length), EMPTY_NODE_ID,
- * DUPLICATE_NODE_ID (`first_index` = the node that has the id), INVALID_WEIGHT, INVALID_VIEW
- * (`changes`, out_of_range: the table already holds the most changes a document may; or
- * `changes.weight`, not_representable), each `index` naming the change's position; on an error
- * the table is unchanged. The placement borrowed from `hrw_slot_table_placement` stays valid
- * and shows the new membership.
+ * Applies `change` to the table in place. Add: levelled, the new node takes its share one slot
+ * at a time from the most loaded nodes; ranked, the table of the new membership. Remove:
+ * levelled, its slots go one at a time to the least loaded nodes. Errors: NULL_PARAMETER (a
+ * NULL change, an unknown op, a NULL id or domain with a length), EMPTY_NODE_ID,
+ * DUPLICATE_NODE_ID (`first_index` = the node that has the id), UNKNOWN_NODE, INVALID_WEIGHT
+ * (with the rejected `value`), EMPTY_MEMBERSHIP (the last node), ALL_WEIGHTS_ZERO (the last
+ * weighted node), INVALID_VIEW (`changes`, out_of_range: the table already holds the most
+ * changes a document may; or `changes.weight`, not_representable), each `index` naming the
+ * change's position; on an error the table is unchanged. The placement borrowed from
+ * `hrw_slot_table_summary` stays valid and shows the new membership.
  *
  * # Safety
- * `table` is a live handle that no other thread uses during the call; `node` points to a valid
- * `hrw_node`; `error` is NULL or writable.
+ * `table` is a live handle that no other thread uses during the call; `change` points to a
+ * valid `hrw_slot_change`; `error` is NULL or writable.
  */
-hrw_status hrw_slot_table_add_node(struct hrw_slot_table *table,
-                                   const struct hrw_node *node,
-                                   double weight,
-                                   struct hrw_error *error);
+hrw_status hrw_slot_table_push(struct hrw_slot_table *table,
+                               const struct hrw_slot_change *change,
+                               struct hrw_error *error);
 
 /**
- * Removes the node of this id in place (indices after it shift down by one). Levelled: its
- * slots go one at a time to the least loaded nodes. UNKNOWN_NODE, EMPTY_MEMBERSHIP (the last
- * node), ALL_WEIGHTS_ZERO (the last weighted node), INVALID_VIEW as `hrw_slot_table_add_node`;
- * on an error the table is unchanged.
+ * The table with `change` applied, as a new handle; this one is unchanged. What
+ * `hrw_slot_table_push` does, with its errors.
  *
  * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_remove_node(struct hrw_slot_table *table,
-                                      const uint8_t *id,
-                                      size_t id_len,
-                                      struct hrw_error *error);
-
-/**
- * Gives the node of this id another weight in place. The node is looked up first
- * (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with the change's position as
- * `index` and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO, INVALID_VIEW as
- * `hrw_slot_table_add_node`); on an error the table is unchanged.
- *
- * # Safety
- * `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
- * for `id_len` bytes; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_set_weight(struct hrw_slot_table *table,
-                                     const uint8_t *id,
-                                     size_t id_len,
-                                     double weight,
-                                     struct hrw_error *error);
-
-/**
- * The table with one more node, as a new handle; this one is unchanged. What
- * `hrw_slot_table_add_node` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
- */
-hrw_status hrw_slot_table_with_node(const struct hrw_slot_table *table,
-                                    const struct hrw_node *node,
-                                    double weight,
-                                    struct hrw_slot_table **out_table,
-                                    struct hrw_error *error);
-
-/**
- * The table without the node of this id, as a new handle; this one is unchanged. What
- * `hrw_slot_table_remove_node` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
+ * `table` is a live handle; `change` points to a valid `hrw_slot_change`; `error` is NULL or
  * writable.
  */
-hrw_status hrw_slot_table_without_node(const struct hrw_slot_table *table,
-                                       const uint8_t *id,
-                                       size_t id_len,
-                                       struct hrw_slot_table **out_table,
-                                       struct hrw_error *error);
-
-/**
- * The table where the node of this id has another weight, as a new handle; this one is
- * unchanged. What `hrw_slot_table_set_weight` does, with its errors.
- *
- * # Safety
- * `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
- * writable.
- */
-hrw_status hrw_slot_table_with_weight(const struct hrw_slot_table *table,
-                                      const uint8_t *id,
-                                      size_t id_len,
-                                      double weight,
+hrw_status hrw_slot_table_with_change(const struct hrw_slot_table *table,
+                                      const struct hrw_slot_change *change,
                                       struct hrw_slot_table **out_table,
                                       struct hrw_error *error);
 
@@ -2024,12 +1992,6 @@ const char *hrw_status_message(uint32_t status);
  * `HRW_VERSION_STRING` to detect a header/library mismatch.
  */
 const char *hrw_version(void);
-
-/**
- * The algorithm tag, "hrw-v1" (same as `HRW_ALGORITHM`): placements agree across languages
- * only when their tags agree.
- */
-const char *hrw_algorithm(void);
 
 /**
  * The transition from view `old` to view `new`. Both views may be freed afterwards.
@@ -2157,22 +2119,14 @@ hrw_status hrw_transition_plan(const struct hrw_transition *transition,
                                size_t *out_count);
 
 /**
- * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1;
- * the same binary64 value in every language).
+ * The transition's expected movement and its optimum, both at once (one call where there were
+ * two getters).
  *
  * # Safety
- * `transition` is a live handle.
+ * `transition` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_transition_expected_moved(const struct hrw_transition *transition,
-                                         double *out_fraction);
-
-/**
- * The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
- *
- * # Safety
- * `transition` is a live handle.
- */
-hrw_status hrw_transition_optimum(const struct hrw_transition *transition, double *out_fraction);
+hrw_status hrw_transition_summary(const struct hrw_transition *transition,
+                                  struct hrw_transition_figures *out);
 
 /**
  * A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
@@ -2332,39 +2286,13 @@ void hrw_view_free(struct hrw_view *view);
 hrw_status hrw_view_placement(const struct hrw_view *view, struct hrw_placement **out_placement);
 
 /**
- * The epoch.
+ * The view's epoch, seed kind and fingerprints, all at once (one call where there were four
+ * getters).
  *
  * # Safety
- * `view` is a live handle.
+ * `view` is a live handle; `out` is NULL or writable.
  */
-hrw_status hrw_view_epoch(const struct hrw_view *view, uint64_t *out_epoch);
-
-/**
- * Whether the view uses the public default seed (its document says `"seed": "default"`).
- *
- * # Safety
- * `view` is a live handle.
- */
-hrw_status hrw_view_has_default_seed(const struct hrw_view *view, bool *out_default);
-
-/**
- * The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
- * `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
- * same node id; the epoch does not enter it.
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
-
-/**
- * The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
- * `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
- *
- * # Safety
- * `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
- */
-hrw_status hrw_view_seed_fingerprint(const struct hrw_view *view, uint8_t *out, size_t out_len);
+hrw_status hrw_view_summary(const struct hrw_view *view, struct hrw_view_figures *out);
 
 /**
  * The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not

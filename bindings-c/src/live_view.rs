@@ -7,11 +7,11 @@ use std::time::Duration;
 use hrwhash_core::{LiveView, UpdateOutcome};
 
 use crate::ffi::{
-    copy_to_buffer, free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
+    free_handle, get, guard, opt_ref, too_small, try_bytes, try_out, try_ref, try_span_mut,
     with_detail, Handle,
 };
 use crate::status::{hrw_error, hrw_status};
-use crate::view::hrw_view;
+use crate::view::{hrw_view, HRW_VIEW_FINGERPRINT_LEN};
 
 /// A live view (build it with `hrw_live_view_new`, release it with `hrw_live_view_free`).
 ///
@@ -58,44 +58,27 @@ pub struct hrw_live_route {
     pub moved: bool,
 }
 
-/// A live view of `view` (its seed is the live view's for good), with no move deadline: moves
-/// end by `hrw_live_view_finish_move` only. The view is shared, not copied: the caller may free
-/// its handle afterwards.
+/// A live view of `view` (its seed is the live view's for good). With `move_deadline_ms` NULL a
+/// move ends by `hrw_live_view_finish_move` only; otherwise it also ends by itself
+/// `*move_deadline_ms` milliseconds after the update that began it. The view is shared, not
+/// copied: the caller may free its handle afterwards.
 ///
 /// # Safety
-/// `view` is a live handle.
+/// `view` is a live handle; `move_deadline_ms` is NULL or readable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_live_view_new(
     view: *const hrw_view,
+    move_deadline_ms: *const u64,
     out_live_view: *mut *mut hrw_live_view,
 ) -> hrw_status {
     guard(|| {
         let v = &try_ref!(view).inner;
         let dst = try_out!(out_live_view);
-        dst.put_box(hrw_live_view {
-            inner: LiveView::new(v.clone()),
-        });
-        Ok(())
-    })
-}
-
-/// As `hrw_live_view_new`, and a move also ends by itself `move_deadline_ms` milliseconds after
-/// the update that began it.
-///
-/// # Safety
-/// `view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_new_with_move_deadline(
-    view: *const hrw_view,
-    move_deadline_ms: u64,
-    out_live_view: *mut *mut hrw_live_view,
-) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        let dst = try_out!(out_live_view);
-        dst.put_box(hrw_live_view {
-            inner: LiveView::with_move_deadline(v.clone(), Duration::from_millis(move_deadline_ms)),
-        });
+        let inner = match opt_ref!(move_deadline_ms) {
+            None => LiveView::new(v.clone()),
+            Some(&ms) => LiveView::with_move_deadline(v.clone(), Duration::from_millis(ms)),
+        };
+        dst.put_box(hrw_live_view { inner });
         Ok(())
     })
 }
@@ -256,64 +239,42 @@ pub unsafe extern "C" fn hrw_live_view_snapshot(
     })
 }
 
-/// The current view's epoch.
-///
-/// # Safety
-/// `live_view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_epoch(
-    live_view: *const hrw_live_view,
-    out_epoch: *mut u64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(live_view, out_epoch, |lv| Ok(lv.inner.epoch())) }
+/// A live view's state, as `hrw_live_view_summary` gives it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_live_view_figures {
+    /// The current view's epoch.
+    pub epoch: u64,
+    /// The current view's fingerprint.
+    pub fingerprint: [u8; HRW_VIEW_FINGERPRINT_LEN],
+    /// Whether a move is in progress.
+    pub moving: bool,
+    /// Milliseconds since the last update that was applied or unchanged (or since the live view
+    /// was built).
+    pub since_update_ms: u64,
 }
 
-/// The current view's 16-byte fingerprint into `out` (`out_len` at least
-/// `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL).
+/// The live view's epoch, fingerprint and move, from one state (an update in between cannot
+/// mix two), and the time since its last update (one call where there were four getters).
 ///
 /// # Safety
-/// `live_view` is a live handle; `out` is NULL or valid for `out_len` bytes.
+/// `live_view` is a live handle; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_fingerprint(
+pub unsafe extern "C" fn hrw_live_view_summary(
     live_view: *const hrw_live_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let lv = &try_ref!(live_view).inner;
-        // SAFETY: forwarded.
-        unsafe { copy_to_buffer(&lv.fingerprint().to_bytes(), out, out_len) }
-    })
-}
-
-/// Whether a move is in progress.
-///
-/// # Safety
-/// `live_view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_moving(
-    live_view: *const hrw_live_view,
-    out_moving: *mut bool,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(live_view, out_moving, |lv| Ok(lv.inner.moving())) }
-}
-
-/// Milliseconds since the last update that was applied or unchanged (or since the live view was
-/// built).
-///
-/// # Safety
-/// `live_view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_live_view_since_update_ms(
-    live_view: *const hrw_live_view,
-    out_ms: *mut u64,
+    out: *mut hrw_live_view_figures,
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        get(live_view, out_ms, |lv| {
-            Ok(u64::try_from(lv.inner.since_update().as_millis()).unwrap_or(u64::MAX))
+        get(live_view, out, |lv| {
+            let lv = &lv.inner;
+            let s = lv.snapshot();
+            Ok(hrw_live_view_figures {
+                epoch: s.current().epoch(),
+                fingerprint: s.current().fingerprint().to_bytes(),
+                moving: s.moving(),
+                since_update_ms: u64::try_from(lv.since_update().as_millis()).unwrap_or(u64::MAX),
+            })
         })
     }
 }
@@ -417,7 +378,7 @@ mod tests {
         let mut lv = ptr::null_mut();
         // SAFETY: live handles and writable out-params throughout.
         unsafe {
-            assert_eq!(hrw_live_view_new(v1, &mut lv), hrw_status::Ok);
+            assert_eq!(hrw_live_view_new(v1, ptr::null(), &mut lv), hrw_status::Ok);
             let mut outcome = hrw_update_outcome::Applied;
             let mut e = hrw_error::from_status(hrw_status::Ok);
             assert_eq!(

@@ -3,8 +3,8 @@
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
 use crate::ffi::{
-    bytes, copy_to, copy_to_buffer, free_handle, get, get_by_key, guard, span, try_bytes, try_out,
-    try_ref, try_span, try_span_mut, with_detail, Handle, Out,
+    bytes, copy_to, copy_to_buffer, free_handle, get_by_key, guard, opt_out, span, try_bytes,
+    try_out, try_ref, try_span, try_span_mut, with_detail, Handle, Out,
 };
 use crate::status::{hrw_error, hrw_status};
 
@@ -482,100 +482,58 @@ pub unsafe extern "C" fn hrw_placement_replicas_strict(
     })
 }
 
-/// The number of nodes, including those of weight zero.
+/// The number of nodes, including those of weight zero, and, when `out_selectable_len` is
+/// non-NULL, the number that can be selected (weight above zero).
 ///
 /// # Safety
-/// `placement` is a live handle.
+/// `placement` is a live handle; `out_len` is writable; `out_selectable_len` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_placement_len(
     placement: *const hrw_placement,
     out_len: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(placement, out_len, |p| Ok(p.inner.len())) }
-}
-
-/// The number of nodes that can be selected (weight above zero).
-///
-/// # Safety
-/// `placement` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_placement_selectable_len(
-    placement: *const hrw_placement,
-    out_len: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(placement, out_len, |p| Ok(p.inner.selectable_len())) }
-}
-
-/// The id of the node at `index`: `*out_id` points into the placement (valid until it is
-/// freed, not NUL-terminated) and `*out_id_len` is its length.
-///
-/// # Safety
-/// `placement` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_placement_node_id(
-    placement: *const hrw_placement,
-    index: usize,
-    out_id: *mut *const u8,
-    out_id_len: *mut usize,
+    out_selectable_len: *mut usize,
 ) -> hrw_status {
     guard(|| {
         let p = &try_ref!(placement).inner;
-        let id_dst = try_out!(out_id);
-        let len_dst = try_out!(out_id_len);
-        let id = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.id();
-        id_dst.write(id.as_ptr());
-        len_dst.write(id.len());
+        let len_dst = try_out!(out_len);
+        len_dst.write(p.len());
+        if let Some(dst) = opt_out!(out_selectable_len) {
+            dst.write(p.selectable_len());
+        }
         Ok(())
     })
 }
 
-/// The failure domain of the node at `index`: `*out_has_domain` says whether it has one, and
-/// when it does `*out_domain` points into the placement (valid until it is freed, not
-/// NUL-terminated; possibly empty) and `*out_domain_len` is its length. Without a domain they
-/// receive NULL and 0.
+/// The node at `index` (INDEX_OUT_OF_RANGE past the last one): `*out_node` receives its id and
+/// its failure domain as an `hrw_node` that points into the placement (valid until it is freed,
+/// not NUL-terminated; `domain` NULL when the node has none, non-NULL, possibly with length 0,
+/// when it has one), so it can be passed back as it is (`hrw_placement_with_node`), and
+/// `*out_weight` its weight (0 for a drained node).
 ///
 /// # Safety
-/// `placement` is a live handle.
+/// `placement` is a live handle; `out_node` and `out_weight` are writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_placement_node_domain(
+pub unsafe extern "C" fn hrw_placement_node(
     placement: *const hrw_placement,
     index: usize,
-    out_has_domain: *mut bool,
-    out_domain: *mut *const u8,
-    out_domain_len: *mut usize,
-) -> hrw_status {
-    guard(|| {
-        let p = &try_ref!(placement).inner;
-        let has_dst = try_out!(out_has_domain);
-        let domain_dst = try_out!(out_domain);
-        let len_dst = try_out!(out_domain_len);
-        let domain = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.domain();
-        has_dst.write(domain.is_some());
-        domain_dst.write(domain.map_or(std::ptr::null(), |d| d.as_ptr()));
-        len_dst.write(domain.map_or(0, |d| d.len()));
-        Ok(())
-    })
-}
-
-/// The weight of the node at `index` (0 for a drained node).
-///
-/// # Safety
-/// `placement` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_placement_node_weight(
-    placement: *const hrw_placement,
-    index: usize,
+    out_node: *mut hrw_node,
     out_weight: *mut f64,
 ) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get(placement, out_weight, |p| {
-            let node = p.inner.node(index).ok_or(hrw_status::IndexOutOfRange)?;
-            Ok(node.weight().to_f64())
-        })
-    }
+    guard(|| {
+        let p = &try_ref!(placement).inner;
+        let node_dst = try_out!(out_node);
+        let weight_dst = try_out!(out_weight);
+        let node = p.node(index).ok_or(hrw_status::IndexOutOfRange)?;
+        let (id, domain) = (node.id(), node.domain());
+        node_dst.write(hrw_node {
+            id: id.as_ptr(),
+            id_len: id.len(),
+            domain: domain.map_or(std::ptr::null(), |d| d.as_ptr()),
+            domain_len: domain.map_or(0, |d| d.len()),
+        });
+        weight_dst.write(node.weight().to_f64());
+        Ok(())
+    })
 }
 
 /// The index of the node with this id; UNKNOWN_NODE when there is none.

@@ -6,7 +6,7 @@ use std::ffi::{c_char, CStr};
 use hrwhash_compat::{Profile, ProfilePlacement};
 use hrwhash_core::{Node, Weight};
 
-use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
+use crate::ffi::{bytes, guard, non_null, out, span, span_mut, with_detail};
 use crate::placement::split_keys;
 use crate::status::{hrw_error, hrw_status};
 
@@ -86,12 +86,14 @@ pub unsafe extern "C" fn hrw_profile_name(
 /// are copied.
 ///
 /// NOT_OFFERED when the profile's incumbent cannot take what was given (a weight other than 1
-/// on an unweighted incumbent, a weight or id form it has no place for). `*out_placement` is
+/// on an unweighted incumbent, a weight or id form it has no place for). On failure a non-NULL
+/// `error` receives the details, as for `hrw_placement_new` (INVALID_WEIGHT: the node's `index`
+/// and the rejected `value`; a NULL id with a length: its node's `index`). `*out_placement` is
 /// written only on success; release it with `hrw_profile_placement_free`.
 ///
 /// # Safety
 /// Every pointer is NULL or valid for its stated length (`ids`, `id_lens` and a non-NULL
-/// `weights` for `count` elements).
+/// `weights` for `count` elements); `error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_profile_placement_new(
     profile_name: *const u8,
@@ -101,12 +103,12 @@ pub unsafe extern "C" fn hrw_profile_placement_new(
     weights: *const f64,
     count: usize,
     out_placement: *mut *mut hrw_profile_placement,
+    error: *mut hrw_error,
 ) -> hrw_status {
-    guard(|| {
+    with_detail!(error, || {
         let dst = out(out_placement)?;
         // SAFETY: caller contract.
-        let p = unsafe { build(profile_name, name_len, ids, id_lens, weights, count) }
-            .map_err(|e| e.status)?;
+        let p = unsafe { build(profile_name, name_len, ids, id_lens, weights, count) }?;
         let handle = Box::into_raw(Box::new(hrw_profile_placement { inner: p }));
         // SAFETY: checked non-NULL.
         unsafe { dst.write(handle) };

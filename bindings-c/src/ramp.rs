@@ -3,7 +3,7 @@
 
 use hrwhash_core::{Error, RampPlan};
 
-use crate::ffi::{free_handle, get, try_out, try_ref, with_detail, Handle};
+use crate::ffi::{free_handle, get, opt_out, try_out, try_ref, with_detail, Handle};
 use crate::status::{hrw_error, hrw_status};
 use crate::view::hrw_view;
 
@@ -78,69 +78,52 @@ pub unsafe extern "C" fn hrw_ramp_free(ramp: *mut hrw_ramp) {
     free_handle!(ramp);
 }
 
-/// The number of steps (0 when the two views already place every key alike).
+/// Step `step` (0-based) into `*out_step` and, when `out_view` is non-NULL, its view as a new
+/// handle into `*out_view` (release it with `hrw_view_free`; the last step's view has the new
+/// view's membership, equal fingerprint, at the old epoch plus the number of steps).
+/// INDEX_OUT_OF_RANGE past the last step (details: `index` the step asked for, `expected` the
+/// number of steps).
 ///
 /// # Safety
-/// `ramp` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_len(ramp: *const hrw_ramp, out_len: *mut usize) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(ramp, out_len, |r| Ok(r.inner.steps().len())) }
-}
-
-/// Step `step` (0-based); INDEX_OUT_OF_RANGE past the last one (details: `index` the step asked
-/// for, `expected` the number of steps), as for `hrw_ramp_view`.
-///
-/// # Safety
-/// `ramp` is a live handle; `error` is NULL or writable.
+/// `ramp` is a live handle; `out_step` is writable; `out_view` is NULL or writable; `error` is
+/// NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_ramp_get_step(
     ramp: *const hrw_ramp,
     step: usize,
     out_step: *mut hrw_ramp_step,
+    out_view: *mut *mut hrw_view,
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
         let r = &try_ref!(ramp).inner;
         let dst = try_out!(out_step);
         let s = r.steps().get(step).ok_or_else(|| step_error(r, step))?;
+        // The view first: it is the part that can fail, and nothing is written then.
+        let view = match opt_out!(out_view) {
+            Some(view_dst) => Some((view_dst, r.view(step)?)),
+            None => None,
+        };
         dst.write(hrw_ramp_step {
             epoch: s.epoch,
             position: s.position,
             moved: s.moved,
             removes_drained: s.removes_drained,
         });
+        if let Some((view_dst, inner)) = view {
+            view_dst.put_box(hrw_view { inner });
+        }
         Ok(())
     })
 }
 
-/// The view of step `step` (0-based) as a new handle (release it with `hrw_view_free`). The last
-/// step's view has the new view's membership (equal fingerprint) at the old epoch plus the
-/// number of steps. INDEX_OUT_OF_RANGE past the last step.
-///
-/// # Safety
-/// `ramp` is a live handle; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_ramp_view(
-    ramp: *const hrw_ramp,
-    step: usize,
-    out_view: *mut *mut hrw_view,
-    error: *mut hrw_error,
-) -> hrw_status {
-    with_detail!(error, || {
-        let r = &try_ref!(ramp).inner;
-        let dst = try_out!(out_view);
-        dst.put_box(hrw_view {
-            inner: r.view(step)?,
-        });
-        Ok(())
-    })
-}
-
-/// A ramp's expected movements, as `hrw_ramp_summary` gives them (fractions of all keys).
+/// A ramp's number of steps and expected movements (fractions of all keys), as
+/// `hrw_ramp_summary` gives them.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct hrw_ramp_figures {
+    /// The number of steps (0 when the two views already place every key alike).
+    pub len: usize,
     /// The per-step limit the ramp was planned with.
     pub max_move: f64,
     /// The sum of the steps' movements (a key that moves twice counts twice).
@@ -151,7 +134,8 @@ pub struct hrw_ramp_figures {
     pub optimum: f64,
 }
 
-/// The ramp's movements, all four at once (one call where there were four getters).
+/// The ramp's number of steps and its movements, all at once (one call where there were five
+/// getters).
 ///
 /// # Safety
 /// `ramp` is a live handle; `out` is NULL or writable.
@@ -165,6 +149,7 @@ pub unsafe extern "C" fn hrw_ramp_summary(
         get(ramp, out, |r| {
             let r = &r.inner;
             Ok(hrw_ramp_figures {
+                len: r.steps().len(),
                 max_move: r.max_move(),
                 total_moved: r.total_moved(),
                 direct_moved: r.direct_moved(),

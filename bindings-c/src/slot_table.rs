@@ -5,17 +5,17 @@
 use hrwhash_core::policy::{SlotChange, SlotMode, SlotTable};
 
 use crate::ffi::{
-    copy_to, copy_to_buffer, free_handle, get, get_by_key, guard, opt_ref, too_small, try_bytes,
+    copy_to, copy_to_buffer, free_handle, get, guard, opt_out, opt_ref, too_small, try_bytes,
     try_mut, try_out, try_ref, try_span_mut, with_detail, Handle, Out,
 };
-use crate::placement::{hrw_node, hrw_placement, new_node, seed_from, weight_at};
+use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seed_from, weight_at};
 use crate::status::{hrw_error, hrw_status};
-use crate::view::hrw_view;
 
 /// Length of a table fingerprint in bytes.
 pub const HRW_TABLE_FINGERPRINT_LEN: usize = 16;
 
-/// How a slot table assigns its slots (`hrw_slot_table_mode`). The numbers never change.
+/// How a slot table assigns its slots (`hrw_slot_table_options.mode`,
+/// `hrw_slot_table_figures.mode`). The numbers never change.
 #[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum hrw_slot_mode {
@@ -27,22 +27,38 @@ pub enum hrw_slot_mode {
     Ranked = 1,
 }
 
+/// Optional settings of `hrw_slot_table_new`; a zero-initialised struct (or a NULL pointer)
+/// means a levelled table.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_slot_table_options {
+    /// An `hrw_slot_mode` (`HRW_SLOT_MODE_LEVELLED`, `HRW_SLOT_MODE_RANKED`); any other number is
+    /// NULL_PARAMETER.
+    pub mode: u32,
+    /// Whether a ranked table has an overload bound (a levelled table has none: true there is
+    /// NULL_PARAMETER).
+    pub has_bound: bool,
+    /// With `has_bound`, no node of a ranked table holds more than about
+    /// (1 + overload_ppm / 10^6) times its share of the slots; without it every slot goes to the
+    /// first node of its hrw-v1 ranking (the plain HRW slot table).
+    pub overload_ppm: u32,
+}
+
 /// A slot table: keys hash to a fixed number of slots and each slot has an owner. It holds its
 /// history (the first membership, the ordered changes and an epoch), which is its JSON document
 /// (`hrw_slot_table_to_json`, `hrw_slot_table_from_json`).
 ///
-/// Build it with `hrw_slot_table_new` (levelled), `hrw_slot_table_new_ranked` or
-/// `hrw_slot_table_from_json`; release it with `hrw_slot_table_free`. The reads and the `with_*`
-/// copies leave the handle as it was, so any number of threads may use them at once; the
-/// in-place changes (`hrw_slot_table_add_node`, `_remove_node`, `_set_weight`) need the handle,
-/// and the placement borrowed from `hrw_slot_table_placement`, to themselves for the length of
-/// the call.
+/// Build it with `hrw_slot_table_new` (levelled or ranked) or `hrw_slot_table_from_json`;
+/// release it with `hrw_slot_table_free`. The reads and the `with_*` copies leave the handle as
+/// it was, so any number of threads may use them at once; `hrw_slot_table_push`, which changes it
+/// in place, needs the handle, and the placements borrowed from `hrw_slot_table_summary`, to
+/// itself for the length of the call.
 pub struct hrw_slot_table {
     table: SlotTable,
-    /// The current membership as a placement handle, lent out by `hrw_slot_table_placement`:
+    /// The current membership as a placement handle, lent out by `hrw_slot_table_summary`:
     /// its address outlives the in-place changes, which update its content.
     placement: hrw_placement,
-    /// The first membership, lent out by `hrw_slot_table_initial`.
+    /// The first membership, lent out by `hrw_slot_table_summary`.
     initial: hrw_placement,
     /// Per-node capacities of a bounded ranked table, kept so that `hrw_slot_table_capacity`
     /// is a lookup.
@@ -75,49 +91,49 @@ fn put(dst: Out<*mut hrw_slot_table>, table: SlotTable) {
     dst.put_box(hrw_slot_table::wrap(table));
 }
 
-/// Builds a levelled table (slot-table-v2) of `placement` with `slots` slots (1 to 2^24, else
-/// INVALID_SLOT_COUNT), at epoch 0: every node gets its share as one run of slots. The table
-/// keeps its own copy of the membership.
+/// Builds a table of `placement` with `slots` slots (1 to 2^24, else INVALID_SLOT_COUNT), at
+/// epoch 0, in the mode `options` name (NULL: levelled). Levelled (slot-table-v2): every node
+/// gets its share as one run of slots. Ranked (slot-table-v1): every slot goes to the first node
+/// of its hrw-v1 ranking that has room under the bound, if any. NULL_PARAMETER for an unknown
+/// `options->mode` or a bound on a levelled table. The table keeps its own copy of the
+/// membership.
 ///
 /// # Safety
-/// `placement` is a live handle; `error` is NULL or writable.
+/// `placement` is a live handle; `options` is NULL or readable; `error` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_slot_table_new(
     placement: *const hrw_placement,
     slots: u64,
+    options: *const hrw_slot_table_options,
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
         let p = try_ref!(placement);
         let dst = try_out!(out_table);
-        put(dst, SlotTable::new(&p.inner, slots)?);
+        let table = match mode_of(opt_ref!(options))? {
+            SlotMode::Levelled => SlotTable::new(&p.inner, slots),
+            SlotMode::Ranked { overload_ppm } => SlotTable::ranked(&p.inner, slots, overload_ppm),
+        };
+        put(dst, table?);
         Ok(())
     })
 }
 
-/// Builds a ranked table (slot-table-v1) of `placement` with `slots` slots, at epoch 0.
-/// `overload_ppm` NULL: every slot goes to the first node of its hrw-v1 ranking (the plain HRW
-/// slot table); otherwise no node holds more than about (1 + *overload_ppm / 10^6) times its
-/// share of the slots. Errors as `hrw_slot_table_new`.
-///
-/// # Safety
-/// `placement` is a live handle; `overload_ppm` is NULL or readable; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_new_ranked(
-    placement: *const hrw_placement,
-    slots: u64,
-    overload_ppm: *const u32,
-    out_table: *mut *mut hrw_slot_table,
-    error: *mut hrw_error,
-) -> hrw_status {
-    with_detail!(error, || {
-        let p = try_ref!(placement);
-        let dst = try_out!(out_table);
-        let ppm = opt_ref!(overload_ppm).copied();
-        put(dst, SlotTable::ranked(&p.inner, slots, ppm)?);
-        Ok(())
-    })
+/// The mode `options` ask for: NULL is levelled; an unknown `mode`, or a bound on a levelled
+/// table, is NULL_PARAMETER (API.md's InvalidArgument: an unknown or conflicting option).
+fn mode_of(options: Option<&hrw_slot_table_options>) -> Result<SlotMode, hrw_status> {
+    let Some(o) = options else {
+        return Ok(SlotMode::Levelled);
+    };
+    let bound = o.has_bound.then_some(o.overload_ppm);
+    match o.mode {
+        m if m == hrw_slot_mode::Levelled as u32 && bound.is_none() => Ok(SlotMode::Levelled),
+        m if m == hrw_slot_mode::Ranked as u32 => Ok(SlotMode::Ranked {
+            overload_ppm: bound,
+        }),
+        _ => Err(hrw_status::NullParameter),
+    }
 }
 
 /// Loads a slot-table document (`text_len` bytes of UTF-8 JSON, not NUL-terminated) and
@@ -196,98 +212,88 @@ pub unsafe extern "C" fn hrw_slot_table_free(table: *mut hrw_slot_table) {
     free_handle!(table);
 }
 
-/// The number of slots.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_slots(
-    table: *const hrw_slot_table,
-    out_slots: *mut u32,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_slots, |t| Ok(t.table.slots())) }
+/// A table's figures, as `hrw_slot_table_summary` gives them: its number of slots, its mode
+/// and bound (the `hrw_slot_table_options` it was built with), where its history is, and its
+/// current and first memberships.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_slot_table_figures {
+    /// The number of slots.
+    pub slots: u32,
+    /// `HRW_SLOT_MODE_LEVELLED` or `HRW_SLOT_MODE_RANKED`.
+    pub mode: hrw_slot_mode,
+    /// Whether the table has an overload bound (only a ranked table may).
+    pub has_bound: bool,
+    /// The bound in parts per million (0 without one).
+    pub overload_ppm: u32,
+    /// The epoch.
+    pub epoch: u64,
+    /// The number of changes since the first membership.
+    pub change_count: usize,
+    /// The current membership, for node ids and weights (`hrw_placement_node`): borrowed, valid
+    /// until the table is freed (`hrw_slot_table_push` updates it where it is); do not free it.
+    /// `hrw_view_new(placement, epoch, ...)` makes it the table's view (SLOT-HISTORY.md 4.2).
+    pub placement: *const hrw_placement,
+    /// The first membership, before any change: borrowed, valid until the table is freed; do
+    /// not free it.
+    pub initial: *const hrw_placement,
 }
 
-/// Whether the table is levelled or ranked.
+/// The table's figures and memberships, all at once (one call where there were seven getters).
 ///
 /// # Safety
-/// `table` is a live handle.
+/// `table` is a live handle; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_mode(
+pub unsafe extern "C" fn hrw_slot_table_summary(
     table: *const hrw_slot_table,
-    out_mode: *mut hrw_slot_mode,
+    out: *mut hrw_slot_table_figures,
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        get(table, out_mode, |t| {
-            Ok(match t.table.mode() {
-                SlotMode::Levelled => hrw_slot_mode::Levelled,
-                SlotMode::Ranked { .. } => hrw_slot_mode::Ranked,
+        get(table, out, |handle| {
+            let t = &handle.table;
+            let bound = t.overload_ppm();
+            Ok(hrw_slot_table_figures {
+                slots: t.slots(),
+                mode: match t.mode() {
+                    SlotMode::Levelled => hrw_slot_mode::Levelled,
+                    SlotMode::Ranked { .. } => hrw_slot_mode::Ranked,
+                },
+                has_bound: bound.is_some(),
+                overload_ppm: bound.unwrap_or(0),
+                epoch: t.epoch(),
+                change_count: t.changes().len(),
+                placement: &handle.placement,
+                initial: &handle.initial,
             })
         })
     }
 }
 
-/// The overload bound of a ranked table: `*out_has_bound` says whether it has one (false for a
-/// levelled table and for an unbounded ranked one), and `*out_overload_ppm` receives it (0
-/// without one).
+/// The index of the node that owns `key` (`key` may be NULL when `key_len` is 0): the owner of
+/// its slot, which a non-NULL `out_slot` receives.
 ///
 /// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_overload_ppm(
-    table: *const hrw_slot_table,
-    out_has_bound: *mut bool,
-    out_overload_ppm: *mut u32,
-) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let has = try_out!(out_has_bound);
-        let ppm = try_out!(out_overload_ppm);
-        let bound = t.table.overload_ppm();
-        has.write(bound.is_some());
-        ppm.write(bound.unwrap_or(0));
-        Ok(())
-    })
-}
-
-/// The slot of `key` (`key` may be NULL when `key_len` is 0).
-///
-/// # Safety
-/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_slot(
-    table: *const hrw_slot_table,
-    key: *const u8,
-    key_len: usize,
-    out_slot: *mut u32,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get_by_key(table, key, key_len, out_slot, |t, key| {
-            Ok(t.table.slot(key))
-        })
-    }
-}
-
-/// The index of the node that owns `key`: the owner of its slot.
-///
-/// # Safety
-/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes.
+/// `table` is a live handle; `key` is NULL or valid for `key_len` bytes; `out_slot` is NULL or
+/// writable.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_slot_table_owner(
     table: *const hrw_slot_table,
     key: *const u8,
     key_len: usize,
     out_index: *mut usize,
+    out_slot: *mut u32,
 ) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get_by_key(table, key, key_len, out_index, |t, key| {
-            Ok(t.table.owner_index(key))
-        })
-    }
+    guard(|| {
+        let t = try_ref!(table);
+        let index_dst = try_out!(out_index);
+        let key = try_bytes!(key, key_len);
+        index_dst.write(t.table.owner_index(key));
+        if let Some(slot_dst) = opt_out!(out_slot) {
+            slot_dst.write(t.table.slot(key));
+        }
+        Ok(())
+    })
 }
 
 /// The index of the node that owns `slot`; SLOT_OUT_OF_RANGE when `slot` is not below the
@@ -364,80 +370,6 @@ pub unsafe extern "C" fn hrw_slot_table_capacity(
     }
 }
 
-/// The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
-/// valid until the table is freed (an in-place change updates it where it is); do not free it.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_placement(
-    table: *const hrw_slot_table,
-    out_placement: *mut *const hrw_placement,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_placement, |t| Ok(&t.placement as *const _)) }
-}
-
-/// The first membership, before any change (`hrw_slot_table_placement` is the current one):
-/// borrowed, valid until the table is freed; do not free it.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_initial(
-    table: *const hrw_slot_table,
-    out_placement: *mut *const hrw_placement,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_placement, |t| Ok(&t.initial as *const _)) }
-}
-
-/// The current membership as a view at the table's epoch, as a new handle (release it with
-/// `hrw_view_free`).
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_view(
-    table: *const hrw_slot_table,
-    out_view: *mut *mut hrw_view,
-) -> hrw_status {
-    guard(|| {
-        let t = try_ref!(table);
-        let dst = try_out!(out_view);
-        dst.put_box(hrw_view {
-            inner: t.table.view(),
-        });
-        Ok(())
-    })
-}
-
-/// The epoch (that of `hrw_slot_table_view`).
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_epoch(
-    table: *const hrw_slot_table,
-    out_epoch: *mut u64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_epoch, |t| Ok(t.table.epoch())) }
-}
-
-/// The number of changes since the first membership.
-///
-/// # Safety
-/// `table` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_change_count(
-    table: *const hrw_slot_table,
-    out_count: *mut usize,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(table, out_count, |t| Ok(t.table.changes().len())) }
-}
-
 /// The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
 /// `HRW_TABLE_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL): equal fingerprints, equal tables.
 ///
@@ -458,196 +390,124 @@ pub unsafe extern "C" fn hrw_slot_table_fingerprint(
 
 // ---- changes -----------------------------------------------------------------------------
 //
-// Each change is checked here only as far as C needs (NULL pointers, a weight that is not a
+// A change is checked here only as far as C needs (its op, NULL pointers, a weight that is not a
 // weight); everything else, and its order, is the core's `SlotTable::push`. Errors that name a
 // position name the change's position in the history (the number of changes before it), as the
 // document does.
 
-/// The change that appends `node`: NULL_PARAMETER, EMPTY_NODE_ID (by the core) and
-/// INVALID_WEIGHT naming the change's position.
-///
-/// # Safety
-/// `node` is NULL or points to a valid `hrw_node`.
-unsafe fn add(t: &SlotTable, node: *const hrw_node, weight: f64) -> Result<SlotChange, hrw_error> {
-    // SAFETY: forwarded.
-    Ok(SlotChange::Add(unsafe {
-        new_node(node, weight, t.changes().len())
-    }?))
+/// What a change does (`hrw_slot_change.op`), as the document's `"op"` says it. The numbers
+/// never change.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum hrw_slot_op {
+    /// Appends `node` (id and domain) with `weight`; its index is the old node count.
+    Add = 0,
+    /// Removes the node of `node.id` (indices after it shift down by one); `node.domain` and
+    /// `weight` are not read.
+    Remove = 1,
+    /// Gives the node of `node.id` the weight `weight`; `node.domain` is not read.
+    Weight = 2,
 }
 
-/// # Safety
-/// `id` is NULL or valid for `id_len` bytes.
-unsafe fn remove(id: *const u8, id_len: usize) -> Result<SlotChange, hrw_error> {
-    Ok(SlotChange::Remove(try_bytes!(id, id_len).to_vec()))
+/// One change of a slot table's membership (`hrw_slot_table_push`, `hrw_slot_table_with_change`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_slot_change {
+    /// An `hrw_slot_op` (`HRW_SLOT_OP_ADD`, ...); any other number is NULL_PARAMETER.
+    pub op: u32,
+    /// The node added, or whose id names the node removed or reweighted.
+    pub node: hrw_node,
+    /// The weight of an added or reweighted node, as in `hrw_placement_options.weights`.
+    pub weight: f64,
 }
 
-/// The change that reweights the node of `id`: UNKNOWN_NODE in the current membership first,
-/// as `hrw_placement_with_weight`, then INVALID_WEIGHT naming the change's position.
+/// The core's change for a C one: NULL_PARAMETER for a NULL change or an unknown op; for an
+/// add, NULL_PARAMETER, EMPTY_NODE_ID (by the core) and INVALID_WEIGHT naming the change's
+/// position; for a reweight, UNKNOWN_NODE in the current membership first (as
+/// `hrw_placement_with_weight`), then INVALID_WEIGHT naming the change's position.
 ///
 /// # Safety
-/// `id` is NULL or valid for `id_len` bytes.
-unsafe fn reweight(
+/// `change` is NULL or points to an `hrw_slot_change` whose node follows the `hrw_node`
+/// contract.
+unsafe fn change_of(
     t: &SlotTable,
-    id: *const u8,
-    id_len: usize,
-    weight: f64,
+    change: *const hrw_slot_change,
 ) -> Result<SlotChange, hrw_error> {
-    let id = try_bytes!(id, id_len);
-    t.placement().find(id).ok_or(hrw_status::UnknownNode)?;
-    let weight = weight_at(weight, t.changes().len())?;
-    Ok(SlotChange::Weight(id.to_vec(), weight))
+    let c = try_ref!(change);
+    let at = t.changes().len();
+    let id = || -> Result<Vec<u8>, hrw_error> {
+        // SAFETY: forwarded from the caller.
+        Ok(unsafe { node_parts(&c.node) }
+            .map_err(|s| hrw_error::from(s).at(at))?
+            .0
+            .to_vec())
+    };
+    match c.op {
+        op if op == hrw_slot_op::Add as u32 => {
+            // SAFETY: forwarded from the caller.
+            Ok(SlotChange::Add(unsafe { new_node(&c.node, c.weight, at) }?))
+        }
+        op if op == hrw_slot_op::Remove as u32 => Ok(SlotChange::Remove(id()?)),
+        op if op == hrw_slot_op::Weight as u32 => {
+            let id = id()?;
+            t.placement().find(&id).ok_or(hrw_status::UnknownNode)?;
+            Ok(SlotChange::Weight(id, weight_at(c.weight, at)?))
+        }
+        _ => Err(hrw_status::NullParameter.into()),
+    }
 }
 
-/// Applies a change to the handle in place; on an error the table is unchanged.
+/// Applies `change` to the table in place. Add: levelled, the new node takes its share one slot
+/// at a time from the most loaded nodes; ranked, the table of the new membership. Remove:
+/// levelled, its slots go one at a time to the least loaded nodes. Errors: NULL_PARAMETER (a
+/// NULL change, an unknown op, a NULL id or domain with a length), EMPTY_NODE_ID,
+/// DUPLICATE_NODE_ID (`first_index` = the node that has the id), UNKNOWN_NODE, INVALID_WEIGHT
+/// (with the rejected `value`), EMPTY_MEMBERSHIP (the last node), ALL_WEIGHTS_ZERO (the last
+/// weighted node), INVALID_VIEW (`changes`, out_of_range: the table already holds the most
+/// changes a document may; or `changes.weight`, not_representable), each `index` naming the
+/// change's position; on an error the table is unchanged. The placement borrowed from
+/// `hrw_slot_table_summary` stays valid and shows the new membership.
 ///
 /// # Safety
-/// `table` is NULL or a live handle nobody else uses during the call.
-unsafe fn change_in_place(
+/// `table` is a live handle that no other thread uses during the call; `change` points to a
+/// valid `hrw_slot_change`; `error` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_slot_table_push(
     table: *mut hrw_slot_table,
+    change: *const hrw_slot_change,
     error: *mut hrw_error,
-    change: impl FnOnce(&SlotTable) -> Result<SlotChange, hrw_error>,
 ) -> hrw_status {
     with_detail!(error, || {
         let t = try_mut!(table);
-        let change = change(&t.table)?;
+        // SAFETY: forwarded.
+        let change = unsafe { change_of(&t.table, change) }?;
         t.table.push(change)?;
         t.sync();
         Ok(())
     })
 }
 
-/// The table with one more change, as a new handle.
+/// The table with `change` applied, as a new handle; this one is unchanged. What
+/// `hrw_slot_table_push` does, with its errors.
 ///
 /// # Safety
-/// `table` is NULL or a live handle; `out_table` is NULL or writable.
-unsafe fn changed(
+/// `table` is a live handle; `change` points to a valid `hrw_slot_change`; `error` is NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_slot_table_with_change(
     table: *const hrw_slot_table,
+    change: *const hrw_slot_change,
     out_table: *mut *mut hrw_slot_table,
     error: *mut hrw_error,
-    change: impl FnOnce(&SlotTable) -> Result<SlotChange, hrw_error>,
 ) -> hrw_status {
     with_detail!(error, || {
         let t = try_ref!(table);
         let dst = try_out!(out_table);
-        put(dst, t.table.with_change(change(&t.table)?)?);
+        // SAFETY: forwarded.
+        let change = unsafe { change_of(&t.table, change) }?;
+        put(dst, t.table.with_change(change)?);
         Ok(())
     })
-}
-
-/// Appends a node in place (its index is the old node count). Levelled: it takes its share one
-/// slot at a time from the most loaded nodes; ranked: the table of the new membership. Errors:
-/// NULL_PARAMETER (a NULL node, or a NULL id or domain with a length), EMPTY_NODE_ID,
-/// DUPLICATE_NODE_ID (`first_index` = the node that has the id), INVALID_WEIGHT, INVALID_VIEW
-/// (`changes`, out_of_range: the table already holds the most changes a document may; or
-/// `changes.weight`, not_representable), each `index` naming the change's position; on an error
-/// the table is unchanged. The placement borrowed from `hrw_slot_table_placement` stays valid
-/// and shows the new membership.
-///
-/// # Safety
-/// `table` is a live handle that no other thread uses during the call; `node` points to a valid
-/// `hrw_node`; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_add_node(
-    table: *mut hrw_slot_table,
-    node: *const hrw_node,
-    weight: f64,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { change_in_place(table, error, |t| add(t, node, weight)) }
-}
-
-/// Removes the node of this id in place (indices after it shift down by one). Levelled: its
-/// slots go one at a time to the least loaded nodes. UNKNOWN_NODE, EMPTY_MEMBERSHIP (the last
-/// node), ALL_WEIGHTS_ZERO (the last weighted node), INVALID_VIEW as `hrw_slot_table_add_node`;
-/// on an error the table is unchanged.
-///
-/// # Safety
-/// `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
-/// for `id_len` bytes; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_remove_node(
-    table: *mut hrw_slot_table,
-    id: *const u8,
-    id_len: usize,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { change_in_place(table, error, |_| remove(id, id_len)) }
-}
-
-/// Gives the node of this id another weight in place. The node is looked up first
-/// (UNKNOWN_NODE), then the weight is checked (INVALID_WEIGHT with the change's position as
-/// `index` and the rejected `value`), then the table's errors (ALL_WEIGHTS_ZERO, INVALID_VIEW as
-/// `hrw_slot_table_add_node`); on an error the table is unchanged.
-///
-/// # Safety
-/// `table` is a live handle that no other thread uses during the call; `id` is NULL or valid
-/// for `id_len` bytes; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_set_weight(
-    table: *mut hrw_slot_table,
-    id: *const u8,
-    id_len: usize,
-    weight: f64,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { change_in_place(table, error, |t| reweight(t, id, id_len, weight)) }
-}
-
-/// The table with one more node, as a new handle; this one is unchanged. What
-/// `hrw_slot_table_add_node` does, with its errors.
-///
-/// # Safety
-/// `table` is a live handle; `node` points to a valid `hrw_node`; `error` is NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_with_node(
-    table: *const hrw_slot_table,
-    node: *const hrw_node,
-    weight: f64,
-    out_table: *mut *mut hrw_slot_table,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { changed(table, out_table, error, |t| add(t, node, weight)) }
-}
-
-/// The table without the node of this id, as a new handle; this one is unchanged. What
-/// `hrw_slot_table_remove_node` does, with its errors.
-///
-/// # Safety
-/// `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_without_node(
-    table: *const hrw_slot_table,
-    id: *const u8,
-    id_len: usize,
-    out_table: *mut *mut hrw_slot_table,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { changed(table, out_table, error, |_| remove(id, id_len)) }
-}
-
-/// The table where the node of this id has another weight, as a new handle; this one is
-/// unchanged. What `hrw_slot_table_set_weight` does, with its errors.
-///
-/// # Safety
-/// `table` is a live handle; `id` is NULL or valid for `id_len` bytes; `error` is NULL or
-/// writable.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_with_weight(
-    table: *const hrw_slot_table,
-    id: *const u8,
-    id_len: usize,
-    weight: f64,
-    out_table: *mut *mut hrw_slot_table,
-    error: *mut hrw_error,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { changed(table, out_table, error, |t| reweight(t, id, id_len, weight)) }
 }
 
 /// The same table at another epoch, as a new handle.

@@ -1,4 +1,4 @@
-//! Status codes, error details, version and algorithm.
+//! Status codes, error details and version.
 
 use std::ffi::{c_char, CStr};
 
@@ -263,10 +263,11 @@ pub extern "C" fn hrw_version() -> *const c_char {
     VERSION.as_ptr()
 }
 
-const ALGORITHM_TAG: &[u8] = b"hrw-v1\0";
+/// `HRW_ALGORITHM` of the header (cbindgen.toml), the C caller's algorithm tag.
+const HEADER_ALGORITHM: &[u8] = b"hrw-v1";
 
 const fn same_tag(tag: &[u8], core: &[u8]) -> bool {
-    if tag.len() != core.len() + 1 {
+    if tag.len() != core.len() {
         return false;
     }
     let mut i = 0;
@@ -280,14 +281,10 @@ const fn same_tag(tag: &[u8], core: &[u8]) -> bool {
 }
 
 // The header promises "hrw-v1" (HRW_ALGORITHM); the build fails if the core ever disagrees.
-const _: () = assert!(same_tag(ALGORITHM_TAG, hrwhash_core::ALGORITHM.as_bytes()));
-
-/// The algorithm tag, "hrw-v1" (same as `HRW_ALGORITHM`): placements agree across languages
-/// only when their tags agree.
-#[no_mangle]
-pub extern "C" fn hrw_algorithm() -> *const c_char {
-    ALGORITHM_TAG.as_ptr().cast()
-}
+const _: () = assert!(same_tag(
+    HEADER_ALGORITHM,
+    hrwhash_core::ALGORITHM.as_bytes()
+));
 
 #[cfg(test)]
 mod tests {

@@ -458,46 +458,39 @@ pub unsafe extern "C" fn hrw_transition_plan(
     })
 }
 
+/// A transition's expected movement, as `hrw_transition_summary` gives it (fractions of all
+/// keys; the same binary64 values in every language).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_transition_figures {
+    /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
+    /// 6.1).
+    pub expected_moved: f64,
+    /// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
+    pub optimum: f64,
+}
+
+/// The transition's expected movement and its optimum, both at once (one call where there were
+/// two getters).
+///
 /// # Safety
-/// `transition` is a live handle.
-unsafe fn fraction(
+/// `transition` is a live handle; `out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_summary(
     transition: *const hrw_transition,
-    out_fraction: *mut f64,
-    f: fn(&Transition) -> f64,
+    out: *mut hrw_transition_figures,
 ) -> hrw_status {
     guard(|| {
         // SAFETY: caller contract.
         let t = unsafe { transition_ref(transition) }?;
-        let dst = out(out_fraction)?;
-        put(dst, f(t))
+        put(
+            out,
+            hrw_transition_figures {
+                expected_moved: t.expected_moved(),
+                optimum: t.optimum(),
+            },
+        )
     })
-}
-
-/// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md 6.1;
-/// the same binary64 value in every language).
-///
-/// # Safety
-/// `transition` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_transition_expected_moved(
-    transition: *const hrw_transition,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { fraction(transition, out_fraction, Transition::expected_moved) }
-}
-
-/// The least fraction of keys any scheme must move for the new shares (VIEW.md 6.2).
-///
-/// # Safety
-/// `transition` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_transition_optimum(
-    transition: *const hrw_transition,
-    out_fraction: *mut f64,
-) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { fraction(transition, out_fraction, Transition::optimum) }
 }
 
 /// A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
@@ -605,9 +598,10 @@ pub struct hrw_diff_figures {
     pub keys: u64,
     /// The number of counted keys whose owner changed.
     pub moved: u64,
-    /// `hrw_transition_expected_moved` of the diff's transition, to compare with the counts.
+    /// `expected_moved` of the diff's transition (`hrw_transition_summary`), to compare with the
+    /// counts.
     pub expected_moved: f64,
-    /// `hrw_transition_optimum` of the diff's transition.
+    /// `optimum` of the diff's transition (`hrw_transition_summary`).
     pub optimum: f64,
 }
 

@@ -4,8 +4,8 @@
 use hrwhash_core::View;
 
 use crate::ffi::{
-    copy_to_buffer, free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut,
-    with_detail, Handle,
+    free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut, with_detail,
+    Handle,
 };
 use crate::placement::{hrw_placement, seed_from};
 use crate::status::{hrw_error, hrw_status};
@@ -182,64 +182,43 @@ pub unsafe extern "C" fn hrw_view_placement(
     })
 }
 
-/// The epoch.
-///
-/// # Safety
-/// `view` is a live handle.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_epoch(view: *const hrw_view, out_epoch: *mut u64) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe { get(view, out_epoch, |v| Ok(v.inner.epoch())) }
+/// A view's figures, as `hrw_view_summary` gives them.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct hrw_view_figures {
+    /// The epoch.
+    pub epoch: u64,
+    /// Whether the view uses the public default seed (its document says `"seed": "default"`).
+    pub has_default_seed: bool,
+    /// The view fingerprint (VIEW.md 4.2). Equal fingerprints place every key on the same node
+    /// id; the epoch does not enter it.
+    pub fingerprint: [u8; HRW_VIEW_FINGERPRINT_LEN],
+    /// The seed fingerprint (VIEW.md 4.1): it names the seed without revealing it.
+    pub seed_fingerprint: [u8; HRW_SEED_FINGERPRINT_LEN],
 }
 
-/// Whether the view uses the public default seed (its document says `"seed": "default"`).
+/// The view's epoch, seed kind and fingerprints, all at once (one call where there were four
+/// getters).
 ///
 /// # Safety
-/// `view` is a live handle.
+/// `view` is a live handle; `out` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_view_has_default_seed(
+pub unsafe extern "C" fn hrw_view_summary(
     view: *const hrw_view,
-    out_default: *mut bool,
+    out: *mut hrw_view_figures,
 ) -> hrw_status {
     // SAFETY: forwarded.
-    unsafe { get(view, out_default, |v| Ok(v.inner.has_default_seed())) }
-}
-
-/// The 16-byte view fingerprint (VIEW.md 4.2) into `out` (`out_len` at least
-/// `HRW_VIEW_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). Equal fingerprints place every key on the
-/// same node id; the epoch does not enter it.
-///
-/// # Safety
-/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_fingerprint(
-    view: *const hrw_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        // SAFETY: forwarded.
-        unsafe { copy_to_buffer(&v.fingerprint().to_bytes(), out, out_len) }
-    })
-}
-
-/// The 8-byte seed fingerprint (VIEW.md 4.1) into `out` (`out_len` at least
-/// `HRW_SEED_FINGERPRINT_LEN`, else BUFFER_TOO_SMALL). It names the seed without revealing it.
-///
-/// # Safety
-/// `view` is a live handle; `out` is NULL or valid for `out_len` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_view_seed_fingerprint(
-    view: *const hrw_view,
-    out: *mut u8,
-    out_len: usize,
-) -> hrw_status {
-    guard(|| {
-        let v = &try_ref!(view).inner;
-        // SAFETY: forwarded.
-        unsafe { copy_to_buffer(&v.seed_fingerprint().to_bytes(), out, out_len) }
-    })
+    unsafe {
+        get(view, out, |v| {
+            let v = &v.inner;
+            Ok(hrw_view_figures {
+                epoch: v.epoch(),
+                has_default_seed: v.has_default_seed(),
+                fingerprint: v.fingerprint().to_bytes(),
+                seed_fingerprint: v.seed_fingerprint().to_bytes(),
+            })
+        })
+    }
 }
 
 /// The canonical JSON form (VIEW.md section 3: UTF-8, ending in a line feed, not

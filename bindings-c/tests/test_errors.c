@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "check.h"
 #include "hrwhash.h"
+#include "check.h"
 
 #define NODE(s) {(const uint8_t *)(s), sizeof(s) - 1, NULL, 0}
 #define KEY(s) (const uint8_t *)(s), sizeof(s) - 1
@@ -153,13 +153,54 @@ static void lookup_errors(void) {
 
     const uint8_t *id = NULL;
     size_t id_len = 99;
-    CHECK(hrw_placement_node_id(p, 3, &id, &id_len) == HRW_STATUS_INDEX_OUT_OF_RANGE &&
+    CHECK(node_id_of(p, 3, &id, &id_len) == HRW_STATUS_INDEX_OUT_OF_RANGE &&
               id == NULL && id_len == 99,
           "node_id out of range");
-    CHECK(hrw_placement_node_id(p, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 &&
+    CHECK(node_id_of(p, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 &&
               id[0] == 'b',
           "node_id");
-    CHECK(hrw_placement_node_id(p, 1, NULL, &id_len) == HRW_STATUS_NULL_PARAMETER, "NULL out_id");
+    {
+        /* hrw_placement_node: both out-params are required and written only on success; the
+         * node it gives is one hrw_placement_with_node takes back. */
+        hrw_node n = {(const uint8_t *)"x", 9, (const uint8_t *)"y", 9};
+        double w = 7.0;
+        CHECK(hrw_placement_node(NULL, 0, &n, &w) == HRW_STATUS_NULL_PARAMETER, "node of NULL");
+        CHECK(hrw_placement_node(p, 1, NULL, &w) == HRW_STATUS_NULL_PARAMETER && w == 7.0, "NULL out_node");
+        CHECK(hrw_placement_node(p, 1, &n, NULL) == HRW_STATUS_NULL_PARAMETER && n.id_len == 9, "NULL out_weight");
+        CHECK(hrw_placement_node(p, 3, &n, &w) == HRW_STATUS_INDEX_OUT_OF_RANGE && n.id_len == 9 && w == 7.0,
+              "node out of range");
+        CHECK(hrw_placement_node(p, SIZE_MAX, &n, &w) == HRW_STATUS_INDEX_OUT_OF_RANGE, "node SIZE_MAX");
+        CHECK(hrw_placement_node(p, 1, &n, &w) == HRW_STATUS_OK && n.id_len == 1 && n.id[0] == 'b' &&
+                  n.domain == NULL && n.domain_len == 0 && w == 1.0,
+              "node b: no domain, weight 1");
+        hrw_node with_domains[3] = {{(const uint8_t *)"a", 1, (const uint8_t *)"rack1", 5},
+                                    {(const uint8_t *)"b", 1, (const uint8_t *)"", 0},
+                                    {(const uint8_t *)"c", 1, NULL, 0}};
+        double weights[3] = {2.5, 0.0, 1.0};
+        hrw_placement_options wo = {NULL, 0, weights, 3};
+        hrw_placement *d = NULL, *again = NULL;
+        CHECK(hrw_placement_new(with_domains, 3, &wo, &d, NULL) == HRW_STATUS_OK, "placement with domains");
+        CHECK(hrw_placement_node(d, 0, &n, &w) == HRW_STATUS_OK && n.domain != NULL && n.domain_len == 5 &&
+                  memcmp(n.domain, "rack1", 5) == 0 && w == 2.5,
+              "node a: domain rack1, weight 2.5");
+        CHECK(hrw_placement_node(d, 1, &n, &w) == HRW_STATUS_OK && n.domain != NULL && n.domain_len == 0 && w == 0.0,
+              "node b: an empty domain is a domain (non-NULL), drained");
+        CHECK(hrw_placement_node(d, 2, &n, &w) == HRW_STATUS_OK && n.domain == NULL && w == 1.0,
+              "node c: no domain");
+        CHECK(hrw_placement_node(d, 0, &n, &w) == HRW_STATUS_OK &&
+                  hrw_placement_without_node(d, n.id, n.id_len, &again, NULL) == HRW_STATUS_OK,
+              "without a");
+        hrw_placement *back = NULL;
+        hrw_node m;
+        double mw = 0;
+        CHECK(hrw_placement_with_node(again, &n, w, &back, NULL) == HRW_STATUS_OK &&
+                  hrw_placement_node(back, 2, &m, &mw) == HRW_STATUS_OK && m.id_len == 1 && m.id[0] == 'a' &&
+                  m.domain_len == 5 && memcmp(m.domain, "rack1", 5) == 0 && mw == 2.5,
+              "a node read from a placement goes back in as it is");
+        hrw_placement_free(back);
+        hrw_placement_free(again);
+        hrw_placement_free(d);
+    }
     idx = 99;
     CHECK(hrw_placement_find(p, KEY("zz"), &idx) == HRW_STATUS_UNKNOWN_NODE && idx == 99,
           "find unknown");
@@ -177,9 +218,14 @@ static void lookup_errors(void) {
     CHECK(hrw_placement_seed(p, seed, 16) == HRW_STATUS_OK && memcmp(seed, "hrwhash-v1-seed.", 16) == 0,
           "default seed");
     size_t len = 0;
-    CHECK(hrw_placement_len(NULL, &len) == HRW_STATUS_NULL_PARAMETER, "len NULL");
-    CHECK(hrw_placement_len(p, &len) == HRW_STATUS_OK && len == 3, "len");
-    CHECK(hrw_placement_selectable_len(p, NULL) == HRW_STATUS_NULL_PARAMETER, "selectable NULL");
+    CHECK(hrw_placement_len(NULL, &len, NULL) == HRW_STATUS_NULL_PARAMETER, "len NULL");
+    CHECK(hrw_placement_len(p, &len, NULL) == HRW_STATUS_OK && len == 3, "len");
+    size_t selectable = 99;
+    len = 99;
+    CHECK(hrw_placement_len(p, NULL, &selectable) == HRW_STATUS_NULL_PARAMETER && selectable == 99,
+          "len NULL, selectable not written");
+    CHECK(hrw_placement_len(p, &len, &selectable) == HRW_STATUS_OK && len == 3 && selectable == 3,
+          "len and selectable len");
     uint64_t d = 0;
     CHECK(hrw_key_digest(seed, 3, KEY("k"), &d, NULL) == HRW_STATUS_INVALID_SEED_LENGTH, "digest seed");
     CHECK(hrw_key_digest(NULL, 0, NULL, 1, &d, NULL) == HRW_STATUS_NULL_PARAMETER, "digest NULL key");
@@ -344,11 +390,11 @@ static void derive_details(void) {
           "node_digest seed: %zu", err.actual);
 
     double w = -1.0;
-    CHECK(hrw_placement_node_weight(p, 1, &w) == HRW_STATUS_OK && w == 1.0, "node_weight");
-    CHECK(hrw_placement_node_weight(p, 3, &w) == HRW_STATUS_INDEX_OUT_OF_RANGE && w == 1.0,
+    CHECK(node_weight_of(p, 1, &w) == HRW_STATUS_OK && w == 1.0, "node_weight");
+    CHECK(node_weight_of(p, 3, &w) == HRW_STATUS_INDEX_OUT_OF_RANGE && w == 1.0,
           "node_weight out of range");
     CHECK(hrw_placement_with_weight(p, KEY("c"), 0.0, &q, NULL) == HRW_STATUS_OK, "drain c");
-    CHECK(hrw_placement_node_weight(q, 2, &w) == HRW_STATUS_OK && w == 0.0, "drained weight");
+    CHECK(node_weight_of(q, 2, &w) == HRW_STATUS_OK && w == 0.0, "drained weight");
     hrw_placement_free(q);
     hrw_placement_free(p);
 }
@@ -419,7 +465,6 @@ static void batch_bounds(void) {
 static void static_strings(void) {
     CHECK(strcmp(hrw_version(), HRW_VERSION_STRING) == 0, "header %s vs library %s",
           HRW_VERSION_STRING, hrw_version());
-    CHECK(strcmp(hrw_algorithm(), HRW_ALGORITHM) == 0, "algorithm %s", hrw_algorithm());
     CHECK(strcmp(hrw_status_message(HRW_STATUS_OK), "ok") == 0, "message of OK");
     CHECK(strstr(hrw_status_message(HRW_STATUS_BUFFER_TOO_SMALL), "too small") != NULL,
           "message of BUFFER_TOO_SMALL");

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "hrwhash.h"
+#include "check.h"
 #include "json.h"
 
 static const char *current; /* the case being run, for messages */
@@ -62,21 +62,21 @@ static int same(const jvalue *want, const uint8_t *got, size_t len) {
 
 static void check_state(const hrw_live_view *lv, const jvalue *state, const jvalue *keys, size_t step) {
     uint64_t epoch = 0;
-    CHECK(hrw_live_view_epoch(lv, &epoch) == HRW_STATUS_OK, "%s", current);
+    CHECK(live_epoch_of(lv, &epoch) == HRW_STATUS_OK, "%s", current);
     CHECK(epoch == strtoull(json_get(state, "epoch")->str, NULL, 10), "%s step %zu: epoch %" PRIu64, current, step, epoch);
     uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
-    CHECK(hrw_live_view_fingerprint(lv, fp, sizeof fp) == HRW_STATUS_OK, "%s", current);
+    CHECK(live_fingerprint_of(lv, fp, sizeof fp) == HRW_STATUS_OK, "%s", current);
     char hex[2 * HRW_VIEW_FINGERPRINT_LEN + 1];
     for (size_t i = 0; i < sizeof fp; i++) snprintf(hex + 2 * i, 3, "%02x", fp[i]);
     CHECK(same(json_get(state, "fingerprint"), (const uint8_t *)hex, 32), "%s step %zu: fingerprint", current, step);
     bool moving = !json_get(state, "moving")->boolean;
-    CHECK(hrw_live_view_moving(lv, &moving) == HRW_STATUS_OK, "%s", current);
+    CHECK(live_moving_of(lv, &moving) == HRW_STATUS_OK, "%s", current);
     CHECK(moving == json_get(state, "moving")->boolean, "%s step %zu: moving", current, step);
     hrw_view *cur = NULL, *prev = NULL;
     CHECK(hrw_live_view_snapshot(lv, &cur, &prev) == HRW_STATUS_OK, "%s", current);
     CHECK((prev != NULL) == moving, "%s step %zu: snapshot previous", current, step);
     uint64_t snap_epoch = 0;
-    CHECK(hrw_view_epoch(cur, &snap_epoch) == HRW_STATUS_OK && snap_epoch == epoch, "%s step %zu", current, step);
+    CHECK(view_epoch_of(cur, &snap_epoch) == HRW_STATUS_OK && snap_epoch == epoch, "%s step %zu", current, step);
     hrw_view_free(cur);
     hrw_view_free(prev);
     const jvalue *routes = json_get(state, "routes");
@@ -105,7 +105,7 @@ static void run_case(const jvalue *c, const jvalue *keys) {
     hrw_view *initial = load(json_get(c, "initial"), seed, seed_len, &st);
     CHECK(st == HRW_STATUS_OK, "%s: initial view", current);
     hrw_live_view *lv = NULL;
-    CHECK(hrw_live_view_new(initial, &lv) == HRW_STATUS_OK, "%s", current);
+    CHECK(hrw_live_view_new(initial, NULL, &lv) == HRW_STATUS_OK, "%s", current);
     hrw_view_free(initial); /* the live view shares it */
     const jvalue *steps = json_get(c, "steps");
     for (size_t n = 0; n < steps->len; n++) {
@@ -188,11 +188,11 @@ static void *reader(void *p) {
         hrw_view *cur = NULL, *prev = NULL;
         uint64_t e = 0, pe = 0;
         uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
-        if (hrw_live_view_snapshot(a->lv, &cur, &prev) != HRW_STATUS_OK || hrw_view_epoch(cur, &e) != HRW_STATUS_OK ||
-            hrw_view_fingerprint(cur, fp, sizeof fp) != HRW_STATUS_OK || e < last || e > EPOCHS ||
+        if (hrw_live_view_snapshot(a->lv, &cur, &prev) != HRW_STATUS_OK || view_epoch_of(cur, &e) != HRW_STATUS_OK ||
+            view_fingerprint_of(cur, fp, sizeof fp) != HRW_STATUS_OK || e < last || e > EPOCHS ||
             memcmp(fp, fingerprints[e], sizeof fp) != 0)
             a->bad++;
-        if (prev != NULL && (hrw_view_epoch(prev, &pe) != HRW_STATUS_OK || pe + 1 != e)) a->bad++;
+        if (prev != NULL && (view_epoch_of(prev, &pe) != HRW_STATUS_OK || pe + 1 != e)) a->bad++;
         last = e;
         hrw_view_free(cur);
         hrw_view_free(prev);
@@ -209,10 +209,10 @@ static void test_threads(void) {
     hrw_view *views[EPOCHS + 1];
     for (uint64_t e = 1; e <= EPOCHS; e++) {
         views[e] = nodes_view((size_t)(e % 5 + 2), e);
-        hrw_view_fingerprint(views[e], fingerprints[e], HRW_VIEW_FINGERPRINT_LEN);
+        view_fingerprint_of(views[e], fingerprints[e], HRW_VIEW_FINGERPRINT_LEN);
     }
     hrw_live_view *lv = NULL;
-    CHECK(hrw_live_view_new(views[1], &lv) == HRW_STATUS_OK, "new");
+    CHECK(hrw_live_view_new(views[1], NULL, &lv) == HRW_STATUS_OK, "new");
     volatile int done = 0, started = 0;
     pthread_t threads[3];
     reader_arg args[3];
@@ -249,11 +249,11 @@ typedef struct {
 static void on_change(void *user_data, const hrw_view *previous, const hrw_view *now) {
     seen *s = user_data;
     s->calls++;
-    hrw_view_epoch(previous, &s->previous);
-    hrw_view_epoch(now, &s->current);
+    view_epoch_of(previous, &s->previous);
+    view_epoch_of(now, &s->current);
     /* Lookups answer from the new view already, and the move may be finished from here. */
     uint64_t e = 0;
-    hrw_live_view_epoch(s->lv, &e);
+    live_epoch_of(s->lv, &e);
     CHECK(e == s->current, "callback runs after the swap");
     hrw_live_view_finish_move(s->lv, NULL);
 }
@@ -262,7 +262,7 @@ static void test_callbacks_and_deadlines(void) {
     current = "callbacks";
     hrw_view *v1 = nodes_view(3, 1), *v2 = nodes_view(4, 2), *v1_again = nodes_view(3, 1);
     hrw_live_view *lv = NULL;
-    CHECK(hrw_live_view_new(v1, &lv) == HRW_STATUS_OK, "new");
+    CHECK(hrw_live_view_new(v1, NULL, &lv) == HRW_STATUS_OK, "new");
     seen s = {lv, 0, 0, 0};
     CHECK(hrw_live_view_on_change(lv, on_change, &s) == HRW_STATUS_OK, "on_change");
     hrw_update_outcome o;
@@ -271,7 +271,7 @@ static void test_callbacks_and_deadlines(void) {
     CHECK(hrw_live_view_update(lv, v2, &o, NULL) == HRW_STATUS_OK && o == HRW_UPDATE_OUTCOME_APPLIED, "applied");
     CHECK(s.calls == 1 && s.previous == 1 && s.current == 2, "callback: %d %" PRIu64 " %" PRIu64, s.calls, s.previous, s.current);
     bool moving = true;
-    hrw_live_view_moving(lv, &moving);
+    live_moving_of(lv, &moving);
     CHECK(!moving, "the callback finished the move");
     CHECK(hrw_live_view_update(lv, v1, &o, NULL) == HRW_STATUS_STALE_VIEW && s.calls == 1, "refusals call nothing");
     hrw_live_view_free(lv);
@@ -279,18 +279,19 @@ static void test_callbacks_and_deadlines(void) {
     current = "deadlines";
     /* A deadline of 0 ends every move as it begins; a day-long one keeps it. */
     hrw_live_view *now = NULL, *later = NULL;
-    CHECK(hrw_live_view_new_with_move_deadline(v1, 0, &now) == HRW_STATUS_OK, "new");
-    CHECK(hrw_live_view_new_with_move_deadline(v1, 86400000, &later) == HRW_STATUS_OK, "new");
+    const uint64_t zero_ms = 0, day_ms = 86400000;
+    CHECK(hrw_live_view_new(v1, &zero_ms, &now) == HRW_STATUS_OK, "new");
+    CHECK(hrw_live_view_new(v1, &day_ms, &later) == HRW_STATUS_OK, "new");
     CHECK(hrw_live_view_update(now, v2, &o, NULL) == HRW_STATUS_OK && hrw_live_view_update(later, v2, &o, NULL) == HRW_STATUS_OK,
           "update");
     bool m_now = true, m_later = false, was = true;
-    hrw_live_view_moving(now, &m_now);
-    hrw_live_view_moving(later, &m_later);
+    live_moving_of(now, &m_now);
+    live_moving_of(later, &m_later);
     CHECK(!m_now && m_later, "moving %d %d", m_now, m_later);
     CHECK(hrw_live_view_finish_move(now, &was) == HRW_STATUS_OK && !was, "over already");
     CHECK(hrw_live_view_finish_move(later, &was) == HRW_STATUS_OK && was, "was moving");
     uint64_t ms = UINT64_MAX;
-    CHECK(hrw_live_view_since_update_ms(later, &ms) == HRW_STATUS_OK && ms < 60000, "since_update %" PRIu64, ms);
+    CHECK(live_since_update_of(later, &ms) == HRW_STATUS_OK && ms < 60000, "since_update %" PRIu64, ms);
     hrw_live_view_free(now);
     hrw_live_view_free(later);
     hrw_view_free(v1);
@@ -304,10 +305,12 @@ static void test_bad_input(void) {
     current = "bad input";
     hrw_view *v = nodes_view(3, 1), *v2 = nodes_view(4, 2);
     hrw_live_view *lv = NULL;
-    CHECK(hrw_live_view_new(NULL, &lv) == HRW_STATUS_NULL_PARAMETER && lv == NULL, "new NULL view");
-    CHECK(hrw_live_view_new(v, NULL) == HRW_STATUS_NULL_PARAMETER, "new NULL out");
-    CHECK(hrw_live_view_new_with_move_deadline(NULL, 1, &lv) == HRW_STATUS_NULL_PARAMETER, "deadline NULL view");
-    CHECK(hrw_live_view_new(v, &lv) == HRW_STATUS_OK, "new");
+    CHECK(hrw_live_view_new(NULL, NULL, &lv) == HRW_STATUS_NULL_PARAMETER && lv == NULL, "new NULL view");
+    CHECK(hrw_live_view_new(v, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "new NULL out");
+    const uint64_t one_ms = 1;
+    CHECK(hrw_live_view_new(NULL, &one_ms, &lv) == HRW_STATUS_NULL_PARAMETER && lv == NULL, "deadline NULL view");
+    CHECK(hrw_live_view_new(v, &one_ms, NULL) == HRW_STATUS_NULL_PARAMETER, "deadline NULL out");
+    CHECK(hrw_live_view_new(v, NULL, &lv) == HRW_STATUS_OK, "new");
     hrw_update_outcome o = HRW_UPDATE_OUTCOME_UNCHANGED;
     hrw_error err;
     CHECK(hrw_live_view_update(NULL, v2, &o, &err) == HRW_STATUS_NULL_PARAMETER && err.status == HRW_STATUS_NULL_PARAMETER,
@@ -315,7 +318,7 @@ static void test_bad_input(void) {
     CHECK(hrw_live_view_update(lv, NULL, &o, NULL) == HRW_STATUS_NULL_PARAMETER, "update NULL view");
     CHECK(hrw_live_view_update(lv, v2, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "update NULL out");
     uint64_t epoch = 0;
-    hrw_live_view_epoch(lv, &epoch);
+    live_epoch_of(lv, &epoch);
     CHECK(epoch == 1, "a failed update changes nothing");
 
     uint8_t small[1], ids[64];
@@ -336,15 +339,19 @@ static void test_bad_input(void) {
     CHECK(hrw_live_view_route(lv, (const uint8_t *)"k", 1, ids, 4, &r, NULL) == HRW_STATUS_OK && r.read_len == 2 &&
               r.write_len == 2 && !r.moved && memcmp(ids, ids + 2, 2) == 0,
           "route with no move");
-    uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
-    CHECK(hrw_live_view_fingerprint(lv, fp, sizeof fp - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fingerprint too small");
-    CHECK(hrw_live_view_epoch(lv, NULL) == HRW_STATUS_NULL_PARAMETER, "epoch NULL");
-    CHECK(hrw_live_view_moving(NULL, (bool[]){false}) == HRW_STATUS_NULL_PARAMETER, "moving NULL");
+    hrw_live_view_figures f;
+    memset(&f, 0xAB, sizeof f);
+    CHECK(hrw_live_view_summary(NULL, &f) == HRW_STATUS_NULL_PARAMETER && f.epoch != 1, "summary of NULL");
+    CHECK(hrw_live_view_summary(lv, NULL) == HRW_STATUS_NULL_PARAMETER, "summary into NULL");
+    hrw_view_figures vf;
+    CHECK(hrw_live_view_summary(lv, &f) == HRW_STATUS_OK && hrw_view_summary(v, &vf) == HRW_STATUS_OK && f.epoch == 1 &&
+              !f.moving && memcmp(f.fingerprint, vf.fingerprint, HRW_VIEW_FINGERPRINT_LEN) == 0 &&
+              f.since_update_ms < 60000,
+          "summary: the view's epoch and fingerprint, no move");
     CHECK(hrw_live_view_finish_move(NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "finish NULL");
     hrw_view *cur = NULL;
     CHECK(hrw_live_view_snapshot(lv, &cur, NULL) == HRW_STATUS_NULL_PARAMETER && cur == NULL, "snapshot NULL previous");
     CHECK(hrw_live_view_on_change(lv, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "on_change NULL");
-    CHECK(hrw_live_view_since_update_ms(lv, NULL) == HRW_STATUS_NULL_PARAMETER, "since NULL");
     CHECK(strstr(hrw_status_message(HRW_STATUS_STALE_VIEW), "epoch") != NULL, "message");
     CHECK(strstr(hrw_status_message(HRW_STATUS_VIEW_CONFLICT), "publishers") != NULL, "message");
     hrw_live_view_free(lv);

@@ -155,7 +155,7 @@ static void run_batch_case(const jvalue *c) {
     hrw_placement *p = placement_of(c);
     if (p == NULL) return;
     size_t nodes = 0;
-    hrw_placement_len(p, &nodes);
+    hrw_placement_len(p, &nodes, NULL);
     hrw_bounded_load *bl = NULL;
     hrw_error err = {0};
     hrw_status st = hrw_bounded_load_new(p, (uint32_t)u64(json_get(factor, "num")),

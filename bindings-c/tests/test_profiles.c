@@ -1,5 +1,6 @@
 /* Every lookup of every conformance/profiles/<name>.json file (recorded from the incumbents)
  * through the C ABI, and every bad input of the profile calls. Usage: test_profiles FILE... */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ static void run_case(const char *profile, const jvalue *c, unsigned long *lookup
     }
     hrw_profile_placement *p = NULL;
     hrw_status st = hrw_profile_placement_new((const uint8_t *)profile, strlen(profile), id_ptrs, id_lens,
-                                              weighted ? weights : NULL, n, &p);
+                                              weighted ? weights : NULL, n, &p, NULL);
     CHECK(st == HRW_STATUS_OK, "%s: building %zu nodes: %s", profile, n, hrw_status_message(st));
     if (st != HRW_STATUS_OK) goto done;
 
@@ -139,7 +140,7 @@ static hrw_status build(const char *profile, size_t n, const char *const *ids, c
     size_t lens[8];
     for (size_t i = 0; i < n; i++) lens[i] = strlen(ids[i]);
     return hrw_profile_placement_new((const uint8_t *)profile, strlen(profile), (const uint8_t *const *)ids, lens,
-                                     weights, n, out);
+                                     weights, n, out, NULL);
 }
 
 static void bad_inputs(void) {
@@ -152,13 +153,13 @@ static void bad_inputs(void) {
     CHECK(build("nope", 3, ids, NULL, &p) == HRW_STATUS_UNKNOWN_PROFILE && p == NULL, "unknown profile");
     CHECK(build("Ketama-Libmemcached", 3, ids, NULL, &p) == HRW_STATUS_UNKNOWN_PROFILE, "names are exact");
     CHECK(build("hrw-v1", 3, ids, NULL, &p) == HRW_STATUS_UNKNOWN_PROFILE, "hrw-v1 is no profile");
-    CHECK(hrw_profile_placement_new((const uint8_t *)"\xff", 1, (const uint8_t *const *)ids, lens, NULL, 3, &p) ==
+    CHECK(hrw_profile_placement_new((const uint8_t *)"\xff", 1, (const uint8_t *const *)ids, lens, NULL, 3, &p, NULL) ==
               HRW_STATUS_UNKNOWN_PROFILE,
           "a name that is not UTF-8");
-    CHECK(hrw_profile_placement_new(NULL, 3, (const uint8_t *const *)ids, lens, NULL, 3, &p) ==
+    CHECK(hrw_profile_placement_new(NULL, 3, (const uint8_t *const *)ids, lens, NULL, 3, &p, NULL) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL name with a length");
-    CHECK(hrw_profile_placement_new(NULL, 0, (const uint8_t *const *)ids, lens, NULL, 3, &p) ==
+    CHECK(hrw_profile_placement_new(NULL, 0, (const uint8_t *const *)ids, lens, NULL, 3, &p, NULL) ==
               HRW_STATUS_UNKNOWN_PROFILE,
           "the empty name");
     CHECK(p == NULL, "out written on failure");
@@ -167,15 +168,39 @@ static void bad_inputs(void) {
     const char *name = "go-redis-ring-v9";
     const uint8_t *n8 = (const uint8_t *)name;
     size_t nlen = strlen(name);
-    CHECK(hrw_profile_placement_new(n8, nlen, NULL, lens, NULL, 3, &p) == HRW_STATUS_NULL_PARAMETER, "NULL ids");
-    CHECK(hrw_profile_placement_new(n8, nlen, (const uint8_t *const *)ids, NULL, NULL, 3, &p) ==
+    CHECK(hrw_profile_placement_new(n8, nlen, NULL, lens, NULL, 3, &p, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL ids");
+    CHECK(hrw_profile_placement_new(n8, nlen, (const uint8_t *const *)ids, NULL, NULL, 3, &p, NULL) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL id_lens");
     const uint8_t *with_null[] = {(const uint8_t *)"a", NULL};
     const size_t null_lens[] = {1, 4};
-    CHECK(hrw_profile_placement_new(n8, nlen, with_null, null_lens, NULL, 2, &p) == HRW_STATUS_NULL_PARAMETER,
-          "a NULL id with a length");
-    CHECK(hrw_profile_placement_new(n8, nlen, (const uint8_t *const *)ids, lens, NULL, 3, NULL) ==
+    hrw_error err;
+    memset(&err, 0, sizeof err);
+    CHECK(hrw_profile_placement_new(n8, nlen, with_null, null_lens, NULL, 2, &p, &err) == HRW_STATUS_NULL_PARAMETER &&
+              err.status == HRW_STATUS_NULL_PARAMETER && err.index == 1,
+          "a NULL id with a length names its node");
+
+    /* Weights: the details name the node and the rejected value, as hrw_placement_new's do. */
+    const char *weighted_name = "ketama-libmemcached";
+    const uint8_t *two_ids[] = {(const uint8_t *)"a", (const uint8_t *)"b"};
+    const size_t two_lens[] = {1, 1};
+    const double bad_weights[][2] = {{1.0, NAN}, {-1.0, 1.0}, {1.0, INFINITY}};
+    const size_t bad_index[] = {1, 0, 1};
+    for (size_t i = 0; i < 3; i++) {
+        memset(&err, 0, sizeof err);
+        CHECK(hrw_profile_placement_new((const uint8_t *)weighted_name, strlen(weighted_name), two_ids, two_lens,
+                                        bad_weights[i], 2, &p, &err) == HRW_STATUS_INVALID_WEIGHT &&
+                  p == NULL && err.status == HRW_STATUS_INVALID_WEIGHT && err.index == bad_index[i] &&
+                  (isnan(bad_weights[i][bad_index[i]]) ? isnan(err.value) : err.value == bad_weights[i][bad_index[i]]),
+              "bad weight %zu: node %zu, value %g", i, err.index, err.value);
+    }
+    memset(&err, 0xAB, sizeof err);
+    CHECK(build("nope", 3, ids, NULL, &p) == HRW_STATUS_UNKNOWN_PROFILE, "unknown profile, no details asked");
+    CHECK(hrw_profile_placement_new((const uint8_t *)"nope", 4, two_ids, two_lens, NULL, 2, &p, &err) ==
+                  HRW_STATUS_UNKNOWN_PROFILE &&
+              err.status == HRW_STATUS_UNKNOWN_PROFILE,
+          "unknown profile: the status in the details");
+    CHECK(hrw_profile_placement_new(n8, nlen, (const uint8_t *const *)ids, lens, NULL, 3, NULL, NULL) ==
               HRW_STATUS_NULL_PARAMETER,
           "NULL out");
 

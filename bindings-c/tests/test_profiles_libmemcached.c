@@ -93,7 +93,7 @@ int main(void) {
         }
         hrw_profile_placement *p = NULL;
         const char *name = "ketama-libmemcached";
-        hrw_status st = hrw_profile_placement_new((const uint8_t *)name, strlen(name), ids, lens, weights, n, &p);
+        hrw_status st = hrw_profile_placement_new((const uint8_t *)name, strlen(name), ids, lens, weights, n, &p, NULL);
         CHECK(st == HRW_STATUS_OK, "ketama-libmemcached over %zu servers: %s", n, hrw_status_message(st));
         if (st == HRW_STATUS_OK) {
             size_t per_round = KEYS / rounds + (r < KEYS % rounds);

@@ -81,7 +81,7 @@ static void run_case(const jvalue *c) {
     hrw_placement *p = placement_of(c);
     if (p == NULL) return;
     size_t nodes = 0;
-    hrw_placement_len(p, &nodes);
+    hrw_placement_len(p, &nodes, NULL);
     size_t k = (size_t)u64(json_get(c, "k"));
     hrw_replica_balance *rb = NULL;
     hrw_error err = {0};

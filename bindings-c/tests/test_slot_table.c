@@ -2,16 +2,17 @@
  *   conformance/policies/slot-table.json     ranked tables (POLICIES.md, "slot-table (v1)"),
  *   conformance/policies/slot-table-v2.json  levelled tables (POLICIES.md, "slot-table-v2"),
  *   conformance/policies/slot-history-v1.json their documents (SLOT-HISTORY.md),
- * each change applied both as a new table and in place (after a failing change the table is as
- * it was); then every bad input of hrw_slot_table_* with its status. */
+ * each change applied both as a new table (hrw_slot_table_with_change) and in place
+ * (hrw_slot_table_push; after a failing change the table is as it was); then every bad input of
+ * hrw_slot_table_* with its status. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
 #include "hrwhash.h"
+#include "check.h"
 #include "json.h"
 
 static const char *current = "";
@@ -32,6 +33,129 @@ static uint8_t *unhex(const char *hex, size_t *len) {
     }
     *len = n;
     return out;
+}
+
+/* One change as the C ABI takes it: the op, the node (whose id names the node removed or
+ * reweighted) and the weight. */
+static hrw_slot_change change_of(uint32_t op, const hrw_node *node, double weight) {
+    hrw_slot_change c = {op, {NULL, 0, NULL, 0}, weight};
+    if (node) c.node = *node;
+    return c;
+}
+
+static hrw_slot_change change_of_id(uint32_t op, const uint8_t *id, size_t id_len, double weight) {
+    hrw_node n = {id, id_len, NULL, 0};
+    return change_of(op, &n, weight);
+}
+
+static hrw_status with_node(const hrw_slot_table *t, const hrw_node *n, double w, hrw_slot_table **out, hrw_error *e) {
+    hrw_slot_change c = change_of(HRW_SLOT_OP_ADD, n, w);
+    return hrw_slot_table_with_change(t, &c, out, e);
+}
+
+static hrw_status without_node(const hrw_slot_table *t, const uint8_t *id, size_t len, hrw_slot_table **out,
+                               hrw_error *e) {
+    hrw_slot_change c = change_of_id(HRW_SLOT_OP_REMOVE, id, len, 0.0);
+    return hrw_slot_table_with_change(t, &c, out, e);
+}
+
+static hrw_status with_weight(const hrw_slot_table *t, const uint8_t *id, size_t len, double w, hrw_slot_table **out,
+                              hrw_error *e) {
+    hrw_slot_change c = change_of_id(HRW_SLOT_OP_WEIGHT, id, len, w);
+    return hrw_slot_table_with_change(t, &c, out, e);
+}
+
+static hrw_status add_node(hrw_slot_table *t, const hrw_node *n, double w, hrw_error *e) {
+    hrw_slot_change c = change_of(HRW_SLOT_OP_ADD, n, w);
+    return hrw_slot_table_push(t, &c, e);
+}
+
+static hrw_status remove_node(hrw_slot_table *t, const uint8_t *id, size_t len, hrw_error *e) {
+    hrw_slot_change c = change_of_id(HRW_SLOT_OP_REMOVE, id, len, 0.0);
+    return hrw_slot_table_push(t, &c, e);
+}
+
+static hrw_status set_weight(hrw_slot_table *t, const uint8_t *id, size_t len, double w, hrw_error *e) {
+    hrw_slot_change c = change_of_id(HRW_SLOT_OP_WEIGHT, id, len, w);
+    return hrw_slot_table_push(t, &c, e);
+}
+
+/* One figure of hrw_slot_table_summary, in the shape of a getter. */
+static hrw_status get_slots(const hrw_slot_table *t, uint32_t *out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.slots;
+    return s;
+}
+
+static hrw_status get_mode(const hrw_slot_table *t, hrw_slot_mode *out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.mode;
+    return s;
+}
+
+static hrw_status get_bound(const hrw_slot_table *t, bool *has, uint32_t *ppm) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) {
+        *has = f.has_bound;
+        *ppm = f.overload_ppm;
+    }
+    return s;
+}
+
+static hrw_status get_epoch(const hrw_slot_table *t, uint64_t *out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.epoch;
+    return s;
+}
+
+static hrw_status get_change_count(const hrw_slot_table *t, size_t *out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.change_count;
+    return s;
+}
+
+/* The memberships and the view of hrw_slot_table_summary, in the shape of getters. */
+static hrw_status get_placement(const hrw_slot_table *t, const hrw_placement **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.placement;
+    return s;
+}
+
+static hrw_status get_initial(const hrw_slot_table *t, const hrw_placement **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    if (s == HRW_STATUS_OK) *out = f.initial;
+    return s;
+}
+
+/* The table's view: its current membership at its epoch (SLOT-HISTORY.md 4.2). */
+static hrw_status get_view(const hrw_slot_table *t, hrw_view **out) {
+    hrw_slot_table_figures f;
+    hrw_status s = hrw_slot_table_summary(t, &f);
+    return s == HRW_STATUS_OK ? hrw_view_new(f.placement, f.epoch, out, NULL) : s;
+}
+
+/* The slot of a key: the optional out-param of hrw_slot_table_owner. */
+static hrw_status get_slot(const hrw_slot_table *t, const uint8_t *key, size_t len, uint32_t *out) {
+    size_t owner;
+    return hrw_slot_table_owner(t, key, len, &owner, out);
+}
+
+/* A levelled table (options NULL), or a ranked one with an optional bound. */
+static hrw_status new_levelled(const hrw_placement *p, uint64_t slots, hrw_slot_table **out, hrw_error *e) {
+    return hrw_slot_table_new(p, slots, NULL, out, e);
+}
+
+static hrw_status new_ranked(const hrw_placement *p, uint64_t slots, const uint32_t *ppm, hrw_slot_table **out,
+                             hrw_error *e) {
+    hrw_slot_table_options o = {HRW_SLOT_MODE_RANKED, ppm != NULL, ppm ? *ppm : 0};
+    return hrw_slot_table_new(p, slots, &o, out, e);
 }
 
 static hrw_status status_named(const char *name) {
@@ -98,10 +222,10 @@ static hrw_status table_of(const jvalue *c, hrw_slot_table **t, hrw_error *e) {
     const jvalue *ov = json_get(c, "overload_ppm");
     hrw_status st;
     if (ov == NULL) {
-        st = hrw_slot_table_new(p, slots, t, e);
+        st = new_levelled(p, slots, t, e);
     } else {
         uint32_t ppm = ov->type == J_NUM ? (uint32_t)strtoul(ov->str, NULL, 10) : 0;
-        st = hrw_slot_table_new_ranked(p, slots, ov->type == J_NUM ? &ppm : NULL, t, e);
+        st = new_ranked(p, slots, ov->type == J_NUM ? &ppm : NULL, t, e);
     }
     hrw_placement_free(p);
     return st;
@@ -113,13 +237,13 @@ static hrw_status apply(const hrw_slot_table *t, const jvalue *ch, hrw_slot_tabl
     const jvalue *id = json_get(ch, "id");
     if (strcmp(op, "add") == 0) {
         hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
-        return hrw_slot_table_with_node(t, &n, weight_of(ch), next, NULL);
+        return with_node(t, &n, weight_of(ch), next, NULL);
     }
     if (strcmp(op, "remove") == 0) {
-        return hrw_slot_table_without_node(t, (const uint8_t *)id->str, id->len, next, NULL);
+        return without_node(t, (const uint8_t *)id->str, id->len, next, NULL);
     }
     CHECK(strcmp(op, "weight") == 0, "unknown op %s", op);
-    return hrw_slot_table_with_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), next, NULL);
+    return with_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), next, NULL);
 }
 
 /* The same change applied to the table in place. */
@@ -128,12 +252,12 @@ static hrw_status apply_in_place(hrw_slot_table *t, const jvalue *ch) {
     const jvalue *id = json_get(ch, "id");
     if (strcmp(op, "add") == 0) {
         hrw_node n = {(const uint8_t *)id->str, id->len, NULL, 0};
-        return hrw_slot_table_add_node(t, &n, weight_of(ch), NULL);
+        return add_node(t, &n, weight_of(ch), NULL);
     }
     if (strcmp(op, "remove") == 0) {
-        return hrw_slot_table_remove_node(t, (const uint8_t *)id->str, id->len, NULL);
+        return remove_node(t, (const uint8_t *)id->str, id->len, NULL);
     }
-    return hrw_slot_table_set_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), NULL);
+    return set_weight(t, (const uint8_t *)id->str, id->len, weight_of(ch), NULL);
 }
 
 /* What a caller sees of a table, for before/after comparisons: its assignments, node count,
@@ -148,10 +272,10 @@ typedef struct {
 static snapshot snapshot_of(const hrw_slot_table *t) {
     snapshot s = {NULL, 0, 0, 0, {0}};
     const hrw_placement *members = NULL;
-    CHECK(hrw_slot_table_slots(t, &s.slots) == HRW_STATUS_OK &&
-              hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
-              hrw_placement_len(members, &s.nodes) == HRW_STATUS_OK &&
-              hrw_slot_table_change_count(t, &s.changes) == HRW_STATUS_OK &&
+    CHECK(get_slots(t, &s.slots) == HRW_STATUS_OK &&
+              get_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &s.nodes, NULL) == HRW_STATUS_OK &&
+              get_change_count(t, &s.changes) == HRW_STATUS_OK &&
               hrw_slot_table_fingerprint(t, s.fingerprint, sizeof s.fingerprint) == HRW_STATUS_OK,
           "%s: snapshot", current);
     s.owners = calloc(s.slots ? s.slots : 1, sizeof *s.owners);
@@ -170,11 +294,11 @@ static int snapshot_same(snapshot a, snapshot b) {
 static void check_state(const hrw_slot_table *t, const jvalue *expected) {
     const jvalue *table = json_get(expected, "table"), *caps = json_get(expected, "capacities");
     uint32_t slots = 0;
-    CHECK(hrw_slot_table_slots(t, &slots) == HRW_STATUS_OK && slots == table->len, "%s: slots", current);
+    CHECK(get_slots(t, &slots) == HRW_STATUS_OK && slots == table->len, "%s: slots", current);
     const hrw_placement *members = NULL;
     size_t nodes = 0;
-    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK &&
-              hrw_placement_len(members, &nodes) == HRW_STATUS_OK,
+    CHECK(get_placement(t, &members) == HRW_STATUS_OK &&
+              hrw_placement_len(members, &nodes, NULL) == HRW_STATUS_OK,
           "%s: placement", current);
     uint32_t *owners = calloc(table->len, sizeof *owners);
     CHECK(hrw_slot_table_assignments(t, owners, table->len - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
@@ -201,7 +325,7 @@ static void check_state(const hrw_slot_table *t, const jvalue *expected) {
           "%s: slot past the end", current);
     bool bounded = true;
     uint32_t ppm = 1;
-    CHECK(hrw_slot_table_overload_ppm(t, &bounded, &ppm) == HRW_STATUS_OK && (bounded || ppm == 0),
+    CHECK(get_bound(t, &bounded, &ppm) == HRW_STATUS_OK && (bounded || ppm == 0),
           "%s: overload_ppm", current);
     uint32_t cap = 12345;
     if (bounded) {
@@ -234,11 +358,11 @@ static void run_case(const jvalue *c, hrw_slot_mode mode) {
         return;
     }
     hrw_slot_mode got = (hrw_slot_mode)99;
-    CHECK(hrw_slot_table_mode(t, &got) == HRW_STATUS_OK && got == mode, "%s: mode %d", current, (int)got);
+    CHECK(get_mode(t, &got) == HRW_STATUS_OK && got == mode, "%s: mode %d", current, (int)got);
     const jvalue *ov = json_get(c, "overload_ppm");
     bool bounded = false;
     uint32_t ppm = 12345;
-    CHECK(hrw_slot_table_overload_ppm(t, &bounded, &ppm) == HRW_STATUS_OK &&
+    CHECK(get_bound(t, &bounded, &ppm) == HRW_STATUS_OK &&
               bounded == (ov && ov->type == J_NUM) &&
               ppm == (bounded ? (uint32_t)strtoul(ov->str, NULL, 10) : 0),
           "%s: overload_ppm", current);
@@ -249,10 +373,10 @@ static void run_case(const jvalue *c, hrw_slot_mode mode) {
         const jvalue *k = json_get(&keys->items[i], "key");
         uint32_t slot = 0;
         size_t owner = 0;
-        CHECK(hrw_slot_table_slot(t, (const uint8_t *)k->str, k->len, &slot) == HRW_STATUS_OK &&
+        CHECK(get_slot(t, (const uint8_t *)k->str, k->len, &slot) == HRW_STATUS_OK &&
                   slot == strtoul(json_get(&keys->items[i], "slot")->str, NULL, 10),
               "%s: slot of %s", current, k->str);
-        CHECK(hrw_slot_table_owner(t, (const uint8_t *)k->str, k->len, &owner) == HRW_STATUS_OK &&
+        CHECK(hrw_slot_table_owner(t, (const uint8_t *)k->str, k->len, &owner, NULL) == HRW_STATUS_OK &&
                   owner == strtoul(json_get(&keys->items[i], "owner")->str, NULL, 10),
               "%s: owner of %s", current, k->str);
     }
@@ -387,35 +511,35 @@ static void check_canonical(const hrw_slot_table *t, const char *want) {
 
 static void check_view(const hrw_slot_table *t, const char *want) {
     hrw_view *v = NULL;
-    CHECK(hrw_slot_table_view(t, &v) == HRW_STATUS_OK, "%s", current);
+    CHECK(get_view(t, &v) == HRW_STATUS_OK, "%s", current);
     uint8_t raw[HRW_VIEW_FINGERPRINT_LEN];
     char hex[2 * HRW_VIEW_FINGERPRINT_LEN + 1];
-    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
+    CHECK(view_fingerprint_of(v, raw, sizeof raw) == HRW_STATUS_OK, "%s", current);
     hex_of(raw, sizeof raw, hex);
     CHECK(strcmp(hex, want) == 0, "%s: view fingerprint %s, want %s", current, hex, want);
     uint64_t ve = 1, te = 2;
-    CHECK(hrw_view_epoch(v, &ve) == HRW_STATUS_OK && hrw_slot_table_epoch(t, &te) == HRW_STATUS_OK && ve == te,
+    CHECK(view_epoch_of(v, &ve) == HRW_STATUS_OK && get_epoch(t, &te) == HRW_STATUS_OK && ve == te,
           "%s: the view has the table's epoch", current);
     hrw_view_free(v);
 }
 
 static void check_owners(const hrw_slot_table *t, const jvalue *owners) {
     const hrw_placement *p = NULL;
-    CHECK(hrw_slot_table_placement(t, &p) == HRW_STATUS_OK, "%s", current);
+    CHECK(get_placement(t, &p) == HRW_STATUS_OK, "%s", current);
     for (size_t i = 0; i < owners->len; i++) {
         const jvalue *o = &owners->items[i];
         uint64_t slot = strtoull(json_get(o, "slot")->str, NULL, 10);
         const jvalue *key = json_get(o, "key");
         if (key) {
             uint32_t s = UINT32_MAX;
-            CHECK(hrw_slot_table_slot(t, (const uint8_t *)key->str, key->len, &s) == HRW_STATUS_OK, "%s", current);
+            CHECK(get_slot(t, (const uint8_t *)key->str, key->len, &s) == HRW_STATUS_OK, "%s", current);
             CHECK(s == slot, "%s: slot of %s is %u, want %llu", current, key->str, s, (unsigned long long)slot);
         }
         size_t index = SIZE_MAX;
         CHECK(hrw_slot_table_owner_of_slot(t, slot, &index) == HRW_STATUS_OK, "%s", current);
         const uint8_t *id = NULL;
         size_t id_len = 0;
-        CHECK(hrw_placement_node_id(p, index, &id, &id_len) == HRW_STATUS_OK, "%s", current);
+        CHECK(node_id_of(p, index, &id, &id_len) == HRW_STATUS_OK, "%s", current);
         const jvalue *text = json_get(o, "owner");
         size_t want_len = 0;
         uint8_t *want = text ? NULL : unhex(json_get(o, "owner_hex")->str, &want_len);
@@ -433,7 +557,7 @@ static void check_owners(const hrw_slot_table *t, const jvalue *owners) {
 /* The mode and bound a canonical document names: its "policy" and "overload_ppm" lines. */
 static void check_mode(const hrw_slot_table *t, const char *document) {
     hrw_slot_mode mode = (hrw_slot_mode)99;
-    CHECK(hrw_slot_table_mode(t, &mode) == HRW_STATUS_OK, "%s", current);
+    CHECK(get_mode(t, &mode) == HRW_STATUS_OK, "%s", current);
     if (strstr(document, "\"policy\": \"slot-table-v1\"") != NULL) {
         CHECK(mode == HRW_SLOT_MODE_RANKED, "%s: ranked", current);
     } else {
@@ -442,7 +566,7 @@ static void check_mode(const hrw_slot_table *t, const char *document) {
     const char *line = strstr(document, "\"overload_ppm\": ");
     bool has = !line;
     uint32_t ppm = 1;
-    CHECK(hrw_slot_table_overload_ppm(t, &has, &ppm) == HRW_STATUS_OK && has == (line != NULL) &&
+    CHECK(get_bound(t, &has, &ppm) == HRW_STATUS_OK && has == (line != NULL) &&
               ppm == (line ? (uint32_t)strtoul(line + strlen("\"overload_ppm\": "), NULL, 10) : 0),
           "%s: overload_ppm %u", current, ppm);
 }
@@ -460,7 +584,7 @@ static void run_valid(const jvalue *cases) {
         check_view(t, json_get(c, "view_fingerprint")->str);
         check_mode(t, json_get(c, "canonical")->str);
         size_t changes = 0;
-        CHECK(hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK &&
+        CHECK(get_change_count(t, &changes) == HRW_STATUS_OK &&
                   changes == strtoull(json_get(c, "changes")->str, NULL, 10),
               "%s: changes %zu", current, changes);
         check_owners(t, json_get(c, "owners"));
@@ -569,30 +693,58 @@ static void bad_construction(void) {
     hrw_slot_table *t = NULL;
     hrw_error e;
     uint32_t ppm = 50000;
-    CHECK(hrw_slot_table_new(NULL, 8, &t, &e) == HRW_STATUS_NULL_PARAMETER && e.status == HRW_STATUS_NULL_PARAMETER,
+    CHECK(new_levelled(NULL, 8, &t, &e) == HRW_STATUS_NULL_PARAMETER && e.status == HRW_STATUS_NULL_PARAMETER,
           "NULL placement");
-    CHECK(hrw_slot_table_new(p, 8, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
-    CHECK(hrw_slot_table_new_ranked(NULL, 8, NULL, &t, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL placement");
-    CHECK(hrw_slot_table_new_ranked(p, 8, &ppm, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL out");
-    CHECK(hrw_slot_table_new(p, 0, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && e.actual == 0 && t == NULL,
+    CHECK(new_levelled(p, 8, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out");
+    CHECK(new_ranked(NULL, 8, NULL, &t, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL placement");
+    CHECK(new_ranked(p, 8, &ppm, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "ranked NULL out");
+    CHECK(new_levelled(p, 0, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && e.actual == 0 && t == NULL,
           "zero slots");
-    CHECK(hrw_slot_table_new(p, (1u << 24) + 1, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT &&
+    CHECK(new_levelled(p, (1u << 24) + 1, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT &&
               e.actual == (1u << 24) + 1 && t == NULL,
           "2^24 + 1 slots");
-    CHECK(hrw_slot_table_new_ranked(p, 0, &ppm, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
+    CHECK(new_ranked(p, 0, &ppm, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
           "ranked zero slots");
-    CHECK(hrw_slot_table_new_ranked(p, UINT64_MAX, NULL, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
+    CHECK(new_ranked(p, UINT64_MAX, NULL, &t, &e) == HRW_STATUS_INVALID_SLOT_COUNT && t == NULL,
           "ranked 2^64 - 1 slots");
     /* The largest bound is still a bound; NULL is none. */
     uint32_t largest = UINT32_MAX;
     bool has = false;
     uint32_t got = 0;
-    CHECK(hrw_slot_table_new_ranked(p, 8, &largest, &t, NULL) == HRW_STATUS_OK, "largest bound");
-    CHECK(hrw_slot_table_overload_ppm(t, &has, &got) == HRW_STATUS_OK && has && got == UINT32_MAX, "largest bound");
+    CHECK(new_ranked(p, 8, &largest, &t, NULL) == HRW_STATUS_OK, "largest bound");
+    CHECK(get_bound(t, &has, &got) == HRW_STATUS_OK && has && got == UINT32_MAX, "largest bound");
     hrw_slot_table_free(t);
     t = NULL;
-    CHECK(hrw_slot_table_new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
-    CHECK(hrw_slot_table_overload_ppm(t, &has, &got) == HRW_STATUS_OK && !has && got == 0, "unbounded");
+    CHECK(new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
+    CHECK(get_bound(t, &has, &got) == HRW_STATUS_OK && !has && got == 0, "unbounded");
+    hrw_slot_table_free(t);
+    t = NULL;
+    /* Options: zero-initialised is levelled, as NULL is; an unknown mode, and a bound on a
+     * levelled table, are refused (InvalidArgument) before anything is built. */
+    hrw_slot_table_options zero = {0, false, 0};
+    hrw_slot_mode mode = HRW_SLOT_MODE_RANKED;
+    CHECK(hrw_slot_table_new(p, 8, &zero, &t, NULL) == HRW_STATUS_OK && get_mode(t, &mode) == HRW_STATUS_OK &&
+              mode == HRW_SLOT_MODE_LEVELLED,
+          "zeroed options: levelled");
+    hrw_slot_table_free(t);
+    t = NULL;
+    const uint32_t unknown_modes[] = {2, 3, 255, UINT32_MAX};
+    for (size_t i = 0; i < sizeof unknown_modes / sizeof unknown_modes[0]; i++) {
+        hrw_slot_table_options o = {unknown_modes[i], false, 0};
+        memset(&e, 0, sizeof e);
+        CHECK(hrw_slot_table_new(p, 8, &o, &t, &e) == HRW_STATUS_NULL_PARAMETER &&
+                  e.status == HRW_STATUS_NULL_PARAMETER && t == NULL,
+              "unknown mode %u", (unsigned)unknown_modes[i]);
+    }
+    hrw_slot_table_options levelled_bound = {HRW_SLOT_MODE_LEVELLED, true, 5};
+    CHECK(hrw_slot_table_new(p, 8, &levelled_bound, &t, &e) == HRW_STATUS_NULL_PARAMETER &&
+              e.status == HRW_STATUS_NULL_PARAMETER && t == NULL,
+          "a bound on a levelled table");
+    /* A bound that is not asked for is not read. */
+    hrw_slot_table_options unread = {HRW_SLOT_MODE_RANKED, false, 12345};
+    CHECK(hrw_slot_table_new(p, 8, &unread, &t, NULL) == HRW_STATUS_OK && get_bound(t, &has, &got) == HRW_STATUS_OK &&
+              !has && got == 0,
+          "has_bound false: unbounded");
     hrw_slot_table_free(t);
     hrw_slot_table_free(NULL);
     hrw_placement_free(p);
@@ -604,39 +756,40 @@ static void bad_reads(void) {
     current = "reads";
     hrw_placement *p = two_nodes();
     hrw_slot_table *t = NULL;
-    CHECK(hrw_slot_table_new(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
+    CHECK(new_levelled(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
     uint32_t u32 = 0, counts[2], owners[8];
-    uint64_t u64 = 0;
     size_t index = 0;
-    bool has = true;
-    hrw_slot_mode mode;
     const hrw_placement *members = NULL;
     hrw_view *view = NULL;
     uint8_t buf[HRW_TABLE_FINGERPRINT_LEN];
-    CHECK(hrw_slot_table_slots(NULL, &u32) == HRW_STATUS_NULL_PARAMETER, "slots of NULL");
-    CHECK(hrw_slot_table_slots(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slots");
-    CHECK(hrw_slot_table_mode(NULL, &mode) == HRW_STATUS_NULL_PARAMETER, "mode of NULL");
-    CHECK(hrw_slot_table_mode(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out mode");
-    CHECK(hrw_slot_table_mode(t, &mode) == HRW_STATUS_OK && mode == HRW_SLOT_MODE_LEVELLED, "levelled");
-    CHECK(hrw_slot_table_overload_ppm(NULL, &has, &u32) == HRW_STATUS_NULL_PARAMETER, "overload of NULL");
-    CHECK(hrw_slot_table_overload_ppm(t, NULL, &u32) == HRW_STATUS_NULL_PARAMETER, "NULL out has");
-    CHECK(hrw_slot_table_overload_ppm(t, &has, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out ppm");
-    u32 = 7;
-    CHECK(hrw_slot_table_overload_ppm(t, &has, &u32) == HRW_STATUS_OK && !has && u32 == 0,
-          "a levelled table has no bound");
+    hrw_slot_table_figures f;
+    CHECK(hrw_slot_table_summary(NULL, &f) == HRW_STATUS_NULL_PARAMETER, "summary of NULL");
+    CHECK(hrw_slot_table_summary(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out summary");
+    memset(&f, 0xAB, sizeof f);
+    CHECK(hrw_slot_table_summary(t, &f) == HRW_STATUS_OK && f.slots == 8 && f.mode == HRW_SLOT_MODE_LEVELLED &&
+              !f.has_bound && f.overload_ppm == 0 && f.epoch == 0 && f.change_count == 0,
+          "a new levelled table: 8 slots, no bound, epoch 0, no change");
     u32 = 12345;
     CHECK(hrw_slot_table_capacity(t, 0, &u32) == HRW_STATUS_NOT_OFFERED && u32 == 12345,
           "capacity of a levelled table");
     CHECK(hrw_slot_table_capacity(t, 99, &u32) == HRW_STATUS_NOT_OFFERED, "NOT_OFFERED before the index");
     CHECK(hrw_slot_table_capacity(NULL, 0, &u32) == HRW_STATUS_NULL_PARAMETER, "capacity of NULL");
     CHECK(hrw_slot_table_capacity(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out capacity");
-    CHECK(hrw_slot_table_slot(t, NULL, 0, &u32) == HRW_STATUS_OK && u32 < 8, "empty key");
-    CHECK(hrw_slot_table_slot(t, NULL, 3, &u32) == HRW_STATUS_NULL_PARAMETER, "NULL key");
-    CHECK(hrw_slot_table_slot(NULL, (const uint8_t *)"k", 1, &u32) == HRW_STATUS_NULL_PARAMETER, "slot of NULL");
-    CHECK(hrw_slot_table_slot(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out slot");
-    CHECK(hrw_slot_table_owner(NULL, NULL, 0, &index) == HRW_STATUS_NULL_PARAMETER, "owner of NULL");
-    CHECK(hrw_slot_table_owner(t, NULL, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out owner");
-    CHECK(hrw_slot_table_owner(t, NULL, 5, &index) == HRW_STATUS_NULL_PARAMETER, "NULL key of owner");
+    size_t owner_index = 99;
+    CHECK(hrw_slot_table_owner(t, NULL, 0, &owner_index, &u32) == HRW_STATUS_OK && u32 < 8 && owner_index < 2,
+          "empty key: slot and owner");
+    CHECK(hrw_slot_table_owner_of_slot(t, u32, &index) == HRW_STATUS_OK && index == owner_index,
+          "the owner is the owner of the key's slot");
+    u32 = 12345;
+    CHECK(hrw_slot_table_owner(t, NULL, 0, &owner_index, NULL) == HRW_STATUS_OK && u32 == 12345,
+          "the slot is optional");
+    CHECK(hrw_slot_table_owner(t, NULL, 3, &owner_index, &u32) == HRW_STATUS_NULL_PARAMETER && u32 == 12345,
+          "NULL key");
+    CHECK(hrw_slot_table_owner(NULL, (const uint8_t *)"k", 1, &owner_index, &u32) == HRW_STATUS_NULL_PARAMETER,
+          "owner of NULL");
+    CHECK(hrw_slot_table_owner(t, (const uint8_t *)"k", 1, NULL, &u32) == HRW_STATUS_NULL_PARAMETER && u32 == 12345,
+          "NULL out owner, slot not written");
+    CHECK(hrw_slot_table_owner(t, NULL, 5, &index, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL key of owner");
     CHECK(hrw_slot_table_owner_of_slot(t, 8, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 8 of 8");
     CHECK(hrw_slot_table_owner_of_slot(t, UINT64_MAX, &index) == HRW_STATUS_SLOT_OUT_OF_RANGE, "slot 2^64 - 1");
     CHECK(hrw_slot_table_owner_of_slot(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out index");
@@ -650,18 +803,12 @@ static void bad_reads(void) {
     CHECK(hrw_slot_table_slot_counts(t, NULL, 2) == HRW_STATUS_NULL_PARAMETER, "NULL counts");
     CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_BUFFER_TOO_SMALL, "short counts");
     CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_OK && counts[0] + counts[1] == 8, "counts");
-    CHECK(hrw_slot_table_placement(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "placement of NULL");
-    CHECK(hrw_slot_table_placement(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out placement");
-    CHECK(hrw_slot_table_initial(NULL, &members) == HRW_STATUS_NULL_PARAMETER, "initial of NULL");
-    CHECK(hrw_slot_table_initial(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out initial");
-    CHECK(hrw_slot_table_view(NULL, &view) == HRW_STATUS_NULL_PARAMETER, "view of NULL");
-    CHECK(hrw_slot_table_view(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out view");
-    CHECK(hrw_slot_table_epoch(NULL, &u64) == HRW_STATUS_NULL_PARAMETER, "epoch of NULL");
-    CHECK(hrw_slot_table_epoch(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out epoch");
-    CHECK(hrw_slot_table_epoch(t, &u64) == HRW_STATUS_OK && u64 == 0, "epoch 0");
-    CHECK(hrw_slot_table_change_count(NULL, &index) == HRW_STATUS_NULL_PARAMETER, "change count of NULL");
-    CHECK(hrw_slot_table_change_count(t, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out change count");
-    CHECK(hrw_slot_table_change_count(t, &index) == HRW_STATUS_OK && index == 0, "no change yet");
+    memset(&f, 0, sizeof f);
+    CHECK(hrw_slot_table_summary(t, &f) == HRW_STATUS_OK && f.placement != NULL && f.initial != NULL &&
+              f.placement != f.initial && get_placement(t, &members) == HRW_STATUS_OK && members == f.placement,
+          "summary: the borrowed memberships, the same each time");
+    CHECK(get_view(t, &view) == HRW_STATUS_OK && view != NULL, "the table's view from its summary");
+    hrw_view_free(view);
     CHECK(hrw_slot_table_fingerprint(NULL, buf, sizeof buf) == HRW_STATUS_NULL_PARAMETER, "fingerprint of NULL");
     CHECK(hrw_slot_table_fingerprint(t, NULL, 16) == HRW_STATUS_NULL_PARAMETER, "NULL fingerprint buffer");
     CHECK(hrw_slot_table_fingerprint(t, buf, 15) == HRW_STATUS_BUFFER_TOO_SMALL, "short fingerprint");
@@ -716,81 +863,94 @@ static void bad_changes(void) {
     hrw_placement *p = two_nodes();
     hrw_slot_table *t = NULL, *u = NULL;
     hrw_error e;
-    CHECK(hrw_slot_table_new(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
+    CHECK(new_levelled(p, 8, &t, NULL) == HRW_STATUS_OK, "table");
     snapshot before = snapshot_of(t);
     hrw_node empty = {(const uint8_t *)"", 0, NULL, 0}, null_id = {NULL, 3, NULL, 0},
              null_domain = {(const uint8_t *)"c", 1, NULL, 2};
     /* As copies. Positions name the change (0: the table has no change yet). */
-    CHECK(hrw_slot_table_with_node(NULL, &node_c, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL");
-    CHECK(hrw_slot_table_with_node(t, &node_c, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER, "add into NULL");
-    CHECK(hrw_slot_table_with_node(t, NULL, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL node");
-    CHECK(hrw_slot_table_with_node(t, &null_id, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
+    CHECK(with_node(NULL, &node_c, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL");
+    CHECK(with_node(t, &node_c, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER, "add into NULL");
+    CHECK(hrw_slot_table_with_change(t, NULL, &u, &e) == HRW_STATUS_NULL_PARAMETER &&
+              e.status == HRW_STATUS_NULL_PARAMETER && u == NULL,
+          "NULL change");
+    for (uint32_t op = HRW_SLOT_OP_WEIGHT + 1; op != 0; op = op < 16 ? op + 1 : (op == 16 ? UINT32_MAX : 0)) {
+        hrw_slot_change unknown = change_of(op, &node_c, 1.0);
+        memset(&e, 0, sizeof e);
+        CHECK(hrw_slot_table_with_change(t, &unknown, &u, &e) == HRW_STATUS_NULL_PARAMETER &&
+                  e.status == HRW_STATUS_NULL_PARAMETER && u == NULL,
+              "unknown op %u", (unsigned)op);
+        CHECK(hrw_slot_table_push(t, &unknown, &e) == HRW_STATUS_NULL_PARAMETER &&
+                  e.status == HRW_STATUS_NULL_PARAMETER,
+              "unknown op %u in place", (unsigned)op);
+    }
+    CHECK(with_node(t, &null_id, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
           "NULL id");
-    CHECK(hrw_slot_table_with_node(t, &null_domain, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL domain");
-    CHECK(hrw_slot_table_with_node(t, &empty, 1.0, &u, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0, "empty id");
-    CHECK(hrw_slot_table_with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
+    CHECK(with_node(t, &null_domain, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "NULL domain");
+    CHECK(with_node(t, &empty, 1.0, &u, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0, "empty id");
+    CHECK(with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
               e.first_index == 1,
           "duplicate: index %zu first %zu", e.index, e.first_index);
-    CHECK(hrw_slot_table_with_node(t, &node_c, -0.5, &u, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
+    CHECK(with_node(t, &node_c, -0.5, &u, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
               e.value == -0.5,
           "negative weight");
-    CHECK(hrw_slot_table_with_node(t, &node_c, INFINITY, &u, &e) == HRW_STATUS_INVALID_WEIGHT, "infinite weight");
-    CHECK(hrw_slot_table_without_node(NULL, (const uint8_t *)"a", 1, &u, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(with_node(t, &node_c, INFINITY, &u, &e) == HRW_STATUS_INVALID_WEIGHT, "infinite weight");
+    CHECK(without_node(NULL, (const uint8_t *)"a", 1, &u, &e) == HRW_STATUS_NULL_PARAMETER,
           "remove from NULL");
-    CHECK(hrw_slot_table_without_node(t, (const uint8_t *)"a", 1, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(without_node(t, (const uint8_t *)"a", 1, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
           "remove into NULL");
-    CHECK(hrw_slot_table_without_node(t, NULL, 1, &u, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id");
-    CHECK(hrw_slot_table_without_node(t, (const uint8_t *)"zz", 2, &u, &e) == HRW_STATUS_UNKNOWN_NODE &&
+    CHECK(without_node(t, NULL, 1, &u, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id");
+    CHECK(without_node(t, (const uint8_t *)"zz", 2, &u, &e) == HRW_STATUS_UNKNOWN_NODE &&
               e.status == HRW_STATUS_UNKNOWN_NODE,
           "remove unknown");
-    CHECK(hrw_slot_table_with_weight(NULL, (const uint8_t *)"a", 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(with_weight(NULL, (const uint8_t *)"a", 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER,
           "weight in NULL");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(with_weight(t, (const uint8_t *)"a", 1, 1.0, NULL, &e) == HRW_STATUS_NULL_PARAMETER,
           "weight into NULL");
-    CHECK(hrw_slot_table_with_weight(t, NULL, 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"zz", 2, NAN, &u, &e) == HRW_STATUS_UNKNOWN_NODE,
+    CHECK(with_weight(t, NULL, 1, 1.0, &u, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id");
+    CHECK(with_weight(t, (const uint8_t *)"zz", 2, NAN, &u, &e) == HRW_STATUS_UNKNOWN_NODE,
           "unknown node before its weight");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"b", 1, NAN, &u, &e) == HRW_STATUS_INVALID_WEIGHT &&
+    CHECK(with_weight(t, (const uint8_t *)"b", 1, NAN, &u, &e) == HRW_STATUS_INVALID_WEIGHT &&
               e.index == 0 && isnan(e.value),
           "NaN weight");
-    CHECK(hrw_slot_table_with_weight(t, (const uint8_t *)"a", 1, 0.0, &u, NULL) == HRW_STATUS_OK, "drain a");
+    CHECK(with_weight(t, (const uint8_t *)"a", 1, 0.0, &u, NULL) == HRW_STATUS_OK, "drain a");
     hrw_slot_table *v = NULL;
-    CHECK(hrw_slot_table_with_weight(u, (const uint8_t *)"b", 1, 0.0, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO &&
+    CHECK(with_weight(u, (const uint8_t *)"b", 1, 0.0, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO &&
               v == NULL,
           "drain all");
-    CHECK(hrw_slot_table_without_node(u, (const uint8_t *)"b", 1, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO && v == NULL,
+    CHECK(without_node(u, (const uint8_t *)"b", 1, &v, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO && v == NULL,
           "remove the last weighted node");
     /* A change a copy made is known to it, with its position. */
-    CHECK(hrw_slot_table_with_node(u, &node_a, 1.0, &v, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 1 &&
+    CHECK(with_node(u, &node_a, 1.0, &v, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 1 &&
               e.first_index == 0,
           "position 1: %zu", e.index);
     hrw_slot_table_free(u);
     u = NULL;
 
     /* In place, the same inputs. */
-    CHECK(hrw_slot_table_add_node(NULL, &node_c, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL in place");
-    CHECK(hrw_slot_table_add_node(t, NULL, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "add NULL node");
-    CHECK(hrw_slot_table_add_node(t, &null_id, 1.0, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
+    CHECK(add_node(NULL, &node_c, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "add to NULL in place");
+    CHECK(hrw_slot_table_push(t, NULL, &e) == HRW_STATUS_NULL_PARAMETER && e.status == HRW_STATUS_NULL_PARAMETER,
+          "push NULL change");
+    CHECK(add_node(t, &null_id, 1.0, &e) == HRW_STATUS_NULL_PARAMETER && e.index == 0,
           "add NULL id");
-    CHECK(hrw_slot_table_add_node(t, &empty, 1.0, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0,
+    CHECK(add_node(t, &empty, 1.0, &e) == HRW_STATUS_EMPTY_NODE_ID && e.index == 0,
           "add empty id");
-    CHECK(hrw_slot_table_add_node(t, &node_b, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
+    CHECK(add_node(t, &node_b, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 0 &&
               e.first_index == 1,
           "add duplicate");
-    CHECK(hrw_slot_table_add_node(t, &node_c, -0.5, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
+    CHECK(add_node(t, &node_c, -0.5, &e) == HRW_STATUS_INVALID_WEIGHT && e.index == 0 &&
               e.value == -0.5,
           "add negative weight");
-    CHECK(hrw_slot_table_remove_node(NULL, (const uint8_t *)"a", 1, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(remove_node(NULL, (const uint8_t *)"a", 1, &e) == HRW_STATUS_NULL_PARAMETER,
           "remove from NULL in place");
-    CHECK(hrw_slot_table_remove_node(t, NULL, 1, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id in place");
-    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"zz", 2, &e) == HRW_STATUS_UNKNOWN_NODE,
+    CHECK(remove_node(t, NULL, 1, &e) == HRW_STATUS_NULL_PARAMETER, "remove NULL id in place");
+    CHECK(remove_node(t, (const uint8_t *)"zz", 2, &e) == HRW_STATUS_UNKNOWN_NODE,
           "remove unknown in place");
-    CHECK(hrw_slot_table_set_weight(NULL, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
+    CHECK(set_weight(NULL, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER,
           "weight in NULL in place");
-    CHECK(hrw_slot_table_set_weight(t, NULL, 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id in place");
-    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"zz", 2, 1.0, &e) == HRW_STATUS_UNKNOWN_NODE,
+    CHECK(set_weight(t, NULL, 1, 1.0, &e) == HRW_STATUS_NULL_PARAMETER, "weight NULL id in place");
+    CHECK(set_weight(t, (const uint8_t *)"zz", 2, 1.0, &e) == HRW_STATUS_UNKNOWN_NODE,
           "weight of unknown in place");
-    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"b", 1, INFINITY, &e) == HRW_STATUS_INVALID_WEIGHT &&
+    CHECK(set_weight(t, (const uint8_t *)"b", 1, INFINITY, &e) == HRW_STATUS_INVALID_WEIGHT &&
               e.index == 0,
           "infinite weight in place");
     snapshot after = snapshot_of(t);
@@ -801,40 +961,40 @@ static void bad_changes(void) {
     const hrw_placement *members = NULL;
     size_t len = 0;
     uint32_t counts[3];
-    CHECK(hrw_slot_table_placement(t, &members) == HRW_STATUS_OK, "borrow");
-    CHECK(hrw_slot_table_add_node(t, &node_c, 2.0, &e) == HRW_STATUS_OK, "add c in place");
-    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 3, "the borrowed placement shows c");
+    CHECK(get_placement(t, &members) == HRW_STATUS_OK, "borrow");
+    CHECK(add_node(t, &node_c, 2.0, &e) == HRW_STATUS_OK, "add c in place");
+    CHECK(hrw_placement_len(members, &len, NULL) == HRW_STATUS_OK && len == 3, "the borrowed placement shows c");
     CHECK(hrw_slot_table_slot_counts(t, counts, 2) == HRW_STATUS_BUFFER_TOO_SMALL, "three nodes now");
-    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, 0.0, NULL) == HRW_STATUS_OK &&
-              hrw_slot_table_set_weight(t, (const uint8_t *)"b", 1, 0.0, NULL) == HRW_STATUS_OK,
+    CHECK(set_weight(t, (const uint8_t *)"a", 1, 0.0, NULL) == HRW_STATUS_OK &&
+              set_weight(t, (const uint8_t *)"b", 1, 0.0, NULL) == HRW_STATUS_OK,
           "drain a and b in place");
     free(before.owners);
     before = snapshot_of(t);
     CHECK(before.changes == 3, "three changes");
-    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"c", 1, 0.0, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
+    CHECK(set_weight(t, (const uint8_t *)"c", 1, 0.0, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
           "drain all in place");
-    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
+    CHECK(remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_ALL_WEIGHTS_ZERO,
           "remove the last weighted node in place");
-    CHECK(hrw_slot_table_add_node(t, &node_a, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 3 &&
+    CHECK(add_node(t, &node_a, 1.0, &e) == HRW_STATUS_DUPLICATE_NODE_ID && e.index == 3 &&
               e.first_index == 0,
           "add duplicate at position 3: %zu", e.index);
     after = snapshot_of(t);
     CHECK(snapshot_same(before, after), "refused changes change nothing");
     free(before.owners);
     free(after.owners);
-    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"a", 1, NULL) == HRW_STATUS_OK &&
-              hrw_slot_table_remove_node(t, (const uint8_t *)"b", 1, NULL) == HRW_STATUS_OK,
+    CHECK(remove_node(t, (const uint8_t *)"a", 1, NULL) == HRW_STATUS_OK &&
+              remove_node(t, (const uint8_t *)"b", 1, NULL) == HRW_STATUS_OK,
           "remove a and b in place");
-    CHECK(hrw_slot_table_remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_EMPTY_MEMBERSHIP,
+    CHECK(remove_node(t, (const uint8_t *)"c", 1, &e) == HRW_STATUS_EMPTY_MEMBERSHIP,
           "remove the last node in place");
     CHECK(hrw_slot_table_slot_counts(t, counts, 1) == HRW_STATUS_OK && counts[0] == 8, "c holds every slot");
-    CHECK(hrw_placement_len(members, &len) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
+    CHECK(hrw_placement_len(members, &len, NULL) == HRW_STATUS_OK && len == 1, "the borrowed placement shows c alone");
     const hrw_placement *initial = NULL;
     const uint8_t *id = NULL;
     size_t id_len = 0;
-    CHECK(hrw_slot_table_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
-              hrw_placement_len(initial, &len) == HRW_STATUS_OK && len == 2 &&
-              hrw_placement_node_id(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
+    CHECK(get_initial(t, &initial) == HRW_STATUS_OK && initial != members &&
+              hrw_placement_len(initial, &len, NULL) == HRW_STATUS_OK && len == 2 &&
+              node_id_of(initial, 1, &id, &id_len) == HRW_STATUS_OK && id_len == 1 && id[0] == 'b',
           "the first membership is a and b");
     hrw_slot_table_free(t);
     hrw_placement_free(p);
@@ -848,21 +1008,21 @@ static void too_many_changes(void) {
     hrw_slot_table *t = NULL, *u = NULL;
     hrw_error e;
     CHECK(hrw_placement_new(one, 1, NULL, &p, NULL) == HRW_STATUS_OK, "placement");
-    CHECK(hrw_slot_table_new(p, 1, &t, NULL) == HRW_STATUS_OK, "table");
+    CHECK(new_levelled(p, 1, &t, NULL) == HRW_STATUS_OK, "table");
     int ok = 1;
     for (size_t i = 0; i < 65536 && ok; i++) {
-        ok = hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, (double)(i % 2 + 1), NULL) == HRW_STATUS_OK;
+        ok = set_weight(t, (const uint8_t *)"a", 1, (double)(i % 2 + 1), NULL) == HRW_STATUS_OK;
     }
     size_t changes = 0;
-    CHECK(ok && hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "65,536 changes");
+    CHECK(ok && get_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "65,536 changes");
     memset(&e, 0, sizeof e);
-    CHECK(hrw_slot_table_set_weight(t, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_INVALID_VIEW &&
+    CHECK(set_weight(t, (const uint8_t *)"a", 1, 1.0, &e) == HRW_STATUS_INVALID_VIEW &&
               e.field_len == strlen("changes") && memcmp(e.field, "changes", e.field_len) == 0 && e.has_index &&
               e.index == 65536 && strcmp(hrw_view_fault_name(e.reason), "out_of_range") == 0,
           "change 65,537 in place: %d %.*s", (int)e.status, (int)e.field_len, e.field);
-    CHECK(hrw_slot_table_with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_INVALID_VIEW && u == NULL,
+    CHECK(with_node(t, &node_b, 1.0, &u, &e) == HRW_STATUS_INVALID_VIEW && u == NULL,
           "change 65,537 as a copy");
-    CHECK(hrw_slot_table_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "still 65,536");
+    CHECK(get_change_count(t, &changes) == HRW_STATUS_OK && changes == 65536, "still 65,536");
     hrw_slot_table_free(t);
     hrw_placement_free(p);
 }
@@ -871,13 +1031,13 @@ static void too_many_changes(void) {
 static int same_owner_ids(const hrw_slot_table *a, const hrw_slot_table *b) {
     snapshot sa = snapshot_of(a), sb = snapshot_of(b);
     const hrw_placement *pa = NULL, *pb = NULL;
-    int same = sa.slots == sb.slots && hrw_slot_table_placement(a, &pa) == HRW_STATUS_OK &&
-               hrw_slot_table_placement(b, &pb) == HRW_STATUS_OK;
+    int same = sa.slots == sb.slots && get_placement(a, &pa) == HRW_STATUS_OK &&
+               get_placement(b, &pb) == HRW_STATUS_OK;
     for (uint32_t s = 0; same && s < sa.slots; s++) {
         const uint8_t *ia = NULL, *ib = NULL;
         size_t la = 0, lb = 0;
-        same = hrw_placement_node_id(pa, sa.owners[s], &ia, &la) == HRW_STATUS_OK &&
-               hrw_placement_node_id(pb, sb.owners[s], &ib, &lb) == HRW_STATUS_OK && la == lb &&
+        same = node_id_of(pa, sa.owners[s], &ia, &la) == HRW_STATUS_OK &&
+               node_id_of(pb, sb.owners[s], &ib, &lb) == HRW_STATUS_OK && la == lb &&
                memcmp(ia, ib, la) == 0;
     }
     free(sa.owners);
@@ -895,20 +1055,20 @@ static void history(void) {
     for (int ranked = 0; ranked < 2; ranked++) {
         uint32_t ppm = 20000;
         hrw_slot_table *first = NULL, *h1 = NULL, *h2 = NULL, *h3 = NULL, *again = NULL, *later = NULL;
-        CHECK((ranked ? hrw_slot_table_new_ranked(p, 64, &ppm, &first, NULL) : hrw_slot_table_new(p, 64, &first, NULL)) ==
+        CHECK((ranked ? new_ranked(p, 64, &ppm, &first, NULL) : new_levelled(p, 64, &first, NULL)) ==
                   HRW_STATUS_OK,
               "new %d", ranked);
         hrw_node d = {(const uint8_t *)"d", 1, (const uint8_t *)"zone-9", 6};
-        CHECK(hrw_slot_table_with_node(first, &d, 2.0, &h1, NULL) == HRW_STATUS_OK, "add");
-        CHECK(hrw_slot_table_without_node(h1, (const uint8_t *)"a", 1, &h2, NULL) == HRW_STATUS_OK, "remove");
-        CHECK(hrw_slot_table_with_weight(h2, (const uint8_t *)"c", 1, 0.5, &h3, NULL) == HRW_STATUS_OK, "weight");
+        CHECK(with_node(first, &d, 2.0, &h1, NULL) == HRW_STATUS_OK, "add");
+        CHECK(without_node(h1, (const uint8_t *)"a", 1, &h2, NULL) == HRW_STATUS_OK, "remove");
+        CHECK(with_weight(h2, (const uint8_t *)"c", 1, 0.5, &h3, NULL) == HRW_STATUS_OK, "weight");
         CHECK(hrw_slot_table_with_epoch(h3, 5, &later) == HRW_STATUS_OK, "with_epoch");
         uint64_t epoch = 9;
         size_t changes = 0;
-        CHECK(hrw_slot_table_epoch(h3, &epoch) == HRW_STATUS_OK && epoch == 0, "a copy keeps epoch 0");
-        CHECK(hrw_slot_table_epoch(later, &epoch) == HRW_STATUS_OK && epoch == 5, "epoch 5");
-        CHECK(hrw_slot_table_change_count(later, &changes) == HRW_STATUS_OK && changes == 3, "three changes");
-        CHECK(hrw_slot_table_change_count(first, &changes) == HRW_STATUS_OK && changes == 0,
+        CHECK(get_epoch(h3, &epoch) == HRW_STATUS_OK && epoch == 0, "a copy keeps epoch 0");
+        CHECK(get_epoch(later, &epoch) == HRW_STATUS_OK && epoch == 5, "epoch 5");
+        CHECK(get_change_count(later, &changes) == HRW_STATUS_OK && changes == 3, "three changes");
+        CHECK(get_change_count(first, &changes) == HRW_STATUS_OK && changes == 0,
               "the copies left the first table as it was");
         hrw_error err;
         size_t written = 0;
@@ -928,24 +1088,24 @@ static void history(void) {
         const hrw_placement *ia = NULL, *ib = NULL;
         const uint8_t *id = NULL;
         size_t id_len = 0, len = 0;
-        CHECK(hrw_slot_table_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len) == HRW_STATUS_OK &&
-                  len == 3 && hrw_placement_node_id(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
+        CHECK(get_initial(later, &ia) == HRW_STATUS_OK && hrw_placement_len(ia, &len, NULL) == HRW_STATUS_OK &&
+                  len == 3 && node_id_of(ia, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'c',
               "the first membership in build order");
-        CHECK(hrw_slot_table_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len) == HRW_STATUS_OK &&
-                  len == 3 && hrw_placement_node_id(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
+        CHECK(get_initial(again, &ib) == HRW_STATUS_OK && hrw_placement_len(ib, &len, NULL) == HRW_STATUS_OK &&
+                  len == 3 && node_id_of(ib, 0, &id, &id_len) == HRW_STATUS_OK && id[0] == 'a',
               "the document's first membership in id order");
         free(a.owners);
         free(b.owners);
         hrw_slot_mode mode;
         bool has = false;
         uint32_t got = 0;
-        CHECK(hrw_slot_table_mode(again, &mode) == HRW_STATUS_OK &&
+        CHECK(get_mode(again, &mode) == HRW_STATUS_OK &&
                   mode == (ranked ? HRW_SLOT_MODE_RANKED : HRW_SLOT_MODE_LEVELLED),
               "mode survives the document");
-        CHECK(hrw_slot_table_overload_ppm(again, &has, &got) == HRW_STATUS_OK && has == ranked &&
+        CHECK(get_bound(again, &has, &got) == HRW_STATUS_OK && has == ranked &&
                   got == (ranked ? ppm : 0),
               "the bound survives the document");
-        CHECK(hrw_slot_table_epoch(again, &epoch) == HRW_STATUS_OK && epoch == 5, "the epoch survives the document");
+        CHECK(get_epoch(again, &epoch) == HRW_STATUS_OK && epoch == 5, "the epoch survives the document");
         free(text);
         /* A secret seed: the document names its fingerprint, and only that seed loads it. */
         uint8_t seed[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
@@ -953,7 +1113,7 @@ static void history(void) {
         hrw_placement *ps = NULL;
         hrw_slot_table *secret = NULL, *bad = NULL;
         CHECK(hrw_placement_new(nodes, 3, &o, &ps, NULL) == HRW_STATUS_OK, "secret placement");
-        CHECK((ranked ? hrw_slot_table_new_ranked(ps, 64, NULL, &secret, NULL) : hrw_slot_table_new(ps, 64, &secret, NULL)) ==
+        CHECK((ranked ? new_ranked(ps, 64, NULL, &secret, NULL) : new_levelled(ps, 64, &secret, NULL)) ==
                   HRW_STATUS_OK,
               "secret table");
         CHECK(hrw_slot_table_to_json(secret, NULL, 0, &written, &err) == HRW_STATUS_BUFFER_TOO_SMALL, "length");
@@ -982,14 +1142,14 @@ static void ranked_capacity(void) {
     hrw_placement *p = two_nodes();
     hrw_slot_table *t = NULL;
     uint32_t ppm = 0, cap = 12345;
-    CHECK(hrw_slot_table_new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
+    CHECK(new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
     CHECK(hrw_slot_table_capacity(t, 0, &cap) == HRW_STATUS_NOT_OFFERED && cap == 12345, "unbounded capacity");
     hrw_slot_table_free(t);
-    CHECK(hrw_slot_table_new_ranked(p, 8, &ppm, &t, NULL) == HRW_STATUS_OK, "bound 0");
+    CHECK(new_ranked(p, 8, &ppm, &t, NULL) == HRW_STATUS_OK, "bound 0");
     CHECK(hrw_slot_table_capacity(t, 1, &cap) == HRW_STATUS_OK && cap == 4, "capacity %u", cap);
     CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "past the last node");
     CHECK(hrw_slot_table_capacity(t, SIZE_MAX, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "index SIZE_MAX");
-    CHECK(hrw_slot_table_add_node(t, &node_c, 2.0, NULL) == HRW_STATUS_OK, "add c in place");
+    CHECK(add_node(t, &node_c, 2.0, NULL) == HRW_STATUS_OK, "add c in place");
     CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_OK && cap == 4, "c's capacity %u", cap);
     hrw_slot_table_free(t);
     hrw_placement_free(p);

@@ -35,14 +35,14 @@ static void *worker(void *arg) {
                 HRW_STATUS_OK ||
             n != 3 || top[0] != expected[i])
             (*mismatches)++;
-        if (hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &owner) != HRW_STATUS_OK ||
+        if (hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &owner, NULL) != HRW_STATUS_OK ||
             owner != table_expected[i])
             (*mismatches)++;
         if (round % 4000 == 0) {
             char id[32];
-            hrw_node extra = {(const uint8_t *)id, key_of(offset, id, sizeof id), NULL, 0};
+            hrw_slot_change extra = {HRW_SLOT_OP_ADD, {(const uint8_t *)id, key_of(offset, id, sizeof id), NULL, 0}, 1.0};
             hrw_slot_table *copy = NULL;
-            if (hrw_slot_table_with_node(shared_table, &extra, 1.0, &copy, NULL) != HRW_STATUS_OK)
+            if (hrw_slot_table_with_change(shared_table, &extra, &copy, NULL) != HRW_STATUS_OK)
                 (*mismatches)++;
             hrw_slot_table_free(copy);
         }
@@ -69,13 +69,13 @@ int main(void) {
         hrw_placement_owner(shared, (const uint8_t *)key, len, &expected[i]);
     }
 
-    st = hrw_slot_table_new(shared, 4096, &shared_table, NULL);
+    st = hrw_slot_table_new(shared, 4096, NULL, &shared_table, NULL);
     CHECK(st == HRW_STATUS_OK, "slot table: %s", hrw_status_message(st));
     if (st != HRW_STATUS_OK) return check_report("test_threads");
     for (int i = 0; i < KEYS; i++) {
         char key[32];
         size_t len = key_of(i, key, sizeof key);
-        hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &table_expected[i]);
+        hrw_slot_table_owner(shared_table, (const uint8_t *)key, len, &table_expected[i], NULL);
     }
 
     pthread_t threads[THREADS];
@@ -91,8 +91,8 @@ int main(void) {
               result ? *(size_t *)result : (size_t)0);
         free(result);
     }
-    size_t changes = 1;
-    CHECK(hrw_slot_table_change_count(shared_table, &changes) == HRW_STATUS_OK && changes == 0,
+    hrw_slot_table_figures figures = {0, HRW_SLOT_MODE_LEVELLED, false, 0, 0, 1, NULL, NULL};
+    CHECK(hrw_slot_table_summary(shared_table, &figures) == HRW_STATUS_OK && figures.change_count == 0,
           "the copies left the shared table as it was");
     hrw_slot_table_free(shared_table);
     hrw_placement_free(shared);

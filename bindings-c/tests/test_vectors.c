@@ -236,8 +236,7 @@ int main(int argc, char **argv) {
     jvalue *root = json_load(path);
     if (root == NULL) return 2;
 
-    CHECK(strcmp(json_get(root, "algorithm")->str, hrw_algorithm()) == 0, "algorithm %s",
-          hrw_algorithm());
+    CHECK(strcmp(json_get(root, "algorithm")->str, HRW_ALGORITHM) == 0, "algorithm %s", HRW_ALGORITHM);
     const jvalue *cases = json_get(root, "cases");
     for (size_t i = 0; i < cases->len; i++) run_case(&cases->items[i]);
 

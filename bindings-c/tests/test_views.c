@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "check.h"
 #include "hrwhash.h"
+#include "check.h"
 #include "json.h"
 
 static const char *current; /* the case being run, for messages */
@@ -96,13 +96,13 @@ static hrw_diff_figures figures_of(const hrw_diff *d) {
 
 static void fingerprint_hex(const hrw_view *v, char out[FP_HEX_SIZE]) {
     uint8_t raw[HRW_VIEW_FINGERPRINT_LEN];
-    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: fp", current);
+    CHECK(view_fingerprint_of(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: fp", current);
     hex_of(raw, sizeof raw, out);
 }
 
 static void seed_fingerprint_hex(const hrw_view *v, char out[SEED_FP_HEX_SIZE]) {
     uint8_t raw[HRW_SEED_FINGERPRINT_LEN];
-    CHECK(hrw_view_seed_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: seed fp", current);
+    CHECK(view_seed_fingerprint_of(v, raw, sizeof raw) == HRW_STATUS_OK, "%s: seed fp", current);
     hex_of(raw, sizeof raw, out);
 }
 
@@ -243,18 +243,18 @@ static void run_valid(const jvalue *c) {
     /* The byte forms agree with the hex forms the file gives. */
     uint8_t raw[HRW_VIEW_FINGERPRINT_LEN], sraw[HRW_SEED_FINGERPRINT_LEN];
     bytes want = unhex(json_get(c, "fingerprint")->str, 32), swant = unhex(json_get(c, "seed_fingerprint")->str, 16);
-    CHECK(hrw_view_fingerprint(v, raw, sizeof raw) == HRW_STATUS_OK && memcmp(raw, want.data, 16) == 0,
+    CHECK(view_fingerprint_of(v, raw, sizeof raw) == HRW_STATUS_OK && memcmp(raw, want.data, 16) == 0,
           "%s: fingerprint bytes", current);
-    CHECK(hrw_view_seed_fingerprint(v, sraw, sizeof sraw) == HRW_STATUS_OK && memcmp(sraw, swant.data, 8) == 0,
+    CHECK(view_seed_fingerprint_of(v, sraw, sizeof sraw) == HRW_STATUS_OK && memcmp(sraw, swant.data, 8) == 0,
           "%s: seed fingerprint bytes", current);
     free(want.data);
     free(swant.data);
 
     uint64_t epoch = 0;
-    CHECK(hrw_view_epoch(v, &epoch) == HRW_STATUS_OK && epoch == u64_of(json_get(c, "epoch")), "%s: epoch %" PRIu64,
+    CHECK(view_epoch_of(v, &epoch) == HRW_STATUS_OK && epoch == u64_of(json_get(c, "epoch")), "%s: epoch %" PRIu64,
           current, epoch);
     bool is_default = 0;
-    CHECK(hrw_view_has_default_seed(v, &is_default) == HRW_STATUS_OK, "%s", current);
+    CHECK(view_has_default_seed_of(v, &is_default) == HRW_STATUS_OK, "%s", current);
     CHECK(is_default == (strstr(canonical->str, "\"seed\": \"default\"") != NULL), "%s: has_default_seed", current);
 
     hrw_placement *p = placement_of(v);
@@ -291,7 +291,7 @@ static void run_valid(const jvalue *c) {
         uint64_t e2 = 0;
         fingerprint_hex(moved, fp2);
         CHECK(strcmp(fp, fp2) == 0, "%s: with_epoch changes the fingerprint", current);
-        CHECK(hrw_view_epoch(moved, &e2) == HRW_STATUS_OK && e2 == (epoch ^ 1), "%s: with_epoch epoch", current);
+        CHECK(view_epoch_of(moved, &e2) == HRW_STATUS_OK && e2 == (epoch ^ 1), "%s: with_epoch epoch", current);
     }
     /* One byte short: BUFFER_TOO_SMALL with the length needed, and nothing written. */
     size_t written = 12345;
@@ -398,9 +398,9 @@ static void run_movement(const jvalue *c) {
     hrw_transition *both[2] = {t, tv};
     for (int i = 0; i < 2; i++) {
         double moved = -1, opt = -1;
-        CHECK(hrw_transition_expected_moved(both[i], &moved) == HRW_STATUS_OK && moved == want_moved,
+        CHECK(expected_moved_of(both[i], &moved) == HRW_STATUS_OK && moved == want_moved,
               "%s: expected_moved %.17g, want %.17g", current, moved, want_moved);
-        CHECK(hrw_transition_optimum(both[i], &opt) == HRW_STATUS_OK && opt == want_opt,
+        CHECK(optimum_of(both[i], &opt) == HRW_STATUS_OK && opt == want_opt,
               "%s: optimum %.17g, want %.17g", current, opt, want_opt);
     }
     CHECK(hrw_transition_diff(t, &d) == HRW_STATUS_OK, "%s: diff", current);
@@ -436,15 +436,15 @@ static void run_ramp(const jvalue *c) {
     CHECK(u64_of(json_get(c, "grid")) == HRW_RAMP_GRID, "%s: grid", current);
     const jvalue *steps = json_get(c, "steps");
     size_t n = SIZE_MAX;
-    CHECK(hrw_ramp_len(r, &n) == HRW_STATUS_OK && n == steps->len, "%s: %zu steps", current, n);
-    hrw_ramp_figures sum = {-1, -1, -1, -1};
+    CHECK(ramp_len_of(r, &n) == HRW_STATUS_OK && n == steps->len, "%s: %zu steps", current, n);
+    hrw_ramp_figures sum = {SIZE_MAX, -1, -1, -1, -1};
     CHECK(hrw_ramp_summary(r, &sum) == HRW_STATUS_OK && sum.max_move == max_move, "%s: max_move", current);
     uint64_t old_epoch = 0;
-    hrw_view_epoch(old, &old_epoch);
+    view_epoch_of(old, &old_epoch);
     for (size_t i = 0; i < n && i < steps->len; i++) {
         const jvalue *want = &steps->items[i];
         hrw_ramp_step s;
-        CHECK(hrw_ramp_get_step(r, i, &s, &err) == HRW_STATUS_OK, "%s: step %zu", current, i);
+        CHECK(hrw_ramp_get_step(r, i, &s, NULL, &err) == HRW_STATUS_OK, "%s: step %zu", current, i);
         CHECK(s.epoch == u64_of(json_get(want, "epoch")), "%s: step %zu epoch", current, i);
         CHECK(s.position == u64_of(json_get(want, "position")), "%s: step %zu position %u", current, i, s.position);
         CHECK(s.moved == strtod(json_get(want, "moved")->str, NULL), "%s: step %zu moved %.17g", current, i, s.moved);
@@ -452,22 +452,25 @@ static void run_ramp(const jvalue *c) {
         CHECK(s.removes_drained == json_get(want, "removes_drained")->boolean, "%s: step %zu removes_drained", current,
               i);
         hrw_view *sv = NULL;
-        CHECK(hrw_ramp_view(r, i, &sv, &err) == HRW_STATUS_OK, "%s: step view %zu", current, i);
+        hrw_ramp_step again;
+        CHECK(hrw_ramp_get_step(r, i, &again, &sv, &err) == HRW_STATUS_OK && again.epoch == s.epoch &&
+                  again.position == s.position,
+              "%s: step view %zu", current, i);
         if (sv == NULL) continue;
         uint64_t e = 0;
-        CHECK(hrw_view_epoch(sv, &e) == HRW_STATUS_OK && e == s.epoch, "%s: step view epoch", current);
+        CHECK(view_epoch_of(sv, &e) == HRW_STATUS_OK && e == s.epoch, "%s: step view epoch", current);
         hrw_placement *p = placement_of(sv);
         const jvalue *weights = json_get(want, "weights");
         size_t len = 0;
-        hrw_placement_len(p, &len);
+        hrw_placement_len(p, &len, NULL);
         CHECK(len == weights->len, "%s: step %zu has %zu nodes", current, i, len);
         for (size_t j = 0; j < len && j < weights->len; j++) {
-            const uint8_t *id;
-            size_t id_len;
-            double w;
+            const uint8_t *id = NULL;
+            size_t id_len = 0;
+            double w = -1.0;
             uint64_t fixed = 0;
-            hrw_placement_node_id(p, j, &id, &id_len);
-            hrw_placement_node_weight(p, j, &w);
+            node_id_of(p, j, &id, &id_len);
+            node_weight_of(p, j, &w);
             hrw_weight_to_fixed(w, &fixed, NULL);
             CHECK(same_text(json_get(&weights->items[j], "id"), id, id_len), "%s: step %zu node %zu id", current, i, j);
             CHECK(fixed == u64_of(json_get(&weights->items[j], "weight")), "%s: step %zu node %zu weight %" PRIu64,
@@ -497,9 +500,9 @@ static void run_ramp(const jvalue *c) {
      * the step and its view. */
     hrw_ramp_step s;
     hrw_view *none_view = NULL;
-    st = hrw_ramp_get_step(r, n, &s, &err);
+    st = hrw_ramp_get_step(r, n, &s, NULL, &err);
     CHECK(st == HRW_STATUS_INDEX_OUT_OF_RANGE && err.index == n && err.expected == n, "%s: step past end", current);
-    st = hrw_ramp_view(r, n, &none_view, &err);
+    st = hrw_ramp_get_step(r, n, &s, &none_view, &err);
     CHECK(st == HRW_STATUS_INDEX_OUT_OF_RANGE && none_view == NULL && err.index == n && err.expected == n,
           "%s: view past end", current);
 done:
@@ -535,11 +538,10 @@ static hrw_placement *make(const char *const *ids, size_t n, const double *weigh
 }
 
 static int same_id(const hrw_placement *a, size_t i, const hrw_placement *b, size_t j) {
-    const uint8_t *x, *y;
-    size_t xl, yl;
-    hrw_placement_node_id(a, i, &x, &xl);
-    hrw_placement_node_id(b, j, &y, &yl);
-    return xl == yl && memcmp(x, y, xl) == 0;
+    const uint8_t *x = NULL, *y = NULL;
+    size_t xl = 0, yl = 1;
+    return node_id_of(a, i, &x, &xl) == HRW_STATUS_OK && node_id_of(b, j, &y, &yl) == HRW_STATUS_OK && xl == yl &&
+           memcmp(x, y, xl) == 0;
 }
 
 enum { KEYS = 2000, K = 3 };
@@ -762,8 +764,8 @@ static void test_transitions(void) {
     CHECK(hrw_diff_add_many(d, (const uint8_t *)"late", late, &late, 1) == HRW_STATUS_OK,
           "diff after its transition is freed");
     size_t plen = 0;
-    CHECK(hrw_placement_len(po, &plen) == HRW_STATUS_OK && plen == 5, "old member");
-    CHECK(hrw_placement_len(pn, &plen) == HRW_STATUS_OK && plen == 6, "new member");
+    CHECK(hrw_placement_len(po, &plen, NULL) == HRW_STATUS_OK && plen == 5, "old member");
+    CHECK(hrw_placement_len(pn, &plen, NULL) == HRW_STATUS_OK && plen == 6, "new member");
     hrw_placement_free(po);
     hrw_placement_free(pn);
     hrw_diff_free(d);
@@ -803,7 +805,7 @@ static void *route_worker(void *arg) {
         size_t one = (size_t)kl;
         if (hrw_diff_add_many(d, (const uint8_t *)key, one, &one, 1) != HRW_STATUS_OK) mismatches++;
         uint8_t fp[HRW_VIEW_FINGERPRINT_LEN];
-        if (round % 100 == 0 && hrw_view_fingerprint(shared_v, fp, sizeof fp) != HRW_STATUS_OK)
+        if (round % 100 == 0 && view_fingerprint_of(shared_v, fp, sizeof fp) != HRW_STATUS_OK)
             mismatches++;
     }
     hrw_diff_figures fig;
@@ -929,9 +931,10 @@ static void test_errors(const char *default_fp) {
     bool flag = 0;
     size_t n = 0;
     hrw_placement *p = NULL;
-    CHECK(hrw_view_epoch(NULL, &epoch) == HRW_STATUS_NULL_PARAMETER && hrw_view_epoch(v, NULL) == HRW_STATUS_NULL_PARAMETER,
-          "epoch NULL");
-    CHECK(hrw_view_has_default_seed(NULL, &flag) == HRW_STATUS_NULL_PARAMETER, "has_default_seed NULL");
+    hrw_view_figures vf;
+    memset(&vf, 0xAB, sizeof vf);
+    CHECK(hrw_view_summary(NULL, &vf) == HRW_STATUS_NULL_PARAMETER && vf.epoch != 0, "summary of NULL");
+    CHECK(hrw_view_summary(v, NULL) == HRW_STATUS_NULL_PARAMETER, "summary into NULL");
     CHECK(hrw_view_to_json(NULL, NULL, 0, &n, NULL) == HRW_STATUS_NULL_PARAMETER, "json length of NULL");
     CHECK(hrw_view_to_json(v, NULL, 0, NULL, NULL) == HRW_STATUS_NULL_PARAMETER, "json length to NULL");
     CHECK(hrw_view_placement(NULL, &p) == HRW_STATUS_NULL_PARAMETER && hrw_view_placement(v, NULL) == HRW_STATUS_NULL_PARAMETER,
@@ -939,15 +942,10 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_view_to_json(v, NULL, 10, &n, &err) == HRW_STATUS_NULL_PARAMETER, "to_json NULL buffer");
     CHECK(hrw_view_to_json(v, (uint8_t *)&epoch, 1, NULL, &err) == HRW_STATUS_NULL_PARAMETER, "to_json NULL length");
 
-    /* Buffers one byte short. */
-    uint8_t buf[64];
-    CHECK(hrw_view_fingerprint(v, buf, HRW_VIEW_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "fp");
-    CHECK(hrw_view_seed_fingerprint(v, buf, HRW_SEED_FINGERPRINT_LEN - 1) == HRW_STATUS_BUFFER_TOO_SMALL, "sfp");
-    CHECK(hrw_view_fingerprint(v, NULL, 0) == HRW_STATUS_NULL_PARAMETER, "fp NULL");
     char sfp_hex[SEED_FP_HEX_SIZE];
     seed_fingerprint_hex(v, sfp_hex);
     CHECK(strcmp(sfp_hex, default_fp) == 0, "default seed fingerprint %s", sfp_hex);
-    CHECK(hrw_view_has_default_seed(v, &flag) == HRW_STATUS_OK && flag, "default seed");
+    CHECK(view_has_default_seed_of(v, &flag) == HRW_STATUS_OK && flag, "default seed");
 
     /* Seeds: the wrong length, a secret seed for a default view, a view for another secret. */
     static const uint8_t secret[16] = "0123456789abcdef", other[16] = "fedcba9876543210";
@@ -970,7 +968,7 @@ static void test_errors(const char *default_fp) {
     json[jl] = '\0';
     CHECK(strstr(json, "0123456789abcdef") == NULL && strstr(json, "\"seed\": \"secret\"") != NULL,
           "a secret seed is never written");
-    CHECK(hrw_view_has_default_seed(sv, &flag) == HRW_STATUS_OK && !flag, "secret seed");
+    CHECK(view_has_default_seed_of(sv, &flag) == HRW_STATUS_OK && !flag, "secret seed");
     CHECK(hrw_view_from_json((const uint8_t *)json, jl, NULL, 0, &out, &err) == HRW_STATUS_SEED_MISMATCH, "no seed");
     CHECK(hrw_view_from_json((const uint8_t *)json, jl, other, 16, &out, &err) == HRW_STATUS_SEED_MISMATCH,
           "other seed");
@@ -1005,7 +1003,7 @@ static void test_errors(const char *default_fp) {
     /* Transitions, diffs and ramps: NULL handles and out-params. */
     hrw_transition *t = NULL;
     hrw_route r;
-    double f;
+    double f = -1.0;
     CHECK(hrw_transition_new(v, NULL, &t) == HRW_STATUS_NULL_PARAMETER && t == NULL, "transition NULL new");
     CHECK(hrw_transition_new(NULL, v, &t) == HRW_STATUS_NULL_PARAMETER, "transition NULL old");
     CHECK(hrw_transition_new(v, v, NULL) == HRW_STATUS_NULL_PARAMETER, "transition NULL out");
@@ -1014,12 +1012,13 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_transition_route(NULL, (const uint8_t *)"k", 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL");
     CHECK(hrw_transition_route(t, NULL, 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL key");
     CHECK(hrw_transition_route(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "route NULL out");
-    CHECK(hrw_transition_expected_moved(NULL, &f) == HRW_STATUS_NULL_PARAMETER &&
-              hrw_transition_optimum(t, NULL) == HRW_STATUS_NULL_PARAMETER,
-          "fractions NULL");
+    hrw_transition_figures tf = {-1.0, -1.0};
+    CHECK(hrw_transition_summary(NULL, &tf) == HRW_STATUS_NULL_PARAMETER && tf.expected_moved == -1.0,
+          "summary of NULL");
+    CHECK(hrw_transition_summary(t, NULL) == HRW_STATUS_NULL_PARAMETER, "summary into NULL");
     /* Different seeds: scores unrelated, so a key stays only when two independent choices agree. */
-    CHECK(hrw_transition_expected_moved(t, &f) == HRW_STATUS_OK && f == 0.5, "expected_moved across seeds %g", f);
-    CHECK(hrw_transition_optimum(t, &f) == HRW_STATUS_OK && f == 0.0, "optimum across seeds %g", f);
+    CHECK(expected_moved_of(t, &f) == HRW_STATUS_OK && f == 0.5, "expected_moved across seeds %g", f);
+    CHECK(optimum_of(t, &f) == HRW_STATUS_OK && f == 0.0, "optimum across seeds %g", f);
     hrw_diff *d = NULL;
     CHECK(hrw_transition_diff(NULL, &d) == HRW_STATUS_NULL_PARAMETER && hrw_transition_diff(t, NULL) == HRW_STATUS_NULL_PARAMETER,
           "diff NULL");
@@ -1039,8 +1038,8 @@ static void test_errors(const char *default_fp) {
     CHECK(hrw_ramp_new(NULL, v, 0.5, &ramp, &err) == HRW_STATUS_NULL_PARAMETER, "ramp NULL");
     CHECK(hrw_ramp_new(v, v, 0.5, NULL, &err) == HRW_STATUS_NULL_PARAMETER, "ramp NULL out");
     CHECK(hrw_ramp_new(v, v, 0.5, &ramp, &err) == HRW_STATUS_OK && ramp != NULL, "ramp to itself");
-    CHECK(hrw_ramp_len(ramp, &n) == HRW_STATUS_OK && n == 0, "no steps to itself");
-    CHECK(hrw_ramp_len(NULL, &n) == HRW_STATUS_NULL_PARAMETER && hrw_ramp_summary(ramp, NULL) == HRW_STATUS_NULL_PARAMETER &&
+    CHECK(ramp_len_of(ramp, &n) == HRW_STATUS_OK && n == 0, "no steps to itself");
+    CHECK(hrw_ramp_summary(ramp, NULL) == HRW_STATUS_NULL_PARAMETER &&
               hrw_ramp_summary(NULL, &(hrw_ramp_figures){0}) == HRW_STATUS_NULL_PARAMETER,
           "ramp NULL handle/out");
     /* Epochs past 2^64 - 1: the step views could not be written. */

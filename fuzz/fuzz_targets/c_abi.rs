@@ -8,7 +8,7 @@ use std::ffi::CStr;
 use std::ptr;
 
 use arbitrary::{Result, Unstructured};
-use hrwhash::policy::{SlotChange, SlotTable};
+use hrwhash::policy::{SlotChange, SlotMode, SlotTable};
 use hrwhash::{Placement, Seed, Weight};
 use hrwhash_c::*;
 use hrwhash_fuzz::{small_bytes, weight_input, NodeInput, WeightInput, MAX_K};
@@ -453,39 +453,52 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     // Node access.
     let mut len_out = 0usize;
     assert_eq!(
-        unsafe { hrw_placement_len(h, &mut len_out) },
+        unsafe { hrw_placement_len(h, &mut len_out, ptr::null_mut()) },
         hrw_status::Ok
     );
     assert_eq!(len_out, p.len());
+    let mut selectable = usize::MAX;
     assert_eq!(
-        unsafe { hrw_placement_selectable_len(h, &mut len_out) },
+        unsafe { hrw_placement_len(h, &mut len_out, &mut selectable) },
         hrw_status::Ok
     );
-    assert_eq!(len_out, n);
+    assert_eq!((len_out, selectable), (p.len(), n));
     let index = if u.ratio(1, 2)? {
         u.int_in_range(0..=p.len())?
     } else {
         u.arbitrary()?
     };
-    let (mut id_ptr, mut id_len) = (ptr::null::<u8>(), 0usize);
-    let s = unsafe { hrw_placement_node_id(h, index, &mut id_ptr, &mut id_len) };
-    status_ok(s);
-    if let Some(node) = p.node(index) {
-        assert_eq!(s, hrw_status::Ok);
-        assert_eq!(
-            unsafe { std::slice::from_raw_parts(id_ptr, id_len) },
-            node.id()
-        );
-    } else {
-        assert_eq!(s, hrw_status::IndexOutOfRange);
-        assert!(id_ptr.is_null());
-    }
+    let mut node_out = hrw_node {
+        id: ptr::null(),
+        id_len: 0,
+        domain: ptr::null(),
+        domain_len: 7,
+    };
     let mut weight = -1.0f64;
-    let s = unsafe { hrw_placement_node_weight(h, index, &mut weight) };
+    let s = unsafe { hrw_placement_node(h, index, &mut node_out, &mut weight) };
     status_ok(s);
     match p.node(index) {
-        Some(node) => assert_eq!((s, weight), (hrw_status::Ok, node.weight().to_f64())),
-        None => assert_eq!((s, weight), (hrw_status::IndexOutOfRange, -1.0)),
+        Some(node) => {
+            assert_eq!((s, weight), (hrw_status::Ok, node.weight().to_f64()));
+            assert_eq!(
+                unsafe { std::slice::from_raw_parts(node_out.id, node_out.id_len) },
+                node.id()
+            );
+            match node.domain() {
+                None => assert!(node_out.domain.is_null() && node_out.domain_len == 0),
+                Some(d) => {
+                    assert!(!node_out.domain.is_null());
+                    assert_eq!(
+                        unsafe { std::slice::from_raw_parts(node_out.domain, node_out.domain_len) },
+                        d
+                    );
+                }
+            }
+        }
+        None => {
+            assert_eq!((s, weight), (hrw_status::IndexOutOfRange, -1.0));
+            assert!(node_out.id.is_null() && node_out.domain_len == 7);
+        }
     }
     let id = span(u, arena)?;
     let mut found = usize::MAX;
@@ -594,15 +607,10 @@ fn same_as_core(
     let mut len = 0usize;
     // SAFETY: `next` is a live handle from a successful call; ids stay valid while it lives.
     unsafe {
-        assert_eq!(hrw_placement_len(next, &mut len), hrw_status::Ok);
+        assert_eq!(hrw_placement_len(next, &mut len, ptr::null_mut()), hrw_status::Ok);
         assert_eq!(len, core.len());
         for (i, node) in core.nodes().enumerate() {
-            let (mut p, mut l) = (ptr::null::<u8>(), 0usize);
-            assert_eq!(
-                hrw_placement_node_id(next, i, &mut p, &mut l),
-                hrw_status::Ok
-            );
-            assert_eq!(std::slice::from_raw_parts(p, l), node.id());
+            assert_eq!(std::slice::from_raw_parts(node_id(next, i).0, node_id(next, i).1), node.id());
         }
         for key in keys.iter().filter(|k| !k.misuse) {
             let mut owner = usize::MAX;
@@ -619,42 +627,62 @@ fn same_as_core(
 /// The core table a slot-table handle should hold, or `None` when a call refused it.
 type CoreTable = std::result::Result<SlotTable, hrwhash::Error>;
 
+/// The id of node `i` of a live placement handle (pointer, length), through `hrw_placement_node`.
+fn node_id(p: *const hrw_placement, i: usize) -> (*const u8, usize) {
+    let mut n = hrw_node {
+        id: ptr::null(),
+        id_len: 0,
+        domain: ptr::null(),
+        domain_len: 0,
+    };
+    let mut w = 0.0f64;
+    // SAFETY: `p` is a live handle; both out-params are writable.
+    assert_eq!(
+        unsafe { hrw_placement_node(p, i, &mut n, &mut w) },
+        hrw_status::Ok
+    );
+    (n.id, n.id_len)
+}
+
+/// A slot-table handle's figures (`hrw_slot_table_summary`).
+fn figures(t: *const hrw_slot_table) -> hrw_slot_table_figures {
+    let mut f = std::mem::MaybeUninit::<hrw_slot_table_figures>::uninit();
+    // SAFETY: `t` is a live handle; `f` is writable and written on success.
+    unsafe {
+        assert_eq!(hrw_slot_table_summary(t, f.as_mut_ptr()), hrw_status::Ok);
+        f.assume_init()
+    }
+}
+
 /// What a caller reads of a slot-table handle: its assignments, change count and fingerprint.
 fn table_state(t: *const hrw_slot_table) -> (Vec<u32>, usize, [u8; HRW_TABLE_FINGERPRINT_LEN]) {
-    let (mut slots, mut changes) = (0u32, 0usize);
     let mut fp = [0u8; HRW_TABLE_FINGERPRINT_LEN];
     // SAFETY: `t` is a live handle; every buffer is as long as its stated length.
     unsafe {
-        assert_eq!(hrw_slot_table_slots(t, &mut slots), hrw_status::Ok);
-        let mut owners = vec![0u32; slots as usize];
+        let f = figures(t);
+        let mut owners = vec![0u32; f.slots as usize];
         assert_eq!(
             hrw_slot_table_assignments(t, owners.as_mut_ptr(), owners.len()),
             hrw_status::Ok
         );
-        assert_eq!(hrw_slot_table_change_count(t, &mut changes), hrw_status::Ok);
         assert_eq!(
             hrw_slot_table_fingerprint(t, fp.as_mut_ptr(), fp.len()),
             hrw_status::Ok
         );
-        (owners, changes, fp)
+        (owners, f.change_count, fp)
     }
 }
 
 /// The id of each slot's owner.
 fn owner_ids(t: *const hrw_slot_table) -> Vec<Vec<u8>> {
-    let mut members = ptr::null::<hrw_placement>();
+    let members = figures(t).placement;
     // SAFETY: `t` is a live handle; the ids stay valid while it lives.
     unsafe {
-        assert_eq!(hrw_slot_table_placement(t, &mut members), hrw_status::Ok);
         table_state(t)
             .0
             .iter()
             .map(|&i| {
-                let (mut p, mut l) = (ptr::null::<u8>(), 0usize);
-                assert_eq!(
-                    hrw_placement_node_id(members, i as usize, &mut p, &mut l),
-                    hrw_status::Ok
-                );
+                let (p, l) = node_id(members, i as usize);
                 std::slice::from_raw_parts(p, l).to_vec()
             })
             .collect()
@@ -667,21 +695,16 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
     assert_eq!(owners, core.assignments());
     assert_eq!(changes, core.changes().len());
     assert_eq!(fp, core.fingerprint().to_bytes());
-    let (mut has, mut ppm) = (false, 7u32);
+    let f = figures(t);
     let mut counts = vec![0u32; core.placement().len()];
     // SAFETY: `t` is a live handle; every buffer is as long as its stated length.
     unsafe {
         assert_eq!(
-            hrw_slot_table_overload_ppm(t, &mut has, &mut ppm),
-            hrw_status::Ok
-        );
-        assert_eq!(
             hrw_slot_table_slot_counts(t, counts.as_mut_ptr(), counts.len()),
             hrw_status::Ok
         );
-        let (mut initial, mut len) = (ptr::null::<hrw_placement>(), 0usize);
-        assert_eq!(hrw_slot_table_initial(t, &mut initial), hrw_status::Ok);
-        assert_eq!(hrw_placement_len(initial, &mut len), hrw_status::Ok);
+        let mut len = 0usize;
+        assert_eq!(hrw_placement_len(f.initial, &mut len, ptr::null_mut()), hrw_status::Ok);
         assert_eq!(len, core.initial().len());
         let mut cap = 5u32;
         let s = hrw_slot_table_capacity(t, 0, &mut cap);
@@ -690,21 +713,27 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
             None => assert_eq!((s, cap), (hrw_status::NotOffered, 5)),
         }
         for key in keys.iter().filter(|k| !k.misuse) {
-            let mut owner = usize::MAX;
+            let (mut owner, mut slot) = (usize::MAX, u32::MAX);
             assert_eq!(
-                hrw_slot_table_owner(t, key.ptr, key.len, &mut owner),
+                hrw_slot_table_owner(t, key.ptr, key.len, &mut owner, &mut slot),
                 hrw_status::Ok
             );
             assert_eq!(owner, core.owner_index(key.bytes()));
+            assert_eq!(slot, core.slot(key.bytes()));
         }
     }
     assert_eq!(
-        (has, ppm),
+        (f.has_bound, f.overload_ppm),
         (
             core.overload_ppm().is_some(),
             core.overload_ppm().unwrap_or(0)
         )
     );
+    let mode = match core.mode() {
+        SlotMode::Levelled => hrw_slot_mode::Levelled,
+        SlotMode::Ranked { .. } => hrw_slot_mode::Ranked,
+    };
+    assert_eq!((f.mode, f.slots, f.epoch), (mode, core.slots(), core.epoch()));
     assert_eq!(counts, core.slot_counts());
 }
 
@@ -726,14 +755,25 @@ fn slot_tables(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     let keys: Vec<Span> = (0..2).map(|_| span(u, arena)).collect::<Result<_>>()?;
     let sentinel = 0x5a5a_5a5a_usize as *mut hrw_slot_table;
     let mut t = sentinel;
-    let ppm_ptr = ppm.as_ref().map_or(ptr::null(), |p| p as *const u32);
     // SAFETY (every call below): pointers are NULL or valid for their stated lengths; handles
     // are live until freed, once.
     let s = unsafe {
         if ranked {
-            hrw_slot_table_new_ranked(h, slots, ppm_ptr, &mut t, error_out(u)?)
+            let options = hrw_slot_table_options {
+                mode: hrw_slot_mode::Ranked as u32,
+                has_bound: ppm.is_some(),
+                overload_ppm: ppm.unwrap_or_else(|| u.arbitrary().unwrap_or(0)),
+            };
+            hrw_slot_table_new(h, slots, &options, &mut t, error_out(u)?)
+        } else if u.ratio(1, 2)? {
+            hrw_slot_table_new(h, slots, ptr::null(), &mut t, error_out(u)?)
         } else {
-            hrw_slot_table_new(h, slots, &mut t, error_out(u)?)
+            let options = hrw_slot_table_options {
+                mode: hrw_slot_mode::Levelled as u32,
+                has_bound: false,
+                overload_ppm: u.arbitrary()?,
+            };
+            hrw_slot_table_new(h, slots, &options, &mut t, error_out(u)?)
         }
     };
     status_ok(s);
@@ -764,11 +804,18 @@ fn slot_tables(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
                 domain: ptr::null(),
                 domain_len: 0,
             };
-            let op = u.int_in_range(0..=2u8)?;
+            // Op 3 stands for any number that names no op.
+            let op = u.int_in_range(0..=3u8)?;
+            let op_number: u32 = match op {
+                3 => u.int_in_range(3..=u32::MAX)?,
+                op => u32::from(op),
+            };
             let in_place = u.ratio(1, 2)?;
             // The change the call asks for, as the binding checks it: NULL pointers with a
             // length, then (for a weight) the node, then the weight; the rest is the core's.
-            let change: Option<std::result::Result<SlotChange, hrwhash::Error>> = if id.misuse {
+            let change: Option<std::result::Result<SlotChange, hrwhash::Error>> = if id.misuse
+                || op == 3
+            {
                 None
             } else {
                 Some(match op {
@@ -786,26 +833,15 @@ fn slot_tables(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
             let before = table_state(t);
             let mut next = sentinel;
             let s = unsafe {
-                match (op, in_place) {
-                    (0, true) => hrw_slot_table_add_node(t, &node, weight, error_out(u)?),
-                    (1, true) => hrw_slot_table_remove_node(t, id.ptr, id.len, error_out(u)?),
-                    (_, true) => {
-                        hrw_slot_table_set_weight(t, id.ptr, id.len, weight, error_out(u)?)
-                    }
-                    (0, false) => {
-                        hrw_slot_table_with_node(t, &node, weight, &mut next, error_out(u)?)
-                    }
-                    (1, false) => {
-                        hrw_slot_table_without_node(t, id.ptr, id.len, &mut next, error_out(u)?)
-                    }
-                    (_, false) => hrw_slot_table_with_weight(
-                        t,
-                        id.ptr,
-                        id.len,
-                        weight,
-                        &mut next,
-                        error_out(u)?,
-                    ),
+                let change = hrw_slot_change {
+                    op: op_number,
+                    node,
+                    weight,
+                };
+                if in_place {
+                    hrw_slot_table_push(t, &change, error_out(u)?)
+                } else {
+                    hrw_slot_table_with_change(t, &change, &mut next, error_out(u)?)
                 }
             };
             status_ok(s);

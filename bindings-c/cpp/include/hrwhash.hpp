@@ -330,40 +330,36 @@ public:
 
     std::size_t size() const {
         std::size_t n = 0;
-        detail::check(hrw_placement_len(p_, &n));
+        detail::check(hrw_placement_len(p_, &n, nullptr));
         return n;
     }
 
     std::size_t selectable_size() const {
         std::size_t n = 0;
-        detail::check(hrw_placement_selectable_len(p_, &n));
+        std::size_t all = 0;
+        detail::check(hrw_placement_len(p_, &all, &n));
         return n;
     }
 
     /// The weight of node `index` (0 for a drained node).
     double node_weight(std::size_t index) const {
         double w = 0;
-        detail::check(hrw_placement_node_weight(p_, index, &w));
+        node(index, &w);
         return w;
     }
 
     /// The id of node `index`; the view lives as long as this placement.
     std::string_view node_id(std::size_t index) const {
-        const std::uint8_t *id = nullptr;
-        std::size_t len = 0;
-        detail::check(hrw_placement_node_id(p_, index, &id, &len));
-        return {reinterpret_cast<const char *>(id), len};
+        hrw_node n = node(index, nullptr);
+        return {reinterpret_cast<const char *>(n.id), n.id_len};
     }
 
     /// The failure domain of node `index` (possibly empty), or nullopt when it has none; the view
     /// lives as long as this placement.
     std::optional<std::string_view> node_domain(std::size_t index) const {
-        bool has = false;
-        const std::uint8_t *domain = nullptr;
-        std::size_t len = 0;
-        detail::check(hrw_placement_node_domain(p_, index, &has, &domain, &len));
-        if (!has) return std::nullopt;
-        return std::string_view{reinterpret_cast<const char *>(domain), len};
+        hrw_node n = node(index, nullptr);
+        if (n.domain == nullptr) return std::nullopt;
+        return std::string_view{reinterpret_cast<const char *>(n.domain), n.domain_len};
     }
 
     std::optional<std::size_t> find(std::string_view id) const {
@@ -421,6 +417,16 @@ public:
 
 private:
     explicit Placement(hrw_placement *p) noexcept : p_(p) {}
+
+    /// Node `index` as the C ABI gives it (pointing into this placement), and its weight into
+    /// `*weight` when that is not null.
+    hrw_node node(std::size_t index, double *weight) const {
+        hrw_node n{};
+        double w = 0;
+        detail::check(hrw_placement_node(p_, index, &n, &w));
+        if (weight != nullptr) *weight = w;
+        return n;
+    }
 
     static hrw_node to_c(const Node &n) {
         hrw_node c{detail::bytes(n.id), n.id.size(), nullptr, 0};

@@ -119,9 +119,11 @@ private:
             ptrs.push_back(detail::given_bytes(id));
             lens.push_back(id.size());
         }
-        detail::check(hrw_profile_placement_new(detail::given_bytes(profile), profile.size(), ptrs.data(),
-                                                lens.data(), weights ? weights->data() : nullptr, ids.size(),
-                                                &p_));
+        hrw_error err{};
+        const hrw_status st = hrw_profile_placement_new(detail::given_bytes(profile), profile.size(), ptrs.data(),
+                                                        lens.data(), weights ? weights->data() : nullptr,
+                                                        ids.size(), &p_, &err);
+        if (st != HRW_STATUS_OK) throw Error(st, err);
     }
 
     hrw_profile_placement *p_ = nullptr;

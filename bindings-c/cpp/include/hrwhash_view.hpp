@@ -149,16 +149,13 @@ public:
         return View(v);
     }
 
-    std::uint64_t epoch() const {
-        std::uint64_t e = 0;
-        detail::check(hrw_view_epoch(get(), &e));
-        return e;
-    }
+    std::uint64_t epoch() const { return figures().epoch; }
 
     /// The 16-byte view fingerprint: equal exactly when two views place every key alike.
     std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> fingerprint() const {
         std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> out{};
-        detail::check(hrw_view_fingerprint(get(), out.data(), out.size()));
+        const hrw_view_figures f = figures();
+        std::copy(std::begin(f.fingerprint), std::end(f.fingerprint), out.begin());
         return out;
     }
 
@@ -168,18 +165,15 @@ public:
     /// The 8-byte seed fingerprint, which names the seed without revealing it.
     std::array<std::uint8_t, HRW_SEED_FINGERPRINT_LEN> seed_fingerprint() const {
         std::array<std::uint8_t, HRW_SEED_FINGERPRINT_LEN> out{};
-        detail::check(hrw_view_seed_fingerprint(get(), out.data(), out.size()));
+        const hrw_view_figures f = figures();
+        std::copy(std::begin(f.seed_fingerprint), std::end(f.seed_fingerprint), out.begin());
         return out;
     }
 
     /// The seed fingerprint as 16 lowercase hex digits.
     std::string seed_fingerprint_hex() const { return detail::hex(seed_fingerprint()); }
 
-    bool has_default_seed() const {
-        bool d = false;
-        detail::check(hrw_view_has_default_seed(get(), &d));
-        return d;
-    }
+    bool has_default_seed() const { return figures().has_default_seed; }
 
     /// The canonical JSON form (VIEW.md section 3), ending in a line feed.
     std::string to_json() const {
@@ -209,6 +203,12 @@ public:
 
 private:
     using Owned = detail::Handle<hrw_view, hrw_view_free>;
+
+    hrw_view_figures figures() const {
+        hrw_view_figures f{};
+        detail::check(hrw_view_summary(get(), &f));
+        return f;
+    }
     static std::system_error file_error(const std::string &path) {
         return std::system_error(errno ? errno : EIO, std::generic_category(), "cannot read the view file " + path);
     }
@@ -383,18 +383,10 @@ public:
     }
 
     /// The expected fraction of keys that move, from the weights alone (VIEW.md 6.1).
-    double expected_moved() const {
-        double f = 0;
-        detail::check(hrw_transition_expected_moved(get(), &f));
-        return f;
-    }
+    double expected_moved() const { return figures().expected_moved; }
 
     /// The least fraction any scheme must move (VIEW.md 6.2).
-    double optimum() const {
-        double f = 0;
-        detail::check(hrw_transition_optimum(get(), &f));
-        return f;
-    }
+    double optimum() const { return figures().optimum; }
 
     Placement old_placement() const { return member(hrw_transition_old_placement); }
     Placement new_placement() const { return member(hrw_transition_new_placement); }
@@ -411,6 +403,12 @@ public:
 
 private:
     using Owned = detail::Handle<hrw_transition, hrw_transition_free>;
+
+    hrw_transition_figures figures() const {
+        hrw_transition_figures f{};
+        detail::check(hrw_transition_summary(get(), &f));
+        return f;
+    }
     Placement member(hrw_status (*f)(const hrw_transition *, hrw_placement **)) const {
         hrw_placement *p = nullptr;
         detail::check(f(get(), &p));
@@ -449,15 +447,15 @@ public:
     }
 
     std::size_t size() const {
-        std::size_t n = 0;
-        detail::check(hrw_ramp_len(get(), &n));
-        return n;
+        hrw_ramp_figures f{};
+        detail::check(hrw_ramp_summary(get(), &f));
+        return f.len;
     }
 
     RampStep step(std::size_t i) const {
         hrw_ramp_step s{};
         hrw_error err{};
-        detail::check(hrw_ramp_get_step(get(), i, &s, &err), err);
+        detail::check(hrw_ramp_get_step(get(), i, &s, nullptr, &err), err);
         return RampStep{s.epoch, s.position, s.moved, s.removes_drained};
     }
 
@@ -470,8 +468,9 @@ public:
     /// The view of step i; the last one has the new view's membership.
     View view(std::size_t i) const {
         hrw_view *v = nullptr;
+        hrw_ramp_step s{};
         hrw_error err{};
-        detail::check(hrw_ramp_view(get(), i, &v, &err), err);
+        detail::check(hrw_ramp_get_step(get(), i, &s, &v, &err), err);
         return View(v);
     }
 
@@ -511,7 +510,7 @@ public:
     /// A live view of `initial`, whose seed it keeps; moves end by finish_move only.
     explicit LiveView(const View &initial) {
         hrw_live_view *lv = nullptr;
-        detail::check(hrw_live_view_new(initial.get(), &lv));
+        detail::check(hrw_live_view_new(initial.get(), nullptr, &lv));
         h_ = Owned(lv);
     }
 
@@ -520,7 +519,7 @@ public:
     LiveView(const View &initial, std::chrono::milliseconds move_deadline) {
         hrw_live_view *lv = nullptr;
         const auto ms = static_cast<std::uint64_t>(std::max<std::int64_t>(0, move_deadline.count()));
-        detail::check(hrw_live_view_new_with_move_deadline(initial.get(), ms, &lv));
+        detail::check(hrw_live_view_new(initial.get(), &ms, &lv));
         h_ = Owned(lv);
     }
 
@@ -589,30 +588,22 @@ public:
         return {std::move(current), std::move(previous)};
     }
 
-    std::uint64_t epoch() const {
-        std::uint64_t e = 0;
-        detail::check(hrw_live_view_epoch(get(), &e));
-        return e;
-    }
+    std::uint64_t epoch() const { return figures().epoch; }
 
     std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> fingerprint() const {
         std::array<std::uint8_t, HRW_VIEW_FINGERPRINT_LEN> out{};
-        detail::check(hrw_live_view_fingerprint(get(), out.data(), out.size()));
+        const hrw_live_view_figures f = figures();
+        std::copy(std::begin(f.fingerprint), std::end(f.fingerprint), out.begin());
         return out;
     }
 
     std::string fingerprint_hex() const { return detail::hex(fingerprint()); }
 
-    bool moving() const {
-        bool m = false;
-        detail::check(hrw_live_view_moving(get(), &m));
-        return m;
-    }
+    bool moving() const { return figures().moving; }
 
     /// Time since the last update that was applied or unchanged.
     std::chrono::milliseconds since_update() const {
-        std::uint64_t ms = 0;
-        detail::check(hrw_live_view_since_update_ms(get(), &ms));
+        const std::uint64_t ms = figures().since_update_ms;
         return std::chrono::milliseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(ms, INT64_MAX)));
     }
 
@@ -628,18 +619,24 @@ public:
 
 private:
     using Owned = detail::Handle<hrw_live_view, hrw_live_view_free>;
+
+    hrw_live_view_figures figures() const {
+        hrw_live_view_figures f{};
+        detail::check(hrw_live_view_summary(get(), &f));
+        return f;
+    }
     using Callback = std::function<void(const View &, const View &)>;
 
     static void trampoline(void *user_data, const hrw_view *previous, const hrw_view *current) {
         try {
             // Owned copies (a shared reference each), so the callback may keep them.
             hrw_view *p = nullptr, *c = nullptr;
-            std::uint64_t pe = 0, ce = 0;
-            if (hrw_view_epoch(previous, &pe) != HRW_STATUS_OK || hrw_view_epoch(current, &ce) != HRW_STATUS_OK ||
-                hrw_view_with_epoch(previous, pe, &p) != HRW_STATUS_OK)
+            hrw_view_figures pf{}, cf{};
+            if (hrw_view_summary(previous, &pf) != HRW_STATUS_OK || hrw_view_summary(current, &cf) != HRW_STATUS_OK ||
+                hrw_view_with_epoch(previous, pf.epoch, &p) != HRW_STATUS_OK)
                 return;
             View prev(p);
-            if (hrw_view_with_epoch(current, ce, &c) != HRW_STATUS_OK) return;
+            if (hrw_view_with_epoch(current, cf.epoch, &c) != HRW_STATUS_OK) return;
             View cur(c);
             (*static_cast<Callback *>(user_data))(prev, cur);
         } catch (...) {

@@ -119,6 +119,33 @@ TEST(Profiles, BadInputsThrowTypedErrors) {
               HRW_STATUS_INVALID_WEIGHT);
     hrwhash::ProfilePlacement p("pymemcache-rendezvous", {"a:11211", "b:11211"});
     EXPECT_EQ(status_of([&] { p.replicas("k", 2); }), HRW_STATUS_NOT_OFFERED);
+}
+
+// The details of a bad weight name its node and the value, as Placement's do (they said
+// "node 0: 0" whatever the node and the weight).
+TEST(Profiles, BadWeightNamesTheNodeAndTheValue) {
+    try {
+        hrwhash::ProfilePlacement("ketama-libmemcached", {"a:1", "b:1", "c:1"}, {{1.0, 2.0, std::nan("")}});
+        FAIL() << "a NaN weight was taken";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_INVALID_WEIGHT);
+        EXPECT_EQ(e.index(), 2u);
+        EXPECT_TRUE(std::isnan(e.value()));
+        EXPECT_NE(std::string(e.what()).find("node 2"), std::string::npos) << e.what();
+    }
+    try {
+        hrwhash::ProfilePlacement("ketama-libmemcached", {"a:1", "b:1"}, {{1.0, -3.5}});
+        FAIL() << "a negative weight was taken";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_INVALID_WEIGHT);
+        EXPECT_EQ(e.index(), 1u);
+        EXPECT_EQ(e.value(), -3.5);
+        EXPECT_NE(std::string(e.what()).find("-3.5"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Profiles, MovedFromThrows) {
+    hrwhash::ProfilePlacement p("pymemcache-rendezvous", {"a:11211", "b:11211"});
     EXPECT_EQ(status_of([&] { p.node_id(2); }), HRW_STATUS_INDEX_OUT_OF_RANGE);
     hrwhash::ProfilePlacement moved = std::move(p);
     EXPECT_EQ(status_of([&] { p.owner("k"); }), HRW_STATUS_NULL_PARAMETER);
