@@ -301,16 +301,19 @@ impl LiveView {
     }
 
     /// The current view's epoch.
+    #[getter]
     fn epoch(&self) -> u64 {
         self.inner.epoch()
     }
 
     /// The current view's fingerprint: 32 hex digits.
+    #[getter]
     fn fingerprint(&self) -> String {
         self.inner.fingerprint().to_hex()
     }
 
     /// Whether a move is in progress.
+    #[getter]
     fn moving(&self) -> bool {
         self.inner.moving()
     }

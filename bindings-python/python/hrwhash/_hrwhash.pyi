@@ -400,11 +400,15 @@ class LiveView:
         """``(current, previous, moving)`` of one state; previous is None unless moving."""
     def current(self) -> View:
         """The current view."""
-    def epoch(self) -> int: ...
+    @property
+    def epoch(self) -> int:
+        """The current view's epoch, read afresh at each access."""
+    @property
     def fingerprint(self) -> str:
-        """The current view's fingerprint: 32 hex digits."""
+        """The current view's fingerprint: 32 hex digits, read afresh at each access."""
+    @property
     def moving(self) -> bool:
-        """Whether a move is in progress."""
+        """Whether a move is in progress, read afresh at each access."""
     @property
     def move_deadline(self) -> Optional[float]:
         """Seconds after which a move ends by itself, or None."""

@@ -1142,8 +1142,8 @@ def _follow(argv: Optional[Sequence[str]] = None) -> int:
     def applied(transition: Transition) -> None:
         emit(
             event="applied",
-            epoch=str(live.epoch()),
-            fingerprint=live.fingerprint(),
+            epoch=str(live.epoch),
+            fingerprint=live.fingerprint,
             owners=owners_digest(transition.new, keys),
         )
 
