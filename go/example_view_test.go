@@ -13,7 +13,7 @@ func ExampleTransition() {
 	next, _ := hrwhash.New("cache-a", "cache-b", "cache-c", "cache-d")
 	v41, _ := hrwhash.NewView(current, 41)
 	v42, _ := hrwhash.NewView(next, 42)
-	doc, _ := v42.JSON() // what every client loads
+	doc, _ := v42.ToJSON() // what every client loads
 	loaded, err := hrwhash.ViewFromJSON(doc)
 	if err != nil {
 		panic(err)

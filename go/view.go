@@ -123,9 +123,9 @@ func (v *View) WithEpoch(epoch uint64) (*View, error) {
 	return v.b.withEpoch(v, epoch)
 }
 
-// JSON returns the canonical form (VIEW.md section 3): the bytes every writer produces for
+// ToJSON returns the canonical form (VIEW.md section 3): the bytes every writer produces for
 // this view, ending in a line feed. A secret seed is never written, only its fingerprint.
-func (v *View) JSON() ([]byte, error) {
+func (v *View) ToJSON() ([]byte, error) {
 	if err := v.usable(); err != nil {
 		return nil, err
 	}

@@ -228,7 +228,7 @@ func TestViewsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := v.JSON()
+			text, err := v.ToJSON()
 			if err != nil || string(text) != c.Canonical {
 				t.Fatalf("canonical form %q (%v)", text, err)
 			}
@@ -266,7 +266,7 @@ func TestViewsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if text2, _ := built.JSON(); string(text2) != c.Canonical {
+			if text2, _ := built.ToJSON(); string(text2) != c.Canonical {
 				t.Errorf("NewView of the placement writes %q", text2)
 			}
 			other, err := v.WithEpoch(v.Epoch() ^ 1)
@@ -290,8 +290,8 @@ func TestViewsEquivalent(t *testing.T) {
 			}
 			a0, _ := a.WithEpoch(0)
 			b0, _ := b.WithEpoch(0)
-			ta, _ := a0.JSON()
-			tb, _ := b0.JSON()
+			ta, _ := a0.ToJSON()
+			tb, _ := b0.ToJSON()
 			if string(ta) != string(tb) {
 				t.Errorf("canonical forms differ:\n%s\n%s", ta, tb)
 			}
@@ -606,14 +606,14 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 func TestViewsErrors(t *testing.T) {
 	p, _ := hrwhash.New("a", "b")
 	v, _ := hrwhash.NewView(p, 3)
-	text, _ := v.JSON()
+	text, _ := v.ToJSON()
 	secret, _ := hrwhash.SeedFromBytes([]byte("0123456789abcdef"))
 	if _, err := hrwhash.ViewFromJSON(text, hrwhash.WithSeed(secret)); !errors.Is(err, hrwhash.ErrSeedMismatch) {
 		t.Errorf("secret seed for a default view: %v", err)
 	}
 	sp, _ := hrwhash.NewNodes([]hrwhash.Node{{ID: "a"}, {ID: "b"}}, hrwhash.WithSeed(secret))
 	sv, _ := hrwhash.NewView(sp, 3)
-	stext, _ := sv.JSON()
+	stext, _ := sv.ToJSON()
 	if strings.Contains(string(stext), "0123456789abcdef") || sv.HasDefaultSeed() {
 		t.Error("a secret seed was written")
 	}
@@ -678,7 +678,7 @@ func TestViewsErrors(t *testing.T) {
 	if _, err := hrwhash.NewView(nil, 1); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("NewView(nil): %v", err)
 	}
-	if _, err := nv.JSON(); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := nv.ToJSON(); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("nil view: %v", err)
 	}
 	if _, err := zv.WithEpoch(1); !errors.Is(err, hrwhash.ErrNullParameter) || zv.Placement() != nil || zv.Epoch() != 0 {
@@ -792,7 +792,7 @@ func TestZeroViewIsTypedNeverAPanic(t *testing.T) {
 	built, _ := hrwhash.NewView(p, 1)
 	for name, err := range map[string]error{
 		"WithEpoch": func() error { _, err := zero.WithEpoch(2); return err }(),
-		"JSON":      func() error { _, err := zero.JSON(); return err }(),
+		"JSON":      func() error { _, err := zero.ToJSON(); return err }(),
 		"Transition from": func() error {
 			_, err := hrwhash.NewTransition(&zero, built)
 			return err
