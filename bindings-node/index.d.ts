@@ -625,9 +625,9 @@ export declare class Transition {
    */
   plan(keys: Iterable<Key>): Plan
   /** The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get old(): Placement | ProfilePlacement
+  get oldPlacement(): Placement | ProfilePlacement
   /** The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get new(): Placement | ProfilePlacement
+  get newPlacement(): Placement | ProfilePlacement
   /**
    * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
    * 6.1); null unless both sides are hrw-v1.

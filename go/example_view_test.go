@@ -21,7 +21,7 @@ func ExampleTransition() {
 	fmt.Println("epoch", loaded.Epoch(), "same view:", loaded.Equal(v42))
 
 	// During the migration: write to the new owner, read from the old one on a miss.
-	t, _ := hrwhash.NewTransition(v41, loaded)
+	t, _ := hrwhash.NewTransition(v41.Placement(), loaded.Placement())
 	r, _ := t.Route("user:42")
 	oldID, _ := current.NodeID(r.Old)
 	newID, _ := next.NodeID(r.New)

@@ -239,19 +239,9 @@ type Transition struct {
 	optimum       float64
 }
 
-// NewTransition is the transition from view old to view new.
-func NewTransition(old, new *View) (*Transition, error) {
-	if err := old.usable(); err != nil {
-		return nil, err
-	}
-	if err := new.usable(); err != nil {
-		return nil, err
-	}
-	return newTransition(old.placement, new.placement)
-}
-
-// NewPlacementTransition is the transition between two placements that are not views.
-func NewPlacementTransition(old, new *Placement) (*Transition, error) {
+// NewTransition is the transition from placement old to placement new (of a view:
+// View.Placement).
+func NewTransition(old, new *Placement) (*Transition, error) {
 	if err := old.usable(); err != nil {
 		return nil, err
 	}
@@ -268,16 +258,17 @@ func (t *Transition) usable() error {
 	return nil
 }
 
-// Old is the membership before, New the membership after (nil for a nil Transition).
-func (t *Transition) Old() *Placement {
+// OldPlacement is the membership before, NewPlacement the membership after (nil for a nil
+// Transition).
+func (t *Transition) OldPlacement() *Placement {
 	if t.usable() != nil {
 		return nil
 	}
 	return t.old
 }
 
-// New is the membership after.
-func (t *Transition) New() *Placement {
+// NewPlacement is the membership after.
+func (t *Transition) NewPlacement() *Placement {
 	if t.usable() != nil {
 		return nil
 	}

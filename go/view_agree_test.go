@@ -155,7 +155,7 @@ func TestViewsAgreeWithGo(t *testing.T) {
 		b, _ := hrwhash.NewView(randomMembership(r), uint64(r.Intn(100)))
 		doc, _ := a.ToJSON()
 		compareLoad(t, doc)
-		tr, _ := hrwhash.NewTransition(a, b)
+		tr, _ := hrwhash.NewTransition(a.Placement(), b.Placement())
 		wa, wb := weightedOf(t, a), weightedOf(t, b)
 		byID := map[string]*hrwview.Pair{}
 		var ids []string

@@ -194,7 +194,7 @@ type transitionBackend struct {
 
 func newTransition(old, new *Placement) (*Transition, error) {
 	var h *C.hrw_transition
-	st := C.hrw_transition_from_placements(old.b.h, new.b.h, &h)
+	st := C.hrw_transition_new(old.b.h, new.b.h, &h)
 	runtime.KeepAlive(old.b)
 	runtime.KeepAlive(new.b)
 	if st != C.HRW_STATUS_OK {

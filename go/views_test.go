@@ -353,7 +353,7 @@ func TestViewsMovement(t *testing.T) {
 				return p
 			}
 			old, now := side(true), side(false)
-			tr, err := hrwhash.NewPlacementTransition(old, now)
+			tr, err := hrwhash.NewTransition(old, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,7 +362,7 @@ func TestViewsMovement(t *testing.T) {
 			}
 			vo, _ := hrwhash.NewView(old, 1)
 			vn, _ := hrwhash.NewView(now, 2)
-			tv, err := hrwhash.NewTransition(vo, vn)
+			tv, err := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 			if err != nil || tv.ExpectedMoved() != c.ExpectedMoved {
 				t.Errorf("from views: %v %v", tv, err)
 			}
@@ -456,7 +456,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 	}
 	vo, _ := hrwhash.NewView(old, 1)
 	vn, _ := hrwhash.NewView(now, 2)
-	tr, err := hrwhash.NewTransition(vo, vn)
+	tr, err := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,7 +590,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 	if p.Err() != nil || !reflect.DeepEqual(streamed, moved[:10]) || read != moved[9].Index+1 {
 		t.Errorf("streamed %v after reading %d keys (%v)", streamed, read, p.Err())
 	}
-	other, _ := hrwhash.NewTransition(vo, vn)
+	other, _ := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 	foreign, _ := other.Diff()
 	if err := d.Merge(foreign); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("merge across transitions: %v", err)
@@ -684,10 +684,10 @@ func TestViewsErrors(t *testing.T) {
 	if _, err := zv.WithEpoch(1); !errors.Is(err, hrwhash.ErrNullParameter) || zv.Placement() != nil || zv.Epoch() != 0 {
 		t.Errorf("zero view: %v", err)
 	}
-	if _, err := hrwhash.NewTransition(v, nil); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := hrwhash.NewTransition(v.Placement(), nil); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("transition to nil: %v", err)
 	}
-	if _, err := hrwhash.NewPlacementTransition(nil, p); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := hrwhash.NewTransition(nil, p); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("transition from nil: %v", err)
 	}
 	if _, err := hrwhash.NewRampPlan(nil, v, 0.5); !errors.Is(err, hrwhash.ErrNullParameter) {
@@ -700,7 +700,7 @@ func TestViewsErrors(t *testing.T) {
 	if nt.Plan(nil).Next() || !errors.Is(nt.Plan(nil).Err(), hrwhash.ErrNullParameter) {
 		t.Error("plan of a nil transition")
 	}
-	tr, _ := hrwhash.NewTransition(v, v)
+	tr, _ := hrwhash.NewTransition(v.Placement(), v.Placement())
 	if tr.Plan(nil).Next() || !errors.Is(tr.Plan(nil).Err(), hrwhash.ErrNullParameter) {
 		t.Error("plan without keys")
 	}
@@ -794,11 +794,11 @@ func TestZeroViewIsTypedNeverAPanic(t *testing.T) {
 		"WithEpoch": func() error { _, err := zero.WithEpoch(2); return err }(),
 		"JSON":      func() error { _, err := zero.ToJSON(); return err }(),
 		"Transition from": func() error {
-			_, err := hrwhash.NewTransition(&zero, built)
+			_, err := hrwhash.NewTransition(zero.Placement(), built.Placement())
 			return err
 		}(),
 		"Transition to": func() error {
-			_, err := hrwhash.NewTransition(built, &zero)
+			_, err := hrwhash.NewTransition(built.Placement(), zero.Placement())
 			return err
 		}(),
 		"RampPlan": func() error { _, err := hrwhash.NewRampPlan(&zero, built, 0.5); return err }(),

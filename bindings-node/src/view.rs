@@ -812,17 +812,12 @@ impl Transition {
 
     /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
     #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
-    pub fn old(&self, env: Env) -> Result<Raw> {
+    pub fn old_placement(&self, env: Env) -> Result<Raw> {
         self.old.value(env.raw())
     }
 
     /// The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`.
-    #[napi(
-        getter,
-        js_name = "new",
-        catch_unwind,
-        ts_return_type = "Placement | ProfilePlacement"
-    )]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
     pub fn new_placement(&self, env: Env) -> Result<Raw> {
         self.new.value(env.raw())
     }

@@ -386,7 +386,7 @@ impl LiveView {
             Python::attach(|py| {
                 *lock(&shared.callback_thread) = Some(thread::current().id());
                 let ran = (|| -> PyResult<()> {
-                    let old = shared.py_view(py, t.old())?;
+                    let old = shared.py_view(py, t.old_placement())?;
                     let new = shared.py_view(py, t.new_placement())?;
                     let transition = Transition::of_views(py, &old, &new)?;
                     callback.call1(py, (transition,))?;

@@ -556,12 +556,12 @@ impl Transition {
 
     /// The membership before: a Placement (a view's placement) or a ProfilePlacement.
     #[getter]
-    fn old(&self, py: Python<'_>) -> Py<PyAny> {
+    fn old_placement(&self, py: Python<'_>) -> Py<PyAny> {
         self.old.object(py)
     }
 
     /// The membership after: a Placement (a view's placement) or a ProfilePlacement.
-    #[getter(new)]
+    #[getter]
     fn new_placement(&self, py: Python<'_>) -> Py<PyAny> {
         self.new.object(py)
     }

@@ -216,7 +216,7 @@ def test_a_watch_sees_every_publish(etcd: Etcd) -> None:
     applied_at: List[int] = []
 
     def changed(t: Transition) -> None:
-        changes.append((len(t.old), len(t.new)))
+        changes.append((len(t.old_placement), len(t.new_placement)))
         applied_at.append(time.monotonic_ns())
 
     live.on_change(changed)

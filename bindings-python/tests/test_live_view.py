@@ -191,7 +191,7 @@ def test_callbacks_get_a_transition_after_the_swap() -> None:
     epoch, t, owner = seen[0]
     assert epoch == 2 and owner == v2.placement.owner("user:42")
     assert isinstance(t, Transition)
-    assert t.old == v1.placement and t.new == v2.placement
+    assert t.old_placement == v1.placement and t.new_placement == v2.placement
     plan = list(t.plan(KEYS))
     assert plan == [(k, v1.placement.owner(k), v2.placement.owner(k)) for k in KEYS if live.route(k).moved]
     # Refusals and confirmations call nothing.
@@ -320,7 +320,7 @@ def test_updates_from_several_threads_are_serialized() -> None:
     views = [View(Placement([f"n{i}" for i in range(e % 5 + 2)]), e) for e in range(1, 201)]
     live = LiveView(views[0])
     transitions: List[Tuple[int, int]] = []
-    live.on_change(lambda t: transitions.append((len(t.old), len(t.new))))
+    live.on_change(lambda t: transitions.append((len(t.old_placement), len(t.new_placement))))
     outcomes: List[str] = []
     refused: List[BaseException] = []
 

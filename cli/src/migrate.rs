@@ -36,7 +36,7 @@ fn id(p: &Placement, i: usize) -> &[u8] {
 /// The id of either node of a row, from whichever membership holds it.
 fn row_id(t: &Transition, old: Option<usize>, new: Option<usize>) -> &[u8] {
     match (old, new) {
-        (Some(i), _) => id(t.old(), i),
+        (Some(i), _) => id(t.old_placement(), i),
         (None, Some(j)) => id(t.new_placement(), j),
         (None, None) => &[],
     }
@@ -138,7 +138,7 @@ fn diff_owners(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     let optimum = 100.0 * t.optimum();
     if as_json {
         let doc = json!({
@@ -216,7 +216,7 @@ fn diff_replicas(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     if as_json {
         let doc = json!({
             "algorithm": hrwhash::ALGORITHM,
@@ -489,7 +489,7 @@ fn plan_summary(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     let noun = |n: u64| if n == 1 { "key" } else { "keys" };
     match counts {
         Counts::Owners(d) => {

@@ -164,7 +164,7 @@ pub fn diff(
         }
         Ok(())
     })?;
-    let (old, new) = (transition.old(), transition.new_placement());
+    let (old, new) = (transition.old_placement(), transition.new_placement());
     let percent = |n: u64| {
         if d.keys() == 0 {
             0.0

@@ -686,7 +686,7 @@ mod tests {
                 // Lookups already answer from the new view, and finish_move is allowed.
                 let live = live2.upgrade().unwrap();
                 assert_eq!(live.epoch(), t.new_placement().epoch());
-                lock(&seen).push((t.old().epoch(), t.new_placement().epoch()));
+                lock(&seen).push((t.old_placement().epoch(), t.new_placement().epoch()));
             });
         }
         live.on_change(|_| panic!("boom"));

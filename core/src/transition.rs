@@ -113,7 +113,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
     /// // A View, or hrwhash-compat's ProfilePlacement, goes where either placement is.
     /// let t = Transition::between(Placement::new(["a", "b"])?, Placement::new(["b", "c"])?);
     /// let r = t.route("user:42");
-    /// assert_eq!(r.moved, t.old().node_id(r.old) != t.new_placement().node_id(r.new));
+    /// assert_eq!(r.moved, t.old_placement().node_id(r.old) != t.new_placement().node_id(r.new));
     /// # Ok::<(), hrwhash::Error>(())
     /// ```
     pub fn between(old: A, new: B) -> Transition<A, B> {
@@ -155,7 +155,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
     }
 
     /// The membership before.
-    pub fn old(&self) -> &A {
+    pub fn old_placement(&self) -> &A {
         &self.inner.old
     }
 

@@ -293,9 +293,11 @@ class Transition:
 
     def __new__(cls, old: _Membership, new: _Membership) -> "Transition": ...
     @property
-    def old(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
+    def old_placement(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]:
+        """The membership before: a Placement (a view's placement) or a ProfilePlacement."""
     @property
-    def new(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
+    def new_placement(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]:
+        """The membership after: a Placement (a view's placement) or a ProfilePlacement."""
     def route(self, key: _Key) -> Route:
         """The owners of ``key`` after and before, and whether it moved."""
     def route_top(self, key: _Key, k: _Count) -> RouteSet:

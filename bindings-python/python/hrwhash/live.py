@@ -1144,7 +1144,7 @@ def _follow(argv: Optional[Sequence[str]] = None) -> int:
             event="applied",
             epoch=str(live.epoch),
             fingerprint=live.fingerprint,
-            owners=owners_digest(transition.new, keys),
+            owners=owners_digest(transition.new_placement, keys),
         )
 
     emit(event="applied", epoch=str(first.epoch), fingerprint=first.fingerprint, owners=owners_digest(first.placement, keys))

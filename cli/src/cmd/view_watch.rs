@@ -339,7 +339,7 @@ impl Store {
     fn copy_moved(&self, t: &LiveTransition, keys: &[Vec<u8>]) {
         let mut mc = self.copier.lock().unwrap_or_else(|p| p.into_inner());
         for (i, key) in keys.iter().enumerate() {
-            let old = t.old().placement().owner(key).id().to_vec();
+            let old = t.old_placement().placement().owner(key).id().to_vec();
             let new = t.new_placement().placement().owner(key).id().to_vec();
             if old == new {
                 continue;
