@@ -467,8 +467,8 @@ typedef struct hrw_replica_balance hrw_replica_balance;
 typedef struct hrw_slot_table hrw_slot_table;
 
 /**
- * The change from an old membership to a new one (`hrw_transition_new`,
- * `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
+ * The change from an old membership to a new one (`hrw_transition_new`; release with
+ * `hrw_transition_free`). Nodes of the two are
  * the same node when their ids are equal.
  *
  * Immutable: one handle may be used from any number of threads at once; only
@@ -1839,16 +1839,16 @@ hrw_status hrw_slot_table_slot_counts(const struct hrw_slot_table *table,
                                       size_t out_len);
 
 /**
- * The most slots the node at `index` may hold in a bounded ranked table; NOT_OFFERED for a
- * levelled table and for an unbounded ranked one (whatever `index`), else INDEX_OUT_OF_RANGE
- * past the last node.
+ * The most slots each node may hold in a bounded ranked table, in node order, into
+ * `out_capacities` (`out_len` at least the number of nodes, else BUFFER_TOO_SMALL); NOT_OFFERED
+ * for a levelled table and for an unbounded ranked one.
  *
  * # Safety
- * `table` is a live handle.
+ * `table` is a live handle; `out_capacities` is NULL or valid for `out_len` writes.
  */
-hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
-                                   size_t index,
-                                   uint32_t *out_capacity);
+hrw_status hrw_slot_table_capacities(const struct hrw_slot_table *table,
+                                     uint32_t *out_capacities,
+                                     size_t out_len);
 
 /**
  * The current membership, for node ids and weights (`hrw_placement_node_id`, ...): borrowed,
@@ -2032,25 +2032,15 @@ const char *hrw_version(void);
 const char *hrw_algorithm(void);
 
 /**
- * The transition from view `old` to view `new`. Both views may be freed afterwards.
+ * The transition from placement `old` to placement `new` (of a view: `hrw_view_placement`).
+ * Both placements may be freed afterwards.
  *
  * # Safety
  * `old` and `new` are live handles.
  */
-hrw_status hrw_transition_new(const struct hrw_view *old,
-                              const struct hrw_view *new_,
+hrw_status hrw_transition_new(const struct hrw_placement *old,
+                              const struct hrw_placement *new_,
                               struct hrw_transition **out_transition);
-
-/**
- * The transition from placement `old` to placement `new` (for memberships that are not
- * views). Both placements may be freed afterwards.
- *
- * # Safety
- * `old` and `new` are live handles.
- */
-hrw_status hrw_transition_from_placements(const struct hrw_placement *old,
-                                          const struct hrw_placement *new_,
-                                          struct hrw_transition **out_transition);
 
 /**
  * Releases a transition; NULL is a no-op. Diffs made from it stay valid.
