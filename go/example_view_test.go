@@ -23,8 +23,8 @@ func ExampleTransition() {
 	// During the migration: write to the new owner, read from the old one on a miss.
 	t, _ := hrwhash.NewTransition(v41.Placement(), loaded.Placement())
 	r, _ := t.Route("user:42")
-	oldID, _ := current.NodeID(r.Old)
-	newID, _ := next.NodeID(r.New)
+	oldID, _ := current.NodeID(r.OldIndex)
+	newID, _ := next.NodeID(r.NewIndex)
 	fmt.Println("moved means another id:", r.Moved == (oldID != newID), "expected share moved:", t.ExpectedMoved())
 
 	// Count a stream of keys: memory does not grow with the keys.

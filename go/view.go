@@ -191,8 +191,8 @@ func (v *View) Equal(o *View) bool {
 // Route is where one key is during a migration: read from New and, on a miss, from Old; write
 // to New.
 type Route struct {
-	// Old and New are the owner's index in the old and the new membership.
-	Old, New int
+	// OldIndex and NewIndex are the owner's index in the old and the new membership.
+	OldIndex, NewIndex int
 	// Moved says whether the two owners have different ids.
 	Moved bool
 }
@@ -223,11 +223,11 @@ type Flow struct {
 	Count    uint64
 }
 
-// NodeChange is one id of either membership with the keys it owns before and after. Old and
-// New are its indices, -1 where the id is absent.
+// NodeChange is one id of either membership with the keys it owns before and after. OldIndex
+// and NewIndex are its indices, -1 where the id is absent.
 type NodeChange struct {
-	Old, New      int
-	Before, After uint64
+	OldIndex, NewIndex int
+	Before, After      uint64
 }
 
 // Transition is the change from an old membership to a new one; nodes are the same node when
@@ -387,7 +387,7 @@ func (p *Plan) Next() bool {
 			return false
 		}
 		if r.Moved {
-			p.cur = Move{Key: key, Index: i, From: r.Old, To: r.New}
+			p.cur = Move{Key: key, Index: i, From: r.OldIndex, To: r.NewIndex}
 			return true
 		}
 	}

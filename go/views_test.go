@@ -487,7 +487,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 		o := old.Owner(k)
 		n := now.Owner(k)
 		r, err := tr.Route(k)
-		if err != nil || r.Old != o || r.New != n || r.Moved != (id(old, o) != id(now, n)) {
+		if err != nil || r.OldIndex != o || r.NewIndex != n || r.Moved != (id(old, o) != id(now, n)) {
 			t.Fatalf("route of %s: %+v %v", k, r, err)
 		}
 		before[o]++
@@ -562,11 +562,11 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 		}
 		for _, r := range rows {
 			var b, a uint64
-			if r.Old >= 0 {
-				b = before[r.Old]
+			if r.OldIndex >= 0 {
+				b = before[r.OldIndex]
 			}
-			if r.New >= 0 {
-				a = after[r.New]
+			if r.NewIndex >= 0 {
+				a = after[r.NewIndex]
 			}
 			if r.Before != b || r.After != a {
 				t.Errorf("row %+v, want %d %d", r, b, a)

@@ -301,8 +301,8 @@ pub unsafe extern "C" fn hrw_transition_route(
         put(
             dst,
             hrw_route {
-                old_index: r.old,
-                new_index: r.new,
+                old_index: r.old_index,
+                new_index: r.new_index,
                 moved: r.moved,
             },
         )
@@ -428,8 +428,8 @@ pub unsafe extern "C" fn hrw_transition_plan(
             if r.moved {
                 dst[n] = hrw_move {
                     key_index: i,
-                    from: r.old,
-                    to: r.new,
+                    from: r.old_index,
+                    to: r.new_index,
                 };
                 n += 1;
             }
@@ -681,8 +681,8 @@ pub unsafe extern "C" fn hrw_diff_nodes(
             .into_iter()
             .map(
                 |NodeChange {
-                     old,
-                     new,
+                     old_index: old,
+                     new_index: new,
                      before,
                      after,
                      ..

@@ -267,8 +267,8 @@ impl LiveView {
                 let r = t.route(&key);
                 let previous = self.shared.py_view(py, previous)?;
                 Ok(LiveRoute {
-                    read: LiveView::id(py, &previous, r.old),
-                    write: LiveView::id(py, &current, r.new),
+                    read: LiveView::id(py, &previous, r.old_index),
+                    write: LiveView::id(py, &current, r.new_index),
                     moved: r.moved,
                 })
             }

@@ -417,8 +417,8 @@ fn route_in(state: &State, moving: bool, key: &[u8]) -> LiveRoute {
         (Some(t), Some(previous)) if moving => {
             let r = t.route(key);
             LiveRoute {
-                read: Lookup::node_id(previous, r.old).to_vec(),
-                write: Lookup::node_id(&state.current, r.new).to_vec(),
+                read: Lookup::node_id(previous, r.old_index).to_vec(),
+                write: Lookup::node_id(&state.current, r.new_index).to_vec(),
                 moved: r.moved,
             }
         }

@@ -248,6 +248,12 @@ class Route:
     @property
     def moved(self) -> bool:
         """Whether the two owners have different ids."""
+    @property
+    def old_index(self) -> int:
+        """Position of ``old`` in the old membership's node list."""
+    @property
+    def new_index(self) -> int:
+        """Position of ``new`` in the new membership's node list."""
 
 @final
 class RouteSet:
