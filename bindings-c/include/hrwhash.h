@@ -1664,6 +1664,17 @@ hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replic
                                         size_t *out_count);
 
 /**
+ * The weights that rank positions 2 to k as numbers (`hrw_replica_balance_adjusted_fixed`
+ * divided by 2^32), build order: `out_weights` must hold one per node (else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `replica_balance` is a live handle; `out_weights` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_replica_balance_adjusted_weights(const struct hrw_replica_balance *replica_balance,
+                                                double *out_weights,
+                                                size_t out_len);
+
+/**
  * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
  * `out_weights` must hold one per node (else BUFFER_TOO_SMALL). `*out_iterations`, if not NULL,
  * receives how many times the solver evaluated the inclusion probabilities, and `*out_residual`,
