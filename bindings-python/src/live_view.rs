@@ -9,7 +9,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
-use hrwhash::live_view::{LiveError, LiveTransition};
+use hrwhash::live_view::LiveError;
 
 use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
@@ -382,7 +382,7 @@ impl LiveView {
         let shared = self.shared.clone();
         // Weak: the core holder owns this closure.
         let live: Weak<hrwhash::LiveView> = Arc::downgrade(&self.inner);
-        let run = move |t: &LiveTransition| {
+        let run = move |t: &hrwhash::Transition<hrwhash::View, hrwhash::View>| {
             Python::attach(|py| {
                 *lock(&shared.callback_thread) = Some(thread::current().id());
                 let ran = (|| -> PyResult<()> {
