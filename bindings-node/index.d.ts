@@ -154,7 +154,7 @@ export interface Placement {
    * `data[offsets[i] .. offsets[i + 1]]`. Offsets are a `Uint32Array` or an `Int32Array` (Arrow's
    * layout). Returns node indices (positions in `nodes()`).
    */
-  ownersPacked(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
+  ownerIndices(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
   /** A placement with one more node (at the end of the node list). */
   withNode(node: NodeIdLike | NodeSpec): Placement
   /** A placement without the node of this id; the others keep their order. */
@@ -629,9 +629,9 @@ export declare class Transition {
    */
   plan(keys: Iterable<Key>): Plan
   /** The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get old(): Placement | ProfilePlacement
+  get oldPlacement(): Placement | ProfilePlacement
   /** The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get new(): Placement | ProfilePlacement
+  get newPlacement(): Placement | ProfilePlacement
   /**
    * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
    * 6.1); null unless both sides are hrw-v1.

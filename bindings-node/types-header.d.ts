@@ -154,7 +154,7 @@ export interface Placement {
    * `data[offsets[i] .. offsets[i + 1]]`. Offsets are a `Uint32Array` or an `Int32Array` (Arrow's
    * layout). Returns node indices (positions in `nodes()`).
    */
-  ownersPacked(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
+  ownerIndices(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
   /** A placement with one more node (at the end of the node list). */
   withNode(node: NodeIdLike | NodeSpec): Placement
   /** A placement without the node of this id; the others keep their order. */

@@ -35,7 +35,7 @@ func ExampleNewSlotTable() {
 	// The new node took its share, 4096 / 101 rounded, and nothing else moved.
 	fmt.Println(moved, table.SlotCounts()[100])
 
-	doc, err := table.JSON()
+	doc, err := table.ToJSON()
 	if err != nil {
 		panic(err)
 	}

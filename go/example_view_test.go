@@ -13,7 +13,7 @@ func ExampleTransition() {
 	next, _ := hrwhash.New("cache-a", "cache-b", "cache-c", "cache-d")
 	v41, _ := hrwhash.NewView(current, 41)
 	v42, _ := hrwhash.NewView(next, 42)
-	doc, _ := v42.JSON() // what every client loads
+	doc, _ := v42.ToJSON() // what every client loads
 	loaded, err := hrwhash.ViewFromJSON(doc)
 	if err != nil {
 		panic(err)
@@ -21,10 +21,10 @@ func ExampleTransition() {
 	fmt.Println("epoch", loaded.Epoch(), "same view:", loaded.Equal(v42))
 
 	// During the migration: write to the new owner, read from the old one on a miss.
-	t, _ := hrwhash.NewTransition(v41, loaded)
+	t, _ := hrwhash.NewTransition(v41.Placement(), loaded.Placement())
 	r, _ := t.Route("user:42")
-	oldID, _ := current.NodeID(r.Old)
-	newID, _ := next.NodeID(r.New)
+	oldID, _ := current.NodeID(r.OldIndex)
+	newID, _ := next.NodeID(r.NewIndex)
 	fmt.Println("moved means another id:", r.Moved == (oldID != newID), "expected share moved:", t.ExpectedMoved())
 
 	// Count a stream of keys: memory does not grow with the keys.

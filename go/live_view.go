@@ -164,7 +164,7 @@ func (lv *LiveView) Update(view *View) (UpdateOutcome, error) {
 		lv.confirm()
 		return UpdateUnchanged, nil
 	}
-	t, err := NewTransition(cur, view)
+	t, err := NewTransition(cur.placement, view.placement)
 	if err != nil {
 		lv.mu.Unlock()
 		lv.setError(err)

@@ -168,7 +168,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 	if err != nil || out != hrwhash.UpdateApplied || out.String() != "applied" {
 		t.Fatalf("Update(higher) = %v, %v", out, err)
 	}
-	if len(seen) != 1 || seen[0].Old().Len() != 3 || seen[0].New().Len() != 4 {
+	if len(seen) != 1 || seen[0].OldPlacement().Len() != 3 || seen[0].NewPlacement().Len() != 4 {
 		t.Fatalf("callbacks: %d", len(seen))
 	}
 	if lv.LastError() != nil || lv.Epoch() != 2 || lv.Fingerprint() != v2.Fingerprint() || lv.FingerprintHex() != v2.FingerprintHex() || !lv.Moving() {

@@ -151,6 +151,17 @@ func (rb *ReplicaBalance) AdjustedFixed() []uint64 {
 	return append([]uint64(nil), rb.adjusted...)
 }
 
+// AdjustedWeights returns the same weights as numbers (AdjustedFixed divided by 2^32), one per
+// node in build order. A nil or zero ReplicaBalance panics with ErrNullParameter.
+func (rb *ReplicaBalance) AdjustedWeights() []float64 {
+	mustUse(rb.usable())
+	out := make([]float64, len(rb.adjusted))
+	for i, f := range rb.adjusted {
+		out[i] = float64(f) / (1 << 32)
+	}
+	return out
+}
+
 // Replicas returns the replica set of key as node indices: the hrw-v1 owner first, then the
 // first K()-1 other nodes of the second digest's ranking under the adjusted weights. It cannot
 // fail, so there is no error; a nil or zero ReplicaBalance panics with ErrNullParameter.

@@ -145,6 +145,12 @@ func replicaBalanceVectors(t *testing.T) {
 				t.Errorf("%s: adjusted_fixed[%d] = %d, want %s", c.Name, i, f, c.Expected.AdjustedFixed[i])
 			}
 		}
+		for i, w := range rb.AdjustedWeights() {
+			want, _ := strconv.ParseUint(c.Expected.AdjustedFixed[i], 10, 64)
+			if w != float64(want)/(1<<32) {
+				t.Errorf("%s: AdjustedWeights()[%d] = %v, want %s / 2^32", c.Name, i, w, c.Expected.AdjustedFixed[i])
+			}
+		}
 		// The copy is the caller's: changing it changes nothing.
 		fixed[0]++
 		if again := rb.AdjustedFixed(); strconv.FormatUint(again[0], 10) != c.Expected.AdjustedFixed[0] {
@@ -240,6 +246,9 @@ func TestReplicaBalanceMisuse(t *testing.T) {
 		}
 		if err := hrwhash.NullPanic(func() { rb.ReplicasInto("k", make([]int, 2)) }); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Errorf("ReplicasInto: %v", err)
+		}
+		if err := hrwhash.NullPanic(func() { rb.AdjustedWeights() }); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("AdjustedWeights: %v", err)
 		}
 		if err := hrwhash.NullPanic(func() { rb.AdjustedFixed() }); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Errorf("AdjustedFixed: %v", err)

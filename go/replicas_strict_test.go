@@ -30,7 +30,7 @@ func zoned(t *testing.T, lost string) *hrwhash.Placement {
 
 func TestRouteTopFollowsReplicas(t *testing.T) {
 	old, now := zoned(t, ""), zoned(t, "c")
-	tr, err := hrwhash.NewPlacementTransition(old, now)
+	tr, err := hrwhash.NewTransition(old, now)
 	if err != nil {
 		t.Fatal(err)
 	}

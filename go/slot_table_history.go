@@ -93,9 +93,9 @@ func viewNode(n hrwview.Node) node {
 	return node{id: n.ID, weight: n.Weight, domain: n.Domain, hasDomain: n.HasDomain}
 }
 
-// JSON is the canonical form of the table's document (SLOT-HISTORY.md section 3), ending in a
+// ToJSON is the canonical form of the table's document (SLOT-HISTORY.md section 3), ending in a
 // line feed. A secret seed is never written, only its fingerprint.
-func (t *SlotTable) JSON() ([]byte, error) {
+func (t *SlotTable) ToJSON() ([]byte, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}

@@ -486,7 +486,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
-		text, err := st.JSON()
+		text, err := st.ToJSON()
 		if err != nil || string(text) != c.Canonical {
 			t.Errorf("%s: canonical form (%v)", c.Name, err)
 		}
@@ -500,7 +500,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		v, err := st.View()
 		if err != nil || v.FingerprintHex() != c.ViewFingerprint || v.Epoch() != st.Epoch() {
 			t.Errorf("%s: view (%v)", c.Name, err)
-		} else if vj, err := v.JSON(); err != nil || string(vj) != c.View {
+		} else if vj, err := v.ToJSON(); err != nil || string(vj) != c.View {
 			t.Errorf("%s: the view's canonical form (%v)", c.Name, err)
 		}
 		for _, o := range c.Owners {
@@ -572,7 +572,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
-		text, _ := st.JSON()
+		text, _ := st.ToJSON()
 		if string(text) != c.Canonical || st.FingerprintHex() != c.TableFingerprint {
 			t.Errorf("%s: canonical form or fingerprint", c.Name)
 		}
@@ -704,7 +704,7 @@ func TestSlotTableRankedHistory(t *testing.T) {
 			t.Errorf("%s: capacities %v", name, inPlace.Capacities())
 		}
 		// The document: the bound on the line after the policy, and back.
-		text, err := inPlace.JSON()
+		text, err := inPlace.ToJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -720,7 +720,7 @@ func TestSlotTableRankedHistory(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		backText, _ := back.JSON()
+		backText, _ := back.ToJSON()
 		gotPPM, gotBounded := back.OverloadPPM()
 		if !bytes.Equal(text, backText) || back.Fingerprint() != inPlace.Fingerprint() || back.Mode() != hrwhash.SlotModeRanked ||
 			gotPPM != ppm || gotBounded != bounded || back.ChangeCount() != 4 || back.Epoch() != first.Epoch() ||
@@ -862,7 +862,7 @@ func TestSlotTableChangeErrors(t *testing.T) {
 			name := fmt.Sprintf("%v %s", c.table.Mode(), c.name)
 			for _, inPlace := range []bool{false, true} {
 				before, fp, count := c.table.Assignments(), c.table.Fingerprint(), c.table.ChangeCount()
-				text, _ := c.table.JSON()
+				text, _ := c.table.ToJSON()
 				got, err := change(c.table, c.op, c.id, c.weight, inPlace)
 				var e *hrwhash.Error
 				if !errors.As(err, &e) || e.Code != c.want.Code || e.Index != c.want.Index || e.FirstIndex != c.want.FirstIndex ||
@@ -873,7 +873,7 @@ func TestSlotTableChangeErrors(t *testing.T) {
 				if !inPlace && got != nil {
 					t.Errorf("%s: a table and an error", name)
 				}
-				after, _ := c.table.JSON()
+				after, _ := c.table.ToJSON()
 				if !sameInts(before, c.table.Assignments()) || fp != c.table.Fingerprint() || count != c.table.ChangeCount() || !bytes.Equal(text, after) {
 					t.Errorf("%s (in place %v): the failed change changed the table", name, inPlace)
 				}
@@ -894,7 +894,7 @@ func TestSlotTableChangeErrors(t *testing.T) {
 		if counts := grown.SlotCounts(); len(counts) != 5 || counts[4] != 0 {
 			t.Errorf("counts with a drained node: %v", counts)
 		}
-		if text, _ := grown.JSON(); !bytes.Contains(text, []byte(`{"op": "add", "id": "d", "domain": "rack-1"}`)) ||
+		if text, _ := grown.ToJSON(); !bytes.Contains(text, []byte(`{"op": "add", "id": "d", "domain": "rack-1"}`)) ||
 			!bytes.Contains(text, []byte(`{"op": "add", "id": "e", "weight": 0}`)) {
 			t.Errorf("the document of the changes: %s", text)
 		}
@@ -985,19 +985,19 @@ func TestSlotTableInPlaceAndCopies(t *testing.T) {
 				st.ChangeCount() != i+1 || st.Epoch() != 3 || copied.Epoch() != 3 {
 				t.Errorf("%s %s: in place and copying differ", s.op, s.id)
 			}
-			a, _ := st.JSON()
-			b, _ := copied.JSON()
+			a, _ := st.ToJSON()
+			b, _ := copied.ToJSON()
 			if !bytes.Equal(a, b) {
 				t.Errorf("%s %s: the documents differ", s.op, s.id)
 			}
 		}
 		// An in-place change to a copy's source after the copy: the copy keeps its changes.
 		fork, _ := st.WithEpoch(7)
-		forkText, _ := fork.JSON()
+		forkText, _ := fork.ToJSON()
 		if err := st.AddNode(hrwhash.Node{ID: "f"}); err != nil {
 			t.Fatal(err)
 		}
-		if after, _ := fork.JSON(); !bytes.Equal(forkText, after) || fork.Epoch() != 7 || st.Epoch() != 3 || fork.ChangeCount() != 5 {
+		if after, _ := fork.ToJSON(); !bytes.Equal(forkText, after) || fork.Epoch() != 7 || st.Epoch() != 3 || fork.ChangeCount() != 5 {
 			t.Errorf("a change to the source reached the copy")
 		}
 		if err := st.RemoveNode("f"); err != nil {
@@ -1071,7 +1071,7 @@ func TestSlotTableReplayCost(t *testing.T) {
 		if got := hrwhash.SlotTableCost(st); got != per(3)+per(4) {
 			t.Errorf("%v: cost %d, want %d", mode, got, per(3)+per(4))
 		}
-		doc, err := st.JSON()
+		doc, err := st.ToJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1151,7 +1151,7 @@ func TestSlotTableMisuse(t *testing.T) {
 		}
 		for name, err := range map[string]error{
 			"OwnerOfSlot": func() error { _, e := st.OwnerOfSlot(0); return e }(),
-			"JSON":        func() error { _, e := st.JSON(); return e }(),
+			"JSON":        func() error { _, e := st.ToJSON(); return e }(),
 			"View":        func() error { _, e := st.View(); return e }(),
 			"WithNode":    func() error { _, e := st.WithNode(hrwhash.Node{ID: "x"}); return e }(),
 			"WithoutNode": func() error { _, e := st.WithoutNode("a"); return e }(),

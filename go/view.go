@@ -131,9 +131,9 @@ func (v *View) WithEpoch(epoch uint64) (*View, error) {
 	return v.b.withEpoch(v, epoch)
 }
 
-// JSON returns the canonical form (VIEW.md section 3): the bytes every writer produces for
+// ToJSON returns the canonical form (VIEW.md section 3): the bytes every writer produces for
 // this view, ending in a line feed. A secret seed is never written, only its fingerprint.
-func (v *View) JSON() ([]byte, error) {
+func (v *View) ToJSON() ([]byte, error) {
 	if err := v.usable(); err != nil {
 		return nil, err
 	}
@@ -199,8 +199,8 @@ func (v *View) Equal(o *View) bool {
 // Route is where one key is during a migration: read from New and, on a miss, from Old; write
 // to New.
 type Route struct {
-	// Old and New are the owner's index in the old and the new membership.
-	Old, New int
+	// OldIndex and NewIndex are the owner's index in the old and the new membership.
+	OldIndex, NewIndex int
 	// Moved says whether the two owners have different ids.
 	Moved bool
 }
@@ -231,11 +231,11 @@ type Flow struct {
 	Count    uint64
 }
 
-// NodeChange is one id of either membership with the keys it owns before and after. Old and
-// New are its indices, -1 where the id is absent.
+// NodeChange is one id of either membership with the keys it owns before and after. OldIndex
+// and NewIndex are its indices, -1 where the id is absent.
 type NodeChange struct {
-	Old, New      int
-	Before, After uint64
+	OldIndex, NewIndex int
+	Before, After      uint64
 }
 
 // Transition is the change from an old membership to a new one; nodes are the same node when
@@ -247,19 +247,9 @@ type Transition struct {
 	optimum       float64
 }
 
-// NewTransition is the transition from view old to view new.
-func NewTransition(old, new *View) (*Transition, error) {
-	if err := old.usable(); err != nil {
-		return nil, err
-	}
-	if err := new.usable(); err != nil {
-		return nil, err
-	}
-	return newTransition(old.placement, new.placement)
-}
-
-// NewPlacementTransition is the transition between two placements that are not views.
-func NewPlacementTransition(old, new *Placement) (*Transition, error) {
+// NewTransition is the transition from placement old to placement new (of a view:
+// View.Placement).
+func NewTransition(old, new *Placement) (*Transition, error) {
 	if err := old.usable(); err != nil {
 		return nil, err
 	}
@@ -276,16 +266,17 @@ func (t *Transition) usable() error {
 	return nil
 }
 
-// Old is the membership before, New the membership after (nil for a nil Transition).
-func (t *Transition) Old() *Placement {
+// OldPlacement is the membership before, NewPlacement the membership after (nil for a nil
+// Transition).
+func (t *Transition) OldPlacement() *Placement {
 	if t.usable() != nil {
 		return nil
 	}
 	return t.old
 }
 
-// New is the membership after.
-func (t *Transition) New() *Placement {
+// NewPlacement is the membership after.
+func (t *Transition) NewPlacement() *Placement {
 	if t.usable() != nil {
 		return nil
 	}
@@ -404,7 +395,7 @@ func (p *Plan) Next() bool {
 			return false
 		}
 		if r.Moved {
-			p.cur = Move{Key: key, Index: i, From: r.Old, To: r.New}
+			p.cur = Move{Key: key, Index: i, From: r.OldIndex, To: r.NewIndex}
 			return true
 		}
 	}

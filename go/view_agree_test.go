@@ -53,7 +53,7 @@ func compareLoad(t *testing.T, doc []byte) {
 		t.Fatalf("%q: libhrwhash %v, Go %v", doc, cErr, gErr)
 	}
 	if cErr == nil {
-		ctext, _ := v.JSON()
+		ctext, _ := v.ToJSON()
 		if string(ctext) != string(text) || v.Fingerprint() != fp {
 			t.Fatalf("%q: canonical forms differ:\n%s\n%s", doc, ctext, text)
 		}
@@ -153,9 +153,9 @@ func TestViewsAgreeWithGo(t *testing.T) {
 	for round := 0; round < 300; round++ {
 		a, _ := hrwhash.NewView(randomMembership(r), uint64(r.Intn(100)))
 		b, _ := hrwhash.NewView(randomMembership(r), uint64(r.Intn(100)))
-		doc, _ := a.JSON()
+		doc, _ := a.ToJSON()
 		compareLoad(t, doc)
-		tr, _ := hrwhash.NewTransition(a, b)
+		tr, _ := hrwhash.NewTransition(a.Placement(), b.Placement())
 		wa, wb := weightedOf(t, a), weightedOf(t, b)
 		byID := map[string]*hrwview.Pair{}
 		var ids []string

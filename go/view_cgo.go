@@ -199,7 +199,7 @@ type transitionBackend struct {
 
 func newTransition(old, new *Placement) (*Transition, error) {
 	var h *C.hrw_transition
-	st := C.hrw_transition_from_placements(old.b.h, new.b.h, &h)
+	st := C.hrw_transition_new(old.b.h, new.b.h, &h)
 	runtime.KeepAlive(old.b)
 	runtime.KeepAlive(new.b)
 	if st != C.HRW_STATUS_OK {
@@ -224,7 +224,7 @@ func (b *transitionBackend) route(key string) (Route, error) {
 	if st != C.HRW_STATUS_OK {
 		return Route{}, statusError(st)
 	}
-	return Route{Old: int(r.old_index), New: int(r.new_index), Moved: bool(r.moved)}, nil
+	return Route{OldIndex: int(r.old_index), NewIndex: int(r.new_index), Moved: bool(r.moved)}, nil
 }
 
 // sizes is the C view of a []int: a Go int has the size of a C size_t on every platform Go
@@ -385,12 +385,12 @@ func (b *diffBackend) nodes() []NodeChange {
 	out := make([]NodeChange, int(n))
 	for i := range out {
 		r := rows[i]
-		out[i] = NodeChange{Old: -1, New: -1, Before: uint64(r.before), After: uint64(r.after)}
+		out[i] = NodeChange{OldIndex: -1, NewIndex: -1, Before: uint64(r.before), After: uint64(r.after)}
 		if bool(r.has_old) {
-			out[i].Old = int(r.old_index)
+			out[i].OldIndex = int(r.old_index)
 		}
 		if bool(r.has_new) {
-			out[i].New = int(r.new_index)
+			out[i].NewIndex = int(r.new_index)
 		}
 	}
 	return out

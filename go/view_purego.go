@@ -104,7 +104,7 @@ func newTransition(old, new *Placement) (*Transition, error) {
 
 func (b *transitionBackend) route(key string) (Route, error) {
 	o, n := b.old.Owner(key), b.new.Owner(key)
-	return Route{Old: o, New: n, Moved: b.old.nodes[o].id != b.new.nodes[n].id}, nil
+	return Route{OldIndex: o, NewIndex: n, Moved: b.old.nodes[o].id != b.new.nodes[n].id}, nil
 }
 
 func (b *transitionBackend) routeTop(_ *Transition, key string, k int) (RouteSet, error) {
@@ -145,7 +145,7 @@ func (b *transitionBackend) plan(keys []string) ([]Move, error) {
 			return nil, err
 		}
 		if r.Moved {
-			out = append(out, Move{Key: k, Index: i, From: r.Old, To: r.New})
+			out = append(out, Move{Key: k, Index: i, From: r.OldIndex, To: r.NewIndex})
 		}
 	}
 	return out, nil
@@ -181,11 +181,11 @@ func (b *diffBackend) add(key string) error {
 		return err
 	}
 	b.keysN++
-	b.before[r.Old]++
-	b.after[r.New]++
+	b.before[r.OldIndex]++
+	b.after[r.NewIndex]++
 	if r.Moved {
 		b.movedN++
-		b.flowCounts[[2]int{r.Old, r.New}]++
+		b.flowCounts[[2]int{r.OldIndex, r.NewIndex}]++
 	}
 	return nil
 }
@@ -239,15 +239,15 @@ func (b *diffBackend) flows() []Flow {
 func (b *diffBackend) nodes() []NodeChange {
 	var out []NodeChange
 	for i, c := range b.before {
-		r := NodeChange{Old: i, New: b.t.oldToNew[i], Before: c}
-		if r.New >= 0 {
-			r.After = b.after[r.New]
+		r := NodeChange{OldIndex: i, NewIndex: b.t.oldToNew[i], Before: c}
+		if r.NewIndex >= 0 {
+			r.After = b.after[r.NewIndex]
 		}
 		out = append(out, r)
 	}
 	for j, c := range b.after {
 		if b.t.newToOld[j] < 0 {
-			out = append(out, NodeChange{Old: -1, New: j, After: c})
+			out = append(out, NodeChange{OldIndex: -1, NewIndex: j, After: c})
 		}
 	}
 	return out

@@ -229,7 +229,7 @@ func TestViewsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			text, err := v.JSON()
+			text, err := v.ToJSON()
 			if err != nil || string(text) != c.Canonical {
 				t.Fatalf("canonical form %q (%v)", text, err)
 			}
@@ -267,7 +267,7 @@ func TestViewsValid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if text2, _ := built.JSON(); string(text2) != c.Canonical {
+			if text2, _ := built.ToJSON(); string(text2) != c.Canonical {
 				t.Errorf("NewView of the placement writes %q", text2)
 			}
 			other, err := v.WithEpoch(v.Epoch() ^ 1)
@@ -291,8 +291,8 @@ func TestViewsEquivalent(t *testing.T) {
 			}
 			a0, _ := a.WithEpoch(0)
 			b0, _ := b.WithEpoch(0)
-			ta, _ := a0.JSON()
-			tb, _ := b0.JSON()
+			ta, _ := a0.ToJSON()
+			tb, _ := b0.ToJSON()
 			if string(ta) != string(tb) {
 				t.Errorf("canonical forms differ:\n%s\n%s", ta, tb)
 			}
@@ -354,7 +354,7 @@ func TestViewsMovement(t *testing.T) {
 				return p
 			}
 			old, now := side(true), side(false)
-			tr, err := hrwhash.NewPlacementTransition(old, now)
+			tr, err := hrwhash.NewTransition(old, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -363,7 +363,7 @@ func TestViewsMovement(t *testing.T) {
 			}
 			vo, _ := hrwhash.NewView(old, 1)
 			vn, _ := hrwhash.NewView(now, 2)
-			tv, err := hrwhash.NewTransition(vo, vn)
+			tv, err := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 			if err != nil || tv.ExpectedMoved() != c.ExpectedMoved {
 				t.Errorf("from views: %v %v", tv, err)
 			}
@@ -457,7 +457,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 	}
 	vo, _ := hrwhash.NewView(old, 1)
 	vn, _ := hrwhash.NewView(now, 2)
-	tr, err := hrwhash.NewTransition(vo, vn)
+	tr, err := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +488,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 		o := old.Owner(k)
 		n := now.Owner(k)
 		r, err := tr.Route(k)
-		if err != nil || r.Old != o || r.New != n || r.Moved != (id(old, o) != id(now, n)) {
+		if err != nil || r.OldIndex != o || r.NewIndex != n || r.Moved != (id(old, o) != id(now, n)) {
 			t.Fatalf("route of %s: %+v %v", k, r, err)
 		}
 		before[o]++
@@ -563,11 +563,11 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 		}
 		for _, r := range rows {
 			var b, a uint64
-			if r.Old >= 0 {
-				b = before[r.Old]
+			if r.OldIndex >= 0 {
+				b = before[r.OldIndex]
 			}
-			if r.New >= 0 {
-				a = after[r.New]
+			if r.NewIndex >= 0 {
+				a = after[r.NewIndex]
 			}
 			if r.Before != b || r.After != a {
 				t.Errorf("row %+v, want %d %d", r, b, a)
@@ -591,7 +591,7 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 	if p.Err() != nil || !reflect.DeepEqual(streamed, moved[:10]) || read != moved[9].Index+1 {
 		t.Errorf("streamed %v after reading %d keys (%v)", streamed, read, p.Err())
 	}
-	other, _ := hrwhash.NewTransition(vo, vn)
+	other, _ := hrwhash.NewTransition(vo.Placement(), vn.Placement())
 	foreign, _ := other.Diff()
 	if err := d.Merge(foreign); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("merge across transitions: %v", err)
@@ -607,14 +607,14 @@ func TestViewsTransitionAgreesWithLookups(t *testing.T) {
 func TestViewsErrors(t *testing.T) {
 	p, _ := hrwhash.New("a", "b")
 	v, _ := hrwhash.NewView(p, 3)
-	text, _ := v.JSON()
+	text, _ := v.ToJSON()
 	secret, _ := hrwhash.SeedFromBytes([]byte("0123456789abcdef"))
 	if _, err := hrwhash.ViewFromJSON(text, hrwhash.WithSeed(secret)); !errors.Is(err, hrwhash.ErrSeedMismatch) {
 		t.Errorf("secret seed for a default view: %v", err)
 	}
 	sp, _ := hrwhash.NewNodes([]hrwhash.Node{{ID: "a"}, {ID: "b"}}, hrwhash.WithSeed(secret))
 	sv, _ := hrwhash.NewView(sp, 3)
-	stext, _ := sv.JSON()
+	stext, _ := sv.ToJSON()
 	if strings.Contains(string(stext), "0123456789abcdef") || sv.HasDefaultSeed() {
 		t.Error("a secret seed was written")
 	}
@@ -679,16 +679,16 @@ func TestViewsErrors(t *testing.T) {
 	if _, err := hrwhash.NewView(nil, 1); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("NewView(nil): %v", err)
 	}
-	if _, err := nv.JSON(); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := nv.ToJSON(); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("nil view: %v", err)
 	}
 	if _, err := zv.WithEpoch(1); !errors.Is(err, hrwhash.ErrNullParameter) || zv.Placement() != nil || zv.Epoch() != 0 {
 		t.Errorf("zero view: %v", err)
 	}
-	if _, err := hrwhash.NewTransition(v, nil); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := hrwhash.NewTransition(v.Placement(), nil); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("transition to nil: %v", err)
 	}
-	if _, err := hrwhash.NewPlacementTransition(nil, p); !errors.Is(err, hrwhash.ErrNullParameter) {
+	if _, err := hrwhash.NewTransition(nil, p); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Errorf("transition from nil: %v", err)
 	}
 	if _, err := hrwhash.NewRampPlan(nil, v, 0.5); !errors.Is(err, hrwhash.ErrNullParameter) {
@@ -701,7 +701,7 @@ func TestViewsErrors(t *testing.T) {
 	if nt.Plan(nil).Next() || !errors.Is(nt.Plan(nil).Err(), hrwhash.ErrNullParameter) {
 		t.Error("plan of a nil transition")
 	}
-	tr, _ := hrwhash.NewTransition(v, v)
+	tr, _ := hrwhash.NewTransition(v.Placement(), v.Placement())
 	if tr.Plan(nil).Next() || !errors.Is(tr.Plan(nil).Err(), hrwhash.ErrNullParameter) {
 		t.Error("plan without keys")
 	}
@@ -793,13 +793,13 @@ func TestZeroViewIsTypedNeverAPanic(t *testing.T) {
 	built, _ := hrwhash.NewView(p, 1)
 	for name, err := range map[string]error{
 		"WithEpoch": func() error { _, err := zero.WithEpoch(2); return err }(),
-		"JSON":      func() error { _, err := zero.JSON(); return err }(),
+		"JSON":      func() error { _, err := zero.ToJSON(); return err }(),
 		"Transition from": func() error {
-			_, err := hrwhash.NewTransition(&zero, built)
+			_, err := hrwhash.NewTransition(zero.Placement(), built.Placement())
 			return err
 		}(),
 		"Transition to": func() error {
-			_, err := hrwhash.NewTransition(built, &zero)
+			_, err := hrwhash.NewTransition(built.Placement(), zero.Placement())
 			return err
 		}(),
 		"RampPlan": func() error { _, err := hrwhash.NewRampPlan(&zero, built, 0.5); return err }(),

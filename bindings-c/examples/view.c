@@ -22,11 +22,14 @@ int main(void) {
     for (size_t i = 0; i < sizeof figures.fingerprint; i++) printf("%02x", figures.fingerprint[i]);
     printf("\n");
 
+    hrw_placement *old_placement = NULL, *new_placement = NULL;
     hrw_transition *t = NULL;
     hrw_route route;
     hrw_transition_figures expected;
     const char *key = "user:42";
-    if (hrw_transition_new(old_view, new_view, &t) != HRW_STATUS_OK ||
+    if (hrw_view_placement(old_view, &old_placement) != HRW_STATUS_OK ||
+        hrw_view_placement(new_view, &new_placement) != HRW_STATUS_OK ||
+        hrw_transition_new(old_placement, new_placement, &t) != HRW_STATUS_OK ||
         hrw_transition_route(t, (const uint8_t *)key, strlen(key), &route) != HRW_STATUS_OK ||
         hrw_transition_summary(t, &expected) != HRW_STATUS_OK)
         return 1;
@@ -42,6 +45,8 @@ int main(void) {
            hrw_view_fault_name(err.reason));
 
     hrw_transition_free(t);
+    hrw_placement_free(old_placement);
+    hrw_placement_free(new_placement);
     hrw_view_free(old_view);
     hrw_view_free(new_view);
     return st == HRW_STATUS_INVALID_VIEW && none == NULL ? 0 : 1;

@@ -498,8 +498,8 @@ typedef struct hrw_replica_balance hrw_replica_balance;
 typedef struct hrw_slot_table hrw_slot_table;
 
 /**
- * The change from an old membership to a new one (`hrw_transition_new`,
- * `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
+ * The change from an old membership to a new one (`hrw_transition_new`; release with
+ * `hrw_transition_free`). Nodes of the two are
  * the same node when their ids are equal.
  *
  * Immutable: one handle may be used from any number of threads at once; only
@@ -1774,6 +1774,17 @@ hrw_status hrw_replica_balance_replicas(const struct hrw_replica_balance *replic
                                         size_t *out_count);
 
 /**
+ * The weights that rank positions 2 to k as numbers (`hrw_replica_balance_adjusted_fixed`
+ * divided by 2^32), build order: `out_weights` must hold one per node (else BUFFER_TOO_SMALL).
+ *
+ * # Safety
+ * `replica_balance` is a live handle; `out_weights` is NULL or valid for `out_len` writes.
+ */
+hrw_status hrw_replica_balance_adjusted_weights(const struct hrw_replica_balance *replica_balance,
+                                                double *out_weights,
+                                                size_t out_len);
+
+/**
  * The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
  * `out_weights` must hold one per node (else BUFFER_TOO_SMALL). `*out_iterations`, if not NULL,
  * receives how many times the solver evaluated the inclusion probabilities, and `*out_residual`,
@@ -1911,16 +1922,16 @@ hrw_status hrw_slot_table_slot_counts(const struct hrw_slot_table *table,
                                       size_t out_len);
 
 /**
- * The most slots the node at `index` may hold in a bounded ranked table; NOT_OFFERED for a
- * levelled table and for an unbounded ranked one (whatever `index`), else INDEX_OUT_OF_RANGE
- * past the last node.
+ * The most slots each node may hold in a bounded ranked table, in node order, into
+ * `out_capacities` (`out_len` at least the number of nodes, else BUFFER_TOO_SMALL); NOT_OFFERED
+ * for a levelled table and for an unbounded ranked one.
  *
  * # Safety
- * `table` is a live handle.
+ * `table` is a live handle; `out_capacities` is NULL or valid for `out_len` writes.
  */
-hrw_status hrw_slot_table_capacity(const struct hrw_slot_table *table,
-                                   size_t index,
-                                   uint32_t *out_capacity);
+hrw_status hrw_slot_table_capacities(const struct hrw_slot_table *table,
+                                     uint32_t *out_capacities,
+                                     size_t out_len);
 
 /**
  * The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least
@@ -1994,25 +2005,15 @@ const char *hrw_status_message(uint32_t status);
 const char *hrw_version(void);
 
 /**
- * The transition from view `old` to view `new`. Both views may be freed afterwards.
+ * The transition from placement `old` to placement `new` (of a view: `hrw_view_placement`).
+ * Both placements may be freed afterwards.
  *
  * # Safety
  * `old` and `new` are live handles.
  */
-hrw_status hrw_transition_new(const struct hrw_view *old,
-                              const struct hrw_view *new_,
+hrw_status hrw_transition_new(const struct hrw_placement *old,
+                              const struct hrw_placement *new_,
                               struct hrw_transition **out_transition);
-
-/**
- * The transition from placement `old` to placement `new` (for memberships that are not
- * views). Both placements may be freed afterwards.
- *
- * # Safety
- * `old` and `new` are live handles.
- */
-hrw_status hrw_transition_from_placements(const struct hrw_placement *old,
-                                          const struct hrw_placement *new_,
-                                          struct hrw_transition **out_transition);
 
 /**
  * Releases a transition; NULL is a no-op. Diffs made from it stay valid.

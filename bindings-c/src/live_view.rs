@@ -330,7 +330,7 @@ pub unsafe extern "C" fn hrw_live_view_on_change(
         let cb = Callback { f, user_data };
         lv.on_change(move |t| {
             let previous = hrw_view {
-                inner: t.old().clone(),
+                inner: t.old_placement().clone(),
             };
             let current = hrw_view {
                 inner: t.new_placement().clone(),

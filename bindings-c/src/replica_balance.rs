@@ -75,6 +75,31 @@ pub unsafe extern "C" fn hrw_replica_balance_replicas(
     })
 }
 
+/// The weights that rank positions 2 to k as numbers (`hrw_replica_balance_adjusted_fixed`
+/// divided by 2^32), build order: `out_weights` must hold one per node (else BUFFER_TOO_SMALL).
+///
+/// # Safety
+/// `replica_balance` is a live handle; `out_weights` is NULL or valid for `out_len` writes.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_replica_balance_adjusted_weights(
+    replica_balance: *const hrw_replica_balance,
+    out_weights: *mut f64,
+    out_len: usize,
+) -> hrw_status {
+    guard(|| {
+        let rb = &try_ref!(replica_balance).inner;
+        let dst = try_span_mut!(out_weights, out_len);
+        let weights = rb.adjusted_weights();
+        let dst = dst
+            .get_mut(..weights.len())
+            .ok_or(hrw_status::BufferTooSmall)?;
+        for (d, w) in dst.iter_mut().zip(&weights) {
+            *d = w.to_f64();
+        }
+        Ok(())
+    })
+}
+
 /// The weights that rank positions 2 to k, in fixed point (`w * 2^32`), build order:
 /// `out_weights` must hold one per node (else BUFFER_TOO_SMALL). `*out_iterations`, if not NULL,
 /// receives how many times the solver evaluated the inclusion probabilities, and `*out_residual`,

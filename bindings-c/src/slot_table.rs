@@ -60,7 +60,7 @@ pub struct hrw_slot_table {
     placement: hrw_placement,
     /// The first membership, lent out by `hrw_slot_table_summary`.
     initial: hrw_placement,
-    /// Per-node capacities of a bounded ranked table, kept so that `hrw_slot_table_capacity`
+    /// Per-node capacities of a bounded ranked table, kept so that `hrw_slot_table_capacities`
     /// is a lookup.
     caps: Option<Vec<u32>>,
 }
@@ -349,25 +349,23 @@ pub unsafe extern "C" fn hrw_slot_table_slot_counts(
     })
 }
 
-/// The most slots the node at `index` may hold in a bounded ranked table; NOT_OFFERED for a
-/// levelled table and for an unbounded ranked one (whatever `index`), else INDEX_OUT_OF_RANGE
-/// past the last node.
+/// The most slots each node may hold in a bounded ranked table, in node order, into
+/// `out_capacities` (`out_len` at least the number of nodes, else BUFFER_TOO_SMALL); NOT_OFFERED
+/// for a levelled table and for an unbounded ranked one.
 ///
 /// # Safety
-/// `table` is a live handle.
+/// `table` is a live handle; `out_capacities` is NULL or valid for `out_len` writes.
 #[no_mangle]
-pub unsafe extern "C" fn hrw_slot_table_capacity(
+pub unsafe extern "C" fn hrw_slot_table_capacities(
     table: *const hrw_slot_table,
-    index: usize,
-    out_capacity: *mut u32,
+    out_capacities: *mut u32,
+    out_len: usize,
 ) -> hrw_status {
-    // SAFETY: forwarded.
-    unsafe {
-        get(table, out_capacity, |t| {
-            let caps = t.caps.as_deref().ok_or(hrw_status::NotOffered)?;
-            caps.get(index).copied().ok_or(hrw_status::IndexOutOfRange)
-        })
-    }
+    guard(|| {
+        let t = try_ref!(table);
+        let caps = t.caps.as_deref().ok_or(hrw_status::NotOffered)?;
+        copy_to(try_span_mut!(out_capacities, out_len), caps)
+    })
 }
 
 /// The 16-byte table fingerprint (SLOT-HISTORY.md 4.1) into `out` (`out_len` at least

@@ -7,10 +7,9 @@ use hrwhash_core::{Placement, Transition};
 use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
 use crate::placement::{boxed, hrw_placement, placement, split_keys};
 use crate::status::hrw_status;
-use crate::view::{hrw_view, view};
 
-/// The change from an old membership to a new one (`hrw_transition_new`,
-/// `hrw_transition_from_placements`; release with `hrw_transition_free`). Nodes of the two are
+/// The change from an old membership to a new one (`hrw_transition_new`; release with
+/// `hrw_transition_free`). Nodes of the two are
 /// the same node when their ids are equal.
 ///
 /// Immutable: one handle may be used from any number of threads at once; only
@@ -140,32 +139,13 @@ fn put<T>(dst: *mut T, value: T) -> Result<(), hrw_status> {
     Ok(())
 }
 
-/// The transition from view `old` to view `new`. Both views may be freed afterwards.
+/// The transition from placement `old` to placement `new` (of a view: `hrw_view_placement`).
+/// Both placements may be freed afterwards.
 ///
 /// # Safety
 /// `old` and `new` are live handles.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_transition_new(
-    old: *const hrw_view,
-    new: *const hrw_view,
-    out_transition: *mut *mut hrw_transition,
-) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let (a, b) = unsafe { (view(old)?, view(new)?) };
-        let dst = out(out_transition)?;
-        boxed_transition(Transition::new(a, b), dst);
-        Ok(())
-    })
-}
-
-/// The transition from placement `old` to placement `new` (for memberships that are not
-/// views). Both placements may be freed afterwards.
-///
-/// # Safety
-/// `old` and `new` are live handles.
-#[no_mangle]
-pub unsafe extern "C" fn hrw_transition_from_placements(
     old: *const hrw_placement,
     new: *const hrw_placement,
     out_transition: *mut *mut hrw_transition,
@@ -198,7 +178,7 @@ fn side(t: &Transition, new: bool) -> &Placement {
     if new {
         t.new_placement()
     } else {
-        t.old()
+        t.old_placement()
     }
 }
 
@@ -321,8 +301,8 @@ pub unsafe extern "C" fn hrw_transition_route(
         put(
             dst,
             hrw_route {
-                old_index: r.old,
-                new_index: r.new,
+                old_index: r.old_index,
+                new_index: r.new_index,
                 moved: r.moved,
             },
         )
@@ -368,7 +348,7 @@ pub unsafe extern "C" fn hrw_transition_route_top(
             out_array(drop, capacity)?,
         ];
         let need = k
-            .min(t.old().selectable_len())
+            .min(t.old_placement().selectable_len())
             .max(k.min(t.new_placement().selectable_len()));
         if capacity < need {
             return Err(hrw_status::BufferTooSmall);
@@ -448,8 +428,8 @@ pub unsafe extern "C" fn hrw_transition_plan(
             if r.moved {
                 dst[n] = hrw_move {
                     key_index: i,
-                    from: r.old,
-                    to: r.new,
+                    from: r.old_index,
+                    to: r.new_index,
                 };
                 n += 1;
             }
@@ -695,8 +675,8 @@ pub unsafe extern "C" fn hrw_diff_nodes(
             .into_iter()
             .map(
                 |NodeChange {
-                     old,
-                     new,
+                     old_index: old,
+                     new_index: new,
                      before,
                      after,
                      ..

@@ -117,6 +117,11 @@ static void run_case(const jvalue *c) {
     for (size_t i = 0; i < nodes && i < want_fixed->len; i++)
         CHECK(fixed[i] == u64(&want_fixed->items[i]), "%s: adjusted_fixed[%zu]", name, i);
     CHECK(want_fixed->len == nodes, "%s: %zu weights", name, want_fixed->len);
+    double *weights = calloc(nodes, sizeof *weights);
+    CHECK(hrw_replica_balance_adjusted_weights(rb, weights, nodes) == HRW_STATUS_OK, "%s: adjusted_weights", name);
+    for (size_t i = 0; i < nodes && i < want_fixed->len; i++)
+        CHECK(weights[i] == (double)u64(&want_fixed->items[i]) / 4294967296.0, "%s: adjusted_weights[%zu]", name, i);
+    free(weights);
     free(fixed);
     const jvalue *sets = json_get(exp, "replicas");
     size_t *got = calloc(k, sizeof *got);
@@ -186,6 +191,14 @@ static void bad_inputs(void) {
     CHECK(hrw_replica_balance_adjusted_fixed(rb, fixed, 3, NULL, NULL) == HRW_STATUS_OK &&
               fixed[0] > 0 && fixed[0] == fixed[1] && fixed[1] == fixed[2],
           "equal weights stay equal");
+    double weights[3] = {-1.0, -1.0, -1.0};
+    CHECK(hrw_replica_balance_adjusted_weights(rb, weights, 2) == HRW_STATUS_BUFFER_TOO_SMALL && weights[0] == -1.0,
+          "short weights as numbers");
+    CHECK(hrw_replica_balance_adjusted_weights(NULL, weights, 3) == HRW_STATUS_NULL_PARAMETER, "NULL handle");
+    CHECK(hrw_replica_balance_adjusted_weights(rb, NULL, 3) == HRW_STATUS_NULL_PARAMETER, "NULL numbers with length");
+    CHECK(hrw_replica_balance_adjusted_weights(rb, weights, 3) == HRW_STATUS_OK &&
+              weights[0] == (double)fixed[0] / 4294967296.0 && weights[0] == weights[2],
+          "the numbers of the fixed-point weights");
     hrw_replica_balance_free(rb);
     hrw_replica_balance_free(NULL);
 }

@@ -327,21 +327,22 @@ static void check_state(const hrw_slot_table *t, const jvalue *expected) {
     uint32_t ppm = 1;
     CHECK(get_bound(t, &bounded, &ppm) == HRW_STATUS_OK && (bounded || ppm == 0),
           "%s: overload_ppm", current);
-    uint32_t cap = 12345;
+    uint32_t *capacities = calloc(nodes + 1, sizeof *capacities);
+    CHECK(capacities != NULL, "%s: capacities buffer", current);
+    capacities[0] = 12345;
     if (bounded) {
         CHECK(caps != NULL && caps->len == nodes, "%s: capacities in the vectors", current);
+        CHECK(nodes == 0 || hrw_slot_table_capacities(t, capacities, nodes - 1) == HRW_STATUS_BUFFER_TOO_SMALL,
+              "%s: short capacities buffer", current);
+        CHECK(hrw_slot_table_capacities(t, capacities, nodes + 1) == HRW_STATUS_OK, "%s: capacities", current);
         for (size_t i = 0; caps && i < caps->len; i++) {
-            CHECK(hrw_slot_table_capacity(t, i, &cap) == HRW_STATUS_OK &&
-                      cap == strtoul(caps->items[i].str, NULL, 10),
-                  "%s: capacity %zu", current, i);
+            CHECK(capacities[i] == strtoul(caps->items[i].str, NULL, 10), "%s: capacity %zu", current, i);
         }
-        cap = 12345;
-        CHECK(hrw_slot_table_capacity(t, nodes, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE && cap == 12345,
-              "%s: capacity past the last node", current);
     } else {
-        CHECK(hrw_slot_table_capacity(t, 0, &cap) == HRW_STATUS_NOT_OFFERED && cap == 12345,
-              "%s: capacity without a bound", current);
+        CHECK(hrw_slot_table_capacities(t, capacities, nodes) == HRW_STATUS_NOT_OFFERED && capacities[0] == 12345,
+              "%s: capacities without a bound", current);
     }
+    free(capacities);
     free(counts);
     free(want_counts);
     free(owners);
@@ -770,11 +771,10 @@ static void bad_reads(void) {
               !f.has_bound && f.overload_ppm == 0 && f.epoch == 0 && f.change_count == 0,
           "a new levelled table: 8 slots, no bound, epoch 0, no change");
     u32 = 12345;
-    CHECK(hrw_slot_table_capacity(t, 0, &u32) == HRW_STATUS_NOT_OFFERED && u32 == 12345,
-          "capacity of a levelled table");
-    CHECK(hrw_slot_table_capacity(t, 99, &u32) == HRW_STATUS_NOT_OFFERED, "NOT_OFFERED before the index");
-    CHECK(hrw_slot_table_capacity(NULL, 0, &u32) == HRW_STATUS_NULL_PARAMETER, "capacity of NULL");
-    CHECK(hrw_slot_table_capacity(t, 0, NULL) == HRW_STATUS_NULL_PARAMETER, "NULL out capacity");
+    CHECK(hrw_slot_table_capacities(t, &u32, 1) == HRW_STATUS_NOT_OFFERED && u32 == 12345,
+          "capacities of a levelled table");
+    CHECK(hrw_slot_table_capacities(t, NULL, 0) == HRW_STATUS_NOT_OFFERED, "NOT_OFFERED before the buffer");
+    CHECK(hrw_slot_table_capacities(NULL, &u32, 1) == HRW_STATUS_NULL_PARAMETER, "capacities of NULL");
     size_t owner_index = 99;
     CHECK(hrw_slot_table_owner(t, NULL, 0, &owner_index, &u32) == HRW_STATUS_OK && u32 < 8 && owner_index < 2,
           "empty key: slot and owner");
@@ -1136,21 +1136,23 @@ static void history(void) {
     hrw_placement_free(p);
 }
 
-/* A ranked table: the capacity of an unbounded one is not offered, a bounded one's is. */
+/* A ranked table: the capacities of an unbounded one are not offered, a bounded one's are. */
 static void ranked_capacity(void) {
     current = "ranked capacity";
     hrw_placement *p = two_nodes();
     hrw_slot_table *t = NULL;
-    uint32_t ppm = 0, cap = 12345;
+    uint32_t ppm = 0, caps[3] = {12345, 12345, 12345};
     CHECK(new_ranked(p, 8, NULL, &t, NULL) == HRW_STATUS_OK, "unbounded");
-    CHECK(hrw_slot_table_capacity(t, 0, &cap) == HRW_STATUS_NOT_OFFERED && cap == 12345, "unbounded capacity");
+    CHECK(hrw_slot_table_capacities(t, caps, 3) == HRW_STATUS_NOT_OFFERED && caps[0] == 12345, "unbounded capacities");
     hrw_slot_table_free(t);
     CHECK(new_ranked(p, 8, &ppm, &t, NULL) == HRW_STATUS_OK, "bound 0");
-    CHECK(hrw_slot_table_capacity(t, 1, &cap) == HRW_STATUS_OK && cap == 4, "capacity %u", cap);
-    CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "past the last node");
-    CHECK(hrw_slot_table_capacity(t, SIZE_MAX, &cap) == HRW_STATUS_INDEX_OUT_OF_RANGE, "index SIZE_MAX");
+    CHECK(hrw_slot_table_capacities(t, caps, 1) == HRW_STATUS_BUFFER_TOO_SMALL && caps[0] == 12345,
+          "a buffer for one of two nodes");
+    CHECK(hrw_slot_table_capacities(NULL, caps, 0) == HRW_STATUS_NULL_PARAMETER, "capacities of NULL");
+    CHECK(hrw_slot_table_capacities(t, caps, 3) == HRW_STATUS_OK && caps[1] == 4 && caps[2] == 12345,
+          "capacity %u", caps[1]);
     CHECK(add_node(t, &node_c, 2.0, NULL) == HRW_STATUS_OK, "add c in place");
-    CHECK(hrw_slot_table_capacity(t, 2, &cap) == HRW_STATUS_OK && cap == 4, "c's capacity %u", cap);
+    CHECK(hrw_slot_table_capacities(t, caps, 3) == HRW_STATUS_OK && caps[2] == 4, "c's capacity %u", caps[2]);
     hrw_slot_table_free(t);
     hrw_placement_free(p);
 }

@@ -391,10 +391,16 @@ static void run_movement(const jvalue *c) {
     hrw_transition *tv = NULL;
     hrw_diff *d = NULL;
     hrw_error err;
-    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "%s", current);
+    hrw_placement *po = NULL, *pn = NULL;
+    CHECK(hrw_transition_new(old, new_, &t) == HRW_STATUS_OK, "%s", current);
     CHECK(hrw_view_new(old, 1, &vo, &err) == HRW_STATUS_OK && hrw_view_new(new_, 2, &vn, &err) == HRW_STATUS_OK,
           "%s: views", current);
-    CHECK(hrw_transition_new(vo, vn, &tv) == HRW_STATUS_OK, "%s", current);
+    /* Through the views' placements: the same transition. */
+    CHECK(hrw_view_placement(vo, &po) == HRW_STATUS_OK && hrw_view_placement(vn, &pn) == HRW_STATUS_OK &&
+              hrw_transition_new(po, pn, &tv) == HRW_STATUS_OK,
+          "%s", current);
+    hrw_placement_free(po);
+    hrw_placement_free(pn);
     hrw_transition *both[2] = {t, tv};
     for (int i = 0; i < 2; i++) {
         double moved = -1, opt = -1;
@@ -553,7 +559,7 @@ static void test_transitions(void) {
     static const double after_w[] = {1, 2, 0, 1, 0.5, 1};
     hrw_placement *old = make(before_ids, 5, NULL), *new_ = make(after_ids, 6, after_w);
     hrw_transition *t = NULL;
-    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "transition");
+    CHECK(hrw_transition_new(old, new_, &t) == HRW_STATUS_OK, "transition");
 
     /* Matching by id, both ways; "e" is only old, "f" and "g" only new. */
     size_t idx = 99;
@@ -743,7 +749,7 @@ static void test_transitions(void) {
     /* Merging: only diffs of the same transition, never a diff with itself. */
     hrw_transition *other = NULL;
     hrw_diff *foreign = NULL;
-    CHECK(hrw_transition_from_placements(old, new_, &other) == HRW_STATUS_OK &&
+    CHECK(hrw_transition_new(old, new_, &other) == HRW_STATUS_OK &&
               hrw_transition_diff(other, &foreign) == HRW_STATUS_OK,
           "other transition");
     keys_before = figures_of(d).keys;
@@ -833,7 +839,7 @@ static void test_domain_routes(void) {
     current = "domain routes";
     hrw_placement *old = zoned(-1), *new_ = zoned(2);
     hrw_transition *t = NULL;
-    CHECK(hrw_transition_from_placements(old, new_, &t) == HRW_STATUS_OK, "transition");
+    CHECK(hrw_transition_new(old, new_, &t) == HRW_STATUS_OK, "transition");
     size_t ranked_differently = 0;
     for (size_t i = 0; i < 10000; i++) {
         char key[16];
@@ -879,7 +885,7 @@ static void test_threads(void) {
     static const char *const a[] = {"a", "b", "c"}, *const b[] = {"a", "b", "c", "d"};
     hrw_placement *old = make(a, 3, NULL), *new_ = make(b, 4, NULL);
     CHECK(hrw_view_new(new_, 9, &shared_v, NULL) == HRW_STATUS_OK, "view");
-    CHECK(hrw_transition_from_placements(old, new_, &shared_t) == HRW_STATUS_OK, "transition");
+    CHECK(hrw_transition_new(old, new_, &shared_t) == HRW_STATUS_OK, "transition");
     for (size_t i = 0; i < THREAD_KEYS; i++) {
         char key[24];
         int kl = snprintf(key, sizeof key, "key-%zu", i);
@@ -1004,11 +1010,16 @@ static void test_errors(const char *default_fp) {
     hrw_transition *t = NULL;
     hrw_route r;
     double f = -1.0;
-    CHECK(hrw_transition_new(v, NULL, &t) == HRW_STATUS_NULL_PARAMETER && t == NULL, "transition NULL new");
-    CHECK(hrw_transition_new(NULL, v, &t) == HRW_STATUS_NULL_PARAMETER, "transition NULL old");
-    CHECK(hrw_transition_new(v, v, NULL) == HRW_STATUS_NULL_PARAMETER, "transition NULL out");
-    CHECK(hrw_transition_from_placements(NULL, NULL, &t) == HRW_STATUS_NULL_PARAMETER, "from_placements NULL");
-    CHECK(hrw_transition_new(v, back, &t) == HRW_STATUS_OK, "transition across seeds");
+    hrw_placement *pv = NULL, *pback = NULL;
+    CHECK(hrw_view_placement(v, &pv) == HRW_STATUS_OK && hrw_view_placement(back, &pback) == HRW_STATUS_OK,
+          "placements of the views");
+    CHECK(hrw_transition_new(pv, NULL, &t) == HRW_STATUS_NULL_PARAMETER && t == NULL, "transition NULL new");
+    CHECK(hrw_transition_new(NULL, pv, &t) == HRW_STATUS_NULL_PARAMETER, "transition NULL old");
+    CHECK(hrw_transition_new(pv, pv, NULL) == HRW_STATUS_NULL_PARAMETER, "transition NULL out");
+    CHECK(hrw_transition_new(NULL, NULL, &t) == HRW_STATUS_NULL_PARAMETER, "transition NULL both");
+    CHECK(hrw_transition_new(pv, pback, &t) == HRW_STATUS_OK, "transition across seeds");
+    hrw_placement_free(pv);
+    hrw_placement_free(pback);
     CHECK(hrw_transition_route(NULL, (const uint8_t *)"k", 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL");
     CHECK(hrw_transition_route(t, NULL, 1, &r) == HRW_STATUS_NULL_PARAMETER, "route NULL key");
     CHECK(hrw_transition_route(t, (const uint8_t *)"k", 1, NULL) == HRW_STATUS_NULL_PARAMETER, "route NULL out");

@@ -71,9 +71,9 @@ const LIBS = {
     const p = new Placement(nodes);
     return { batch: (keys) => p.owners(keys) };
   },
-  'hrwhash ownersPacked()': (nodes) => {
+  'hrwhash ownerIndices()': (nodes) => {
     const p = new Placement(nodes);
-    return { prepare: packed, batch: (_keys, pk) => p.ownersPacked(pk.data, pk.offsets) };
+    return { prepare: packed, batch: (_keys, pk) => p.ownerIndices(pk.data, pk.offsets) };
   },
 };
 
@@ -155,7 +155,7 @@ for (const peer of ['skeleton-rendezvous', 'hashring (ketama)', 'plain node:cryp
 }
 if (core.size) {
   console.log('\nbatch overhead vs the Rust core (target: batch <= 1.5 x core + 150 ns):');
-  for (const name of ['hrwhash owners([...])', 'hrwhash ownersPacked()']) {
+  for (const name of ['hrwhash owners([...])', 'hrwhash ownerIndices()']) {
     console.log(
       `  ${name}: ` +
         NS.filter((n) => core.has(n))

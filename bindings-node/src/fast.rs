@@ -182,7 +182,7 @@ callbacks! {
     score => |p, env, [key, node]| p.score(env, key, node);
     owners => |p, env, [keys, _]| p.owners(env, keys);
     rank_many => |p, env, [keys, k]| p.rank_many(env, keys, k);
-    owners_packed => |p, env, [data, offsets]| p.owners_packed(env, data, offsets);
+    owner_indices => |p, env, [data, offsets]| p.owner_indices(env, data, offsets);
     with_node => |p, env, [node, _]| instance(env, p.with_node(env, node));
     without_node => |p, env, [node, _]| instance(env, p.without_node(env, node));
     with_weight => |p, env, [node, weight]| instance(env, p.with_weight(env, node, weight));
@@ -202,7 +202,7 @@ const METHODS: [(&CStr, Callback); 11] = [
     (c"score", score),
     (c"owners", owners),
     (c"rankMany", rank_many),
-    (c"ownersPacked", owners_packed),
+    (c"ownerIndices", owner_indices),
     (c"withNode", with_node),
     (c"withoutNode", without_node),
     (c"withWeight", with_weight),

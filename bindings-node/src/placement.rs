@@ -8,7 +8,7 @@
 //! - `owner`, `ownerIndex` and `rank` are the hot paths: skipping the glue halved the call
 //!   overhead and remembering the receiver check cut a further 90 ns of `owner()` at N=100
 //!   (BENCHMARKS.md, "Node peers"); `owners`/`rankMany` read arrays element by element and
-//!   `ownersPacked` runs at the core's speed only without a JS value per key (same section).
+//!   `ownerIndices` runs at the core's speed only without a JS value per key (same section).
 //! - napi-derive's methods and getters carry a V8 signature, so a call on a foreign receiver
 //!   throws V8's "Illegal invocation" without a `code`; the package's contract is a `TypeError`
 //!   with `ERR_INVALID_ARG_TYPE` for every method and getter (test/contract.test.js).
@@ -778,7 +778,7 @@ impl Placement {
         Ok(())
     }
 
-    pub(crate) fn owners_packed(
+    pub(crate) fn owner_indices(
         &self,
         env: sys::napi_env,
         data: Raw,

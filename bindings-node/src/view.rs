@@ -638,7 +638,7 @@ impl Transition {
         let arr = js::new_array(env, nodes.len())?;
         for (j, n) in nodes.iter().enumerate() {
             let no = js::new_object(env)?;
-            let id = match (n.old, n.new) {
+            let id = match (n.old_index, n.new_index) {
                 (Some(i), _) => self.old_id(env, i)?,
                 (None, Some(i)) => self.new_id(env, i)?,
                 (None, None) => js::null(env)?,
@@ -646,8 +646,8 @@ impl Transition {
             js::set_property(env, no, c"id", id)?;
             js::set_property(env, no, c"before", js::new_number(env, n.before as f64)?)?;
             js::set_property(env, no, c"after", js::new_number(env, n.after as f64)?)?;
-            js::set_property(env, no, c"inOld", js::new_bool(env, n.old.is_some())?)?;
-            js::set_property(env, no, c"inNew", js::new_bool(env, n.new.is_some())?)?;
+            js::set_property(env, no, c"inOld", js::new_bool(env, n.old_index.is_some())?)?;
+            js::set_property(env, no, c"inNew", js::new_bool(env, n.new_index.is_some())?)?;
             js::set_element(env, arr, j as u32, no)?;
         }
         js::set_property(env, o, c"nodes", arr)?;
@@ -716,11 +716,21 @@ impl Transition {
         let mut buf = KeyBuf::new();
         let r = self.route_of(key_of(env, key, &mut buf, "key")?);
         let o = js::new_object(env)?;
-        js::set_property(env, o, c"old", self.old_id(env, r.old)?)?;
-        js::set_property(env, o, c"new", self.new_id(env, r.new)?)?;
+        js::set_property(env, o, c"old", self.old_id(env, r.old_index)?)?;
+        js::set_property(env, o, c"new", self.new_id(env, r.new_index)?)?;
         js::set_property(env, o, c"moved", js::new_bool(env, r.moved)?)?;
-        js::set_property(env, o, c"oldIndex", js::new_number(env, r.old as f64)?)?;
-        js::set_property(env, o, c"newIndex", js::new_number(env, r.new as f64)?)?;
+        js::set_property(
+            env,
+            o,
+            c"oldIndex",
+            js::new_number(env, r.old_index as f64)?,
+        )?;
+        js::set_property(
+            env,
+            o,
+            c"newIndex",
+            js::new_number(env, r.new_index as f64)?,
+        )?;
         Ok(Raw(o))
     }
 
@@ -815,17 +825,12 @@ impl Transition {
 
     /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
     #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
-    pub fn old(&self, env: Env) -> Result<Raw> {
+    pub fn old_placement(&self, env: Env) -> Result<Raw> {
         self.old.value(env.raw())
     }
 
     /// The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`.
-    #[napi(
-        getter,
-        js_name = "new",
-        catch_unwind,
-        ts_return_type = "Placement | ProfilePlacement"
-    )]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
     pub fn new_placement(&self, env: Env) -> Result<Raw> {
         self.new.value(env.raw())
     }
@@ -949,8 +954,8 @@ impl Plan {
                 drop(scope);
                 let m = js::new_object(env)?;
                 js::set_property(env, m, c"key", v)?;
-                js::set_property(env, m, c"from", self.transition.old_id(env, r.old)?)?;
-                js::set_property(env, m, c"to", self.transition.new_id(env, r.new)?)?;
+                js::set_property(env, m, c"from", self.transition.old_id(env, r.old_index)?)?;
+                js::set_property(env, m, c"to", self.transition.new_id(env, r.new_index)?)?;
                 js::set_property(env, result, c"value", m)?;
                 js::set_property(env, result, c"done", js::new_bool(env, false)?)?;
                 return Ok(Raw(result));

@@ -208,10 +208,10 @@ test('a detached buffer is ERR_INVALID_ARG_TYPE, never an empty key', () => {
   invalidArgument(() => p.owners(['a', detached()]), { index: 1 });
   invalidArgument(() => new Placement(['a', detached()]), { index: 1 });
   invalidArgument(() => new Placement(['a'], { seed: detached() }));
-  invalidArgument(() => p.ownersPacked(detached(), Uint32Array.of(0)));
+  invalidArgument(() => p.ownerIndices(detached(), Uint32Array.of(0)));
   const offsets = Uint32Array.of(0, 1);
   structuredClone(offsets.buffer, { transfer: [offsets.buffer] });
-  invalidArgument(() => p.ownersPacked(Buffer.from('a'), offsets));
+  invalidArgument(() => p.ownerIndices(Buffer.from('a'), offsets));
   // An empty, attached buffer is still the empty key.
   assert.equal(p.owner(new Uint8Array(0)), p.owner(''));
 });
@@ -221,20 +221,20 @@ test('a seed of the wrong length comes before an invalid weight of a node object
   fails(() => new Placement([{ id: '', weight: 1 }, { id: 'b', weight: -2 }]), Error, 'HRW_INVALID_WEIGHT', { index: 1 });
 });
 
-test('ownersPacked takes Int32Array offsets (Arrow) like Uint32Array ones', () => {
+test('ownerIndices takes Int32Array offsets (Arrow) like Uint32Array ones', () => {
   const keys = ['alpha', '', 'gamma', 'd'];
   const data = Buffer.from(keys.join(''));
   const ends = [0];
   for (const k of keys) ends.push(ends.at(-1) + Buffer.byteLength(k));
   const want = keys.map((k) => p.ownerIndex(k));
-  assert.deepEqual(Array.from(p.ownersPacked(data, Int32Array.from(ends))), want);
-  assert.deepEqual(Array.from(p.ownersPacked(data, Uint32Array.from(ends))), want);
+  assert.deepEqual(Array.from(p.ownerIndices(data, Int32Array.from(ends))), want);
+  assert.deepEqual(Array.from(p.ownerIndices(data, Uint32Array.from(ends))), want);
   // An Arrow slice: offsets that start past 0.
-  assert.deepEqual(Array.from(p.ownersPacked(data, Int32Array.from(ends.slice(2)))), want.slice(2));
-  invalidArgument(() => p.ownersPacked(data, Int32Array.of(-1, 2)), { index: 0 });
-  invalidArgument(() => p.ownersPacked(data, Int32Array.of(0, 3, 2)), { index: 2 });
-  invalidArgument(() => p.ownersPacked(data, Int32Array.of(0, data.length + 1)), { index: 1 });
-  invalidArgument(() => p.ownersPacked(data, Int32Array.of(-5)), { index: 0 });
+  assert.deepEqual(Array.from(p.ownerIndices(data, Int32Array.from(ends.slice(2)))), want.slice(2));
+  invalidArgument(() => p.ownerIndices(data, Int32Array.of(-1, 2)), { index: 0 });
+  invalidArgument(() => p.ownerIndices(data, Int32Array.of(0, 3, 2)), { index: 2 });
+  invalidArgument(() => p.ownerIndices(data, Int32Array.of(0, data.length + 1)), { index: 1 });
+  invalidArgument(() => p.ownerIndices(data, Int32Array.of(-5)), { index: 0 });
 });
 
 test('messages name the position and the value, not a rule the value meets', () => {

@@ -100,10 +100,10 @@ test('wrong argument types are TypeErrors', () => {
   typeError(() => p.rank('k', '2'));
   typeError(() => p.rank('k'));
   typeError(() => p.withWeight('a', '2'));
-  typeError(() => p.ownersPacked('abc', new Uint32Array(1)));
-  typeError(() => p.ownersPacked(Buffer.alloc(1), [0, 1]));
-  typeError(() => p.ownersPacked(Buffer.alloc(1), new Int16Array(2)));
-  typeError(() => p.ownersPacked(Buffer.alloc(1), new BigInt64Array(2)));
+  typeError(() => p.ownerIndices('abc', new Uint32Array(1)));
+  typeError(() => p.ownerIndices(Buffer.alloc(1), [0, 1]));
+  typeError(() => p.ownerIndices(Buffer.alloc(1), new Int16Array(2)));
+  typeError(() => p.ownerIndices(Buffer.alloc(1), new BigInt64Array(2)));
   typeError(() => draw(5));
 });
 
@@ -122,10 +122,10 @@ test('counts that are not integers from 0 to 2^53 - 1 are RangeErrors', () => {
 
 test('offsets and scores out of range are TypeErrors naming the offset', () => {
   const at = (fn, index) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE' && err.index === index);
-  typeError(() => p.ownersPacked(Buffer.alloc(4), new Uint32Array(0)));
-  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 5)), 1);
-  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(0, 3, 1)), 2);
-  at(() => p.ownersPacked(Buffer.alloc(4), Uint32Array.of(5)), 0);
+  typeError(() => p.ownerIndices(Buffer.alloc(4), new Uint32Array(0)));
+  at(() => p.ownerIndices(Buffer.alloc(4), Uint32Array.of(0, 5)), 1);
+  at(() => p.ownerIndices(Buffer.alloc(4), Uint32Array.of(0, 3, 1)), 2);
+  at(() => p.ownerIndices(Buffer.alloc(4), Uint32Array.of(5)), 0);
   typeError(() => draw(-1n));
   typeError(() => draw(2n ** 64n));
 });
@@ -166,7 +166,7 @@ test('odd but valid inputs work', () => {
   assert.deepEqual(p.owners([]), []);
   assert.deepEqual(p.rankMany([], 3), []);
   assert.deepEqual(p.rankMany(['x', 'y'], 0), [[], []]);
-  assert.deepEqual(Array.from(p.ownersPacked(Buffer.alloc(0), Uint32Array.of(0))), []);
+  assert.deepEqual(Array.from(p.ownerIndices(Buffer.alloc(0), Uint32Array.of(0))), []);
   const big = 'x'.repeat(1 << 20);
   assert.equal(p.owner(big), p.owner(Buffer.from(big)));
   // U+FFFD written by the caller is text like any other (only a lone surrogate is refused).

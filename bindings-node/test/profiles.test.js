@@ -109,8 +109,8 @@ test('a Transition from a profile counts every move with its flow', () => {
     const old = new ProfilePlacement(name, ids);
     const next = new Placement([...ids, 'd:11211']);
     const t = new Transition(old, next);
-    assert.ok(t.old instanceof ProfilePlacement && t.new instanceof Placement);
-    assert.equal(t.old.profile, name);
+    assert.ok(t.oldPlacement instanceof ProfilePlacement && t.newPlacement instanceof Placement);
+    assert.equal(t.oldPlacement.profile, name);
     const d = t.diff(keys);
     assert.equal(d.keys, 5000);
     const counts = new Map();

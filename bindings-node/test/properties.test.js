@@ -103,7 +103,7 @@ test('rankings: owner first, distinct, a prefix of longer rankings; batch forms 
       const bytes = ks.map((x) => (typeof x === 'string' ? Buffer.from(x) : Buffer.from(x)));
       const offsets = new Uint32Array(bytes.length + 1);
       bytes.forEach((b, i) => (offsets[i + 1] = offsets[i] + b.length));
-      assert.deepEqual(Array.from(p.ownersPacked(Buffer.concat(bytes), offsets)), ks.map((x) => p.ownerIndex(x)));
+      assert.deepEqual(Array.from(p.ownerIndices(Buffer.concat(bytes), offsets)), ks.map((x) => p.ownerIndex(x)));
     }),
     RUNS,
   );

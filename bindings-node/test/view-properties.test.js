@@ -45,11 +45,11 @@ test('a transition gives back both memberships, ids and domains in the form they
   const old = new Placement([{ id: Buffer.from('a'), domain: Buffer.from('r1') }, { id: 'b', weight: 2, domain: 'r2' }]);
   const view = new View(new Placement([{ id: 'a', domain: 'r1' }, { id: Buffer.from([0xff]) }]), 5);
   const t = new Transition(old, view);
-  assert.deepEqual(t.old.nodes(), old.nodes());
-  assert.deepEqual(t.new.nodes(), view.placement.nodes());
-  assert.deepEqual(t.new.nodes().map((n) => n.id), ['a', Buffer.from([0xff])]);
-  assert.deepEqual(t.old.nodes().map((n) => n.domain), [Buffer.from('r1'), 'r2']);
-  assert.equal(new View(t.new, 5).fingerprint, view.fingerprint);
+  assert.deepEqual(t.oldPlacement.nodes(), old.nodes());
+  assert.deepEqual(t.newPlacement.nodes(), view.placement.nodes());
+  assert.deepEqual(t.newPlacement.nodes().map((n) => n.id), ['a', Buffer.from([0xff])]);
+  assert.deepEqual(t.oldPlacement.nodes().map((n) => n.domain), [Buffer.from('r1'), 'r2']);
+  assert.equal(new View(t.newPlacement, 5).fingerprint, view.fingerprint);
 });
 
 test('routeTop() is replicas() (here, without domains, rank()) on both sides, and add/drop are the set differences', () => {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
-use hrwhash::live_view::{LiveError, LiveTransition};
+use hrwhash::live_view::LiveError;
 
 use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
@@ -267,8 +267,8 @@ impl LiveView {
                 let r = t.route(&key);
                 let previous = self.shared.py_view(py, previous)?;
                 Ok(LiveRoute {
-                    read: LiveView::id(py, &previous, r.old),
-                    write: LiveView::id(py, &current, r.new),
+                    read: LiveView::id(py, &previous, r.old_index),
+                    write: LiveView::id(py, &current, r.new_index),
                     moved: r.moved,
                 })
             }
@@ -301,16 +301,19 @@ impl LiveView {
     }
 
     /// The current view's epoch.
+    #[getter]
     fn epoch(&self) -> u64 {
         self.inner.epoch()
     }
 
     /// The current view's fingerprint: 32 hex digits.
+    #[getter]
     fn fingerprint(&self) -> String {
         self.inner.fingerprint().to_hex()
     }
 
     /// Whether a move is in progress.
+    #[getter]
     fn moving(&self) -> bool {
         self.inner.moving()
     }
@@ -379,11 +382,11 @@ impl LiveView {
         let shared = self.shared.clone();
         // Weak: the core holder owns this closure.
         let live: Weak<hrwhash::LiveView> = Arc::downgrade(&self.inner);
-        let run = move |t: &LiveTransition| {
+        let run = move |t: &hrwhash::Transition<hrwhash::View, hrwhash::View>| {
             Python::attach(|py| {
                 *lock(&shared.callback_thread) = Some(thread::current().id());
                 let ran = (|| -> PyResult<()> {
-                    let old = shared.py_view(py, t.old())?;
+                    let old = shared.py_view(py, t.old_placement())?;
                     let new = shared.py_view(py, t.new_placement())?;
                     let transition = Transition::of_views(py, &old, &new)?;
                     callback.call1(py, (transition,))?;

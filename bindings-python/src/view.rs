@@ -377,6 +377,12 @@ pub struct Route {
     /// Whether the two owners have different ids.
     #[pyo3(get)]
     moved: bool,
+    /// Position of `old` in the old membership's node list.
+    #[pyo3(get)]
+    old_index: usize,
+    /// Position of `new` in the new membership's node list.
+    #[pyo3(get)]
+    new_index: usize,
 }
 
 #[pymethods]
@@ -515,7 +521,7 @@ impl Transition {
             .into_iter()
             .map(|n| {
                 // A row always names a node of one side or the other.
-                let id = match (n.old, n.new) {
+                let id = match (n.old_index, n.new_index) {
                     (Some(i), _) => self.old_id(py, i),
                     (None, Some(j)) => self.new_id(py, j),
                     (None, None) => py.None(),
@@ -552,12 +558,12 @@ impl Transition {
 
     /// The membership before: a Placement (a view's placement) or a ProfilePlacement.
     #[getter]
-    fn old(&self, py: Python<'_>) -> Py<PyAny> {
+    fn old_placement(&self, py: Python<'_>) -> Py<PyAny> {
         self.old.object(py)
     }
 
     /// The membership after: a Placement (a view's placement) or a ProfilePlacement.
-    #[getter(new)]
+    #[getter]
     fn new_placement(&self, py: Python<'_>) -> Py<PyAny> {
         self.new.object(py)
     }
@@ -567,9 +573,11 @@ impl Transition {
         let key = key_bytes(key, At::one("the key"))?;
         let r = self.route_of(&key);
         Ok(Route {
-            new: self.new_id(py, r.new),
-            old: self.old_id(py, r.old),
+            new: self.new_id(py, r.new_index),
+            old: self.old_id(py, r.old_index),
             moved: r.moved,
+            old_index: r.old_index,
+            new_index: r.new_index,
         })
     }
 
@@ -699,7 +707,11 @@ impl Plan {
             if r.moved {
                 return Ok(Some(PyTuple::new(
                     py,
-                    [key.unbind(), t.old_id(py, r.old), t.new_id(py, r.new)],
+                    [
+                        key.unbind(),
+                        t.old_id(py, r.old_index),
+                        t.new_id(py, r.new_index),
+                    ],
                 )?));
             }
         }

@@ -103,7 +103,7 @@ def test_transition_routing_with_copying_callbacks_loses_no_read(six_servers: Li
         for target in (six, back):
             before = reads[0]
             assert live.update(target) == "applied"
-            assert not live.moving()
+            assert not live.moving
             # Let the readers run on the new view too.
             while reads[0] < before + 2000:
                 threading.Event().wait(0.01)

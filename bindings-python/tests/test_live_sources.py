@@ -216,19 +216,19 @@ def test_a_watch_sees_every_publish(etcd: Etcd) -> None:
     applied_at: List[int] = []
 
     def changed(t: Transition) -> None:
-        changes.append((len(t.old), len(t.new)))
+        changes.append((len(t.old_placement), len(t.new_placement)))
         applied_at.append(time.monotonic_ns())
 
     live.on_change(changed)
     lags: List[float] = []
     try:
-        assert live.epoch() == 1 and live.fingerprint() == fleet(5).fingerprint
+        assert live.epoch == 1 and live.fingerprint == fleet(5).fingerprint
         for step, n in enumerate([6, 5, 6, 5] * 5, start=2):
             started = time.monotonic_ns()
             assert publish_etcd(etcd.url, KEY, fleet(n)).view.epoch == step
-            wait_for(lambda: live.epoch() == step, what=f"epoch {step}")
+            wait_for(lambda: live.epoch == step, what=f"epoch {step}")
             lags.append((applied_at[-1] - started) / 1e6)
-            assert live.fingerprint() == fleet(n).fingerprint
+            assert live.fingerprint == fleet(n).fingerprint
             assert live.owner("user:42") == fleet(n).placement.owner("user:42")
         assert changes == [(5, 6), (6, 5)] * 10
         # The source reports an event after the live view took the view: wait for the last one.
@@ -257,15 +257,15 @@ def test_a_compacted_watch_recovers_with_a_full_read(etcd: Etcd, caplog: pytest.
     caplog.set_level(logging.INFO, logger="hrwhash.live")
     source.follow(live)
     try:
-        wait_for(lambda: live.epoch() == 4, what="epoch 4 after the compaction")
-        assert live.fingerprint() == fleet(8).fingerprint
+        wait_for(lambda: live.epoch == 4, what="epoch 4 after the compaction")
+        assert live.fingerprint == fleet(8).fingerprint
         assert any("compact_revision" in r.getMessage() for r in caplog.records)
         # Epochs 2 and 3 were compacted away: the full read jumps to 4, once. The source reports
         # the event after the live view took the view, so wait for the event too.
         wait_for(lambda: len(events.of("applied")) >= 1, what="the applied event")
         assert [e.epoch for e in events.of("applied")] == [4]
         publish_etcd(etcd.url, KEY, fleet(5))
-        wait_for(lambda: live.epoch() == 5, what="epoch 5 on the fresh watch")
+        wait_for(lambda: live.epoch == 5, what="epoch 5 on the fresh watch")
         assert events.of("source_error") == []
     finally:
         source.stop()
@@ -278,17 +278,17 @@ def test_a_killed_etcd_keeps_the_last_view_reports_and_resumes(etcd: Etcd) -> No
     live = source.start()
     try:
         publish_etcd(etcd.url, KEY, fleet(6))
-        wait_for(lambda: live.epoch() == 2)
+        wait_for(lambda: live.epoch == 2)
         etcd.kill()
         wait_for(lambda: len(events.of("source_error")) >= 3, what="source errors while etcd is down")
         error = live.last_error()
         assert isinstance(error, OSError)
         assert hrwhash.live.kind_of(error) == "Io"
-        assert live.epoch() == 2 and live.fingerprint() == fleet(6).fingerprint
+        assert live.epoch == 2 and live.fingerprint == fleet(6).fingerprint
         assert live.owner("k") == fleet(6).placement.owner("k")
         etcd.start()  # same ports, same data
         publish_etcd(etcd.url, KEY, fleet(5))
-        wait_for(lambda: live.epoch() == 3, what="the publish after the restart")
+        wait_for(lambda: live.epoch == 3, what="the publish after the restart")
         assert live.last_error() is None  # cleared by the applied update
         assert events.of("refused") == []
         # The retries backed off: far fewer errors than the 10 ms polls of this test.
@@ -318,20 +318,20 @@ def test_stale_and_forged_documents_are_refused_and_never_applied(etcd: Etcd) ->
     applied: List[Transition] = []
     live.on_change(applied.append)
     try:
-        assert live.epoch() == 3
+        assert live.epoch == 3
         for i, (document, error, epoch) in enumerate(forged(etcd), start=1):
             etcd.put(KEY, document)
             wait_for(lambda: len(events.of("refused")) == i, what=f"refusal {i}")
             refusal = events.of("refused")[-1]
             assert isinstance(refusal.error, error) and refusal.epoch == epoch
             assert isinstance(live.last_error(), error)
-            assert live.epoch() == 3 and live.fingerprint() == fleet(6).fingerprint
+            assert live.epoch == 3 and live.fingerprint == fleet(6).fingerprint
         assert applied == [] and events.of("applied") == []
         # The publisher refuses to build on a forged document it cannot read either.
         with pytest.raises(InvalidViewError):
             publish_etcd(etcd.url, KEY, fleet(6))
         etcd.put(KEY, fleet(4, epoch=4).to_json().encode())
-        wait_for(lambda: live.epoch() == 4)
+        wait_for(lambda: live.epoch == 4)
         assert live.last_error() is None and len(applied) == 1
     finally:
         source.stop()
@@ -345,9 +345,9 @@ def test_a_deleted_key_is_a_source_error_and_the_view_stays(etcd: Etcd) -> None:
     try:
         etcd.call("/v3/kv/deleterange", {"key": __import__("etcd_server").b64(KEY)})
         wait_for(lambda: len(events.of("source_error")) == 1)
-        assert isinstance(live.last_error(), FileNotFoundError) and live.epoch() == 1
+        assert isinstance(live.last_error(), FileNotFoundError) and live.epoch == 1
         publish_etcd(etcd.url, KEY, fleet(6, epoch=2))
-        wait_for(lambda: live.epoch() == 2)
+        wait_for(lambda: live.epoch == 2)
     finally:
         source.stop()
 
@@ -389,7 +389,7 @@ def test_a_secret_seeded_view_is_followed_with_its_seed(etcd: Etcd) -> None:
     live = source.start()
     try:
         publish_etcd(etcd.url, KEY, fleet(6, seed=SECRET))
-        wait_for(lambda: live.epoch() == 2)
+        wait_for(lambda: live.epoch == 2)
         assert live.owner("k") == fleet(6, seed=SECRET).placement.owner("k")
     finally:
         source.stop()
@@ -418,7 +418,7 @@ def test_file_source_follows_atomic_renames(tmp_path: Path) -> None:
     try:
         for step, n in enumerate([6, 5, 6], start=2):
             assert publish_file(path, fleet(n)).view.epoch == step
-            wait_for(lambda: live.epoch() == step, what=f"epoch {step}")
+            wait_for(lambda: live.epoch == step, what=f"epoch {step}")
         wait_for(lambda: len(events.of("applied")) == 3, what="the last applied event")
         assert [e.epoch for e in events.of("applied")] == [2, 3, 4]
         assert [p.name for p in tmp_path.iterdir()] == ["view.json"]  # no temporary file left
@@ -429,13 +429,13 @@ def test_file_source_follows_atomic_renames(tmp_path: Path) -> None:
             os.replace(temp, path)
             wait_for(lambda: len(events.of("refused")) == i, what=f"refusal {i}")
             assert isinstance(live.last_error(), error) and events.of("refused")[-1].epoch == epoch
-            assert live.epoch() == 4 and live.fingerprint() == fleet(6).fingerprint
+            assert live.epoch == 4 and live.fingerprint == fleet(6).fingerprint
         # A missing file is a source error; the view stays, and the next document is read.
         path.unlink()
         wait_for(lambda: len(events.of("source_error")) >= 1)
-        assert isinstance(live.last_error(), FileNotFoundError) and live.epoch() == 4
+        assert isinstance(live.last_error(), FileNotFoundError) and live.epoch == 4
         publish_file(path, fleet(3, epoch=5))
-        wait_for(lambda: live.epoch() == 5)
+        wait_for(lambda: live.epoch == 5)
         assert live.last_error() is None
     finally:
         source.stop()
@@ -459,9 +459,9 @@ def test_a_partial_write_in_place_is_refused_but_the_complete_one_applies(tmp_pa
         document = fleet(6, epoch=2).to_json().encode()
         path.write_bytes(document[: len(document) // 2])  # what a writer without a rename risks
         wait_for(lambda: isinstance(live.last_error(), InvalidJsonError))
-        assert live.epoch() == 1
+        assert live.epoch == 1
         path.write_bytes(document)
-        wait_for(lambda: live.epoch() == 2)
+        wait_for(lambda: live.epoch == 2)
     finally:
         source.stop()
 
@@ -496,7 +496,7 @@ def test_publish_ramp_publishes_every_step_in_order_with_the_interval(etcd: Etcd
     source = EtcdSource(etcd.url, KEY, backoff=FAST)
     live = source.start()
     seen: List[int] = []
-    live.on_change(lambda t: seen.append(live.epoch()))
+    live.on_change(lambda t: seen.append(live.epoch))
     try:
         began = time.monotonic()
         done = publish_ramp(plan, lambda v: publish_etcd(etcd.url, KEY, v), interval=0.05)
@@ -507,9 +507,9 @@ def test_publish_ramp_publishes_every_step_in_order_with_the_interval(etcd: Etcd
         assert epochs == list(range(2, 2 + len(plan)))
         # At least the interval between two steps.
         assert took >= 0.05 * (len(plan) - 1)
-        wait_for(lambda: live.epoch() == epochs[-1], what="the last step")
+        wait_for(lambda: live.epoch == epochs[-1], what="the last step")
         assert seen == sorted(seen) and seen[-1] == epochs[-1]
-        assert live.fingerprint() == new.fingerprint
+        assert live.fingerprint == new.fingerprint
     finally:
         source.stop()
     # To a file, stopped early by the event: only the first step is published.
@@ -596,14 +596,14 @@ def test_http_source_polls_with_etags(view_server: ViewServer) -> None:
         wait_for(lambda: view_server.conditional >= 5, what="conditional polls")
         assert view_server.full == 1 and events.items == []  # a 304 reads no document
         view_server.document = fleet(6, epoch=2).to_json().encode()
-        wait_for(lambda: live.epoch() == 2)
+        wait_for(lambda: live.epoch == 2)
         view_server.document = fleet(4, epoch=1).to_json().encode()
         wait_for(lambda: isinstance(live.last_error(), StaleViewError))
         view_server.document = b""  # 404: a source error
         wait_for(lambda: len(events.of("source_error")) >= 1)
-        assert isinstance(live.last_error(), OSError) and live.epoch() == 2
+        assert isinstance(live.last_error(), OSError) and live.epoch == 2
         view_server.document = fleet(3, epoch=3).to_json().encode()
-        wait_for(lambda: live.epoch() == 3)
+        wait_for(lambda: live.epoch == 3)
     finally:
         source.stop()
     with pytest.raises(OSError):

@@ -38,8 +38,8 @@ ABCD = ["a", "b", "c", "d"]
 def test_starts_with_its_view_and_no_move() -> None:
     v = view(ABC, 5)
     live = LiveView(v)
-    assert live.epoch() == 5 and live.fingerprint() == v.fingerprint
-    assert not live.moving() and live.last_error() is None and live.move_deadline is None
+    assert live.epoch == 5 and live.fingerprint == v.fingerprint
+    assert not live.moving and live.last_error() is None and live.move_deadline is None
     assert live.finish_move() is False
     assert live.current() == v
     assert live.snapshot() == (v, None, False)
@@ -58,7 +58,7 @@ def test_another_seed_is_refused_before_the_epoch() -> None:
         with pytest.raises(SeedMismatchError):
             live.update(view(ABC, epoch, seed=SECRET))
         assert isinstance(live.last_error(), SeedMismatchError)
-        assert live.epoch() == 5 and not live.moving()
+        assert live.epoch == 5 and not live.moving
 
 
 def test_a_lower_epoch_is_stale() -> None:
@@ -70,7 +70,7 @@ def test_a_lower_epoch_is_stale() -> None:
     assert isinstance(info.value, ValueError)
     last = live.last_error()
     assert isinstance(last, StaleViewError) and (last.epoch, last.current) == (4, 5)
-    assert live.fingerprint() == v.fingerprint and not live.moving()
+    assert live.fingerprint == v.fingerprint and not live.moving
     with pytest.raises(StaleViewError):
         live.update(v.with_epoch(0))  # the same membership at a lower epoch is stale too
 
@@ -81,7 +81,7 @@ def test_the_same_epoch_with_another_membership_is_a_conflict() -> None:
     with pytest.raises(ViewConflictError) as info:
         live.update(view(["a", "c"], 5))
     assert info.value.epoch == 5
-    assert live.fingerprint() == v.fingerprint
+    assert live.fingerprint == v.fingerprint
     assert isinstance(live.last_error(), ViewConflictError)
 
 
@@ -95,7 +95,7 @@ def test_the_same_epoch_and_fingerprint_is_unchanged_and_confirms() -> None:
     assert before >= 0.05
     assert live.update(view(["a", "b"], 5)) == "unchanged"  # node order is not in the fingerprint
     assert live.since_update() < before
-    assert live.last_error() is None and not live.moving()
+    assert live.last_error() is None and not live.moving
 
 
 def test_a_higher_epoch_is_applied_and_moves_until_finished() -> None:
@@ -103,7 +103,7 @@ def test_a_higher_epoch_is_applied_and_moves_until_finished() -> None:
     live = LiveView(old)
     live.report_error(InvalidJsonError("bad", line=1, column=1))
     assert live.update(new) == "applied"
-    assert live.last_error() is None and live.epoch() == 2 and live.moving()
+    assert live.last_error() is None and live.epoch == 2 and live.moving
     assert live.snapshot() == (new, old, True)
     moved = 0
     for k in KEYS:
@@ -115,7 +115,7 @@ def test_a_higher_epoch_is_applied_and_moves_until_finished() -> None:
     # About a quarter of the keys move to the new node; none elsewhere.
     assert 300 < moved < 700
     assert live.finish_move() is True
-    assert not live.moving() and live.finish_move() is False
+    assert not live.moving and live.finish_move() is False
     assert live.snapshot() == (new, None, False)
     assert all(not live.route(k).moved for k in KEYS)
 
@@ -124,7 +124,7 @@ def test_a_higher_epoch_with_the_same_membership_moves_nothing() -> None:
     v = view(ABC, 1)
     live = LiveView(v)
     assert live.update(v.with_epoch(9)) == "applied"
-    assert live.epoch() == 9 and live.moving()
+    assert live.epoch == 9 and live.moving
     assert all(not live.route(k).moved for k in KEYS)
 
 
@@ -144,9 +144,9 @@ def test_a_move_deadline_ends_the_move() -> None:
     live = LiveView(view(["a", "b"], 1), move_deadline=0.05)
     assert live.move_deadline == pytest.approx(0.05)
     live.update(view(ABC, 2))
-    assert live.moving()
+    assert live.moving
     time.sleep(0.1)
-    assert not live.moving()
+    assert not live.moving
     assert all(not live.route(k).moved for k in KEYS[:300])
     assert live.finish_move() is False
 
@@ -173,7 +173,7 @@ def test_bad_arguments_are_typed_errors() -> None:
         live.report_error("down")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError):
         LiveView(view(ABC, 1), deadline=1)  # type: ignore[call-arg]
-    assert live.epoch() == 1 and live.last_error() is None
+    assert live.epoch == 1 and live.last_error() is None
 
 
 def test_callbacks_get_a_transition_after_the_swap() -> None:
@@ -183,7 +183,7 @@ def test_callbacks_get_a_transition_after_the_swap() -> None:
 
     def changed(t: Transition) -> None:
         # Lookups already answer from the new view.
-        seen.append((live.epoch(), t, live.owner("user:42")))
+        seen.append((live.epoch, t, live.owner("user:42")))
 
     live.on_change(changed)
     assert live.update(v2) == "applied"
@@ -191,7 +191,7 @@ def test_callbacks_get_a_transition_after_the_swap() -> None:
     epoch, t, owner = seen[0]
     assert epoch == 2 and owner == v2.placement.owner("user:42")
     assert isinstance(t, Transition)
-    assert t.old == v1.placement and t.new == v2.placement
+    assert t.old_placement == v1.placement and t.new_placement == v2.placement
     plan = list(t.plan(KEYS))
     assert plan == [(k, v1.placement.owner(k), v2.placement.owner(k)) for k in KEYS if live.route(k).moved]
     # Refusals and confirmations call nothing.
@@ -211,7 +211,7 @@ def test_a_callback_that_raises_does_not_poison_the_live_view() -> None:
         raise boom
 
     live.on_change(failing)
-    live.on_change(lambda t: calls.append(live.epoch()))
+    live.on_change(lambda t: calls.append(live.epoch))
     assert live.update(v2) == "applied"  # the update itself succeeded
     assert calls == [2]  # the next callback still ran
     assert live.last_error() is boom
@@ -237,7 +237,7 @@ def test_a_callback_may_finish_the_move_but_not_update() -> None:
 
     live.on_change(changed)
     live.update(view(["a", "b"], 2))
-    assert not live.moving() and live.epoch() == 2
+    assert not live.moving and live.epoch == 2
     assert len(errors) == 2
 
 
@@ -313,14 +313,14 @@ def test_readers_on_other_threads_never_see_a_half_swapped_state() -> None:
         t.join()
     assert failures == []
     assert all(c > a for c, a in zip(checked, after))
-    assert live.epoch() == 300
+    assert live.epoch == 300
 
 
 def test_updates_from_several_threads_are_serialized() -> None:
     views = [View(Placement([f"n{i}" for i in range(e % 5 + 2)]), e) for e in range(1, 201)]
     live = LiveView(views[0])
     transitions: List[Tuple[int, int]] = []
-    live.on_change(lambda t: transitions.append((len(t.old), len(t.new))))
+    live.on_change(lambda t: transitions.append((len(t.old_placement), len(t.new_placement))))
     outcomes: List[str] = []
     refused: List[BaseException] = []
 
@@ -336,7 +336,7 @@ def test_updates_from_several_threads_are_serialized() -> None:
         t.start()
     for t in threads:
         t.join()
-    assert live.epoch() == 200
+    assert live.epoch == 200
     assert outcomes.count("applied") + len(refused) == 199
     assert len(transitions) == outcomes.count("applied")
 
@@ -351,9 +351,9 @@ STEP_KEYS = {"update", "seed", "expect", "finish_move", "returns", "report_error
 def state_of(live: LiveView, keys: List[str]) -> Dict[str, Any]:
     error = live.last_error()
     return {
-        "epoch": str(live.epoch()),
-        "fingerprint": live.fingerprint(),
-        "moving": live.moving(),
+        "epoch": str(live.epoch),
+        "fingerprint": live.fingerprint,
+        "moving": live.moving,
         "last_error": None if error is None else kind_of(error),
         "routes": [[r.read, r.write, r.moved] for r in map(live.route, keys)],
     }

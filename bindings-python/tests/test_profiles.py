@@ -157,7 +157,7 @@ def test_a_transition_from_a_profile_counts_every_move_with_its_flow() -> None:
         old = ProfilePlacement(name, ids)
         new = hrwhash.Placement(ids + ["d:11211"])
         t = hrwhash.Transition(old, new)
-        assert (t.old, t.new) == (old, new)
+        assert (t.old_placement, t.new_placement) == (old, new)
         d = t.diff(keys)
         assert d.keys == 5000
         moved = [(old.owner(k), new.owner(k)) for k in keys if old.owner(k) != new.owner(k)]

@@ -310,6 +310,7 @@ def test_route_agrees_with_owner(views: Tuple[View, View], ks: List[bytes]) -> N
         assert r.old == old.placement.owner(k)
         assert r.new == new.placement.owner(k)
         assert r.moved == (r.old != r.new)
+        assert old.placement.nodes[r.old_index] == r.old and new.placement.nodes[r.new_index] == r.new
         top = t.route_top(k, 2)
         assert top.before == old.placement.rank(k, 2)
         assert top.after == new.placement.rank(k, 2)

@@ -36,7 +36,7 @@ fn id(p: &Placement, i: usize) -> &[u8] {
 /// The id of either node of a row, from whichever membership holds it.
 fn row_id(t: &Transition, old: Option<usize>, new: Option<usize>) -> &[u8] {
     match (old, new) {
-        (Some(i), _) => id(t.old(), i),
+        (Some(i), _) => id(t.old_placement(), i),
         (None, Some(j)) => id(t.new_placement(), j),
         (None, None) => &[],
     }
@@ -112,7 +112,12 @@ pub fn diff(
                 "keys",
                 d.nodes()
                     .iter()
-                    .map(|n| (row_id(&t, n.old, n.new).to_vec(), [n.before, n.after]))
+                    .map(|n| {
+                        (
+                            row_id(&t, n.old_index, n.new_index).to_vec(),
+                            [n.before, n.after],
+                        )
+                    })
                     .collect::<Vec<_>>(),
             ),
             Counts::Replicas(d) => (
@@ -120,7 +125,12 @@ pub fn diff(
                 "replicas",
                 d.nodes()
                     .iter()
-                    .map(|n| (row_id(&t, n.old, n.new).to_vec(), [n.before, n.after]))
+                    .map(|n| {
+                        (
+                            row_id(&t, n.old_index, n.new_index).to_vec(),
+                            [n.before, n.after],
+                        )
+                    })
                     .collect(),
             ),
         };
@@ -138,7 +148,7 @@ fn diff_owners(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     let optimum = 100.0 * t.optimum();
     if as_json {
         let doc = json!({
@@ -158,9 +168,9 @@ fn diff_owners(
             }).collect::<Vec<_>>(),
             "nodes": d.nodes().iter().map(|n| {
                 let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old, n.new));
-                m.insert("before".into(), json!(n.old.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new.map(|_| n.after)));
+                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
+                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
+                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
                 m
             }).collect::<Vec<_>>(),
         });
@@ -201,9 +211,9 @@ fn diff_owners(
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(t, n.old, n.new)),
-            show(n.old.map(|_| n.before)),
-            show(n.new.map(|_| n.after)),
+            escaped(row_id(t, n.old_index, n.new_index)),
+            show(n.old_index.map(|_| n.before)),
+            show(n.new_index.map(|_| n.after)),
             n.after as i128 - n.before as i128
         )?;
     }
@@ -216,7 +226,7 @@ fn diff_replicas(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     if as_json {
         let doc = json!({
             "algorithm": hrwhash::ALGORITHM,
@@ -230,9 +240,9 @@ fn diff_replicas(
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
                 let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old, n.new));
-                m.insert("before".into(), json!(n.old.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new.map(|_| n.after)));
+                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
+                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
+                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
                 m.insert("added".into(), json!(n.added));
                 m.insert("dropped".into(), json!(n.dropped));
                 m
@@ -267,9 +277,9 @@ fn diff_replicas(
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>10} {:>10}",
-            escaped(row_id(t, n.old, n.new)),
-            show(n.old.map(|_| n.before)),
-            show(n.new.map(|_| n.after)),
+            escaped(row_id(t, n.old_index, n.new_index)),
+            show(n.old_index.map(|_| n.before)),
+            show(n.new_index.map(|_| n.after)),
             n.added,
             n.dropped
         )?;
@@ -341,8 +351,8 @@ pub fn plan(
             if opts.json {
                 let m = [
                     text_pair("key", key),
-                    text_pair("from", id(from, r.old)),
-                    text_pair("to", id(to, r.new)),
+                    text_pair("from", id(from, r.old_index)),
+                    text_pair("to", id(to, r.new_index)),
                 ];
                 start_item(out)?;
                 write!(out, "{}", ordered(&m))?;
@@ -351,8 +361,8 @@ pub fn plan(
                     out,
                     "{}\t{}\t{}",
                     escaped(key),
-                    escaped(id(from, r.old)),
-                    escaped(id(to, r.new))
+                    escaped(id(from, r.old_index)),
+                    escaped(id(to, r.new_index))
                 )?;
             }
             Ok(())
@@ -489,7 +499,7 @@ fn plan_summary(
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
-    let (from, to) = (t.old(), t.new_placement());
+    let (from, to) = (t.old_placement(), t.new_placement());
     let noun = |n: u64| if n == 1 { "key" } else { "keys" };
     match counts {
         Counts::Owners(d) => {
@@ -539,7 +549,7 @@ fn plan_summary(
                     "copies_dropped": d.copies_dropped(),
                     "nodes": nodes.iter().map(|n| {
                         let mut m = Map::new();
-                        put_text(&mut m, "id", row_id(t, n.old, n.new));
+                        put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
                         m.insert("added".into(), json!(n.added));
                         m.insert("dropped".into(), json!(n.dropped));
                         m
@@ -560,7 +570,7 @@ fn plan_summary(
                 writeln!(
                     out,
                     "{}: add {} {}, drop {} {}",
-                    escaped(row_id(t, n.old, n.new)),
+                    escaped(row_id(t, n.old_index, n.new_index)),
                     n.added,
                     noun(n.added),
                     n.dropped,

@@ -164,7 +164,7 @@ pub fn diff(
         }
         Ok(())
     })?;
-    let (old, new) = (transition.old(), transition.new_placement());
+    let (old, new) = (transition.old_placement(), transition.new_placement());
     let percent = |n: u64| {
         if d.keys() == 0 {
             0.0
@@ -174,7 +174,7 @@ pub fn diff(
     };
     let flows = d.flows();
     let rows = d.nodes();
-    let row_id = |r: &hrwhash::transition::NodeChange| match (r.old, r.new) {
+    let row_id = |r: &hrwhash::transition::NodeChange| match (r.old_index, r.new_index) {
         (Some(i), _) => old.node_id(i),
         (None, Some(j)) => new.node_id(j),
         (None, None) => &[][..],
@@ -212,8 +212,8 @@ pub fn diff(
             "nodes": rows.iter().map(|r| {
                 let mut m = Map::new();
                 put_text(&mut m, "id", row_id(r));
-                m.insert("before".into(), json!(r.old.map(|_| r.before)));
-                m.insert("after".into(), json!(r.new.map(|_| r.after)));
+                m.insert("before".into(), json!(r.old_index.map(|_| r.before)));
+                m.insert("after".into(), json!(r.new_index.map(|_| r.after)));
                 m
             }).collect::<Vec<_>>(),
         });
@@ -254,8 +254,8 @@ pub fn diff(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
             escaped(row_id(r)),
-            show(r.old.is_some(), r.before),
-            show(r.new.is_some(), r.after),
+            show(r.old_index.is_some(), r.before),
+            show(r.new_index.is_some(), r.after),
             r.after as i128 - r.before as i128
         )?;
     }

@@ -75,15 +75,15 @@ mod tests {
             for i in 0..2000 {
                 let key = alloc::format!("k{i}");
                 let r = s.route(&key);
-                assert_eq!(r.old, pl.owner(&key));
-                assert_eq!(r.new, to.owner_index(&key));
+                assert_eq!(r.old_index, pl.owner(&key));
+                assert_eq!(r.new_index, to.owner_index(&key));
                 assert_eq!(r.moved, pl.owner_id(&key) != to.owner(&key).id());
                 d.add(&key);
             }
             assert_eq!(d.flows().iter().map(|f| f.count).sum::<u64>(), d.moved());
             let rows = d.nodes();
             assert_eq!(rows.len(), 4);
-            assert_eq!(rows[3].new, None);
+            assert_eq!(rows[3].new_index, None);
             assert_eq!(rows[3].after, 0);
             assert_eq!(rows.iter().map(|r| r.before).sum::<u64>(), 2000);
         }

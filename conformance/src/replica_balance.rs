@@ -65,9 +65,9 @@ fn case(name: &str, weights: &[f64], k: usize) -> Value {
         "expected".into(),
         json!({
             "adjusted_fixed": policy
-                .adjusted_weights()
-                .iter()
-                .map(|w| u64s(w.to_fixed()))
+                .adjusted_fixed()
+                .into_iter()
+                .map(u64s)
                 .collect::<Vec<_>>(),
             "iterations": policy.iterations(),
             "replicas": replicas,

@@ -56,10 +56,7 @@ use arc_swap::ArcSwap;
 use crate::view::Fingerprint;
 use crate::{Error, Lookup, NodeRef, Transition, View};
 
-/// The transition a live view hands to its change callbacks: previous view -> current view.
-pub type LiveTransition = Transition<View, View>;
-
-type Callback = Box<dyn Fn(&LiveTransition) + Send + Sync>;
+type Callback = Box<dyn Fn(&Transition<View, View>) + Send + Sync>;
 
 /// What [`LiveView::update`] did with a view it accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -152,7 +149,7 @@ struct State {
     current: View,
     /// The view the current one replaced, while a move is in progress.
     previous: Option<View>,
-    transition: Option<LiveTransition>,
+    transition: Option<Transition<View, View>>,
     /// When the move ends by itself (the move deadline), if it does.
     move_until: Option<Instant>,
 }
@@ -407,7 +404,7 @@ impl LiveView {
     /// may call [`finish_move`](LiveView::finish_move) and lookups, but not
     /// [`update`](LiveView::update) or `on_change` on the same live view, which would wait for
     /// the callback itself to return.
-    pub fn on_change(&self, callback: impl Fn(&LiveTransition) + Send + Sync + 'static) {
+    pub fn on_change(&self, callback: impl Fn(&Transition<View, View>) + Send + Sync + 'static) {
         lock(&self.callbacks).push(Box::new(callback));
     }
 }
@@ -417,8 +414,8 @@ fn route_in(state: &State, moving: bool, key: &[u8]) -> LiveRoute {
         (Some(t), Some(previous)) if moving => {
             let r = t.route(key);
             LiveRoute {
-                read: Lookup::node_id(previous, r.old).to_vec(),
-                write: Lookup::node_id(&state.current, r.new).to_vec(),
+                read: Lookup::node_id(previous, r.old_index).to_vec(),
+                write: Lookup::node_id(&state.current, r.new_index).to_vec(),
                 moved: r.moved,
             }
         }
@@ -463,7 +460,7 @@ impl LiveSnapshot {
     }
 
     /// The transition previous -> current, while a move is in progress.
-    pub fn transition(&self) -> Option<&LiveTransition> {
+    pub fn transition(&self) -> Option<&Transition<View, View>> {
         self.state.transition.as_ref().filter(|_| self.moving)
     }
 
@@ -686,7 +683,7 @@ mod tests {
                 // Lookups already answer from the new view, and finish_move is allowed.
                 let live = live2.upgrade().unwrap();
                 assert_eq!(live.epoch(), t.new_placement().epoch());
-                lock(&seen).push((t.old().epoch(), t.new_placement().epoch()));
+                lock(&seen).push((t.old_placement().epoch(), t.new_placement().epoch()));
             });
         }
         live.on_change(|_| panic!("boom"));

@@ -43,7 +43,7 @@ struct Inner<A, B> {
 /// let t = Transition::new(&old, &new);
 /// let r = t.route("user:42");
 /// // Read from the old owner on a miss, write to the new one.
-/// assert_eq!(r.moved, old.node(r.old).unwrap().id() != new.node(r.new).unwrap().id());
+/// assert_eq!(r.moved, old.node(r.old_index).unwrap().id() != new.node(r.new_index).unwrap().id());
 /// assert!((t.expected_moved() - 0.25).abs() < 1e-12);
 /// # Ok::<(), hrwhash::Error>(())
 /// ```
@@ -72,9 +72,9 @@ impl<A: core::fmt::Debug, B: core::fmt::Debug> core::fmt::Debug for Transition<A
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Route {
     /// Build-order index of the owner in the old membership.
-    pub old: usize,
+    pub old_index: usize,
     /// Build-order index of the owner in the new membership.
-    pub new: usize,
+    pub new_index: usize,
     /// Whether the two owners have different ids.
     pub moved: bool,
 }
@@ -113,7 +113,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
     /// // A View, or hrwhash-compat's ProfilePlacement, goes where either placement is.
     /// let t = Transition::between(Placement::new(["a", "b"])?, Placement::new(["b", "c"])?);
     /// let r = t.route("user:42");
-    /// assert_eq!(r.moved, t.old().node_id(r.old) != t.new_placement().node_id(r.new));
+    /// assert_eq!(r.moved, t.old_placement().node_id(r.old_index) != t.new_placement().node_id(r.new_index));
     /// # Ok::<(), hrwhash::Error>(())
     /// ```
     pub fn between(old: A, new: B) -> Transition<A, B> {
@@ -155,7 +155,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
     }
 
     /// The membership before.
-    pub fn old(&self) -> &A {
+    pub fn old_placement(&self) -> &A {
         &self.inner.old
     }
 
@@ -197,8 +197,8 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
             _ => (inner.old.owner_index(key), inner.new.owner_index(key)),
         };
         Route {
-            old,
-            new,
+            old_index: old,
+            new_index: new,
             moved: inner.old_to_new[old] != new as u32,
         }
     }
@@ -238,7 +238,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
         let transition = self.clone();
         keys.into_iter().filter_map(move |key| {
             let r = transition.route(&key);
-            r.moved.then_some((key, r.old, r.new))
+            r.moved.then_some((key, r.old_index, r.new_index))
         })
     }
 }
@@ -458,9 +458,9 @@ pub struct Flow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeChange {
     /// Index in the old membership, if the id is there.
-    pub old: Option<usize>,
+    pub old_index: Option<usize>,
     /// Index in the new membership, if the id is there.
-    pub new: Option<usize>,
+    pub new_index: Option<usize>,
     /// Keys it owned (held a replica of) before.
     pub before: u64,
     /// Keys it owns (holds a replica of) after.
@@ -604,8 +604,8 @@ pub(crate) fn node_changes(
         .map(|i| {
             let new = old_to_new(i);
             NodeChange {
-                old: Some(i),
-                new,
+                old_index: Some(i),
+                new_index: new,
                 before: before[i],
                 after: new.map_or(0, |j| after[j]),
                 added: new.map_or(0, |j| added[j]),
@@ -617,8 +617,8 @@ pub(crate) fn node_changes(
         (0..after.len())
             .filter(|&j| new_to_old(j).is_none())
             .map(|j| NodeChange {
-                old: None,
-                new: Some(j),
+                old_index: None,
+                new_index: Some(j),
                 before: 0,
                 after: after[j],
                 added: added[j],
@@ -638,7 +638,7 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
     /// (a streamed plan with its totals).
     pub fn route(&mut self, key: impl AsRef<[u8]>) -> Route {
         let r = self.transition.route(key);
-        self.tally.count(r.old, r.new, r.moved);
+        self.tally.count(r.old_index, r.new_index, r.moved);
         r
     }
 
@@ -772,8 +772,8 @@ mod tests {
         for i in 0..2000 {
             let key = alloc::format!("k{i}");
             let r = t.route(&key);
-            assert_eq!(r.old, old.owner_index(&key));
-            assert_eq!(r.new, new.owner_index(&key));
+            assert_eq!(r.old_index, old.owner_index(&key));
+            assert_eq!(r.new_index, new.owner_index(&key));
             assert_eq!(r.moved, old.owner(&key).id() != new.owner(&key).id());
             diff.add(&key);
         }
@@ -800,7 +800,7 @@ mod tests {
             .unwrap();
         let t = Transition::new(&old, &new);
         for key in ["x", "y", "z", "w"] {
-            assert_eq!(t.route(key).new, new.owner_index(key));
+            assert_eq!(t.route(key).new_index, new.owner_index(key));
         }
         assert!((t.expected_moved() - 2.0 / 3.0).abs() < 1e-15);
     }

@@ -79,8 +79,8 @@ proptest! {
         for key in keys(300) {
             let r = t.route(&key);
             let (a, b) = (old_view.placement().owner(&key), new_view.placement().owner(&key));
-            prop_assert_eq!(r.old, old_view.placement().owner_index(&key));
-            prop_assert_eq!(r.new, new_view.placement().owner_index(&key));
+            prop_assert_eq!(r.old_index, old_view.placement().owner_index(&key));
+            prop_assert_eq!(r.new_index, new_view.placement().owner_index(&key));
             prop_assert_eq!(a.id(), old.owner(&key).id());
             prop_assert_eq!(b.id(), new.owner(&key).id());
             prop_assert_eq!(r.moved, a.id() != b.id());
@@ -131,11 +131,11 @@ proptest! {
         let mut moved = Vec::new();
         for (i, key) in keys(500).enumerate() {
             let r = t.route(&key);
-            before[r.old] += 1;
-            after[r.new] += 1;
+            before[r.old_index] += 1;
+            after[r.new_index] += 1;
             if r.moved {
-                *flows.entry((r.old, r.new)).or_default() += 1;
-                moved.push((key.clone(), r.old, r.new));
+                *flows.entry((r.old_index, r.new_index)).or_default() += 1;
+                moved.push((key.clone(), r.old_index, r.new_index));
             }
             prop_assert_eq!(diff.route(&key), r);
             if i < split { &mut left } else { &mut right }.add(&key);
@@ -145,8 +145,8 @@ proptest! {
         let got: BTreeMap<(usize, usize), u64> = diff.flows().iter().map(|f| ((f.from, f.to), f.count)).collect();
         prop_assert_eq!(got, flows);
         for n in diff.nodes() {
-            prop_assert_eq!(n.before, n.old.map_or(0, |i| before[i]));
-            prop_assert_eq!(n.after, n.new.map_or(0, |j| after[j]));
+            prop_assert_eq!(n.before, n.old_index.map_or(0, |i| before[i]));
+            prop_assert_eq!(n.after, n.new_index.map_or(0, |j| after[j]));
         }
         let planned: Vec<(String, usize, usize)> = t.plan(keys(500)).collect();
         prop_assert_eq!(planned, moved);
@@ -180,10 +180,10 @@ proptest! {
         prop_assert_eq!(diff.copies_added(), added.iter().sum::<u64>());
         prop_assert_eq!(diff.copies_dropped(), dropped.iter().sum::<u64>());
         for n in diff.nodes() {
-            prop_assert_eq!(n.before, n.old.map_or(0, |i| before[i]));
-            prop_assert_eq!(n.dropped, n.old.map_or(0, |i| dropped[i]));
-            prop_assert_eq!(n.after, n.new.map_or(0, |j| after[j]));
-            prop_assert_eq!(n.added, n.new.map_or(0, |j| added[j]));
+            prop_assert_eq!(n.before, n.old_index.map_or(0, |i| before[i]));
+            prop_assert_eq!(n.dropped, n.old_index.map_or(0, |i| dropped[i]));
+            prop_assert_eq!(n.after, n.new_index.map_or(0, |j| after[j]));
+            prop_assert_eq!(n.added, n.new_index.map_or(0, |j| added[j]));
         }
         let planned: Vec<(String, RouteSet)> = t.plan_top(keys(400), k).collect();
         prop_assert_eq!(planned, changed);

@@ -115,8 +115,8 @@ fn routes_agree_with_owners_and_flows_sum_to_moved() {
         let mut diff = t.diff();
         for key in keys(3000) {
             let r = t.route(&key);
-            assert_eq!(r.old, old.owner_index(&key));
-            assert_eq!(r.new, new.owner_index(&key));
+            assert_eq!(r.old_index, old.owner_index(&key));
+            assert_eq!(r.new_index, new.owner_index(&key));
             assert_eq!(r.moved, old.owner(&key).id() != new.owner(&key).id());
             // Replica routes are each side's replicas (domain-aware), as the sets are stored.
             let set = t.route_top(&key, 3);

@@ -706,11 +706,12 @@ fn same_table(t: *const hrw_slot_table, core: &SlotTable, keys: &[Span]) {
         let mut len = 0usize;
         assert_eq!(hrw_placement_len(f.initial, &mut len, ptr::null_mut()), hrw_status::Ok);
         assert_eq!(len, core.initial().len());
-        let mut cap = 5u32;
-        let s = hrw_slot_table_capacity(t, 0, &mut cap);
+        let n = core.placement().len();
+        let mut caps_out = vec![5u32; n];
+        let s = hrw_slot_table_capacities(t, caps_out.as_mut_ptr(), caps_out.len());
         match core.capacities() {
-            Some(caps) => assert_eq!((s, cap), (hrw_status::Ok, caps[0])),
-            None => assert_eq!((s, cap), (hrw_status::NotOffered, 5)),
+            Some(caps) => assert_eq!((s, &caps_out[..]), (hrw_status::Ok, &caps[..])),
+            None => assert_eq!((s, &caps_out[..]), (hrw_status::NotOffered, &vec![5; n][..])),
         }
         for key in keys.iter().filter(|k| !k.misuse) {
             let (mut owner, mut slot) = (usize::MAX, u32::MAX);

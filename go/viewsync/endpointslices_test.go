@@ -67,7 +67,7 @@ func TestEndpointSlicesCases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := v.JSON()
+			got, _ := v.ToJSON()
 			if string(got) != *c.Expected {
 				t.Fatalf("view\n%s\nwant\n%s", got, *c.Expected)
 			}

@@ -330,7 +330,7 @@ func (e Etcd) Publish(ctx context.Context, view *hrwhash.View) (*hrwhash.View, b
 		if err != nil {
 			return nil, false, err
 		}
-		doc, err := next.JSON()
+		doc, err := next.ToJSON()
 		if err != nil {
 			return nil, false, err
 		}

@@ -69,7 +69,7 @@ func TestEtcdSilentWatchIsReplacedByAFullRead(t *testing.T) {
 
 func mustJSON(t *testing.T, v *hrwhash.View) []byte {
 	t.Helper()
-	b, err := v.JSON()
+	b, err := v.ToJSON()
 	if err != nil {
 		t.Fatal(err)
 	}

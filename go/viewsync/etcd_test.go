@@ -238,9 +238,9 @@ func TestEtcdWatchSeesEveryPublish(t *testing.T) {
 		t.Fatalf("OnChange saw %v, published %v", changes, want[1:])
 	}
 	// A forged document: the same epoch, another membership, written behind the publisher.
-	doc, _ := view(t, last, "forged-a", "forged-b").JSON()
+	doc, _ := view(t, last, "forged-a", "forged-b").ToJSON()
 	srv.Put(e.Key, doc)
-	stale, _ := view(t, 1, nodes(5)...).JSON()
+	stale, _ := view(t, 1, nodes(5)...).ToJSON()
 	srv.Put(e.Key, stale)
 	srv.Put(e.Key, []byte(`{"format":"hrwhash-view-v1","epoch":"99"}`))
 	waitFor(t, "three refusals", func() bool {
@@ -275,7 +275,7 @@ func TestEtcdCompactedWatchRecoversWithAFullRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, _ := first.JSON()
+	doc, _ := first.ToJSON()
 	rev := srv.Put("/unrelated", []byte("x")) - 1 // the revision that wrote the first view
 	var last *hrwhash.View
 	for i := 0; i < 3; i++ {

@@ -146,7 +146,7 @@ func (f File) Publish(ctx context.Context, view *hrwhash.View) (*hrwhash.View, b
 	default:
 		return nil, false, err
 	}
-	doc, err := next.JSON()
+	doc, err := next.ToJSON()
 	if err != nil {
 		return nil, false, err
 	}

@@ -88,7 +88,7 @@ func TestFileFollow(t *testing.T) {
 		t.Fatal("no move after a file change")
 	}
 	// A stale document renamed over the file is refused and the view kept.
-	stale, _ := v1.JSON()
+	stale, _ := v1.ToJSON()
 	replace(t, f.Path, stale)
 	waitFor(t, "the stale document's refusal", func() bool { return errors.Is(lv.LastError(), hrwhash.ErrStaleView) })
 	// The file removed: a source error, the view kept.
@@ -100,7 +100,7 @@ func TestFileFollow(t *testing.T) {
 		t.Fatal("the view changed while the file was bad")
 	}
 	v3 := view(t, 7, nodes(4)...)
-	doc, _ := v3.JSON()
+	doc, _ := v3.ToJSON()
 	replace(t, f.Path, doc)
 	waitFor(t, "the third view", func() bool { return lv.Epoch() == 7 })
 	waitFor(t, "the error to clear", func() bool { return lv.LastError() == nil })

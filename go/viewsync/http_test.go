@@ -58,7 +58,7 @@ func TestHTTPFollow(t *testing.T) {
 	defer cancel()
 	srv := &viewServer{}
 	v1 := view(t, 1, nodes(5)...)
-	doc1, _ := v1.JSON()
+	doc1, _ := v1.ToJSON()
 	srv.set(doc1, http.StatusOK)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -72,7 +72,7 @@ func TestHTTPFollow(t *testing.T) {
 		t.Fatalf("%d full answers for an unchanged document", full)
 	}
 	v2 := view(t, 2, nodes(6)...)
-	doc2, _ := v2.JSON()
+	doc2, _ := v2.ToJSON()
 	srv.set(doc2, http.StatusOK)
 	waitFor(t, "the second view", func() bool { return lv.Epoch() == 2 })
 	srv.set(doc2, http.StatusServiceUnavailable)
@@ -82,7 +82,7 @@ func TestHTTPFollow(t *testing.T) {
 	}
 	srv.set(doc2, http.StatusOK)
 	waitFor(t, "the error to clear", func() bool { return lv.LastError() == nil })
-	conflict, _ := view(t, 2, "x", "y").JSON()
+	conflict, _ := view(t, 2, "x", "y").ToJSON()
 	srv.set(conflict, http.StatusOK)
 	waitFor(t, "the conflict's refusal", func() bool { return errors.Is(lv.LastError(), hrwhash.ErrViewConflict) })
 	if lv.Fingerprint() != v2.Fingerprint() {

@@ -6,7 +6,6 @@ use std::sync::mpsc::Receiver;
 
 use std::sync::Arc;
 
-use hrwhash::live_view::LiveTransition;
 use hrwhash::Seed;
 
 use std::time::{Duration, Instant};

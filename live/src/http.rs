@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use hrwhash::live_view::LiveTransition;
 use hrwhash::Seed;
 
 use crate::source::{stopped_during, Backoff, Feed, Follower, Observer, Options};

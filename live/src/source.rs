@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hrwhash::live_view::{LiveError, LiveTransition};
+use hrwhash::live_view::LiveError;
 use hrwhash::{LiveView, Seed, UpdateOutcome, View};
 
 use crate::Error;
@@ -63,7 +63,8 @@ pub fn log_to_stderr(name: String) -> Observer {
 }
 
 /// A change callback given to a source before it starts, so that it sees every applied update.
-pub type ChangeCallback = Arc<dyn Fn(&LiveTransition) + Send + Sync>;
+pub type ChangeCallback =
+    Arc<dyn Fn(&hrwhash::Transition<hrwhash::View, hrwhash::View>) + Send + Sync>;
 
 /// The builder methods every source shares (`seed`, `observer`, `on_change`), over its `options`.
 macro_rules! shared_options {
@@ -84,7 +85,10 @@ macro_rules! shared_options {
         /// for every applied update (see `hrwhash::LiveView::on_change`).
         pub fn on_change(
             mut self,
-            callback: impl Fn(&LiveTransition) + Send + Sync + 'static,
+            callback: impl Fn(&hrwhash::Transition<hrwhash::View, hrwhash::View>)
+                + Send
+                + Sync
+                + 'static,
         ) -> Self {
             self.options.on_change.push(Arc::new(callback));
             self

@@ -109,7 +109,7 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
         .interval(Duration::from_millis(10))
         .observer(observer)
         .on_change(move |t| {
-            assert!(t.old().epoch() < t.new_placement().epoch());
+            assert!(t.old_placement().epoch() < t.new_placement().epoch());
             c.fetch_add(1, Ordering::SeqCst);
         })
         .start()

@@ -262,6 +262,9 @@ public:
         return index;
     }
 
+    /// The id of the owner of `key` (`owner` gives its index), valid while the placement lives.
+    std::string_view owner_id(std::string_view key) const { return node_id(owner(key)); }
+
     /// Owners of many keys in one call.
     std::vector<std::size_t> owners(std::initializer_list<std::string_view> keys) const {
         return owners<std::initializer_list<std::string_view>>(keys);

@@ -323,14 +323,11 @@ private:
 /// are equal.
 class Transition {
 public:
-    Transition(const View &old_view, const View &new_view) {
-        hrw_transition *t = nullptr;
-        detail::check(hrw_transition_new(old_view.get(), new_view.get(), &t));
-        h_ = Owned(t);
-    }
+    Transition(const View &old_view, const View &new_view)
+        : Transition(old_view.placement(), new_view.placement()) {}
     Transition(const Placement &old_placement, const Placement &new_placement) {
         hrw_transition *t = nullptr;
-        detail::check(hrw_transition_from_placements(old_placement.get(), new_placement.get(), &t));
+        detail::check(hrw_transition_new(old_placement.get(), new_placement.get(), &t));
         h_ = Owned(t);
     }
 

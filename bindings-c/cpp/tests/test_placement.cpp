@@ -100,6 +100,7 @@ TEST(Vectors, EveryCase) {
         EXPECT_EQ(hrwhash::key_digest(key, seed_view), u64(json_get(exp, "key_digest")));
         EXPECT_EQ(p.owner(key), std::strtoull(json_get(exp, "owner")->str, nullptr, 10));
         EXPECT_EQ(p.owners({key, ""})[0], p.owner(key));
+        EXPECT_EQ(p.owner_id(key), nodes.ids[std::strtoull(json_get(exp, "owner")->str, nullptr, 10)]);
         EXPECT_EQ(p.rank(key, k), indices(json_get(exp, "rank")));
         if (const jvalue *r = json_get(exp, "replicas")) {
             EXPECT_EQ(p.replicas(key, k), indices(r));

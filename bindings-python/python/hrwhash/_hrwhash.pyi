@@ -248,6 +248,12 @@ class Route:
     @property
     def moved(self) -> bool:
         """Whether the two owners have different ids."""
+    @property
+    def old_index(self) -> int:
+        """Position of ``old`` in the old membership's node list."""
+    @property
+    def new_index(self) -> int:
+        """Position of ``new`` in the new membership's node list."""
 
 @final
 class RouteSet:
@@ -293,9 +299,11 @@ class Transition:
 
     def __new__(cls, old: _Membership, new: _Membership) -> "Transition": ...
     @property
-    def old(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
+    def old_placement(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]:
+        """The membership before: a Placement (a view's placement) or a ProfilePlacement."""
     @property
-    def new(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]: ...
+    def new_placement(self) -> Union[Placement[Any], "ProfilePlacement[Any]"]:
+        """The membership after: a Placement (a view's placement) or a ProfilePlacement."""
     def route(self, key: _Key) -> Route:
         """The owners of ``key`` after and before, and whether it moved."""
     def route_top(self, key: _Key, k: _Count) -> RouteSet:
@@ -400,11 +408,15 @@ class LiveView:
         """``(current, previous, moving)`` of one state; previous is None unless moving."""
     def current(self) -> View:
         """The current view."""
-    def epoch(self) -> int: ...
+    @property
+    def epoch(self) -> int:
+        """The current view's epoch, read afresh at each access."""
+    @property
     def fingerprint(self) -> str:
-        """The current view's fingerprint: 32 hex digits."""
+        """The current view's fingerprint: 32 hex digits, read afresh at each access."""
+    @property
     def moving(self) -> bool:
-        """Whether a move is in progress."""
+        """Whether a move is in progress, read afresh at each access."""
     @property
     def move_deadline(self) -> Optional[float]:
         """Seconds after which a move ends by itself, or None."""

@@ -1142,9 +1142,9 @@ def _follow(argv: Optional[Sequence[str]] = None) -> int:
     def applied(transition: Transition) -> None:
         emit(
             event="applied",
-            epoch=str(live.epoch()),
-            fingerprint=live.fingerprint(),
-            owners=owners_digest(transition.new, keys),
+            epoch=str(live.epoch),
+            fingerprint=live.fingerprint,
+            owners=owners_digest(transition.new_placement, keys),
         )
 
     emit(event="applied", epoch=str(first.epoch), fingerprint=first.fingerprint, owners=owners_digest(first.placement, keys))

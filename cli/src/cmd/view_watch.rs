@@ -14,7 +14,6 @@ use std::sync::mpsc::channel;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hrwhash::live_view::LiveTransition;
 use hrwhash::{LiveView, View};
 use hrwhash_live::{EtcdSource, Event, FileSource, Follower, HttpSource, Observer};
 use serde_json::{json, Value};
@@ -107,7 +106,7 @@ pub fn run(a: &Args, _out: &mut dyn Write) -> Result<(), CliError> {
     // keep its order.
     let on_change = {
         let (tx, keys, store, cell) = (tx.clone(), keys.clone(), store.clone(), live_cell.clone());
-        move |t: &LiveTransition| {
+        move |t: &hrwhash::Transition<hrwhash::View, hrwhash::View>| {
             let t_ns = now_ns();
             let _ = tx.send(Message::Line(applied_line(t.new_placement(), &keys, t_ns)));
             if let Some(store) = &store {
@@ -336,10 +335,10 @@ impl Store {
     }
 
     /// Copies each key whose owner changed from its old owner to its new one.
-    fn copy_moved(&self, t: &LiveTransition, keys: &[Vec<u8>]) {
+    fn copy_moved(&self, t: &hrwhash::Transition<hrwhash::View, hrwhash::View>, keys: &[Vec<u8>]) {
         let mut mc = self.copier.lock().unwrap_or_else(|p| p.into_inner());
         for (i, key) in keys.iter().enumerate() {
-            let old = t.old().placement().owner(key).id().to_vec();
+            let old = t.old_placement().placement().owner(key).id().to_vec();
             let new = t.new_placement().placement().owner(key).id().to_vec();
             if old == new {
                 continue;

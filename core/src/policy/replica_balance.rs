@@ -153,6 +153,16 @@ impl ReplicaBalance {
             .collect()
     }
 
+    /// The same weights in fixed point (`w * 2^32`, [`Weight::to_fixed`]), as
+    /// `conformance/policies/replica-balance-v2.json` states them.
+    pub fn adjusted_fixed(&self) -> Vec<u64> {
+        self.secondary
+            .node_specs()
+            .iter()
+            .map(|n| n.weight().to_fixed())
+            .collect()
+    }
+
     /// The replica set of `key` as build-order indices: the hrw-v1 owner first, then the first
     /// `k - 1` other nodes of the ranking of the key's second digest under the adjusted weights.
     pub fn replicas(&self, key: impl AsRef<[u8]>) -> Vec<usize> {

@@ -136,7 +136,7 @@ func TestFollowerProtocolOnEtcd(t *testing.T) {
 	if m["event"] != "applied" || m["epoch"] != "2" || m["owners"] != wantOwners(v2, keys) || m["owners"] == wantOwners(v1, keys) {
 		t.Fatalf("second line %v", m)
 	}
-	stale, _ := v1.JSON()
+	stale, _ := v1.ToJSON()
 	srv.Put(e.Key, stale)
 	if m = out.next("refused", "applied"); m["kind"] != "StaleView" || m["epoch"] != "1" {
 		t.Fatalf("stale document: %v", m)
@@ -145,7 +145,7 @@ func TestFollowerProtocolOnEtcd(t *testing.T) {
 	if m = out.next("refused", "applied"); m["kind"] != "InvalidJson" || m["epoch"] != nil {
 		t.Fatalf("broken document: %v", m)
 	}
-	conflict, _ := testView(t, 2, 3).JSON()
+	conflict, _ := testView(t, 2, 3).ToJSON()
 	srv.Put(e.Key, conflict)
 	if m = out.next("refused", "applied"); m["kind"] != "ViewConflict" || m["epoch"] != "2" {
 		t.Fatalf("conflicting document: %v", m)
