@@ -228,8 +228,8 @@ func hashringContinuum(nodes []Node, weights []uint32) *continuum {
 	return fromPoints(points)
 }
 
-// hashringFind is hashring's find(), transcribed: a binary search that lands on the first
-// point at or above hash and wraps to 0.
+// hashringFind is hashring's find(), transcribed: exactly a lower bound, the first
+// point at or above hash, wrapping to 0 past the last (PROFILES.md 5).
 func hashringFind(values []uint32, hash uint32) int {
 	size := len(values)
 	low, high := 0, size
