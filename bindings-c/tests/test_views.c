@@ -185,12 +185,13 @@ static void check_error(const jvalue *c, hrw_status st, const hrw_error *err) {
 
 /* Every member of the file and of its cases that this suite reads: anything else is a kind or
  * a field the C ABI is not yet checked against, and fails the run. */
-static const char *const KINDS[][11] = {
+static const char *const KINDS[][14] = {
     {"valid", "name", "document", "seed", "canonical", "fingerprint", "seed_fingerprint", "epoch", "owners"},
     {"equivalent", "name", "a", "b", "fingerprint"},
     {"invalid", "name", "document", "document_hex", "seed", "error", "field", "index", "reason", "first_index"},
     {"movement", "name", "nodes", "expected_moved", "optimum"},
-    {"ramps", "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error"},
+    {"ramps", "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error",
+     "field", "index", "reason"},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
