@@ -208,7 +208,7 @@ static void check_shape(const jvalue *root) {
                 const jvalue *cs = &cases->items[c];
                 for (size_t m = 0; m < cs->len; m++) {
                     int ok = 0;
-                    for (size_t f = 1; f < 11 && KINDS[j][f] != NULL; f++) ok |= !strcmp(cs->keys[m], KINDS[j][f]);
+                    for (size_t f = 1; f < sizeof KINDS[0] / sizeof KINDS[0][0] && KINDS[j][f] != NULL; f++) ok |= !strcmp(cs->keys[m], KINDS[j][f]);
                     CHECK(ok, "%s case %zu has unknown member %s", k, c, cs->keys[m]);
                 }
             }
