@@ -162,6 +162,11 @@ func TestProfileBadInputs(t *testing.T) {
 		{"a domain", "hashring-node-3", []hrwhash.Node{{ID: "a", Domain: "zone-a"}}, hrwhash.ErrNotOffered},
 		{"an empty host", "ketama-libmemcached", []hrwhash.Node{{ID: ":11212"}}, hrwhash.ErrNotOffered},
 		{"a NUL in a host", "ketama-libmemcached", []hrwhash.Node{{ID: "a\x00b"}}, hrwhash.ErrNotOffered},
+		// Ids that read as two different libmemcached servers (PROFILES.md 4, "Nodes").
+		{"IPv6 last group 0", "ketama-libmemcached", []hrwhash.Node{{ID: "2001:db8::0"}}, hrwhash.ErrNotOffered},
+		{"IPv6 last group 11211", "ketama-libmemcached", []hrwhash.Node{{ID: "2001:db8::11211"}}, hrwhash.ErrNotOffered},
+		{"a socket path without a port", "ketama-libmemcached", []hrwhash.Node{{ID: "/run/memcached.sock"}}, hrwhash.ErrNotOffered},
+		{"an unclosed bracket", "ketama-libmemcached", []hrwhash.Node{{ID: "[::1"}}, hrwhash.ErrNotOffered},
 	}
 	for _, c := range cases {
 		p, err := hrwhash.NewProfilePlacement(c.profile, c.nodes)

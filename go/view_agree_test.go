@@ -217,6 +217,9 @@ func TestJSONErrorPositionsAgree(t *testing.T) {
 		"\r\n{x", `{"a": 1e99999999999}`, `{"a": 1.5e2147483648, "b": x}`, `{"a": 0e99999999999, "b": x}`,
 		`{"a": 1e-99999999999, "b": x}`, "{\"a\": \"\xffb\\\"c\"}", "{\"a\": \"\xff", "{\"a\": \"\xff\n\"}",
 		"[tru\n]", "[1e\n]", "\n\n[\"\\\n\"]",
+		// The rules of VIEW.md 5 check 1, one each.
+		`"\u12x4"`, `"\ud800x"`, `"\ud800\n"`, `[1e4000000000000000000000]`, "[\n1\n,\n]",
+		"{\"nodes\":" + strings.Repeat("[", 127) + "]",
 	}
 	for _, d := range docs {
 		_, err := hrwhash.ViewFromJSON([]byte(d))

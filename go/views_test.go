@@ -78,6 +78,10 @@ type rampCase struct {
 	DirectMoved float64 `json:"direct_moved"`
 	Optimum     float64 `json:"optimum"`
 	Error       string  `json:"error"`
+	// The details of an InvalidView (a step epoch past 2^64 - 1).
+	Field  *string `json:"field"`
+	Index  *int    `json:"index"`
+	Reason string  `json:"reason"`
 }
 
 type viewsFile struct {
@@ -388,7 +392,7 @@ func TestViewsRamps(t *testing.T) {
 				if plan != nil {
 					t.Fatal("planned")
 				}
-				checkViewError(t, viewCase{Error: c.Error}, err)
+				checkViewError(t, viewCase{Error: c.Error, Field: c.Field, Index: c.Index, Reason: c.Reason}, err)
 				var e *hrwhash.Error
 				if errors.As(err, &e) && c.Error == "InvalidMoveLimit" && e.MaxMove != c.MaxMove {
 					t.Errorf("MaxMove %v", e.MaxMove)

@@ -219,6 +219,13 @@ static void bad_inputs(void) {
         const double negative[] = {1, -1, 1};
         CHECK(build(profile, 3, ids, negative, &p) == HRW_STATUS_INVALID_WEIGHT, "%s: a negative weight", profile);
     }
+    /* Ids that read as two different libmemcached servers (PROFILES.md 4, "Nodes"). */
+    const char *two_ways[] = {"2001:db8::0", "2001:db8::11211", "/run/memcached.sock", "[::1"};
+    for (size_t i = 0; i < 4; i++) {
+        const char *one[] = {two_ways[i]};
+        CHECK(build("ketama-libmemcached", 1, one, NULL, &p) == HRW_STATUS_NOT_OFFERED && p == NULL, "%s refused",
+              two_ways[i]);
+    }
     const char *profile = NULL;
     CHECK(hrw_profile_name(4, &profile) == HRW_STATUS_INDEX_OUT_OF_RANGE && profile == NULL, "four profiles");
     CHECK(hrw_profile_name(0, NULL) == HRW_STATUS_NULL_PARAMETER, "profile name into NULL");

@@ -185,12 +185,13 @@ static void check_error(const jvalue *c, hrw_status st, const hrw_error *err) {
 
 /* Every member of the file and of its cases that this suite reads: anything else is a kind or
  * a field the C ABI is not yet checked against, and fails the run. */
-static const char *const KINDS[][11] = {
+static const char *const KINDS[][14] = {
     {"valid", "name", "document", "seed", "canonical", "fingerprint", "seed_fingerprint", "epoch", "owners"},
     {"equivalent", "name", "a", "b", "fingerprint"},
     {"invalid", "name", "document", "document_hex", "seed", "error", "field", "index", "reason", "first_index"},
     {"movement", "name", "nodes", "expected_moved", "optimum"},
-    {"ramps", "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error"},
+    {"ramps", "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error",
+     "field", "index", "reason"},
 };
 #define NKINDS (sizeof KINDS / sizeof KINDS[0])
 
@@ -207,7 +208,7 @@ static void check_shape(const jvalue *root) {
                 const jvalue *cs = &cases->items[c];
                 for (size_t m = 0; m < cs->len; m++) {
                     int ok = 0;
-                    for (size_t f = 1; f < 11 && KINDS[j][f] != NULL; f++) ok |= !strcmp(cs->keys[m], KINDS[j][f]);
+                    for (size_t f = 1; f < sizeof KINDS[0] / sizeof KINDS[0][0] && KINDS[j][f] != NULL; f++) ok |= !strcmp(cs->keys[m], KINDS[j][f]);
                     CHECK(ok, "%s case %zu has unknown member %s", k, c, cs->keys[m]);
                 }
             }

@@ -47,6 +47,10 @@ test('bad input is a typed error with a stable code', () => {
   assert.throws(() => new ProfilePlacement('ketama-libmemcached', ['a:1', 'b:1'], { weights: [1, 0] }), { code: 'HRW_NOT_OFFERED' });
   assert.throws(() => new ProfilePlacement('hashring-node-3', ['a', 'b'], { weights: [1, 1.5] }), { code: 'HRW_NOT_OFFERED' });
   assert.throws(() => new ProfilePlacement('hashring-node-3', [{ id: 'a', domain: 'z' }]), { code: 'HRW_NOT_OFFERED' });
+  // Ids that read as two different libmemcached servers (PROFILES.md 4, "Nodes").
+  for (const id of ['2001:db8::0', '2001:db8::11211', '/run/memcached.sock', '[::1']) {
+    assert.throws(() => new ProfilePlacement('ketama-libmemcached', [id, 'b:1']), { code: 'HRW_NOT_OFFERED' }, id);
+  }
   assert.throws(() => new ProfilePlacement('hashring-node-3', []), { code: 'HRW_EMPTY_MEMBERSHIP' });
   assert.throws(() => new ProfilePlacement('hashring-node-3', ['a', 'a']), { code: 'HRW_DUPLICATE_NODE_ID', index: 1, firstIndex: 0 });
   assert.throws(() => new ProfilePlacement('hashring-node-3', ['a', 'b'], { weights: [1] }), { code: 'HRW_LENGTH_MISMATCH' });

@@ -74,6 +74,10 @@ def test_bad_input_is_a_typed_error() -> None:
             ProfilePlacement("ketama-libmemcached", ["a:1", "b:1"], [1, w])
     with pytest.raises(hrwhash.errors.NotOfferedError):
         ProfilePlacement("pymemcache-rendezvous", ["a"]).replicas("k", 1)
+    # Ids that read as two different libmemcached servers (PROFILES.md 4, "Nodes").
+    for node_id in ["2001:db8::0", "2001:db8::11211", "/run/memcached.sock", "[::1"]:
+        with pytest.raises(hrwhash.errors.NotOfferedError):
+            ProfilePlacement("ketama-libmemcached", [node_id, "b:1"])
     with pytest.raises(hrwhash.errors.EmptyMembershipError):
         ProfilePlacement("hashring-node-3", [])
     with pytest.raises(hrwhash.errors.EmptyNodeIdError) as empty:

@@ -31,6 +31,7 @@ KINDS: Dict[str, List[str]] = {
     "movement": ["name", "nodes", "expected_moved", "optimum"],
     "ramps": [
         "name", "from", "to", "max_move", "grid", "steps", "total_moved", "direct_moved", "optimum", "error",
+        "field", "index", "reason",
     ],
 }
 TOP_LEVEL = {"format", "_comment", "default_seed_fingerprint", *KINDS}

@@ -46,9 +46,9 @@ pub(crate) fn continuum(nodes: &[Node]) -> Result<Continuum, Error> {
     Ok(Continuum::from_points(ring))
 }
 
-/// hashring's `find`, including its search rule: a bisection that returns the first position
-/// whose point is at or above the value only when it lands on it, and position 0 whenever the
-/// bisection runs out or reaches the end.
+/// hashring's `find`, transcribed: a bisection that returns the first position whose point is at
+/// or above the value, and position 0 when it runs out or reaches the end — which is exactly a
+/// lower bound with wrap-around (PROFILES.md 5; `find_is_a_lower_bound_with_wrap_around`).
 pub(crate) fn find(values: &[u32], hash: u32) -> usize {
     let size = values.len() as i64;
     let (mut low, mut high) = (0i64, size);
@@ -125,8 +125,7 @@ mod tests {
         assert_eq!(find(&values, 11), 1);
         assert_eq!(find(&values, 5), 0);
         assert_eq!(find(&values, 51), 0);
-        // The rule's quirk: a value equal to the first point is never "above prev = 0" unless
-        // the bisection happens to start there; 0 itself is below no point.
+        // 0 is "above prev = 0" nowhere, and still gets the first point, its lower bound.
         assert_eq!(find(&values, 0), 0);
         assert_eq!(find(&[], 7), 0);
     }
@@ -167,6 +166,34 @@ mod tests {
             let ring: Vec<u32> = (0..len).map(|i| i * 3 + 1).collect();
             for hash in 0..len * 3 + 3 {
                 assert_eq!(find(&ring, hash), js_find(&ring, hash));
+            }
+        }
+    }
+
+    /// The bisection never skips the answer: on rings with runs of equal values, values 0 and
+    /// u32::MAX, it is the first point at or above the value, or 0 past the last.
+    #[test]
+    fn find_is_a_lower_bound_with_wrap_around() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        for len in 0..40usize {
+            for _ in 0..50 {
+                let span = 1 + next() % 64;
+                let mut ring: Vec<u32> = (0..len).map(|_| (next() % span) as u32).collect();
+                if len > 0 && next() % 4 == 0 {
+                    ring[0] = u32::MAX;
+                }
+                ring.sort_unstable();
+                for hash in (0..=span as u32 + 1).chain([u32::MAX]) {
+                    let bound = ring.partition_point(|&v| v < hash);
+                    let want = if bound == ring.len() { 0 } else { bound };
+                    assert_eq!(find(&ring, hash), want, "{ring:?} {hash}");
+                }
             }
         }
     }

@@ -12,18 +12,75 @@ const POINTS_PER_SERVER: f32 = 160.0;
 const MAX_HOST_LEN: usize = 1024;
 
 /// Splits `host:port`: the port is the decimal digits after the last `:` when they are a port
-/// number; port 0 or no port means the default 11211, as in `memcached_server_add`.
-pub(crate) fn host_port(id: &[u8]) -> (&[u8], u32) {
+/// number; port 0 or no port means the default 11211, as in `memcached_server_add`. The second
+/// value is the port as written (`None` when the id has none).
+pub(crate) fn host_port(id: &[u8]) -> (&[u8], u32, Option<&[u8]>) {
     if let Some(colon) = id.iter().rposition(|&b| b == b':') {
         let digits = &id[colon + 1..];
         if !digits.is_empty() && digits.len() <= 5 && digits.iter().all(u8::is_ascii_digit) {
             let port = digits.iter().fold(0u32, |p, &d| p * 10 + (d - b'0') as u32);
             if port <= 65535 {
-                return (&id[..colon], if port == 0 { DEFAULT_PORT } else { port });
+                let port = if port == 0 { DEFAULT_PORT } else { port };
+                return (&id[..colon], port, Some(digits));
             }
         }
     }
-    (id, DEFAULT_PORT)
+    (id, DEFAULT_PORT, None)
+}
+
+/// The host and the port libmemcached hashes into a server's point strings, or why the id names
+/// no libmemcached server unambiguously (PROFILES.md 4, "Nodes").
+pub(crate) fn server(id: &[u8]) -> Result<(&[u8], u32), &'static str> {
+    if id.contains(&0) {
+        return Err("a host name that holds a NUL byte");
+    }
+    let (host, port, written) = if id.first() == Some(&b'[') {
+        // `[address]` or `[address]:port`: the brackets only delimit an IPv6 address, which is
+        // what libmemcached is given.
+        let close = id.iter().position(|&b| b == b']');
+        let (host, rest) = match close {
+            Some(c) => (&id[1..c], &id[c + 1..]),
+            None => return Err("an id that opens a [ it does not close"),
+        };
+        match rest {
+            [] => (host, DEFAULT_PORT, None),
+            [b':', ..] => match host_port(rest) {
+                (b"", port, Some(digits)) => (host, port, Some(digits)),
+                _ => return Err("an id [address]:port whose port is not a port number"),
+            },
+            _ => return Err("an id [address] followed by more than :port"),
+        }
+    } else {
+        let (host, port, written) = host_port(id);
+        // Without brackets `2001:db8::0` reads two ways: as host `2001:db8:` with port 0 (the
+        // default) and as the address `2001:db8::0` on the default port, whose point strings
+        // differ; so do the two readings of a last group 11211 or with a leading zero. Where
+        // they agree (`2001:db8::1`) either answer is libmemcached's.
+        if let Some(digits) = written {
+            if host.contains(&b':') && (port == DEFAULT_PORT || digits[0] == b'0') {
+                return Err(
+                    "an IPv6 address without brackets whose last group reads as port 0 or \
+                     11211 or has a leading zero (write [address] or [address]:port)",
+                );
+            }
+        }
+        (host, port, written)
+    };
+    if host.is_empty() || host.len() > MAX_HOST_LEN {
+        return Err("a host name that is empty or longer than 1024 bytes");
+    }
+    if host[0] == b'/' {
+        // A path is a UNIX socket to libmemcached either way, but
+        // `memcached_server_add_unix_socket_with_weight` keeps port 0 (points `path:0-i`) and
+        // `memcached_server_add_with_weight` sets 11211 (points `path-i`).
+        return match written {
+            Some(digits) if digits.iter().all(|&d| d == b'0') => Ok((host, 0)),
+            Some(_) => Ok((host, port)),
+            None => Err("a UNIX socket path without a port (write path:0 for \
+                         memcached_server_add_unix_socket, path:11211 for memcached_server_add)"),
+        };
+    }
+    Ok((host, port))
 }
 
 /// The number of points of a server: libmemcached's `update_continuum` in single precision.
@@ -39,19 +96,16 @@ pub(crate) fn continuum(nodes: &[Node]) -> Result<Continuum, Error> {
     let mut weights = Vec::with_capacity(nodes.len());
     for n in nodes {
         weights.push(whole_weight(profile, n)?);
-        let (host, _) = host_port(n.id());
-        if host.is_empty() || host.len() > MAX_HOST_LEN || n.id().contains(&0) {
-            return Err(Error::NotOffered {
-                profile: profile.name(),
-                what: "a host name that is empty, longer than 1024 bytes or holds a NUL byte",
-            });
-        }
+        server(n.id()).map_err(|what| Error::NotOffered {
+            profile: profile.name(),
+            what,
+        })?;
     }
     let total: u64 = weights.iter().map(|&w| w as u64).sum();
     let mut ring = Vec::new();
     let mut name = Vec::new();
     for (index, n) in nodes.iter().enumerate() {
-        let (host, port) = host_port(n.id());
+        let (host, port) = server(n.id()).expect("checked above");
         for p in 0..points(weights[index], total, nodes.len() as u32) / 4 {
             name.clear();
             name.extend_from_slice(host);
@@ -96,12 +150,54 @@ mod tests {
 
     #[test]
     fn ids_split_into_host_and_port() {
-        assert_eq!(host_port(b"10.0.1.1:11211"), (&b"10.0.1.1"[..], 11211));
-        assert_eq!(host_port(b"cache:11212"), (&b"cache"[..], 11212));
-        assert_eq!(host_port(b"cache"), (&b"cache"[..], 11211));
-        assert_eq!(host_port(b"cache:0"), (&b"cache"[..], 11211));
-        assert_eq!(host_port(b"cache:99999"), (&b"cache:99999"[..], 11211));
-        assert_eq!(host_port(b"cache:x1"), (&b"cache:x1"[..], 11211));
+        let ok = |id: &'static [u8], host: &'static [u8], port| {
+            assert_eq!(
+                server(id),
+                Ok((host, port)),
+                "{}",
+                String::from_utf8_lossy(id)
+            )
+        };
+        ok(b"10.0.1.1:11211", b"10.0.1.1", 11211);
+        ok(b"cache:11212", b"cache", 11212);
+        ok(b"cache", b"cache", 11211);
+        ok(b"cache:0", b"cache", 11211);
+        ok(b"cache:99999", b"cache:99999", 11211);
+        ok(b"cache:x1", b"cache:x1", 11211);
+        // IPv6: bracketed, or unbracketed where both readings give the same point strings.
+        ok(b"[2001:db8::0]", b"2001:db8::0", 11211);
+        ok(b"[2001:db8::0]:11211", b"2001:db8::0", 11211);
+        ok(b"[::1]:0", b"::1", 11211);
+        ok(b"[::1]:11212", b"::1", 11212);
+        ok(b"2001:db8::1", b"2001:db8:", 1);
+        ok(b"2001:db8::ab", b"2001:db8::ab", 11211);
+        ok(b"2001:db8::1:11212", b"2001:db8::1", 11212);
+        // A UNIX socket: port 0 is memcached_server_add_unix_socket's, any other port
+        // memcached_server_add's.
+        ok(b"/run/memcached.sock:0", b"/run/memcached.sock", 0);
+        ok(b"/run/memcached.sock:11211", b"/run/memcached.sock", 11211);
+        ok(b"/run/memcached.sock:11212", b"/run/memcached.sock", 11212);
+    }
+
+    #[test]
+    fn ids_that_name_no_server_unambiguously_are_refused() {
+        for id in [
+            &b"2001:db8::0"[..],
+            b"2001:db8::11211",
+            b"2001:db8::0080",
+            b"::0",
+            b"2001:db8::1:11211",
+            b"/run/memcached.sock",
+            b"[::1",
+            b"[::1]x",
+            b"[::1]:",
+            b"[::1]:99999",
+            b"[]:11211",
+            b":11211",
+            b"a\0b:11211",
+        ] {
+            assert!(server(id).is_err(), "{}", String::from_utf8_lossy(id));
+        }
     }
 
     #[test]

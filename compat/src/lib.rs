@@ -193,6 +193,11 @@ impl ProfilePlacement {
 
     /// Index of the node the incumbent gives `key` to.
     pub fn owner(&self, key: impl AsRef<[u8]>) -> usize {
+        // Every incumbent gives every key to a lone server (libmemcached skips the hash there
+        // too), so there is nothing to hash.
+        if self.inner.nodes.len() == 1 {
+            return 0;
+        }
         let key = key.as_ref();
         match &self.inner.algorithm {
             Algorithm::GoRedis(g) => g.owner(key),
@@ -352,6 +357,28 @@ mod tests {
             let max = Node::new("a:1").with_weight(Weight::new(4_294_967_295.0).unwrap());
             let p = ProfilePlacement::new(p, [max, Node::new("b:1")]).unwrap();
             assert_eq!(p.owner("k"), p.owner("k"));
+        }
+    }
+
+    /// Ids that name no libmemcached server unambiguously (PROFILES.md 4, "Nodes") are refused,
+    /// and one node owns every key without hashing.
+    #[test]
+    fn ketama_refuses_ids_that_read_two_ways() {
+        for id in [
+            "2001:db8::0",
+            "2001:db8::11211",
+            "/run/memcached.sock",
+            "[::1",
+        ] {
+            let err = ProfilePlacement::new(Profile::KetamaLibmemcached, [Node::new(id)]);
+            assert!(
+                matches!(err, Err(Error::NotOffered { .. })),
+                "{id}: {err:?}"
+            );
+        }
+        for p in Profile::ALL {
+            let lone = ProfilePlacement::new(p, [Node::new("a:11211")]).unwrap();
+            assert_eq!(lone.owners(&["", "k", "\u{ff}"]), [0, 0, 0]);
         }
     }
 

@@ -375,6 +375,12 @@ def weight_at(t: Track, s: int) -> int:
     return int(float(x))             # nearest integer of at most 53 significant bits, ties to even
 
 
+def step_epoch(old: View, steps: list) -> None:
+    """The next step's epoch, old epoch + its 1-based number, must be a 64-bit epoch (section 7)."""
+    if old.epoch + len(steps) + 1 > 2**64 - 1:
+        raise ViewError("InvalidView")
+
+
 def ramp(old: View, new: View, limit: float) -> dict:
     if not (limit > 0.0 and limit <= 1.0):
         raise ViewError("InvalidMoveLimit")
@@ -414,10 +420,12 @@ def ramp(old: View, new: View, limit: float) -> dict:
             raise ViewError("InvalidMoveLimit")
         if all(weight_at(tr, t) == 0 for tr in tracks):
             raise ViewError("AllWeightsZero")
+        step_epoch(old, steps)
         steps.append({"position": t, "moved": m(s, t), "removes_drained": False,
                       "weights": [(tr.id, weight_at(tr, t)) for tr in tracks]})
         s = t
     if any(tr.leaving for tr in tracks):
+        step_epoch(old, steps)
         steps.append({"position": GRID, "moved": 0.0, "removes_drained": True,
                       "weights": [(tr.id, tr.new) for tr in tracks if not tr.leaving]})
     total = 0.0

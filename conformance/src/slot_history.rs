@@ -682,6 +682,23 @@ fn invalid() -> Vec<Value> {
             None,
             Ok(edited(set("slots", json!(18446744073709549568.0)))),
         ),
+        // A number is its nearest binary64 before anything checks it (SLOT-HISTORY.md 2): 2^64 - 1
+        // written out is 2^64, not a count; a decimal fraction that rounds to 2^24 + 1 is that
+        // whole number, too large a table rather than a fraction.
+        (
+            "slots-2^64-minus-1-is-2^64-as-binary64",
+            None,
+            Ok(base()
+                .to_string()
+                .replace("\"slots\":16", "\"slots\":18446744073709551615")),
+        ),
+        (
+            "slots-decimal-fraction-nearest-binary64-whole",
+            None,
+            Ok(base()
+                .to_string()
+                .replace("\"slots\":16", "\"slots\":16777217.0000000001")),
+        ),
         // 9. initial
         ("initial-missing", None, Ok(edited(drop_member("initial")))),
         (

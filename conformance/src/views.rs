@@ -503,6 +503,17 @@ fn ramp_case(name: &str, from: &str, to: &str, max_move: f64) -> Value {
                 "error".into(),
                 variant.split([' ', '{']).next().unwrap_or_default().into(),
             );
+            // A step epoch past 2^64 - 1 has the details of the invalid documents.
+            if let Error::InvalidView {
+                field,
+                index,
+                reason,
+            } = &e
+            {
+                o.insert("field".into(), field.as_str().into());
+                o.insert("index".into(), json!(index));
+                o.insert("reason".into(), reason.name().into());
+            }
         }
         Ok(plan) => {
             let steps: Vec<Value> = plan
@@ -581,6 +592,16 @@ fn ramp_cases() -> Vec<Value> {
         ),
         ramp_case("limit-too-small", &four, &five, 1e-9),
         ramp_case("limit-zero", &four, &five, 0.0),
+        // The step's epoch would be 2^64 (VIEW.md 7).
+        ramp_case(
+            "step-epoch-past-2^64-1",
+            &doc(
+                "18446744073709551615",
+                r#"{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}"#,
+            ),
+            &five,
+            1.0,
+        ),
     ]
 }
 

@@ -117,6 +117,11 @@ TEST(Profiles, BadInputsThrowTypedErrors) {
               HRW_STATUS_DUPLICATE_NODE_ID);
     EXPECT_EQ(status_of([] { hrwhash::ProfilePlacement("ketama-libmemcached", {"a:1"}, {{std::nan("")}}); }),
               HRW_STATUS_INVALID_WEIGHT);
+    // Ids that read as two different libmemcached servers (PROFILES.md 4, "Nodes").
+    for (const char *id : {"2001:db8::0", "2001:db8::11211", "/run/memcached.sock", "[::1"}) {
+        EXPECT_EQ(status_of([id] { hrwhash::ProfilePlacement("ketama-libmemcached", {id}); }), HRW_STATUS_NOT_OFFERED)
+            << id;
+    }
     hrwhash::ProfilePlacement p("pymemcache-rendezvous", {"a:11211", "b:11211"});
     EXPECT_EQ(status_of([&] { p.replicas("k", 2); }), HRW_STATUS_NOT_OFFERED);
 }

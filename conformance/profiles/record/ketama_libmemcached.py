@@ -30,7 +30,18 @@ MEMBERSHIPS = [
     # that exact arithmetic (and uhashring) gives it.
     [("f1:11211", 1), ("f3:11211", 3), ("f7a:11211", 7), ("f7b:11211", 7), ("f7c:11211", 7)],
     [(f"node{i}.internal:{11211 + i % 3}", 1 + i % 4) for i in range(16)],
+    # IPv6 addresses in brackets (libmemcached is given the address alone), and one without
+    # brackets whose last group cannot be read as port 0 or 11211, where both readings agree.
+    [("[2001:db8::0]", 1), ("[2001:db8::1]:11212", 2), ("2001:db8::2", 1), ("[::1]:11211", 1)],
+    # UNIX sockets: path:0 is memcached_server_add_unix_socket_with_weight (points "path:0-i"),
+    # path:11211 is memcached_server_add_with_weight of the path (points "path-i").
+    [("/run/memcached/a.sock:0", 1), ("/run/memcached/b.sock:0", 2), ("/run/memcached/c.sock:11211", 1),
+     ("cache:11211", 1)],
 ]
+
+# The port request_lines sends for a server added with memcached_server_add_unix_socket_with_weight
+# (record_ketama.c).
+UNIX_SOCKET = 65536
 
 # Memberships where uhashring is expected to disagree (the float case above), with the count.
 EXPECTED_DISAGREEMENTS = {6}
@@ -50,8 +61,8 @@ def main(out_dir):
     for members in MEMBERSHIPS:
         nodes = []
         for node_id, weight in members:
-            host, port = node_id.rsplit(":", 1)
-            nodes.append((host.encode("utf-8"), weight, int(port)))
+            host, port = server(node_id)
+            nodes.append((host.encode("utf-8"), weight, UNIX_SOCKET if port == 0 else port))
         cases.append((nodes, keys))
     answers = iter(common.run_incumbent([binary], common.request_lines(cases)))
     recorded = []
@@ -75,9 +86,10 @@ def main(out_dir):
     comment = (
         "libmemcached's weighted ketama (MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED), recorded by "
         "conformance/profiles/record/ketama_libmemcached.py from memcached_generate_hash of a "
-        "memcached_st that has the servers added with memcached_server_add_with_weight and never "
-        "connects. A node id is host:port; libmemcached hashes \"host-i\" for port 11211 and "
-        "\"host:port-i\" for any other port, 4 points per MD5 digest, floor(weight / total * 40 * "
+        "memcached_st that has the servers added with memcached_server_add_with_weight (a path:0 "
+        "id with memcached_server_add_unix_socket_with_weight) and never connects. A node id is "
+        "host:port or [IPv6 address]:port; libmemcached hashes \"host-i\" for port 11211 and "
+        "\"host:port-i\" for any other port (port 0 for a UNIX socket), 4 points per MD5 digest, floor(weight / total * 40 * "
         "servers) digests per server computed in single precision (float), so some weightings get "
         "fewer points than exact arithmetic gives. Weights are whole numbers; libmemcached takes a "
         "weight of 0 as 1, which the profile refuses, so no membership here has one. A key maps to the first point "
@@ -90,9 +102,21 @@ def main(out_dir):
     print(common.write_profile(out_dir, PROFILE, comment, "libmemcached", lm_version, recorded))
 
 
-def uhashring_name(node_id):
+def server(node_id):
+    """The libmemcached call a node id stands for (PROFILES.md 4): (host, port), port 0 for a UNIX
+    socket added with memcached_server_add_unix_socket_with_weight."""
+    if node_id.startswith("["):
+        host, _, rest = node_id[1:].partition("]")
+        return host, int(rest[1:]) if rest else 11211
     host, port = node_id.rsplit(":", 1)
-    return host if port == "11211" else node_id
+    if host.startswith("/") and int(port) == 0:
+        return host, 0
+    return host, int(port) or 11211
+
+
+def uhashring_name(node_id):
+    host, port = server(node_id)
+    return host if port == 11211 else f"{host}:{port}"
 
 
 def version_of(package):

@@ -474,12 +474,49 @@ mod tests {
             ("{\n\"a\": tru\n}", 2, 9),
             ("[1e\n]", 1, 4),
             ("\n\n[\"\\\n\"]", 3, 4),
+            // VIEW.md 5 check 1, inside the text: the first byte no JSON text continues with ...
+            ("{\"a\":x}", 1, 6),
+            ("[1,]", 1, 4),
+            ("trux", 1, 4),
+            ("01", 1, 2),
+            ("[\n1\n,\n]", 4, 1),
+            ("\"a\u{1}\"", 1, 3),
+            ("\"\\x\"", 1, 3),
+            // ... a \\u escape: its fourth character, which is read before the four are checked;
+            ("\"\\u12x4\"", 1, 7),
+            ("\"\\uxyzw\"", 1, 7),
+            // a lone surrogate: the byte after a high one that no \\u follows (the byte after
+            // its backslash), the last byte of an escape that is not its low half, of a low one;
+            ("\"\\ud800x\"", 1, 8),
+            ("\"\\ud800\\n\"", 1, 9),
+            ("\"\\ud800\\u0041\"", 1, 13),
+            ("\"\\udc00\"", 1, 7),
+            // a number beyond binary64: its last byte, or the exponent digit past 2^31 - 1;
+            ("[-1e400]", 1, 7),
+            ("[1e4000000000000000000000]", 1, 13),
+            // nesting past 127 levels: the bracket that opens level 128.
+            (&["{\"nodes\":", &"[".repeat(127), "]"].concat(), 1, 136),
         ] {
             match ids(text) {
                 Err(Error::InvalidJson { line: l, column: c }) => {
                     assert_eq!((l, c), (line, column), "{text}")
                 }
                 _ => panic!("{text} must fail"),
+            }
+        }
+        // Invalid UTF-8: the first byte of the ill-formed sequence.
+        for (bytes, column) in [
+            (&b"\"ab\xff\""[..], 4),
+            (b"\"\xc3\x28\"", 2),
+            (b"\"\xf0\x9f\x98x\"", 2),
+            (b"\"abc\xed\xa0\x80\"", 5),
+            (b"\x80", 1),
+        ] {
+            match crate::View::from_json_bytes(bytes, crate::Seed::DEFAULT) {
+                Err(Error::InvalidJson { line: 1, column: c }) => {
+                    assert_eq!(c, column, "{bytes:?}")
+                }
+                other => panic!("{bytes:?}: {other:?}"),
             }
         }
     }

@@ -51,8 +51,9 @@ const (
 )
 
 // hostPort splits host:port: the port is the decimal digits after the last ':' when they are a
-// port number; port 0 or no port is the default 11211, as in memcached_server_add.
-func hostPort(id string) (string, int) {
+// port number; port 0 or no port is the default 11211, as in memcached_server_add. written is the
+// port as the id writes it, "" when it has none.
+func hostPort(id string) (host string, port int, written string) {
 	if colon := strings.LastIndexByte(id, ':'); colon >= 0 {
 		digits := id[colon+1:]
 		ok := digits != "" && len(digits) <= 5
@@ -65,11 +66,62 @@ func hostPort(id string) (string, int) {
 				if port == 0 {
 					port = defaultPort
 				}
-				return id[:colon], port
+				return id[:colon], port, digits
 			}
 		}
 	}
-	return id, defaultPort
+	return id, defaultPort, ""
+}
+
+// ketamaServer is the host and port libmemcached hashes into a server's point strings, or why
+// the id names no libmemcached server unambiguously (PROFILES.md 4, "Nodes").
+func ketamaServer(id string) (string, int, string) {
+	if strings.IndexByte(id, 0) >= 0 {
+		return "", 0, "a host name that holds a NUL byte"
+	}
+	var host, written string
+	var port int
+	if strings.HasPrefix(id, "[") {
+		// [address] or [address]:port: the brackets only delimit an IPv6 address.
+		c := strings.IndexByte(id, ']')
+		if c < 0 {
+			return "", 0, "an id that opens a [ it does not close"
+		}
+		host, port = id[1:c], defaultPort
+		if rest := id[c+1:]; rest != "" {
+			if rest[0] != ':' {
+				return "", 0, "an id [address] followed by more than :port"
+			}
+			h, p, w := hostPort(rest)
+			if h != "" || w == "" {
+				return "", 0, "an id [address]:port whose port is not a port number"
+			}
+			port, written = p, w
+		}
+	} else {
+		host, port, written = hostPort(id)
+		// Without brackets 2001:db8::0 reads as host 2001:db8: with port 0 and as the address on
+		// the default port, whose point strings differ (so do 11211 and a leading zero).
+		if written != "" && strings.IndexByte(host, ':') >= 0 && (port == defaultPort || written[0] == '0') {
+			return "", 0, "an IPv6 address without brackets whose last group reads as port 0 or " +
+				"11211 or has a leading zero (write [address] or [address]:port)"
+		}
+	}
+	if host == "" || len(host) > maxHostLen {
+		return "", 0, "a host name that is empty or longer than 1024 bytes"
+	}
+	if host[0] == '/' {
+		// A UNIX socket: memcached_server_add_unix_socket_with_weight keeps port 0,
+		// memcached_server_add_with_weight sets 11211.
+		if written == "" {
+			return "", 0, "a UNIX socket path without a port (write path:0 for " +
+				"memcached_server_add_unix_socket, path:11211 for memcached_server_add)"
+		}
+		if strings.Trim(written, "0") == "" {
+			return host, 0, ""
+		}
+	}
+	return host, port, ""
 }
 
 // ketamaPoints is libmemcached's update_continuum in single precision.
@@ -86,7 +138,7 @@ func ketamaContinuum(nodes []Node, weights []uint32) *continuum {
 	}
 	var points []point
 	for i, n := range nodes {
-		host, port := hostPort(n.ID)
+		host, port, _ := ketamaServer(n.ID)
 		prefix := host
 		if port != defaultPort {
 			prefix += ":" + strconv.Itoa(port)
@@ -176,8 +228,8 @@ func hashringContinuum(nodes []Node, weights []uint32) *continuum {
 	return fromPoints(points)
 }
 
-// hashringFind is hashring's find(), transcribed: a binary search that lands on the first
-// point at or above hash and wraps to 0.
+// hashringFind is hashring's find(), transcribed: exactly a lower bound, the first
+// point at or above hash, wrapping to 0 past the last (PROFILES.md 5).
 func hashringFind(values []uint32, hash uint32) int {
 	size := len(values)
 	low, high := 0, size

@@ -45,11 +45,13 @@ type Placement struct {
 	pymemc   *pymemcache
 	ring     *continuum
 	hashring bool
+	// lone is set for a placement of one node, which owns every key.
+	lone bool
 }
 
 // New checks nodes as the core does (PROFILES.md, API.md section 4's order) and builds.
 func New(name string, nodes []Node) (*Placement, error) {
-	p := &Placement{name: name}
+	p := &Placement{name: name, lone: len(nodes) == 1}
 	weighted := name == "ketama-libmemcached" || name == "hashring-node-3"
 	if name != Names[0] && name != Names[1] && !weighted {
 		return nil, &Error{Code: CodeUnknownProfile}
@@ -105,9 +107,8 @@ func New(name string, nodes []Node) (*Placement, error) {
 			}
 			whole[i] = uint32(fixed[i] >> 32)
 			if name == "ketama-libmemcached" {
-				host, _ := hostPort(n.ID)
-				if host == "" || len(host) > maxHostLen || containsNUL(n.ID) {
-					return nil, notOffered("a host name that is empty, longer than 1024 bytes or holds a NUL byte")
+				if _, _, why := ketamaServer(n.ID); why != "" {
+					return nil, notOffered(why)
 				}
 			}
 		}
@@ -123,17 +124,12 @@ func New(name string, nodes []Node) (*Placement, error) {
 
 func notOffered(what string) *Error { return &Error{Code: CodeNotOffered, What: what} }
 
-func containsNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // Owner is the position of the node the incumbent gives key to.
 func (p *Placement) Owner(key string) int {
+	// Every incumbent gives every key to a lone server (libmemcached skips the hash there too).
+	if p.lone {
+		return 0
+	}
 	if g := p.goRedis; g != nil {
 		// The hot loop of go-redis-ring-v9 lives here rather than one call further down: every
 		// nanosecond counts against go-redis's own hash.

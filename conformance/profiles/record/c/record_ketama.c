@@ -33,7 +33,10 @@ int main(void) {
             if (scanf(" node %u %u %8191s", &weight, &port, hex) != 3) { fprintf(stderr, "bad node line\n"); return 1; }
             size_t n = unhex(hex, buf, sizeof buf - 1);
             buf[n] = 0;
-            memcached_return_t rc = memcached_server_add_with_weight(memc, (const char *)buf, (in_port_t)port, weight);
+            /* Port 65536 (no TCP port) asks for a UNIX socket added as such, which keeps port 0. */
+            memcached_return_t rc =
+                port == 65536 ? memcached_server_add_unix_socket_with_weight(memc, (const char *)buf, weight)
+                              : memcached_server_add_with_weight(memc, (const char *)buf, (in_port_t)port, weight);
             if (rc != MEMCACHED_SUCCESS) {
                 fprintf(stderr, "memcached_server_add_with_weight(%s): %s\n", buf, memcached_strerror(memc, rc));
                 return 1;
