@@ -353,11 +353,7 @@ fn numpy_blocks(
     f: &mut impl FnMut(usize, &[&[u8]]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let block = block.clamp(1, KEY_BLOCK);
-    let n = if itemsize == 0 {
-        0
-    } else {
-        data.len() / itemsize
-    };
+    let n = data.len().checked_div(itemsize).unwrap_or(0);
     let item = |i: usize| &data[i * itemsize..(i + 1) * itemsize];
     let mut scratch = Vec::new();
     let mut ends = [0usize; KEY_BLOCK];
@@ -707,9 +703,10 @@ pub(crate) fn rank_rows(
                 return Err(e);
             }
             out.resize(n * k, 0);
-            if k > 0 {
+            // k = 0: no slots to fill.
+            if let Some(per_block) = RANK_BLOCK_SLOTS.checked_div(k) {
                 let rows = &mut out[..];
-                let block = (RANK_BLOCK_SLOTS / k).clamp(1, KEY_BLOCK);
+                let block = per_block.clamp(1, KEY_BLOCK);
                 py.detach(|| {
                     let mut ranked = vec![0usize; block * k];
                     numpy_blocks(
