@@ -10,7 +10,8 @@ use std::sync::Arc;
 use arrow_array::cast::AsArray;
 use arrow_array::types::UInt32Type;
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, DictionaryArray, FixedSizeListArray, StringArray, UInt32Array,
+    Array, ArrayRef, BinaryArray, DictionaryArray, FixedSizeListArray, OffsetSizeTrait,
+    StringArray, UInt32Array,
 };
 use arrow_buffer::{NullBuffer, NullBufferBuilder, ScalarBuffer};
 use arrow_schema::{DataType, Field};
@@ -33,7 +34,7 @@ pub(crate) enum Keys<'py> {
     Arrow(Box<dyn Iterator<Item = PyResult<ArrayRef>> + 'py>),
     /// A 1-d NumPy array of fixed-width `bytes_` (`S`) or `str_` (`U`) items, copied out once.
     NumpyFixed {
-        data: Vec<u8>,
+        data: Bound<'py, PyBytes>,
         itemsize: usize,
         unicode: bool,
         big_endian: bool,
@@ -96,8 +97,8 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
             // machine's ('|' for `bytes_`, which has none).
             let order: String = dtype.getattr("byteorder")?.extract()?;
             let big_endian = order == ">" || (order == "=" && cfg!(target_endian = "big"));
-            let bytes = obj.call_method0("tobytes")?;
-            let data = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
+            // Read in place under the GIL-free hashing: a bytes object never changes.
+            let data = obj.call_method0("tobytes")?.cast_into::<PyBytes>()?;
             return Ok(Keys::NumpyFixed {
                 data,
                 itemsize,
@@ -130,47 +131,110 @@ fn check_key_type(dt: &DataType) -> PyResult<()> {
     }
 }
 
-/// Calls `f(position, Some(key))` for every key of one Arrow chunk in order, `f(position, None)`
-/// for a null one.
-fn each_arrow_key<'a>(
+/// Keys handed to the core's batch call at once: a block's key slices (16 bytes each) and its
+/// answers stay in the first-level cache beside the core's own digests.
+const KEY_BLOCK: usize = 256;
+
+/// Calls `f(start, keys)` with the keys of one Arrow chunk in order, at most `block` at a time,
+/// `start` being the row of the first. A null row is handed over as some bytes (empty, or what
+/// its offsets span) so that blocks stay contiguous; the caller replaces its answer.
+fn arrow_blocks<'a>(
     array: &'a dyn Array,
-    f: &mut dyn FnMut(usize, Option<&'a [u8]>),
+    block: usize,
+    f: &mut impl FnMut(usize, &[&'a [u8]]) -> Result<(), String>,
 ) -> Result<(), String> {
-    macro_rules! walk {
-        ($a:expr) => {{
-            let a = $a;
-            for i in 0..a.len() {
-                if a.is_null(i) {
-                    f(i, None)
-                } else {
-                    f(i, Some(AsRef::<[u8]>::as_ref(a.value(i))))
-                }
-            }
-        }};
-    }
+    let block = block.clamp(1, KEY_BLOCK);
     match array.data_type() {
-        DataType::Utf8 => walk!(array.as_string::<i32>()),
-        DataType::LargeUtf8 => walk!(array.as_string::<i64>()),
-        DataType::Utf8View => walk!(array.as_string_view()),
-        DataType::Binary => walk!(array.as_binary::<i32>()),
-        DataType::LargeBinary => walk!(array.as_binary::<i64>()),
-        DataType::BinaryView => walk!(array.as_binary_view()),
+        DataType::Utf8 => {
+            let a = array.as_string::<i32>();
+            offset_blocks(a.value_offsets(), a.value_data(), block, f)
+        }
+        DataType::LargeUtf8 => {
+            let a = array.as_string::<i64>();
+            offset_blocks(a.value_offsets(), a.value_data(), block, f)
+        }
+        DataType::Binary => {
+            let a = array.as_binary::<i32>();
+            offset_blocks(a.value_offsets(), a.value_data(), block, f)
+        }
+        DataType::LargeBinary => {
+            let a = array.as_binary::<i64>();
+            offset_blocks(a.value_offsets(), a.value_data(), block, f)
+        }
+        DataType::Utf8View => {
+            let a = array.as_string_view();
+            row_blocks(a.len(), block, f, |i| match a.is_null(i) {
+                true => &[],
+                false => a.value(i).as_bytes(),
+            })
+        }
+        DataType::BinaryView => {
+            let a = array.as_binary_view();
+            row_blocks(a.len(), block, f, |i| match a.is_null(i) {
+                true => &[],
+                false => a.value(i),
+            })
+        }
         DataType::Dictionary(_, _) => {
             let dict = array.as_any_dictionary();
             let values = byte_values(dict.values().as_ref())?;
             if values.is_empty() {
                 // Validated, so every row is null; normalized_keys would panic on no values.
-                (0..array.len()).for_each(|row| f(row, None));
-                return Ok(());
+                return row_blocks(array.len(), block, f, |_| &[]);
             }
-            for (row, code) in dict.normalized_keys().into_iter().enumerate() {
-                match (array.is_null(row), values.get(code)) {
-                    (false, Some(Some(key))) => f(row, Some(key)),
-                    _ => f(row, None),
-                }
-            }
+            let codes = dict.normalized_keys();
+            row_blocks(array.len(), block, f, |row| {
+                values
+                    .get(codes[row])
+                    .copied()
+                    .flatten()
+                    .unwrap_or_default()
+            })
         }
-        other => return Err(format!("keys of type {other}")),
+        other => Err(format!("keys of type {other}")),
+    }
+}
+
+/// The blocks of an offsets-and-data array, read straight off its offsets: validated on import,
+/// so every slice is in bounds (a bad one would be taken as the empty key, never read past).
+fn offset_blocks<'a, O: OffsetSizeTrait>(
+    offsets: &[O],
+    values: &'a [u8],
+    block: usize,
+    f: &mut impl FnMut(usize, &[&'a [u8]]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut keys: [&[u8]; KEY_BLOCK] = [&[]; KEY_BLOCK];
+    let rows = offsets.len().saturating_sub(1);
+    let mut start = 0;
+    while start < rows {
+        let n = (rows - start).min(block);
+        for (key, ends) in keys.iter_mut().zip(offsets[start..=start + n].windows(2)) {
+            *key = values
+                .get(ends[0].as_usize()..ends[1].as_usize())
+                .unwrap_or_default();
+        }
+        f(start, &keys[..n])?;
+        start += n;
+    }
+    Ok(())
+}
+
+/// The blocks of `rows` keys, key `i` being `key(i)`.
+fn row_blocks<'a>(
+    rows: usize,
+    block: usize,
+    f: &mut impl FnMut(usize, &[&'a [u8]]) -> Result<(), String>,
+    key: impl Fn(usize) -> &'a [u8],
+) -> Result<(), String> {
+    let mut keys: [&[u8]; KEY_BLOCK] = [&[]; KEY_BLOCK];
+    let mut start = 0;
+    while start < rows {
+        let n = (rows - start).min(block);
+        for (slot, i) in keys.iter_mut().zip(start..start + n) {
+            *slot = key(i);
+        }
+        f(start, &keys[..n])?;
+        start += n;
     }
     Ok(())
 }
@@ -196,47 +260,153 @@ fn byte_values(array: &dyn Array) -> Result<Vec<Option<&[u8]>>, String> {
     })
 }
 
-/// The bytes of item `i` of a fixed-width NumPy array: trailing NULs are padding, as NumPy itself
-/// reads them; `str_` items are UCS-4 and are encoded as UTF-8 into `scratch`.
-fn numpy_item<'a>(
-    data: &'a [u8],
+/// A dictionary-encoded chunk with no more distinct values than rows: its values and each row's
+/// code, so that each value is hashed once rather than once per row.
+fn small_dictionary(array: &dyn Array) -> Option<(&ArrayRef, Vec<usize>)> {
+    let dict = array.as_any_dictionary_opt()?;
+    let values = dict.values();
+    if values.is_empty() || values.len() > array.len() {
+        return None;
+    }
+    Some((values, dict.normalized_keys()))
+}
+
+/// The owner index of every row of one Arrow chunk into `slots` (as long as the chunk); a null
+/// row's slot gets an arbitrary index, which the caller resets.
+fn arrow_owners(
+    placement: &hrwhash::Placement,
+    array: &dyn Array,
+    slots: &mut [u32],
+) -> Result<(), String> {
+    if let Some((values, codes)) = small_dictionary(array) {
+        let mut value_owners = vec![0u32; values.len()];
+        arrow_owners(placement, values.as_ref(), &mut value_owners)?;
+        for (slot, code) in slots.iter_mut().zip(codes) {
+            // A null row's code may point anywhere.
+            *slot = value_owners.get(code).copied().unwrap_or(0);
+        }
+        return Ok(());
+    }
+    let mut owners = [0usize; KEY_BLOCK];
+    arrow_blocks(array, KEY_BLOCK, &mut |start, keys| {
+        let owners = &mut owners[..keys.len()];
+        placement
+            .owners_into(keys, owners)
+            .map_err(|e| e.to_string())?;
+        for (slot, &o) in slots[start..].iter_mut().zip(owners.iter()) {
+            *slot = o as u32;
+        }
+        Ok(())
+    })
+}
+
+/// Ranked node indices used per block of `rank_many_into`, whatever `k` is.
+const RANK_BLOCK_SLOTS: usize = 4096;
+
+/// The first `k` ranked nodes of every row of one Arrow chunk into `rows` (`k` slots per row, `k`
+/// at most the selectable nodes); a null row's slots get arbitrary indices, which the caller
+/// resets.
+fn arrow_ranks(
+    placement: &hrwhash::Placement,
+    array: &dyn Array,
+    k: usize,
+    rows: &mut [u32],
+) -> Result<(), String> {
+    if k == 0 {
+        return Ok(());
+    }
+    if let Some((values, codes)) = small_dictionary(array) {
+        let mut value_rows = vec![0u32; values.len() * k];
+        arrow_ranks(placement, values.as_ref(), k, &mut value_rows)?;
+        for (row, code) in rows.chunks_exact_mut(k).zip(codes) {
+            match value_rows.get(code * k..(code + 1) * k) {
+                Some(ranked) => row.copy_from_slice(ranked),
+                None => row.fill(0),
+            }
+        }
+        return Ok(());
+    }
+    let block = (RANK_BLOCK_SLOTS / k).clamp(1, KEY_BLOCK);
+    let mut ranked = vec![0usize; block * k];
+    arrow_blocks(array, block, &mut |start, keys| {
+        let ranked = &mut ranked[..keys.len() * k];
+        placement
+            .rank_many_into(keys, k, ranked)
+            .map_err(|e| e.to_string())?;
+        for (slot, &i) in rows[start * k..].iter_mut().zip(ranked.iter()) {
+            *slot = i as u32;
+        }
+        Ok(())
+    })
+}
+
+/// Calls `f(start, keys)` with the items of a fixed-width NumPy array in order, at most `block`
+/// at a time, `start` being the index of the first. Trailing NULs are padding, as NumPy itself
+/// reads them; `str_` items are UCS-4 and are encoded as UTF-8, the first that is not text
+/// failing the call before any later key is read.
+fn numpy_blocks(
+    data: &[u8],
     itemsize: usize,
     unicode: bool,
     big_endian: bool,
-    i: usize,
-    scratch: &'a mut Vec<u8>,
-) -> Result<&'a [u8], Error> {
-    let item = &data[i * itemsize..(i + 1) * itemsize];
-    if !unicode {
-        let end = item.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-        return Ok(&item[..end]);
+    block: usize,
+    f: &mut impl FnMut(usize, &[&[u8]]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let block = block.clamp(1, KEY_BLOCK);
+    let n = data.len().checked_div(itemsize).unwrap_or(0);
+    let item = |i: usize| &data[i * itemsize..(i + 1) * itemsize];
+    let mut scratch = Vec::new();
+    let mut ends = [0usize; KEY_BLOCK];
+    let mut start = 0;
+    while start < n {
+        let m = (n - start).min(block);
+        let mut keys: [&[u8]; KEY_BLOCK] = [&[]; KEY_BLOCK];
+        if unicode {
+            scratch.clear();
+            for (j, end) in ends[..m].iter_mut().enumerate() {
+                push_ucs4(item(start + j), big_endian, start + j, &mut scratch)?;
+                *end = scratch.len();
+            }
+            let mut from = 0;
+            for (key, &end) in keys.iter_mut().zip(&ends[..m]) {
+                *key = &scratch[from..end];
+                from = end;
+            }
+        } else {
+            for (j, key) in keys[..m].iter_mut().enumerate() {
+                let item = item(start + j);
+                let end = item.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                *key = &item[..end];
+            }
+        }
+        f(start, &keys[..m])?;
+        start += m;
     }
-    scratch.clear();
-    let units = item
-        .chunks_exact(4)
-        .map(|c| [c[0], c[1], c[2], c[3]])
-        .map(|c| match big_endian {
-            true => u32::from_be_bytes(c),
-            false => u32::from_le_bytes(c),
-        });
+    Ok(())
+}
+
+/// Appends the UTF-8 of one UCS-4 `str_` item (item `index`) to `out`, without its NUL padding.
+fn push_ucs4(item: &[u8], big_endian: bool, index: usize, out: &mut Vec<u8>) -> Result<(), Error> {
     // Trailing NULs are padding: count the code points up to the last non-NUL one.
     let len = item
         .chunks_exact(4)
         .rposition(|c| c != [0, 0, 0, 0])
         .map_or(0, |p| p + 1);
-    for u in units.take(len) {
-        let c = char::from_u32(u).ok_or(Error::InvalidText { index: Some(i) })?;
+    for c in item.chunks_exact(4).take(len) {
+        let c = [c[0], c[1], c[2], c[3]];
+        let u = match big_endian {
+            true => u32::from_be_bytes(c),
+            false => u32::from_le_bytes(c),
+        };
+        let c = char::from_u32(u).ok_or(Error::InvalidText { index: Some(index) })?;
         let mut buf = [0u8; 4];
-        scratch.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
     }
-    Ok(&scratch[..])
+    Ok(())
 }
 
-/// Keys handed to the core's batch call at once.
-const KEY_BLOCK: usize = 1024;
-
 /// The owner index of every key (`None` for a null key), in input order. The hashing runs without
-/// the GIL.
+/// the GIL, and the answers go straight into the array that is handed out.
 pub(crate) fn owner_indices(
     py: Python<'_>,
     placement: &hrwhash::Placement,
@@ -248,36 +418,11 @@ pub(crate) fn owner_indices(
         Keys::Arrow(chunks) => {
             for chunk in chunks {
                 let chunk = chunk?;
-                // The answers go straight into `out`: 4 bytes per key, no second copy.
                 let start = out.len();
                 out.resize(start + chunk.len(), 0);
                 let slots = &mut out[start..];
                 let (result, chunk_nulls) = py.detach(|| {
-                    // Keys go to the core a block at a time (its batch call digests several at
-                    // once); a null takes the empty key's place and its answer is reset below.
-                    let mut block: Vec<&[u8]> = Vec::with_capacity(KEY_BLOCK);
-                    let mut owners = vec![0usize; KEY_BLOCK];
-                    let mut done = 0;
-                    let mut flush = |block: &mut Vec<&[u8]>| {
-                        let owners = &mut owners[..block.len()];
-                        placement
-                            .owners_into(block, owners)
-                            .map_err(|e| e.to_string())?;
-                        for (slot, &o) in slots[done..].iter_mut().zip(owners.iter()) {
-                            *slot = o as u32;
-                        }
-                        done += block.len();
-                        block.clear();
-                        Ok::<(), String>(())
-                    };
-                    let mut failed = Ok(());
-                    let walked = each_arrow_key(chunk.as_ref(), &mut |_, key| {
-                        block.push(key.unwrap_or_default());
-                        if block.len() == KEY_BLOCK && failed.is_ok() {
-                            failed = flush(&mut block);
-                        }
-                    });
-                    let r = walked.and(failed).and_then(|()| flush(&mut block));
+                    let r = arrow_owners(placement, chunk.as_ref(), slots);
                     let chunk_nulls = chunk.logical_nulls();
                     if let Some(n) = &chunk_nulls {
                         for (slot, valid) in slots.iter_mut().zip(n.iter()) {
@@ -301,22 +446,29 @@ pub(crate) fn owner_indices(
             unicode,
             big_endian,
         } => {
-            let n = if itemsize == 0 {
-                0
-            } else {
-                data.len() / itemsize
-            };
-            out = py
-                .detach(|| {
-                    let mut scratch = Vec::new();
-                    (0..n)
-                        .map(|i| {
-                            numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
-                                .map(|key| placement.owner_index(key) as u32)
-                        })
-                        .collect::<Result<Vec<u32>, Error>>()
-                })
-                .map_err(|e| error(py, e, None))?;
+            let data = data.as_bytes();
+            let n = data.len().checked_div(itemsize).unwrap_or(0);
+            out.resize(n, 0);
+            let slots = &mut out[..];
+            py.detach(|| {
+                let mut owners = [0usize; KEY_BLOCK];
+                numpy_blocks(
+                    data,
+                    itemsize,
+                    unicode,
+                    big_endian,
+                    KEY_BLOCK,
+                    &mut |start, keys| {
+                        let owners = &mut owners[..keys.len()];
+                        placement.owners_into(keys, owners)?;
+                        for (slot, &o) in slots[start..].iter_mut().zip(owners.iter()) {
+                            *slot = o as u32;
+                        }
+                        Ok(())
+                    },
+                )
+            })
+            .map_err(|e| error(py, e, None))?;
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
@@ -498,11 +650,6 @@ pub(crate) fn rank_rows(
     // Owners first is no use here: rank each key once, straight from the same readers.
     let mut out: Vec<u32> = Vec::new();
     let mut nulls = NullBufferBuilder::new(0);
-    let mut row = vec![0usize; k];
-    let push = |out: &mut Vec<u32>, key: &[u8], row: &mut Vec<usize>| {
-        placement.rank_into(key, row);
-        out.extend(row.iter().map(|&i| i as u32));
-    };
     // The answer is refused before it grows past what a list or array of ids can hold (API.md 3).
     let too_large = |rows: usize| {
         rows.checked_mul(k)
@@ -522,21 +669,26 @@ pub(crate) fn rank_rows(
                 if let Some(e) = too_large(nulls.len() + chunk.len()) {
                     return Err(e);
                 }
-                let local = py.detach(|| {
-                    let mut local: Vec<u32> = Vec::with_capacity(chunk.len() * k);
-                    let mut row = vec![0usize; k];
-                    each_arrow_key(chunk.as_ref(), &mut |_, key| match key {
-                        Some(key) => push(&mut local, key, &mut row),
-                        None => local.extend(std::iter::repeat_n(0, k)),
-                    })
-                    .map(|_| local)
+                let start = out.len();
+                out.resize(start + chunk.len() * k, 0);
+                let rows = &mut out[start..];
+                let (result, chunk_nulls) = py.detach(|| {
+                    let r = arrow_ranks(placement, chunk.as_ref(), k, rows);
+                    let chunk_nulls = chunk.logical_nulls();
+                    if let (Some(n), true) = (&chunk_nulls, k > 0) {
+                        for (row, valid) in rows.chunks_exact_mut(k).zip(n.iter()) {
+                            if !valid {
+                                row.fill(0);
+                            }
+                        }
+                    }
+                    (r, chunk_nulls)
                 });
-                let local = local.map_err(|m| misuse(format!("keys: {m}")))?;
-                match chunk.logical_nulls() {
+                result.map_err(|m| misuse(format!("keys: {m}")))?;
+                match chunk_nulls {
                     Some(n) => nulls.append_buffer(&n),
                     None => nulls.append_n_non_nulls(chunk.len()),
                 }
-                out.extend_from_slice(&local);
             }
         }
         Keys::NumpyFixed {
@@ -545,32 +697,50 @@ pub(crate) fn rank_rows(
             unicode,
             big_endian,
         } => {
-            let n = if itemsize == 0 {
-                0
-            } else {
-                data.len() / itemsize
-            };
+            let data = data.as_bytes();
+            let n = data.len().checked_div(itemsize).unwrap_or(0);
             if let Some(e) = too_large(n) {
                 return Err(e);
             }
-            let mut scratch = Vec::new();
-            for i in 0..n {
-                let key = numpy_item(&data, itemsize, unicode, big_endian, i, &mut scratch)
-                    .map_err(|e| error(py, e, None))?;
-                push(&mut out, key, &mut row);
+            out.resize(n * k, 0);
+            // k = 0: no slots to fill.
+            if let Some(per_block) = RANK_BLOCK_SLOTS.checked_div(k) {
+                let rows = &mut out[..];
+                let block = per_block.clamp(1, KEY_BLOCK);
+                py.detach(|| {
+                    let mut ranked = vec![0usize; block * k];
+                    numpy_blocks(
+                        data,
+                        itemsize,
+                        unicode,
+                        big_endian,
+                        block,
+                        &mut |start, keys| {
+                            let ranked = &mut ranked[..keys.len() * k];
+                            placement.rank_many_into(keys, k, ranked)?;
+                            for (slot, &i) in rows[start * k..].iter_mut().zip(ranked.iter()) {
+                                *slot = i as u32;
+                            }
+                            Ok(())
+                        },
+                    )
+                })
+                .map_err(|e| error(py, e, None))?;
             }
             nulls.append_n_non_nulls(n);
         }
         Keys::Objects(obj) => {
             let keys = NoneAsNull::over(&obj)?;
             let mut rows = 0;
+            let mut row = vec![0usize; k];
             crate::stream_chunks(keys.as_any(), OBJECT_CHUNK, |chunk| {
                 rows += chunk.len();
                 if let Some(e) = too_large(rows) {
                     return Err(e);
                 }
                 for key in chunk {
-                    push(&mut out, key, &mut row);
+                    placement.rank_into(key, &mut row);
+                    out.extend(row.iter().map(|&i| i as u32));
                 }
                 Ok(())
             })?;

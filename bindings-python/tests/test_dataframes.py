@@ -186,3 +186,34 @@ def test_each_library_gets_its_own_arrays(placement: "Placement[str]") -> None:
     # Lists and NumPy arrays belong to no Arrow library: pyarrow's arrays, since it is installed.
     assert isinstance(placement.owner_indices(KEYS[:20]), pa.Array)
     assert isinstance(placement.rank_many_arrow(np.array(KEYS[:20]), 2), pa.Array)
+
+
+def test_dictionary_rows_get_the_answers_of_their_values(placement: "Placement[str]") -> None:
+    # Each distinct value is hashed once when there are fewer values than rows; a slice of a
+    # dictionary keeps all its values, so there are more values than rows and each row is hashed.
+    values = pa.array(["x", None, "ключ", ""] + KEYS[:50])
+    codes = pa.array([i % 54 for i in range(3000)], pa.int16()).to_pylist()
+    codes[7] = None
+    dictionary = pa.DictionaryArray.from_arrays(pa.array(codes, pa.int16()), values)
+    for keys in (dictionary, dictionary.slice(5, 20), dictionary.slice(2990)):
+        texts = keys.dictionary_decode().to_pylist()
+        want = [None if t is None else placement.owner(t) for t in texts]
+        got = pa.array(placement.owner_indices(keys)).to_pylist()
+        assert [None if i is None else placement.nodes[i] for i in got] == want
+        ranks = pa.array(placement.rank_many_arrow(keys, 3)).to_pylist()
+        want_ranks = [None if t is None else placement.rank(t, 3) for t in texts]
+        assert [None if r is None else [placement.nodes[i] for i in r] for r in ranks] == want_ranks
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 37, 40])
+def test_rank_many_arrow_rows_are_the_rankings(placement: "Placement[str]", k: int) -> None:
+    keys = pa.array(KEYS[:3000] + [None] + KEYS[3000:])
+    texts = keys.to_pylist()
+    ranks = pa.array(placement.rank_many_arrow(keys, k)).to_pylist()
+    want = [None if t is None else placement.rank(t, k) for t in texts]
+    assert [None if r is None else [placement.nodes[i] for i in r] for r in ranks] == want
+    numpy_keys = np.array(KEYS)
+    assert placement.rank_many(numpy_keys, k) == [placement.rank(t, k) for t in KEYS]
+    assert placement.owners(numpy_keys) == placement.owners(KEYS)
+    raw = [t.encode() for t in KEYS]
+    assert placement.owners(np.array(raw)) == placement.owners(raw)

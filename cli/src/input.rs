@@ -637,6 +637,130 @@ impl Keys {
     }
 }
 
+/// Keys handed on at once by the block readers: enough for the core's batch calls to pay off,
+/// few enough that memory stays bounded (about 4096 lines) on input of any length.
+pub const KEY_LINES: usize = 4096;
+
+/// Lines read ahead into one buffer and handed on together, empty lines skipped and a trailing
+/// `\n` or `\r\n` dropped. A block is handed on when it is full or when reading on may wait (the
+/// reader's buffer is empty), so keys that arrive slowly are not held back.
+struct LineBlocks<R> {
+    reader: BufReader<R>,
+    text: Vec<u8>,
+    ends: Vec<(usize, usize)>,
+    /// Bytes read so far, for a progress bar in bytes.
+    read: u64,
+}
+
+impl<R: Read> LineBlocks<R> {
+    fn new(reader: R) -> Self {
+        LineBlocks {
+            reader: BufReader::with_capacity(1 << 16, reader),
+            text: Vec::new(),
+            ends: Vec::with_capacity(KEY_LINES),
+            read: 0,
+        }
+    }
+
+    /// Calls `f` with each block of keys in order; a read error is returned once the keys read
+    /// before it have been handed on.
+    fn run(
+        mut self,
+        name: &str,
+        mut f: impl FnMut(&[&[u8]], u64) -> Result<(), CliError>,
+    ) -> Result<(), CliError> {
+        let mut hand_on = |text: &mut Vec<u8>, ends: &mut Vec<(usize, usize)>, read: u64| {
+            if ends.is_empty() {
+                return Ok(());
+            }
+            let keys: Vec<&[u8]> = ends.iter().map(|&(s, e)| &text[s..e]).collect();
+            let r = f(&keys, read);
+            text.clear();
+            ends.clear();
+            r
+        };
+        loop {
+            if self.ends.len() == KEY_LINES || self.reader.buffer().is_empty() {
+                hand_on(&mut self.text, &mut self.ends, self.read)?;
+            }
+            let start = self.text.len();
+            let n = match self.reader.read_until(b'\n', &mut self.text) {
+                Ok(n) => n,
+                Err(e) => {
+                    self.text.truncate(start);
+                    hand_on(&mut self.text, &mut self.ends, self.read)?;
+                    return Err(CliError::Input(format!("cannot read {name}: {e}")));
+                }
+            };
+            if n == 0 {
+                return hand_on(&mut self.text, &mut self.ends, self.read);
+            }
+            self.read += n as u64;
+            let line = &self.text[start..];
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if line.is_empty() {
+                self.text.truncate(start);
+            } else {
+                self.ends.push((start, start + line.len()));
+            }
+        }
+    }
+}
+
+impl Keys {
+    /// Calls `f` on the keys in order, in blocks of up to [`KEY_LINES`], as [`Keys::for_each`]
+    /// reads them (without its [`KeyEvent::Waiting`]: a block is handed on before a read that may
+    /// wait). Returns the number of keys.
+    pub fn for_each_block(
+        self,
+        bar: &ProgressBar,
+        mut f: impl FnMut(&[&[u8]]) -> Result<(), CliError>,
+    ) -> Result<u64, CliError> {
+        let mut count = 0u64;
+        match self {
+            Keys::Generated(n) => {
+                let mut text = String::new();
+                let mut ends = Vec::with_capacity(KEY_LINES);
+                let mut buf = String::new();
+                let mut start = 0;
+                while start < n {
+                    let end = n.min(start + KEY_LINES as u64);
+                    text.clear();
+                    ends.clear();
+                    for i in start..end {
+                        generated_key(&mut buf, i);
+                        text.push_str(&buf);
+                        ends.push(text.len());
+                    }
+                    let mut from = 0;
+                    let keys: Vec<&[u8]> = ends
+                        .iter()
+                        .map(|&e| {
+                            let key = &text.as_bytes()[from..e];
+                            from = e;
+                            key
+                        })
+                        .collect();
+                    f(&keys)?;
+                    bar.set_position(end);
+                    start = end;
+                }
+                count = n;
+            }
+            Keys::Lines { name, reader, size } => {
+                LineBlocks::new(reader).run(&name, |keys, read| {
+                    count += keys.len() as u64;
+                    bar.set_position(if size.is_some() { read } else { count });
+                    f(keys)
+                })?;
+            }
+        }
+        bar.finish_and_clear();
+        Ok(count)
+    }
+}
+
 /// Writes `key-<i>` into `buf`, reusing its allocation.
 pub fn generated_key(buf: &mut String, i: u64) {
     use std::fmt::Write;
@@ -665,6 +789,14 @@ pub fn for_each_stdin_key(
             f(key)?;
         }
     }
+}
+
+/// Reads keys from stdin in blocks of up to [`KEY_LINES`] (see [`LineBlocks`]), skipping empty
+/// lines, so a stream of any length works in bounded memory.
+pub fn for_each_stdin_block(
+    mut f: impl FnMut(&[&[u8]]) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    LineBlocks::new(std::io::stdin()).run("stdin", |keys, _| f(keys))
 }
 
 /// Bytes of a command-line argument; on Unix these are exactly the bytes given.

@@ -70,21 +70,18 @@ fn show(c: Option<u64>) -> String {
 /// Counts owners (k = 1) or replica sets over every key.
 fn count(t: &Transition, keys: Keys, opts: &Options) -> Result<Counts, CliError> {
     let bar = keys.progress("diff", opts.quiet);
+    // In blocks, so that the core digests several keys at once for both memberships.
     if opts.k == 1 {
         let mut d = t.diff();
-        keys.for_each(&bar, |e| {
-            if let KeyEvent::Key(key) = e {
-                d.add(key);
-            }
+        keys.for_each_block(&bar, |keys| {
+            d.add_many(keys);
             Ok(())
         })?;
         Ok(Counts::Owners(d))
     } else {
         let mut d = t.diff_top(opts.k);
-        keys.for_each(&bar, |e| {
-            if let KeyEvent::Key(key) = e {
-                d.add(key);
-            }
+        keys.for_each_block(&bar, |keys| {
+            d.add_many(keys);
             Ok(())
         })?;
         Ok(Counts::Replicas(d))

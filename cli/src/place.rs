@@ -9,7 +9,7 @@ use hrwhash::Placement;
 use serde_json::{Map, Value};
 
 use crate::error::CliError;
-use crate::input::{arg_bytes, for_each_stdin_key};
+use crate::input::{arg_bytes, for_each_stdin_block};
 use crate::output::{escaped, put_text, text_item};
 use crate::progress::{self, Unit};
 
@@ -46,20 +46,26 @@ pub fn run(
         as_json,
         printed: 0,
         out,
+        ids: placement
+            .node_specs()
+            .iter()
+            .map(|n| escaped(n.id()))
+            .collect(),
+        owners: Vec::new(),
+        ranks: Vec::new(),
+        text: Vec::new(),
     };
     if !keys.is_empty() {
-        for key in keys {
-            printer.key(&arg_bytes(key))?;
-        }
+        let keys: Vec<Vec<u8>> = keys.iter().map(|k| arg_bytes(k)).collect();
+        let keys: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+        printer.block(&keys)?;
         return printer.finish(None);
     }
     let mut seen = 0u64;
-    let result = for_each_stdin_key(|key| {
-        if seen % progress::EVERY == 0 {
-            bar.set_position(seen);
-        }
-        seen += 1;
-        printer.key(key)
+    let result = for_each_stdin_block(|keys| {
+        bar.set_position(seen);
+        seen += keys.len() as u64;
+        printer.block(keys)
     });
     bar.finish_and_clear();
     match result {
@@ -69,6 +75,16 @@ pub fn run(
             printer.finish(Some(&e))?;
             Err(e)
         }
+    }
+}
+
+/// Appends a key as text output writes it ([`escaped`]), without building a string for keys that
+/// need no escape.
+fn push_escaped(text: &mut Vec<u8>, key: &[u8]) {
+    if key.iter().all(|&b| (0x20..0x7f).contains(&b) && b != b'\\') {
+        text.extend_from_slice(key);
+    } else {
+        text.extend_from_slice(escaped(key).as_bytes());
     }
 }
 
@@ -83,9 +99,74 @@ struct Printer<'a> {
     as_json: bool,
     printed: u64,
     out: &'a mut dyn Write,
+    /// Every node id as text output writes it, escaped once.
+    ids: Vec<String>,
+    /// The owners, and the rankings (`min(k, selectable)` per key) when k > 1, of a block.
+    owners: Vec<usize>,
+    ranks: Vec<usize>,
+    /// A block's text output, written at once.
+    text: Vec<u8>,
 }
 
 impl Printer<'_> {
+    /// Prints the placements of a block of keys in order: by hrw-v1 the whole block is hashed
+    /// with the core's batch calls first.
+    fn block(&mut self, keys: &[&[u8]]) -> Result<(), CliError> {
+        let width = self.k.min(self.placement.selectable_len());
+        if self.policy.is_some() || self.strict || width == 0 {
+            return keys.iter().try_for_each(|key| self.key(key));
+        }
+        let p = self.placement;
+        self.owners.resize(keys.len(), 0);
+        p.owners_into(keys, &mut self.owners).map_err(|e| {
+            crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+        })?;
+        // The ranking starts with the owner, so k = 1 needs no second pass.
+        if width > 1 {
+            self.ranks.resize(keys.len() * width, 0);
+            p.rank_many_into(keys, width, &mut self.ranks)
+                .map_err(|e| {
+                    crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+                })?;
+        }
+        let ranks = &self.ranks;
+        let owners = &self.owners;
+        let rank = |i: usize| -> &[usize] {
+            match width {
+                1 => std::slice::from_ref(&owners[i]),
+                w => &ranks[i * w..(i + 1) * w],
+            }
+        };
+        if self.as_json {
+            for (i, key) in keys.iter().enumerate() {
+                let mut item = Map::new();
+                put_text(&mut item, "key", key);
+                put_text(&mut item, "owner", p.node_specs()[owners[i]].id());
+                let rank: Vec<Value> = rank(i)
+                    .iter()
+                    .map(|&n| text_item("id", p.node_specs()[n].id()))
+                    .collect();
+                item.insert("rank".into(), Value::from(rank));
+                let item = Value::Object(item);
+                let sep = if self.printed == 0 { "[\n  " } else { ",\n  " };
+                write!(self.text, "{sep}{item}")?;
+                self.printed += 1;
+            }
+        } else {
+            for (i, key) in keys.iter().enumerate() {
+                push_escaped(&mut self.text, key);
+                for (j, &n) in rank(i).iter().enumerate() {
+                    self.text.push(if j == 0 { b'\t' } else { b',' });
+                    self.text.extend_from_slice(self.ids[n].as_bytes());
+                }
+                self.text.push(b'\n');
+            }
+        }
+        self.out.write_all(&self.text)?;
+        self.text.clear();
+        Ok(())
+    }
+
     fn key(&mut self, key: &[u8]) -> Result<(), CliError> {
         if let Some(policy) = self.policy {
             return self.replicas(policy, key);

@@ -149,7 +149,11 @@ pub fn run(opts: &Options, out: &mut dyn Write, as_json: bool) -> Result<(), Cli
             .into_iter()
             .zip(&mut owners)
         {
-            *out = p.owners(&block);
+            // Each buffer is reused from block to block.
+            out.resize(block.len(), 0);
+            p.owners_into(&block, out).map_err(|e| {
+                crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
+            })?;
         }
         let [base_owners, grown_owners, shrunk_owners, fleet_owners] = &owners;
         for (j, key) in block.iter().enumerate() {
