@@ -8,7 +8,7 @@ const useKernels = false
 const kernelLanes = 16
 
 // argmaxVector is never called: useKernels is false.
-func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
+func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 	panic("hrw: no vector kernels in this build")
 }
 
