@@ -87,8 +87,14 @@ func (h *KeyHasher) Digest(key string) uint64 {
 	if len(key) < 6 {
 		m = n>>48 | tail(key, 0)<<16 | (n+18)<<56
 	} else {
-		m = n>>48 | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
-			uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16
+		// Word 2: the top two length bytes and the first six of the key, from one 8-byte read
+		// where the key has 8 bytes.
+		if len(key) >= 8 {
+			m = n>>48 | le64s(key)<<16
+		} else {
+			m = n>>48 | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
+				uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16
+		}
 		v3 ^= m
 		v0 += v1
 		v1 = bits.RotateLeft64(v1, 13) ^ v0
@@ -118,7 +124,15 @@ func (h *KeyHasher) Digest(key string) uint64 {
 			v0 ^= m
 			rest = rest[8:]
 		}
-		m = tail(rest, len(key)+18)
+		if len(key) >= 8 {
+			// The last len(rest) bytes are the top ones of the key's last 8: one read and a
+			// shift, no jump table. Two shifts, each below 64, so that none is by 64 when
+			// rest is empty.
+			r := uint(len(rest))
+			m = le64s(key[len(key)-8:])>>((63-8*r)&63)>>1 | (n+18)<<56
+		} else {
+			m = tail(rest, len(key)+18)
+		}
 	}
 	v3 ^= m
 	v0 += v1
