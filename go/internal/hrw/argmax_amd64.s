@@ -24,13 +24,10 @@ GLOBL lanePositions<>(SB), RODATA|NOPTR, $128
 
 // func argmaxAVX2(fk uint64, lanes []uint64) (best uint64, at int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·argmaxAVX2(SB), $2064-48
+TEXT ·argmaxAVX2(SB), $2056-48
 	MOVQ         lanes_base+8(FP), AX
 	MOVQ         lanes_len+16(FP), CX
-	MOVQ         fk+0(FP), DX
-	MOVQ         DX, 2048(SP)
-	VMOVQ        DX, X0
-	VPBROADCASTQ X0, Y0
+	VPBROADCASTQ fk+0(FP), Y0
 	MOVQ         $0x000000006659fd93, DX
 	VMOVQ        DX, X1
 	VPBROADCASTQ X1, Y1
@@ -41,21 +38,187 @@ TEXT ·argmaxAVX2(SB), $2064-48
 	SUBQ         $0x10, DX
 	LEAQ         15(CX), CX
 	SHRQ         $0x04, CX
-	MOVQ         CX, 2056(SP)
-	XORQ         CX, CX
-	MOVQ         $0xffffffffffffffff, SI
-	XORQ         DI, DI
+	MOVQ         CX, 2048(SP)
+	XORQ         SI, SI
+	MOVQ         $0xffffffffffffffff, DI
+	XORQ         R8, R8
+	CMPQ         CX, $0x0c
+	JA           avx2_large
 
-avx2_window:
-	LEAQ    64(DI), R8
-	CMPQ    R8, 2056(SP)
-	CMOVQGT 2056(SP), R8
-	MOVQ    DI, R9
+avx2_keep_window:
+	LEAQ    12(R8), CX
+	CMPQ    CX, 2048(SP)
+	CMOVQGT 2048(SP), CX
+	MOVQ    R8, R9
 	LEAQ    (SP), R10
 	VPXOR   Y3, Y3, Y3
 
-avx2_loop:
-	MOVQ     DI, R11
+avx2_keep_loop:
+	MOVQ     R8, R11
+	SHLQ     $0x04, R11
+	CMPQ     R11, DX
+	CMOVQGT  DX, R11
+	VPXOR    (AX)(R11*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    32(AX)(R11*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPXOR    64(AX)(R11*8), Y0, Y7
+	VPMULUDQ Y1, Y7, Y6
+	VPMULLD  Y2, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPSHUFD  $0xb1, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPXOR    96(AX)(R11*8), Y0, Y8
+	VPMULUDQ Y1, Y8, Y7
+	VPMULLD  Y2, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VPSHUFD  $0xb1, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VMOVDQU  Y4, 32(R10)
+	VMOVDQU  Y5, 64(R10)
+	VMOVDQU  Y6, 96(R10)
+	VMOVDQU  Y7, 128(R10)
+	VPMAXUD  Y5, Y4, Y4
+	VPMAXUD  Y7, Y6, Y6
+	VPMAXUD  Y6, Y4, Y4
+	VMOVDQU  Y4, (R10)
+	VPMAXUD  Y4, Y3, Y3
+	ADDQ     $0xa0, R10
+	INCQ     R8
+	CMPQ     R8, CX
+	JB       avx2_keep_loop
+
+	// The window's highest high half, in every lane of top (zero-extended).
+	VPSRLQ     $0x20, Y3, Y3
+	VPERM2I128 $0x01, Y3, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
+	VPSHUFD    $0x4e, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
+
+	// The first block of the window whose maxima hold it (scanned backwards, so the last
+	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
+	MOVQ R9, R12
+	XORQ R13, R13
+	MOVQ CX, R14
+	MOVQ CX, R10
+	SUBQ R9, R10
+	LEAQ (R10)(R10*4), R10
+	SHLQ $0x05, R10
+	LEAQ (SP), R11
+	ADDQ R11, R10
+
+avx2_keep_scan:
+	SUBQ      $0xa0, R10
+	DECQ      R14
+	VMOVDQU   (R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R11
+	TESTL     R11, R11
+	CMOVQNE   R14, R12
+	LEAL      -1(R11), R15
+	ANDL      R11, R15
+	NEGL      R11
+	ADCQ      $0x00, R13
+	NEGL      R15
+	ADCQ      $0x00, R13
+	CMPQ      R14, R9
+	JA        avx2_keep_scan
+
+	// One block, as almost always: its lanes of that high half are scored in full. Else
+	// (high halves or digests repeat) those of every block of the window, in order.
+	LEAQ 1(R12), R14
+	CMPQ R13, $0x01
+	JE   avx2_keep_block
+	MOVQ R9, R12
+	MOVQ CX, R14
+
+avx2_keep_block:
+	MOVQ      R12, R10
+	SUBQ      R9, R10
+	LEAQ      (R10)(R10*4), R10
+	SHLQ      $0x05, R10
+	LEAQ      (SP), R11
+	ADDQ      R11, R10
+	MOVQ      R12, R11
+	SHLQ      $0x04, R11
+	CMPQ      R11, DX
+	CMOVQGT   DX, R11
+	XORQ      CX, CX
+	VMOVDQU   32(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	ORL       R13, CX
+	VMOVDQU   64(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	SHLL      $0x04, R13
+	ORL       R13, CX
+	VMOVDQU   96(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	SHLL      $0x08, R13
+	ORL       R13, CX
+	VMOVDQU   128(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R10
+	SHLL      $0x0c, R10
+	ORL       R10, CX
+	TESTQ     CX, CX
+	JZ        avx2_keep_next
+
+avx2_keep_lane:
+	BSFQ  CX, BX
+	ADDQ  R11, BX
+	MOVQ  (AX)(BX*8), R10
+	XORQ  fk+0(FP), R10
+	MOVQ  $0xd6e8feb86659fd93, R13
+	IMULQ R13, R10
+	TESTQ DI, DI
+	JS    avx2_keep_take
+	CMPQ  R10, SI
+	JBE   avx2_keep_skip
+
+avx2_keep_take:
+	MOVQ R10, SI
+	MOVQ BX, DI
+
+avx2_keep_skip:
+	LEAQ -1(CX), R13
+	ANDQ R13, CX
+	JNZ  avx2_keep_lane
+
+avx2_keep_next:
+	INCQ R12
+	CMPQ R12, R14
+	JB   avx2_keep_block
+	CMPQ R8, 2048(SP)
+	JB   avx2_keep_window
+	JMP  avx2_done
+
+avx2_large:
+avx2_max_window:
+	LEAQ    64(R8), CX
+	CMPQ    CX, 2048(SP)
+	CMOVQGT 2048(SP), CX
+	MOVQ    R8, R9
+	LEAQ    (SP), R10
+	VPXOR   Y3, Y3, Y3
+
+avx2_max_loop:
+	MOVQ     R8, R11
 	SHLQ     $0x04, R11
 	CMPQ     R11, DX
 	CMOVQGT  DX, R11
@@ -89,9 +252,9 @@ avx2_loop:
 	VMOVDQU  Y4, (R10)
 	VPMAXUD  Y4, Y3, Y3
 	ADDQ     $0x20, R10
-	INCQ     DI
-	CMPQ     DI, R8
-	JB       avx2_loop
+	INCQ     R8
+	CMPQ     R8, CX
+	JB       avx2_max_loop
 
 	// The window's highest high half, in every lane of top (zero-extended).
 	VPSRLQ     $0x20, Y3, Y3
@@ -104,14 +267,14 @@ avx2_loop:
 	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
 	MOVQ R9, R12
 	XORQ R13, R13
-	MOVQ R8, R14
-	MOVQ R8, R10
+	MOVQ CX, R14
+	MOVQ CX, R10
 	SUBQ R9, R10
 	SHLQ $0x05, R10
 	LEAQ (SP), R11
 	ADDQ R11, R10
 
-avx2_scan:
+avx2_max_scan:
 	SUBQ      $0x20, R10
 	DECQ      R14
 	VMOVDQU   (R10), Y4
@@ -127,22 +290,22 @@ avx2_scan:
 	NEGL      R15
 	ADCQ      $0x00, R13
 	CMPQ      R14, R9
-	JA        avx2_scan
+	JA        avx2_max_scan
 
 	// One block, as almost always: its lanes of that high half are scored in full. Else
-	// (high halves or digests repeat) every block of the window is, in order.
+	// (high halves or digests repeat) those of every block of the window, in order.
 	LEAQ 1(R12), R10
 	CMPQ R13, $0x01
-	JE   avx2_block
+	JE   avx2_max_block
 	MOVQ R9, R12
-	MOVQ R8, R10
+	MOVQ CX, R10
 
-avx2_block:
+avx2_max_block:
 	MOVQ      R12, R11
 	SHLQ      $0x04, R11
 	CMPQ      R11, DX
 	CMOVQGT   DX, R11
-	XORQ      R8, R8
+	XORQ      CX, CX
 	VPXOR     (AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -152,7 +315,7 @@ avx2_block:
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R9
-	ORL       R9, R8
+	ORL       R9, CX
 	VPXOR     32(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -163,7 +326,7 @@ avx2_block:
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R9
 	SHLL      $0x04, R9
-	ORL       R9, R8
+	ORL       R9, CX
 	VPXOR     64(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -174,7 +337,7 @@ avx2_block:
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R9
 	SHLL      $0x08, R9
-	ORL       R9, R8
+	ORL       R9, CX
 	VPXOR     96(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -185,40 +348,42 @@ avx2_block:
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R9
 	SHLL      $0x0c, R9
-	ORL       R9, R8
-	TESTQ     R8, R8
-	JZ        avx2_next
+	ORL       R9, CX
+	TESTQ     CX, CX
+	JZ        avx2_max_next
 
-avx2_lane:
-	BSFQ  R8, BX
+avx2_max_lane:
+	BSFQ  CX, BX
 	ADDQ  R11, BX
 	MOVQ  (AX)(BX*8), R9
-	XORQ  2048(SP), R9
+	XORQ  fk+0(FP), R9
 	MOVQ  $0xd6e8feb86659fd93, R13
 	IMULQ R13, R9
-	TESTQ SI, SI
-	JS    avx2_take
-	CMPQ  R9, CX
-	JBE   avx2_skip
+	TESTQ DI, DI
+	JS    avx2_max_take
+	CMPQ  R9, SI
+	JBE   avx2_max_skip
 
-avx2_take:
-	MOVQ R9, CX
-	MOVQ BX, SI
+avx2_max_take:
+	MOVQ R9, SI
+	MOVQ BX, DI
 
-avx2_skip:
-	LEAQ -1(R8), R13
-	ANDQ R13, R8
-	JNZ  avx2_lane
+avx2_max_skip:
+	LEAQ -1(CX), R13
+	ANDQ R13, CX
+	JNZ  avx2_max_lane
 
-avx2_next:
+avx2_max_next:
 	INCQ R12
 	CMPQ R12, R10
-	JB   avx2_block
-	CMPQ DI, 2056(SP)
-	JB   avx2_window
+	JB   avx2_max_block
+	CMPQ R8, 2048(SP)
+	JB   avx2_max_window
+
+avx2_done:
 	VZEROUPPER
-	MOVQ CX, best+32(FP)
-	MOVQ SI, at+40(FP)
+	MOVQ SI, best+32(FP)
+	MOVQ DI, at+40(FP)
 	RET
 
 // func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)

@@ -58,10 +58,6 @@ func constY(name string, c uint64) Mem {
 	return m
 }
 
-// window is how many blocks of 16 lanes the AVX2 kernel keeps the maxima of on its stack
-// before it looks for their winner: 2 KiB of frame, whatever the number of lanes.
-const window = 64
-
 // scoresY puts in the high half of each lane of s the high half of the score of the four lanes
 // at m, (fk ^ lane) * M mod 2^64 (the lanes and fk are folded: see fold in hrw.go). AVX2 has no
 // 64-bit lane multiply; with lo and hi the halves of x = fk ^ lane, the high half is
@@ -79,28 +75,35 @@ func scoresY(m Mem, k, mlo, mswap, s reg.VecVirtual) {
 	VPADDD(q, s, s)
 }
 
+// The AVX2 kernel takes blocks a window at a time, so that what it keeps of them fits a fixed
+// frame of 2 KiB whatever the number of lanes. Up to keepBlocks blocks it keeps each block's
+// maxima and its four vectors of scores' high halves (keepStride bytes), so that the winner's
+// block is read back, not scored again: a shorter chain of dependent instructions, which is most
+// of the time of a small lookup. Beyond, it keeps the maxima alone (maxWindow blocks a window),
+// which costs fewer stores per block.
+const (
+	keepBlocks = 12
+	keepStride = 5 * 32
+	maxWindow  = 64
+)
+
 // avx2 is the kernel for all the lanes (at least 16), in blocks of 16 (the last one overlapping
 // the one before when 16 does not divide the count). It keeps no positions and no 64-bit order,
 // which AVX2 lacks (a signed compare and a blend per four lanes, most of the old loop's cost): the
 // loop takes the unsigned maximum of the scores' high halves (VPMAXUD), and stores each block's
 // maxima. The best score's high half then names the only blocks that can hold the winner, whose
-// lanes of that high half are scored again in full, in order, keeping the first of the highest:
+// lanes of that high half are scored in full, in order, keeping the first of the highest:
 // SPEC.md's tie rule, also where high halves or whole digests repeat (then more blocks are
-// scored again). Blocks are taken a window at a time, so the maxima fit a fixed frame.
+// looked at).
 func avx2() {
 	TEXT("argmaxAVX2", 0, "func(fk uint64, lanes []uint64) (best uint64, at int)")
 	Doc("argmaxAVX2 is argmax over all of lanes (at least 16) with AVX2.")
-	buf := AllocLocal(32 * window)
-	// Spilled: the key digest and the count of blocks, read outside the loop only.
-	kdM, blocksM := AllocLocal(8), AllocLocal(8)
+	buf := AllocLocal(max(keepStride*keepBlocks, 32*maxWindow))
+	blocksM := AllocLocal(8)
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
-	fk := Load(Param("fk"), GP64())
-	MOVQ(fk, kdM)
-	kx := XMM()
-	VMOVQ(fk, kx)
 	k := YMM()
-	VPBROADCASTQ(kx, k)
+	VPBROADCASTQ(NewParamAddr("fk", 0), k)
 	mlo, mswap := broadcastY(mix&0xFFFFFFFF), broadcastY((mix&0xFFFFFFFF)<<32|mix>>32)
 
 	// last: the first lane of the last block; blocks: how many blocks, (n + 15) / 16.
@@ -116,41 +119,86 @@ func avx2() {
 	MOVQ(U64(0xFFFFFFFFFFFFFFFF), bestAt) // no candidate yet
 	blk := GP64()
 	XORQ(blk, blk)
+	c := avx2Ctx{buf: buf, blocksM: blocksM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
+	CMPQ(blocks, Imm(keepBlocks))
+	JA(LabelRef("avx2_large"))
+	c.windows("avx2_keep", true, keepBlocks)
+	JMP(LabelRef("avx2_done"))
+	Label("avx2_large")
+	c.windows("avx2_max", false, maxWindow)
+	Label("avx2_done")
+	VZEROUPPER()
+	Store(bestS, ReturnIndex(0))
+	Store(bestAt, ReturnIndex(1))
+	RET()
+}
 
-	Label("avx2_window")
+// avx2Ctx is what the two paths of the AVX2 kernel share.
+type avx2Ctx struct {
+	buf, blocksM                  Mem
+	ptr, last, bestS, bestAt, blk reg.Register
+	k, mlo, mswap                 reg.VecVirtual
+}
+
+// windows emits the loop over windows of win blocks; keep: the scores' high halves are stored,
+// not computed again.
+func (c avx2Ctx) windows(prefix string, keep bool, win int) {
+	lbl := func(name string) string { return prefix + "_" + name }
+	stride := 32
+	if keep {
+		stride = keepStride
+	}
+	// entry sets p to the window's entry for block b (from wstart).
+	entry := func(p, b, wstart, t reg.Register) {
+		MOVQ(b, p)
+		SUBQ(wstart, p)
+		if keep {
+			LEAQ(Mem{Base: p, Index: p, Scale: 4}, p)
+		}
+		SHLQ(Imm(5), p)
+		LEAQ(c.buf, t)
+		ADDQ(t, p)
+	}
+
+	Label(lbl("window"))
 	// wend: the block after this window.
 	wend := GP64()
-	LEAQ(Mem{Base: blk, Disp: window}, wend)
-	CMPQ(wend, blocksM)
-	CMOVQGT(blocksM, wend)
+	LEAQ(Mem{Base: c.blk, Disp: win}, wend)
+	CMPQ(wend, c.blocksM)
+	CMOVQGT(c.blocksM, wend)
 	wstart := GP64()
-	MOVQ(blk, wstart)
+	MOVQ(c.blk, wstart)
 	bp := GP64()
-	LEAQ(buf, bp)
+	LEAQ(c.buf, bp)
 	g := YMM()
 	VPXOR(g, g, g)
 
-	Label("avx2_loop")
+	Label(lbl("loop"))
 	pos := GP64()
-	MOVQ(blk, pos)
+	MOVQ(c.blk, pos)
 	SHLQ(Imm(4), pos)
-	CMPQ(pos, last)
-	CMOVQGT(last, pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
 	var sc [4]reg.VecVirtual
 	for h := 0; h < 4; h++ {
 		sc[h] = YMM()
-		scoresY(Mem{Base: ptr, Index: pos, Scale: 8, Disp: 32 * h}, k, mlo, mswap, sc[h])
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, sc[h])
 	}
-	// The high halves' maxima; the low halves' are meaningless and never read.
+	// The high halves and their maxima; the low halves are meaningless and never read.
+	if keep {
+		for h := 0; h < 4; h++ {
+			VMOVDQU(sc[h], Mem{Base: bp, Disp: 32 * (h + 1)})
+		}
+	}
 	VPMAXUD(sc[1], sc[0], sc[0])
 	VPMAXUD(sc[3], sc[2], sc[2])
 	VPMAXUD(sc[2], sc[0], sc[0])
 	VMOVDQU(sc[0], Mem{Base: bp})
 	VPMAXUD(sc[0], g, g)
-	ADDQ(Imm(32), bp)
-	INCQ(blk)
-	CMPQ(blk, wend)
-	JB(LabelRef("avx2_loop"))
+	ADDQ(Imm(uint64(stride)), bp)
+	INCQ(c.blk)
+	CMPQ(c.blk, wend)
+	JB(LabelRef(lbl("loop")))
 
 	Comment("The window's highest high half, in every lane of top (zero-extended).")
 	top, t := YMM(), YMM()
@@ -167,13 +215,9 @@ func avx2() {
 	XORQ(cnt, cnt)
 	j := GP64()
 	MOVQ(wend, j)
-	MOVQ(wend, bp)
-	SUBQ(wstart, bp)
-	SHLQ(Imm(5), bp)
-	LEAQ(buf, pos)
-	ADDQ(pos, bp)
-	Label("avx2_scan")
-	SUBQ(Imm(32), bp)
+	entry(bp, wend, wstart, pos)
+	Label(lbl("scan"))
+	SUBQ(Imm(uint64(stride)), bp)
 	DECQ(j)
 	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
 	VMOVDQU(Mem{Base: bp}, t)
@@ -191,27 +235,34 @@ func avx2() {
 	NEGL(y)
 	ADCQ(Imm(0), cnt)
 	CMPQ(j, wstart)
-	JA(LabelRef("avx2_scan"))
+	JA(LabelRef(lbl("scan")))
 
 	Comment("One block, as almost always: its lanes of that high half are scored in full. Else")
-	Comment("(high halves or digests repeat) every block of the window is, in order.")
+	Comment("(high halves or digests repeat) those of every block of the window, in order.")
 	stop := GP64()
 	LEAQ(Mem{Base: first, Disp: 1}, stop)
 	CMPQ(cnt, Imm(1))
-	JE(LabelRef("avx2_block"))
+	JE(LabelRef(lbl("block")))
 	MOVQ(wstart, first)
 	MOVQ(wend, stop)
 
-	Label("avx2_block")
+	Label(lbl("block"))
+	if keep {
+		entry(bp, first, wstart, pos)
+	}
 	MOVQ(first, pos)
 	SHLQ(Imm(4), pos)
-	CMPQ(pos, last)
-	CMOVQGT(last, pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
 	mask := GP64()
 	XORQ(mask, mask)
 	for h := 0; h < 4; h++ {
 		s := YMM()
-		scoresY(Mem{Base: ptr, Index: pos, Scale: 8, Disp: 32 * h}, k, mlo, mswap, s)
+		if keep {
+			VMOVDQU(Mem{Base: bp, Disp: 32 * (h + 1)}, s)
+		} else {
+			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
+		}
 		VPSRLQ(Imm(32), s, s)
 		VPCMPEQQ(top, s, s)
 		m := GP32()
@@ -222,42 +273,37 @@ func avx2() {
 		ORL(m, mask.As32())
 	}
 	TESTQ(mask, mask)
-	JZ(LabelRef("avx2_next"))
-	Label("avx2_lane")
+	JZ(LabelRef(lbl("next")))
+	Label(lbl("lane"))
 	i := GP64()
 	BSFQ(mask, i)
 	ADDQ(pos, i)
 	x, z := GP64(), GP64()
-	MOVQ(Mem{Base: ptr, Index: i, Scale: 8}, x)
-	XORQ(kdM, x)
+	MOVQ(Mem{Base: c.ptr, Index: i, Scale: 8}, x)
+	XORQ(NewParamAddr("fk", 0), x)
 	MOVQ(U64(mix), z)
 	IMULQ(z, x)
 	// Strictly greater, or the first candidate: lanes come in order, so the first of equal
 	// scores stays.
-	TESTQ(bestAt, bestAt)
-	JS(LabelRef("avx2_take"))
-	CMPQ(x, bestS)
-	JBE(LabelRef("avx2_skip"))
-	Label("avx2_take")
-	MOVQ(x, bestS)
-	MOVQ(i, bestAt)
-	Label("avx2_skip")
+	TESTQ(c.bestAt, c.bestAt)
+	JS(LabelRef(lbl("take")))
+	CMPQ(x, c.bestS)
+	JBE(LabelRef(lbl("skip")))
+	Label(lbl("take"))
+	MOVQ(x, c.bestS)
+	MOVQ(i, c.bestAt)
+	Label(lbl("skip"))
 	LEAQ(Mem{Base: mask, Disp: -1}, z)
 	ANDQ(z, mask)
-	JNZ(LabelRef("avx2_lane"))
+	JNZ(LabelRef(lbl("lane")))
 
-	Label("avx2_next")
+	Label(lbl("next"))
 	INCQ(first)
 	CMPQ(first, stop)
-	JB(LabelRef("avx2_block"))
+	JB(LabelRef(lbl("block")))
 
-	CMPQ(blk, blocksM)
-	JB(LabelRef("avx2_window"))
-
-	VZEROUPPER()
-	Store(bestS, ReturnIndex(0))
-	Store(bestAt, ReturnIndex(1))
-	RET()
+	CMPQ(c.blk, c.blocksM)
+	JB(LabelRef(lbl("window")))
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
