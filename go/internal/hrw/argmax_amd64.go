@@ -77,8 +77,8 @@ func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 	return argmaxAVX2(fk, lanes)
 }
 
-// argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come last, so
-// only a strictly higher score replaces the blocks' best.
+// argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come
+// last, so only a strictly higher score replaces the blocks' best.
 func argmaxTail(fk uint64, lanes []uint64, best uint64, at int) (uint64, int) {
 	for i := len(lanes) &^ (kernelLanes - 1); i < len(lanes); i++ {
 		if s := scoreF(fk, lanes[i]); s > best {

@@ -288,6 +288,21 @@ func argmaxGo(fk uint64, lanes []uint64) (uint64, int) {
 	return best, at
 }
 
+// argmaxFew is argmax for fewer than 8 lanes: a leaf without the frame that argmaxGo's
+// four-way loop needs, called from Owner for the small placements where the call is a visible
+// part of a lookup.
+//
+//go:noinline
+func argmaxFew(fk uint64, lanes []uint64) (uint64, int) {
+	best, at := scoreF(fk, lanes[0]), 0
+	for i := 1; i < len(lanes); i++ {
+		if s := scoreF(fk, lanes[i]); s > best {
+			best, at = s, i
+		}
+	}
+	return best, at
+}
+
 type cand struct {
 	score, draw, weight uint64
 	lane                int
@@ -330,7 +345,9 @@ func (p *Placement) Owner(key string) int {
 	fk := fold(p.hasher.Digest(key))
 	if len(p.groups) == 1 {
 		var lane int
-		if useKernels && len(p.lanes) >= kernelLanes {
+		if len(p.lanes) < 8 {
+			_, lane = argmaxFew(fk, p.lanes)
+		} else if useKernels && len(p.lanes) >= kernelLanes {
 			_, lane = argmaxVector(fk, p.lanes)
 		} else {
 			_, lane = argmaxGo(fk, p.lanes)

@@ -3,9 +3,10 @@
 // module does not depend on avo; `make -C go asm` runs it and `make -C go check-asm` diffs its
 // output against the committed files.
 //
-// Each kernel computes the scores of SPEC.md section 3 for whole blocks of lanes and returns the
-// highest score with the first lane that has it, as the pure-Go argmax does; the Go wrapper
-// scores the lanes past the last block.
+// Each kernel computes the scores of SPEC.md section 3 from folded lanes (see fold in hrw.go) and
+// returns the highest score with the first lane that has it, as the pure-Go argmax does. The
+// AVX-512 kernel takes whole blocks of 16 lanes and the Go wrapper scores the lanes past the last
+// one; the AVX2 kernel takes them all, its last block overlapping the one before.
 package main
 
 import (
