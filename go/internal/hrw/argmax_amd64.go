@@ -91,7 +91,7 @@ func argmaxTail(fk uint64, lanes []uint64, best uint64, at int) (uint64, int) {
 // kernels are the argmax implementations this CPU can run, by name, for the tests; dispatch is
 // the one chosen.
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {
-	k := map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "dispatch": argmax}
+	k := map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "few": argmaxFew, "dispatch": argmax}
 	if cpuAVX2 {
 		k["avx2"] = func(fk uint64, lanes []uint64) (uint64, int) {
 			if len(lanes) < kernelLanes {

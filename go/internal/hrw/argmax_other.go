@@ -14,5 +14,5 @@ func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 
 // kernels are the argmax implementations of this build, by name, for the tests.
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {
-	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo}
+	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "few": argmaxFew}
 }
