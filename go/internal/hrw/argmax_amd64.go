@@ -69,22 +69,19 @@ func detect() (avx2, avx512, vbmi2 bool) {
 }
 
 // argmaxVector is argmax for at least kernelLanes lanes on a CPU with AVX2.
-func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
-	var best uint64
-	var at int
+func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 	if hasAVX512 {
-		best, at = argmaxAVX512(kd, lanes)
-	} else {
-		best, at = argmaxAVX2(kd, lanes)
+		best, at := argmaxAVX512(fk, lanes)
+		return argmaxTail(fk, lanes, best, at)
 	}
-	return argmaxTail(kd, lanes, best, at)
+	return argmaxAVX2(fk, lanes)
 }
 
-// argmaxTail scores the lanes after the kernels' whole blocks of kernelLanes. They come last, so
-// only a strictly higher score replaces the blocks' best.
-func argmaxTail(kd uint64, lanes []uint64, best uint64, at int) (uint64, int) {
+// argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come
+// last, so only a strictly higher score replaces the blocks' best.
+func argmaxTail(fk uint64, lanes []uint64, best uint64, at int) (uint64, int) {
 	for i := len(lanes) &^ (kernelLanes - 1); i < len(lanes); i++ {
-		if s := Score(kd, lanes[i]); s > best {
+		if s := scoreF(fk, lanes[i]); s > best {
 			best, at = s, i
 		}
 	}
@@ -94,23 +91,22 @@ func argmaxTail(kd uint64, lanes []uint64, best uint64, at int) (uint64, int) {
 // kernels are the argmax implementations this CPU can run, by name, for the tests; dispatch is
 // the one chosen.
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {
-	k := map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "dispatch": argmax}
+	k := map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "few": argmaxFew, "dispatch": argmax}
 	if cpuAVX2 {
-		k["avx2"] = func(kd uint64, lanes []uint64) (uint64, int) {
+		k["avx2"] = func(fk uint64, lanes []uint64) (uint64, int) {
 			if len(lanes) < kernelLanes {
-				return argmaxGo(kd, lanes)
+				return argmaxGo(fk, lanes)
 			}
-			best, at := argmaxAVX2(kd, lanes)
-			return argmaxTail(kd, lanes, best, at)
+			return argmaxAVX2(fk, lanes)
 		}
 	}
 	if cpuAVX512 {
-		k["avx512"] = func(kd uint64, lanes []uint64) (uint64, int) {
+		k["avx512"] = func(fk uint64, lanes []uint64) (uint64, int) {
 			if len(lanes) < kernelLanes {
-				return argmaxGo(kd, lanes)
+				return argmaxGo(fk, lanes)
 			}
-			best, at := argmaxAVX512(kd, lanes)
-			return argmaxTail(kd, lanes, best, at)
+			best, at := argmaxAVX512(fk, lanes)
+			return argmaxTail(fk, lanes, best, at)
 		}
 	}
 	return k

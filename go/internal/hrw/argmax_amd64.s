@@ -22,172 +22,377 @@ DATA lanePositions<>+112(SB)/8, $0x000000000000000e
 DATA lanePositions<>+120(SB)/8, $0x000000000000000f
 GLOBL lanePositions<>(SB), RODATA|NOPTR, $128
 
-DATA avx2MixLo<>+0(SB)/8, $0x000000006659fd93
-DATA avx2MixLo<>+8(SB)/8, $0x000000006659fd93
-DATA avx2MixLo<>+16(SB)/8, $0x000000006659fd93
-DATA avx2MixLo<>+24(SB)/8, $0x000000006659fd93
-GLOBL avx2MixLo<>(SB), RODATA|NOPTR, $32
-
-DATA avx2MixHi<>+0(SB)/8, $0x00000000d6e8feb8
-DATA avx2MixHi<>+8(SB)/8, $0x00000000d6e8feb8
-DATA avx2MixHi<>+16(SB)/8, $0x00000000d6e8feb8
-DATA avx2MixHi<>+24(SB)/8, $0x00000000d6e8feb8
-GLOBL avx2MixHi<>(SB), RODATA|NOPTR, $32
-
-DATA avx2Flip<>+0(SB)/8, $0x8000000000000000
-DATA avx2Flip<>+8(SB)/8, $0x8000000000000000
-DATA avx2Flip<>+16(SB)/8, $0x8000000000000000
-DATA avx2Flip<>+24(SB)/8, $0x8000000000000000
-GLOBL avx2Flip<>(SB), RODATA|NOPTR, $32
-
-DATA avx2One<>+0(SB)/8, $0x0000000000000001
-DATA avx2One<>+8(SB)/8, $0x0000000000000001
-DATA avx2One<>+16(SB)/8, $0x0000000000000001
-DATA avx2One<>+24(SB)/8, $0x0000000000000001
-GLOBL avx2One<>(SB), RODATA|NOPTR, $32
-
-// func argmaxAVX2(kd uint64, lanes []uint64) (best uint64, at int)
-// Requires: AVX, AVX2
-TEXT ·argmaxAVX2(SB), NOSPLIT, $0-48
+// func argmaxAVX2(fk uint64, lanes []uint64) (best uint64, at int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·argmaxAVX2(SB), $2056-48
 	MOVQ         lanes_base+8(FP), AX
 	MOVQ         lanes_len+16(FP), CX
+	VPBROADCASTQ fk+0(FP), Y0
+	MOVQ         $0x000000006659fd93, DX
+	VMOVQ        DX, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         $0x6659fd93d6e8feb8, DX
+	VMOVQ        DX, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         CX, DX
+	SUBQ         $0x10, DX
+	LEAQ         15(CX), CX
 	SHRQ         $0x04, CX
-	MOVQ         kd+0(FP), DX
-	VMOVQ        DX, X0
-	VPBROADCASTQ X0, Y0
-	VMOVDQU      avx2MixLo<>+0(SB), Y1
-	VPXOR        Y2, Y2, Y2
-	VMOVDQU      avx2Flip<>+0(SB), Y3
-	VPXOR        Y4, Y4, Y4
-	VMOVDQU      avx2Flip<>+0(SB), Y5
-	VPXOR        Y6, Y6, Y6
-	VMOVDQU      avx2Flip<>+0(SB), Y7
-	VPXOR        Y8, Y8, Y8
-	VMOVDQU      avx2Flip<>+0(SB), Y9
-	VPXOR        Y10, Y10, Y10
+	MOVQ         CX, 2048(SP)
+	XORQ         SI, SI
+	MOVQ         $0xffffffffffffffff, DI
+	XORQ         R8, R8
+	CMPQ         CX, $0x0c
+	JA           avx2_large
 
-avx2_loop:
-	VPXOR     (AX), Y0, Y11
-	VPSRLQ    $0x20, Y11, Y12
-	VPXOR     Y12, Y11, Y11
-	VPMULUDQ  Y1, Y11, Y13
-	VPMULUDQ  Y1, Y12, Y12
-	VPMULUDQ  avx2MixHi<>+0(SB), Y11, Y11
-	VPADDQ    Y11, Y12, Y12
-	VPSLLQ    $0x20, Y12, Y12
-	VPADDQ    Y12, Y13, Y13
-	VPXOR     avx2Flip<>+0(SB), Y13, Y13
-	VPCMPGTQ  Y3, Y13, Y12
-	VPBLENDVB Y12, Y13, Y3, Y3
-	VPBLENDVB Y12, Y2, Y4, Y4
-	VPXOR     32(AX), Y0, Y11
-	VPSRLQ    $0x20, Y11, Y12
-	VPXOR     Y12, Y11, Y11
-	VPMULUDQ  Y1, Y11, Y13
-	VPMULUDQ  Y1, Y12, Y12
-	VPMULUDQ  avx2MixHi<>+0(SB), Y11, Y11
-	VPADDQ    Y11, Y12, Y12
-	VPSLLQ    $0x20, Y12, Y12
-	VPADDQ    Y12, Y13, Y13
-	VPXOR     avx2Flip<>+0(SB), Y13, Y13
-	VPCMPGTQ  Y5, Y13, Y12
-	VPBLENDVB Y12, Y13, Y5, Y5
-	VPBLENDVB Y12, Y2, Y6, Y6
-	VPXOR     64(AX), Y0, Y11
-	VPSRLQ    $0x20, Y11, Y12
-	VPXOR     Y12, Y11, Y11
-	VPMULUDQ  Y1, Y11, Y13
-	VPMULUDQ  Y1, Y12, Y12
-	VPMULUDQ  avx2MixHi<>+0(SB), Y11, Y11
-	VPADDQ    Y11, Y12, Y12
-	VPSLLQ    $0x20, Y12, Y12
-	VPADDQ    Y12, Y13, Y13
-	VPXOR     avx2Flip<>+0(SB), Y13, Y13
-	VPCMPGTQ  Y7, Y13, Y12
-	VPBLENDVB Y12, Y13, Y7, Y7
-	VPBLENDVB Y12, Y2, Y8, Y8
-	VPXOR     96(AX), Y0, Y11
-	VPSRLQ    $0x20, Y11, Y12
-	VPXOR     Y12, Y11, Y11
-	VPMULUDQ  Y1, Y11, Y13
-	VPMULUDQ  Y1, Y12, Y12
-	VPMULUDQ  avx2MixHi<>+0(SB), Y11, Y11
-	VPADDQ    Y11, Y12, Y12
-	VPSLLQ    $0x20, Y12, Y12
-	VPADDQ    Y12, Y13, Y13
-	VPXOR     avx2Flip<>+0(SB), Y13, Y13
-	VPCMPGTQ  Y9, Y13, Y12
-	VPBLENDVB Y12, Y13, Y9, Y9
-	VPBLENDVB Y12, Y2, Y10, Y10
-	VPADDQ    avx2One<>+0(SB), Y2, Y2
-	ADDQ      $0x80, AX
-	DECQ      CX
-	JNZ       avx2_loop
+avx2_keep_window:
+	LEAQ    12(R8), CX
+	CMPQ    CX, 2048(SP)
+	CMOVQGT 2048(SP), CX
+	MOVQ    R8, R9
+	LEAQ    (SP), R10
+	VPXOR   Y3, Y3, Y3
 
-	// Steps to positions: step * 16 + accumulator * 4 + lane.
-	VPSLLQ $0x04, Y4, Y4
-	VPADDQ lanePositions<>+0(SB), Y4, Y4
-	VPSLLQ $0x04, Y6, Y6
-	VPADDQ lanePositions<>+32(SB), Y6, Y6
-	VPSLLQ $0x04, Y8, Y8
-	VPADDQ lanePositions<>+64(SB), Y8, Y8
-	VPSLLQ $0x04, Y10, Y10
-	VPADDQ lanePositions<>+96(SB), Y10, Y10
+avx2_keep_loop:
+	MOVQ     R8, R11
+	SHLQ     $0x04, R11
+	CMPQ     R11, DX
+	CMOVQGT  DX, R11
+	VPXOR    (AX)(R11*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    32(AX)(R11*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPXOR    64(AX)(R11*8), Y0, Y7
+	VPMULUDQ Y1, Y7, Y6
+	VPMULLD  Y2, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPSHUFD  $0xb1, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPXOR    96(AX)(R11*8), Y0, Y8
+	VPMULUDQ Y1, Y8, Y7
+	VPMULLD  Y2, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VPSHUFD  $0xb1, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VMOVDQU  Y4, 32(R10)
+	VMOVDQU  Y5, 64(R10)
+	VMOVDQU  Y6, 96(R10)
+	VMOVDQU  Y7, 128(R10)
+	VPMAXUD  Y5, Y4, Y4
+	VPMAXUD  Y7, Y6, Y6
+	VPMAXUD  Y6, Y4, Y4
+	VMOVDQU  Y4, (R10)
+	VPMAXUD  Y4, Y3, Y3
+	ADDQ     $0xa0, R10
+	INCQ     R8
+	CMPQ     R8, CX
+	JB       avx2_keep_loop
 
-	// The highest score in every lane of m, by compare and blend (signed, as flipped).
-	VMOVDQU    Y3, Y0
-	VPCMPGTQ   Y0, Y5, Y2
-	VPBLENDVB  Y2, Y5, Y0, Y0
-	VPCMPGTQ   Y0, Y7, Y2
-	VPBLENDVB  Y2, Y7, Y0, Y0
-	VPCMPGTQ   Y0, Y9, Y2
-	VPBLENDVB  Y2, Y9, Y0, Y0
-	VPERM2I128 $0x01, Y0, Y0, Y1
-	VPCMPGTQ   Y0, Y1, Y2
-	VPBLENDVB  Y2, Y1, Y0, Y0
-	VPSHUFD    $0x4e, Y0, Y1
-	VPCMPGTQ   Y0, Y1, Y2
-	VPBLENDVB  Y2, Y1, Y0, Y0
+	// The window's highest high half, in every lane of top (zero-extended).
+	VPSRLQ     $0x20, Y3, Y3
+	VPERM2I128 $0x01, Y3, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
+	VPSHUFD    $0x4e, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
 
-	// Of the positions that hold it, the smallest: the others become MaxInt64.
-	VPCMPEQQ   Y1, Y1, Y1
-	VPSRLQ     $0x01, Y1, Y1
-	VPCMPEQQ   Y0, Y3, Y2
-	VPBLENDVB  Y2, Y4, Y1, Y4
-	VPCMPEQQ   Y0, Y5, Y2
-	VPBLENDVB  Y2, Y6, Y1, Y6
-	VPCMPEQQ   Y0, Y7, Y2
-	VPBLENDVB  Y2, Y8, Y1, Y8
-	VPCMPEQQ   Y0, Y9, Y2
-	VPBLENDVB  Y2, Y10, Y1, Y10
-	VPCMPGTQ   Y6, Y4, Y2
-	VPBLENDVB  Y2, Y6, Y4, Y4
-	VPCMPGTQ   Y8, Y4, Y2
-	VPBLENDVB  Y2, Y8, Y4, Y4
-	VPCMPGTQ   Y10, Y4, Y2
-	VPBLENDVB  Y2, Y10, Y4, Y4
-	VPERM2I128 $0x01, Y4, Y4, Y1
-	VPCMPGTQ   Y1, Y4, Y2
-	VPBLENDVB  Y2, Y1, Y4, Y4
-	VPSHUFD    $0x4e, Y4, Y1
-	VPCMPGTQ   Y1, Y4, Y2
-	VPBLENDVB  Y2, Y1, Y4, Y4
-	VMOVQ      X0, AX
-	MOVQ       $0x8000000000000000, CX
-	XORQ       CX, AX
-	VMOVQ      X4, CX
+	// The first block of the window whose maxima hold it (scanned backwards, so the last
+	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
+	MOVQ R9, R12
+	XORQ R13, R13
+	MOVQ CX, R14
+	MOVQ CX, R10
+	SUBQ R9, R10
+	LEAQ (R10)(R10*4), R10
+	SHLQ $0x05, R10
+	LEAQ (SP), R11
+	ADDQ R11, R10
+
+avx2_keep_scan:
+	SUBQ      $0xa0, R10
+	DECQ      R14
+	VMOVDQU   (R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R11
+	TESTL     R11, R11
+	CMOVQNE   R14, R12
+	LEAL      -1(R11), R15
+	ANDL      R11, R15
+	NEGL      R11
+	ADCQ      $0x00, R13
+	NEGL      R15
+	ADCQ      $0x00, R13
+	CMPQ      R14, R9
+	JA        avx2_keep_scan
+
+	// One block, as almost always: its lanes of that high half are scored in full. Else
+	// (high halves or digests repeat) those of every block of the window, in order.
+	LEAQ 1(R12), R14
+	CMPQ R13, $0x01
+	JE   avx2_keep_block
+	MOVQ R9, R12
+	MOVQ CX, R14
+
+avx2_keep_block:
+	MOVQ      R12, R10
+	SUBQ      R9, R10
+	LEAQ      (R10)(R10*4), R10
+	SHLQ      $0x05, R10
+	LEAQ      (SP), R11
+	ADDQ      R11, R10
+	MOVQ      R12, R11
+	SHLQ      $0x04, R11
+	CMPQ      R11, DX
+	CMOVQGT   DX, R11
+	XORQ      CX, CX
+	VMOVDQU   32(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	ORL       R13, CX
+	VMOVDQU   64(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	SHLL      $0x04, R13
+	ORL       R13, CX
+	VMOVDQU   96(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R13
+	SHLL      $0x08, R13
+	ORL       R13, CX
+	VMOVDQU   128(R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R10
+	SHLL      $0x0c, R10
+	ORL       R10, CX
+	TESTQ     CX, CX
+	JZ        avx2_keep_next
+
+avx2_keep_lane:
+	BSFQ  CX, BX
+	ADDQ  R11, BX
+	MOVQ  (AX)(BX*8), R10
+	XORQ  fk+0(FP), R10
+	MOVQ  $0xd6e8feb86659fd93, R13
+	IMULQ R13, R10
+	TESTQ DI, DI
+	JS    avx2_keep_take
+	CMPQ  R10, SI
+	JBE   avx2_keep_skip
+
+avx2_keep_take:
+	MOVQ R10, SI
+	MOVQ BX, DI
+
+avx2_keep_skip:
+	LEAQ -1(CX), R13
+	ANDQ R13, CX
+	JNZ  avx2_keep_lane
+
+avx2_keep_next:
+	INCQ R12
+	CMPQ R12, R14
+	JB   avx2_keep_block
+	CMPQ R8, 2048(SP)
+	JB   avx2_keep_window
+	JMP  avx2_done
+
+avx2_large:
+avx2_max_window:
+	LEAQ    64(R8), CX
+	CMPQ    CX, 2048(SP)
+	CMOVQGT 2048(SP), CX
+	MOVQ    R8, R9
+	LEAQ    (SP), R10
+	VPXOR   Y3, Y3, Y3
+
+avx2_max_loop:
+	MOVQ     R8, R11
+	SHLQ     $0x04, R11
+	CMPQ     R11, DX
+	CMOVQGT  DX, R11
+	VPXOR    (AX)(R11*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    32(AX)(R11*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPXOR    64(AX)(R11*8), Y0, Y7
+	VPMULUDQ Y1, Y7, Y6
+	VPMULLD  Y2, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPSHUFD  $0xb1, Y7, Y7
+	VPADDD   Y7, Y6, Y6
+	VPXOR    96(AX)(R11*8), Y0, Y8
+	VPMULUDQ Y1, Y8, Y7
+	VPMULLD  Y2, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VPSHUFD  $0xb1, Y8, Y8
+	VPADDD   Y8, Y7, Y7
+	VPMAXUD  Y5, Y4, Y4
+	VPMAXUD  Y7, Y6, Y6
+	VPMAXUD  Y6, Y4, Y4
+	VMOVDQU  Y4, (R10)
+	VPMAXUD  Y4, Y3, Y3
+	ADDQ     $0x20, R10
+	INCQ     R8
+	CMPQ     R8, CX
+	JB       avx2_max_loop
+
+	// The window's highest high half, in every lane of top (zero-extended).
+	VPSRLQ     $0x20, Y3, Y3
+	VPERM2I128 $0x01, Y3, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
+	VPSHUFD    $0x4e, Y3, Y4
+	VPMAXUD    Y4, Y3, Y3
+
+	// The first block of the window whose maxima hold it (scanned backwards, so the last
+	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
+	MOVQ R9, R12
+	XORQ R13, R13
+	MOVQ CX, R14
+	MOVQ CX, R10
+	SUBQ R9, R10
+	SHLQ $0x05, R10
+	LEAQ (SP), R11
+	ADDQ R11, R10
+
+avx2_max_scan:
+	SUBQ      $0x20, R10
+	DECQ      R14
+	VMOVDQU   (R10), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R11
+	TESTL     R11, R11
+	CMOVQNE   R14, R12
+	LEAL      -1(R11), R15
+	ANDL      R11, R15
+	NEGL      R11
+	ADCQ      $0x00, R13
+	NEGL      R15
+	ADCQ      $0x00, R13
+	CMPQ      R14, R9
+	JA        avx2_max_scan
+
+	// One block, as almost always: its lanes of that high half are scored in full. Else
+	// (high halves or digests repeat) those of every block of the window, in order.
+	LEAQ 1(R12), R10
+	CMPQ R13, $0x01
+	JE   avx2_max_block
+	MOVQ R9, R12
+	MOVQ CX, R10
+
+avx2_max_block:
+	MOVQ      R12, R11
+	SHLQ      $0x04, R11
+	CMPQ      R11, DX
+	CMOVQGT   DX, R11
+	XORQ      CX, CX
+	VPXOR     (AX)(R11*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R9
+	ORL       R9, CX
+	VPXOR     32(AX)(R11*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R9
+	SHLL      $0x04, R9
+	ORL       R9, CX
+	VPXOR     64(AX)(R11*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R9
+	SHLL      $0x08, R9
+	ORL       R9, CX
+	VPXOR     96(AX)(R11*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R9
+	SHLL      $0x0c, R9
+	ORL       R9, CX
+	TESTQ     CX, CX
+	JZ        avx2_max_next
+
+avx2_max_lane:
+	BSFQ  CX, BX
+	ADDQ  R11, BX
+	MOVQ  (AX)(BX*8), R9
+	XORQ  fk+0(FP), R9
+	MOVQ  $0xd6e8feb86659fd93, R13
+	IMULQ R13, R9
+	TESTQ DI, DI
+	JS    avx2_max_take
+	CMPQ  R9, SI
+	JBE   avx2_max_skip
+
+avx2_max_take:
+	MOVQ R9, SI
+	MOVQ BX, DI
+
+avx2_max_skip:
+	LEAQ -1(CX), R13
+	ANDQ R13, CX
+	JNZ  avx2_max_lane
+
+avx2_max_next:
+	INCQ R12
+	CMPQ R12, R10
+	JB   avx2_max_block
+	CMPQ R8, 2048(SP)
+	JB   avx2_max_window
+
+avx2_done:
 	VZEROUPPER
-	MOVQ       AX, best+32(FP)
-	MOVQ       CX, at+40(FP)
+	MOVQ SI, best+32(FP)
+	MOVQ DI, at+40(FP)
 	RET
 
-// func argmaxAVX512(kd uint64, lanes []uint64) (best uint64, at int)
+// func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL
 TEXT ·argmaxAVX512(SB), NOSPLIT, $0-48
 	MOVQ         lanes_base+8(FP), AX
 	MOVQ         lanes_len+16(FP), CX
 	SHRQ         $0x04, CX
-	MOVQ         kd+0(FP), DX
+	MOVQ         fk+0(FP), DX
 	VPBROADCASTQ DX, Z0
 	MOVQ         $0xd6e8feb86659fd93, DX
 	VPBROADCASTQ DX, Z1
@@ -202,16 +407,12 @@ TEXT ·argmaxAVX512(SB), NOSPLIT, $0-48
 
 avx512_loop:
 	VPXORQ    (AX), Z0, Z9
-	VPSRLQ    $0x20, Z9, Z10
-	VPXORQ    Z10, Z9, Z9
 	VPMULLQ   Z1, Z9, Z9
 	VPCMPUQ   $0x06, Z3, Z9, K1
 	VPMAXUQ   Z9, Z3, Z3
 	VPBLENDMQ Z5, Z4, K1, Z4
 	VPADDQ    Z2, Z5, Z5
 	VPXORQ    64(AX), Z0, Z9
-	VPSRLQ    $0x20, Z9, Z10
-	VPXORQ    Z10, Z9, Z9
 	VPMULLQ   Z1, Z9, Z9
 	VPCMPUQ   $0x06, Z6, Z9, K2
 	VPMAXUQ   Z9, Z6, Z6
@@ -232,20 +433,20 @@ avx512_loop:
 	VPBROADCASTQ  X0, Z0
 
 	// Of the positions that hold it, the smallest: the others become MaxUint64.
-	VPTERNLOGQ    $0xff, Z11, Z11, Z11
+	VPTERNLOGQ    $0xff, Z10, Z10, Z10
 	VPCMPEQQ      Z0, Z3, K1
-	VPBLENDMQ     Z4, Z11, K1, Z12
+	VPBLENDMQ     Z4, Z10, K1, Z11
 	VPCMPEQQ      Z0, Z6, K2
-	VPBLENDMQ     Z7, Z11, K2, Z13
-	VPMINUQ       Z12, Z13, Z12
-	VEXTRACTI64X4 $0x01, Z12, Y1
-	VPMINUQ       Y1, Y12, Y12
-	VEXTRACTI128  $0x01, Y12, X1
-	VPMINUQ       X1, X12, X12
-	VPSHUFD       $0x4e, X12, X1
-	VPMINUQ       X1, X12, X12
+	VPBLENDMQ     Z7, Z10, K2, Z12
+	VPMINUQ       Z11, Z12, Z11
+	VEXTRACTI64X4 $0x01, Z11, Y1
+	VPMINUQ       Y1, Y11, Y11
+	VEXTRACTI128  $0x01, Y11, X1
+	VPMINUQ       X1, X11, X11
+	VPSHUFD       $0x4e, X11, X1
+	VPMINUQ       X1, X11, X11
 	VMOVQ         X0, AX
-	VMOVQ         X12, CX
+	VMOVQ         X11, CX
 	VZEROUPPER
 	MOVQ          AX, best+32(FP)
 	MOVQ          CX, at+40(FP)

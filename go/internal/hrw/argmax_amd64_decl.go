@@ -4,11 +4,11 @@
 
 package hrw
 
-// argmaxAVX2 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX2.
-func argmaxAVX2(kd uint64, lanes []uint64) (best uint64, at int)
+// argmaxAVX2 is argmax over all of lanes (at least 16) with AVX2.
+func argmaxAVX2(fk uint64, lanes []uint64) (best uint64, at int)
 
 // argmaxAVX512 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX-512 (F, DQ, VL).
-func argmaxAVX512(kd uint64, lanes []uint64) (best uint64, at int)
+func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)
 
 // cpuid executes CPUID with EAX = leaf and ECX = sub.
 func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)

@@ -8,11 +8,11 @@ const useKernels = false
 const kernelLanes = 16
 
 // argmaxVector is never called: useKernels is false.
-func argmaxVector(kd uint64, lanes []uint64) (uint64, int) {
+func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 	panic("hrw: no vector kernels in this build")
 }
 
 // kernels are the argmax implementations of this build, by name, for the tests.
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {
-	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo}
+	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "few": argmaxFew}
 }

@@ -47,8 +47,13 @@ func sortedKernelNames() []string {
 func checkKernels(t *testing.T, what string, kd uint64, lanes []uint64) {
 	t.Helper()
 	ws, wa := firstMax(kd, lanes)
+	// The kernels take what a placement keeps: folded digests, and the folded key digest.
+	folded := make([]uint64, len(lanes))
+	for i, l := range lanes {
+		folded[i] = fold(l)
+	}
 	for _, name := range sortedKernelNames() {
-		if s, a := kernels()[name](kd, lanes); s != ws || a != wa {
+		if s, a := kernels()[name](fold(kd), folded); s != ws || a != wa {
 			t.Fatalf("%s, %s kernel, N = %d, key digest %#x: (%#x, lane %d), want (%#x, lane %d)",
 				what, name, len(lanes), kd, s, a, ws, wa)
 		}
@@ -202,6 +207,31 @@ func BenchmarkKernels(b *testing.B) {
 					kd += uint64(at) + 0x9E3779B97F4A7C15
 				}
 			})
+		}
+	}
+}
+
+// Scores that share their high 32 bits, the AVX2 kernel's first criterion, at random lanes across
+// its windows of blocks, with copies of the best one: the full scores and then the first lane
+// decide.
+func TestKernelsEqualHighHalves(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, n := range []int{16, 17, 31, 100, 1000, 1023, 1024, 1025, 1040, 2100, 3000} {
+		lanes := make([]uint64, n)
+		for trial := 0; trial < 30; trial++ {
+			kd := rng.Uint64()
+			for i := range lanes {
+				lanes[i] = rng.Uint64()
+			}
+			hi := uint64(math.MaxUint32) - uint64(rng.Intn(3))
+			for c := 1 + rng.Intn(6); c > 0; c-- {
+				lanes[rng.Intn(n)] = digestFor(kd, hi<<32|uint64(rng.Intn(4)))
+			}
+			if trial%3 == 0 {
+				_, w := firstMax(kd, lanes)
+				lanes[rng.Intn(n)] = lanes[w]
+			}
+			checkKernels(t, "equal high halves", kd, lanes)
 		}
 	}
 }

@@ -16,44 +16,85 @@ const (
 	nodeDomain = "hrw-v1:node"
 )
 
-// KeyHasher computes key digests under one seed. The first message word of every key digest is
-// the same ("hrw-v1:k"), so its round is done once, here, instead of once per lookup.
+// KeyHasher computes key digests under one seed. The framed key starts with "hrw-v1:k", then
+// "ey" and the low six bytes of the key's length: both words depend on the seed and the length
+// alone, so for the common lengths the state after them is computed once, here, and a lookup
+// starts two SipHash rounds in instead of running them per key.
 type KeyHasher struct {
 	pre sipState
+	// byLen[n] is the state after the first two words of a key of n bytes.
+	byLen *[shortKeys]sipState
+}
+
+// shortKeys bounds the key lengths whose state after two words is kept: 32 states, 1 KiB per
+// seed (the default seed's are shared by every placement that uses it).
+const shortKeys = 32
+
+// defaultStates are the prepared states of DefaultSeed.
+var defaultStates = keyStates(prefixState(DefaultSeed))
+
+func prefixState(seed [SeedLen]byte) sipState {
+	s := newSipState(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))
+	s.compress13(le64s(keyDomain))
+	return s
+}
+
+func keyStates(pre sipState) *[shortKeys]sipState {
+	var t [shortKeys]sipState
+	for n := range t {
+		t[n] = pre
+		t[n].compress13(uint64('e') | uint64('y')<<8 | uint64(n)<<16)
+	}
+	return &t
 }
 
 // NewKeyHasher prepares key digests under seed.
 func NewKeyHasher(seed [SeedLen]byte) KeyHasher {
-	s := newSipState(binary.LittleEndian.Uint64(seed[:8]), binary.LittleEndian.Uint64(seed[8:]))
-	s.compress13(le64s(keyDomain))
-	return KeyHasher{pre: s}
+	pre := prefixState(seed)
+	if seed == DefaultSeed {
+		return KeyHasher{pre: pre, byLen: defaultStates}
+	}
+	return KeyHasher{pre: pre, byLen: keyStates(pre)}
 }
 
 // Digest is SipHash13(k0, k1, "hrw-v1:key" || u64le(len(key)) || key) (SPEC.md section 2).
 // The rounds are written out: a round as a function is too large for the inliner, and the
 // state would then live in memory.
 func (h *KeyHasher) Digest(key string) uint64 {
-	v0, v1, v2, v3 := h.pre.v0, h.pre.v1, h.pre.v2, h.pre.v3
+	var v0, v1, v2, v3 uint64
 	n := uint64(len(key))
-	// Word 1: "ey" and the low six bytes of the length; word 2 starts with its top two bytes.
-	m := uint64('e') | uint64('y')<<8 | n<<16
-	v3 ^= m
-	v0 += v1
-	v1 = bits.RotateLeft64(v1, 13) ^ v0
-	v0 = bits.RotateLeft64(v0, 32)
-	v2 += v3
-	v3 = bits.RotateLeft64(v3, 16) ^ v2
-	v0 += v3
-	v3 = bits.RotateLeft64(v3, 21) ^ v0
-	v2 += v1
-	v1 = bits.RotateLeft64(v1, 17) ^ v2
-	v2 = bits.RotateLeft64(v2, 32)
-	v0 ^= m
+	var m uint64
+	if n < shortKeys {
+		s := &h.byLen[n]
+		v0, v1, v2, v3 = s.v0, s.v1, s.v2, s.v3
+	} else {
+		v0, v1, v2, v3 = h.pre.v0, h.pre.v1, h.pre.v2, h.pre.v3
+		// Word 1: "ey" and the low six bytes of the length; word 2 starts with its top two bytes.
+		m = uint64('e') | uint64('y')<<8 | n<<16
+		v3 ^= m
+		v0 += v1
+		v1 = bits.RotateLeft64(v1, 13) ^ v0
+		v0 = bits.RotateLeft64(v0, 32)
+		v2 += v3
+		v3 = bits.RotateLeft64(v3, 16) ^ v2
+		v0 += v3
+		v3 = bits.RotateLeft64(v3, 21) ^ v0
+		v2 += v1
+		v1 = bits.RotateLeft64(v1, 17) ^ v2
+		v2 = bits.RotateLeft64(v2, 32)
+		v0 ^= m
+	}
 	if len(key) < 6 {
 		m = n>>48 | tail(key, 0)<<16 | (n+18)<<56
 	} else {
-		m = n>>48 | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
-			uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16
+		// Word 2: the top two length bytes and the first six of the key, from one 8-byte read
+		// where the key has 8 bytes.
+		if len(key) >= 8 {
+			m = n>>48 | le64s(key)<<16
+		} else {
+			m = n>>48 | (uint64(key[0])|uint64(key[1])<<8|uint64(key[2])<<16|
+				uint64(key[3])<<24|uint64(key[4])<<32|uint64(key[5])<<40)<<16
+		}
 		v3 ^= m
 		v0 += v1
 		v1 = bits.RotateLeft64(v1, 13) ^ v0
@@ -83,7 +124,15 @@ func (h *KeyHasher) Digest(key string) uint64 {
 			v0 ^= m
 			rest = rest[8:]
 		}
-		m = tail(rest, len(key)+18)
+		if len(key) >= 8 {
+			// The last len(rest) bytes are the top ones of the key's last 8: one read and a
+			// shift, no jump table. Two shifts, each below 64, so that none is by 64 when
+			// rest is empty.
+			r := uint(len(rest))
+			m = le64s(key[len(key)-8:])>>((63-8*r)&63)>>1 | (n+18)<<56
+		} else {
+			m = tail(rest, len(key)+18)
+		}
 	}
 	v3 ^= m
 	v0 += v1

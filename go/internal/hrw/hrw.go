@@ -96,7 +96,8 @@ type Placement struct {
 	Seed   [SeedLen]byte
 	Nodes  []Node
 	hasher KeyHasher
-	lanes  []uint64 // node digests
+	// lanes are the node digests folded (fold): a score is then one xor and one multiply.
+	lanes  []uint64
 	node   []int    // lane -> node index
 	weight []uint64 // lane -> fixed weight
 	groups []group
@@ -186,7 +187,7 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 	domains := map[string]int32{}
 	for lane, i := range p.node {
 		n := &p.Nodes[i]
-		p.lanes[lane] = NodeDigest(seed, n.ID)
+		p.lanes[lane] = fold(NodeDigest(seed, n.ID))
 		p.weight[lane] = n.Fixed
 		p.domain[lane] = -1
 		if n.HasDomain {
@@ -223,30 +224,38 @@ func (p *Placement) Selectable() int { return len(p.lanes) }
 // KeyDigest is the key digest under the placement's seed.
 func (p *Placement) KeyDigest(key string) uint64 { return p.hasher.Digest(key) }
 
-// argmax returns the highest score among lanes and the first lane that has it (SPEC.md
-// section 4's id tie rule, as lanes of one weight are in id order): by the vector kernels of
-// argmax_amd64.s where the build and the CPU have them and the lanes are enough, else in Go.
-func argmax(kd uint64, lanes []uint64) (uint64, int) {
+// fold is x ^ (x >> 32), the first step of a score (SPEC.md section 3). It distributes over xor,
+// fold(kd ^ nd) = fold(kd) ^ fold(nd), so node digests are folded once when a placement is built
+// and each key digest once per lookup.
+func fold(x uint64) uint64 { return x ^ x>>32 }
+
+// scoreF is Score(kd, nd) from fk = fold(kd) and a lane, fold(nd).
+func scoreF(fk, lane uint64) uint64 { return (fk ^ lane) * Mix }
+
+// argmax returns the highest score among lanes for the folded key digest fk, and the first lane
+// that has it (SPEC.md section 4's id tie rule, as lanes of one weight are in id order): by the
+// vector kernels of argmax_amd64.s where the build and the CPU have them and the lanes are
+// enough, else in Go.
+func argmax(fk uint64, lanes []uint64) (uint64, int) {
 	if useKernels && len(lanes) >= kernelLanes {
-		return argmaxVector(kd, lanes)
+		return argmaxVector(fk, lanes)
 	}
-	return argmaxGo(kd, lanes)
+	return argmaxGo(fk, lanes)
 }
 
 // argmaxGo is argmax in Go alone. It calls nothing, so it needs no stack frame checks: the few
 // lanes of a small placement cost no more than they did before the kernels. Four running
 // maxima, one per lane modulo 4, keep four independent chains in flight; the merge keeps the
 // earliest lane among equal scores.
-func argmaxGo(kd uint64, lanes []uint64) (uint64, int) {
-	best, at := Score(kd, lanes[0]), 0
+func argmaxGo(fk uint64, lanes []uint64) (uint64, int) {
+	best, at := scoreF(fk, lanes[0]), 0
 	i := 1
 	if len(lanes) >= 8 {
-		b0, b1, b2, b3 := best, Score(kd, lanes[1]), Score(kd, lanes[2]), Score(kd, lanes[3])
+		b0, b1, b2, b3 := best, scoreF(fk, lanes[1]), scoreF(fk, lanes[2]), scoreF(fk, lanes[3])
 		a0, a1, a2, a3 := 0, 1, 2, 3
 		for i = 4; i+4 <= len(lanes); i += 4 {
 			l := lanes[i : i+4 : i+4]
-			x0, x1, x2, x3 := kd^l[0], kd^l[1], kd^l[2], kd^l[3]
-			s0, s1, s2, s3 := (x0^x0>>32)*Mix, (x1^x1>>32)*Mix, (x2^x2>>32)*Mix, (x3^x3>>32)*Mix
+			s0, s1, s2, s3 := (fk^l[0])*Mix, (fk^l[1])*Mix, (fk^l[2])*Mix, (fk^l[3])*Mix
 			if s0 > b0 {
 				b0, a0 = s0, i
 			}
@@ -272,8 +281,22 @@ func argmaxGo(kd uint64, lanes []uint64) (uint64, int) {
 		}
 	}
 	for ; i < len(lanes); i++ {
-		x := kd ^ lanes[i]
-		if s := (x ^ x>>32) * Mix; s > best {
+		if s := (fk ^ lanes[i]) * Mix; s > best {
+			best, at = s, i
+		}
+	}
+	return best, at
+}
+
+// argmaxFew is argmax for fewer than 8 lanes: a leaf without the frame that argmaxGo's
+// four-way loop needs, called from Owner for the small placements where the call is a visible
+// part of a lookup.
+//
+//go:noinline
+func argmaxFew(fk uint64, lanes []uint64) (uint64, int) {
+	best, at := scoreF(fk, lanes[0]), 0
+	for i := 1; i < len(lanes); i++ {
+		if s := scoreF(fk, lanes[i]); s > best {
 			best, at = s, i
 		}
 	}
@@ -307,8 +330,8 @@ func (p *Placement) compare(a, b *cand) int {
 // before is compare(a, b) < 0.
 func (p *Placement) before(a, b *cand) bool { return p.compare(a, b) < 0 }
 
-func (p *Placement) cand(kd uint64, lane int) cand {
-	s := Score(kd, p.lanes[lane])
+func (p *Placement) cand(fk uint64, lane int) cand {
+	s := scoreF(fk, p.lanes[lane])
 	c := cand{score: s, weight: p.weight[lane], lane: lane}
 	if len(p.groups) > 1 {
 		c.draw = Draw(s)
@@ -319,31 +342,34 @@ func (p *Placement) cand(kd uint64, lane int) cand {
 // Owner is the node index of the owner of key. It is OwnerOfDigest written out, with argmax's
 // choice inline: the path of every lookup makes no call it can avoid.
 func (p *Placement) Owner(key string) int {
-	kd := p.hasher.Digest(key)
+	fk := fold(p.hasher.Digest(key))
 	if len(p.groups) == 1 {
 		var lane int
-		if useKernels && len(p.lanes) >= kernelLanes {
-			_, lane = argmaxVector(kd, p.lanes)
+		if len(p.lanes) < 8 {
+			_, lane = argmaxFew(fk, p.lanes)
+		} else if useKernels && len(p.lanes) >= kernelLanes {
+			_, lane = argmaxVector(fk, p.lanes)
 		} else {
-			_, lane = argmaxGo(kd, p.lanes)
+			_, lane = argmaxGo(fk, p.lanes)
 		}
 		return p.node[lane]
 	}
-	return p.node[p.ownerLane(kd)]
+	return p.node[p.ownerLane(fk)]
 }
 
 // OwnerOfDigest is the node index of the owner of the key whose digest is kd.
 func (p *Placement) OwnerOfDigest(kd uint64) int {
+	fk := fold(kd)
 	if len(p.groups) == 1 {
-		_, lane := argmax(kd, p.lanes)
+		_, lane := argmax(fk, p.lanes)
 		return p.node[lane]
 	}
-	return p.node[p.ownerLane(kd)]
+	return p.node[p.ownerLane(fk)]
 }
 
-func (p *Placement) ownerLane(kd uint64) int {
+func (p *Placement) ownerLane(fk uint64) int {
 	if len(p.groups) == 1 {
-		_, lane := argmax(kd, p.lanes)
+		_, lane := argmax(fk, p.lanes)
 		return lane
 	}
 	// Each group's best node, and of those the one first in section 5.3's order. Which group
@@ -351,11 +377,11 @@ func (p *Placement) ownerLane(kd uint64) int {
 	// groups differ, so the draw products decide unless they are equal, and only then are the
 	// scores and ids compared.
 	g := &p.groups[0]
-	bs, bl := groupMax(kd, p.lanes, g.start, g.end)
+	bs, bl := groupMax(fk, p.lanes, g.start, g.end)
 	bd, bw := Draw(bs), g.weight
 	for i := 1; i < len(p.groups); i++ {
 		g := &p.groups[i]
-		s, l := groupMax(kd, p.lanes, g.start, g.end)
+		s, l := groupMax(fk, p.lanes, g.start, g.end)
 		d := Draw(s)
 		// s's group comes first when d * bw < bd * g.weight.
 		lh, ll := bits.Mul64(d, bw)
@@ -379,11 +405,11 @@ func (p *Placement) ownerLane(kd uint64) int {
 }
 
 // groupMax is argmax over the lanes start..end, as a score and a lane.
-func groupMax(kd uint64, lanes []uint64, start, end int) (uint64, int) {
+func groupMax(fk uint64, lanes []uint64, start, end int) (uint64, int) {
 	if end-start == 1 {
-		return Score(kd, lanes[start]), start
+		return scoreF(fk, lanes[start]), start
 	}
-	s, pos := argmax(kd, lanes[start:end])
+	s, pos := argmax(fk, lanes[start:end])
 	return s, start + pos
 }
 
@@ -399,26 +425,27 @@ func (p *Placement) RankInto(key string, out []int) int {
 
 // RankDigestInto is RankInto for the key whose digest is kd.
 func (p *Placement) RankDigestInto(kd uint64, out []int) int {
+	fk := fold(kd)
 	want := min(len(out), len(p.lanes))
 	switch {
 	case want == 0:
 		return 0
 	case want == 1:
-		out[0] = p.node[p.ownerLane(kd)]
+		out[0] = p.node[p.ownerLane(fk)]
 		return 1
 	case want <= 3 && len(p.groups) == 1 && p.distinct && len(p.lanes) >= 3:
 		// The common replica counts of an unweighted placement, straight into out.
 		var p0, p1, p2 int32
 		if len(p.lanes) <= 2*want+2 {
-			_, _, _, p0, p1, p2 = best3(kd, p.lanes, allPositions[:len(p.lanes)])
+			_, _, _, p0, p1, p2 = best3(fk, p.lanes, allPositions[:len(p.lanes)])
 		} else {
 			var hits [hitMax]int32
-			ps, ok := p.candidates(kd, p.lanes, want, p.groups[0].hitStep, &hits)
+			ps, ok := p.candidates(fk, p.lanes, want, p.groups[0].hitStep, &hits)
 			if !ok || len(ps) < 3 {
-				p.topInto(kd, out[:want])
+				p.topInto(fk, out[:want])
 				return want
 			}
-			_, _, _, p0, p1, p2 = best3(kd, p.lanes, ps)
+			_, _, _, p0, p1, p2 = best3(fk, p.lanes, ps)
 		}
 		out[0], out[1] = p.node[p0], p.node[p1]
 		if want == 3 {
@@ -426,11 +453,11 @@ func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 		}
 		return want
 	case want <= TopMax:
-		p.topInto(kd, out[:want])
+		p.topInto(fk, out[:want])
 		return want
 	}
 	sp := scratch.Get().(*[]cand)
-	order := p.ranking(kd, *sp)
+	order := p.ranking(fk, *sp)
 	for i := 0; i < want; i++ {
 		out[i] = p.node[order[i].lane]
 	}
@@ -446,21 +473,21 @@ var scratch = sync.Pool{New: func() any { return new([]cand) }}
 // lanes (base + position) in ln, and returns how many it kept: min(want, len(lanes)). Of equal
 // scores the earlier lane stays first: within a weight group lanes are in id order, so this is
 // SPEC.md's id tie rule.
-func (p *Placement) topScores(kd uint64, lanes []uint64, base, want int, hitStep uint64, sc *[TopMax]uint64, ln *[TopMax]int) int {
+func (p *Placement) topScores(fk uint64, lanes []uint64, base, want int, hitStep uint64, sc *[TopMax]uint64, ln *[TopMax]int) int {
 	var hits [hitMax]int32
-	ps, ok := p.candidates(kd, lanes, want, hitStep, &hits)
+	ps, ok := p.candidates(fk, lanes, want, hitStep, &hits)
 	if !ok {
-		return scanTop(kd, lanes, base, want, sc, ln)
+		return scanTop(fk, lanes, base, want, sc, ln)
 	}
 	want = min(want, len(ps))
 	if want <= 3 && len(ps) >= 3 {
-		s0, s1, s2, p0, p1, p2 := best3(kd, lanes, ps)
+		s0, s1, s2, p0, p1, p2 := best3(fk, lanes, ps)
 		sc[0], sc[1], sc[2] = s0, s1, s2
 		ln[0], ln[1], ln[2] = base+int(p0), base+int(p1), base+int(p2)
 		return want
 	}
 	for i, q := range ps {
-		s := Score(kd, lanes[q])
+		s := scoreF(fk, lanes[q])
 		j := min(i, want-1)
 		if i >= want && s <= sc[j] {
 			continue
@@ -485,7 +512,7 @@ const hitMax = 64
 // want = 3 and c = 2*want + 2). One pass without a branch per lane collects their positions;
 // past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of at most c
 // lanes is taken whole.
-func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint64, hits *[hitMax]int32) ([]int32, bool) {
+func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitMax]int32) ([]int32, bool) {
 	if !p.distinct {
 		return nil, false
 	}
@@ -499,26 +526,22 @@ func (p *Placement) candidates(kd uint64, lanes []uint64, want int, hitStep uint
 	n, i := 0, 0
 	for ; i+4 <= len(lanes); i += 4 {
 		l := lanes[i : i+4 : i+4]
-		x := kd ^ l[0]
-		_, b := bits.Sub64(below, (x^x>>32)*Mix, 0)
+		_, b := bits.Sub64(below, (fk^l[0])*Mix, 0)
 		h[n&(hitMax-1)] = int32(i)
 		n += int(b)
-		x = kd ^ l[1]
-		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		_, b = bits.Sub64(below, (fk^l[1])*Mix, 0)
 		h[n&(hitMax-1)] = int32(i + 1)
 		n += int(b)
-		x = kd ^ l[2]
-		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		_, b = bits.Sub64(below, (fk^l[2])*Mix, 0)
 		h[n&(hitMax-1)] = int32(i + 2)
 		n += int(b)
-		x = kd ^ l[3]
-		_, b = bits.Sub64(below, (x^x>>32)*Mix, 0)
+		_, b = bits.Sub64(below, (fk^l[3])*Mix, 0)
 		h[n&(hitMax-1)] = int32(i + 3)
 		n += int(b)
 	}
 	for ; i < len(lanes); i++ {
 		h[n&(hitMax-1)] = int32(i)
-		_, b := bits.Sub64(below, Score(kd, lanes[i]), 0)
+		_, b := bits.Sub64(below, scoreF(fk, lanes[i]), 0)
 		n += int(b)
 	}
 	return h[:n&(hitMax-1)], n >= want && n < hitMax
@@ -531,9 +554,9 @@ var allPositions = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 // distinct digests), highest first, and their positions. Which slot a score lands in is
 // random, so the slots stay in registers and each score passes them by compare-exchanges
 // without a branch.
-func best3(kd uint64, lanes []uint64, ps []int32) (s0, s1, s2 uint64, p0, p1, p2 int32) {
+func best3(fk uint64, lanes []uint64, ps []int32) (s0, s1, s2 uint64, p0, p1, p2 int32) {
 	p0, p1, p2 = ps[0], ps[1], ps[2]
-	s0, s1, s2 = Score(kd, lanes[p0]), Score(kd, lanes[p1]), Score(kd, lanes[p2])
+	s0, s1, s2 = scoreF(fk, lanes[p0]), scoreF(fk, lanes[p1]), scoreF(fk, lanes[p2])
 	if s1 > s0 {
 		s0, s1 = s1, s0
 		p0, p1 = p1, p0
@@ -547,7 +570,7 @@ func best3(kd uint64, lanes []uint64, ps []int32) (s0, s1, s2 uint64, p0, p1, p2
 		p0, p1 = p1, p0
 	}
 	for _, q := range ps[3:] {
-		s := Score(kd, lanes[q])
+		s := scoreF(fk, lanes[q])
 		if s > s0 {
 			s0, s = s, s0
 			p0, q = q, p0
@@ -565,10 +588,10 @@ func best3(kd uint64, lanes []uint64, ps []int32) (s0, s1, s2 uint64, p0, p1, p2
 
 // scanTop is topScores by one pass with a running threshold: it applies the id tie rule, for
 // placements where two lanes share a digest, and serves the keys that too few lanes pass.
-func scanTop(kd uint64, lanes []uint64, base, want int, sc *[TopMax]uint64, ln *[TopMax]int) int {
+func scanTop(fk uint64, lanes []uint64, base, want int, sc *[TopMax]uint64, ln *[TopMax]int) int {
 	c, i := 0, 0
 	for ; i < len(lanes) && c < want; i++ {
-		s := Score(kd, lanes[i])
+		s := scoreF(fk, lanes[i])
 		j := c
 		for ; j > 0 && sc[j-1] < s; j-- {
 			sc[j], ln[j] = sc[j-1], ln[j-1]
@@ -582,7 +605,7 @@ func scanTop(kd uint64, lanes []uint64, base, want int, sc *[TopMax]uint64, ln *
 	last := want - 1
 	low := sc[last]
 	for ; i < len(lanes); i++ {
-		s := Score(kd, lanes[i])
+		s := scoreF(fk, lanes[i])
 		if s <= low {
 			continue
 		}
@@ -596,16 +619,16 @@ func scanTop(kd uint64, lanes []uint64, base, want int, sc *[TopMax]uint64, ln *
 	return want
 }
 
-// topInto writes the first len(out) (2..TopMax) nodes of the ranking of kd. Within a weight
+// topInto writes the first len(out) (2..TopMax) nodes of the ranking of fk. Within a weight
 // group the ranking is by score (section 5.3 with equal weights), so the answer is drawn from
 // each group's own top len(out), and only those candidates need a draw: they are merged in
 // section 5.3's order, and a group stops at its first candidate that does not enter.
-func (p *Placement) topInto(kd uint64, out []int) {
+func (p *Placement) topInto(fk uint64, out []int) {
 	want := len(out)
 	var sc [TopMax]uint64
 	var ln [TopMax]int
 	if len(p.groups) == 1 {
-		p.topScores(kd, p.lanes, 0, want, p.groups[0].hitStep, &sc, &ln)
+		p.topScores(fk, p.lanes, 0, want, p.groups[0].hitStep, &sc, &ln)
 		for i := range out {
 			out[i] = p.node[ln[i]]
 		}
@@ -614,7 +637,7 @@ func (p *Placement) topInto(kd uint64, out []int) {
 	var top [TopMax]cand
 	n := 0
 	for _, g := range p.groups {
-		c := p.topScores(kd, p.lanes[g.start:g.end], g.start, want, g.hitStep, &sc, &ln)
+		c := p.topScores(fk, p.lanes[g.start:g.end], g.start, want, g.hitStep, &sc, &ln)
 		for i := 0; i < c; i++ {
 			x := cand{score: sc[i], draw: Draw(sc[i]), weight: g.weight, lane: ln[i]}
 			j := n
@@ -637,13 +660,13 @@ func (p *Placement) topInto(kd uint64, out []int) {
 }
 
 // ranking is every selectable lane in ranking order, in cs when it is large enough.
-func (p *Placement) ranking(kd uint64, cs []cand) []cand {
+func (p *Placement) ranking(fk uint64, cs []cand) []cand {
 	if cap(cs) < len(p.lanes) {
 		cs = make([]cand, len(p.lanes))
 	}
 	cs = cs[:len(p.lanes)]
 	for lane := range p.lanes {
-		cs[lane] = p.cand(kd, lane)
+		cs[lane] = p.cand(fk, lane)
 	}
 	slices.SortFunc(cs, func(a, b cand) int { return p.compare(&a, &b) })
 	return cs
@@ -651,7 +674,7 @@ func (p *Placement) ranking(kd uint64, cs []cand) []cand {
 
 // ReplicasInto is SPEC.md section 6: up to len(out) nodes spread over failure domains.
 func (p *Placement) ReplicasInto(key string, out []int) int {
-	kd := p.hasher.Digest(key)
+	fk := fold(p.hasher.Digest(key))
 	want := len(out)
 	if want > len(p.lanes) {
 		want = len(p.lanes)
@@ -659,7 +682,7 @@ func (p *Placement) ReplicasInto(key string, out []int) int {
 	if want == 0 {
 		return 0
 	}
-	order := p.ranking(kd, nil)
+	order := p.ranking(fk, nil)
 	taken := make([]bool, len(order))
 	used := map[int32]bool{}
 	n := 0

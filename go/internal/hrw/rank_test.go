@@ -47,7 +47,7 @@ func rankMemberships(t *testing.T) map[string]*Placement {
 
 // reference is the whole ranking of key by a full sort, the path of the longest answers.
 func (p *Placement) reference(key string) []int {
-	order := p.ranking(p.KeyDigest(key), nil)
+	order := p.ranking(fold(p.KeyDigest(key)), nil)
 	r := make([]int, len(order))
 	for i, c := range order {
 		r[i] = p.node[c.lane]

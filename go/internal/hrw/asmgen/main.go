@@ -3,9 +3,10 @@
 // module does not depend on avo; `make -C go asm` runs it and `make -C go check-asm` diffs its
 // output against the committed files.
 //
-// Each kernel computes the scores of SPEC.md section 3 for whole blocks of lanes and returns the
-// highest score with the first lane that has it, as the pure-Go argmax does; the Go wrapper
-// scores the lanes past the last block.
+// Each kernel computes the scores of SPEC.md section 3 from folded lanes (see fold in hrw.go) and
+// returns the highest score with the first lane that has it, as the pure-Go argmax does. The
+// AVX-512 kernel takes whole blocks of 16 lanes and the Go wrapper scores the lanes past the last
+// one; the AVX2 kernel takes them all, its last block overlapping the one before.
 package main
 
 import (
@@ -28,7 +29,7 @@ func main() {
 		DATA(8*i, U64(uint64(i)))
 	}
 
-	avx2(iota)
+	avx2()
 	avx512(iota)
 	cpuid()
 	Generate()
@@ -58,125 +59,264 @@ func constY(name string, c uint64) Mem {
 	return m
 }
 
-// avx2 is the kernel for 16 lanes a step: four accumulators of four lanes, so that four chains
-// of compare and blend are in flight. AVX2 has no 64-bit lane multiply, so folded * M is three
-// 32x32->64 multiplies: lo*Mlo + ((hi*Mlo + lo*Mhi) << 32), where hi(folded) = x >> 32 because
-// the fold leaves the top half of x as it was. The constants stay in memory and each
-// accumulator keeps the step of its best score, not its lane, so that everything fits in the
-// sixteen YMM registers.
-func avx2(iota Mem) {
-	mloM := constY("avx2MixLo", mix&0xFFFFFFFF)
-	mhiM := constY("avx2MixHi", mix>>32)
-	flipM := constY("avx2Flip", flip)
-	oneM := constY("avx2One", 1)
+// scoresY puts in the high half of each lane of s the high half of the score of the four lanes
+// at m, (fk ^ lane) * M mod 2^64 (the lanes and fk are folded: see fold in hrw.go). AVX2 has no
+// 64-bit lane multiply; with lo and hi the halves of x = fk ^ lane, the high half is
+// hi(lo*Mlo) + lo*Mhi + hi*Mlo mod 2^32: one 32x32->64 multiply (VPMULUDQ) and one pair of
+// 32-bit multiplies (VPMULLD by mswap, whose halves are Mhi and Mlo), summed in 32-bit lanes
+// after a swap of halves (a shuffle, off the ports the multiplies and shifts need). The low
+// halves of s are meaningless.
+func scoresY(m Mem, k, mlo, mswap, s reg.VecVirtual) {
+	x, q := YMM(), YMM()
+	VPXOR(m, k, x)
+	VPMULUDQ(mlo, x, s)
+	VPMULLD(mswap, x, q)
+	VPADDD(q, s, s)
+	VPSHUFD(Imm(0xB1), q, q)
+	VPADDD(q, s, s)
+}
 
-	TEXT("argmaxAVX2", NOSPLIT, "func(kd uint64, lanes []uint64) (best uint64, at int)")
-	Doc("argmaxAVX2 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX2.")
+// The AVX2 kernel takes blocks a window at a time, so that what it keeps of them fits a fixed
+// frame of 2 KiB whatever the number of lanes. Up to keepBlocks blocks it keeps each block's
+// maxima and its four vectors of scores' high halves (keepStride bytes), so that the winner's
+// block is read back, not scored again: a shorter chain of dependent instructions, which is most
+// of the time of a small lookup. Beyond, it keeps the maxima alone (maxWindow blocks a window),
+// which costs fewer stores per block.
+const (
+	keepBlocks = 12
+	keepStride = 5 * 32
+	maxWindow  = 64
+)
+
+// avx2 is the kernel for all the lanes (at least 16), in blocks of 16 (the last one overlapping
+// the one before when 16 does not divide the count). It keeps no positions and no 64-bit order,
+// which AVX2 lacks (a signed compare and a blend per four lanes, most of the old loop's cost): the
+// loop takes the unsigned maximum of the scores' high halves (VPMAXUD), and stores each block's
+// maxima. The best score's high half then names the only blocks that can hold the winner, whose
+// lanes of that high half are scored in full, in order, keeping the first of the highest:
+// SPEC.md's tie rule, also where high halves or whole digests repeat (then more blocks are
+// looked at).
+func avx2() {
+	TEXT("argmaxAVX2", 0, "func(fk uint64, lanes []uint64) (best uint64, at int)")
+	Doc("argmaxAVX2 is argmax over all of lanes (at least 16) with AVX2.")
+	buf := AllocLocal(max(keepStride*keepBlocks, 32*maxWindow))
+	blocksM := AllocLocal(8)
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
-	SHRQ(Imm(4), n)
-	kx := XMM()
-	VMOVQ(Load(Param("kd"), GP64()), kx)
 	k := YMM()
-	VPBROADCASTQ(kx, k)
-	mlo := YMM()
-	VMOVDQU(mloM, mlo)
-	step := YMM()
-	VPXOR(step, step, step)
-	// Every lane starts at score 0 (flipped) and step 0, its own first position, which is what
-	// that position holds if nothing beats 0.
-	var best, pos [4]reg.VecVirtual
-	for h := 0; h < 4; h++ {
-		best[h], pos[h] = YMM(), YMM()
-		VMOVDQU(flipM, best[h])
-		VPXOR(pos[h], pos[h], pos[h])
-	}
+	VPBROADCASTQ(NewParamAddr("fk", 0), k)
+	mlo, mswap := broadcastY(mix&0xFFFFFFFF), broadcastY((mix&0xFFFFFFFF)<<32|mix>>32)
 
-	Label("avx2_loop")
-	for h := 0; h < 4; h++ {
-		x, hi, lo := YMM(), YMM(), YMM()
-		VPXOR(Mem{Base: ptr, Disp: 32 * h}, k, x)
-		VPSRLQ(Imm(32), x, hi)
-		VPXOR(hi, x, x)
-		VPMULUDQ(mlo, x, lo)
-		VPMULUDQ(mlo, hi, hi)
-		VPMULUDQ(mhiM, x, x)
-		VPADDQ(x, hi, hi)
-		VPSLLQ(Imm(32), hi, hi)
-		VPADDQ(hi, lo, lo)
-		VPXOR(flipM, lo, lo)
-		// Strictly greater: of equal scores in one lane the earlier step stays.
-		VPCMPGTQ(best[h], lo, hi)
-		VPBLENDVB(hi, lo, best[h], best[h])
-		VPBLENDVB(hi, step, pos[h], pos[h])
-	}
-	VPADDQ(oneM, step, step)
-	ADDQ(Imm(128), ptr)
-	DECQ(n)
-	JNZ(LabelRef("avx2_loop"))
-
-	Comment("Steps to positions: step * 16 + accumulator * 4 + lane.")
-	for h := 0; h < 4; h++ {
-		VPSLLQ(Imm(4), pos[h], pos[h])
-		VPADDQ(iota.Offset(32*h), pos[h], pos[h])
-	}
-
-	Comment("The highest score in every lane of m, by compare and blend (signed, as flipped).")
-	m, t, gt := YMM(), YMM(), YMM()
-	VMOVDQU(best[0], m)
-	for h := 1; h < 4; h++ {
-		VPCMPGTQ(m, best[h], gt)
-		VPBLENDVB(gt, best[h], m, m)
-	}
-	VPERM2I128(Imm(1), m, m, t)
-	VPCMPGTQ(m, t, gt)
-	VPBLENDVB(gt, t, m, m)
-	VPSHUFD(Imm(0x4E), m, t)
-	VPCMPGTQ(m, t, gt)
-	VPBLENDVB(gt, t, m, m)
-
-	Comment("Of the positions that hold it, the smallest: the others become MaxInt64.")
-	big := YMM()
-	VPCMPEQQ(big, big, big)
-	VPSRLQ(Imm(1), big, big)
-	for h := 0; h < 4; h++ {
-		VPCMPEQQ(m, best[h], gt)
-		VPBLENDVB(gt, pos[h], big, pos[h])
-	}
-	q := pos[0]
-	for h := 1; h < 4; h++ {
-		VPCMPGTQ(pos[h], q, gt)
-		VPBLENDVB(gt, pos[h], q, q)
-	}
-	VPERM2I128(Imm(1), q, q, t)
-	VPCMPGTQ(t, q, gt)
-	VPBLENDVB(gt, t, q, q)
-	VPSHUFD(Imm(0x4E), q, t)
-	VPCMPGTQ(t, q, gt)
-	VPBLENDVB(gt, t, q, q)
-
-	s, at := GP64(), GP64()
-	VMOVQ(m.AsX(), s)
-	fg := GP64()
-	MOVQ(U64(flip), fg)
-	XORQ(fg, s)
-	VMOVQ(q.AsX(), at)
+	// last: the first lane of the last block; blocks: how many blocks, (n + 15) / 16.
+	last := GP64()
+	MOVQ(n, last)
+	SUBQ(Imm(16), last)
+	blocks := GP64()
+	LEAQ(Mem{Base: n, Disp: 15}, blocks)
+	SHRQ(Imm(4), blocks)
+	MOVQ(blocks, blocksM)
+	bestS, bestAt := GP64(), GP64()
+	XORQ(bestS, bestS)
+	MOVQ(U64(0xFFFFFFFFFFFFFFFF), bestAt) // no candidate yet
+	blk := GP64()
+	XORQ(blk, blk)
+	c := avx2Ctx{buf: buf, blocksM: blocksM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
+	CMPQ(blocks, Imm(keepBlocks))
+	JA(LabelRef("avx2_large"))
+	c.windows("avx2_keep", true, keepBlocks)
+	JMP(LabelRef("avx2_done"))
+	Label("avx2_large")
+	c.windows("avx2_max", false, maxWindow)
+	Label("avx2_done")
 	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	Store(at, ReturnIndex(1))
+	Store(bestS, ReturnIndex(0))
+	Store(bestAt, ReturnIndex(1))
 	RET()
+}
+
+// avx2Ctx is what the two paths of the AVX2 kernel share.
+type avx2Ctx struct {
+	buf, blocksM                  Mem
+	ptr, last, bestS, bestAt, blk reg.Register
+	k, mlo, mswap                 reg.VecVirtual
+}
+
+// windows emits the loop over windows of win blocks; keep: the scores' high halves are stored,
+// not computed again.
+func (c avx2Ctx) windows(prefix string, keep bool, win int) {
+	lbl := func(name string) string { return prefix + "_" + name }
+	stride := 32
+	if keep {
+		stride = keepStride
+	}
+	// entry sets p to the window's entry for block b (from wstart).
+	entry := func(p, b, wstart, t reg.Register) {
+		MOVQ(b, p)
+		SUBQ(wstart, p)
+		if keep {
+			LEAQ(Mem{Base: p, Index: p, Scale: 4}, p)
+		}
+		SHLQ(Imm(5), p)
+		LEAQ(c.buf, t)
+		ADDQ(t, p)
+	}
+
+	Label(lbl("window"))
+	// wend: the block after this window.
+	wend := GP64()
+	LEAQ(Mem{Base: c.blk, Disp: win}, wend)
+	CMPQ(wend, c.blocksM)
+	CMOVQGT(c.blocksM, wend)
+	wstart := GP64()
+	MOVQ(c.blk, wstart)
+	bp := GP64()
+	LEAQ(c.buf, bp)
+	g := YMM()
+	VPXOR(g, g, g)
+
+	Label(lbl("loop"))
+	pos := GP64()
+	MOVQ(c.blk, pos)
+	SHLQ(Imm(4), pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
+	var sc [4]reg.VecVirtual
+	for h := 0; h < 4; h++ {
+		sc[h] = YMM()
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, sc[h])
+	}
+	// The high halves and their maxima; the low halves are meaningless and never read.
+	if keep {
+		for h := 0; h < 4; h++ {
+			VMOVDQU(sc[h], Mem{Base: bp, Disp: 32 * (h + 1)})
+		}
+	}
+	VPMAXUD(sc[1], sc[0], sc[0])
+	VPMAXUD(sc[3], sc[2], sc[2])
+	VPMAXUD(sc[2], sc[0], sc[0])
+	VMOVDQU(sc[0], Mem{Base: bp})
+	VPMAXUD(sc[0], g, g)
+	ADDQ(Imm(uint64(stride)), bp)
+	INCQ(c.blk)
+	CMPQ(c.blk, wend)
+	JB(LabelRef(lbl("loop")))
+
+	Comment("The window's highest high half, in every lane of top (zero-extended).")
+	top, t := YMM(), YMM()
+	VPSRLQ(Imm(32), g, top)
+	VPERM2I128(Imm(1), top, top, t)
+	VPMAXUD(t, top, top)
+	VPSHUFD(Imm(0x4E), top, t)
+	VPMAXUD(t, top, top)
+
+	Comment("The first block of the window whose maxima hold it (scanned backwards, so the last")
+	Comment("found is the first), and in cnt how many blocks do plus how many hold it in two lanes.")
+	first, cnt := GP64(), GP64()
+	MOVQ(wstart, first)
+	XORQ(cnt, cnt)
+	j := GP64()
+	MOVQ(wend, j)
+	entry(bp, wend, wstart, pos)
+	Label(lbl("scan"))
+	SUBQ(Imm(uint64(stride)), bp)
+	DECQ(j)
+	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
+	VMOVDQU(Mem{Base: bp}, t)
+	VPSRLQ(Imm(32), t, t)
+	VPCMPEQQ(top, t, t)
+	hits, y := GP32(), GP32()
+	VMOVMSKPD(t, hits)
+	TESTL(hits, hits)
+	CMOVQNE(j, first)
+	LEAL(Mem{Base: hits, Disp: -1}, y)
+	ANDL(hits, y)
+	// NEG sets the carry flag for a nonzero operand.
+	NEGL(hits)
+	ADCQ(Imm(0), cnt)
+	NEGL(y)
+	ADCQ(Imm(0), cnt)
+	CMPQ(j, wstart)
+	JA(LabelRef(lbl("scan")))
+
+	Comment("One block, as almost always: its lanes of that high half are scored in full. Else")
+	Comment("(high halves or digests repeat) those of every block of the window, in order.")
+	stop := GP64()
+	LEAQ(Mem{Base: first, Disp: 1}, stop)
+	CMPQ(cnt, Imm(1))
+	JE(LabelRef(lbl("block")))
+	MOVQ(wstart, first)
+	MOVQ(wend, stop)
+
+	Label(lbl("block"))
+	if keep {
+		entry(bp, first, wstart, pos)
+	}
+	MOVQ(first, pos)
+	SHLQ(Imm(4), pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
+	mask := GP64()
+	XORQ(mask, mask)
+	for h := 0; h < 4; h++ {
+		s := YMM()
+		if keep {
+			VMOVDQU(Mem{Base: bp, Disp: 32 * (h + 1)}, s)
+		} else {
+			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
+		}
+		VPSRLQ(Imm(32), s, s)
+		VPCMPEQQ(top, s, s)
+		m := GP32()
+		VMOVMSKPD(s, m)
+		if h > 0 {
+			SHLL(Imm(uint64(4*h)), m)
+		}
+		ORL(m, mask.As32())
+	}
+	TESTQ(mask, mask)
+	JZ(LabelRef(lbl("next")))
+	Label(lbl("lane"))
+	i := GP64()
+	BSFQ(mask, i)
+	ADDQ(pos, i)
+	x, z := GP64(), GP64()
+	MOVQ(Mem{Base: c.ptr, Index: i, Scale: 8}, x)
+	XORQ(NewParamAddr("fk", 0), x)
+	MOVQ(U64(mix), z)
+	IMULQ(z, x)
+	// Strictly greater, or the first candidate: lanes come in order, so the first of equal
+	// scores stays.
+	TESTQ(c.bestAt, c.bestAt)
+	JS(LabelRef(lbl("take")))
+	CMPQ(x, c.bestS)
+	JBE(LabelRef(lbl("skip")))
+	Label(lbl("take"))
+	MOVQ(x, c.bestS)
+	MOVQ(i, c.bestAt)
+	Label(lbl("skip"))
+	LEAQ(Mem{Base: mask, Disp: -1}, z)
+	ANDQ(z, mask)
+	JNZ(LabelRef(lbl("lane")))
+
+	Label(lbl("next"))
+	INCQ(first)
+	CMPQ(first, stop)
+	JB(LabelRef(lbl("block")))
+
+	CMPQ(c.blk, c.blocksM)
+	JB(LabelRef(lbl("window")))
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
 // 64-bit lane multiply and AVX-512's unsigned compares into mask registers.
 func avx512(iota Mem) {
-	TEXT("argmaxAVX512", NOSPLIT, "func(kd uint64, lanes []uint64) (best uint64, at int)")
+	TEXT("argmaxAVX512", NOSPLIT, "func(fk uint64, lanes []uint64) (best uint64, at int)")
 	Doc("argmaxAVX512 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX-512 (F, DQ, VL).")
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
 	SHRQ(Imm(4), n)
 	k := ZMM()
-	VPBROADCASTQ(Load(Param("kd"), GP64()), k)
+	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
 	g := GP64()
 	MOVQ(U64(mix), g)
 	mz := ZMM()
@@ -194,13 +334,11 @@ func avx512(iota Mem) {
 
 	Label("avx512_loop")
 	for h := 0; h < 2; h++ {
-		x, hi, gt := ZMM(), ZMM(), reg.K1
+		x, gt := ZMM(), reg.K1
 		if h == 1 {
 			gt = reg.K2
 		}
 		VPXORQ(Mem{Base: ptr, Disp: 64 * h}, k, x)
-		VPSRLQ(Imm(32), x, hi)
-		VPXORQ(hi, x, x)
 		VPMULLQ(mz, x, x)
 		// Strictly greater: of equal scores in one lane the earlier position stays.
 		VPCMPUQ(Imm(6), best[h], x, gt)
