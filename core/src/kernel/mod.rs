@@ -193,7 +193,9 @@ impl Kernel {
     }
 
     /// The highest score over `digests` (non-empty) and the first position that has it.
-    #[inline]
+    // Always inlined: the weighted owner calls it once per weight group, mostly on groups of one
+    // or two nodes, where a call costs as much as the scores.
+    #[inline(always)]
     pub(crate) fn argmax(self, key: u64, digests: &[u64]) -> (u64, usize) {
         // Inlined here, so that small groups cost no call.
         if digests.len() < 8 {

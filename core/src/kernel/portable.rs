@@ -4,6 +4,7 @@
 use super::HIT_BATCH;
 use crate::v1::score;
 
+#[inline]
 pub(super) fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
     let Some((&first, rest)) = digests.split_first() else {
         return (0, 0);

@@ -7,6 +7,8 @@
 //! Every function here returns exactly SipHash-1-3 of the framed key (the tests below hold them
 //! equal to the `siphasher` crate on every length and on random seeds).
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
 mod avx512;
 
@@ -160,14 +162,14 @@ fn general(prefix: &State, key: &[u8]) -> u64 {
 /// (len + 18) / 8` words after the prefix state, word `b` of the key (`b` from 0) is
 /// `EY | len << 16` for 0, `first` for 1, the key bytes at `8 * b - 10` while `b + 1 < blocks`,
 /// and `last` for `b + 1 == blocks`.
-#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Clone, Copy)]
 struct Words {
     first: u64,
     last: u64,
 }
 
-#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl Words {
     #[inline(always)]
     fn of(key: &[u8]) -> Words {
@@ -200,17 +202,24 @@ impl Words {
 pub(crate) enum Lanes {
     /// One key at a time.
     Scalar,
+    /// Four keys per AVX2 register.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
     /// Eight keys per AVX-512 register.
     #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
     Avx512,
 }
 
 impl Lanes {
-    /// Every multi-key digest this CPU runs, the scalar one first.
+    /// Every multi-key digest this CPU runs, the scalar one first and the widest last.
     #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn available() -> alloc::vec::Vec<Lanes> {
         #[allow(unused_mut)]
         let mut all = alloc::vec![Lanes::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        if avx2::supported() {
+            all.push(Lanes::Avx2);
+        }
         #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
         if avx512::supported() {
             all.push(Lanes::Avx512);
@@ -226,19 +235,20 @@ impl Lanes {
 
     /// The multi-key digest for a `HRWHASH_KERNEL` request. Its rule is not the per-node
     /// kernels' (`Kernel::choose`): the digest only adds, rotates and xors, with no 64-bit lane
-    /// multiply, so unforced it takes AVX-512 wherever the CPU has AVX-512F, VBMI2 or not.
-    /// Forcing `scalar` or `avx2` gives the one-key digest, the one a CPU without AVX-512 runs.
+    /// multiply, so unforced it takes AVX-512 wherever the CPU has AVX-512F, VBMI2 or not, else
+    /// AVX2. Forcing `avx2` gives the four-lane digest (on a CPU with AVX2), `scalar` the one-key
+    /// digest.
     pub(crate) fn choose(forced: Forced) -> Lanes {
-        match forced {
-            Forced::Scalar | Forced::Avx2 => Lanes::Scalar,
-            Forced::Avx512 | Forced::Nothing => {
-                #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-                if avx512::supported() {
-                    return Lanes::Avx512;
-                }
-                Lanes::Scalar
-            }
+        #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+        if matches!(forced, Forced::Avx512 | Forced::Nothing) && avx512::supported() {
+            return Lanes::Avx512;
         }
+        #[cfg(target_arch = "x86_64")]
+        if forced != Forced::Scalar && avx2::supported() {
+            return Lanes::Avx2;
+        }
+        let _ = forced;
+        Lanes::Scalar
     }
 
     /// The key digests of `keys` into `out`, which is as long.
@@ -248,6 +258,20 @@ impl Lanes {
         match self {
             Lanes::Scalar => {
                 for (k, d) in keys.iter().zip(out.iter_mut()) {
+                    *d = key_digest(prefix, k.as_ref());
+                }
+            }
+            #[cfg(target_arch = "x86_64")]
+            Lanes::Avx2 => {
+                let mut keys4 = keys.chunks_exact(4);
+                let mut out4 = out.chunks_exact_mut(4);
+                for (k, d) in (&mut keys4).zip(&mut out4) {
+                    let k = core::array::from_fn(|i| k[i].as_ref());
+                    // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+                    let digests = unsafe { avx2::digests(prefix, &k) };
+                    d.copy_from_slice(&digests);
+                }
+                for (k, d) in keys4.remainder().iter().zip(out4.into_remainder()) {
                     *d = key_digest(prefix, k.as_ref());
                 }
             }
@@ -355,7 +379,7 @@ mod tests {
         let mut batches: Vec<Vec<Vec<u8>>> = (0..300)
             .map(|len| (0..9).map(|_| random_key(&mut st, len)).collect())
             .collect();
-        for size in [1usize, 7, 8, 9, 16, 23, 64, 101] {
+        for size in [1usize, 3, 4, 5, 7, 8, 9, 16, 23, 64, 101] {
             for _ in 0..20 {
                 let spread = [8u64, 30, 300][(lcg(&mut st) % 3) as usize];
                 batches.push(
@@ -395,10 +419,19 @@ mod tests {
 
     #[test]
     fn the_digest_reads_the_request_by_its_own_rule() {
-        let best = *Lanes::available().last().expect("the scalar one at least");
+        let available = Lanes::available();
+        let best = *available.last().expect("the scalar one at least");
         assert_eq!(Lanes::choose(Forced::parse("scalar")), Lanes::Scalar);
         assert_eq!(Lanes::choose(Forced::parse(" Scalar\n")), Lanes::Scalar);
-        assert_eq!(Lanes::choose(Forced::parse("avx2")), Lanes::Scalar);
+        // `avx2` is the four-lane digest where the CPU has AVX2, whether or not it has AVX-512.
+        #[cfg(target_arch = "x86_64")]
+        {
+            let avx2 = Lanes::choose(Forced::parse("avx2"));
+            match available.contains(&Lanes::Avx2) {
+                true => assert_eq!(avx2, Lanes::Avx2),
+                false => assert_eq!(avx2, Lanes::Scalar),
+            }
+        }
         // No VBMI2 needed: the widest digest the CPU has, forced or not.
         for value in ["avx512", "AVX512", "", "auto", "sse9"] {
             assert_eq!(Lanes::choose(Forced::parse(value)), best, "{value:?}");
