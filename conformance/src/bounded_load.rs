@@ -6,7 +6,7 @@ use hrwhash::policy::{BalanceFactor, BoundedLoad, BOUNDED_LOAD_POLICY};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s};
+use crate::{hex, u64s, JsonFile, Stream};
 
 /// The format of a bounded-load-v1 vectors file, which bounded-load-boundaries.json shares.
 pub(crate) const FORMAT: &str = "Bytes are \
@@ -18,21 +18,6 @@ ASCII text key_prefix followed by the decimal of i for i in 0..key_count, assign
 expected: owners (one build-order index per key) and counts (keys per node). factor_cases: a \
 binary64 factor (\"NaN\", \"Infinity\", \"-Infinity\" stand for those) and the num/den it becomes \
 with den 10^6, or the error. error_cases: online lookups that fail with the named error.";
-
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A membership as the file states it.
 pub(crate) struct Fleet {
@@ -417,29 +402,13 @@ pub(crate) fn write_file(
     factor_cases: &[Value],
     error_cases: &[Value],
 ) -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{BOUNDED_LOAD_POLICY}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(format!("{intro} {FORMAT}"))
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "online", online, false);
-    section(&mut out, "batch", batch, false);
-    section(&mut out, "factor_cases", factor_cases, false);
-    section(&mut out, "error_cases", error_cases, true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("policy", BOUNDED_LOAD_POLICY)
+        .string("_comment", &format!("{intro} {FORMAT}"))
+        .default_seed()
+        .section("online", online)
+        .section("batch", batch)
+        .section("factor_cases", factor_cases)
+        .section("error_cases", error_cases)
+        .finish()
 }
