@@ -25,7 +25,7 @@ use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
 use hrwhash::{Error, Node, Placement, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s, JsonFile};
+use crate::{hex, per_node, u64s, JsonFile};
 
 const COMMENT: &str = "Edge cases of hrw-v1 (see SPEC.md), beside vectors.json and in the same \
 format: every runner of vectors.json reads this file too. Bytes are lowercase hex; every 64-bit \
@@ -144,14 +144,7 @@ impl Cases {
         }
         if nodes.len() <= 16 {
             let digests: Vec<u64> = nodes.iter().map(|s| node_digest(&seed, &s.id)).collect();
-            expected.insert(
-                "node_digests".into(),
-                digests.iter().map(|&d| u64s(d)).collect(),
-            );
-            expected.insert(
-                "scores".into(),
-                digests.iter().map(|&d| u64s(score(kd, d))).collect(),
-            );
+            per_node(&mut expected, &digests, kd);
         }
         case.insert("expected".into(), Value::Object(expected));
         self.cases.push(Value::Object(case));

@@ -150,6 +150,21 @@ pub(crate) fn u64s(v: u64) -> Value {
     Value::String(v.to_string())
 }
 
+/// The per-node expectations of a small hrw-v1 case: each node's digest and score for the key.
+pub(crate) fn per_node(expected: &mut serde_json::Map<String, Value>, digests: &[u64], kd: u64) {
+    expected.insert(
+        "node_digests".into(),
+        digests.iter().map(|&d| u64s(d)).collect(),
+    );
+    expected.insert(
+        "scores".into(),
+        digests
+            .iter()
+            .map(|&d| u64s(hrwhash::v1::score(kd, d)))
+            .collect(),
+    );
+}
+
 /// The layout every vectors file shares: one top-level field a line, then sections of one JSON
 /// value a line, so that a diff of a regenerated file shows the cases that changed.
 pub(crate) struct JsonFile(Vec<String>);

@@ -2,11 +2,11 @@
 //!
 //! Inputs come from a fixed pseudo-random stream, so the file is the same on every run and machine.
 
-use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
+use hrwhash::v1::{draw, key_digest, node_digest, Seed};
 use hrwhash::{Error, Node, Placement, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s, JsonFile, Stream};
+use crate::{hex, per_node, u64s, JsonFile, Stream};
 
 const COMMENT: &str = "Conformance vectors of hrw-v1 (see SPEC.md). Bytes are lowercase hex; \
 every 64-bit integer is a decimal string; weights are JSON numbers that parse to the exact binary64. \
@@ -133,14 +133,7 @@ impl Vectors {
                 .iter()
                 .map(|n| node_digest(&seed_used, n.id()))
                 .collect();
-            expected.insert(
-                "node_digests".into(),
-                digests.iter().map(|&d| u64s(d)).collect(),
-            );
-            expected.insert(
-                "scores".into(),
-                digests.iter().map(|&d| u64s(score(kd, d))).collect(),
-            );
+            per_node(&mut expected, &digests, kd);
         }
         case.insert("expected".into(), Value::Object(expected));
         self.cases.push(Value::Object(case));
