@@ -74,6 +74,32 @@ const FACTORS: [(u32, u32); 9] = [
     (u32::MAX, 1),
 ];
 
+/// A batch case: the keys `prefix` + i for i in 0..owners.len() and the owner of each, with the
+/// count of keys per node.
+pub(crate) fn batch_case(
+    name: &str,
+    fleet: &Fleet,
+    factor: BalanceFactor,
+    prefix: &str,
+    owners: &[usize],
+) -> Value {
+    let mut counts = vec![0usize; fleet.count];
+    for &o in owners {
+        counts[o] += 1;
+    }
+    let mut o = Map::new();
+    o.insert("name".into(), name.into());
+    fleet.describe(&mut o);
+    o.insert("factor".into(), factor_json(factor));
+    o.insert("key_prefix".into(), prefix.into());
+    o.insert("key_count".into(), json!(owners.len()));
+    o.insert(
+        "expected".into(),
+        json!({"owners": owners, "counts": counts}),
+    );
+    Value::Object(o)
+}
+
 pub(crate) fn factor_json(f: BalanceFactor) -> Value {
     json!({"num": f.num(), "den": f.den()})
 }
@@ -263,21 +289,8 @@ fn batch() -> Vec<Value> {
             let keys: Vec<String> = (0..count).map(|i| format!("key-{i}")).collect();
             let policy = BoundedLoad::new(fleet.placement(), factor);
             let owners = policy.assign(&keys).expect("valid batch");
-            let mut counts = vec![0usize; fleet.count];
-            for &o in &owners {
-                counts[o] += 1;
-            }
-            let mut o = Map::new();
-            o.insert("name".into(), format!("batch-{f}-{count}").into());
-            fleet.describe(&mut o);
-            o.insert("factor".into(), factor_json(factor));
-            o.insert("key_prefix".into(), "key-".into());
-            o.insert("key_count".into(), json!(count));
-            o.insert(
-                "expected".into(),
-                json!({"owners": owners, "counts": counts}),
-            );
-            cases.push(Value::Object(o));
+            let name = format!("batch-{f}-{count}");
+            cases.push(batch_case(&name, fleet, factor, "key-", &owners));
         }
     }
     cases
