@@ -169,17 +169,6 @@ func testVectors(t *testing.T) {
 	}
 }
 
-var errorByName = map[string]error{
-	"EmptyMembership":   hrwhash.ErrEmptyMembership,
-	"EmptyNodeId":       hrwhash.ErrEmptyNodeID,
-	"DuplicateNodeId":   hrwhash.ErrDuplicateNodeID,
-	"InvalidWeight":     hrwhash.ErrInvalidWeight,
-	"AllWeightsZero":    hrwhash.ErrAllWeightsZero,
-	"InvalidSeedLength": hrwhash.ErrInvalidSeedLength,
-	"LengthMismatch":    hrwhash.ErrLengthMismatch,
-	"UnknownNode":       hrwhash.ErrUnknownNode,
-}
-
 func TestWeightVectors(t *testing.T) {
 	v := loadVectors(t)
 	for _, c := range v.WeightCases {
@@ -189,7 +178,7 @@ func TestWeightVectors(t *testing.T) {
 			if err != nil || got != u64(t, c.Fixed) {
 				t.Errorf("weight %v: %d, %v; want %s", w, got, err, c.Fixed)
 			}
-		} else if !errors.Is(err, errorByName[c.Error]) {
+		} else if !errors.Is(err, variants[c.Error]) {
 			t.Errorf("weight %v: error %v, want %s", w, err, c.Error)
 		}
 	}
@@ -202,7 +191,7 @@ func TestErrorVectors(t *testing.T) {
 	}
 	for i := range v.ErrorCases {
 		c := &v.ErrorCases[i]
-		want, ok := errorByName[c.Error]
+		want, ok := variants[c.Error]
 		if !ok {
 			t.Fatalf("%s: unknown error name %s", c.Name, c.Error)
 		}
