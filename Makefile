@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist lint-workflows test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist lint-workflows test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors vectors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -106,21 +106,16 @@ check-generated:
 	python3 conformance/api/table.py generate --check
 	$(MAKE) --no-print-directory -C go check-asm
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-vectors -- --check conformance/vectors.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-views -- --check conformance/views.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-live-view -- --check conformance/live-view.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-edge-vectors -- --check conformance/vectors-edge.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table -- --check conformance/policies/slot-table.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-table-v2 -- --check conformance/policies/slot-table-v2.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-slot-history -- --check conformance/policies/slot-history-v1.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-domains -- --check conformance/policies/domains.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
-	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance-v2.json
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate -- --check
 	@# fuzz/ is a workspace of its own, so a dependency added to the core or the C ABI leaves its
 	@# lock file behind, and the first cargo-fuzz build rewrites it in the working tree.
 	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null || { \
 	  echo "fuzz/Cargo.lock is out of date: run 'cargo metadata --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null' and commit it" >&2; exit 1; }
+
+# Every conformance vectors file, rewritten by its generator (the registry in conformance/src/lib.rs);
+# `cargo run -p hrwhash-conformance --bin generate -- NAME...` rewrites only those named.
+vectors:
+	$(CARGO) run --quiet -p hrwhash-conformance --bin generate
 
 # Every language's error names, codes and messages, from conformance/errors.json.
 errors:

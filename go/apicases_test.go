@@ -621,6 +621,7 @@ func run(c *apiCase) (outcome, error) {
 	return out, fmt.Errorf("unknown op %q", c.Op)
 }
 
+// The sentinel of each error name of the conformance files (api-cases.json and the vectors).
 var variants = map[string]error{
 	"EmptyMembership":     hrwhash.ErrEmptyMembership,
 	"EmptyNodeId":         hrwhash.ErrEmptyNodeID,

@@ -9,28 +9,8 @@ import (
 	"time"
 
 	"github.com/hrwhash/hrwhash/go"
+	"github.com/hrwhash/hrwhash/go/internal/hrwtest"
 )
-
-func liveTestView(t testing.TB, epoch uint64, ids ...string) *hrwhash.View {
-	t.Helper()
-	p, err := hrwhash.New(ids...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := hrwhash.NewView(p, epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func liveKeys(n int) []string {
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("key-%d", i)
-	}
-	return keys
-}
 
 func newLive(t testing.TB, v *hrwhash.View, opts ...hrwhash.LiveOption) *hrwhash.LiveView {
 	t.Helper()
@@ -45,7 +25,7 @@ func TestLiveViewNilView(t *testing.T) {
 	if _, err := hrwhash.NewLiveView(nil); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Fatalf("NewLiveView(nil) = %v", err)
 	}
-	lv := newLive(t, liveTestView(t, 1, "a", "b"))
+	lv := newLive(t, hrwtest.View(t, 1, "a", "b"))
 	if _, err := lv.Update(nil); !errors.Is(err, hrwhash.ErrNullParameter) {
 		t.Fatalf("Update(nil) = %v", err)
 	}
@@ -54,7 +34,7 @@ func TestLiveViewNilView(t *testing.T) {
 	}
 	// A LiveView not made by NewLiveView.
 	for _, bad := range []*hrwhash.LiveView{nil, {}} {
-		if _, err := bad.Update(liveTestView(t, 2, "a")); !errors.Is(err, hrwhash.ErrNullParameter) {
+		if _, err := bad.Update(hrwtest.View(t, 2, "a")); !errors.Is(err, hrwhash.ErrNullParameter) {
 			t.Fatalf("Update on an unusable LiveView: %v", err)
 		}
 		if bad.FinishMove() || !errors.Is(bad.LastError(), hrwhash.ErrNullParameter) {
@@ -80,7 +60,7 @@ func TestLiveViewNilView(t *testing.T) {
 }
 
 func TestLiveViewRefusesAnotherSeed(t *testing.T) {
-	v1 := liveTestView(t, 1, "a", "b", "c")
+	v1 := hrwtest.View(t, 1, "a", "b", "c")
 	lv := newLive(t, v1)
 	seed, _ := hrwhash.SeedFromBytes([]byte("0123456789abcdef"))
 	p, err := hrwhash.NewNodes([]hrwhash.Node{{ID: "a"}, {ID: "b"}, {ID: "c"}}, hrwhash.WithSeed(seed))
@@ -102,9 +82,9 @@ func TestLiveViewRefusesAnotherSeed(t *testing.T) {
 }
 
 func TestLiveViewRefusesALowerEpoch(t *testing.T) {
-	v5 := liveTestView(t, 5, "a", "b", "c")
+	v5 := hrwtest.View(t, 5, "a", "b", "c")
 	lv := newLive(t, v5)
-	for _, stale := range []*hrwhash.View{liveTestView(t, 4, "a", "b", "c"), liveTestView(t, 0, "x", "y")} {
+	for _, stale := range []*hrwhash.View{hrwtest.View(t, 4, "a", "b", "c"), hrwtest.View(t, 0, "x", "y")} {
 		_, err := lv.Update(stale)
 		var e *hrwhash.Error
 		if !errors.Is(err, hrwhash.ErrStaleView) || !errors.As(err, &e) {
@@ -123,13 +103,13 @@ func TestLiveViewRefusesALowerEpoch(t *testing.T) {
 }
 
 func TestLiveViewSameEpochSameViewIsUnchanged(t *testing.T) {
-	v3 := liveTestView(t, 3, "a", "b")
+	v3 := hrwtest.View(t, 3, "a", "b")
 	lv := newLive(t, v3)
 	lv.ReportError(errors.New("connection refused"))
 	calls := 0
 	lv.OnChange(func(*hrwhash.Transition) { calls++ })
 	// Built again from its ids: equal by content, not the same value.
-	out, err := lv.Update(liveTestView(t, 3, "b", "a"))
+	out, err := lv.Update(hrwtest.View(t, 3, "b", "a"))
 	if err != nil || out != hrwhash.UpdateUnchanged || out.String() != "unchanged" {
 		t.Fatalf("Update(same) = %v, %v", out, err)
 	}
@@ -139,9 +119,9 @@ func TestLiveViewSameEpochSameViewIsUnchanged(t *testing.T) {
 }
 
 func TestLiveViewSameEpochOtherViewIsAConflict(t *testing.T) {
-	v3 := liveTestView(t, 3, "a", "b")
+	v3 := hrwtest.View(t, 3, "a", "b")
 	lv := newLive(t, v3)
-	_, err := lv.Update(liveTestView(t, 3, "a", "b", "c"))
+	_, err := lv.Update(hrwtest.View(t, 3, "a", "b", "c"))
 	var e *hrwhash.Error
 	if !errors.Is(err, hrwhash.ErrViewConflict) || !errors.As(err, &e) || e.Epoch != 3 {
 		t.Fatalf("Update(same epoch, other members) = %v", err)
@@ -152,8 +132,8 @@ func TestLiveViewSameEpochOtherViewIsAConflict(t *testing.T) {
 }
 
 func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
-	v1 := liveTestView(t, 1, "a", "b", "c")
-	v2 := liveTestView(t, 2, "a", "b", "c", "d")
+	v1 := hrwtest.View(t, 1, "a", "b", "c")
+	v2 := hrwtest.View(t, 2, "a", "b", "c", "d")
 	lv := newLive(t, v1)
 	lv.ReportError(errors.New("an earlier source error"))
 	var seen []*hrwhash.Transition
@@ -179,7 +159,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 		t.Fatalf("Snapshot during the move: %+v", snap)
 	}
 	moved := 0
-	for _, k := range liveKeys(2000) {
+	for _, k := range hrwtest.Numbered("key-", 2000) {
 		old, next := v1.Placement().OwnerID(k), v2.Placement().OwnerID(k)
 		r := lv.Route(k)
 		if r.Read != old || r.Write != next || r.Moved != (old != next) || lv.Owner(k) != next {
@@ -206,7 +186,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 	if !snap.Moving() || snap.Previous() != v1 {
 		t.Fatal("an earlier snapshot changed")
 	}
-	for _, k := range liveKeys(200) {
+	for _, k := range hrwtest.Numbered("key-", 200) {
 		w := v2.Placement().OwnerID(k)
 		if r := lv.Route(k); r != (hrwhash.LiveRoute{Read: w, Write: w}) {
 			t.Fatalf("Route(%s) after the move = %+v", k, r)
@@ -218,7 +198,7 @@ func TestLiveViewAppliesAHigherEpochAndRoutesTheMove(t *testing.T) {
 }
 
 func TestLiveViewHigherEpochSameMembersStillBeginsAMove(t *testing.T) {
-	lv := newLive(t, liveTestView(t, 1, "a", "b"))
+	lv := newLive(t, hrwtest.View(t, 1, "a", "b"))
 	calls := 0
 	lv.OnChange(func(tr *hrwhash.Transition) {
 		calls++
@@ -226,11 +206,11 @@ func TestLiveViewHigherEpochSameMembersStillBeginsAMove(t *testing.T) {
 			t.Errorf("same members: expected moved %v", tr.ExpectedMoved())
 		}
 	})
-	out, err := lv.Update(liveTestView(t, 7, "a", "b"))
+	out, err := lv.Update(hrwtest.View(t, 7, "a", "b"))
 	if err != nil || out != hrwhash.UpdateApplied || calls != 1 || lv.Epoch() != 7 || !lv.Moving() {
 		t.Fatalf("Update(same members, higher epoch) = %v, %v; calls %d moving %v", out, err, calls, lv.Moving())
 	}
-	for _, k := range liveKeys(100) {
+	for _, k := range hrwtest.Numbered("key-", 100) {
 		if r := lv.Route(k); r.Moved || r.Read != r.Write {
 			t.Fatalf("nothing moves, yet Route(%s) = %+v", k, r)
 		}
@@ -238,9 +218,9 @@ func TestLiveViewHigherEpochSameMembersStillBeginsAMove(t *testing.T) {
 }
 
 func TestLiveViewANewUpdateReplacesTheMove(t *testing.T) {
-	v1 := liveTestView(t, 1, "a", "b", "c")
-	v2 := liveTestView(t, 2, "a", "b", "c", "d")
-	v3 := liveTestView(t, 3, "a", "b", "c", "d", "e")
+	v1 := hrwtest.View(t, 1, "a", "b", "c")
+	v2 := hrwtest.View(t, 2, "a", "b", "c", "d")
+	v3 := hrwtest.View(t, 3, "a", "b", "c", "d", "e")
 	lv := newLive(t, v1)
 	for _, v := range []*hrwhash.View{v2, v3} {
 		if _, err := lv.Update(v); err != nil {
@@ -251,7 +231,7 @@ func TestLiveViewANewUpdateReplacesTheMove(t *testing.T) {
 	if snap.Current() != v3 || snap.Previous() != v2 || !snap.Moving() {
 		t.Fatalf("after two updates the move is %v -> %v, want epoch 2 -> 3", snap.Previous().Epoch(), snap.Current().Epoch())
 	}
-	for _, k := range liveKeys(500) {
+	for _, k := range hrwtest.Numbered("key-", 500) {
 		if r := lv.Route(k); r.Read != v2.Placement().OwnerID(k) {
 			t.Fatalf("Route(%s) reads from %s, the owner at epoch 2 is %s", k, r.Read, v2.Placement().OwnerID(k))
 		}
@@ -259,8 +239,8 @@ func TestLiveViewANewUpdateReplacesTheMove(t *testing.T) {
 }
 
 func TestLiveViewMoveDeadline(t *testing.T) {
-	v1 := liveTestView(t, 1, "a", "b", "c")
-	v2 := liveTestView(t, 2, "a", "b", "c", "d")
+	v1 := hrwtest.View(t, 1, "a", "b", "c")
+	v2 := hrwtest.View(t, 2, "a", "b", "c", "d")
 	// A deadline that has passed by the time Update returns: the move is over.
 	lv := newLive(t, v1, hrwhash.WithMoveDeadline(time.Nanosecond))
 	if _, err := lv.Update(v2); err != nil {
@@ -273,7 +253,7 @@ func TestLiveViewMoveDeadline(t *testing.T) {
 	if lv.FinishMove() {
 		t.Fatal("FinishMove after the deadline reported a move in progress")
 	}
-	for _, k := range liveKeys(300) {
+	for _, k := range hrwtest.Numbered("key-", 300) {
 		if r := lv.Route(k); r.Moved || r.Read != v2.Placement().OwnerID(k) {
 			t.Fatalf("Route(%s) after the deadline = %+v", k, r)
 		}
@@ -298,11 +278,11 @@ func TestLiveViewMoveDeadline(t *testing.T) {
 }
 
 func TestLiveViewCallbackPanicIsRecorded(t *testing.T) {
-	lv := newLive(t, liveTestView(t, 1, "a", "b"))
+	lv := newLive(t, hrwtest.View(t, 1, "a", "b"))
 	after := 0
 	lv.OnChange(func(*hrwhash.Transition) { panic("the cache is gone") })
 	lv.OnChange(func(*hrwhash.Transition) { after++ })
-	out, err := lv.Update(liveTestView(t, 2, "a", "b", "c"))
+	out, err := lv.Update(hrwtest.View(t, 2, "a", "b", "c"))
 	if err != nil || out != hrwhash.UpdateApplied || lv.Epoch() != 2 {
 		t.Fatalf("Update with a panicking callback = %v, %v", out, err)
 	}
@@ -310,15 +290,15 @@ func TestLiveViewCallbackPanicIsRecorded(t *testing.T) {
 		t.Fatalf("later callbacks %d, last error %v", after, lv.LastError())
 	}
 	// The holder still works.
-	if _, err := lv.Update(liveTestView(t, 2, "a", "b", "c")); err != nil || lv.LastError() != nil {
+	if _, err := lv.Update(hrwtest.View(t, 2, "a", "b", "c")); err != nil || lv.LastError() != nil {
 		t.Fatalf("confirming after the panic: %v, last error %v", err, lv.LastError())
 	}
 }
 
 func TestLiveViewCallbackMayFinishTheMove(t *testing.T) {
-	lv := newLive(t, liveTestView(t, 1, "a", "b"))
+	lv := newLive(t, hrwtest.View(t, 1, "a", "b"))
 	lv.OnChange(func(*hrwhash.Transition) { lv.FinishMove() })
-	if _, err := lv.Update(liveTestView(t, 2, "a", "b", "c")); err != nil {
+	if _, err := lv.Update(hrwtest.View(t, 2, "a", "b", "c")); err != nil {
 		t.Fatal(err)
 	}
 	if lv.Moving() {
@@ -327,7 +307,7 @@ func TestLiveViewCallbackMayFinishTheMove(t *testing.T) {
 }
 
 func TestLiveViewSinceUpdateAndReportError(t *testing.T) {
-	lv := newLive(t, liveTestView(t, 1, "a", "b"))
+	lv := newLive(t, hrwtest.View(t, 1, "a", "b"))
 	time.Sleep(20 * time.Millisecond)
 	before := lv.SinceUpdate()
 	if before < 20*time.Millisecond {
@@ -340,10 +320,10 @@ func TestLiveViewSinceUpdateAndReportError(t *testing.T) {
 		t.Fatalf("ReportError: last error %v", lv.LastError())
 	}
 	// A refusal does not confirm the view.
-	if _, err := lv.Update(liveTestView(t, 0, "a", "b")); err == nil || lv.SinceUpdate() < before {
+	if _, err := lv.Update(hrwtest.View(t, 0, "a", "b")); err == nil || lv.SinceUpdate() < before {
 		t.Fatalf("a refused update restarted SinceUpdate (%v)", err)
 	}
-	if _, err := lv.Update(liveTestView(t, 1, "a", "b")); err != nil {
+	if _, err := lv.Update(hrwtest.View(t, 1, "a", "b")); err != nil {
 		t.Fatal(err)
 	}
 	if lv.SinceUpdate() >= before || lv.LastError() != nil {
@@ -364,9 +344,9 @@ func TestLiveViewReadersDuringUpdates(t *testing.T) {
 		if e%2 == 1 {
 			ids = idsB
 		}
-		views[e] = liveTestView(t, uint64(e), ids...)
+		views[e] = hrwtest.View(t, uint64(e), ids...)
 	}
-	keys := liveKeys(64)
+	keys := hrwtest.Numbered("key-", 64)
 	ownerA := make(map[string]string)
 	ownerB := make(map[string]string)
 	for _, k := range keys {
@@ -440,9 +420,9 @@ func BenchmarkLiveView(b *testing.B) {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("node-%02d", i)
 	}
-	v1 := liveTestView(b, 1, ids...)
-	v2 := liveTestView(b, 2, ids[:63]...)
-	keys := liveKeys(1024)
+	v1 := hrwtest.View(b, 1, ids...)
+	v2 := hrwtest.View(b, 2, ids[:63]...)
+	keys := hrwtest.Numbered("key-", 1024)
 	b.Run("placement-owner", func(b *testing.B) {
 		p := v1.Placement()
 		for i := 0; i < b.N; i++ {

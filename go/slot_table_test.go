@@ -532,13 +532,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 		}
 	}
 	for _, c := range same {
-		a, errA := hrwhash.SlotTableFromJSON([]byte(c.A))
-		b, errB := hrwhash.SlotTableFromJSON([]byte(c.B))
-		if errA != nil || errB != nil {
-			t.Fatalf("%s: %v %v", c.Name, errA, errB)
-		}
-		va, _ := a.View()
-		vb, _ := b.View()
+		a, b, va, vb := loadTwoHistories(t, c.Name, c.A, c.B)
 		if va.FingerprintHex() != c.ViewFingerprint || vb.FingerprintHex() != c.ViewFingerprint {
 			t.Errorf("%s: final views differ", c.Name)
 		}
@@ -551,13 +545,7 @@ func TestSlotTableDocumentVectors(t *testing.T) {
 	}
 	// A ranked table depends on the final membership alone.
 	for _, c := range independent {
-		a, errA := hrwhash.SlotTableFromJSON([]byte(c.A))
-		b, errB := hrwhash.SlotTableFromJSON([]byte(c.B))
-		if errA != nil || errB != nil {
-			t.Fatalf("%s: %v %v", c.Name, errA, errB)
-		}
-		va, _ := a.View()
-		vb, _ := b.View()
+		a, b, va, vb := loadTwoHistories(t, c.Name, c.A, c.B)
 		if a.Mode() != hrwhash.SlotModeRanked || b.Mode() != hrwhash.SlotModeRanked ||
 			va.FingerprintHex() != c.ViewFingerprint || vb.FingerprintHex() != c.ViewFingerprint ||
 			a.FingerprintHex() != c.TableFingerprint || b.FingerprintHex() != c.TableFingerprint {
@@ -1211,4 +1199,17 @@ func TestSlotTableMisuse(t *testing.T) {
 			t.Errorf("%d: %q %q", int(m), m.String(), m.Policy())
 		}
 	}
+}
+
+// The two tables of a case that compares histories, and their final views.
+func loadTwoHistories(t *testing.T, name, docA, docB string) (a, b *hrwhash.SlotTable, va, vb *hrwhash.View) {
+	t.Helper()
+	a, errA := hrwhash.SlotTableFromJSON([]byte(docA))
+	b, errB := hrwhash.SlotTableFromJSON([]byte(docB))
+	if errA != nil || errB != nil {
+		t.Fatalf("%s: %v %v", name, errA, errB)
+	}
+	va, _ = a.View()
+	vb, _ = b.View()
+	return a, b, va, vb
 }

@@ -1,10 +1,7 @@
 package hrwhash_test
 
 import (
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,46 +9,21 @@ import (
 	"testing"
 
 	"github.com/hrwhash/hrwhash/go"
+	"github.com/hrwhash/hrwhash/go/internal/vectorstest"
 )
 
-type vnode struct {
-	ID          string  `json:"id"`
-	Weight      any     `json:"weight"`
-	WeightFixed string  `json:"weight_fixed"`
-	Domain      *string `json:"domain"`
-}
+// The vectors' schema and readers, shared with the other suite that runs them.
+type (
+	vnode   = vectorstest.Node
+	vcase   = vectorstest.Case
+	vectors = vectorstest.Vectors
+)
 
-type vcase struct {
-	Name        string    `json:"name"`
-	Seed        *string   `json:"seed"`
-	Nodes       []vnode   `json:"nodes"`
-	NodePrefix  *string   `json:"node_prefix"`
-	NodeCount   int       `json:"node_count"`
-	WeightCycle []float64 `json:"weight_cycle"`
-	Key         string    `json:"key"`
-	K           int       `json:"k"`
-	Error       string    `json:"error"`
-	Expected    struct {
-		KeyDigest   string   `json:"key_digest"`
-		Owner       int      `json:"owner"`
-		Rank        []int    `json:"rank"`
-		Replicas    []int    `json:"replicas"`
-		NodeDigests []string `json:"node_digests"`
-		Scores      []string `json:"scores"`
-	} `json:"expected"`
-}
-
-type vectors struct {
-	Algorithm   string                         `json:"algorithm"`
-	Cases       []vcase                        `json:"cases"`
-	DrawCases   []struct{ Score, Draw string } `json:"draw_cases"`
-	WeightCases []struct {
-		Weight any    `json:"weight"`
-		Fixed  string `json:"fixed"`
-		Error  string `json:"error"`
-	} `json:"weight_cases"`
-	ErrorCases []vcase `json:"error_cases"`
-}
+var (
+	unhex    = vectorstest.Unhex
+	u64      = vectorstest.U64
+	weightOf = vectorstest.Weight
+)
 
 // loadVectors reads vectors.json and every other vectors file of that format beside it
 // (vectors-edge.json once it exists) and merges their cases.
@@ -67,17 +39,7 @@ func loadVectors(t *testing.T) *vectors {
 		if f != path && filepath.Clean(f) == filepath.Clean(path) {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatalf("reading vectors: %v", err)
-		}
-		var v vectors
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatalf("parsing %s: %v", f, err)
-		}
-		if v.Algorithm != hrwhash.Algorithm {
-			t.Fatalf("%s: algorithm %q", f, v.Algorithm)
-		}
+		v := vectorstest.Load(t, f)
 		all.Algorithm = v.Algorithm
 		all.Cases = append(all.Cases, v.Cases...)
 		all.DrawCases = append(all.DrawCases, v.DrawCases...)
@@ -85,24 +47,6 @@ func loadVectors(t *testing.T) *vectors {
 		all.ErrorCases = append(all.ErrorCases, v.ErrorCases...)
 	}
 	return &all
-}
-
-func unhex(t *testing.T, s string) string {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return string(b)
-}
-
-func u64(t *testing.T, s string) uint64 {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 func build(t *testing.T, c *vcase) (*hrwhash.Placement, error) {
@@ -225,36 +169,6 @@ func testVectors(t *testing.T) {
 	}
 }
 
-func weightOf(t *testing.T, w any) float64 {
-	t.Helper()
-	switch x := w.(type) {
-	case float64:
-		return x
-	case string:
-		switch x {
-		case "NaN":
-			return math.NaN()
-		case "Infinity":
-			return math.Inf(1)
-		case "-Infinity":
-			return math.Inf(-1)
-		}
-	}
-	t.Fatalf("unexpected weight %v", w)
-	return 0
-}
-
-var errorByName = map[string]error{
-	"EmptyMembership":   hrwhash.ErrEmptyMembership,
-	"EmptyNodeId":       hrwhash.ErrEmptyNodeID,
-	"DuplicateNodeId":   hrwhash.ErrDuplicateNodeID,
-	"InvalidWeight":     hrwhash.ErrInvalidWeight,
-	"AllWeightsZero":    hrwhash.ErrAllWeightsZero,
-	"InvalidSeedLength": hrwhash.ErrInvalidSeedLength,
-	"LengthMismatch":    hrwhash.ErrLengthMismatch,
-	"UnknownNode":       hrwhash.ErrUnknownNode,
-}
-
 func TestWeightVectors(t *testing.T) {
 	v := loadVectors(t)
 	for _, c := range v.WeightCases {
@@ -264,7 +178,7 @@ func TestWeightVectors(t *testing.T) {
 			if err != nil || got != u64(t, c.Fixed) {
 				t.Errorf("weight %v: %d, %v; want %s", w, got, err, c.Fixed)
 			}
-		} else if !errors.Is(err, errorByName[c.Error]) {
+		} else if !errors.Is(err, variants[c.Error]) {
 			t.Errorf("weight %v: error %v, want %s", w, err, c.Error)
 		}
 	}
@@ -277,7 +191,7 @@ func TestErrorVectors(t *testing.T) {
 	}
 	for i := range v.ErrorCases {
 		c := &v.ErrorCases[i]
-		want, ok := errorByName[c.Error]
+		want, ok := variants[c.Error]
 		if !ok {
 			t.Fatalf("%s: unknown error name %s", c.Name, c.Error)
 		}

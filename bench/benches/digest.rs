@@ -7,14 +7,13 @@
 //! before their lookups; N = 1 is nearly the digest alone. Times are per batch of `KEYS` keys.
 //! `HRWHASH_KERNEL=scalar` forces the one-key digest in `owners_into`.
 
-use std::hash::Hasher;
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use hrwhash::v1::{key_digest, KEY_DOMAIN};
+use hrwhash::v1::key_digest;
 use hrwhash::{Placement, Seed};
-use siphasher::sip::SipHasher13;
+use hrwhash_bench::siphasher;
 
 const KEYS: usize = 1024;
 
@@ -34,17 +33,6 @@ fn keys(lengths: &[usize]) -> Vec<Vec<u8>> {
             (0..len).map(|_| b'a' + (next() % 26) as u8).collect()
         })
         .collect()
-}
-
-fn siphasher(seed: &Seed, key: &[u8]) -> u64 {
-    let b = seed.to_bytes();
-    let k0 = u64::from_le_bytes(b[..8].try_into().unwrap());
-    let k1 = u64::from_le_bytes(b[8..].try_into().unwrap());
-    let mut h = SipHasher13::new_with_keys(k0, k1);
-    h.write(KEY_DOMAIN);
-    h.write(&(key.len() as u64).to_le_bytes());
-    h.write(key);
-    h.finish()
 }
 
 fn lengths() -> Vec<(&'static str, Vec<usize>)> {

@@ -10,12 +10,11 @@
 //! `owner_index` per key; `owners_into` the batch call. `HRWHASH_KERNEL=scalar` forces the
 //! one-key digest inside `owners_into`.
 
-use std::hash::Hasher;
 use std::hint::black_box;
 
-use hrwhash::v1::{key_digest, KEY_DOMAIN};
-use hrwhash::{Placement, Seed};
-use siphasher::sip::SipHasher13;
+use hrwhash::v1::key_digest;
+use hrwhash::Placement;
+use hrwhash_bench::siphasher;
 
 fn keys(count: usize) -> Vec<Vec<u8>> {
     let mut state = 0x243F_6A88_85A3_08D3u64;
@@ -31,17 +30,6 @@ fn keys(count: usize) -> Vec<Vec<u8>> {
             (0..len).map(|_| b'a' + (next() % 26) as u8).collect()
         })
         .collect()
-}
-
-fn siphasher(seed: &Seed, key: &[u8]) -> u64 {
-    let b = seed.to_bytes();
-    let k0 = u64::from_le_bytes(b[..8].try_into().unwrap());
-    let k1 = u64::from_le_bytes(b[8..].try_into().unwrap());
-    let mut h = SipHasher13::new_with_keys(k0, k1);
-    h.write(KEY_DOMAIN);
-    h.write(&(key.len() as u64).to_le_bytes());
-    h.write(key);
-    h.finish()
 }
 
 fn run(op: &str, p: &Placement, keys: &[Vec<u8>], out: &mut [usize]) -> u64 {

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use hrwhash::policy::ReplicaBalance;
 use hrwhash::{Placement, Weight};
+use hrwhash_bench::SplitMix64;
 
 /// CPU time of this thread, in seconds.
 fn cpu_seconds() -> f64 {
@@ -22,18 +23,6 @@ fn cpu_seconds() -> f64 {
     // SAFETY: `t` is a valid timespec for the call to write.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
     t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
-/// SplitMix64, for the random maps: fixed, so every run measures the same maps.
-struct Stream(u64);
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 enum Mode<'a> {
@@ -219,7 +208,7 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().expect("KEYS is a number"))
         .unwrap_or(10_000_000);
-    let mut s = Stream(0x7265_706c_6963_6132);
+    let mut s = SplitMix64(0x7265_706c_6963_6132);
     let hundred: Vec<f64> = (0..100).map(|_| (1 + s.next() % 10) as f64).collect();
     let thousand: Vec<f64> = (0..1000).map(|_| (1 + s.next() % 8) as f64).collect();
     // The 1000-node map is measured on a fifth of the keys: its lookups cost ten times more,

@@ -35,6 +35,7 @@ use hrwhash::policy::slot_table::slot_of_digest;
 use hrwhash::policy::SlotTable;
 use hrwhash::v1::{key_digest, node_digest, score};
 use hrwhash::{Placement, Seed, Weight};
+use hrwhash_bench::SplitMix64;
 
 fn cpu_ns() -> f64 {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
@@ -290,17 +291,6 @@ impl Drop for HugeTable {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Best of five passes of at least 30 ms of CPU each (the CPU clock advances in scheduler
 /// ticks), in ns per lookup.
 fn lookup_ns(keys: &[String], mut f: impl FnMut(&str) -> usize) -> f64 {
@@ -543,7 +533,7 @@ fn main() {
 
     // Changes: add, remove, add, ... Movement is slots moved over the optimum (the new node's
     // weighted share after an add, the removed node's share before a remove).
-    let mut rng = Rng(0x5107_7AB1E);
+    let mut rng = SplitMix64(0x5107_7AB1E);
     let (mut add_worst, mut add_sum, mut adds) = (0f64, 0f64, 0usize);
     let (mut rem_worst, mut rem_sum, mut rems) = (0f64, 0f64, 0usize);
     let (mut worst_balance, mut change_ms_max, mut change_ms_sum) = (first_balance, 0f64, 0f64);
@@ -601,7 +591,7 @@ fn main() {
     // A client that starts from the log: the first table, then every change in order.
     let t = Clock::start();
     let mut replay = Levelled::new(&seed, s, &ids, &w);
-    let mut rng = Rng(0x5107_7AB1E);
+    let mut rng = SplitMix64(0x5107_7AB1E);
     let mut next_id = n;
     for step in 0..changes {
         if step % 2 == 0 {

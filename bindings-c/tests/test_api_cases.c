@@ -15,6 +15,7 @@
 #include "hrwhash.h"
 #include "check.h"
 #include "json.h"
+#include "status_names.h"
 
 static const char *current; /* the case being run, for messages */
 
@@ -356,27 +357,8 @@ static int run_op(const char *op, const jvalue *args, hrw_placement *p, outcome 
 }
 
 static hrw_status status_of(const char *variant) {
-    static const struct {
-        const char *name;
-        hrw_status status;
-    } map[] = {
-        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
-        {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
-        {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID},
-        {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
-        {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
-        {"InvalidSeedLength", HRW_STATUS_INVALID_SEED_LENGTH},
-        {"LengthMismatch", HRW_STATUS_LENGTH_MISMATCH},
-        {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
-        {"InvalidText", HRW_STATUS_INVALID_TEXT},
-        {"InvalidCount", HRW_STATUS_INVALID_COUNT},
-        {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
-        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
-        {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
-        {"TooManyNodes", HRW_STATUS_TOO_MANY_NODES},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i].name, variant) == 0) return map[i].status;
+    hrw_status st;
+    if (hrw_status_of_name(variant, &st)) return st;
     cannot("unknown variant");
     return HRW_STATUS_UNKNOWN;
 }

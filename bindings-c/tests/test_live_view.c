@@ -14,6 +14,7 @@
 #include "hrwhash.h"
 #include "check.h"
 #include "json.h"
+#include "cases.h"
 
 static const char *current; /* the case being run, for messages */
 
@@ -30,24 +31,6 @@ static size_t seed_of(const jvalue *s, uint8_t out[16]) {
     for (size_t i = 0; i < 16 && 2 * i + 1 < s->len; i++)
         out[i] = (uint8_t)(hex_digit(s->str[2 * i]) * 16 + hex_digit(s->str[2 * i + 1]));
     return 16;
-}
-
-static hrw_status status_named(const char *name) {
-    static const struct {
-        const char *name;
-        hrw_status status;
-    } map[] = {
-        {"SeedMismatch", HRW_STATUS_SEED_MISMATCH},
-        {"StaleView", HRW_STATUS_STALE_VIEW},
-        {"ViewConflict", HRW_STATUS_VIEW_CONFLICT},
-        {"InvalidJson", HRW_STATUS_INVALID_JSON},
-        {"InvalidView", HRW_STATUS_INVALID_VIEW},
-        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i].name, name) == 0) return map[i].status;
-    fprintf(stderr, "%s: unknown error %s\n", current, name);
-    abort();
 }
 
 static hrw_view *load(const jvalue *text, const uint8_t *seed, size_t seed_len, hrw_status *st) {

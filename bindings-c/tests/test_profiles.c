@@ -9,11 +9,7 @@
 #include "check.h"
 #include "hrwhash.h"
 #include "json.h"
-
-typedef struct {
-    uint8_t *data;
-    size_t len;
-} bytes;
+#include "cases.h"
 
 /* `name` as text or `name_hex` as hex, the lossless form of the vector files. */
 static bytes text_or_hex(const jvalue *obj, const char *name) {
@@ -27,16 +23,7 @@ static bytes text_or_hex(const jvalue *obj, const char *name) {
         return b;
     }
     snprintf(hex_name, sizeof hex_name, "%s_hex", name);
-    v = json_get(obj, hex_name);
-    if (v == NULL) return b;
-    b.len = v->len / 2;
-    b.data = malloc(b.len ? b.len : 1);
-    for (size_t i = 0; i < b.len; i++) {
-        unsigned x;
-        sscanf(v->str + 2 * i, "%2x", &x);
-        b.data[i] = (uint8_t)x;
-    }
-    return b;
+    return hex(json_get(obj, hex_name));
 }
 
 static int same(bytes a, bytes b) { return a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0); }

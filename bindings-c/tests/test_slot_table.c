@@ -14,6 +14,7 @@
 #include "hrwhash.h"
 #include "check.h"
 #include "json.h"
+#include "cases.h"
 
 static const char *current = "";
 
@@ -158,34 +159,9 @@ static hrw_status new_ranked(const hrw_placement *p, uint64_t slots, const uint3
     return hrw_slot_table_new(p, slots, &o, out, e);
 }
 
-static hrw_status status_named(const char *name) {
-    static const struct {
-        const char *name;
-        hrw_status status;
-    } names[] = {
-        {"InvalidJson", HRW_STATUS_INVALID_JSON},
-        {"InvalidView", HRW_STATUS_INVALID_VIEW},
-        {"InvalidSlotCount", HRW_STATUS_INVALID_SLOT_COUNT},
-        {"SlotOutOfRange", HRW_STATUS_SLOT_OUT_OF_RANGE},
-        {"SeedMismatch", HRW_STATUS_SEED_MISMATCH},
-        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
-        {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
-        {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID},
-        {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
-        {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
-        {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
-        {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (strcmp(names[i].name, name) == 0) return names[i].status;
-    }
-    CHECK(0, "unknown error name %s", name);
-    return HRW_STATUS_OK;
-}
-
 /* ---- tables of the policy vectors ------------------------------------------------------- */
 
-static hrw_placement *placement_of(const jvalue *c) {
+static hrw_placement *table_placement_of(const jvalue *c) {
     const jvalue *nodes = json_get(c, "nodes");
     hrw_node *list = calloc(nodes->len ? nodes->len : 1, sizeof *list);
     double *weights = calloc(nodes->len ? nodes->len : 1, sizeof *weights);
@@ -217,7 +193,7 @@ static hrw_placement *placement_of(const jvalue *c) {
 
 /* A case's table: ranked when the case has "overload_ppm" (null = unbounded), else levelled. */
 static hrw_status table_of(const jvalue *c, hrw_slot_table **t, hrw_error *e) {
-    hrw_placement *p = placement_of(c);
+    hrw_placement *p = table_placement_of(c);
     unsigned long long slots = strtoull(json_get(c, "slots")->str, NULL, 10);
     const jvalue *ov = json_get(c, "overload_ppm");
     hrw_status st;

@@ -8,26 +8,7 @@
 #include "check.h"
 #include "hrwhash.h"
 #include "json.h"
-
-typedef struct {
-    uint8_t *data;
-    size_t len;
-} bytes;
-
-static bytes hex(const jvalue *v) {
-    bytes b = {NULL, 0};
-    if (v == NULL || v->type != J_STR) return b;
-    b.len = v->len / 2;
-    b.data = malloc(b.len ? b.len : 1);
-    for (size_t i = 0; i < b.len; i++) {
-        unsigned x;
-        sscanf(v->str + 2 * i, "%2x", &x);
-        b.data[i] = (uint8_t)x;
-    }
-    return b;
-}
-
-static uint64_t u64(const jvalue *v) { return strtoull(v->str, NULL, 10); }
+#include "cases.h"
 
 static double number(const jvalue *v) {
     if (v->type == J_STR) {
@@ -188,26 +169,6 @@ out:
     free(seed.data);
     free(key.data);
     node_list_free(&l);
-}
-
-static hrw_status status_named(const char *name) {
-    static const struct {
-        const char *name;
-        hrw_status status;
-    } map[] = {
-        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
-        {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
-        {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID},
-        {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
-        {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
-        {"InvalidSeedLength", HRW_STATUS_INVALID_SEED_LENGTH},
-        {"LengthMismatch", HRW_STATUS_LENGTH_MISMATCH},
-        {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
-    };
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(map[i].name, name) == 0) return map[i].status;
-    fprintf(stderr, "unknown error name in vectors: %s\n", name);
-    return HRW_STATUS_UNKNOWN;
 }
 
 static void run_error_case(const jvalue *c) {

@@ -15,6 +15,7 @@
 #include "hrwhash.h"
 #include "check.h"
 #include "json.h"
+#include "status_names.h"
 
 static const char *current; /* the case being run, for messages */
 
@@ -109,17 +110,6 @@ static void seed_fingerprint_hex(const hrw_view *v, char out[SEED_FP_HEX_SIZE]) 
 /* The file's error names, mapped here and not by the library. */
 static const struct {
     const char *name;
-    hrw_status status;
-} ERRORS[] = {
-    {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP}, {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
-    {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID}, {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
-    {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},   {"InvalidJson", HRW_STATUS_INVALID_JSON},
-    {"InvalidView", HRW_STATUS_INVALID_VIEW},          {"SeedMismatch", HRW_STATUS_SEED_MISMATCH},
-    {"InvalidMoveLimit", HRW_STATUS_INVALID_MOVE_LIMIT},
-};
-
-static const struct {
-    const char *name;
     hrw_view_fault fault;
 } FAULTS[] = {
     {"missing", HRW_VIEW_FAULT_MISSING},         {"wrong_type", HRW_VIEW_FAULT_WRONG_TYPE},
@@ -130,11 +120,7 @@ static const struct {
 };
 
 static int status_of(const char *name, hrw_status *out) {
-    for (size_t i = 0; i < sizeof ERRORS / sizeof ERRORS[0]; i++)
-        if (strcmp(ERRORS[i].name, name) == 0) {
-            *out = ERRORS[i].status;
-            return 1;
-        }
+    if (hrw_status_of_name(name, out)) return 1;
     CHECK(0, "%s: error %s is not known to this suite", current, name);
     return 0;
 }

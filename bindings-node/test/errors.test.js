@@ -4,21 +4,12 @@
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { Placement, keyDigest, nodeDigest, draw } = require('hrwhash');
+const { hasCode, typeError } = require('./helpers');
 
 const p = new Placement(['a', 'b', 'c']);
 
-function throwsCode(fn, code, extra = {}) {
-  assert.throws(fn, (err) => {
-    assert.ok(err instanceof Error);
-    assert.ok(!(err instanceof TypeError), 'core errors are plain Errors');
-    assert.equal(err.code, code);
-    assert.ok(err.message.length > 10, err.message);
-    for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
-    return true;
-  });
-}
+const throwsCode = (fn, code, extra = {}) => assert.throws(fn, hasCode(code, extra));
 
-const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 const invalidCount = (fn) => assert.throws(fn, (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT');
 
 test('HRW_EMPTY_MEMBERSHIP', () => throwsCode(() => new Placement([]), 'HRW_EMPTY_MEMBERSHIP'));

@@ -6,6 +6,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
+const { hasCode, typeError } = require('./helpers');
 const { Placement, BoundedLoad } = hrwhash;
 
 const read = (file) =>
@@ -36,14 +37,6 @@ const codes = {
   LoadOverflow: 'HRW_LOAD_OVERFLOW',
   InvalidBalanceFactor: 'HRW_INVALID_BALANCE_FACTOR',
 };
-const hasCode = (code, extra = {}) => (err) => {
-  assert.ok(err instanceof Error && !(err instanceof TypeError), String(err));
-  assert.equal(err.code, code, err.message);
-  assert.ok(err.message.length > 10, err.message);
-  for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
-  return true;
-};
-const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 
 test('policy names', () => {
   for (const [, BOUNDED] of BOUNDED_FILES) assert.equal(BOUNDED.policy, hrwhash.BOUNDED_LOAD_POLICY);

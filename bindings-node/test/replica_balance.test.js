@@ -6,6 +6,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
+const { hasCode, typeError } = require('./helpers');
 const { Placement, ReplicaBalance } = hrwhash;
 
 const VECTORS = JSON.parse(
@@ -17,14 +18,6 @@ function membership(c) {
   return { p: new Placement(ids, { weights: c.nodes.map((n) => Number(n.weight)) }), ids };
 }
 
-const hasCode = (code, extra = {}) => (err) => {
-  assert.ok(err instanceof Error && !(err instanceof TypeError), String(err));
-  assert.equal(err.code, code, err.message);
-  assert.ok(err.message.length > 10, err.message);
-  for (const [k, v] of Object.entries(extra)) assert.deepEqual(err[k], v, k);
-  return true;
-};
-const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 const invalidCount = (err) => err instanceof RangeError && err.code === 'HRW_INVALID_COUNT';
 
 test('policy name', () => {

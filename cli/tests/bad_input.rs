@@ -4,38 +4,17 @@
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use hrwhash::{Node, Placement, Weight};
 use serde_json::{json, Value};
 
 mod common;
-use common::scratch;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-}
-
-fn run(args: &[&str]) -> Output {
-    bin()
-        .args(args)
-        .output()
-        .expect("the hrwhash binary starts")
-}
-
-fn ok_json(args: &[&str]) -> Value {
-    let out = run(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{args:?}: invalid JSON: {e}"))
-}
+use common::{command, hrwhash, json, scratch};
 
 /// Exit status and the one stderr line of a failing command, which printed nothing on stdout.
 fn failure(args: &[&str]) -> (i32, String) {
-    let out = run(args);
+    let out = hrwhash(args);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(out.stdout.is_empty(), "{args:?} printed a result");
     assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
@@ -93,7 +72,7 @@ fn diff_and_plan_of_100000_nodes() {
     let keys = write(&dir, "keys.txt", b"the key\n");
 
     let started = std::time::Instant::now();
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff",
         "--from",
         &from,
@@ -124,7 +103,7 @@ fn diff_and_plan_of_100000_nodes() {
     assert_eq!(row(&owner)["after"], json!(1));
 
     let started = std::time::Instant::now();
-    let plan = ok_json(&[
+    let plan = json(&[
         "plan",
         "--from",
         &from,
@@ -141,7 +120,7 @@ fn diff_and_plan_of_100000_nodes() {
 // ---- node files -----------------------------------------------------------------------------
 
 fn moved(from: &str, to: &str) -> u64 {
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff", "--from", from, "--to", to, "--keys", "2000", "--json",
     ]);
     doc["moved_keys"].as_u64().unwrap()
@@ -154,7 +133,7 @@ fn a_byte_order_mark_is_not_part_of_the_first_id() {
     let bom = write(&dir, "bom.txt", b"\xef\xbb\xbfa\nb\nc\n");
     // With the mark kept, the first id was "\u{feff}a" and about 2/3 of the keys moved.
     assert_eq!(moved(&plain, &bom), 0);
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff", "--from", &bom, "--to", &plain, "--keys", "1", "--json",
     ]);
     let ids: Vec<&Value> = doc["nodes"]
@@ -177,7 +156,7 @@ fn json_node_files_are_read_as_json() {
     );
     // The same membership in both forms; read as lines, the array was the nodes `[`, `"a"`, `]`.
     assert_eq!(moved(&lines, &array), 0);
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff", "--from", &array, "--to", &lines, "--keys", "1", "--json",
     ]);
     let rows = doc["nodes"].as_array().unwrap();
@@ -239,7 +218,7 @@ fn json_node_files_are_read_as_json() {
 
 #[test]
 fn node_ids_and_weights_on_the_command_line_are_trimmed_alike() {
-    let spaced = ok_json(&[
+    let spaced = json(&[
         "place",
         "--nodes",
         "a, b ,c",
@@ -251,7 +230,7 @@ fn node_ids_and_weights_on_the_command_line_are_trimmed_alike() {
         "x",
         "y",
     ]);
-    let plain = ok_json(&[
+    let plain = json(&[
         "place",
         "--nodes",
         "a,b,c",
@@ -325,7 +304,7 @@ fn weights_that_would_drain_a_node_are_rejected() {
         )
     );
     // -0 is 0: a drained node.
-    let doc = ok_json(&[
+    let doc = json(&[
         "place",
         "--nodes",
         "a,b",
@@ -338,7 +317,7 @@ fn weights_that_would_drain_a_node_are_rejected() {
     ]);
     assert_eq!(doc[0]["rank"], json!(["b"]));
     // The next binary64 above 2^-33 is the smallest weight that is kept.
-    let doc = ok_json(&[
+    let doc = json(&[
         "place",
         "--nodes",
         "a,b",
@@ -369,7 +348,7 @@ fn tricky_keys() -> Vec<&'static [u8]> {
 fn text_output_escapes_what_would_break_lines_and_columns() {
     use std::os::unix::ffi::OsStrExt;
     let library = Placement::new(["a", "b", "c"]).unwrap();
-    let mut cmd = bin();
+    let mut cmd = command();
     cmd.args(["place", "--nodes", "a,b,c"]);
     for key in tricky_keys() {
         cmd.arg(std::ffi::OsStr::from_bytes(key));
@@ -396,7 +375,7 @@ fn text_output_escapes_what_would_break_lines_and_columns() {
 fn json_output_names_only_keys_that_exist() {
     use std::os::unix::ffi::OsStrExt;
     let library = Placement::new(["a", "b", "c"]).unwrap();
-    let mut cmd = bin();
+    let mut cmd = command();
     cmd.args(["place", "--nodes", "a,b,c", "--json"]);
     for key in tricky_keys() {
         cmd.arg(std::ffi::OsStr::from_bytes(key));
@@ -442,7 +421,7 @@ fn json_output_names_only_keys_that_exist() {
         .map(|k| (k.clone(), new.owner(k).id().to_vec()))
         .collect();
     assert!(!expected.is_empty());
-    let plan = ok_json(&[
+    let plan = json(&[
         "plan",
         "--from",
         &from,
@@ -467,7 +446,7 @@ fn json_output_names_only_keys_that_exist() {
     assert_eq!(planned, expected);
 
     // The text plan lists the same keys, escaped.
-    let out = run(&[
+    let out = hrwhash(&[
         "plan",
         "--from",
         &from,
@@ -496,7 +475,7 @@ fn ids_that_are_not_utf8_are_written_as_hex() {
     let dir = scratch("ids");
     let from = write(&dir, "from.txt", b"\xffa\nb\n");
     let to = write(&dir, "to.txt", b"b\nc\n");
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff", "--from", &from, "--to", &to, "--keys", "500", "--json",
     ]);
     let rows = doc["nodes"].as_array().unwrap();
@@ -526,7 +505,7 @@ fn place_with_failing_stdin(json: bool) -> Output {
     if json {
         args.push("--json");
     }
-    let out = bin()
+    let out = command()
         .args(&args)
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
         .output()
@@ -551,7 +530,7 @@ fn plan_with_failing_stdin(extra: &[&str]) -> Output {
         "-",
     ];
     args.extend_from_slice(extra);
-    let out = bin()
+    let out = command()
         .args(&args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
@@ -620,7 +599,7 @@ fn a_read_error_mid_stream_leaves_valid_json_and_a_failing_status() {
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 2);
 
     // A stdin that fails at once still gives a JSON document.
-    let out = bin()
+    let out = command()
         .args(["place", "--nodes", "a,b", "--json"])
         .stdin(std::fs::File::open(std::env::temp_dir()).unwrap())
         .output()
@@ -643,7 +622,7 @@ fn weights_given_with_nodes_and_files_agree_with_the_library() {
         br#"[{"id": "a", "weight": 3}, {"id": "b", "weight": 0}, "c"]"#,
     );
     let other = write(&dir, "other.txt", b"a\nc\n");
-    let doc = ok_json(&[
+    let doc = json(&[
         "diff", "--from", &file, "--to", &other, "--keys", "3000", "--json",
     ]);
     let library = Placement::from_nodes(
@@ -679,7 +658,7 @@ fn flags_of_another_mode_are_refused() {
             "simulate", "--nodes", "4", "--keys", "100", "--policy", "plain",
         ];
         args.extend_from_slice(extra);
-        let out = run(&args);
+        let out = hrwhash(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty());
@@ -692,7 +671,7 @@ fn flags_of_another_mode_are_refused() {
         assert_eq!(status, 2, "{args:?}");
         assert!(stderr.contains("read by --policy domains"), "{stderr}");
     }
-    let out = run(&[
+    let out = hrwhash(&[
         "plan",
         "--from-profile",
         "go-redis-ring-v9",
@@ -719,7 +698,7 @@ fn node_ids_that_are_not_utf8_are_used_byte_for_byte() {
     let ids: [&[u8]; 3] = [b"cache-\xff", b"cache-b", b"\xfe"];
     let library = Placement::new(ids).unwrap();
     let keys: Vec<String> = (0..40).map(|i| format!("user:{i}")).collect();
-    let out = bin()
+    let out = command()
         .arg("place")
         .arg("--nodes")
         .arg(std::ffi::OsStr::from_bytes(b"cache-\xff,cache-b,\xfe"))

@@ -1,50 +1,15 @@
 //! Runs the `hrwhash` binary and checks its answers against the `hrwhash` library.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use hrwhash::v1::key_digest;
 use hrwhash::{Node, Placement, Seed, Weight};
 use serde_json::Value;
 
 mod common;
-use common::scratch;
-
-fn hrwhash(args: &[&str]) -> Output {
-    hrwhash_with_stdin(args, None)
-}
-
-fn hrwhash_with_stdin(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the hrwhash binary starts");
-    let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or_default()).unwrap();
-    drop(pipe);
-    child.wait_with_output().unwrap()
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = hrwhash(args);
-    assert!(
-        out.status.success(),
-        "hrwhash {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn json_of(args: &[&str]) -> Value {
-    let text = stdout_of(args);
-    serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{args:?} printed invalid JSON ({e}):\n{text}"))
-}
+use common::{hrwhash, hrwhash_with_stdin, json, ok, scratch};
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -68,7 +33,7 @@ fn numbered(n: usize) -> Vec<String> {
 
 #[test]
 fn simulate_default_meets_the_hrw_promises() {
-    let doc = json_of(&["simulate", "--json"]);
+    let doc = json(&["simulate", "--json"]);
     assert_eq!(doc["algorithm"], "hrw-v1");
     assert_eq!(u(&doc["keys"]), 100_000);
 
@@ -129,7 +94,7 @@ fn simulate_default_meets_the_hrw_promises() {
 
 #[test]
 fn simulate_counts_match_the_library() {
-    let doc = json_of(&[
+    let doc = json(&[
         "simulate", "--json", "--nodes", "7", "--keys", "20000", "--add", "2", "--remove", "3",
     ]);
     let seed = Seed::DEFAULT;
@@ -179,8 +144,8 @@ fn simulate_counts_match_the_library() {
 
 #[test]
 fn simulate_text_shows_the_json_numbers() {
-    let doc = json_of(&["simulate", "--json"]);
-    let text = stdout_of(&["simulate"]);
+    let doc = json(&["simulate", "--json"]);
+    let text = ok(&["simulate"]);
     for (section, name) in [
         ("add", "hrw"),
         ("add", "mod_n"),
@@ -203,7 +168,7 @@ fn simulate_text_shows_the_json_numbers() {
 #[test]
 fn simulate_honours_seed_and_zero_weights() {
     let seed = "000102030405060708090a0b0c0d0e0f";
-    let doc = json_of(&[
+    let doc = json(&[
         "simulate",
         "--json",
         "--keys",
@@ -271,7 +236,7 @@ fn place_agrees_with_the_library() {
         seed_hex,
     ];
     args.extend(keys);
-    let text = stdout_of(&args);
+    let text = ok(&args);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), keys.len());
     for (line, key) in lines.iter().zip(keys) {
@@ -280,7 +245,7 @@ fn place_agrees_with_the_library() {
     }
 
     args.extend(["--json", "--k", "3"]);
-    let doc = json_of(&args);
+    let doc = json(&args);
     for (item, key) in doc.as_array().unwrap().iter().zip(keys) {
         assert_eq!(item["key"], key);
         assert_eq!(
@@ -303,7 +268,7 @@ fn place_agrees_with_the_library() {
 #[test]
 fn place_reads_stdin_when_no_key_is_given() {
     let library = Placement::new(["a", "b", "c"]).unwrap();
-    let out = hrwhash_with_stdin(&["place", "--nodes", "a,b,c"], Some(b"k1\nk2\r\n\nk3"));
+    let out = hrwhash_with_stdin(&["place", "--nodes", "a,b,c"], b"k1\nk2\r\n\nk3");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let expected: String = ["k1", "k2", "k3"]
@@ -317,7 +282,7 @@ fn place_reads_stdin_when_no_key_is_given() {
         .collect();
     assert_eq!(text, expected);
 
-    let out = hrwhash_with_stdin(&["place", "--nodes", "a,b,c", "--json"], Some(b""));
+    let out = hrwhash_with_stdin(&["place", "--nodes", "a,b,c", "--json"], b"");
     assert!(out.status.success());
     assert_eq!(
         serde_json::from_slice::<Value>(&out.stdout).unwrap(),
@@ -413,7 +378,7 @@ fn diff_and_plan_move_exactly_the_keys_whose_owner_changes() {
         let to = write(&dir, "to.txt", change.to);
         let expected = library_moves(change.from, change.to, &keys);
 
-        let diff = json_of(&[
+        let diff = json(&[
             "diff", "--from", &from, "--to", &to, "--keys", "3000", "--json",
         ]);
         assert_eq!(u(&diff["keys"]), 3000);
@@ -450,7 +415,7 @@ fn diff_and_plan_move_exactly_the_keys_whose_owner_changes() {
         let after: u64 = nodes.iter().filter_map(|n| n["after"].as_u64()).sum();
         assert_eq!((before, after), (3000, 3000));
 
-        let plan = json_of(&[
+        let plan = json(&[
             "plan", "--from", &from, "--to", &to, "--keys", "3000", "--json",
         ]);
         // One move per key, in input order.
@@ -473,7 +438,7 @@ fn diff_and_plan_move_exactly_the_keys_whose_owner_changes() {
         assert_eq!(u(&plan["moved_keys"]), expected.len() as u64);
         assert_eq!(u(&plan["keys"]), 3000);
 
-        let summary = json_of(&[
+        let summary = json(&[
             "plan",
             "--from",
             &from,
@@ -488,7 +453,7 @@ fn diff_and_plan_move_exactly_the_keys_whose_owner_changes() {
         assert!(summary.get("moves").is_none());
 
         // Text: a comment line, then `key<TAB>from<TAB>to` per moved key, then the totals.
-        let text = stdout_of(&["plan", "--from", &from, "--to", &to, "--keys", "3000"]);
+        let text = ok(&["plan", "--from", &from, "--to", &to, "--keys", "3000"]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("# hrwhash plan"));
         assert_eq!(
@@ -516,7 +481,7 @@ fn diff_reports_the_optimum_and_reads_keys_from_a_file() {
     let dir = scratch("optimum");
     let from = write(&dir, "from.txt", "a\nb\nc\nd\ne\n");
     let to = write(&dir, "to.txt", "a\nb\nc\nd\ne\nf\n");
-    let doc = json_of(&["diff", "--from", &from, "--to", &to, "--json"]);
+    let doc = json(&["diff", "--from", &from, "--to", &to, "--json"]);
     assert!((f(&doc["optimum_percent"]) - 100.0 / 6.0).abs() < 1e-9);
     assert!((16.17..=17.17).contains(&f(&doc["moved_percent"])));
     // Every flow of an addition ends on the new node.
@@ -526,7 +491,7 @@ fn diff_reports_the_optimum_and_reads_keys_from_a_file() {
 
     let keys: Vec<String> = vec!["x".into(), "y".into(), "zz".into(), "user:7".into()];
     let keys_file = write(&dir, "keys.txt", &(keys.join("\n") + "\n"));
-    let doc = json_of(&[
+    let doc = json(&[
         "diff",
         "--from",
         &from,
@@ -990,7 +955,7 @@ fn place_matches_the_conformance_vectors() {
         } else {
             let mut line = key.clone();
             line.push(b'\n');
-            hrwhash_with_stdin(&args, Some(&line))
+            hrwhash_with_stdin(&args, &line)
         };
         let name = case["name"].as_str().unwrap();
         assert!(

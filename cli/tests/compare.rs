@@ -1,13 +1,10 @@
 //! `hrwhash simulate --policy ...`: the comparison rows, recomputed from the JSON output.
 
-use std::process::Command;
+mod common;
+use common::hrwhash;
 
 fn simulate(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .arg("simulate")
-        .args(args)
-        .output()
-        .expect("hrwhash runs")
+    hrwhash(&[&["simulate"], args].concat())
 }
 
 #[test]

@@ -1,17 +1,11 @@
 //! `place --policy domains` and `simulate-domains` against the library's domains-v1 policy.
 
-use std::process::{Command, Output};
-
 use hrwhash::policy::Domains;
 use hrwhash::{Node, Placement};
 use serde_json::Value;
 
-fn hrwhash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .output()
-        .expect("the hrwhash binary starts")
-}
+mod common;
+use common::hrwhash;
 
 const IDS: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
 const PATHS: [&str; 6] = ["z1/r1", "z1/r1", "z1/r2", "z2/r1", "z2/r1", "z2/r2"];

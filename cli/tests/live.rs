@@ -11,15 +11,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod common;
-use common::scratch;
-
-fn hrwhash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the hrwhash binary starts")
-}
+use common::{hrwhash, scratch};
 
 fn view(ids: &[&str], epoch: u64) -> View {
     View::new(Placement::new(ids.iter().copied()).unwrap(), epoch).unwrap()

@@ -1,29 +1,14 @@
 //! `place --profile` and `diff --from-profile` against the recorded vectors and the core.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use hrwhash::{Node, Placement, Transition};
 use hrwhash_compat::{Profile, ProfilePlacement};
 use serde_json::Value;
 
 mod common;
-use common::scratch;
-
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the hrwhash binary starts");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use common::{hrwhash_with_stdin, scratch};
 
 fn json(args: &[&str], stdin: &[u8]) -> Value {
-    let out = run(args, stdin);
+    let out = hrwhash_with_stdin(args, stdin);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -112,7 +97,7 @@ fn place_answers_every_recorded_lookup() {
 
 #[test]
 fn place_prints_pymemcache_test_answers_and_hashring_ranges() {
-    let out = run(
+    let out = hrwhash_with_stdin(
         &[
             "place",
             "--profile",
@@ -227,7 +212,7 @@ fn bad_profile_input_is_a_named_error_with_its_exit_status() {
         ),
     ];
     for (args, variant, code) in cases {
-        let out = run(args, b"");
+        let out = hrwhash_with_stdin(args, b"");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
         assert!(
@@ -240,7 +225,7 @@ fn bad_profile_input_is_a_named_error_with_its_exit_status() {
     let nodes = dir.join("nodes.txt");
     std::fs::write(&nodes, "a,1,rack-1\nb\n").unwrap();
     let nodes = nodes.to_str().unwrap();
-    let out = run(
+    let out = hrwhash_with_stdin(
         &[
             "diff",
             "--from-profile",
@@ -333,7 +318,7 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
 
 /// `args` fail with `variant`: exit status 2 for a command-line value, 1 for a file's content.
 fn fails_with(args: &[&str], variant: &str) {
-    let out = run(args, b"");
+    let out = hrwhash_with_stdin(args, b"");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let status = if args.iter().any(|a| a.ends_with("racked.txt")) {
         1
@@ -394,7 +379,7 @@ fn what_a_profile_does_not_offer_is_not_offered() {
         }
         fails_with(&diff(&[racked, "--to", plain]), "NotOffered");
         // Two profiles leave no side for a seed to place.
-        let out = run(
+        let out = hrwhash_with_stdin(
             &diff(&[
                 plain,
                 "--to",

@@ -2,18 +2,12 @@
 //! builds, which the command's changed table must equal; levelled: the same changes applied to
 //! the first table), and its bad inputs.
 
-use std::process::Command;
-
 use hrwhash::policy::{SlotMode, SlotTable};
 use hrwhash::{Node, Placement};
 use serde_json::Value;
 
-fn run(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .output()
-        .expect("the hrwhash binary starts")
-}
+mod common;
+use common::hrwhash;
 
 fn fleet(range: std::ops::Range<usize>) -> Placement {
     Placement::new(range.map(|i| format!("node-{i}"))).unwrap()
@@ -67,7 +61,7 @@ fn simulated_moves_match_the_library() {
         if let Some(p) = &ppm {
             args.extend(["--overload-ppm", p.as_str()]);
         }
-        let out = run(&args);
+        let out = hrwhash(&args);
         assert!(
             out.status.success(),
             "{}",
@@ -132,7 +126,7 @@ fn bad_slot_flags_are_usage_errors() {
             "error[InvalidArgument]",
         ),
     ] {
-        let out = run(args);
+        let out = hrwhash(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(needle), "{args:?}: {err}");

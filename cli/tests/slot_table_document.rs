@@ -1,19 +1,12 @@
 //! `hrwhash slot-table` on every case of conformance/policies/slot-history-v1.json.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
 mod common;
-use common::scratch;
-
-fn hrwhash(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .output()
-        .expect("the hrwhash binary starts")
-}
+use common::{hrwhash, scratch};
 
 fn vectors() -> Value {
     let path = concat!(
@@ -145,7 +138,8 @@ fn invalid_histories_fail_with_their_error() {
 
 #[test]
 fn a_missing_file_is_an_input_error() {
-    let out = hrwhash(&["slot-table".as_ref(), "/nonexistent/history.json".as_ref()]);
+    let out =
+        hrwhash::<&std::ffi::OsStr>(&["slot-table".as_ref(), "/nonexistent/history.json".as_ref()]);
     assert_ne!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/history.json"));
 }
@@ -155,7 +149,7 @@ fn a_missing_file_is_an_input_error() {
 #[test]
 fn dev_zero_is_invalid_json_at_once() {
     for command in ["slot-table", "view"] {
-        let out = hrwhash(&[command.as_ref(), "/dev/zero".as_ref()]);
+        let out = hrwhash::<&std::ffi::OsStr>(&[command.as_ref(), "/dev/zero".as_ref()]);
         assert_eq!(out.status.code(), Some(1), "{command}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(

@@ -1,21 +1,12 @@
 //! `hrwhash view` and `hrwhash ramp` against the `hrwhash` library.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use hrwhash::{Placement, RampPlan, Seed, View};
 use serde_json::Value;
 
 mod common;
-use common::scratch;
-
-fn hrwhash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hrwhash"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the hrwhash binary starts")
-}
+use common::{hrwhash, scratch};
 
 fn ok(args: &[&str]) -> String {
     let out = hrwhash(args);

@@ -4,7 +4,6 @@
 """
 
 import copy
-import json
 import os
 import sys
 import unittest
@@ -12,13 +11,8 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import live_view_reference as ref  # noqa: E402
+from vectors_file import load  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def load(name: str) -> dict:
-    with open(os.path.join(HERE, "..", name), encoding="utf-8") as f:
-        return json.load(f)
 
 
 class MutationTest(unittest.TestCase):

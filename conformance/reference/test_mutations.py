@@ -10,7 +10,6 @@ vectors.json alone lets through (`PASS_VECTORS_JSON`): the gaps the edge file ex
 
 import contextlib
 import functools
-import json
 import math
 import os
 import sys
@@ -23,11 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import hrw_reference as ref  # noqa: E402
-
-
-def load(name: str) -> dict:
-    with open(os.path.join(HERE, "..", name), "rb") as f:
-        return json.load(f)
+from vectors_file import load  # noqa: E402
 
 
 EDGE = load("vectors-edge.json")

@@ -4,7 +4,6 @@ mistake below must make at least one case fail.
     python3 -m unittest discover -s conformance/reference -p "test_*.py"
 """
 
-import json
 import math
 import os
 import sys
@@ -16,15 +15,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import policy_bounded_load as bl  # noqa: E402
-
-
-def load(name):
-    with open(os.path.join(HERE, "..", "policies", name), encoding="utf-8") as f:
-        return json.load(f)
+from vectors_file import load  # noqa: E402
 
 
 class BoundedLoadMutations(unittest.TestCase):
-    vectors = load("bounded-load.json")
+    vectors = load("policies/bounded-load.json")
 
     def failures(self):
         return len(bl.run(self.vectors)[1])
@@ -72,7 +67,7 @@ class BoundedLoadMutations(unittest.TestCase):
 class BoundedLoadBoundaryMutations(unittest.TestCase):
     """Each slip one step off a cap of bounded-load-v1 fails bounded-load-boundaries.json."""
 
-    vectors = load("bounded-load-boundaries.json")
+    vectors = load("policies/bounded-load-boundaries.json")
 
     def failures(self):
         return len(bl.run(self.vectors)[1])

@@ -4,7 +4,6 @@ planted mistake below must make at least one case fail.
     python3 -m unittest discover -s conformance/reference -p "test_*.py"
 """
 
-import json
 import math
 import os
 import sys
@@ -15,15 +14,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import policy_replica_balance as rb  # noqa: E402
-
-
-def load(name):
-    with open(os.path.join(HERE, "..", "policies", name), encoding="utf-8") as f:
-        return json.load(f)
+from vectors_file import load  # noqa: E402
 
 
 class ReplicaBalanceMutations(unittest.TestCase):
-    vectors = load("replica-balance-v2.json")
+    vectors = load("policies/replica-balance-v2.json")
 
     def failures(self):
         return len(rb.run(self.vectors)[1])

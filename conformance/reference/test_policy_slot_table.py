@@ -1,16 +1,13 @@
 """The slot-table vectors catch the mistakes an implementation of POLICIES.md is likely to make:
 each test plants one in the reference and checks that some case then fails."""
 
-import json
-import os
 import unittest
 from unittest import mock
 
 import policy_slot_table as st
+from vectors_file import load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "..", "policies", "slot-table.json"), "rb") as f:
-    VECTORS = json.load(f)
+VECTORS = load("policies/slot-table.json")
 
 
 def failures() -> int:

@@ -1,17 +1,14 @@
 """The slot-table-v2 vectors catch the mistakes an implementation of POLICIES.md is likely to
 make: each test plants one in the reference and checks that some case then fails."""
 
-import json
-import os
 import unittest
 from fractions import Fraction
 from unittest import mock
 
 import policy_slot_table_v2 as st
+from vectors_file import load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-with open(os.path.join(HERE, "..", "policies", "slot-table-v2.json"), "rb") as f:
-    VECTORS = json.load(f)
+VECTORS = load("policies/slot-table-v2.json")
 
 
 def failures() -> int:

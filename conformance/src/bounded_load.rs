@@ -6,7 +6,7 @@ use hrwhash::policy::{BalanceFactor, BoundedLoad, BOUNDED_LOAD_POLICY};
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s};
+use crate::{hex, u64s, JsonFile, Stream};
 
 /// The format of a bounded-load-v1 vectors file, which bounded-load-boundaries.json shares.
 pub(crate) const FORMAT: &str = "Bytes are \
@@ -18,21 +18,6 @@ ASCII text key_prefix followed by the decimal of i for i in 0..key_count, assign
 expected: owners (one build-order index per key) and counts (keys per node). factor_cases: a \
 binary64 factor (\"NaN\", \"Infinity\", \"-Infinity\" stand for those) and the num/den it becomes \
 with den 10^6, or the error. error_cases: online lookups that fail with the named error.";
-
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A membership as the file states it.
 pub(crate) struct Fleet {
@@ -88,6 +73,32 @@ const FACTORS: [(u32, u32); 9] = [
     (7, 3),
     (u32::MAX, 1),
 ];
+
+/// A batch case: the keys `prefix` + i for i in 0..owners.len() and the owner of each, with the
+/// count of keys per node.
+pub(crate) fn batch_case(
+    name: &str,
+    fleet: &Fleet,
+    factor: BalanceFactor,
+    prefix: &str,
+    owners: &[usize],
+) -> Value {
+    let mut counts = vec![0usize; fleet.count];
+    for &o in owners {
+        counts[o] += 1;
+    }
+    let mut o = Map::new();
+    o.insert("name".into(), name.into());
+    fleet.describe(&mut o);
+    o.insert("factor".into(), factor_json(factor));
+    o.insert("key_prefix".into(), prefix.into());
+    o.insert("key_count".into(), json!(owners.len()));
+    o.insert(
+        "expected".into(),
+        json!({"owners": owners, "counts": counts}),
+    );
+    Value::Object(o)
+}
 
 pub(crate) fn factor_json(f: BalanceFactor) -> Value {
     json!({"num": f.num(), "den": f.den()})
@@ -278,21 +289,8 @@ fn batch() -> Vec<Value> {
             let keys: Vec<String> = (0..count).map(|i| format!("key-{i}")).collect();
             let policy = BoundedLoad::new(fleet.placement(), factor);
             let owners = policy.assign(&keys).expect("valid batch");
-            let mut counts = vec![0usize; fleet.count];
-            for &o in &owners {
-                counts[o] += 1;
-            }
-            let mut o = Map::new();
-            o.insert("name".into(), format!("batch-{f}-{count}").into());
-            fleet.describe(&mut o);
-            o.insert("factor".into(), factor_json(factor));
-            o.insert("key_prefix".into(), "key-".into());
-            o.insert("key_count".into(), json!(count));
-            o.insert(
-                "expected".into(),
-                json!({"owners": owners, "counts": counts}),
-            );
-            cases.push(Value::Object(o));
+            let name = format!("batch-{f}-{count}");
+            cases.push(batch_case(&name, fleet, factor, "key-", &owners));
         }
     }
     cases
@@ -417,29 +415,13 @@ pub(crate) fn write_file(
     factor_cases: &[Value],
     error_cases: &[Value],
 ) -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{BOUNDED_LOAD_POLICY}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(format!("{intro} {FORMAT}"))
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "online", online, false);
-    section(&mut out, "batch", batch, false);
-    section(&mut out, "factor_cases", factor_cases, false);
-    section(&mut out, "error_cases", error_cases, true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("policy", BOUNDED_LOAD_POLICY)
+        .string("_comment", &format!("{intro} {FORMAT}"))
+        .default_seed()
+        .section("online", online)
+        .section("batch", batch)
+        .section("factor_cases", factor_cases)
+        .section("error_cases", error_cases)
+        .finish()
 }

@@ -10,7 +10,7 @@ use hrwhash::policy::{BalanceFactor, BoundedLoad};
 use hrwhash::Placement;
 use serde_json::{json, Map, Value};
 
-use crate::bounded_load::{factor_cases_of, factor_json, online_case, position, write_file, Fleet};
+use crate::bounded_load::{batch_case, factor_cases_of, online_case, position, write_file, Fleet};
 use crate::{hex, u64s};
 
 const INTRO: &str = "Boundary cases of bounded-load-v1 (see POLICIES.md, \"Boundary vectors\"): \
@@ -278,21 +278,7 @@ fn batch() -> Vec<Value> {
                     .then_some((prefix, owners))
             })
             .expect("some prefix fills the nodes");
-        let mut counts = vec![0usize; fleet.count];
-        for &o in &owners {
-            counts[o] += 1;
-        }
-        let mut o = Map::new();
-        o.insert("name".into(), name.into());
-        fleet.describe(&mut o);
-        o.insert("factor".into(), factor_json(c));
-        o.insert("key_prefix".into(), prefix.into());
-        o.insert("key_count".into(), json!(count));
-        o.insert(
-            "expected".into(),
-            json!({"owners": owners, "counts": counts}),
-        );
-        cases.push(Value::Object(o));
+        cases.push(batch_case(name, &fleet, c, &prefix, &owners));
     }
     cases
 }

@@ -1,42 +1,67 @@
-//! The one command line of the generator bins: `NAME PATH` writes the file, `NAME --check PATH`
-//! fails when the file differs from what the generator produces now.
+//! The command line of the `generate` bin: `generate [--check] [NAME...]` writes (or, with
+//! `--check`, compares) the vectors files of [`crate::FILES`] named, or all of them.
 use std::process::ExitCode;
 
-/// Runs a generator bin named `name`; `frozen` says why a difference is not simply regenerated.
-pub fn run(name: &str, frozen: &str, generate: impl FnOnce() -> String) -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (check, path) = match args.as_slice() {
-        [flag, path] if flag == "--check" => (true, path),
-        [path] if !path.starts_with('-') => (false, path),
-        _ => {
-            eprintln!("usage: {name} [--check] PATH");
-            return ExitCode::from(2);
+use crate::{VectorsFile, FILES};
+
+/// Runs `generate` with `args` (without the program name).
+pub fn run(args: &[String]) -> ExitCode {
+    let check = args.iter().any(|a| a == "--check");
+    let names: Vec<&String> = args.iter().filter(|a| *a != "--check").collect();
+    if let Some(bad) = names
+        .iter()
+        .find(|n| n.starts_with('-') || !FILES.iter().any(|f| f.name == n.as_str()))
+    {
+        eprintln!("generate: unknown vectors file {bad}");
+        eprintln!("usage: generate [--check] [NAME...]; the names:");
+        for f in FILES {
+            eprintln!("  {:<24} conformance/{}", f.name, f.path);
         }
-    };
-    let fresh = generate();
-    if !check {
-        return match std::fs::write(path, fresh) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("cannot write {path}: {e}");
-                ExitCode::FAILURE
-            }
-        };
+        return ExitCode::from(2);
     }
-    match std::fs::read_to_string(path) {
-        Ok(current) if current == fresh => {
-            println!("{path} is up to date");
-            ExitCode::SUCCESS
+    let chosen = FILES
+        .iter()
+        .filter(|f| names.is_empty() || names.iter().any(|n| *n == f.name));
+    let mut status = ExitCode::SUCCESS;
+    for file in chosen {
+        let done = if check { compare(file) } else { write(file) };
+        if !done {
+            status = ExitCode::FAILURE;
+        }
+    }
+    status
+}
+
+fn write(file: &VectorsFile) -> bool {
+    let path = file.full_path();
+    match std::fs::write(&path, (file.generate)()) {
+        Ok(()) => true,
+        Err(e) => {
+            eprintln!("cannot write {}: {e}", path.display());
+            false
+        }
+    }
+}
+
+fn compare(file: &VectorsFile) -> bool {
+    let path = file.full_path();
+    match std::fs::read_to_string(&path) {
+        Ok(current) if current == (file.generate)() => {
+            println!("conformance/{} is up to date", file.path);
+            true
         }
         Ok(_) => {
-            eprintln!("{path} differs from what the generator produces.");
-            eprintln!("{frozen}");
-            eprintln!("To regenerate: cargo run -p hrwhash-conformance --bin {name} -- {path}");
-            ExitCode::FAILURE
+            eprintln!(
+                "conformance/{} differs from what the generator produces.",
+                file.path
+            );
+            eprintln!("{}", file.frozen);
+            eprintln!("To regenerate: {}", file.regenerate_command());
+            false
         }
         Err(e) => {
-            eprintln!("cannot read {path}: {e}");
-            ExitCode::FAILURE
+            eprintln!("cannot read {}: {e}", path.display());
+            false
         }
     }
 }

@@ -7,6 +7,8 @@ use hrwhash::policy::Domains;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
+use crate::{hex, JsonFile};
+
 const COMMENT: &str = "Conformance cases of the domains-v1 policy (see POLICIES.md, \"domains \
 (v1)\"), built on hrw-v1 (SPEC.md). Text that is valid UTF-8 is written as \"id\", \"domain\", \
 \"key\"; other bytes as \"id_hex\", \"domain_hex\", \"key_hex\" (lowercase hex). A node's domain is \
@@ -19,10 +21,6 @@ every k from 1 to k_max is the first k of them. error_cases: a membership and le
 rejected with \"error\" (a SPEC.md 7 error name, or InvalidDomains with \"index\" (0-based node \
 position or null) and \"reason\"), or, when \"k\" is present, a policy that builds and a \
 replicas(key, k) call that fails with InvalidReplicaCount and its \"requested\" and \"available\".";
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn text(o: &mut Map<String, Value>, name: &str, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
@@ -359,29 +357,13 @@ fn error_cases() -> Vec<Value> {
 
 /// The whole file.
 pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str("  \"version\": 1,\n");
-    out.push_str(&format!("  \"policy\": \"{DOMAINS_POLICY}\",\n"));
-    out.push_str("  \"algorithm\": \"hrw-v1\",\n");
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "cases", &valid_cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .raw("version", 1)
+        .string("policy", DOMAINS_POLICY)
+        .string("algorithm", "hrw-v1")
+        .string("_comment", COMMENT)
+        .default_seed()
+        .section("cases", &valid_cases())
+        .section("error_cases", &error_cases())
+        .finish()
 }

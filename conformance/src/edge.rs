@@ -25,7 +25,7 @@ use hrwhash::v1::{draw, key_digest, node_digest, score, Seed};
 use hrwhash::{Error, Node, Placement, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s};
+use crate::{hex, per_node, u64s, JsonFile};
 
 const COMMENT: &str = "Edge cases of hrw-v1 (see SPEC.md), beside vectors.json and in the same \
 format: every runner of vectors.json reads this file too. Bytes are lowercase hex; every 64-bit \
@@ -144,14 +144,7 @@ impl Cases {
         }
         if nodes.len() <= 16 {
             let digests: Vec<u64> = nodes.iter().map(|s| node_digest(&seed, &s.id)).collect();
-            expected.insert(
-                "node_digests".into(),
-                digests.iter().map(|&d| u64s(d)).collect(),
-            );
-            expected.insert(
-                "scores".into(),
-                digests.iter().map(|&d| u64s(score(kd, d))).collect(),
-            );
+            per_node(&mut expected, &digests, kd);
         }
         case.insert("expected".into(), Value::Object(expected));
         self.cases.push(Value::Object(case));
@@ -537,29 +530,13 @@ pub fn generate() -> String {
     near_ties(&mut v);
     half_way(&mut v);
     domains(&mut v);
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str("  \"algorithm\": \"hrw-v1\",\n");
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "cases", &v.cases, false);
-    section(&mut out, "draw_cases", &draw_cases(), false);
-    section(&mut out, "weight_cases", &weight_cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("algorithm", "hrw-v1")
+        .string("_comment", COMMENT)
+        .default_seed()
+        .section("cases", &v.cases)
+        .section("draw_cases", &draw_cases())
+        .section("weight_cases", &weight_cases())
+        .section("error_cases", &error_cases())
+        .finish()
 }

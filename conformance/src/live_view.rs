@@ -6,6 +6,8 @@ use hrwhash::live_view::LiveError;
 use hrwhash::{Error, LiveView, Seed, UpdateOutcome, View};
 use serde_json::{json, Map, Value};
 
+use crate::hex;
+
 const COMMENT: &str = "Conformance cases of live views (see LIVE-VIEW.md). Each case builds a \
 live view from \"initial\" (a view document, loaded with \"seed\", 32 hex digits; absent: the \
 default seed) and runs \"steps\" in order. A step is one of: {\"update\": document, \"seed\"?} — \
@@ -28,10 +30,6 @@ fn keys() -> Vec<String> {
         .collect();
     keys.extend((0..28).map(|i| format!("key-{i}")));
     keys
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn text(bytes: &[u8]) -> String {

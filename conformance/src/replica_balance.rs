@@ -9,7 +9,7 @@ use hrwhash::v1::key_digest;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, u64s};
+use crate::{hex, u64s, JsonFile};
 
 const COMMENT: &str = "Conformance cases of replica-balance-v2 (see POLICIES.md). Bytes are \
 lowercase hex; every 64-bit integer is a decimal string. A membership is \"nodes\": [{id, weight, \
@@ -183,29 +183,13 @@ fn exp_cases() -> Vec<Value> {
 
 /// The whole vectors file, byte for byte.
 pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{REPLICA_BALANCE_POLICY}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "second_digests", &second_digests(), false);
-    section(&mut out, "exp_neg", &exp_cases(), false);
-    section(&mut out, "cases", &cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("policy", REPLICA_BALANCE_POLICY)
+        .string("_comment", COMMENT)
+        .default_seed()
+        .section("second_digests", &second_digests())
+        .section("exp_neg", &exp_cases())
+        .section("cases", &cases())
+        .section("error_cases", &error_cases())
+        .finish()
 }

@@ -10,6 +10,8 @@ use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
+use crate::{hex, JsonFile};
+
 const COMMENT: &str = "Conformance cases of hrwhash-slot-history-v1 (see SLOT-HISTORY.md): the \
 document of a slot table, levelled (policy slot-table-v2) or ranked (policy slot-table-v1, with \
 an optional overload_ppm). Documents are JSON text in a string (\"document\"), or hex \
@@ -27,10 +29,6 @@ changes) and \"reason\" for InvalidView, \"index\" and \"first_index\" for Empty
 DuplicateNodeId, \"value\" for InvalidSlotCount.";
 
 const KEYS: [&str; 5] = ["", "a", "user:42", "session:ÿ", "key-99999"];
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn w(x: f64) -> Weight {
     Weight::new(x).expect("weight")
@@ -1162,27 +1160,14 @@ fn invalid() -> Vec<Value> {
 
 /// The whole file.
 pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"format\": \"{SLOT_HISTORY_FORMAT}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!("  \"max_changes\": {MAX_CHANGES},\n"));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "valid", &valid(), false);
-    section(&mut out, "same_membership", &same_membership(), false);
-    section(&mut out, "order_independent", &order_independent(), false);
-    section(&mut out, "equivalent", &equivalent(), false);
-    section(&mut out, "invalid", &invalid(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("format", SLOT_HISTORY_FORMAT)
+        .string("_comment", COMMENT)
+        .raw("max_changes", MAX_CHANGES)
+        .section("valid", &valid())
+        .section("same_membership", &same_membership())
+        .section("order_independent", &order_independent())
+        .section("equivalent", &equivalent())
+        .section("invalid", &invalid())
+        .finish()
 }

@@ -1,34 +1,20 @@
-//! Generator of `conformance/policies/slot-table.json`: the slot-table-v1 cases (POLICIES.md,
-//! "slot-table (v1)") every binding that exposes slot tables must reproduce. Every input is
-//! written out literally or built from fixed formulas, so the file is the same on every run.
+//! The slot-table cases (POLICIES.md): one table concept, two modes, one vectors file each.
+//! `ranked` writes `policies/slot-table.json` (slot-table-v1), `levelled` writes
+//! `policies/slot-table-v2.json` (slot-table-v2). Every input is written out literally or built
+//! from fixed formulas, so the files are the same on every run.
 
-use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, RANKED_SLOT_TABLE_POLICY};
-use hrwhash::{Error, Node, Placement, Seed, Weight};
+pub mod levelled;
+pub mod ranked;
+
+use hrwhash::policy::slot_table::SlotTable;
+use hrwhash::{Error, Node, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-const COMMENT: &str = "Conformance cases of the slot-table-v1 policy (see POLICIES.md, \
-\"slot-table (v1)\"). Node ids and keys are UTF-8 text; weights are JSON numbers (absent: 1); \
-\"seed\" is 32 hex digits (absent: the default seed of SPEC.md); \"overload_ppm\" is the overload \
-bound in parts per million, or null for the unbounded (plain HRW) table. cases: a membership, \
-\"slots\" and \"overload_ppm\", with expected capacities (per node, in node order), table (the \
-owner of each slot as a 0-based index into the node list, slot 0 first) and keys (each key's slot \
-and owner); then changes, applied one after another to the table before: {\"op\": \"add\", id, \
-weight?} appends a node, {\"op\": \"remove\", id} removes one (the others keep their order), \
-{\"op\": \"weight\", id, weight} sets one; each with the capacities and table of the membership \
-after it. error_cases: a table that cannot be built (\"slots\" may exceed 2^53 only as a decimal \
-string), or a slot asked of a built table (\"slot\", decimal string), with the error it raises.";
+use crate::hex;
 
-const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
+pub(crate) const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn secret() -> Seed {
-    Seed::from_bytes(*b"not the default!")
-}
-
-fn node_json(n: &Node) -> Value {
+pub(crate) fn node_json(n: &Node) -> Value {
     let id = String::from_utf8(n.id().to_vec()).expect("text ids");
     if n.weight() == Weight::ONE {
         json!({ "id": id })
@@ -37,7 +23,7 @@ fn node_json(n: &Node) -> Value {
     }
 }
 
-fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
+pub(crate) fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
     (0..count)
         .map(|i| {
             Node::new(format!("node-{i}"))
@@ -46,47 +32,39 @@ fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
         .collect()
 }
 
-fn state(t: &SlotTable) -> Map<String, Value> {
-    let mut o = Map::new();
-    // An unbounded table bounds no node: every slot, for a node that takes any.
-    let caps: Vec<u32> = t.capacities().unwrap_or_else(|| {
-        t.placement()
-            .node_specs()
-            .iter()
-            .map(|n| {
-                if n.weight() == Weight::ZERO {
-                    0
-                } else {
-                    t.slots()
-                }
-            })
-            .collect()
-    });
-    o.insert("capacities".into(), json!(caps));
-    o.insert("table".into(), json!(t.assignments()));
-    o
-}
-
-enum Change {
+pub(crate) enum Change {
     Add(&'static str, f64),
     Remove(&'static str),
     Weight(&'static str, f64),
 }
 
-fn case(
-    name: &str,
-    seed: Option<Seed>,
-    members: Vec<Node>,
-    slots: u64,
-    overload: Option<u32>,
-    changes: &[Change],
-) -> Value {
-    let placement = Placement::builder()
-        .seed(seed.unwrap_or(Seed::DEFAULT))
-        .nodes(members.clone())
-        .build()
-        .expect("membership");
-    let table = SlotTable::ranked(&placement, slots, overload).expect("table");
+impl Change {
+    pub(crate) fn json(&self) -> Map<String, Value> {
+        let v = match *self {
+            Change::Add(id, w) => {
+                let mut s = json!({"op": "add"});
+                let node = Node::new(id).with_weight(Weight::new(w).expect("weight"));
+                for (k, v) in node_json(&node).as_object().expect("object") {
+                    s[k] = v.clone();
+                }
+                s
+            }
+            Change::Remove(id) => json!({"op": "remove", "id": id}),
+            Change::Weight(id, w) => json!({"op": "weight", "id": id, "weight": w}),
+        };
+        v.as_object().cloned().expect("object")
+    }
+
+    pub(crate) fn apply(&self, t: &SlotTable) -> Result<SlotTable, Error> {
+        match *self {
+            Change::Add(id, w) => t.with_node(Node::new(id).with_weight(Weight::new(w)?)),
+            Change::Remove(id) => t.without_node(id),
+            Change::Weight(id, w) => t.with_weight(id, Weight::new(w)?),
+        }
+    }
+}
+
+pub(crate) fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     if let Some(s) = seed {
@@ -96,206 +74,17 @@ fn case(
         "nodes".into(),
         members.iter().map(node_json).collect::<Vec<_>>().into(),
     );
-    o.insert("slots".into(), slots.into());
-    o.insert("overload_ppm".into(), json!(overload));
-    let mut expected = state(&table);
-    let keys: Vec<Value> = KEYS
-        .iter()
-        .map(|k| json!({"key": k, "slot": table.slot(k), "owner": table.owner_index(k)}))
-        .collect();
-    expected.insert("keys".into(), keys.into());
-    o.insert("expected".into(), expected.into());
-    let mut steps = Vec::new();
-    let mut t = table;
-    for c in changes {
-        let (mut step, next) = match *c {
-            Change::Add(id, w) => {
-                let node = Node::new(id).with_weight(Weight::new(w).expect("weight"));
-                let mut s = json!({"op": "add"}).as_object().cloned().expect("object");
-                for (k, v) in node_json(&node).as_object().expect("object") {
-                    s.insert(k.clone(), v.clone());
-                }
-                (s, t.with_node(node))
-            }
-            Change::Remove(id) => (
-                json!({"op": "remove", "id": id})
-                    .as_object()
-                    .cloned()
-                    .expect("object"),
-                t.without_node(id),
-            ),
-            Change::Weight(id, w) => (
-                json!({"op": "weight", "id": id, "weight": w})
-                    .as_object()
-                    .cloned()
-                    .expect("object"),
-                t.with_weight(id, Weight::new(w).expect("weight")),
-            ),
-        };
-        t = next.expect("change");
-        // Order independence, as POLICIES.md promises: the same table as a fresh build.
-        let fresh = SlotTable::ranked(t.placement(), slots, overload).expect("table");
-        assert_eq!(t.assignments(), fresh.assignments(), "{name}");
-        step.insert("expected".into(), state(&t).into());
-        steps.push(Value::Object(step));
-    }
-    if !steps.is_empty() {
-        o.insert("changes".into(), steps.into());
-    }
-    Value::Object(o)
+    o
 }
 
-fn cases() -> Vec<Value> {
-    use Change::*;
-    vec![
-        case("plain", None, nodes(10, &[1.0]), 64, None, &[]),
-        case(
-            "plain-changes",
-            None,
-            nodes(20, &[1.0]),
-            256,
-            None,
-            &[Add("node-20", 1.0), Remove("node-3"), Weight("node-7", 2.5)],
-        ),
-        case(
-            "bounded-5-percent",
-            None,
-            nodes(10, &[1.0]),
-            256,
-            Some(50_000),
-            &[],
-        ),
-        case("no-overload", None, nodes(7, &[1.0]), 100, Some(0), &[]),
-        case(
-            "weighted",
-            None,
-            nodes(8, &[1.0, 2.0, 0.5, 3.25]),
-            300,
-            Some(100_000),
-            &[],
-        ),
-        case(
-            "draining",
-            None,
-            nodes(6, &[1.0, 0.0, 2.0]),
-            50,
-            Some(20_000),
-            &[],
-        ),
-        case(
-            "secret-seed",
-            Some(secret()),
-            nodes(12, &[1.0]),
-            128,
-            Some(30_000),
-            &[],
-        ),
-        case("one-slot", None, nodes(3, &[1.0]), 1, Some(0), &[]),
-        case("one-node", None, nodes(1, &[1.0]), 17, Some(50_000), &[]),
-        case(
-            "tiny-and-huge-weights",
-            None,
-            nodes(5, &[1e-6, 1.0, 1000.0]),
-            33,
-            Some(1),
-            &[],
-        ),
-        case(
-            "largest-overload",
-            None,
-            nodes(9, &[1.0]),
-            81,
-            Some(u32::MAX),
-            &[],
-        ),
-        case(
-            "changes",
-            None,
-            nodes(16, &[1.0, 2.0]),
-            512,
-            Some(30_000),
-            &[
-                Add("node-16", 1.0),
-                Remove("node-4"),
-                Weight("node-7", 5.0),
-                Add("node-17", 0.5),
-                Weight("node-13", 0.0),
-                Remove("node-0"),
-                Add("node-18", 3.0),
-                Weight("node-13", 1.0),
-            ],
-        ),
-    ]
-}
-
-fn error_name(e: &Error) -> &'static str {
+pub(crate) fn error_name(e: &Error) -> &'static str {
     match e {
         Error::InvalidSlotCount { .. } => "InvalidSlotCount",
         Error::SlotOutOfRange { .. } => "SlotOutOfRange",
+        Error::UnknownNode => "UnknownNode",
+        Error::DuplicateNodeId { .. } => "DuplicateNodeId",
+        Error::EmptyMembership => "EmptyMembership",
+        Error::AllWeightsZero => "AllWeightsZero",
         other => panic!("unexpected error {other:?}"),
     }
-}
-
-fn error_cases() -> Vec<Value> {
-    let p = Placement::new(["a", "b", "c"]).expect("membership");
-    let members = json!([{"id": "a"}, {"id": "b"}, {"id": "c"}]);
-    let mut out = Vec::new();
-    for (name, slots) in [
-        ("zero-slots", 0u64),
-        ("above-2^24", MAX_SLOTS + 1),
-        ("largest-u64", u64::MAX),
-    ] {
-        let e = SlotTable::ranked(&p, slots, Some(50_000)).expect_err("rejected");
-        let slots_json = if slots < (1 << 53) {
-            json!(slots)
-        } else {
-            json!(slots.to_string())
-        };
-        out.push(json!({"name": name, "nodes": members, "slots": slots_json,
-            "overload_ppm": 50_000, "error": error_name(&e)}));
-    }
-    let t = SlotTable::ranked(&p, 16, None).expect("table");
-    for (name, slot) in [
-        ("slot-equal-to-slots", 16u64),
-        ("slot-largest-u64", u64::MAX),
-    ] {
-        let e = t.owner_of_slot(slot).expect_err("rejected");
-        out.push(
-            json!({"name": name, "nodes": members, "slots": 16, "overload_ppm": null,
-            "slot": slot.to_string(), "error": error_name(&e)}),
-        );
-    }
-    out
-}
-
-/// The whole file.
-pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{RANKED_SLOT_TABLE_POLICY}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    out.push_str(&format!(
-        "  \"slot_key_prefix\": \"{}\",\n",
-        std::str::from_utf8(SlotMode::Ranked { overload_ppm: None }.key_prefix()).expect("ASCII")
-    ));
-    out.push_str(&format!("  \"max_slots\": {MAX_SLOTS},\n"));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "cases", &cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
-    out.push_str("}\n");
-    out
 }

@@ -8,6 +8,8 @@ use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, RampPlan, Seed, View, Weight};
 use serde_json::{json, Map, Value};
 
+use crate::{hex, JsonFile};
+
 const COMMENT: &str = "Conformance cases of the hrwhash-view-v1 format (see VIEW.md). A document \
 is given as \"document\" (its UTF-8 text) or, when it is not UTF-8, as \"document_hex\"; \"seed\" \
 (32 hex digits) is the seed to load it with (absent: the default seed). valid: documents with their \
@@ -22,10 +24,6 @@ position, moved, removes_drained and its view's weights (id and fixed-point weig
 order), and the plan's total_moved, direct_moved and optimum; or the error the plan fails with.";
 
 const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn document(out: &mut Map<String, Value>, name: &str, doc: &[u8]) {
     match std::str::from_utf8(doc) {
@@ -607,30 +605,17 @@ fn ramp_cases() -> Vec<Value> {
 
 /// The whole views file, byte for byte.
 pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str("  \"format\": \"hrwhash-view-v1\",\n");
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed_fingerprint\": \"{}\",\n",
-        Fingerprint::<8>::of(&Seed::DEFAULT).to_hex()
-    ));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "valid", &valid_cases(), false);
-    section(&mut out, "equivalent", &equivalent_cases(), false);
-    section(&mut out, "invalid", &invalid_cases(), false);
-    section(&mut out, "movement", &movement_cases(), false);
-    section(&mut out, "ramps", &ramp_cases(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("format", "hrwhash-view-v1")
+        .string("_comment", COMMENT)
+        .string(
+            "default_seed_fingerprint",
+            &Fingerprint::<8>::of(&Seed::DEFAULT).to_hex(),
+        )
+        .section("valid", &valid_cases())
+        .section("equivalent", &equivalent_cases())
+        .section("invalid", &invalid_cases())
+        .section("movement", &movement_cases())
+        .section("ramps", &ramp_cases())
+        .finish()
 }

@@ -11,29 +11,14 @@ import (
 
 	"github.com/hrwhash/hrwhash/go"
 	"github.com/hrwhash/hrwhash/go/internal/etcdtest"
+	"github.com/hrwhash/hrwhash/go/internal/hrwtest"
 	"github.com/hrwhash/hrwhash/go/viewsync"
 )
 
-func view(t testing.TB, epoch uint64, ids ...string) *hrwhash.View {
-	t.Helper()
-	p, err := hrwhash.New(ids...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := hrwhash.NewView(p, epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+// The views and ids every test of this package builds.
+var view = hrwtest.View
 
-func nodes(n int) []string {
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("node-%d", i)
-	}
-	return ids
-}
+func nodes(n int) []string { return hrwtest.Numbered("node-", n) }
 
 // recorder keeps a follower's events.
 type recorder struct {

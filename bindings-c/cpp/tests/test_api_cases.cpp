@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "json.h"
+#include "status_names.h"
 }
 
 namespace {
@@ -131,24 +132,9 @@ std::unique_ptr<hrwhash::Placement> build(const jvalue *args) {
 }
 
 hrw_status status_of(const std::string &variant) {
-    static const std::map<std::string, hrw_status> map = {
-        {"EmptyMembership", HRW_STATUS_EMPTY_MEMBERSHIP},
-        {"EmptyNodeId", HRW_STATUS_EMPTY_NODE_ID},
-        {"DuplicateNodeId", HRW_STATUS_DUPLICATE_NODE_ID},
-        {"InvalidWeight", HRW_STATUS_INVALID_WEIGHT},
-        {"AllWeightsZero", HRW_STATUS_ALL_WEIGHTS_ZERO},
-        {"InvalidSeedLength", HRW_STATUS_INVALID_SEED_LENGTH},
-        {"LengthMismatch", HRW_STATUS_LENGTH_MISMATCH},
-        {"UnknownNode", HRW_STATUS_UNKNOWN_NODE},
-        {"InvalidText", HRW_STATUS_INVALID_TEXT},
-        {"InvalidCount", HRW_STATUS_INVALID_COUNT},
-        {"ResultTooLarge", HRW_STATUS_RESULT_TOO_LARGE},
-        {"InvalidReplicaCount", HRW_STATUS_INVALID_REPLICA_COUNT},
-        {"InvalidArgument", HRW_STATUS_NULL_PARAMETER},
-    };
-    auto it = map.find(variant);
-    if (it == map.end()) throw Cannot{"unknown variant " + variant};
-    return it->second;
+    hrw_status status;
+    if (!hrw_status_of_name(variant.c_str(), &status)) throw Cannot{"unknown variant " + variant};
+    return status;
 }
 
 // What a call gave back when it succeeded.

@@ -71,6 +71,11 @@ pub const OUTPUTS: &[Output] = &[
         render: render_ts_union,
     },
     Output {
+        path: "bindings-c/tests/status_names.h",
+        marker: None,
+        render: render_c_test_names,
+    },
+    Output {
         path: "go/errors_table.go",
         marker: None,
         render: render_go,
@@ -651,6 +656,33 @@ fn render_ts_union(t: &Table) -> String {
         let _ = writeln!(s, "  | '{}'", k.node_code());
     }
     s += "  | 'ERR_NAPI'\n  | 'HRW_ERROR'\n";
+    s
+}
+
+/// The C tests' table from the names the conformance files give errors to the C statuses
+/// (`bindings-c/tests/status_names.h`), so that no test maps them by hand.
+pub fn render_c_test_names(t: &Table) -> String {
+    let mut s = format!(
+        "/* {HEADER}. */\n\
+         /* The C status of each kind of error, by the name the conformance files give it. */\n\
+         #ifndef HRW_TEST_STATUS_NAMES_H\n\
+         #define HRW_TEST_STATUS_NAMES_H\n\
+         \n\
+         #include <string.h>\n\
+         \n\
+         #include \"hrwhash.h\"\n\
+         \n\
+         /* Writes the status of the kind `name` to `out`; 0 when no kind has that name. */\n\
+         static inline int hrw_status_of_name(const char *name, hrw_status *out) {{\n\
+         \x20   static const struct {{\n\
+         \x20       const char *name;\n\
+         \x20       hrw_status status;\n\
+         \x20   }} names[] = {{\n"
+    );
+    for k in &t.kinds {
+        let _ = writeln!(s, "        {{\"{}\", {}}},", k.name, k.c_constant());
+    }
+    s += "    };\n    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {\n        if (strcmp(names[i].name, name) == 0) {\n            *out = names[i].status;\n            return 1;\n        }\n    }\n    return 0;\n}\n\n#endif\n";
     s
 }
 

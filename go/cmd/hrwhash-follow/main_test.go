@@ -16,6 +16,7 @@ import (
 
 	"github.com/hrwhash/hrwhash/go"
 	"github.com/hrwhash/hrwhash/go/internal/etcdtest"
+	"github.com/hrwhash/hrwhash/go/internal/hrwtest"
 	"github.com/hrwhash/hrwhash/go/viewsync"
 )
 
@@ -25,15 +26,7 @@ func testView(t *testing.T, epoch uint64, n int) *hrwhash.View {
 	for i := range ids {
 		ids[i] = "node-" + string(rune('a'+i))
 	}
-	p, err := hrwhash.New(ids...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := hrwhash.NewView(p, epoch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return hrwtest.View(t, epoch, ids...)
 }
 
 func keysFile(t *testing.T) (string, []string) {

@@ -3,8 +3,6 @@ package hrw
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"math"
 	"math/rand"
 	"os"
@@ -15,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/hrwhash/hrwhash/go/internal/hrw/tablegen"
+	"github.com/hrwhash/hrwhash/go/internal/vectorstest"
 )
 
 var repo = filepath.Join("..", "..", "..")
@@ -124,86 +123,11 @@ func TestFixedWeightEdges(t *testing.T) {
 	}
 }
 
-type vnode struct {
-	ID     string  `json:"id"`
-	Weight any     `json:"weight"`
-	Domain *string `json:"domain"`
-}
-
-type vcase struct {
-	Name        string    `json:"name"`
-	Seed        *string   `json:"seed"`
-	Nodes       []vnode   `json:"nodes"`
-	NodePrefix  *string   `json:"node_prefix"`
-	NodeCount   int       `json:"node_count"`
-	WeightCycle []float64 `json:"weight_cycle"`
-	Key         string    `json:"key"`
-	K           int       `json:"k"`
-	Error       string    `json:"error"`
-	Expected    struct {
-		KeyDigest   string   `json:"key_digest"`
-		Owner       int      `json:"owner"`
-		Rank        []int    `json:"rank"`
-		Replicas    []int    `json:"replicas"`
-		NodeDigests []string `json:"node_digests"`
-		Scores      []string `json:"scores"`
-	} `json:"expected"`
-}
-
-type vectors struct {
-	Algorithm   string                         `json:"algorithm"`
-	Cases       []vcase                        `json:"cases"`
-	DrawCases   []struct{ Score, Draw string } `json:"draw_cases"`
-	WeightCases []struct {
-		Weight any    `json:"weight"`
-		Fixed  string `json:"fixed"`
-		Error  string `json:"error"`
-	} `json:"weight_cases"`
-	ErrorCases []vcase `json:"error_cases"`
-}
-
-func unhex(t *testing.T, s string) string {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatalf("bad hex %q: %v", s, err)
-	}
-	return string(b)
-}
-
-func u64(t *testing.T, s string) uint64 {
-	t.Helper()
-	v, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func weightOf(t *testing.T, w any) float64 {
-	t.Helper()
-	switch x := w.(type) {
-	case float64:
-		return x
-	case string:
-		switch x {
-		case "NaN":
-			return math.NaN()
-		case "Infinity":
-			return math.Inf(1)
-		case "-Infinity":
-			return math.Inf(-1)
-		}
-	}
-	t.Fatalf("unexpected weight %v", w)
-	return 0
-}
-
-func build(t *testing.T, c *vcase) (*Placement, error) {
+func build(t *testing.T, c *vectorstest.Case) (*Placement, error) {
 	var nodes []Node
 	var weights []float64
 	if c.NodePrefix != nil {
-		prefix := unhex(t, *c.NodePrefix)
+		prefix := vectorstest.Unhex(t, *c.NodePrefix)
 		for i := 0; i < c.NodeCount; i++ {
 			w := 1.0
 			if len(c.WeightCycle) > 0 {
@@ -214,20 +138,20 @@ func build(t *testing.T, c *vcase) (*Placement, error) {
 		}
 	}
 	for _, vn := range c.Nodes {
-		n := Node{ID: unhex(t, vn.ID)}
+		n := Node{ID: vectorstest.Unhex(t, vn.ID)}
 		w := 1.0
 		if vn.Weight != nil {
-			w = weightOf(t, vn.Weight)
+			w = vectorstest.Weight(t, vn.Weight)
 		}
 		if vn.Domain != nil {
-			n.Domain, n.HasDomain = unhex(t, *vn.Domain), true
+			n.Domain, n.HasDomain = vectorstest.Unhex(t, *vn.Domain), true
 		}
 		nodes = append(nodes, n)
 		weights = append(weights, w)
 	}
 	seed := DefaultSeed
 	if c.Seed != nil {
-		copy(seed[:], unhex(t, *c.Seed))
+		copy(seed[:], vectorstest.Unhex(t, *c.Seed))
 	}
 	return New(seed, nodes, weights)
 }
@@ -248,29 +172,19 @@ func TestVectors(t *testing.T) {
 		t.Fatal("no conformance/vectors*.json")
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v vectors
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		if v.Algorithm != "hrw-v1" {
-			t.Fatalf("%s: algorithm %q", f, v.Algorithm)
-		}
+		v := vectorstest.Load(t, f)
 		for i := range v.Cases {
 			checkCase(t, &v.Cases[i])
 		}
 		for _, d := range v.DrawCases {
-			if got := Draw(u64(t, d.Score)); got != u64(t, d.Draw) {
+			if got := Draw(vectorstest.U64(t, d.Score)); got != vectorstest.U64(t, d.Draw) {
 				t.Errorf("draw(%s) = %d, want %s", d.Score, got, d.Draw)
 			}
 		}
 		for _, c := range v.WeightCases {
-			w := weightOf(t, c.Weight)
+			w := vectorstest.Weight(t, c.Weight)
 			got, ok := FixedWeight(w)
-			if c.Fixed != "" && (!ok || got != u64(t, c.Fixed)) {
+			if c.Fixed != "" && (!ok || got != vectorstest.U64(t, c.Fixed)) {
 				t.Errorf("weight %v: %d, %v; want %s", w, got, ok, c.Fixed)
 			}
 			if c.Fixed == "" && (ok || c.Error != "InvalidWeight") {
@@ -299,17 +213,17 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-func checkCase(t *testing.T, c *vcase) {
+func checkCase(t *testing.T, c *vectorstest.Case) {
 	p, err := build(t, c)
 	if err != nil {
 		t.Errorf("%s: build: %v", c.Name, err)
 		return
 	}
-	key := unhex(t, c.Key)
-	if d := p.KeyDigest(key); d != u64(t, c.Expected.KeyDigest) {
+	key := vectorstest.Unhex(t, c.Key)
+	if d := p.KeyDigest(key); d != vectorstest.U64(t, c.Expected.KeyDigest) {
 		t.Errorf("%s: key digest %d", c.Name, d)
 	}
-	if d := KeyDigest(p.Seed, key); d != u64(t, c.Expected.KeyDigest) {
+	if d := KeyDigest(p.Seed, key); d != vectorstest.U64(t, c.Expected.KeyDigest) {
 		t.Errorf("%s: plain key digest %d", c.Name, d)
 	}
 	if o := p.Owner(key); o != c.Expected.Owner {
@@ -333,12 +247,12 @@ func checkCase(t *testing.T, c *vcase) {
 		}
 	}
 	for n, want := range c.Expected.NodeDigests {
-		if d := NodeDigest(p.Seed, p.Nodes[n].ID); d != u64(t, want) {
+		if d := NodeDigest(p.Seed, p.Nodes[n].ID); d != vectorstest.U64(t, want) {
 			t.Errorf("%s: node digest %d: %d", c.Name, n, d)
 		}
 	}
 	for n, want := range c.Expected.Scores {
-		if s := p.Score(key, n); s != u64(t, want) {
+		if s := p.Score(key, n); s != vectorstest.U64(t, want) {
 			t.Errorf("%s: score %d: %d", c.Name, n, s)
 		}
 	}

@@ -3,8 +3,11 @@
 //! written out literally or built from fixed formulas, so the file is the same on every run.
 
 use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, SLOT_TABLE_POLICY};
-use hrwhash::{Error, Node, Placement, Seed, Weight};
-use serde_json::{json, Map, Value};
+use hrwhash::{Error, Node, Placement, Seed};
+use serde_json::{json, Value};
+
+use super::{error_name, head, nodes, Change, KEYS};
+use crate::JsonFile;
 
 const COMMENT: &str = "Conformance cases of the slot-table-v2 policy, the levelled slot table \
 (see POLICIES.md, \"slot-table (v2)\"). The table depends on the order of changes: each case is a \
@@ -18,81 +21,12 @@ the table after it, in the indices of the membership after it. error_cases: a ta
 be built (\"slots\" may exceed 2^53 only as a decimal string), a slot asked of a built table \
 (\"slot\", decimal string), or changes whose last one fails, with the error raised.";
 
-const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn node_json(n: &Node) -> Value {
-    let id = String::from_utf8(n.id().to_vec()).expect("text ids");
-    if n.weight() == Weight::ONE {
-        json!({ "id": id })
-    } else {
-        json!({ "id": id, "weight": n.weight().to_f64() })
-    }
-}
-
-fn nodes(count: usize, weights: &[f64]) -> Vec<Node> {
-    (0..count)
-        .map(|i| {
-            Node::new(format!("node-{i}"))
-                .with_weight(Weight::new(weights[i % weights.len()]).expect("weight"))
-        })
-        .collect()
-}
-
-enum Change {
-    Add(&'static str, f64),
-    Remove(&'static str),
-    Weight(&'static str, f64),
-}
-
-impl Change {
-    fn json(&self) -> Map<String, Value> {
-        let v = match *self {
-            Change::Add(id, w) => {
-                let mut s = json!({"op": "add"});
-                let node = Node::new(id).with_weight(Weight::new(w).expect("weight"));
-                for (k, v) in node_json(&node).as_object().expect("object") {
-                    s[k] = v.clone();
-                }
-                s
-            }
-            Change::Remove(id) => json!({"op": "remove", "id": id}),
-            Change::Weight(id, w) => json!({"op": "weight", "id": id, "weight": w}),
-        };
-        v.as_object().cloned().expect("object")
-    }
-
-    fn apply(&self, t: &SlotTable) -> Result<SlotTable, Error> {
-        match *self {
-            Change::Add(id, w) => t.with_node(Node::new(id).with_weight(Weight::new(w)?)),
-            Change::Remove(id) => t.without_node(id),
-            Change::Weight(id, w) => t.with_weight(id, Weight::new(w)?),
-        }
-    }
-}
-
 fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<SlotTable, Error> {
     let placement = Placement::builder()
         .seed(seed.unwrap_or(Seed::DEFAULT))
         .nodes(members.to_vec())
         .build()?;
     SlotTable::new(&placement, slots)
-}
-
-fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
-    let mut o = Map::new();
-    o.insert("name".into(), name.into());
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
-    o.insert(
-        "nodes".into(),
-        members.iter().map(node_json).collect::<Vec<_>>().into(),
-    );
-    o
 }
 
 fn case(
@@ -228,18 +162,6 @@ fn cases() -> Vec<Value> {
     ]
 }
 
-fn error_name(e: &Error) -> &'static str {
-    match e {
-        Error::InvalidSlotCount { .. } => "InvalidSlotCount",
-        Error::SlotOutOfRange { .. } => "SlotOutOfRange",
-        Error::UnknownNode => "UnknownNode",
-        Error::DuplicateNodeId { .. } => "DuplicateNodeId",
-        Error::EmptyMembership => "EmptyMembership",
-        Error::AllWeightsZero => "AllWeightsZero",
-        other => panic!("unexpected error {other:?}"),
-    }
-}
-
 fn error_cases() -> Vec<Value> {
     use Change::*;
     let members = nodes(3, &[1.0]);
@@ -320,32 +242,16 @@ fn error_cases() -> Vec<Value> {
 
 /// The whole file.
 pub fn generate() -> String {
-    let mut out = String::new();
-    out.push_str("{\n");
-    out.push_str(&format!("  \"policy\": \"{SLOT_TABLE_POLICY}\",\n"));
-    out.push_str(&format!(
-        "  \"_comment\": {},\n",
-        Value::String(COMMENT.into())
-    ));
-    out.push_str(&format!(
-        "  \"default_seed\": \"{}\",\n",
-        hex(&Seed::DEFAULT.to_bytes())
-    ));
-    out.push_str(&format!(
-        "  \"slot_key_prefix\": \"{}\",\n",
-        std::str::from_utf8(SlotMode::Levelled.key_prefix()).expect("ASCII")
-    ));
-    out.push_str(&format!("  \"max_slots\": {MAX_SLOTS},\n"));
-    let section = |out: &mut String, name: &str, items: &[Value], last: bool| {
-        out.push_str(&format!("  \"{name}\": [\n"));
-        for (i, item) in items.iter().enumerate() {
-            let sep = if i + 1 == items.len() { "" } else { "," };
-            out.push_str(&format!("    {item}{sep}\n"));
-        }
-        out.push_str(if last { "  ]\n" } else { "  ],\n" });
-    };
-    section(&mut out, "cases", &cases(), false);
-    section(&mut out, "error_cases", &error_cases(), true);
-    out.push_str("}\n");
-    out
+    JsonFile::new()
+        .string("policy", SLOT_TABLE_POLICY)
+        .string("_comment", COMMENT)
+        .default_seed()
+        .string(
+            "slot_key_prefix",
+            std::str::from_utf8(SlotMode::Levelled.key_prefix()).expect("ASCII"),
+        )
+        .raw("max_slots", MAX_SLOTS)
+        .section("cases", &cases())
+        .section("error_cases", &error_cases())
+        .finish()
 }

@@ -1,9 +1,0 @@
-//! `generate-bounded-load PATH` writes policies/bounded-load.json; `generate-bounded-load --check
-//! PATH` fails when the file differs from what the generator produces now.
-fn main() -> std::process::ExitCode {
-    hrwhash_conformance::cli::run(
-        "generate-bounded-load",
-        "bounded-load-v1 outputs are fixed: an intended change needs a new policy version (POLICIES.md).",
-        hrwhash_conformance::bounded_load::generate,
-    )
-}
