@@ -70,6 +70,7 @@ fi
 if ls "$HRWHASH_NODE"/hrwhash.*.node >/dev/null 2>&1; then
   row 'Node `View.fromFile`' node "$ROOT/bench/view-memory/load.js" "$DOC" file
   row 'Node `View.fromJson(string)`' node "$ROOT/bench/view-memory/load.js" "$DOC" json
+  row 'Node `View.fromJson(Buffer)`' node "$ROOT/bench/view-memory/load.js" "$DOC" bytes
 else
   skip Node "make -C bindings-node build"
 fi

@@ -653,7 +653,10 @@ export declare class View {
   constructor(placement: Placement, epoch: bigint | number)
   /**
    * Loads a view document (a string, or its UTF-8 bytes). A view written for a secret seed
-   * needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`.
+   * needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`. Bytes (a `Buffer` such as
+   * `fs.readFileSync(path)`) are parsed where they are; a string is first copied as UTF-8, as
+   * Node-API lends no string's contents, so a large document costs one copy less as bytes or
+   * through `fromFile`.
    */
   static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): View
   /**

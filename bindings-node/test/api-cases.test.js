@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
 
-const { Placement, DEFAULT_SEED, View, BoundedLoad, ProfilePlacement } = hrwhash;
+const { Placement, DEFAULT_SEED, View, BoundedLoad, ProfilePlacement, SlotTable } = hrwhash;
 const LANGUAGE = 'node';
 const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'api-cases.json'), 'utf8'));
 
@@ -80,6 +80,8 @@ const ARGS = {
   view: ['epoch'],
   with_epoch: ['epoch'],
   bounded_load: ['c'],
+  slot_table: ['slots', 'overload_ppm'],
+  bounded_load_owner: ['key', 'loads'],
   profile_placement: ['profile', 'nodes'],
 };
 
@@ -161,6 +163,8 @@ function calls(c) {
     case 'view': return [() => new View(p(), v.epoch)];
     case 'with_epoch': return [() => new View(p(), 0).withEpoch(v.epoch)];
     case 'bounded_load': return [() => new BoundedLoad(p(), v.c)];
+    case 'slot_table': return [() => new SlotTable(p(), v.slots, { mode: 'ranked', overloadPpm: v.overload_ppm })];
+    case 'bounded_load_owner': return [() => new BoundedLoad(p(), 1.25).owner(v.key, v.loads)];
   }
   throw new Error(`op ${c.op} has no call`);
 }

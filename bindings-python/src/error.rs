@@ -61,6 +61,19 @@ pub(crate) fn invalid_count(py: Python<'_>, message: String, value: &Bound<'_, P
     raise(py, "InvalidCountError", message, &fields)
 }
 
+/// `InvalidCountError` for `value`, item `index` of a list (a load).
+pub(crate) fn invalid_count_at(
+    py: Python<'_>,
+    message: String,
+    value: &Bound<'_, PyAny>,
+    index: usize,
+) -> PyErr {
+    let fields = PyDict::new(py);
+    let _ = fields.set_item("value", value);
+    let _ = fields.set_item("index", index);
+    raise(py, "InvalidCountError", message, &fields)
+}
+
 /// `InvalidArgumentError` (a `TypeError`): a wrong type, a released buffer or an unknown keyword.
 pub(crate) fn invalid_argument(py: Python<'_>, message: String, index: Option<usize>) -> PyErr {
     let fields = PyDict::new(py);

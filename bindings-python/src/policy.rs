@@ -7,7 +7,7 @@ use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 use hrwhash::policy;
 
 use crate::args::{check_key, key_bytes, try_push, type_name, At};
-use crate::error::{error, invalid_argument, invalid_count};
+use crate::error::{error, invalid_argument, invalid_count_at};
 use crate::Placement;
 
 /// Key affinity with an overload guard: a key goes to the first node of its ranking whose load is
@@ -77,6 +77,52 @@ fn factor(py: Python<'_>, c: &Bound<'_, PyAny>) -> PyResult<policy::BalanceFacto
     made.map_err(|e| error(py, e, None))
 }
 
+/// Load `i`: checked as a count is (API.md 3, POLICIES.md "Online lookup"), so an int or a float
+/// that is a whole number in 0..2**64 is a load, any other number `InvalidCountError` and a bool or
+/// a non-number `InvalidArgumentError`, each naming the position.
+fn load_value(py: Python<'_>, i: usize, x: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if x.is_instance_of::<pyo3::types::PyBool>()
+        || !(x.is_instance_of::<PyInt>() || x.is_instance_of::<PyFloat>())
+    {
+        return Err(invalid_argument(
+            py,
+            format!("loads[{i}] must be an int, not {}", type_name(x)),
+            Some(i),
+        ));
+    }
+    let invalid = |problem: &str| {
+        invalid_count_at(
+            py,
+            format!(
+                "loads[{i}] = {} is not a load in 0..2**64: {problem}",
+                crate::args::repr(x)
+            ),
+            x,
+            i,
+        )
+    };
+    if let Ok(f) = x.cast::<PyFloat>() {
+        let v = f.value();
+        return if v.is_nan() {
+            Err(invalid("not a number"))
+        } else if v.is_infinite() {
+            Err(invalid("infinite"))
+        } else if v < 0.0 {
+            Err(invalid("negative"))
+        } else if v.fract() != 0.0 {
+            Err(invalid("not an integer"))
+        } else if v >= 18_446_744_073_709_551_616.0 {
+            Err(invalid("2**64 or more"))
+        } else {
+            Ok(v as u64)
+        };
+    }
+    x.extract::<u64>().map_err(|_| match x.lt(0) {
+        Ok(true) => invalid("negative"),
+        _ => invalid("2**64 or more"),
+    })
+}
+
 /// One load per node of the placement (`nodes` of them): an iterable that runs longer is refused
 /// as soon as its first extra item is read.
 fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult<Vec<u64>> {
@@ -102,17 +148,7 @@ fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult
     let values = items
         .iter()
         .enumerate()
-        .map(|(i, x)| {
-            if !x.is_instance_of::<PyInt>() || x.is_instance_of::<pyo3::types::PyBool>() {
-                return Err(invalid_argument(
-                    py,
-                    format!("loads[{i}] must be an int, not {}", type_name(x)),
-                    Some(i),
-                ));
-            }
-            x.extract::<u64>()
-                .map_err(|_| invalid_count(py, format!("loads[{i}] must be an int in 0..2**64"), x))
-        })
+        .map(|(i, x)| load_value(py, i, x))
         .collect::<PyResult<Vec<u64>>>()?;
     if items.len() > nodes {
         let (actual, count) = match loads.len() {

@@ -386,8 +386,8 @@ impl SlotTable {
         let inner = py
             .detach(|| CoreTable::from_json_bytes(&bytes, seed))
             .map_err(|e| error(py, e, None))?;
-        let placement = Py::new(py, placement_of(py, inner.placement())?)?;
-        let initial = Py::new(py, placement_of(py, inner.initial())?)?;
+        let placement = Py::new(py, placement_of(py, inner.placement()))?;
+        let initial = Py::new(py, placement_of(py, inner.initial()))?;
         Ok(SlotTable::of(State {
             inner,
             placement,

@@ -25,18 +25,19 @@ pub(crate) fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
     }
 }
 
-/// The Python placement of a core placement, ids and domains as [`text_or_bytes`].
-pub(crate) fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> PyResult<Placement> {
+/// The Python placement of a core placement, ids and domains as [`text_or_bytes`]. It shares
+/// `p` (a reference count): building it again from the ids would hold a second copy of every id
+/// and table, about twice the document for a loaded view (BENCHMARKS.md, "Loading a large view").
+pub(crate) fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> Placement {
     let specs = p.node_specs();
     let ids = specs.iter().map(|n| text_or_bytes(py, n.id())).collect();
-    let weights = specs.iter().map(|n| n.weight()).collect();
     let domains = specs.iter().any(|n| n.domain().is_some()).then(|| {
         specs
             .iter()
             .map(|n| n.domain().map(|d| text_or_bytes(py, d)))
             .collect()
     });
-    Placement::build(py, p.seed(), ids, weights, domains)
+    Placement::wrap(p.clone(), ids, domains)
 }
 
 /// An epoch argument: an integer from 0 to 2**64 - 1, checked as a count is (API.md section 3):
@@ -104,7 +105,7 @@ impl View {
     }
 
     pub(crate) fn loaded(py: Python<'_>, inner: hrwhash::View) -> PyResult<View> {
-        let placement = Py::new(py, placement_of(py, inner.placement())?)?;
+        let placement = Py::new(py, placement_of(py, inner.placement()))?;
         Ok(View { inner, placement })
     }
 

@@ -59,6 +59,8 @@ METHODS = {
     "view",
     "with_epoch",
     "bounded_load",
+    "slot_table",
+    "bounded_load_owner",
 }
 
 
@@ -155,6 +157,12 @@ def call(op: str, placement: Any, args: Dict[str, Any]) -> Any:
         (c,) = take("c")
         # The file's [num, den] pair is a tuple in Python; a list is not a factor.
         return hrwhash.BoundedLoad(placement, tuple(c) if isinstance(c, list) else c)
+    if op == "slot_table":
+        slots, ppm = take("slots", "overload_ppm")
+        return hrwhash.SlotTable(placement, slots, mode="ranked", overload_ppm=ppm)
+    if op == "bounded_load_owner":
+        key, loads = take("key", "loads")
+        return hrwhash.BoundedLoad(placement, 1.25).owner(key, loads)
     if op == "profile_placement":
         profile, nodes = take("profile", "nodes")
         return hrwhash.ProfilePlacement(profile, nodes)

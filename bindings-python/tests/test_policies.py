@@ -109,12 +109,20 @@ def test_bounded_misuse_is_invalid_argument() -> None:
         assert unusable.value.value == value
     with pytest.raises(hrwhash.errors.InvalidArgumentError):
         BoundedLoad("not a placement", 1.25)  # type: ignore[arg-type]
-    for bad_loads in ["012", b"\x00\x00\x00", 3, [0, 0, "0"], [0, 0, 1.0], [0, True, 0]]:
+    for bad_loads in ["012", b"\x00\x00\x00", 3, [0, 0, "0"], [0, 0, None], [0, True, 0]]:
         with pytest.raises(hrwhash.errors.InvalidArgumentError):
             b.owner("k", bad_loads)  # type: ignore[arg-type]
-    for out_of_range in [[0, 0, -1], [0, 0, 2**64]]:
-        with pytest.raises(hrwhash.errors.InvalidCountError):
-            b.owner("k", out_of_range)
+    # Loads are checked as counts are (POLICIES.md, "Online lookup"), as in Node: a float that is a
+    # whole number is that load, any other number is InvalidCount at its position.
+    out_of_range_loads: List[List[float]] = [
+        [0, 0, -1], [0, 0, 2**64], [0, 0, 1.5], [0, 0, float("nan")], [0, 0, -1.0]
+    ]
+    for out_of_range in out_of_range_loads:
+        with pytest.raises(hrwhash.errors.InvalidCountError) as count:
+            b.owner("k", out_of_range)  # type: ignore[arg-type]
+        assert count.value.index == 2
+    for key in map(str, range(64)):
+        assert b.owner(key, [0, 3.0, 1]) == b.owner(key, [0, 3, 1])  # type: ignore[list-item]
     with pytest.raises(hrwhash.errors.LengthMismatchError) as e:
         b.owner("k", [0, 0])
     assert (e.value.expected, e.value.actual) == (3, 2)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Type
 
 import pytest
 
@@ -40,7 +40,7 @@ def test_replica_sets(case: Dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("case", VECTORS["error_cases"], ids=lambda c: c["name"])
 def test_replica_errors(case: Dict[str, Any]) -> None:
-    classes = {
+    classes: Dict[str, Type[hrwhash.errors.HrwError]] = {
         "InvalidCount": hrwhash.errors.InvalidCountError,
         "InfeasibleReplicaWeights": hrwhash.errors.InfeasibleReplicaWeightsError,
     }

@@ -155,10 +155,13 @@ class IndexOutOfRangeError(HrwError, IndexError):
 class InvalidCountError(HrwError, ValueError):
     """A count such as `k` is negative, fractional, NaN, infinite or beyond the platform's range."""
 
-    def __init__(self, message: str, *, value: object = None) -> None:
+    def __init__(self, message: str, *, value: object = None, index: Optional[int] = None) -> None:
         super().__init__(message)
         self.value = value
         """The rejected count."""
+        self.index = index
+        """Position of the count in its list (a load of a bounded-load lookup), or None for a single
+        argument."""
 
 
 class ResultTooLargeError(HrwError, ValueError):
