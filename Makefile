@@ -107,6 +107,10 @@ check-generated:
 	$(MAKE) --no-print-directory -C go check-asm
 	$(CARGO) run --quiet -p hrwhash-errors --bin generate-errors -- --check .
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate -- --check
+	@# Released formats (hrwhash 1.0): their vectors files never change, generator or not. A change
+	@# to one is a new version beside it (a new tag, a new file), never an edit of these bytes.
+	cd conformance && sha256sum --check --strict --quiet RELEASED.sha256 || { \
+	  echo "a released vectors file changed: conformance/RELEASED.sha256 lists them; a change is a new version beside the old one" >&2; exit 1; }
 	@# fuzz/ is a workspace of its own, so a dependency added to the core or the C ABI leaves its
 	@# lock file behind, and the first cargo-fuzz build rewrites it in the working tree.
 	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null || { \

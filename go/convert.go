@@ -4,7 +4,7 @@ import "github.com/hrwhash/hrwhash/go/internal/hrw"
 
 // version is the hrwhash release this package belongs to; the cgo build's tests check that it
 // is the version of the libhrwhash they link.
-const version = "0.1.0"
+const version = "1.0.0"
 
 // goLookupMax is the largest number of selectable nodes for which the cgo build answers owner
 // lookups in Go: below about 150 nodes the Go loop is cheaper than crossing into C (measured

@@ -15,10 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#define HRW_VERSION_MAJOR 0
-#define HRW_VERSION_MINOR 1
+#define HRW_VERSION_MAJOR 1
+#define HRW_VERSION_MINOR 0
 #define HRW_VERSION_PATCH 0
-#define HRW_VERSION_STRING "0.1.0"
+#define HRW_VERSION_STRING "1.0.0"
 #define HRW_ALGORITHM "hrw-v1"
 #define HRW_SEED_LEN 16
 
@@ -1999,7 +1999,7 @@ const char *hrw_view_fault_name(uint32_t reason);
 const char *hrw_status_message(uint32_t status);
 
 /**
- * The library version (for example "0.1.0"), static and NUL-terminated; compare with
+ * The library version (for example "1.0.0"), static and NUL-terminated; compare with
  * `HRW_VERSION_STRING` to detect a header/library mismatch.
  */
 const char *hrw_version(void);

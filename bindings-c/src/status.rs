@@ -251,7 +251,7 @@ pub extern "C" fn hrw_status_message(status: u32) -> *const c_char {
     msg.as_ptr()
 }
 
-/// The library version (for example "0.1.0"), static and NUL-terminated; compare with
+/// The library version (for example "1.0.0"), static and NUL-terminated; compare with
 /// `HRW_VERSION_STRING` to detect a header/library mismatch.
 #[no_mangle]
 pub extern "C" fn hrw_version() -> *const c_char {

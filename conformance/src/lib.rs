@@ -82,7 +82,7 @@ pub const FILES: &[VectorsFile] = &[
     VectorsFile {
         name: "domains",
         path: "policies/domains.json",
-        frozen: "domains-v1 outputs are fixed once released: an intended change needs a new policy version (POLICIES.md).",
+        frozen: "domains-v1 outputs are fixed: an intended change needs a new policy version (POLICIES.md).",
         generate: domains::generate,
     },
     VectorsFile {

@@ -3,7 +3,7 @@ module github.com/hrwhash/hrwhash/go/redisring
 go 1.26.0
 
 require (
-	github.com/hrwhash/hrwhash/go v0.1.0
+	github.com/hrwhash/hrwhash/go v1.0.0
 	github.com/redis/go-redis/v9 v9.23.0
 )
 
