@@ -117,6 +117,11 @@ check-generated:
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load -- --check conformance/policies/bounded-load.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-bounded-load-boundaries -- --check conformance/policies/bounded-load-boundaries.json
 	$(CARGO) run --quiet -p hrwhash-conformance --bin generate-replica-balance -- --check conformance/policies/replica-balance-v2.json
+	@# The crates compiled into each shipped binary, with their licences (packaging/README.md).
+	python3 packaging/third_party_licenses.py hrwhash-cli cli/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-python bindings-python/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-node bindings-node/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-c bindings-c/THIRD-PARTY-LICENSES.txt --check
 	@# fuzz/ is a workspace of its own, so a dependency added to the core or the C ABI leaves its
 	@# lock file behind, and the first cargo-fuzz build rewrites it in the working tree.
 	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null || { \
