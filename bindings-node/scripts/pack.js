@@ -131,6 +131,8 @@ const mainDir = path.join(stage, 'main');
 fs.mkdirSync(mainDir, { recursive: true });
 for (const f of pkg.files) if (f !== 'Cargo.toml') copy(path.join(here, f), path.join(mainDir, f));
 fs.rmSync(path.join(mainDir, 'scripts', 'pack.js'));
+// Run after `napi build` on the repository's index.d.ts; the package ships the result.
+fs.rmSync(path.join(mainDir, 'scripts', 'generic-ids.js'));
 for (const f of ['README.md']) copy(path.join(here, f), path.join(mainDir, f));
 for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(mainDir, f));
 let manifest = fs.readFileSync(path.join(here, 'Cargo.toml'), 'utf8');
