@@ -111,6 +111,11 @@ check-generated:
 	@# to one is a new version beside it (a new tag, a new file), never an edit of these bytes.
 	cd conformance && sha256sum --check --strict --quiet RELEASED.sha256 || { \
 	  echo "a released vectors file changed: conformance/RELEASED.sha256 lists them; a change is a new version beside the old one" >&2; exit 1; }
+	@# The crates compiled into each shipped binary, with their licences (packaging/README.md).
+	python3 packaging/third_party_licenses.py hrwhash-cli cli/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-python bindings-python/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-node bindings-node/THIRD-PARTY-LICENSES.txt --check
+	python3 packaging/third_party_licenses.py hrwhash-c bindings-c/THIRD-PARTY-LICENSES.txt --check
 	@# fuzz/ is a workspace of its own, so a dependency added to the core or the C ABI leaves its
 	@# lock file behind, and the first cargo-fuzz build rewrites it in the working tree.
 	$(CARGO) metadata --quiet --locked --manifest-path fuzz/Cargo.toml --format-version 1 >/dev/null || { \

@@ -11,6 +11,29 @@ export type NodeIdLike = string | Uint8Array
 /** A node id as returned: the same string that was given, or a fresh `Buffer` for a binary id. */
 export type NodeId = string | Buffer
 
+/**
+ * The id a lookup returns for ids given as `Id`: a string for a string, a fresh `Buffer` for bytes.
+ * Every class that answers ids takes the type of the ids it was built from as its parameter
+ * (`new Placement(['a', 'b'])` is a `Placement<string>`, whose `owner` is a `string`); without
+ * one it is `NodeIdLike`, and the answers are `NodeId`s, either kind.
+ */
+export type IdOf<Id> = Id extends string ? string : Buffer
+
+/**
+ * The ids a view answers for a placement of `Id`s: a view keeps ids as bytes and gives back a
+ * string for every id that is UTF-8, so only string ids stay strings for certain.
+ */
+export type ViewIdOf<Id> = Id extends string ? string : NodeId
+
+/** What may be given where an `Id` is: a string for string ids, bytes otherwise. */
+export type IdInput<Id> = Id extends string ? string : Uint8Array
+
+/**
+ * A `View` whose placement answers `Id`s (`ViewIdOf` of the ids it was built from): how a class
+ * built from a view infers its id type from the view's answers.
+ */
+export type ViewOf<Id> = View<unknown> & { readonly placement: Placement<Id> }
+
 /** A seed: 16 bytes, or 32 hex digits. */
 export type SeedLike = string | Uint8Array
 
@@ -18,8 +41,8 @@ export type SeedLike = string | Uint8Array
  * A node with a weight (default 1; 0 keeps it in the membership but never selects it) and a
  * failure domain. `null` means not given, so `nodes()`'s answers can be passed back.
  */
-export interface NodeSpec {
-  id: NodeIdLike
+export interface NodeSpec<In = NodeIdLike> {
+  id: In
   weight?: number | null
   domain?: string | Uint8Array | null
 }
@@ -57,8 +80,8 @@ export interface PlacementOptions {
   seed?: string | Uint8Array | null
 }
 
-export interface NodeInfo {
-  id: NodeId
+export interface NodeInfo<Id = NodeId> {
+  id: Id
   weight: number
   /** The weight as the algorithm uses it: fixed point with 32 fraction bits. */
   weightFixed: bigint
@@ -118,51 +141,54 @@ export type HrwErrorCode =
  * The methods and getters (declared here because they are installed on the prototype directly,
  * and merged into the class).
  */
-export interface Placement {
+export interface Placement<out Id = NodeIdLike> {
   /** The node that owns `key`: the first of its ranking. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /** Position in the node list of the node that owns `key`. */
   ownerIndex(key: Key): number
   /**
    * The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable). `k` is an
    * integer from 0 to 2^53 - 1.
    */
-  rank(key: Key, k: number): NodeId[]
+  rank(key: Key, k: number): IdOf<Id>[]
   /**
    * Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
    * domain is a domain of its own), then filled in ranking order: when fewer than `k` domains hold
    * a node of weight above zero, some domain holds two of them.
    */
-  replicas(key: Key, k: number): NodeId[]
+  replicas(key: Key, k: number): IdOf<Id>[]
   /**
    * `replicas(key, k)` in `k` distinct failure domains; throws `InvalidReplicaCount` (a
    * RangeError whose `available` is the number of domains) when fewer than `k` domains hold a
    * node of weight above zero.
    */
-  replicasStrict(key: Key, k: number): NodeId[]
+  replicasStrict(key: Key, k: number): IdOf<Id>[]
   /** The hrw-v1 score of `key` for `node` (an id in the placement), as an unsigned 64-bit BigInt. */
   score(key: Key, node: NodeIdLike): bigint
   /** Owners of many keys, in order. */
-  owners(keys: ReadonlyArray<Key>): NodeId[]
+  owners(keys: ReadonlyArray<Key>): IdOf<Id>[]
   /**
    * The first `k` nodes of the ranking of each key. A `RangeError` (`HRW_RESULT_TOO_LARGE`) when
    * the answer could not be held: more than 2^32 - 1 ids, or more than the heap has room for.
    */
-  rankMany(keys: ReadonlyArray<Key>, k: number): NodeId[][]
+  rankMany(keys: ReadonlyArray<Key>, k: number): IdOf<Id>[][]
   /**
    * Owners of keys packed into one buffer, without a JS value per key: key `i` is
    * `data[offsets[i] .. offsets[i + 1]]`. Offsets are a `Uint32Array` or an `Int32Array` (Arrow's
    * layout). Returns node indices (positions in `nodes()`).
    */
   ownerIndices(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
-  /** A placement with one more node (at the end of the node list). */
-  withNode(node: NodeIdLike | NodeSpec): Placement
+  /**
+   * A placement with one more node (at the end of the node list); its id's type joins the
+   * placement's.
+   */
+  withNode<In extends NodeIdLike = IdInput<Id>>(node: In | NodeSpec<In>): Placement<Id | (In extends string ? string : In)>
   /** A placement without the node of this id; the others keep their order. */
-  withoutNode(node: NodeIdLike): Placement
+  withoutNode(node: NodeIdLike): Placement<Id>
   /** A placement where the node of this id has another weight. */
-  withWeight(node: NodeIdLike, weight: number): Placement
+  withWeight(node: NodeIdLike, weight: number): Placement<Id>
   /** The nodes in build order, with their weights and domains. */
-  nodes(): NodeInfo[]
+  nodes(): NodeInfo<IdOf<Id>>[]
   /** Number of nodes, including those of weight zero. */
   readonly length: number
   /** Number of nodes that can be selected (weight above zero). */
@@ -192,9 +218,9 @@ export type ViewFault =
   | 'not_representable'
 
 /** Where a key is during a migration: read from `new`, on a miss from `old`; write to `new`. */
-export interface Route {
-  old: NodeId
-  new: NodeId
+export interface Route<Old = NodeId, New = NodeId> {
+  old: Old
+  new: New
   /** Whether the two owners have different ids. */
   moved: boolean
   /** Position of `old` in the old membership's node list. */
@@ -204,11 +230,11 @@ export interface Route {
 }
 
 /** Where a `LiveView` routes a key: read from `read`, write to `write`. */
-export interface LiveRoute {
+export interface LiveRoute<Id = NodeId> {
   /** The previous view's owner while a move is in progress, else the current owner. */
-  read: NodeId
+  read: Id
   /** The current view's owner. */
-  write: NodeId
+  write: Id
   /** Whether `read` and `write` differ. */
   moved: boolean
 }
@@ -232,25 +258,25 @@ export interface LiveError {
  * The replica sets of a key before and after a transition: `replicas(key, k)` of each side
  * (spread over failure domains when a placement names them).
  */
-export interface RouteSet {
-  before: NodeId[]
-  after: NodeId[]
+export interface RouteSet<Old = NodeId, New = NodeId> {
+  before: Old[]
+  after: New[]
   /** The ids of `after` that are not in `before`: the replicas to fill, in replica order. */
-  add: NodeId[]
+  add: New[]
   /** The ids of `before` that are not in `after`: the replicas to drop once the new ones are filled. */
-  drop: NodeId[]
+  drop: Old[]
 }
 
 /** Moved keys between two nodes. */
-export interface Flow {
-  from: NodeId
-  to: NodeId
+export interface Flow<Old = NodeId, New = NodeId> {
+  from: Old
+  to: New
   count: number
 }
 
 /** One id of either membership with the keys it owns before and after. */
-export interface NodeChange {
-  id: NodeId
+export interface NodeChange<Id = NodeId> {
+  id: Id
   before: number
   after: number
   inOld: boolean
@@ -258,13 +284,13 @@ export interface NodeChange {
 }
 
 /** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
-export interface Diff {
+export interface Diff<Old = NodeId, New = NodeId> {
   keys: number
   moved: number
   /** Ordered by the old node's position, then the new node's. */
-  flows: Flow[]
+  flows: Flow<Old, New>[]
   /** Every old node in old order, then the nodes only in the new membership in new order. */
-  nodes: NodeChange[]
+  nodes: NodeChange<Old | New>[]
   /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1); null unless both sides are hrw-v1. */
   expectedMoved: number | null
   /** The least fraction any scheme must move for the new shares (VIEW.md 6.2); null unless both sides are hrw-v1. */
@@ -272,16 +298,16 @@ export interface Diff {
 }
 
 /** A key that changes owner: copy it from `from` to `to`. */
-export interface Move {
+export interface Move<Old = NodeId, New = NodeId> {
   /** The key, as the iterable gave it. */
   key: Key
-  from: NodeId
-  to: NodeId
+  from: Old
+  to: New
 }
 
 /** An iterator over the moved keys (merged into the class). */
-export interface Plan {
-  [Symbol.iterator](): Plan
+export interface Plan<out Old = NodeId, out New = NodeId> {
+  [Symbol.iterator](): Plan<Old, New>
 }
 
 /** One step of a ramp. */
@@ -308,12 +334,12 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * Key affinity with an overload guard (bounded-load-v1): a key goes to the first node of its
  * ranking whose load is below its cap, about `c` times its share of the total.
  */
-export declare class BoundedLoad {
+export declare class BoundedLoad<out Id = NodeIdLike> {
   /**
    * The policy over `placement` with balance factor `c`: a number >= 1 (rounded to
    * millionths) or an exact `[num, den]` pair with `den >= 1` and `num >= den`.
    */
-  constructor(placement: Placement | View, c: number | [number, number])
+  constructor(placement: Placement<Id> | ViewOf<Id>, c: number | [number, number])
   /** The balance factor as an exact `[num, den]` pair. */
   get factor(): [number, number]
   /**
@@ -323,37 +349,37 @@ export declare class BoundedLoad {
    */
   ownerIndex(key: Key, loads: ReadonlyArray<number | bigint>): number
   /** The node id for `key`, given the current load of every node. */
-  owner(key: Key, loads: ReadonlyArray<number | bigint>): NodeId
+  owner(key: Key, loads: ReadonlyArray<number | bigint>): IdOf<Id>
   /** Batch assignment of `keys` in order: one build-order index per key. */
   assignIndices(keys: ReadonlyArray<Key>): Array<number>
   /** Batch assignment of `keys` in order: one node id per key. */
-  assign(keys: ReadonlyArray<Key>): NodeId[]
+  assign(keys: ReadonlyArray<Key>): IdOf<Id>[]
 }
 
 /**
  * A placement read through the domains-v1 policy at one spread level: each node's domain is a
  * path of levels separated by `/`, and replicas go to distinct domains of that level.
  */
-export declare class Domains {
+export declare class Domains<out Id = NodeIdLike> {
   /**
    * The policy over `placement` spreading over `level` (0-based: 0 is the outermost level of
    * the paths). Every node needs a domain path of the same number of levels.
    */
-  constructor(placement: Placement, level: number)
+  constructor(placement: Placement<Id>, level: number)
   /** The owner of `key`: the first of its replicas. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /**
    * The first `k` replicas of `key`, in distinct domains of the spread level while there are
    * enough; `k` from 1 to the number of nodes of weight above zero.
    */
-  replicas(key: Key, k: number): NodeId[]
+  replicas(key: Key, k: number): IdOf<Id>[]
   /**
    * The domain of the spread level `node` is in: its path up to that level (a string when it
    * is UTF-8, a `Buffer` otherwise).
    */
   domainOf(node: NodeIdLike): string | Buffer
   /** The placement the policy reads. */
-  get placement(): Placement
+  get placement(): Placement<Id>
   /** The spread level (0-based). */
   get level(): number
   /** The number of levels of every domain path. */
@@ -366,12 +392,12 @@ export declare class Domains {
  * The view a client follows: a `View` replaced only by newer epochs, with the previous view kept
  * while keys move.
  */
-export declare class LiveView {
+export declare class LiveView<out Id = NodeIdLike> {
   /**
    * A live view of `view`, whose seed it keeps for good. `options.moveDeadline` (milliseconds)
    * ends each move by itself; without it a move ends only by `finishMove()`.
    */
-  constructor(view: View, options?: LiveViewOptions | null)
+  constructor(view: ViewOf<Id>, options?: LiveViewOptions | null)
   /**
    * Offers `view`: `'applied'` (a higher epoch; a move begins and the change callbacks run
    * before this returns) or `'unchanged'` (the same epoch and fingerprint). A lower epoch throws
@@ -379,25 +405,25 @@ export declare class LiveView {
    * `HRW_SEED_MISMATCH`; a refused view changes nothing but `lastError`. A callback that throws
    * does not stop the others; its error is recorded in `lastError` (kind `'Callback'`).
    */
-  update(view: View): 'applied' | 'unchanged'
+  update(view: ViewOf<Id>): 'applied' | 'unchanged'
   /**
    * Ends the move in progress: lookups answer from the current view alone. Returns whether a
    * move was in progress.
    */
   finishMove(): boolean
   /** Calls `callback(transition)` after every applied update, in registration order. */
-  onChange(callback: (transition: Transition) => void): void
+  onChange(callback: (transition: Transition<Id, Id>) => void): void
   /** The owner of `key` in the current view: where to write. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /**
    * Where `key` is: `read` (the previous view's owner while a move is in progress), `write`
    * (the current view's owner) and whether they differ.
    */
-  route(key: Key): LiveRoute
+  route(key: Key): LiveRoute<IdOf<Id>>
   /** The current view. */
-  get current(): View
+  get current(): View<Id>
   /** The previous view while a move is in progress, else `null`. */
-  get previous(): View | null
+  get previous(): View<Id> | null
   /** The current epoch, as an unsigned 64-bit BigInt. */
   get epoch(): bigint
   /** The current view's fingerprint (32 hex digits). */
@@ -420,66 +446,66 @@ export declare class LiveView {
  *
  * Lookups never fail once built; every "change" returns a new `Placement`.
  */
-export declare class Placement {
+export declare class Placement<out Id = NodeIdLike> {
   /**
    * Builds a placement. Node ids are non-empty and unique; weights default to 1 (0 keeps a
    * node in the membership but never selects it); the seed defaults to `DEFAULT_SEED`.
    */
-  constructor(nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null)
+  constructor(nodes: ReadonlyArray<Id | NodeSpec<Id>> & ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null)
 }
 
 /** The moved keys of a key stream, as an iterator of `{ key, from, to }` (the key as given). */
-export declare class Plan {
+export declare class Plan<out Old = NodeId, out New = NodeId> {
   /**
    * The next moved key, pulling keys from the source until one moves. A key source that
    * calls `next` of the plan it feeds gets a `TypeError` (`ERR_INVALID_ARG_TYPE`).
    */
-  next(): IteratorResult<Move, undefined>
+  next(): IteratorResult<Move<Old, New>, undefined>
 }
 
 /**
  * A membership placed the way an incumbent library places it: `"go-redis-ring-v9"`,
  * `"pymemcache-rendezvous"`, `"ketama-libmemcached"` or `"hashring-node-3"`.
  */
-export declare class ProfilePlacement {
+export declare class ProfilePlacement<out Id = NodeIdLike> {
   /**
    * Builds the incumbent's placement of `nodes` (ids, or `{ id, weight }` objects) in the order
    * given; `options.weights` for the weighted profiles.
    */
-  constructor(profile: string, nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: { weights?: ReadonlyArray<number> } | null)
+  constructor(profile: string, nodes: ReadonlyArray<Id | NodeSpec<Id>> & ReadonlyArray<NodeIdLike | NodeSpec>, options?: { weights?: ReadonlyArray<number> } | null)
   /** The profile's name. */
   get profile(): string
   /** The node ids, in the order given. */
-  get nodes(): NodeId[]
+  get nodes(): IdOf<Id>[]
   /** Number of nodes. */
   get length(): number
   /** The node the incumbent gives `key` to. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /** The owner of every key of `keys`, in order. */
-  owners(keys: ReadonlyArray<Key>): NodeId[]
+  owners(keys: ReadonlyArray<Key>): IdOf<Id>[]
   /**
    * The first `k` distinct nodes of the incumbent's top-k lookup of `key`, owner first
    * (`HRW_NOT_OFFERED` where the incumbent has none).
    */
-  replicas(key: Key, k: number): NodeId[]
+  replicas(key: Key, k: number): IdOf<Id>[]
 }
 
 /**
  * A ramp from one view to another in steps that each move at most `maxMove` of the keys
  * (conformance/VIEW.md section 7).
  */
-export declare class RampPlan {
+export declare class RampPlan<out Id = NodeIdLike> {
   /**
    * Plans the ramp; both views need the same seed (`HRW_SEED_MISMATCH`), `maxMove` is a
    * fraction in (0, 1] (`HRW_INVALID_MOVE_LIMIT`).
    */
-  constructor(from: View, to: View, maxMove: number)
+  constructor(from: ViewOf<Id>, to: ViewOf<Id>, maxMove: number)
   /** The steps, in order (none when the two views already place keys alike). */
   get steps(): RampStep[]
   /** The view of step `step` (0-based); the last one places keys like the target view. */
-  view(step: number): View
+  view(step: number): View<Id>
   /** Every step's view, in order. */
-  views(): Array<View>
+  views(): View<Id>[]
   /** The per-step limit. */
   get maxMove(): number
   /** Sum of the steps' expected movements (a key that moves twice counts twice). */
@@ -497,9 +523,9 @@ export declare class RampPlan {
  * Replica sets of `k` nodes whose share of replicas follows the weights, from an exact solver
  * (replica-balance).
  */
-export declare class ReplicaBalance {
+export declare class ReplicaBalance<out Id = NodeIdLike> {
   /** Replica sets of `k` nodes over `placement`. */
-  constructor(placement: Placement | View, k: number)
+  constructor(placement: Placement<Id> | ViewOf<Id>, k: number)
   /** The number of replicas per key. */
   get k(): number
   /** How many times the solver evaluated the inclusion probabilities. */
@@ -516,7 +542,7 @@ export declare class ReplicaBalance {
   /** The build-order indices of the replica set of `key`, primary first. */
   replicaIndices(key: Key): Array<number>
   /** The replica set of `key` as node ids, primary first. */
-  replicas(key: Key): NodeId[]
+  replicas(key: Key): IdOf<Id>[]
 }
 
 /**
@@ -525,7 +551,7 @@ export declare class ReplicaBalance {
  * `setWeight` change the table in place; `withNode`, `withoutNode`, `withWeight` and
  * `withEpoch` return a changed copy.
  */
-export declare class SlotTable {
+export declare class SlotTable<out Id = NodeIdLike> {
   /**
    * The table of a `Placement` or `View` with `slots` slots (1 to 2^24), before any change.
    * `options.mode` is `'levelled'` (the default: slot-table-v2, each change moves only the
@@ -535,13 +561,13 @@ export declare class SlotTable {
    * table to about (1 + overloadPpm / 10^6) times its share of the slots. `options.epoch`
    * (default 0) is the epoch of the table's document and view.
    */
-  constructor(placement: Placement | View, slots: number, options?: SlotTableOptions | null)
+  constructor(placement: Placement<Id> | ViewOf<Id>, slots: number, options?: SlotTableOptions | null)
   /**
    * Loads a table's document (a string, or its UTF-8 bytes) and replays its changes. A
    * document written for a secret seed needs `options.seed`; a wrong seed is
    * `HRW_SEED_MISMATCH`.
    */
-  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): SlotTable
+  static fromJson<Id extends NodeId = NodeId>(text: string | Uint8Array, options?: ViewLoadOptions | null): SlotTable<ViewIdOf<Id>>
   /** The canonical document (SLOT-HISTORY.md section 3), ending in a newline. */
   toJson(): string
   /** Number of slots. */
@@ -563,17 +589,17 @@ export declare class SlotTable {
    */
   get fingerprint(): string
   /** The current membership, as a new `Placement`. */
-  get placement(): Placement
+  get placement(): Placement<Id>
   /** The first membership, before any change, as a new `Placement`. */
-  get initial(): Placement
+  get initial(): Placement<Id>
   /** The current membership as a view at the table's epoch. */
-  view(): View
+  view(): View<Id>
   /** The slot of `key`. */
   slot(key: Key): number
   /** The node that owns `slot` (an integer below `slots`). */
-  ownerOfSlot(slot: number): NodeId
+  ownerOfSlot(slot: number): IdOf<Id>
   /** The owner of `key`: the owner of its slot. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /** The owner of every slot as an index into the current membership's nodes, slot 0 first. */
   assignments(): number[]
   /** How many slots each node holds, in node order. */
@@ -584,7 +610,7 @@ export declare class SlotTable {
    */
   capacities(): number[] | null
   /** Appends `node` to the membership, in place; on an error the table is unchanged. */
-  addNode(node: NodeIdLike | NodeSpec): void
+  addNode(node: IdInput<Id> | NodeSpec<IdInput<Id>>): void
   /** Removes `node` from the membership, in place; on an error the table is unchanged. */
   removeNode(node: NodeIdLike): void
   /**
@@ -594,44 +620,44 @@ export declare class SlotTable {
    */
   setWeight(node: NodeIdLike, weight: number): void
   /** A copy of this table with `node` appended. */
-  withNode(node: NodeIdLike | NodeSpec): SlotTable
+  withNode(node: IdInput<Id> | NodeSpec<IdInput<Id>>): SlotTable<Id>
   /** A copy of this table without `node`. */
-  withoutNode(node: NodeIdLike): SlotTable
+  withoutNode(node: NodeIdLike): SlotTable<Id>
   /** A copy of this table where `node` has another weight. */
-  withWeight(node: NodeIdLike, weight: number): SlotTable
+  withWeight(node: NodeIdLike, weight: number): SlotTable<Id>
   /** A copy of this table at another epoch. */
-  withEpoch(epoch: bigint | number): SlotTable
+  withEpoch(epoch: bigint | number): SlotTable<Id>
 }
 
 /**
  * The change from one membership (a `View`, `Placement` or `ProfilePlacement`) to another: where
  * each key is during a migration, how many keys move, and which.
  */
-export declare class Transition {
+export declare class Transition<out Old = NodeIdLike, out New = NodeIdLike> {
   /** The transition from `from` to `to`; nodes are the same node when their ids are equal. */
-  constructor(from: View | Placement | ProfilePlacement, to: View | Placement | ProfilePlacement)
+  constructor(from: Placement<Old> | ViewOf<Old> | ProfilePlacement<Old>, to: Placement<New> | ViewOf<New> | ProfilePlacement<New>)
   /** The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`. */
-  route(key: Key): Route
+  route(key: Key): Route<IdOf<Old>, IdOf<New>>
   /**
    * The replicas of `key` before and after (`replicas(key, k)` of each side: spread over failure
    * domains when a placement names them), the replicas to fill (`add`, new ids) and those to
    * drop once they are filled (`drop`, old ids).
    */
-  routeTop(key: Key, k: number): RouteSet
+  routeTop(key: Key, k: number): RouteSet<IdOf<Old>, IdOf<New>>
   /**
    * Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
    * the number of keys).
    */
-  diff(keys: Iterable<Key>): Diff
+  diff(keys: Iterable<Key>): Diff<IdOf<Old>, IdOf<New>>
   /**
    * The keys of `keys` that change owner, each with the node to copy it from and to, as an
    * iterator that pulls from `keys` as it is advanced (constant memory).
    */
-  plan(keys: Iterable<Key>): Plan
+  plan(keys: Iterable<Key>): Plan<IdOf<Old>, IdOf<New>>
   /** The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get oldPlacement(): Placement | ProfilePlacement
+  get oldPlacement(): Placement<Old> | ProfilePlacement<Old>
   /** The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
-  get newPlacement(): Placement | ProfilePlacement
+  get newPlacement(): Placement<New> | ProfilePlacement<New>
   /**
    * The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
    * 6.1); null unless both sides are hrw-v1.
@@ -648,9 +674,9 @@ export declare class Transition {
  * A membership with its epoch and seed identity: the document every client of one cluster loads
  * (conformance/VIEW.md).
  */
-export declare class View {
+export declare class View<out Id = NodeIdLike> {
   /** A view of `placement` at `epoch` (a bigint or a safe integer). */
-  constructor(placement: Placement, epoch: bigint | number)
+  constructor(placement: Placement<Id>, epoch: bigint | number)
   /**
    * Loads a view document (a string, or its UTF-8 bytes). A view written for a secret seed
    * needs `options.seed`; a wrong seed is `HRW_SEED_MISMATCH`. Bytes (a `Buffer` such as
@@ -658,7 +684,7 @@ export declare class View {
    * Node-API lends no string's contents, so a large document costs one copy less as bytes or
    * through `fromFile`.
    */
-  static fromJson(text: string | Uint8Array, options?: ViewLoadOptions | null): View
+  static fromJson<Id extends NodeId = NodeId>(text: string | Uint8Array, options?: ViewLoadOptions | null): View<Id>
   /**
    * Loads the view document in the file at `path` (a string, or a `Buffer` of the name's bytes,
    * as `fs` takes). A file that cannot be read throws an
@@ -666,16 +692,16 @@ export declare class View {
    * 1 GiB is read (`HRW_RESULT_TOO_LARGE` past it), and no further than the first control
    * byte, so an endless stream such as `/dev/zero` fails at once with `HRW_INVALID_JSON`.
    */
-  static fromFile(path: string | Uint8Array, options?: ViewLoadOptions | null): View
+  static fromFile<Id extends NodeId = NodeId>(path: string | Uint8Array, options?: ViewLoadOptions | null): View<Id>
   /**
    * The canonical JSON form (VIEW.md section 3), ending in a newline. A secret seed is never
    * written: only its fingerprint.
    */
   toJson(): string
   /** The same membership at another epoch. */
-  withEpoch(epoch: bigint | number): View
+  withEpoch(epoch: bigint | number): View<Id>
   /** The membership, as a new `Placement` (ids and domains are strings when they are UTF-8). */
-  get placement(): Placement
+  get placement(): Placement<ViewIdOf<Id>>
   /** The epoch, as an unsigned 64-bit BigInt. */
   get epoch(): bigint
   /**
@@ -720,7 +746,7 @@ export declare function keyDigest(key: Key, seed?: SeedLike | undefined | null):
 export declare function nodeDigest(id: NodeIdLike, seed?: SeedLike | undefined | null): bigint
 
 /** `new RampPlan(from, to, maxMove)`. */
-export declare function ramp(from: View, to: View, maxMove: number): RampPlan
+export declare function ramp<Id = NodeId>(from: ViewOf<Id>, to: ViewOf<Id>, maxMove: number): RampPlan<Id>
 
 /** Positions of a ramp's line from the old weights (0) to the new ones (`RAMP_GRID`). */
 export declare const RAMP_GRID: number

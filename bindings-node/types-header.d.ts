@@ -11,6 +11,29 @@ export type NodeIdLike = string | Uint8Array
 /** A node id as returned: the same string that was given, or a fresh `Buffer` for a binary id. */
 export type NodeId = string | Buffer
 
+/**
+ * The id a lookup returns for ids given as `Id`: a string for a string, a fresh `Buffer` for bytes.
+ * Every class that answers ids takes the type of the ids it was built from as its parameter
+ * (`new Placement(['a', 'b'])` is a `Placement<string>`, whose `owner` is a `string`); without
+ * one it is `NodeIdLike`, and the answers are `NodeId`s, either kind.
+ */
+export type IdOf<Id> = Id extends string ? string : Buffer
+
+/**
+ * The ids a view answers for a placement of `Id`s: a view keeps ids as bytes and gives back a
+ * string for every id that is UTF-8, so only string ids stay strings for certain.
+ */
+export type ViewIdOf<Id> = Id extends string ? string : NodeId
+
+/** What may be given where an `Id` is: a string for string ids, bytes otherwise. */
+export type IdInput<Id> = Id extends string ? string : Uint8Array
+
+/**
+ * A `View` whose placement answers `Id`s (`ViewIdOf` of the ids it was built from): how a class
+ * built from a view infers its id type from the view's answers.
+ */
+export type ViewOf<Id> = View<unknown> & { readonly placement: Placement<Id> }
+
 /** A seed: 16 bytes, or 32 hex digits. */
 export type SeedLike = string | Uint8Array
 
@@ -18,8 +41,8 @@ export type SeedLike = string | Uint8Array
  * A node with a weight (default 1; 0 keeps it in the membership but never selects it) and a
  * failure domain. `null` means not given, so `nodes()`'s answers can be passed back.
  */
-export interface NodeSpec {
-  id: NodeIdLike
+export interface NodeSpec<In = NodeIdLike> {
+  id: In
   weight?: number | null
   domain?: string | Uint8Array | null
 }
@@ -57,8 +80,8 @@ export interface PlacementOptions {
   seed?: string | Uint8Array | null
 }
 
-export interface NodeInfo {
-  id: NodeId
+export interface NodeInfo<Id = NodeId> {
+  id: Id
   weight: number
   /** The weight as the algorithm uses it: fixed point with 32 fraction bits. */
   weightFixed: bigint
@@ -118,51 +141,54 @@ export type HrwErrorCode =
  * The methods and getters (declared here because they are installed on the prototype directly,
  * and merged into the class).
  */
-export interface Placement {
+export interface Placement<out Id = NodeIdLike> {
   /** The node that owns `key`: the first of its ranking. */
-  owner(key: Key): NodeId
+  owner(key: Key): IdOf<Id>
   /** Position in the node list of the node that owns `key`. */
   ownerIndex(key: Key): number
   /**
    * The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable). `k` is an
    * integer from 0 to 2^53 - 1.
    */
-  rank(key: Key, k: number): NodeId[]
+  rank(key: Key, k: number): IdOf<Id>[]
   /**
    * Up to `k` nodes for replicas of `key`, spread over failure domains first (a node without a
    * domain is a domain of its own), then filled in ranking order: when fewer than `k` domains hold
    * a node of weight above zero, some domain holds two of them.
    */
-  replicas(key: Key, k: number): NodeId[]
+  replicas(key: Key, k: number): IdOf<Id>[]
   /**
    * `replicas(key, k)` in `k` distinct failure domains; throws `InvalidReplicaCount` (a
    * RangeError whose `available` is the number of domains) when fewer than `k` domains hold a
    * node of weight above zero.
    */
-  replicasStrict(key: Key, k: number): NodeId[]
+  replicasStrict(key: Key, k: number): IdOf<Id>[]
   /** The hrw-v1 score of `key` for `node` (an id in the placement), as an unsigned 64-bit BigInt. */
   score(key: Key, node: NodeIdLike): bigint
   /** Owners of many keys, in order. */
-  owners(keys: ReadonlyArray<Key>): NodeId[]
+  owners(keys: ReadonlyArray<Key>): IdOf<Id>[]
   /**
    * The first `k` nodes of the ranking of each key. A `RangeError` (`HRW_RESULT_TOO_LARGE`) when
    * the answer could not be held: more than 2^32 - 1 ids, or more than the heap has room for.
    */
-  rankMany(keys: ReadonlyArray<Key>, k: number): NodeId[][]
+  rankMany(keys: ReadonlyArray<Key>, k: number): IdOf<Id>[][]
   /**
    * Owners of keys packed into one buffer, without a JS value per key: key `i` is
    * `data[offsets[i] .. offsets[i + 1]]`. Offsets are a `Uint32Array` or an `Int32Array` (Arrow's
    * layout). Returns node indices (positions in `nodes()`).
    */
   ownerIndices(data: Uint8Array, offsets: Uint32Array | Int32Array): Uint32Array
-  /** A placement with one more node (at the end of the node list). */
-  withNode(node: NodeIdLike | NodeSpec): Placement
+  /**
+   * A placement with one more node (at the end of the node list); its id's type joins the
+   * placement's.
+   */
+  withNode<In extends NodeIdLike = IdInput<Id>>(node: In | NodeSpec<In>): Placement<Id | (In extends string ? string : In)>
   /** A placement without the node of this id; the others keep their order. */
-  withoutNode(node: NodeIdLike): Placement
+  withoutNode(node: NodeIdLike): Placement<Id>
   /** A placement where the node of this id has another weight. */
-  withWeight(node: NodeIdLike, weight: number): Placement
+  withWeight(node: NodeIdLike, weight: number): Placement<Id>
   /** The nodes in build order, with their weights and domains. */
-  nodes(): NodeInfo[]
+  nodes(): NodeInfo<IdOf<Id>>[]
   /** Number of nodes, including those of weight zero. */
   readonly length: number
   /** Number of nodes that can be selected (weight above zero). */
@@ -192,9 +218,9 @@ export type ViewFault =
   | 'not_representable'
 
 /** Where a key is during a migration: read from `new`, on a miss from `old`; write to `new`. */
-export interface Route {
-  old: NodeId
-  new: NodeId
+export interface Route<Old = NodeId, New = NodeId> {
+  old: Old
+  new: New
   /** Whether the two owners have different ids. */
   moved: boolean
   /** Position of `old` in the old membership's node list. */
@@ -204,11 +230,11 @@ export interface Route {
 }
 
 /** Where a `LiveView` routes a key: read from `read`, write to `write`. */
-export interface LiveRoute {
+export interface LiveRoute<Id = NodeId> {
   /** The previous view's owner while a move is in progress, else the current owner. */
-  read: NodeId
+  read: Id
   /** The current view's owner. */
-  write: NodeId
+  write: Id
   /** Whether `read` and `write` differ. */
   moved: boolean
 }
@@ -232,25 +258,25 @@ export interface LiveError {
  * The replica sets of a key before and after a transition: `replicas(key, k)` of each side
  * (spread over failure domains when a placement names them).
  */
-export interface RouteSet {
-  before: NodeId[]
-  after: NodeId[]
+export interface RouteSet<Old = NodeId, New = NodeId> {
+  before: Old[]
+  after: New[]
   /** The ids of `after` that are not in `before`: the replicas to fill, in replica order. */
-  add: NodeId[]
+  add: New[]
   /** The ids of `before` that are not in `after`: the replicas to drop once the new ones are filled. */
-  drop: NodeId[]
+  drop: Old[]
 }
 
 /** Moved keys between two nodes. */
-export interface Flow {
-  from: NodeId
-  to: NodeId
+export interface Flow<Old = NodeId, New = NodeId> {
+  from: Old
+  to: New
   count: number
 }
 
 /** One id of either membership with the keys it owns before and after. */
-export interface NodeChange {
-  id: NodeId
+export interface NodeChange<Id = NodeId> {
+  id: Id
   before: number
   after: number
   inOld: boolean
@@ -258,13 +284,13 @@ export interface NodeChange {
 }
 
 /** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
-export interface Diff {
+export interface Diff<Old = NodeId, New = NodeId> {
   keys: number
   moved: number
   /** Ordered by the old node's position, then the new node's. */
-  flows: Flow[]
+  flows: Flow<Old, New>[]
   /** Every old node in old order, then the nodes only in the new membership in new order. */
-  nodes: NodeChange[]
+  nodes: NodeChange<Old | New>[]
   /** The fraction of all keys expected to move, from the weights alone (VIEW.md 6.1); null unless both sides are hrw-v1. */
   expectedMoved: number | null
   /** The least fraction any scheme must move for the new shares (VIEW.md 6.2); null unless both sides are hrw-v1. */
@@ -272,16 +298,16 @@ export interface Diff {
 }
 
 /** A key that changes owner: copy it from `from` to `to`. */
-export interface Move {
+export interface Move<Old = NodeId, New = NodeId> {
   /** The key, as the iterable gave it. */
   key: Key
-  from: NodeId
-  to: NodeId
+  from: Old
+  to: New
 }
 
 /** An iterator over the moved keys (merged into the class). */
-export interface Plan {
-  [Symbol.iterator](): Plan
+export interface Plan<out Old = NodeId, out New = NodeId> {
+  [Symbol.iterator](): Plan<Old, New>
 }
 
 /** One step of a ramp. */

@@ -49,6 +49,19 @@ cli_wheel=$(only 'hrwhash_cli-*-py3-none-manylinux*_x86_64.whl')
 cli_npm_main=$(only 'hrwhash-cli-[0-9]*.tgz')
 cli_npm_platform=$(only 'hrwhash-cli-linux-*.tgz')
 
+# has_licences DIR [THIRD_PARTY]: DIR holds the project's licences and, for an artifact with compiled
+# Rust code, the notices of its crates (THIRD_PARTY, the repository's generated file), unchanged.
+has_licences() {
+  local dir=$1 f
+  for f in LICENSE-MIT LICENSE-APACHE; do
+    cmp "$root/$f" "$dir/$f" || return 1
+  done
+  [ -z "${2:-}" ] || cmp "$root/$2" "$dir/THIRD-PARTY-LICENSES.txt"
+}
+dist_info() { # dist_info VENV DIST: the licences folder of DIST's installed .dist-info
+  echo "$1"/lib/python3*/site-packages/"$2"-*.dist-info/licenses
+}
+
 check "the bare PATH has no cargo and no rustc" \
   no_rust /nonexistent sh -c '! command -v cargo && ! command -v rustc'
 
@@ -74,6 +87,8 @@ readme_deps=$(grep -E '^(pymemcache|numpy|pandas|polars|pyarrow)==' "$root/bindi
 check "pymemcache and the DataFrame libraries for the README's other examples" \
   no_rust "$work/py/bin" pip install --quiet $readme_deps
 check "the Python README examples run on the installed wheel" no_rust "$work/py/bin" py_readme
+check "the installed wheel carries the licences and its crates' notices" \
+  has_licences "$(dist_info "$work/py" hrwhash)" bindings-python/THIRD-PARTY-LICENSES.txt
 sdist_without_cargo() {
   ! pip install --no-cache-dir "$sdist" >"$work/sdist.log" 2>&1 || return 1
   grep -q "building one from source needs Rust's cargo on PATH" "$work/sdist.log" || { cat "$work/sdist.log"; return 1; }
@@ -106,6 +121,9 @@ node_project "$work/node"
 check "npm installs both tarballs with --ignore-scripts and no Rust" \
   no_rust "$(dirname "$node")" npm_in "$work/node" install --ignore-scripts "$npm_main" "$npm_platform"
 check "the Node README example runs on the installed packages" no_rust "$(dirname "$node")" node_readme "$work/node"
+check "the installed npm packages carry the licences, the addon's its crates' notices" \
+  eval 'has_licences "$work/node/node_modules/hrwhash" &&
+    has_licences "$work/node/node_modules/hrwhash-linux-x64-gnu" bindings-node/THIRD-PARTY-LICENSES.txt'
 check "ES module named imports work from the installed package" \
   no_rust "$(dirname "$node")" sh -c "cd '$work/node' && '$node' --input-type=module -e \"import { Placement } from 'hrwhash'; new Placement(['a']).owner('k');\""
 node_missing_addon() {
@@ -156,6 +174,7 @@ c_cmake() {
 check "C example via pkg-config from the unpacked release tarball (shared library)" no_rust /nonexistent c_pkgconfig
 check "C example via pkg-config from the release tarball (static library)" no_rust /nonexistent c_pkgconfig_static
 check "C and C++ examples via CMake find_package from the release tarball" no_rust /nonexistent c_cmake
+check "the C tarball carries the licences and its crates' notices" has_licences "$prefix" bindings-c/THIRD-PARTY-LICENSES.txt
 
 # ---- the command-line tool ---------------------------------------------------------------
 # Every `$ ...` line of cli/README.md's console blocks, run from cli/ (its testdata) with only the
@@ -201,6 +220,8 @@ cli_quiet_on_closed_pipe() {
 "$python" -m venv "$work/cli-py"
 check "pip installs the CLI wheel (hrwhash-cli) without Rust" \
   no_rust "$work/cli-py/bin" pip install --quiet --no-index "$cli_wheel"
+check "the installed CLI wheel carries the licences and its crates' notices" \
+  has_licences "$(dist_info "$work/cli-py" hrwhash_cli)" cli/THIRD-PARTY-LICENSES.txt
 check "the wheel's hrwhash runs the cli/README.md examples" no_rust "$work/cli-py/bin" cli_readme "$work/cli-py/bin"
 check "the wheel's hrwhash places keys as the installed Python library does" \
   no_rust "$work/cli-py/bin" cli_agrees_with_library
@@ -222,6 +243,9 @@ check "npx hrwhash runs the installed binary (the wheel's answers)" \
   no_rust "$(dirname "$node")" cli_npx "$work/cli-node"
 check "npm ships the wheel's binary, byte for byte" \
   cmp "$work/cli-node/node_modules/hrwhash-cli-linux-x64-gnu/hrwhash" "$work/cli-py/bin/hrwhash"
+check "the installed CLI npm packages carry the licences, the binary's its crates' notices" \
+  eval 'has_licences "$work/cli-node/node_modules/hrwhash-cli" &&
+    has_licences "$work/cli-node/node_modules/hrwhash-cli-linux-x64-gnu" cli/THIRD-PARTY-LICENSES.txt'
 check "npm install -g puts hrwhash on PATH" \
   no_rust "$(dirname "$node")" npm_in "$work" install -g --prefix "$work/cli-global" --ignore-scripts "$cli_npm_main" "$cli_npm_platform"
 check "the globally installed hrwhash runs the cli/README.md examples" \

@@ -111,7 +111,7 @@ fs.writeFileSync(
       license: pkg.license,
       repository: pkg.repository,
       main: addonName,
-      files: [addonName],
+      files: [addonName, 'LICENSE-MIT', 'LICENSE-APACHE', 'THIRD-PARTY-LICENSES.txt'],
       os: [os === 'win32' ? 'win32' : os],
       cpu: [cpu],
       ...(os === 'linux' ? { libc: [libc === 'gnu' ? 'glibc' : 'musl'] } : {}),
@@ -122,6 +122,8 @@ fs.writeFileSync(
   ) + '\n',
 );
 for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(platformDir, f));
+// The notices of the crates compiled into the addon (packaging/third_party_licenses.py).
+fs.copyFileSync(path.join(here, 'THIRD-PARTY-LICENSES.txt'), path.join(platformDir, 'THIRD-PARTY-LICENSES.txt'));
 fs.writeFileSync(path.join(platformDir, 'README.md'), `# ${platformName}\n\nThe prebuilt addon of [${pkg.name}](https://www.npmjs.com/package/${pkg.name}) for ${suffix}; install \`${pkg.name}\`, not this package.\n`);
 
 // --- the main package: loader, types, and the sources of a build from source
@@ -129,6 +131,8 @@ const mainDir = path.join(stage, 'main');
 fs.mkdirSync(mainDir, { recursive: true });
 for (const f of pkg.files) if (f !== 'Cargo.toml') copy(path.join(here, f), path.join(mainDir, f));
 fs.rmSync(path.join(mainDir, 'scripts', 'pack.js'));
+// Run after `napi build` on the repository's index.d.ts; the package ships the result.
+fs.rmSync(path.join(mainDir, 'scripts', 'generic-ids.js'));
 for (const f of ['README.md']) copy(path.join(here, f), path.join(mainDir, f));
 for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(mainDir, f));
 let manifest = fs.readFileSync(path.join(here, 'Cargo.toml'), 'utf8');

@@ -78,7 +78,7 @@ impl LiveView {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "view: View, options?: LiveViewOptions | null"
+        ts_args_type = "view: ViewOf<Id>, options?: LiveViewOptions | null"
     )]
     pub fn new(env: Env, view: Raw, options: Option<Raw>) -> Result<LiveView> {
         let env = env.raw();
@@ -100,7 +100,7 @@ impl LiveView {
     /// does not stop the others; its error is recorded in `lastError` (kind `'Callback'`).
     #[napi(
         catch_unwind,
-        ts_args_type = "view: View",
+        ts_args_type = "view: ViewOf<Id>",
         ts_return_type = "'applied' | 'unchanged'"
     )]
     pub fn update(&self, env: Env, view: Raw) -> Result<Raw> {
@@ -159,7 +159,7 @@ impl LiveView {
     /// Calls `callback(transition)` after every applied update, in registration order.
     #[napi(
         catch_unwind,
-        ts_args_type = "callback: (transition: Transition) => void"
+        ts_args_type = "callback: (transition: Transition<Id, Id>) => void"
     )]
     pub fn on_change(&mut self, env: Env, callback: Raw) -> Result<()> {
         let env = env.raw();
@@ -181,7 +181,7 @@ impl LiveView {
     }
 
     /// The owner of `key` in the current view: where to write.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId")]
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = js::KeyBuf::new();
@@ -192,7 +192,11 @@ impl LiveView {
 
     /// Where `key` is: `read` (the previous view's owner while a move is in progress), `write`
     /// (the current view's owner) and whether they differ.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "LiveRoute")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key",
+        ts_return_type = "LiveRoute<IdOf<Id>>"
+    )]
     pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = js::KeyBuf::new();
@@ -206,13 +210,13 @@ impl LiveView {
     }
 
     /// The current view.
-    #[napi(getter, catch_unwind, ts_return_type = "View")]
+    #[napi(getter, catch_unwind, ts_return_type = "View<Id>")]
     pub fn current(&self, env: Env) -> Result<Raw> {
         Ok(Raw(view_value(env.raw(), &self.inner.current())?))
     }
 
     /// The previous view while a move is in progress, else `null`.
-    #[napi(getter, catch_unwind, ts_return_type = "View | null")]
+    #[napi(getter, catch_unwind, ts_return_type = "View<Id> | null")]
     pub fn previous(&self, env: Env) -> Result<Raw> {
         let env = env.raw();
         let snapshot = self.inner.snapshot();

@@ -632,7 +632,7 @@ impl Placement {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null"
+        ts_args_type = "nodes: ReadonlyArray<Id | NodeSpec<Id>> & ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null"
     )]
     pub fn new(env: Env, nodes: Raw, options: Option<Raw>) -> Result<Placement> {
         let env = env.raw();

@@ -142,7 +142,7 @@ impl BoundedLoad {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "placement: Placement | View, c: number | [number, number]"
+        ts_args_type = "placement: Placement<Id> | ViewOf<Id>, c: number | [number, number]"
     )]
     pub fn new(env: Env, placement: Raw, c: Raw) -> Result<BoundedLoad> {
         let env = env.raw();
@@ -181,7 +181,7 @@ impl BoundedLoad {
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, loads: ReadonlyArray<number | bigint>",
-        ts_return_type = "NodeId"
+        ts_return_type = "IdOf<Id>"
     )]
     pub fn owner(&self, env: Env, key: Raw, loads: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -206,7 +206,7 @@ impl BoundedLoad {
     #[napi(
         catch_unwind,
         ts_args_type = "keys: ReadonlyArray<Key>",
-        ts_return_type = "NodeId[]"
+        ts_return_type = "IdOf<Id>[]"
     )]
     pub fn assign(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();

@@ -51,7 +51,7 @@ impl Domains {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "placement: Placement, level: number"
+        ts_args_type = "placement: Placement<Id>, level: number"
     )]
     pub fn new(env: Env, placement: Raw, level: Raw) -> Result<Domains> {
         let env = env.raw();
@@ -79,7 +79,7 @@ impl Domains {
     }
 
     /// The owner of `key`: the first of its replicas.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId")]
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = KeyBuf::new();
@@ -93,7 +93,7 @@ impl Domains {
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, k: number",
-        ts_return_type = "NodeId[]"
+        ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -138,7 +138,7 @@ impl Domains {
     }
 
     /// The placement the policy reads.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
         Ok(Raw(self.placement_value(env.raw())?))
     }

@@ -43,7 +43,7 @@ impl ProfilePlacement {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "profile: string, nodes: ReadonlyArray<NodeIdLike | NodeSpec>, options?: { weights?: ReadonlyArray<number> } | null"
+        ts_args_type = "profile: string, nodes: ReadonlyArray<Id | NodeSpec<Id>> & ReadonlyArray<NodeIdLike | NodeSpec>, options?: { weights?: ReadonlyArray<number> } | null"
     )]
     pub fn new(
         env: Env,
@@ -104,7 +104,7 @@ impl ProfilePlacement {
     }
 
     /// The node ids, in the order given.
-    #[napi(getter, catch_unwind, ts_return_type = "NodeId[]")]
+    #[napi(getter, catch_unwind, ts_return_type = "IdOf<Id>[]")]
     pub fn nodes(&self, env: Env) -> Result<Raw> {
         let all: Vec<usize> = (0..self.inner.len()).collect();
         Ok(Raw(self.ids(env.raw(), &all)?))
@@ -117,7 +117,7 @@ impl ProfilePlacement {
     }
 
     /// The node the incumbent gives `key` to.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId")]
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = KeyBuf::new();
@@ -129,7 +129,7 @@ impl ProfilePlacement {
     #[napi(
         catch_unwind,
         ts_args_type = "keys: ReadonlyArray<Key>",
-        ts_return_type = "NodeId[]"
+        ts_return_type = "IdOf<Id>[]"
     )]
     pub fn owners(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -144,7 +144,7 @@ impl ProfilePlacement {
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, k: number",
-        ts_return_type = "NodeId[]"
+        ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();

@@ -28,7 +28,7 @@ impl ReplicaBalance {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "placement: Placement | View, k: number"
+        ts_args_type = "placement: Placement<Id> | ViewOf<Id>, k: number"
     )]
     pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalance> {
         let env = env.raw();
@@ -95,7 +95,7 @@ impl ReplicaBalance {
     }
 
     /// The replica set of `key` as node ids, primary first.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId[]")]
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>[]")]
     pub fn replicas(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = KeyBuf::new();

@@ -206,7 +206,7 @@ impl SlotTable {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "placement: Placement | View, slots: number, options?: SlotTableOptions | null"
+        ts_args_type = "placement: Placement<Id> | ViewOf<Id>, slots: number, options?: SlotTableOptions | null"
     )]
     pub fn new(env: Env, placement: Raw, slots: Raw, options: Option<Raw>) -> Result<SlotTable> {
         let env = env.raw();
@@ -242,7 +242,9 @@ impl SlotTable {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
+        ts_generic_types = "Id extends NodeId = NodeId",
+        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null",
+        ts_return_type = "SlotTable<ViewIdOf<Id>>"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<SlotTable> {
         let inner = load_document(env.raw(), text, options, CoreTable::from_json_bytes)?;
@@ -297,19 +299,19 @@ impl SlotTable {
     }
 
     /// The current membership, as a new `Placement`.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
         placement_value(env.raw(), self.inner.placement(), Some(&self.forms))
     }
 
     /// The first membership, before any change, as a new `Placement`.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn initial(&self, env: Env) -> Result<Raw> {
         placement_value(env.raw(), self.inner.initial(), Some(&self.initial_forms))
     }
 
     /// The current membership as a view at the table's epoch.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "View<Id>")]
     pub fn view(&self) -> View {
         View {
             inner: self.inner.view(),
@@ -324,7 +326,11 @@ impl SlotTable {
     }
 
     /// The node that owns `slot` (an integer below `slots`).
-    #[napi(catch_unwind, ts_args_type = "slot: number", ts_return_type = "NodeId")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "slot: number",
+        ts_return_type = "IdOf<Id>"
+    )]
     pub fn owner_of_slot(&self, env: Env, slot: Raw) -> Result<Raw> {
         let env = env.raw();
         let s = count_arg(env, slot, "slot")?;
@@ -337,7 +343,7 @@ impl SlotTable {
     }
 
     /// The owner of `key`: the owner of its slot.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "NodeId")]
+    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = KeyBuf::new();
@@ -365,7 +371,10 @@ impl SlotTable {
     }
 
     /// Appends `node` to the membership, in place; on an error the table is unchanged.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike | NodeSpec")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "node: IdInput<Id> | NodeSpec<IdInput<Id>>"
+    )]
     pub fn add_node(&mut self, env: Env, node: Raw) -> Result<()> {
         self.add(env.raw(), node)
     }
@@ -385,25 +394,41 @@ impl SlotTable {
     }
 
     /// A copy of this table with `node` appended.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike | NodeSpec")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "node: IdInput<Id> | NodeSpec<IdInput<Id>>",
+        ts_return_type = "SlotTable<Id>"
+    )]
     pub fn with_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
         self.changed(env.raw(), |t, env| t.add(env, node))
     }
 
     /// A copy of this table without `node`.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "node: NodeIdLike",
+        ts_return_type = "SlotTable<Id>"
+    )]
     pub fn without_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
         self.changed(env.raw(), |t, env| t.remove(env, node))
     }
 
     /// A copy of this table where `node` has another weight.
-    #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "node: NodeIdLike, weight: number",
+        ts_return_type = "SlotTable<Id>"
+    )]
     pub fn with_weight(&self, env: Env, node: Raw, weight: Raw) -> Result<SlotTable> {
         self.changed(env.raw(), |t, env| t.weigh(env, node, weight))
     }
 
     /// A copy of this table at another epoch.
-    #[napi(catch_unwind, ts_args_type = "epoch: bigint | number")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "epoch: bigint | number",
+        ts_return_type = "SlotTable<Id>"
+    )]
     pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<SlotTable> {
         let epoch = epoch_arg(env.raw(), epoch)?;
         Ok(SlotTable {

@@ -202,7 +202,7 @@ impl View {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "placement: Placement, epoch: bigint | number"
+        ts_args_type = "placement: Placement<Id>, epoch: bigint | number"
     )]
     pub fn new(env: Env, placement: Raw, epoch: Raw) -> Result<View> {
         let env = env.raw();
@@ -228,7 +228,9 @@ impl View {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null"
+        ts_generic_types = "Id extends NodeId = NodeId",
+        ts_args_type = "text: string | Uint8Array, options?: ViewLoadOptions | null",
+        ts_return_type = "View<Id>"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<View> {
         let inner = load_document(env.raw(), text, options, hrwhash::View::from_json_bytes)?;
@@ -243,7 +245,9 @@ impl View {
     #[napi(
         factory,
         catch_unwind,
-        ts_args_type = "path: string | Uint8Array, options?: ViewLoadOptions | null"
+        ts_generic_types = "Id extends NodeId = NodeId",
+        ts_args_type = "path: string | Uint8Array, options?: ViewLoadOptions | null",
+        ts_return_type = "View<Id>"
     )]
     pub fn from_file(env: Env, path: Raw, options: Option<Raw>) -> Result<View> {
         let env = env.raw();
@@ -289,7 +293,11 @@ impl View {
     }
 
     /// The same membership at another epoch.
-    #[napi(catch_unwind, ts_args_type = "epoch: bigint | number")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "epoch: bigint | number",
+        ts_return_type = "View<Id>"
+    )]
     pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<View> {
         let epoch = epoch_arg(env.raw(), epoch)?;
         Ok(View {
@@ -298,7 +306,7 @@ impl View {
     }
 
     /// The membership, as a new `Placement` (ids and domains are strings when they are UTF-8).
-    #[napi(getter, catch_unwind, ts_return_type = "Placement")]
+    #[napi(getter, catch_unwind, ts_return_type = "Placement<ViewIdOf<Id>>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
         placement_value(env.raw(), self.inner.placement(), None)
     }
@@ -699,7 +707,7 @@ impl Transition {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "from: View | Placement | ProfilePlacement, to: View | Placement | ProfilePlacement"
+        ts_args_type = "from: Placement<Old> | ViewOf<Old> | ProfilePlacement<Old>, to: Placement<New> | ViewOf<New> | ProfilePlacement<New>"
     )]
     pub fn new(env: Env, old: Raw, new: Raw) -> Result<Transition> {
         let env = env.raw();
@@ -713,7 +721,11 @@ impl Transition {
     }
 
     /// The owners of `key` before and after: read from `new`, on a miss from `old`; write to `new`.
-    #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "Route")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "key: Key",
+        ts_return_type = "Route<IdOf<Old>, IdOf<New>>"
+    )]
     pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
         let env = env.raw();
         let mut buf = KeyBuf::new();
@@ -743,7 +755,7 @@ impl Transition {
     #[napi(
         catch_unwind,
         ts_args_type = "key: Key, k: number",
-        ts_return_type = "RouteSet"
+        ts_return_type = "RouteSet<IdOf<Old>, IdOf<New>>"
     )]
     pub fn route_top(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -772,7 +784,7 @@ impl Transition {
     #[napi(
         catch_unwind,
         ts_args_type = "keys: Iterable<Key>",
-        ts_return_type = "Diff"
+        ts_return_type = "Diff<IdOf<Old>, IdOf<New>>"
     )]
     pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -788,7 +800,7 @@ impl Transition {
     #[napi(
         catch_unwind,
         ts_args_type = "keys: Iterable<Key>",
-        ts_return_type = "Plan"
+        ts_return_type = "Plan<IdOf<Old>, IdOf<New>>"
     )]
     pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
         let env = env.raw();
@@ -827,13 +839,21 @@ impl Transition {
     }
 
     /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
+    #[napi(
+        getter,
+        catch_unwind,
+        ts_return_type = "Placement<Old> | ProfilePlacement<Old>"
+    )]
     pub fn old_placement(&self, env: Env) -> Result<Raw> {
         self.old.value(env.raw())
     }
 
     /// The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`.
-    #[napi(getter, catch_unwind, ts_return_type = "Placement | ProfilePlacement")]
+    #[napi(
+        getter,
+        catch_unwind,
+        ts_return_type = "Placement<New> | ProfilePlacement<New>"
+    )]
     pub fn new_placement(&self, env: Env) -> Result<Raw> {
         self.new.value(env.raw())
     }
@@ -925,7 +945,10 @@ impl ObjectFinalize for Plan {
 impl Plan {
     /// The next moved key, pulling keys from the source until one moves. A key source that
     /// calls `next` of the plan it feeds gets a `TypeError` (`ERR_INVALID_ARG_TYPE`).
-    #[napi(catch_unwind, ts_return_type = "IteratorResult<Move, undefined>")]
+    #[napi(
+        catch_unwind,
+        ts_return_type = "IteratorResult<Move<Old, New>, undefined>"
+    )]
     pub fn next(&self, env: Env) -> Result<Raw> {
         let env = env.raw();
         if self.busy.replace(true) {
@@ -987,7 +1010,7 @@ impl RampPlan {
     #[napi(
         constructor,
         catch_unwind,
-        ts_args_type = "from: View, to: View, maxMove: number"
+        ts_args_type = "from: ViewOf<Id>, to: ViewOf<Id>, maxMove: number"
     )]
     pub fn new(env: Env, old: Raw, new: Raw, max_move: Raw) -> Result<RampPlan> {
         let env = env.raw();
@@ -1027,7 +1050,11 @@ impl RampPlan {
     }
 
     /// The view of step `step` (0-based); the last one places keys like the target view.
-    #[napi(catch_unwind, ts_args_type = "step: number")]
+    #[napi(
+        catch_unwind,
+        ts_args_type = "step: number",
+        ts_return_type = "View<Id>"
+    )]
     pub fn view(&self, env: Env, step: Raw) -> Result<View> {
         let env = env.raw();
         let s = count_arg(env, step, "step")?;
@@ -1037,7 +1064,7 @@ impl RampPlan {
     }
 
     /// Every step's view, in order.
-    #[napi(catch_unwind)]
+    #[napi(catch_unwind, ts_return_type = "View<Id>[]")]
     pub fn views(&self, env: Env) -> Result<Vec<View>> {
         let env = env.raw();
         (0..self.inner.steps().len())
@@ -1079,8 +1106,9 @@ impl RampPlan {
 /// `new RampPlan(from, to, maxMove)`.
 #[napi(
     catch_unwind,
-    ts_args_type = "from: View, to: View, maxMove: number",
-    ts_return_type = "RampPlan"
+    ts_generic_types = "Id = NodeId",
+    ts_args_type = "from: ViewOf<Id>, to: ViewOf<Id>, maxMove: number",
+    ts_return_type = "RampPlan<Id>"
 )]
 pub fn ramp(env: Env, old: Raw, new: Raw, max_move: Raw) -> Result<RampPlan> {
     RampPlan::new(env, old, new, max_move)

@@ -120,3 +120,117 @@ async function followAndRamp(plan: RampPlan): Promise<Published[]> {
   return publishRamp(plan, (v) => publishEtcd('http://127.0.0.1:2379', '/fleet', v), { interval: 30_000 })
 }
 void followAndRamp
+
+// Ids keep their type: a class built from string ids answers strings, from bytes Buffers
+// (Python's `Placement[str]`). `Exact` fails unless the two types are the same, so an answer
+// widened back to `NodeId` (or to `any`) fails here.
+import { BoundedLoad, Domains, ReplicaBalance, ProfilePlacement as Profile, type Move as MoveOf } from 'hrwhash'
+type Exact<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+const same = <A, B>(ok: Exact<A, B>): void => void ok
+
+const names = new Placement(['a', 'b', { id: 'c', weight: 2 }])
+const named: Placement<string> = names
+same<typeof names, Placement<string>>(true)
+same<ReturnType<typeof names.owner>, string>(true)
+const nameOwner: string = names.owner('k')
+const nameLists: string[][] = [names.owners(['k']), names.rank('k', 2), names.replicas('k', 2), names.replicasStrict('k', 1), ...names.rankMany(['k'], 2)]
+const nameIds: string[] = names.nodes().map((n) => n.id)
+const grown: Placement<string> = names.withNode('d').withNode({ id: 'e' }).withoutNode('a').withWeight('b', 3)
+const bytes = new Placement([Buffer.from('a'), Buffer.from('b')])
+const byteOwner: Buffer = bytes.owner('k')
+const byteIds: Buffer[] = bytes.nodes().map((n) => n.id)
+const raw = new Placement([new Uint8Array([1]), new Uint8Array([2])])
+const rawOwner: Buffer = raw.owner('k')
+const both = new Placement(['a', Buffer.from('b')])
+same<ReturnType<typeof both.owner>, string | Buffer>(true)
+const fromIds: string[] = ['x', 'y']
+same<typeof fromIds extends ReadonlyArray<infer I> ? ReturnType<Placement<I>['owner']> : never, string>(true)
+void [named, nameOwner, nameLists, nameIds, grown, byteOwner, byteIds, rawOwner]
+
+// A view gives back a string for every id that is UTF-8: string ids stay strings, bytes may not.
+const nameView = new View(names, 1)
+const viewOwner: string = nameView.withEpoch(2).placement.owner('k')
+same<ReturnType<typeof nameView.placement.owner>, string>(true)
+const byteView = new View(bytes, 1)
+same<ReturnType<typeof byteView.placement.owner>, string | Buffer>(true)
+const loadedNames: View<string> = View.fromJson<string>(nameView.toJson())
+same<ReturnType<ReturnType<typeof View.fromJson>['placement']['owner']>, string | Buffer>(true)
+void [viewOwner, loadedNames]
+
+const move = new Transition(names, nameView.withEpoch(2))
+const moveRoute: Route<string, string> = move.route('k')
+const movedTo: string = moveRoute.new
+const moveSet: string[] = [...move.routeTop('k', 2).add, ...move.routeTop('k', 2).drop]
+const moveFlows: string[] = move.diff(['k']).flows.map((f) => f.from + f.to)
+for (const m of move.plan(['k'])) {
+  const copy: MoveOf<string, string> = m
+  const to: string = m.to
+  void [copy, to]
+}
+const toBytes = new Transition(names, bytes)
+same<ReturnType<typeof toBytes.route>, Route<string, Buffer>>(true)
+const sideOld: Placement<string> | Profile<string> = move.oldPlacement
+void [movedTo, moveSet, moveFlows, sideOld]
+
+const bounded: string = new BoundedLoad(names, 1.25).owner('k', [0, 0, 0])
+const boundedAll: string[] = new BoundedLoad(nameView, [5, 4]).assign(['k'])
+const balanced: string[] = new ReplicaBalance(names, 2).replicas('k')
+const zones = new Domains(new Placement([{ id: 'a', domain: 'r1/h1' }, { id: 'b', domain: 'r2/h1' }]), 0)
+const zoned2: string[] = [zones.owner('k'), ...zones.replicas('k', 2)]
+const zonesOf: Placement<string> = zones.placement
+const slots = new SlotTable(names, 64)
+const slotNames: string[] = [slots.owner('k'), slots.ownerOfSlot(0), slots.placement.owner('k'), slots.initial.owner('k')]
+const slotsChanged: SlotTable<string> = slots.withNode('x').withoutNode('a').withWeight('b', 2).withEpoch(3)
+slots.addNode({ id: 'y', weight: 2 })
+const slotsLoaded: SlotTable<string> = SlotTable.fromJson<string>(slots.toJson())
+const slotView: View<string> = slots.view()
+const incumbent = new Profile('hashring-node-3', ['a', 'b'])
+const incumbentIds: string[] = [incumbent.owner('k'), ...incumbent.owners(['k']), ...incumbent.nodes, ...incumbent.replicas('k', 2)]
+const stringRamp = ramp(nameView, nameView.withEpoch(5), 0.5)
+const rampViews: View<string>[] = [...stringRamp.views(), stringRamp.view(0)]
+const live = new LiveView(nameView)
+const liveOwner: string = live.owner('k')
+const liveRoute: LiveRoute<string> = live.route('k')
+live.onChange((t) => {
+  const r: Route<string, string> = t.route('k')
+  void r
+})
+live.update(nameView.withEpoch(3))
+const liveCurrent: View<string> = live.current
+void [bounded, boundedAll, balanced, zoned2, zonesOf, slotNames, slotsChanged, slotsLoaded, slotView, incumbentIds, rampViews, liveOwner, liveRoute, liveCurrent]
+
+// @ts-expect-error a Placement<string> answers strings, never a Buffer
+const notBytes: Buffer = names.owner('k')
+// @ts-expect-error nor a Buffer list
+const notByteList: Buffer[] = names.owners(['k'])
+// @ts-expect-error a Placement<Buffer> answers Buffers
+const notText: string = bytes.owner('k')
+// @ts-expect-error ids are strings or bytes, in a list or in node objects alike
+new Placement([42])
+// @ts-expect-error a node object's id too
+new Placement([{ id: 42 }])
+// @ts-expect-error a mixed placement may answer either
+const notOnlyText: Placement<string> = both
+// @ts-expect-error a view of byte ids may answer a Buffer
+const notTextView: string = byteView.placement.owner('k')
+// @ts-expect-error a transition to byte ids routes to Buffers
+const notTextRoute: string = toBytes.route('k').new
+// @ts-expect-error a table of string ids takes no byte ids in place (its answers would change type)
+slots.addNode(Buffer.from('z'))
+// @ts-expect-error a live view of strings takes no view that may answer Buffers
+live.update(View.fromJson('{}'))
+// @ts-expect-error the policies answer the placement's ids
+const notBounded: Buffer = new BoundedLoad(names, 1.25).owner('k', [0, 0, 0])
+// @ts-expect-error
+const notSlot: Buffer = slots.owner('k')
+// @ts-expect-error
+const notProfile: Buffer = incumbent.owner('k')
+// @ts-expect-error
+const notLive: Buffer = live.owner('k')
+// @ts-expect-error
+const notZone: Buffer = zones.owner('k')
+// @ts-expect-error
+const notBalanced: Buffer[] = new ReplicaBalance(names, 2).replicas('k')
+// @ts-expect-error `Exact` tells types apart
+same<string, NodeId>(true)
+void [notBytes, notByteList, notText, notOnlyText, notTextView, notTextRoute, notBounded, notSlot, notProfile, notLive, notZone, notBalanced]

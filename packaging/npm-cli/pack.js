@@ -29,9 +29,12 @@ const common = {
   repository: { type: 'git', url: 'git+https://github.com/hrwhash/hrwhash.git', directory: 'cli' },
   engines: { node: '>= 20' },
 };
+const LICENSES = ['LICENSE-MIT', 'LICENSE-APACHE'];
 const licenses = (dir) => {
-  for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(dir, f));
+  for (const f of LICENSES) fs.copyFileSync(path.join(root, f), path.join(dir, f));
 };
+// The notices of the crates compiled into the binary (packaging/third_party_licenses.py).
+const THIRD_PARTY = 'THIRD-PARTY-LICENSES.txt';
 const write = (dir, pkg) => fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(pkg, null, 2) + '\n');
 const npmPack = (dir) => {
   const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: dir, encoding: 'utf8' });
@@ -51,6 +54,7 @@ fs.mkdirSync(platformDir, { recursive: true });
 fs.copyFileSync(binary, path.join(platformDir, exe));
 fs.chmodSync(path.join(platformDir, exe), 0o755);
 licenses(platformDir);
+fs.copyFileSync(path.join(root, 'cli', THIRD_PARTY), path.join(platformDir, THIRD_PARTY));
 fs.writeFileSync(
   path.join(platformDir, 'README.md'),
   `# ${platformName}\n\nThe prebuilt \`hrwhash\` command for ${suffix}; install \`hrwhash-cli\`, not this package.\n`,
@@ -59,7 +63,7 @@ write(platformDir, {
   name: platformName,
   description: `The prebuilt hrwhash command for ${suffix}`,
   ...common,
-  files: [exe],
+  files: [exe, ...LICENSES, THIRD_PARTY],
   os: [os],
   cpu: [cpu],
   ...(os === 'linux' ? { libc: [libc === 'gnu' ? 'glibc' : 'musl'] } : {}),
@@ -78,7 +82,7 @@ write(mainDir, {
   ...common,
   keywords: ['rendezvous', 'hrw', 'consistent-hashing', 'sharding', 'cli'],
   bin: { hrwhash: 'hrwhash.js' },
-  files: ['hrwhash.js', 'platform.js'],
+  files: ['hrwhash.js', 'platform.js', ...LICENSES],
   optionalDependencies: { [platformName]: version },
 });
 
