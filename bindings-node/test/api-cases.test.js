@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const hrwhash = require('hrwhash');
 
-const { Placement, DEFAULT_SEED, View, BoundedLoad, ProfilePlacement } = hrwhash;
+const { Placement, DEFAULT_SEED, View, BoundedLoad, ProfilePlacement, SlotTable } = hrwhash;
 const LANGUAGE = 'node';
 const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'api-cases.json'), 'utf8'));
 
@@ -74,6 +74,7 @@ const ARGS = {
   with_node: ['node', 'weight', 'domain'],
   without_node: ['node'],
   with_weight: ['node', 'weight'],
+  set_weight: ['node', 'weight'],
   weight_fixed: ['weight'],
   key_digest: ['key', 'seed'],
   node_digest: ['node', 'seed'],
@@ -155,6 +156,7 @@ function calls(c) {
     case 'with_node': return withNodeCalls(p, v);
     case 'without_node': return [() => p().withoutNode(v.node)];
     case 'with_weight': return [() => p().withWeight(v.node, v.weight)];
+    case 'set_weight': return [() => new SlotTable(p(), 64).setWeight(v.node, v.weight)];
     case 'weight_fixed': return [() => hrwhash.weightToFixed(v.weight)];
     case 'key_digest': return [() => ('seed' in v ? hrwhash.keyDigest(v.key, v.seed) : hrwhash.keyDigest(v.key))];
     case 'node_digest': return [() => ('seed' in v ? hrwhash.nodeDigest(v.node, v.seed) : hrwhash.nodeDigest(v.node))];

@@ -379,3 +379,10 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// A conversion that cannot fail (a [`crate::Weight`] given where a weight or a number is taken).
+impl From<core::convert::Infallible> for Error {
+    fn from(never: core::convert::Infallible) -> Error {
+        match never {}
+    }
+}

@@ -63,11 +63,11 @@ mod weight;
 pub use error::{Error, ViewFault};
 pub use error_kind::ErrorKind;
 #[cfg(all(feature = "std", feature = "json"))]
-pub use live_view::{LiveRoute, LiveSnapshot, LiveView, UpdateOutcome};
+pub use live_view::{LiveRoute, LiveSnapshot, LiveView};
 pub use lookup::Lookup;
 #[doc(hidden)]
 pub use placement::__kernel;
-pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
+pub use placement::{Node, NodeRef, Placement, PlacementBuilder};
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;
 pub use transition::Transition;

@@ -570,7 +570,10 @@ impl Placement {
     }
 
     /// Every selectable node, in ranking order for `key`.
-    pub fn ranking(&self, key: impl AsRef<[u8]>) -> Ranking<'_> {
+    pub fn ranking(
+        &self,
+        key: impl AsRef<[u8]>,
+    ) -> impl ExactSizeIterator<Item = NodeRef<'_>> + Clone + '_ {
         let kd = key_digest(&self.inner.seed, key.as_ref());
         // Scores (and draws, when weights differ) once per node rather than once per comparison.
         let weighted = self.is_weighted();
@@ -588,12 +591,11 @@ impl Placement {
             (false, true) => Ordering::Less,
             (false, false) => Ordering::Greater,
         });
-        let lanes = keyed.into_iter().map(|k| k.c.lane).collect();
-        Ranking {
+        let lanes: Vec<usize> = keyed.into_iter().map(|k| k.c.lane).collect();
+        lanes.into_iter().map(move |lane| NodeRef {
             placement: self,
-            lanes,
-            next: 0,
-        }
+            index: self.inner.lane_node[lane] as usize,
+        })
     }
 
     /// Up to `out.len()` nodes for replicas of `key`, spread over failure domains: the ranking is
@@ -788,31 +790,6 @@ impl Placement {
         Placement::from_nodes(self.inner.seed, nodes)
     }
 }
-
-/// The full ranking of a key; see [`Placement::ranking`].
-pub struct Ranking<'a> {
-    placement: &'a Placement,
-    lanes: Vec<usize>,
-    next: usize,
-}
-
-impl<'a> Iterator for Ranking<'a> {
-    type Item = NodeRef<'a>;
-    fn next(&mut self) -> Option<NodeRef<'a>> {
-        let lane = *self.lanes.get(self.next)?;
-        self.next += 1;
-        Some(NodeRef {
-            placement: self.placement,
-            index: self.placement.inner.lane_node[lane] as usize,
-        })
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.lanes.len() - self.next;
-        (left, Some(left))
-    }
-}
-
-impl ExactSizeIterator for Ranking<'_> {}
 
 impl AsRef<Placement> for Placement {
     fn as_ref(&self) -> &Placement {

@@ -499,9 +499,42 @@ impl SlotTable {
 
     /// Gives the node of this id another weight in place ([`SlotChange::Weight`]). In a levelled
     /// table it takes slots from the most loaded nodes or gives its slots to the least loaded
-    /// until it holds its new share. Errors as [`SlotTable::push`].
-    pub fn set_weight(&mut self, id: impl AsRef<[u8]>, weight: Weight) -> Result<(), Error> {
-        self.push(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    /// until it holds its new share.
+    ///
+    /// `weight` is a [`Weight`] or a number (`f64`). The checks come in the one order every
+    /// language has (SLOT-HISTORY.md 7): the id ([`Error::UnknownNode`]), then the number as a
+    /// weight ([`Error::InvalidWeight`]), then those of [`SlotTable::push`]. So an unknown id
+    /// with an invalid weight is `UnknownNode` in every binding, which all call this.
+    ///
+    /// ```
+    /// use hrwhash::policy::SlotTable;
+    /// use hrwhash::{Error, Placement, Weight};
+    ///
+    /// let mut table = SlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
+    /// table.set_weight("a", 2.0)?;
+    /// table.set_weight("b", Weight::ZERO)?;
+    /// assert_eq!(table.set_weight("zz", -1.0), Err(Error::UnknownNode));
+    /// assert_eq!(table.set_weight("c", -1.0), Err(Error::InvalidWeight { value: -1.0 }));
+    /// assert_eq!(table.changes().len(), 2);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn set_weight<W>(&mut self, id: impl AsRef<[u8]>, weight: W) -> Result<(), Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        let change = self.weight_change(id.as_ref(), weight)?;
+        self.push(change)
+    }
+
+    /// The change of [`SlotTable::set_weight`], after its own checks (id, then weight).
+    fn weight_change<W>(&self, id: &[u8], weight: W) -> Result<SlotChange, Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        self.placement().find(id).ok_or(Error::UnknownNode)?;
+        Ok(SlotChange::Weight(id.to_vec(), weight.try_into()?))
     }
 
     /// A copy with one more change ([`SlotTable::push`]).
@@ -521,9 +554,15 @@ impl SlotTable {
         self.with_change(SlotChange::Remove(id.as_ref().to_vec()))
     }
 
-    /// A copy where the node of this id has another weight ([`SlotTable::set_weight`]).
-    pub fn with_weight(&self, id: impl AsRef<[u8]>, weight: Weight) -> Result<SlotTable, Error> {
-        self.with_change(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    /// A copy where the node of this id has another weight ([`SlotTable::set_weight`], with its
+    /// order of checks).
+    pub fn with_weight<W>(&self, id: impl AsRef<[u8]>, weight: W) -> Result<SlotTable, Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        let change = self.weight_change(id.as_ref(), weight)?;
+        self.with_change(change)
     }
 
     /// The same table at another epoch. Changes do not move the epoch: whoever publishes the
