@@ -156,11 +156,11 @@ fn diff_owners(
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved(), d.keys()),
             "optimum_percent": optimum,
-            "flows": d.flows().iter().map(|f| {
+            "flows": d.flows().iter().map(|&(f, t, count)| {
                 let mut m = Map::new();
-                put_text(&mut m, "from", id(from, f.from));
-                put_text(&mut m, "to", id(to, f.to));
-                m.insert("count".into(), json!(f.count));
+                put_text(&mut m, "from", id(from, f));
+                put_text(&mut m, "to", id(to, t));
+                m.insert("count".into(), json!(count));
                 m
             }).collect::<Vec<_>>(),
             "nodes": d.nodes().iter().map(|n| {
@@ -190,13 +190,13 @@ fn diff_owners(
         optimum
     )?;
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for f in d.flows() {
+    for (f_from, f_to, f_count) in d.flows() {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(id(from, f.from)),
-            escaped(id(to, f.to)),
-            f.count
+            escaped(id(from, f_from)),
+            escaped(id(to, f_to)),
+            f_count
         )?;
     }
     writeln!(
@@ -505,11 +505,11 @@ fn plan_summary(
                     "algorithm": hrwhash::ALGORITHM,
                     "keys": d.keys(),
                     "moved_keys": d.moved(),
-                    "flows": d.flows().iter().map(|f| {
+                    "flows": d.flows().iter().map(|&(f, t, count)| {
                         let mut m = Map::new();
-                        put_text(&mut m, "from", id(from, f.from));
-                        put_text(&mut m, "to", id(to, f.to));
-                        m.insert("count".into(), json!(f.count));
+                        put_text(&mut m, "from", id(from, f));
+                        put_text(&mut m, "to", id(to, t));
+                        m.insert("count".into(), json!(count));
                         m
                     }).collect::<Vec<_>>(),
                 });
@@ -523,14 +523,14 @@ fn plan_summary(
                 d.keys(),
                 percent(d.moved(), d.keys())
             )?;
-            for f in d.flows() {
+            for (f_from, f_to, f_count) in d.flows() {
                 writeln!(
                     out,
                     "{} -> {}: {} {}",
-                    escaped(id(from, f.from)),
-                    escaped(id(to, f.to)),
-                    f.count,
-                    noun(f.count)
+                    escaped(id(from, f_from)),
+                    escaped(id(to, f_to)),
+                    f_count,
+                    noun(f_count)
                 )?;
             }
         }

@@ -75,10 +75,7 @@ impl Change {
 }
 
 fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<SlotTable, Error> {
-    let placement = Placement::builder()
-        .seed(seed.unwrap_or(Seed::DEFAULT))
-        .nodes(members.to_vec())
-        .build()?;
+    let placement = Placement::from_nodes(seed.unwrap_or(Seed::DEFAULT), members.to_vec())?;
     SlotTable::new(&placement, slots)
 }
 

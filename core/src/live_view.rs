@@ -502,12 +502,11 @@ mod tests {
     #[test]
     fn another_seed_is_refused_before_the_epoch_is_looked_at() {
         let live = LiveView::new(view(&["a", "b"], 5));
-        let secret = Placement::builder()
-            .seed(Seed::from_bytes(*b"0123456789abcdef"))
-            .node(Node::new("a"))
-            .node(Node::new("b"))
-            .build()
-            .unwrap();
+        let secret = Placement::from_nodes(
+            Seed::from_bytes(*b"0123456789abcdef"),
+            [Node::new("a"), Node::new("b")],
+        )
+        .unwrap();
         // Stale and forged at once: the seed check comes first.
         for epoch in [1, 5, 6] {
             let forged = View::new(secret.clone(), epoch).unwrap();

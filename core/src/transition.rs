@@ -442,17 +442,6 @@ pub(crate) fn expected_moved(mut pairs: Vec<WeightPair<'_>>) -> f64 {
     (1.0 - stay).max(0.0)
 }
 
-/// Keys that move between two specific nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flow {
-    /// Old-membership index of the node the keys leave.
-    pub from: usize,
-    /// New-membership index of the node they go to.
-    pub to: usize,
-    /// How many keys.
-    pub count: u64,
-}
-
 /// One id of either membership with its key counts: of the keys it owns ([`Diff::nodes`]) or of
 /// the keys it holds a replica of ([`ReplicaDiff::nodes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -482,7 +471,7 @@ pub struct NodeChange {
 /// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b"])?);
 /// let mut diff = t.diff();
 /// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
-/// let flows: u64 = diff.flows().iter().map(|f| f.count).sum();
+/// let flows: u64 = diff.flows().iter().map(|&(_, _, count)| count).sum();
 /// assert_eq!(flows, diff.moved());
 /// assert_eq!(diff.moved(), diff.nodes()[2].before); // exactly c's keys move
 /// # Ok::<(), hrwhash::Error>(())
@@ -558,14 +547,10 @@ impl Tally {
         self.moved
     }
 
-    pub fn flows(&self) -> Vec<Flow> {
+    pub fn flows(&self) -> Vec<(usize, usize, u64)> {
         self.flows
             .iter()
-            .map(|(&(from, to), &count)| Flow {
-                from: from as usize,
-                to: to as usize,
-                count,
-            })
+            .map(|(&(from, to), &count)| (from as usize, to as usize, count))
             .collect()
     }
 
@@ -704,8 +689,9 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
         self.tally.moved()
     }
 
-    /// Moved keys per (old node, new node), ordered by old index then new index.
-    pub fn flows(&self) -> Vec<Flow> {
+    /// Moved keys per pair of nodes, as `(from, to, count)`: `count` keys leave the old node of
+    /// index `from` for the new node of index `to`. Ordered by `from`, then `to`.
+    pub fn flows(&self) -> Vec<(usize, usize, u64)> {
         self.tally.flows()
     }
 
@@ -778,10 +764,10 @@ mod tests {
             diff.add(&key);
         }
         let flows = diff.flows();
-        assert_eq!(flows.iter().map(|f| f.count).sum::<u64>(), diff.moved());
+        assert_eq!(flows.iter().map(|f| f.2).sum::<u64>(), diff.moved());
         assert!(flows
             .iter()
-            .all(|f| old.node(f.from).unwrap().id() != new.node(f.to).unwrap().id()));
+            .all(|&(from, to, _)| old.node(from).unwrap().id() != new.node(to).unwrap().id()));
         let nodes = diff.nodes();
         assert_eq!(nodes.len(), 4);
         assert_eq!(nodes.iter().map(|n| n.before).sum::<u64>(), 2000);
@@ -793,10 +779,7 @@ mod tests {
     #[test]
     fn different_seeds_route_each_side_with_its_own() {
         let old = Placement::new(["a", "b", "c"]).unwrap();
-        let new = Placement::builder()
-            .seed(Seed::from_bytes([7; 16]))
-            .nodes(["a", "b", "c"].map(Node::new))
-            .build()
+        let new = Placement::from_nodes(Seed::from_bytes([7; 16]), ["a", "b", "c"].map(Node::new))
             .unwrap();
         let t = Transition::new(&old, &new);
         for key in ["x", "y", "z", "w"] {
@@ -844,7 +827,7 @@ mod tests {
             .into_iter()
             .filter(|z| Some(*z) != lost)
             .flat_map(|z| (0..3).map(move |i| Node::new(alloc::format!("{z}{i}")).with_domain(z)));
-        Placement::builder().nodes(nodes).build().unwrap()
+        Placement::from_nodes(crate::Seed::DEFAULT, nodes).unwrap()
     }
 
     #[test]
@@ -915,17 +898,18 @@ mod tests {
             assert_eq!(out, [usize::MAX; 3]);
         }
         // Nodes without a named domain are each a domain; nodes of weight zero hold nothing.
-        let mixed = Placement::builder()
-            .node(Node::new("x").with_domain("z"))
-            .node(Node::new("y").with_domain("z"))
-            .node(Node::new("u"))
-            .node(
+        let mixed = Placement::from_nodes(
+            crate::Seed::DEFAULT,
+            [
+                Node::new("x").with_domain("z"),
+                Node::new("y").with_domain("z"),
+                Node::new("u"),
                 Node::new("w")
                     .with_domain("q")
                     .with_weight(Weight::new(0.0).unwrap()),
-            )
-            .build()
-            .unwrap();
+            ],
+        )
+        .unwrap();
         assert_eq!(mixed.replicas_strict("k", 2).unwrap().len(), 2);
         assert!(mixed.replicas_strict("k", 3).is_err());
         assert_eq!(mixed.replicas_strict("k", 0).unwrap(), alloc::vec![]);

@@ -186,7 +186,7 @@ impl View {
     /// use hrwhash::{Error, Placement, Seed, View};
     ///
     /// let secret = Seed::from_bytes(*b"0123456789abcdef");
-    /// let placement = Placement::builder().seed(secret).node(hrwhash::Node::new("a")).build()?;
+    /// let placement = Placement::from_nodes(secret, [hrwhash::Node::new("a")])?;
     /// let text = View::new(placement, 1)?.to_json();
     /// assert!(!text.contains("0123456789abcdef"));
     /// assert!(View::from_json_with_seed(&text, secret).is_ok());

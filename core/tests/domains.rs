@@ -29,7 +29,11 @@ fn fleet(zones: usize, racks: usize, hosts: usize, weight: impl Fn(usize) -> f64
 }
 
 fn domains(nodes: Vec<Node>, level: usize) -> Domains {
-    Domains::new(&Placement::builder().nodes(nodes).build().unwrap(), level).unwrap()
+    Domains::new(
+        &Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap(),
+        level,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -205,7 +209,10 @@ fn answers_do_not_depend_on_the_order_nodes_are_listed_in() {
 }
 
 fn build(nodes: Vec<Node>, level: usize) -> Result<Domains, Error> {
-    Domains::new(&Placement::builder().nodes(nodes).build()?, level)
+    Domains::new(
+        &Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes)?,
+        level,
+    )
 }
 
 fn at(nodes: &[&str]) -> Vec<Node> {

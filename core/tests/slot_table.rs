@@ -10,12 +10,13 @@ use hrwhash::{Error, Node, Placement, ViewFault, Weight};
 use proptest::prelude::*;
 
 fn fleet(n: usize, weights: &[f64]) -> Placement {
-    Placement::builder()
-        .nodes((0..n).map(|i| {
+    Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        (0..n).map(|i| {
             Node::new(format!("n{i}")).with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-        }))
-        .build()
-        .unwrap()
+        }),
+    )
+    .unwrap()
 }
 
 fn build(mode: SlotMode, p: &Placement, slots: u64) -> Result<SlotTable, Error> {
@@ -129,11 +130,11 @@ fn bad_slot_counts_and_slots_are_errors_in_both_modes() {
 #[test]
 fn unrepresentable_weights_are_refused_in_both_modes() {
     let odd = Weight::from_fixed((1 << 60) + 1);
-    let p = Placement::builder()
-        .node(Node::new("a"))
-        .node(Node::new("b").with_weight(odd))
-        .build()
-        .unwrap();
+    let p = Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        [Node::new("a"), Node::new("b").with_weight(odd)],
+    )
+    .unwrap();
     let want = Error::InvalidView {
         field: "initial.weight".into(),
         index: Some(1),

@@ -179,7 +179,7 @@ pub fn endpoint_slices_to_view(document: &[u8], options: &SliceOptions) -> Resul
             }
         }
     }
-    let nodes = order
+    let nodes: Vec<_> = order
         .into_iter()
         .map(|(id, ready, zone)| {
             let node = Node::new(id).with_weight(if ready { weight } else { Weight::ZERO });

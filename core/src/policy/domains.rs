@@ -115,14 +115,11 @@ enum Body {
 ///
 /// ```
 /// use hrwhash::policy::Domains;
-/// use hrwhash::{Node, Placement};
+/// use hrwhash::{Node, Placement, Seed};
 ///
-/// let fleet = Placement::builder()
-///     .node(Node::new("h1").with_domain("zone-a/rack-1"))
-///     .node(Node::new("h2").with_domain("zone-a/rack-1"))
-///     .node(Node::new("h3").with_domain("zone-a/rack-2"))
-///     .node(Node::new("h4").with_domain("zone-b/rack-1"))
-///     .build()?;
+/// let paths = ["zone-a/rack-1", "zone-a/rack-1", "zone-a/rack-2", "zone-b/rack-1"];
+/// let nodes = (0..4).map(|i| Node::new(format!("h{}", i + 1)).with_domain(paths[i]));
+/// let fleet = Placement::from_nodes(Seed::DEFAULT, nodes)?;
 /// let racks = Domains::new(&fleet, 1)?; // level 0 is the zone, 1 the rack
 /// let replicas = racks.replicas("object-7", 3)?;
 /// let rack = |n: &hrwhash::NodeRef| racks.domain_of(n.index()).unwrap().to_vec();
@@ -421,8 +418,7 @@ fn build_level(
         group.sort_unstable();
         let weight: u64 = group.iter().map(|&i| nodes[i].weight().to_fixed()).sum();
         let body = if level + 1 == depth {
-            let placement =
-                Placement::from_nodes(*seed, group.iter().map(|&i| nodes[i].clone()).collect())?;
+            let placement = Placement::from_nodes(*seed, group.iter().map(|&i| nodes[i].clone()))?;
             Body::Nodes {
                 placement,
                 index: group.iter().map(|&i| i as u32).collect(),

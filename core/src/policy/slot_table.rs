@@ -622,13 +622,14 @@ mod tests {
 
     /// `n` nodes `n0`, `n1`, ... with the weights taken in turn.
     pub(super) fn fleet(n: usize, weights: &[f64]) -> Placement {
-        Placement::builder()
-            .nodes((0..n).map(|i| {
+        Placement::from_nodes(
+            crate::Seed::DEFAULT,
+            (0..n).map(|i| {
                 Node::new(format!("n{i}"))
                     .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-            }))
-            .build()
-            .unwrap()
+            }),
+        )
+        .unwrap()
     }
 
     /// Slot counts out of range are refused by `build`, and `t` (8 slots over `fleet(3, ..)`)
