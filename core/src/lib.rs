@@ -62,7 +62,7 @@ pub mod v1;
 pub mod view;
 mod weight;
 
-pub use error::{Error, ViewFault};
+pub use error::{Error, Fault};
 pub use error_kind::ErrorKind;
 #[cfg(all(feature = "std", feature = "json"))]
 pub use live_view::{LiveRoute, LiveSnapshot, LiveView};

@@ -156,7 +156,7 @@ impl RampPlan {
             .ok_or(Error::InvalidView {
                 field: "epoch".into(),
                 index: None,
-                reason: crate::ViewFault::OutOfRange,
+                reason: crate::Fault::OutOfRange,
             })?;
         self.steps.push(RampStep {
             epoch,

@@ -6,7 +6,7 @@
 use hrwhash::policy::{
     SlotChange, SlotMode, SlotTable, MAX_CHANGES, RANKED_SLOT_TABLE_POLICY, SLOT_TABLE_POLICY,
 };
-use hrwhash::{Error, Node, Placement, ViewFault, Weight};
+use hrwhash::{Error, Fault, Node, Placement, Weight};
 use proptest::prelude::*;
 
 fn fleet(n: usize, weights: &[f64]) -> Placement {
@@ -138,7 +138,7 @@ fn unrepresentable_weights_are_refused_in_both_modes() {
     let want = Error::InvalidView {
         field: "initial.weight".into(),
         index: Some(1),
-        reason: ViewFault::NotRepresentable,
+        reason: Fault::NotRepresentable,
     };
     for mode in MODES {
         assert_eq!(build(mode, &p, 16).unwrap_err(), want, "{mode:?}");
@@ -150,7 +150,7 @@ fn unrepresentable_weights_are_refused_in_both_modes() {
             Error::InvalidView {
                 field: "changes.weight".into(),
                 index: Some(1),
-                reason: ViewFault::NotRepresentable,
+                reason: Fault::NotRepresentable,
             }
         );
         assert_eq!(seen(&t), before);
@@ -226,7 +226,7 @@ fn at_most_max_changes() {
     let over = Error::InvalidView {
         field: "changes".into(),
         index: Some(MAX_CHANGES),
-        reason: ViewFault::OutOfRange,
+        reason: Fault::OutOfRange,
     };
     for mode in [
         SlotMode::Levelled,

@@ -47,7 +47,7 @@
 
 use alloc::vec::Vec;
 
-use crate::error::ViewFault;
+use crate::error::Fault;
 use crate::v1::key_digest;
 use crate::weight::representable;
 use crate::{Error, Node, NodeRef, Placement, Weight};
@@ -187,7 +187,7 @@ impl core::fmt::Debug for SlotTable {
     }
 }
 
-fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+fn fault(field: &str, index: Option<usize>, reason: Fault) -> Error {
     Error::InvalidView {
         field: field.into(),
         index,
@@ -211,11 +211,7 @@ fn step(current: &Placement, change: &SlotChange, at: usize) -> Result<(Placemen
         SlotChange::Remove(_) => None,
     };
     if weight.is_some_and(|w| !representable(w)) {
-        return Err(fault(
-            "changes.weight",
-            Some(at),
-            ViewFault::NotRepresentable,
-        ));
+        return Err(fault("changes.weight", Some(at), Fault::NotRepresentable));
     }
     match change {
         SlotChange::Add(node) => {
@@ -246,11 +242,7 @@ fn check_initial(initial: &Placement) -> Result<(), Error> {
         .iter()
         .position(|n| !representable(n.weight()))
     {
-        Some(i) => Err(fault(
-            "initial.weight",
-            Some(i),
-            ViewFault::NotRepresentable,
-        )),
+        Some(i) => Err(fault("initial.weight", Some(i), Fault::NotRepresentable)),
         None => Ok(()),
     }
 }
@@ -453,7 +445,7 @@ impl SlotTable {
     pub fn push(&mut self, change: SlotChange) -> Result<(), Error> {
         let at = self.changes.len();
         if at >= MAX_CHANGES {
-            return Err(fault("changes", Some(at), ViewFault::OutOfRange));
+            return Err(fault("changes", Some(at), Fault::OutOfRange));
         }
         let cost = replay_cost(self.cost, self.mode(), self.slots(), self.placement().len())?;
         // Every fallible step comes before the first write, so an error leaves the table as it was.
