@@ -582,6 +582,28 @@ func run(c *apiCase) (outcome, error) {
 		}
 		out.placement, err = p.WithWeight(id, w)
 		return out, err
+	case "set_weight":
+		// A reweight in place: the id, then the number as a weight (SLOT-HISTORY.md 7).
+		if err := need(); err != nil {
+			return out, err
+		}
+		id, err := a.text("node")
+		if err != nil {
+			return out, err
+		}
+		v, _, err := a.get("weight")
+		if err != nil {
+			return out, err
+		}
+		w, err := v.asFloat()
+		if err != nil {
+			return out, err
+		}
+		t, err := hrwhash.NewSlotTable(p, 64)
+		if err != nil {
+			return out, err
+		}
+		return out, t.SetWeight(id, w)
 	case "weight_fixed":
 		v, _, err := a.get("weight")
 		if err != nil {

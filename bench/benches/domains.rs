@@ -35,10 +35,7 @@ fn fleet(zones: usize, racks: usize, hosts: usize, depth: usize) -> Placement {
             }
         }
     }
-    Placement::builder()
-        .nodes(nodes)
-        .build()
-        .expect("valid fleet")
+    Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).expect("valid fleet")
 }
 
 fn settle<M: criterion::measurement::Measurement>(g: &mut BenchmarkGroup<'_, M>) {

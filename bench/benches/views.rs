@@ -21,7 +21,7 @@ fn fleet(n: usize) -> Placement {
             .with_weight(Weight::new([1.0, 2.0, 0.5, 1.5][i % 4]).unwrap())
             .with_domain(format!("rack-{}", i % 64))
     });
-    Placement::builder().nodes(nodes).build().unwrap()
+    Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap()
 }
 
 fn views(c: &mut Criterion) {

@@ -482,13 +482,14 @@ fn main() {
             .to_fixed()
     };
     let ids: Vec<String> = (0..n).map(|i| format!("node-{i}")).collect();
-    let fleet = Placement::builder()
-        .nodes(ids.iter().enumerate().map(|(i, id)| {
+    let fleet = Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        ids.iter().enumerate().map(|(i, id)| {
             hrwhash::Node::new(id.as_str())
                 .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-        }))
-        .build()
-        .expect("nodes");
+        }),
+    )
+    .expect("nodes");
     let seed = fleet.seed();
     let w: Vec<u64> = (0..n).map(fixed).collect();
     if std::env::var("CORE").is_ok() {

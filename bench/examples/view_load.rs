@@ -17,9 +17,12 @@ fn main() {
                 .with_domain(format!("rack-{}", i % 64))
         })
         .collect();
-    let text = View::new(Placement::builder().nodes(nodes).build().unwrap(), 7)
-        .unwrap()
-        .to_json();
+    let text = View::new(
+        Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap(),
+        7,
+    )
+    .unwrap()
+    .to_json();
     let t = Instant::now();
     for _ in 0..reps {
         std::hint::black_box(View::from_json(&text).unwrap());

@@ -1,8 +1,9 @@
 //! `hrw_domains`: the domains-v1 policy (conformance/POLICIES.md, "domains (v1)") over a
 //! placement, behind an opaque handle. Each node's domain is its path, levels separated by `/`.
 
-use hrwhash_core::policy::{DomainFault, Domains};
+use hrwhash_core::policy::Domains;
 use hrwhash_core::Error;
+use hrwhash_core::Fault;
 
 use crate::ffi::{
     copy_to, free_handle, get, get_by_key, guard, opt_out, try_bytes, try_out, try_ref,
@@ -53,14 +54,14 @@ pub struct hrw_domains_error {
     pub reason: hrw_domain_fault,
 }
 
-fn fault_of(reason: DomainFault) -> hrw_domain_fault {
+fn fault_of(reason: Fault) -> hrw_domain_fault {
     match reason {
-        DomainFault::Missing => hrw_domain_fault::Missing,
-        DomainFault::EmptyLevel => hrw_domain_fault::EmptyLevel,
-        DomainFault::DepthMismatch => hrw_domain_fault::DepthMismatch,
-        DomainFault::LevelOutOfRange => hrw_domain_fault::LevelOutOfRange,
-        DomainFault::WeightOverflow => hrw_domain_fault::WeightOverflow,
-        // A fault added to the core after this binding was written.
+        Fault::Missing => hrw_domain_fault::Missing,
+        Fault::EmptyLevel => hrw_domain_fault::EmptyLevel,
+        Fault::DepthMismatch => hrw_domain_fault::DepthMismatch,
+        Fault::LevelOutOfRange => hrw_domain_fault::LevelOutOfRange,
+        Fault::WeightOverflow => hrw_domain_fault::WeightOverflow,
+        // A document's fault, never a domain's, or one added to the core after this binding.
         _ => hrw_domain_fault::None,
     }
 }

@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 use std::time::Duration;
 
-use hrwhash_core::{LiveView, UpdateOutcome};
+use hrwhash_core::LiveView;
 
 use crate::ffi::{
     free_handle, get, guard, opt_ref, too_small, try_bytes, try_out, try_ref, try_span_mut,
@@ -35,11 +35,12 @@ pub enum hrw_update_outcome {
     Unchanged = 1,
 }
 
-impl From<UpdateOutcome> for hrw_update_outcome {
-    fn from(o: UpdateOutcome) -> hrw_update_outcome {
-        match o {
-            UpdateOutcome::Applied => hrw_update_outcome::Applied,
-            UpdateOutcome::Unchanged => hrw_update_outcome::Unchanged,
+impl hrw_update_outcome {
+    fn of(applied: bool) -> hrw_update_outcome {
+        if applied {
+            hrw_update_outcome::Applied
+        } else {
+            hrw_update_outcome::Unchanged
         }
     }
 }
@@ -113,7 +114,7 @@ pub unsafe extern "C" fn hrw_live_view_update(
         // SAFETY: forwarded.
         let v = unsafe { crate::view::view(view) }?;
         let dst = try_out!(out_outcome);
-        dst.write(lv.update(v.clone())?.into());
+        dst.write(hrw_update_outcome::of(lv.update(v.clone())?));
         Ok(())
     })
 }

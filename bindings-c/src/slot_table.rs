@@ -8,7 +8,7 @@ use crate::ffi::{
     copy_to, copy_to_buffer, free_handle, get, guard, opt_out, opt_ref, too_small, try_bytes,
     try_mut, try_out, try_ref, try_span_mut, with_detail, Handle, Out,
 };
-use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seed_from, weight_at};
+use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seed_from};
 use crate::status::{hrw_error, hrw_status};
 
 /// Length of a table fingerprint in bytes.
@@ -419,18 +419,50 @@ pub struct hrw_slot_change {
     pub weight: f64,
 }
 
+/// A C change as the core takes it: a reweight goes as the id and the number, so that the core's
+/// `set_weight` decides the order of its checks (UNKNOWN_NODE, then INVALID_WEIGHT;
+/// SLOT-HISTORY.md 7).
+enum Change {
+    Push(SlotChange),
+    Weight { id: Vec<u8>, weight: f64, at: usize },
+}
+
+impl Change {
+    fn apply(self, t: &mut SlotTable) -> Result<(), hrw_error> {
+        match self {
+            Change::Push(c) => Ok(t.push(c)?),
+            Change::Weight { id, weight, at } => {
+                t.set_weight(id, weight).map_err(|e| placed(e, at))
+            }
+        }
+    }
+
+    fn copied(self, t: &SlotTable) -> Result<SlotTable, hrw_error> {
+        match self {
+            Change::Push(c) => Ok(t.with_change(c)?),
+            Change::Weight { id, weight, at } => {
+                t.with_weight(id, weight).map_err(|e| placed(e, at))
+            }
+        }
+    }
+}
+
+/// The core's error of a reweight, an INVALID_WEIGHT naming the change's position.
+fn placed(e: hrwhash_core::Error, at: usize) -> hrw_error {
+    match e {
+        e @ hrwhash_core::Error::InvalidWeight { .. } => hrw_error::from(e).at(at),
+        e => e.into(),
+    }
+}
+
 /// The core's change for a C one: NULL_PARAMETER for a NULL change or an unknown op; for an
 /// add, NULL_PARAMETER, EMPTY_NODE_ID (by the core) and INVALID_WEIGHT naming the change's
-/// position; for a reweight, UNKNOWN_NODE in the current membership first (as
-/// `hrw_placement_with_weight`), then INVALID_WEIGHT naming the change's position.
+/// position; for a reweight, NULL_PARAMETER here, then the core's checks.
 ///
 /// # Safety
 /// `change` is NULL or points to an `hrw_slot_change` whose node follows the `hrw_node`
 /// contract.
-unsafe fn change_of(
-    t: &SlotTable,
-    change: *const hrw_slot_change,
-) -> Result<SlotChange, hrw_error> {
+unsafe fn change_of(t: &SlotTable, change: *const hrw_slot_change) -> Result<Change, hrw_error> {
     let c = try_ref!(change);
     let at = t.changes().len();
     let id = || -> Result<Vec<u8>, hrw_error> {
@@ -443,14 +475,16 @@ unsafe fn change_of(
     match c.op {
         op if op == hrw_slot_op::Add as u32 => {
             // SAFETY: forwarded from the caller.
-            Ok(SlotChange::Add(unsafe { new_node(&c.node, c.weight, at) }?))
+            Ok(Change::Push(SlotChange::Add(unsafe {
+                new_node(&c.node, c.weight, at)
+            }?)))
         }
-        op if op == hrw_slot_op::Remove as u32 => Ok(SlotChange::Remove(id()?)),
-        op if op == hrw_slot_op::Weight as u32 => {
-            let id = id()?;
-            t.placement().find(&id).ok_or(hrw_status::UnknownNode)?;
-            Ok(SlotChange::Weight(id, weight_at(c.weight, at)?))
-        }
+        op if op == hrw_slot_op::Remove as u32 => Ok(Change::Push(SlotChange::Remove(id()?))),
+        op if op == hrw_slot_op::Weight as u32 => Ok(Change::Weight {
+            id: id()?,
+            weight: c.weight,
+            at,
+        }),
         _ => Err(hrw_status::NullParameter.into()),
     }
 }
@@ -479,7 +513,7 @@ pub unsafe extern "C" fn hrw_slot_table_push(
         let t = try_mut!(table);
         // SAFETY: forwarded.
         let change = unsafe { change_of(&t.table, change) }?;
-        t.table.push(change)?;
+        change.apply(&mut t.table)?;
         t.sync();
         Ok(())
     })
@@ -503,7 +537,7 @@ pub unsafe extern "C" fn hrw_slot_table_with_change(
         let dst = try_out!(out_table);
         // SAFETY: forwarded.
         let change = unsafe { change_of(&t.table, change) }?;
-        put(dst, t.table.with_change(change)?);
+        put(dst, change.copied(&t.table)?);
         Ok(())
     })
 }

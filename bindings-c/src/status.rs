@@ -2,7 +2,7 @@
 
 use std::ffi::{c_char, CStr};
 
-use hrwhash_core::{Error, ViewFault};
+use hrwhash_core::{Error, Fault};
 
 use crate::ffi::guard;
 
@@ -98,18 +98,18 @@ pub enum hrw_view_fault {
     Other = 10,
 }
 
-impl From<ViewFault> for hrw_view_fault {
-    fn from(f: ViewFault) -> hrw_view_fault {
+impl From<Fault> for hrw_view_fault {
+    fn from(f: Fault) -> hrw_view_fault {
         match f {
-            ViewFault::Missing => hrw_view_fault::Missing,
-            ViewFault::WrongType => hrw_view_fault::WrongType,
-            ViewFault::Unknown => hrw_view_fault::Unknown,
-            ViewFault::Duplicate => hrw_view_fault::Duplicate,
-            ViewFault::Conflict => hrw_view_fault::Conflict,
-            ViewFault::Unsupported => hrw_view_fault::Unsupported,
-            ViewFault::Invalid => hrw_view_fault::Invalid,
-            ViewFault::OutOfRange => hrw_view_fault::OutOfRange,
-            ViewFault::NotRepresentable => hrw_view_fault::NotRepresentable,
+            Fault::Missing => hrw_view_fault::Missing,
+            Fault::WrongType => hrw_view_fault::WrongType,
+            Fault::Unknown => hrw_view_fault::Unknown,
+            Fault::Duplicate => hrw_view_fault::Duplicate,
+            Fault::Conflict => hrw_view_fault::Conflict,
+            Fault::Unsupported => hrw_view_fault::Unsupported,
+            Fault::Invalid => hrw_view_fault::Invalid,
+            Fault::OutOfRange => hrw_view_fault::OutOfRange,
+            Fault::NotRepresentable => hrw_view_fault::NotRepresentable,
             _ => hrw_view_fault::Other,
         }
     }

@@ -1,7 +1,7 @@
 //! `hrw_transition` and `hrw_diff`: what a change from one membership to the next does to keys
 //! (conformance/VIEW.md section 6).
 
-use hrwhash_core::transition::{Diff, Flow, NodeChange};
+use hrwhash_core::transition::{Diff, NodeChange};
 use hrwhash_core::{Placement, Transition};
 
 use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
@@ -646,7 +646,7 @@ pub unsafe extern "C" fn hrw_diff_flows(
         let rows: Vec<hrw_flow> = d
             .flows()
             .into_iter()
-            .map(|Flow { from, to, count }| hrw_flow { from, to, count })
+            .map(|(from, to, count)| hrw_flow { from, to, count })
             .collect();
         // SAFETY: caller contract.
         unsafe { write_rows(&rows, out, out_len, out_count) }

@@ -334,6 +334,21 @@ static int run_op(const char *op, const jvalue *args, hrw_placement *p, outcome 
         o->status = hrw_placement_with_weight(p, id.ptr, id.len, weight, &o->built, &o->err);
         return 1;
     }
+    if (strcmp(op, "set_weight") == 0) {
+        /* A reweight in place: the library checks the id, then the weight (SLOT-HISTORY.md 7). */
+        const jvalue *jn = arg(args, "node"), *jw = arg(args, "weight");
+        double weight = 0;
+        if (jn == NULL || jw == NULL || !to_span(jn, 1, &id) || !to_double(jw, &weight))
+            return 0;
+        hrw_slot_table *t = NULL;
+        if (hrw_slot_table_new(p, 64, NULL, &t, NULL) != HRW_STATUS_OK)
+            return cannot("a slot table");
+        hrw_slot_change change = {HRW_SLOT_OP_WEIGHT, {id.ptr, id.len, NULL, 0}, weight};
+        o->has_detail = 1;
+        o->status = hrw_slot_table_push(t, &change, &o->err);
+        hrw_slot_table_free(t);
+        return 1;
+    }
     if (strcmp(op, "weight_fixed") == 0) {
         const jvalue *jw = arg(args, "weight");
         double weight = 0;

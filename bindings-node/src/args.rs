@@ -249,7 +249,22 @@ pub(crate) fn known_node<'a>(
     Ok((id, index_in(env, nodes, id)?))
 }
 
-/// `node` and `weight` of a change of weight (`withWeight`, `setWeight`), checked in API.md's
+/// `node` and `weight` of a change of weight, their types and text checked: what a slot table's
+/// `setWeight` hands to the core, whose `set_weight` checks the node and then the weight.
+pub(crate) fn weight_args<'a>(
+    env: sys::napi_env,
+    node: Raw,
+    weight: Raw,
+    buf: &'a mut KeyBuf,
+) -> Result<(&'a [u8], f64)> {
+    let mut text = None;
+    let (id, _) = read(env, node.0, buf, &|| "node".to_owned(), None, &mut text)?;
+    let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
+    no_bad_text(env, text)?;
+    Ok((id, w))
+}
+
+/// `node` and `weight` of a placement's `withWeight`, checked in API.md's
 /// order: both types, then the text, then the node (`UnknownNode`), then the weight's value.
 pub(crate) fn new_weight<'a>(
     env: sys::napi_env,
@@ -258,10 +273,7 @@ pub(crate) fn new_weight<'a>(
     buf: &'a mut KeyBuf,
     nodes: &hrwhash::Placement,
 ) -> Result<(&'a [u8], usize, Weight)> {
-    let mut text = None;
-    let (id, _) = read(env, node.0, buf, &|| "node".to_owned(), None, &mut text)?;
-    let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
-    no_bad_text(env, text)?;
+    let (id, w) = weight_args(env, node, weight, buf)?;
     let index = index_in(env, nodes, id)?;
     let w = Weight::new(w).map_err(|_| weight_error(env, w, Some(index), "weight"))?;
     Ok((id, index, w))

@@ -106,14 +106,15 @@ impl LiveView {
     pub fn update(&self, env: Env, view: Raw) -> Result<Raw> {
         let env = env.raw();
         let v = view_arg(env, view, "view")?;
-        let outcome = self
+        let applied = self
             .inner
             .update(v.inner.clone())
             .map_err(|e| core_error(env, e))?;
-        if outcome == hrwhash::UpdateOutcome::Applied && !self.callbacks.is_empty() {
+        if applied && !self.callbacks.is_empty() {
             self.call_back(env)?;
         }
-        Ok(Raw(js::new_string(env, outcome.name())?))
+        let outcome = if applied { "applied" } else { "unchanged" };
+        Ok(Raw(js::new_string(env, outcome)?))
     }
 
     fn call_back(&self, env: sys::napi_env) -> Result<()> {

@@ -9,7 +9,7 @@ use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::args::{added_node, known_node, new_weight};
+use crate::args::{added_node, known_node, weight_args, weight_error};
 use crate::js::{self, Bytes, KeyBuf, Kind, Raw};
 use crate::view::{
     epoch_arg, id_value, load_document, membership, placement_value, view_form, View,
@@ -174,8 +174,14 @@ impl SlotTable {
 
     fn weigh(&mut self, env: sys::napi_env, node: Raw, weight: Raw) -> Result<()> {
         let mut buf = KeyBuf::new();
-        let (id, _, w) = new_weight(env, node, weight, &mut buf, self.inner.placement())?;
-        self.inner.set_weight(id, w).map_err(|e| core_error(env, e))
+        let (id, w) = weight_args(env, node, weight, &mut buf)?;
+        // The core checks the node, then the weight (SLOT-HISTORY.md 7); the binding only names
+        // the node's position in a weight error.
+        let index = self.inner.placement().find(id).map(|n| n.index());
+        self.inner.set_weight(id, w).map_err(|e| match e {
+            hrwhash::Error::InvalidWeight { value } => weight_error(env, value, index, "weight"),
+            e => core_error(env, e),
+        })
     }
 
     /// A copy of this table with `change` made to it.

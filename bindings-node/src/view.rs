@@ -637,11 +637,11 @@ impl Transition {
         js::set_property(env, o, c"moved", js::new_number(env, diff.moved() as f64)?)?;
         let flows = diff.flows();
         let arr = js::new_array(env, flows.len())?;
-        for (j, f) in flows.iter().enumerate() {
+        for (j, &(from, to, count)) in flows.iter().enumerate() {
             let fo = js::new_object(env)?;
-            js::set_property(env, fo, c"from", self.old_id(env, f.from)?)?;
-            js::set_property(env, fo, c"to", self.new_id(env, f.to)?)?;
-            js::set_property(env, fo, c"count", js::new_number(env, f.count as f64)?)?;
+            js::set_property(env, fo, c"from", self.old_id(env, from)?)?;
+            js::set_property(env, fo, c"to", self.new_id(env, to)?)?;
+            js::set_property(env, fo, c"count", js::new_number(env, count as f64)?)?;
             js::set_element(env, arr, j as u32, fo)?;
         }
         js::set_property(env, o, c"flows", arr)?;

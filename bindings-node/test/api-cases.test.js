@@ -74,6 +74,7 @@ const ARGS = {
   with_node: ['node', 'weight', 'domain'],
   without_node: ['node'],
   with_weight: ['node', 'weight'],
+  set_weight: ['node', 'weight'],
   weight_fixed: ['weight'],
   key_digest: ['key', 'seed'],
   node_digest: ['node', 'seed'],
@@ -157,6 +158,7 @@ function calls(c) {
     case 'with_node': return withNodeCalls(p, v);
     case 'without_node': return [() => p().withoutNode(v.node)];
     case 'with_weight': return [() => p().withWeight(v.node, v.weight)];
+    case 'set_weight': return [() => new SlotTable(p(), 64).setWeight(v.node, v.weight)];
     case 'weight_fixed': return [() => hrwhash.weightToFixed(v.weight)];
     case 'key_digest': return [() => ('seed' in v ? hrwhash.keyDigest(v.key, v.seed) : hrwhash.keyDigest(v.key))];
     case 'node_digest': return [() => ('seed' in v ? hrwhash.nodeDigest(v.node, v.seed) : hrwhash.nodeDigest(v.node))];

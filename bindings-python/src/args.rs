@@ -328,7 +328,7 @@ pub(crate) fn weights_arg<'py>(
 
 /// A weight that passed the type check, with the object it came from for error reports.
 pub(crate) struct WeightArg<'py> {
-    value: f64,
+    pub(crate) value: f64,
     obj: Bound<'py, PyAny>,
 }
 

@@ -223,7 +223,9 @@ impl LiveView {
         let inner = self.inner.clone();
         // Without the GIL: the update waits for another one in progress, whose callbacks need it.
         let outcome = py.detach(move || inner.update(core));
-        outcome.map(|o| o.name()).map_err(|e| error(py, e, None))
+        outcome
+            .map(|applied| if applied { "applied" } else { "unchanged" })
+            .map_err(|e| error(py, e, None))
     }
 
     /// Ends the move in progress: every key is read where it is written. Returns whether a move

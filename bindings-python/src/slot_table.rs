@@ -21,11 +21,19 @@ use hrwhash::policy::{SlotChange, SlotMode, SlotTable as CoreTable};
 use hrwhash::{Error, Node};
 
 use crate::args::{
-    self, check_id, count_arg, id_bytes, key_bytes, no_options, seed_arg, type_name, weight_arg, At,
+    self, check_id, count_arg, id_bytes, key_bytes, no_options, seed_arg, type_name, weight_arg,
+    At, WeightArg,
 };
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::view::{epoch_arg, placement_of, View};
 use crate::Placement;
+
+/// A change as the binding hands it to the core: a weight change goes as the id and the number,
+/// so that the core's `set_weight` decides the order of its checks (SLOT-HISTORY.md 7).
+enum Change {
+    Push(SlotChange),
+    Weight(Vec<u8>, f64),
+}
 
 /// What a change does to the list of nodes.
 enum Edit {
@@ -58,20 +66,24 @@ impl State {
     fn apply(
         &mut self,
         py: Python<'_>,
-        change: SlotChange,
+        change: Change,
         id: &Bound<'_, PyAny>,
         domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Result<(), Error>> {
         // The position of a removed node, read before the change takes it away.
         let edit = match &change {
-            SlotChange::Add(_) => Edit::Add,
-            SlotChange::Remove(id) => {
+            Change::Push(SlotChange::Add(_)) => Edit::Add,
+            Change::Push(SlotChange::Remove(id)) => {
                 Edit::Remove(self.inner.placement().find(id).map(|n| n.index()))
             }
-            SlotChange::Weight(..) => Edit::Weight,
+            Change::Push(SlotChange::Weight(..)) | Change::Weight(..) => Edit::Weight,
         };
         let inner = &mut self.inner;
-        if let Err(e) = py.detach(|| inner.push(change)) {
+        let done = py.detach(|| match change {
+            Change::Push(change) => inner.push(change),
+            Change::Weight(id, weight) => inner.set_weight(id, weight),
+        });
+        if let Err(e) = done {
             return Ok(Err(e));
         }
         // The change is in: the placement follows it, ids kept as the caller gave them.
@@ -140,14 +152,15 @@ impl SlotTable {
     fn changed(
         &self,
         py: Python<'_>,
-        change: SlotChange,
+        change: Change,
         id: &Bound<'_, PyAny>,
         domain: Option<&Bound<'_, PyAny>>,
+        weight: Option<&WeightArg<'_>>,
     ) -> PyResult<SlotTable> {
         let mut state = self.read(py).clone_ref(py);
         state
             .apply(py, change, id, domain)?
-            .map_err(|e| error(py, e, None))?;
+            .map_err(|e| raised(py, e, id, weight))?;
         Ok(SlotTable::of(state))
     }
 
@@ -155,12 +168,35 @@ impl SlotTable {
     fn change(
         &self,
         py: Python<'_>,
-        change: SlotChange,
+        change: Change,
         id: &Bound<'_, PyAny>,
         domain: Option<&Bound<'_, PyAny>>,
+        weight: Option<&WeightArg<'_>>,
     ) -> PyResult<()> {
         let applied = self.write(py).apply(py, change, id, domain)?;
-        applied.map_err(|e| error(py, e, None))
+        applied.map_err(|e| raised(py, e, id, weight))
+    }
+}
+
+/// The exception for the core's error of a change; a weight change's id and weight are named
+/// in the message (the core decided which of them is at fault).
+fn raised(
+    py: Python<'_>,
+    e: Error,
+    node: &Bound<'_, PyAny>,
+    weight: Option<&WeightArg<'_>>,
+) -> PyErr {
+    match (e, weight) {
+        (Error::UnknownNode, Some(_)) => error(
+            py,
+            Error::UnknownNode,
+            Some(format!("node {}", args::repr(node))),
+        ),
+        (Error::InvalidWeight { value }, Some(w)) => match args::free_weight_value(w) {
+            Err(raised) => raised,
+            Ok(_) => error(py, Error::InvalidWeight { value }, None),
+        },
+        (e, _) => error(py, e, None),
     }
 }
 
@@ -296,26 +332,16 @@ fn remove_change(node: &Bound<'_, PyAny>) -> PyResult<SlotChange> {
     ))
 }
 
-/// The change that gives `node` another weight. As `Placement.with_weight`: the argument types,
-/// then the node (UnknownNodeError), then the weight's value.
-fn weight_change(
-    py: Python<'_>,
-    table: &SlotTable,
+/// The change that gives `node` another weight: the argument types here, then the core's
+/// `set_weight` checks the node (UnknownNodeError) and then the weight's value, in its order.
+fn weight_change<'py>(
     node: &Bound<'_, PyAny>,
-    weight: &Bound<'_, PyAny>,
-) -> PyResult<SlotChange> {
+    weight: &Bound<'py, PyAny>,
+) -> PyResult<(Change, WeightArg<'py>)> {
     check_id(node, At::one("the node id"))?;
     let weight = weight_arg(weight, At::one("the weight"))?;
     let id = id_bytes(node, At::one("the node id"))?.to_vec();
-    if table.read(py).inner.placement().find(&id).is_none() {
-        return Err(error(
-            py,
-            Error::UnknownNode,
-            Some(format!("node {}", args::repr(node))),
-        ));
-    }
-    let w = args::free_weight_value(&weight)?;
-    Ok(SlotChange::Weight(id, w))
+    Ok((Change::Weight(id, weight.value), weight))
 }
 
 #[pymethods]
@@ -526,13 +552,13 @@ impl SlotTable {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
         let (change, domain) = add_change(node, weight, domain, options)?;
-        self.change(py, change, node, domain)
+        self.change(py, Change::Push(change), node, domain, None)
     }
 
     /// Removes `node` from this table.
     fn remove_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<()> {
         let change = remove_change(node)?;
-        self.change(py, change, node, None)
+        self.change(py, Change::Push(change), node, None, None)
     }
 
     /// Gives `node` another weight in this table (0 drains it).
@@ -542,8 +568,8 @@ impl SlotTable {
         node: &Bound<'_, PyAny>,
         weight: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let change = weight_change(py, self, node, weight)?;
-        self.change(py, change, node, None)
+        let (change, weight) = weight_change(node, weight)?;
+        self.change(py, change, node, None, Some(&weight))
     }
 
     /// A copy of this table with `node` appended.
@@ -560,13 +586,13 @@ impl SlotTable {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<SlotTable> {
         let (change, domain) = add_change(node, weight, domain, options)?;
-        self.changed(py, change, node, domain)
+        self.changed(py, Change::Push(change), node, domain, None)
     }
 
     /// A copy of this table without `node`.
     fn without_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<SlotTable> {
         let change = remove_change(node)?;
-        self.changed(py, change, node, None)
+        self.changed(py, Change::Push(change), node, None, None)
     }
 
     /// A copy of this table where `node` has another weight.
@@ -576,8 +602,8 @@ impl SlotTable {
         node: &Bound<'_, PyAny>,
         weight: &Bound<'_, PyAny>,
     ) -> PyResult<SlotTable> {
-        let change = weight_change(py, self, node, weight)?;
-        self.changed(py, change, node, None)
+        let (change, weight) = weight_change(node, weight)?;
+        self.changed(py, change, node, None, Some(&weight))
     }
 
     /// A copy of this table at another epoch.

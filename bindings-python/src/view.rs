@@ -515,7 +515,9 @@ impl Transition {
         let flows = acc
             .flows()
             .into_iter()
-            .map(|f| (self.old_id(py, f.from), self.new_id(py, f.to), f.count).into_pyobject(py))
+            .map(|(from, to, count)| {
+                (self.old_id(py, from), self.new_id(py, to), count).into_pyobject(py)
+            })
             .collect::<PyResult<Vec<_>>>()?;
         let nodes = acc
             .nodes()

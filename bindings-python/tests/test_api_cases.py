@@ -56,6 +56,7 @@ METHODS = {
     "with_node",
     "without_node",
     "with_weight",
+    "set_weight",
     "view",
     "with_epoch",
     "bounded_load",
@@ -145,6 +146,11 @@ def call(op: str, placement: Any, args: Dict[str, Any]) -> Any:
     if op == "with_weight":
         node, weight = take("node", "weight")
         return placement.with_weight(node, weight)
+    if op == "set_weight":
+        node, weight = take("node", "weight")
+        table = hrwhash.SlotTable(placement, 64)
+        table.set_weight(node, weight)
+        return table
     if op == "weight_fixed":
         (weight,) = take("weight")
         return v1.weight_to_fixed(weight)

@@ -171,11 +171,8 @@ struct Row {
 }
 
 fn fleet(seed: Seed, range: std::ops::Range<usize>) -> Result<Placement, CliError> {
-    Placement::from_nodes(
-        seed,
-        range.map(|i| Node::new(format!("node-{i}"))).collect(),
-    )
-    .map_err(|e| CliError::usage("EmptyMembership", e.to_string()))
+    Placement::from_nodes(seed, range.map(|i| Node::new(format!("node-{i}"))))
+        .map_err(|e| CliError::usage("EmptyMembership", e.to_string()))
 }
 
 /// Runs every policy on `n` equal nodes and `keys` generated keys.

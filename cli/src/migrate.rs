@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-use hrwhash::transition::{Diff, ReplicaDiff, RouteSet};
+use hrwhash::transition::{Diff, RouteSet};
 use hrwhash::{Placement, Transition};
 use serde_json::{json, Map, Value};
 
@@ -90,7 +90,7 @@ fn count(t: &Transition, keys: Keys, opts: &Options) -> Result<Counts, CliError>
 
 enum Counts {
     Owners(Diff),
-    Replicas(ReplicaDiff),
+    Replicas(Diff),
 }
 
 pub fn diff(
@@ -156,11 +156,11 @@ fn diff_owners(
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved(), d.keys()),
             "optimum_percent": optimum,
-            "flows": d.flows().iter().map(|f| {
+            "flows": d.flows().iter().map(|&(f, t, count)| {
                 let mut m = Map::new();
-                put_text(&mut m, "from", id(from, f.from));
-                put_text(&mut m, "to", id(to, f.to));
-                m.insert("count".into(), json!(f.count));
+                put_text(&mut m, "from", id(from, f));
+                put_text(&mut m, "to", id(to, t));
+                m.insert("count".into(), json!(count));
                 m
             }).collect::<Vec<_>>(),
             "nodes": d.nodes().iter().map(|n| {
@@ -190,13 +190,13 @@ fn diff_owners(
         optimum
     )?;
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for f in d.flows() {
+    for (f_from, f_to, f_count) in d.flows() {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(id(from, f.from)),
-            escaped(id(to, f.to)),
-            f.count
+            escaped(id(from, f_from)),
+            escaped(id(to, f_to)),
+            f_count
         )?;
     }
     writeln!(
@@ -219,7 +219,7 @@ fn diff_owners(
 
 fn diff_replicas(
     t: &Transition,
-    d: &ReplicaDiff,
+    d: &Diff,
     as_json: bool,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -231,8 +231,8 @@ fn diff_replicas(
             "k": d.k(),
             "nodes_before": from.len(),
             "nodes_after": to.len(),
-            "changed_keys": d.changed(),
-            "changed_percent": percent(d.changed(), d.keys()),
+            "changed_keys": d.moved(),
+            "changed_percent": percent(d.moved(), d.keys()),
             "copies_added": d.copies_added(),
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
@@ -260,8 +260,8 @@ fn diff_replicas(
     writeln!(
         out,
         "replica set changed: {} keys ({:.2}%); copies to add {}, to drop {}",
-        d.changed(),
-        percent(d.changed(), d.keys()),
+        d.moved(),
+        percent(d.moved(), d.keys()),
         d.copies_added(),
         d.copies_dropped()
     )?;
@@ -445,7 +445,7 @@ pub fn plan(
             out,
             "{close},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
             d.keys(),
-            d.changed(),
+            d.moved(),
             d.copies_added(),
             d.copies_dropped()
         )?;
@@ -453,9 +453,9 @@ pub fn plan(
         writeln!(
             out,
             "# {} of {} keys ({:.2}%) change replica set: {} copies to add, {} to drop",
-            d.changed(),
+            d.moved(),
             d.keys(),
-            percent(d.changed(), d.keys()),
+            percent(d.moved(), d.keys()),
             d.copies_added(),
             d.copies_dropped()
         )?;
@@ -505,11 +505,11 @@ fn plan_summary(
                     "algorithm": hrwhash::ALGORITHM,
                     "keys": d.keys(),
                     "moved_keys": d.moved(),
-                    "flows": d.flows().iter().map(|f| {
+                    "flows": d.flows().iter().map(|&(f, t, count)| {
                         let mut m = Map::new();
-                        put_text(&mut m, "from", id(from, f.from));
-                        put_text(&mut m, "to", id(to, f.to));
-                        m.insert("count".into(), json!(f.count));
+                        put_text(&mut m, "from", id(from, f));
+                        put_text(&mut m, "to", id(to, t));
+                        m.insert("count".into(), json!(count));
                         m
                     }).collect::<Vec<_>>(),
                 });
@@ -523,14 +523,14 @@ fn plan_summary(
                 d.keys(),
                 percent(d.moved(), d.keys())
             )?;
-            for f in d.flows() {
+            for (f_from, f_to, f_count) in d.flows() {
                 writeln!(
                     out,
                     "{} -> {}: {} {}",
-                    escaped(id(from, f.from)),
-                    escaped(id(to, f.to)),
-                    f.count,
-                    noun(f.count)
+                    escaped(id(from, f_from)),
+                    escaped(id(to, f_to)),
+                    f_count,
+                    noun(f_count)
                 )?;
             }
         }
@@ -541,7 +541,7 @@ fn plan_summary(
                     "algorithm": hrwhash::ALGORITHM,
                     "k": d.k(),
                     "keys": d.keys(),
-                    "changed_keys": d.changed(),
+                    "changed_keys": d.moved(),
                     "copies_added": d.copies_added(),
                     "copies_dropped": d.copies_dropped(),
                     "nodes": nodes.iter().map(|n| {
@@ -559,9 +559,9 @@ fn plan_summary(
                 "# hrwhash plan ({}, {} replicas): {} of {} keys ({:.2}%) change replica set",
                 hrwhash::ALGORITHM,
                 d.k(),
-                d.changed(),
+                d.moved(),
                 d.keys(),
-                percent(d.changed(), d.keys())
+                percent(d.moved(), d.keys())
             )?;
             for n in nodes.iter().filter(|n| n.added + n.dropped > 0) {
                 writeln!(

@@ -202,11 +202,11 @@ pub fn diff(
             "nodes_after": new.len(),
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved()),
-            "flows": flows.iter().map(|f| {
+            "flows": flows.iter().map(|&(f_from, f_to, f_count)| {
                 let mut m = Map::new();
-                put_text(&mut m, "from", old.node_id(f.from));
-                put_text(&mut m, "to", new.node_id(f.to));
-                m.insert("count".into(), json!(f.count));
+                put_text(&mut m, "from", old.node_id(f_from));
+                put_text(&mut m, "to", new.node_id(f_to));
+                m.insert("count".into(), json!(f_count));
                 m
             }).collect::<Vec<_>>(),
             "nodes": rows.iter().map(|r| {
@@ -234,13 +234,13 @@ pub fn diff(
         percent(d.moved())
     )?;
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for f in &flows {
+    for &(f_from, f_to, f_count) in &flows {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(old.node_id(f.from)),
-            escaped(new.node_id(f.to)),
-            f.count
+            escaped(old.node_id(f_from)),
+            escaped(new.node_id(f_to)),
+            f_count
         )?;
     }
     writeln!(

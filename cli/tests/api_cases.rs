@@ -114,7 +114,7 @@ fn library(args: &Value) -> Placement {
             .collect(),
         None => vec![1.0; ids.len()],
     };
-    let nodes = ids
+    let nodes: Vec<_> = ids
         .iter()
         .zip(weights)
         .map(|(id, w)| Node::new(id).with_weight(Weight::new(w).unwrap()))

@@ -221,8 +221,7 @@ fn place_agrees_with_the_library() {
         nodes
             .iter()
             .zip(weights)
-            .map(|(id, w)| Node::new(id).with_weight(Weight::new(w).unwrap()))
-            .collect(),
+            .map(|(id, w)| Node::new(id).with_weight(Weight::new(w).unwrap())),
     )
     .unwrap();
 
@@ -340,7 +339,7 @@ const CHANGES: &[Change] = &[
 
 /// Parses a node file the way the README documents it, independently of the binary.
 fn library_placement(text: &str) -> Placement {
-    let nodes = text
+    let nodes: Vec<_> = text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))

@@ -15,7 +15,11 @@ fn library(level: usize) -> Domains {
         .iter()
         .zip(PATHS)
         .map(|(id, p)| Node::new(id).with_domain(p));
-    Domains::new(&Placement::builder().nodes(nodes).build().unwrap(), level).unwrap()
+    Domains::new(
+        &Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap(),
+        level,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -134,15 +138,13 @@ fn place_strict_spreads_or_refuses() {
     std::fs::write(&file, "a1,1,a\na2,1,a\nb1,1,b\nb2,1,b\nc1,0,c\n").unwrap();
     let nodes = [("a1", "a"), ("a2", "a"), ("b1", "b"), ("b2", "b")]
         .map(|(id, d)| Node::new(id).with_domain(d));
-    let lib = Placement::builder()
-        .nodes(nodes)
-        .node(
-            Node::new("c1")
-                .with_domain("c")
-                .with_weight(hrwhash::Weight::ZERO),
-        )
-        .build()
-        .unwrap();
+    let lib = Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        nodes.into_iter().chain([Node::new("c1")
+            .with_domain("c")
+            .with_weight(hrwhash::Weight::ZERO)]),
+    )
+    .unwrap();
     let keys: Vec<String> = (0..50).map(|i| format!("key-{i}")).collect();
     let file = file.to_str().unwrap();
     let mut args = vec!["place", "--nodes-file", file, "--strict", "--k", "2"];

@@ -277,10 +277,10 @@ fn diff_from_a_profile_counts_what_the_core_switch_counts() {
         assert_eq!(got["moved_keys"], d.moved());
         let flows = got["flows"].as_array().unwrap();
         assert_eq!(flows.len(), d.flows().len());
-        for (g, f) in flows.iter().zip(d.flows()) {
-            assert_eq!(g["from"], old_ids[f.from]);
-            assert_eq!(g["to"], new_ids[f.to]);
-            assert_eq!(g["count"], f.count);
+        for (g, (from, to, count)) in flows.iter().zip(d.flows()) {
+            assert_eq!(g["from"], old_ids[from]);
+            assert_eq!(g["to"], new_ids[to]);
+            assert_eq!(g["count"], count);
         }
         assert_eq!(
             flows

@@ -36,7 +36,7 @@ fn placement(path: &str) -> Placement {
             }
             n
         });
-    Placement::builder().nodes(nodes).build().unwrap()
+    Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap()
 }
 
 fn ids(p: &Placement, key: &str, k: usize) -> Vec<String> {

@@ -67,12 +67,11 @@ fn view_prints_what_the_library_computes() {
 fn view_with_a_secret_seed_and_binary_ids() {
     let dir = scratch("secret");
     let seed = Seed::from_bytes(*b"0123456789abcdef");
-    let p = Placement::builder()
-        .seed(seed)
-        .node(hrwhash::Node::new([0xffu8, 0x00]))
-        .node(hrwhash::Node::new("b"))
-        .build()
-        .unwrap();
+    let p = Placement::from_nodes(
+        seed,
+        [hrwhash::Node::new([0xffu8, 0x00]), hrwhash::Node::new("b")],
+    )
+    .unwrap();
     let file = dir.join("v.json");
     std::fs::write(&file, View::new(p, 3).unwrap().to_json()).unwrap();
     let path = file.to_str().unwrap();
@@ -198,11 +197,8 @@ fn ramp_rejects_bad_limits_and_mixed_seeds() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         fails(&args, 2, message);
     }
-    let secret = Placement::builder()
-        .seed(Seed::from_bytes([9; 16]))
-        .node(hrwhash::Node::new("cache-a"))
-        .build()
-        .unwrap();
+    let secret =
+        Placement::from_nodes(Seed::from_bytes([9; 16]), [hrwhash::Node::new("cache-a")]).unwrap();
     let file = dir.join("secret.json");
     std::fs::write(&file, View::new(secret, 50).unwrap().to_json()).unwrap();
     fails(

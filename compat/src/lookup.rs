@@ -12,7 +12,7 @@
 //! diff.add_many((0..3000).map(|i| format!("user:{i}")));
 //! // Two unrelated hash functions over the same three nodes: about 2/3 of the keys move.
 //! assert!(diff.moved() > 1800 && diff.moved() < 2200);
-//! assert_eq!(diff.flows().iter().map(|f| f.count).sum::<u64>(), diff.moved());
+//! assert_eq!(diff.flows().iter().map(|f| f.2).sum::<u64>(), diff.moved());
 //! # Ok::<(), hrwhash::Error>(())
 //! ```
 
@@ -80,7 +80,7 @@ mod tests {
                 assert_eq!(r.moved, pl.owner_id(&key) != to.owner(&key).id());
                 d.add(&key);
             }
-            assert_eq!(d.flows().iter().map(|f| f.count).sum::<u64>(), d.moved());
+            assert_eq!(d.flows().iter().map(|f| f.2).sum::<u64>(), d.moved());
             let rows = d.nodes();
             assert_eq!(rows.len(), 4);
             assert_eq!(rows[3].new_index, None);

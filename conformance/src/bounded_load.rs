@@ -42,7 +42,7 @@ impl Fleet {
         }
     }
     pub(crate) fn placement(&self) -> Placement {
-        let nodes = (0..self.count)
+        let nodes: Vec<_> = (0..self.count)
             .map(|i| {
                 let node = Node::new(format!("{}{i}", self.prefix));
                 match &self.cycle {

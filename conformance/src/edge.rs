@@ -82,7 +82,7 @@ fn weight_of_fixed(fixed: u64) -> f64 {
 }
 
 fn placement(nodes: &[Spec]) -> Placement {
-    let nodes = nodes
+    let nodes: Vec<_> = nodes
         .iter()
         .map(|s| {
             let mut n = Node::new(&s.id);

@@ -3,7 +3,7 @@
 //! is the same on every run and machine.
 
 use hrwhash::live_view::LiveError;
-use hrwhash::{Error, LiveView, Seed, UpdateOutcome, View};
+use hrwhash::{Error, LiveView, Seed, View};
 use serde_json::{json, Map, Value};
 
 use crate::hex;
@@ -134,8 +134,8 @@ fn run(case: &Case) -> Value {
                     .inspect_err(|e| live.report_error(e.clone()))
                     .and_then(|view| live.update(view));
                 let expect = match outcome {
-                    Ok(UpdateOutcome::Applied) => "applied".into(),
-                    Ok(UpdateOutcome::Unchanged) => "unchanged".into(),
+                    Ok(true) => "applied".into(),
+                    Ok(false) => "unchanged".into(),
                     Err(e) => error_value(&e),
                 };
                 o.insert("expect".into(), expect);

@@ -71,7 +71,7 @@ pub enum Error {
         /// 0-based position in `"nodes"` when the fault is inside a node.
         index: Option<usize>,
         /// What is wrong with it.
-        reason: ViewFault,
+        reason: Fault,
     },
     /// The seed given is not the seed the view was written for: its fingerprint differs, or the
     /// view names the default seed and a secret one was given, or two views of one transition or
@@ -125,7 +125,7 @@ pub enum Error {
         /// 0-based position of the node at fault, or `None` when the fault is the spread level.
         index: Option<usize>,
         /// What is wrong.
-        reason: crate::policy::DomainFault,
+        reason: Fault,
     },
     /// A policy was asked for a number of replicas that is 0 or more than its selectable nodes,
     /// or [`crate::Placement::replicas_strict`] for more than its failure domains hold.
@@ -175,10 +175,12 @@ pub enum Error {
     },
 }
 
-/// What is wrong with a member of a view document; see [`Error::InvalidView`].
+/// What is wrong with the input an error names: a member of a document ([`Error::InvalidView`]:
+/// a view, a slot table's history) or a node's failure-domain path or the spread level
+/// ([`Error::InvalidDomains`]). Its [`name`](Fault::name) is the one the vectors write.
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ViewFault {
+pub enum Fault {
     /// A required member is absent.
     Missing,
     /// The member's JSON type is not the one the format requires.
@@ -199,37 +201,60 @@ pub enum ViewFault {
     /// A weight of a placement has more than 53 significant bits, so no JSON number written as a
     /// binary64 holds it exactly.
     NotRepresentable,
+    /// A level of a node's domain path is empty (the domain is empty, or starts or ends with `/`,
+    /// or has `//`).
+    EmptyLevel,
+    /// A node's domain path has another number of levels than the first node's.
+    DepthMismatch,
+    /// The spread level is not below the number of levels of the domain paths.
+    LevelOutOfRange,
+    /// The fixed-point weights of all nodes add up to 2^64 or more, so a domain's weight would
+    /// not fit the exact comparison of hrw-v1.
+    WeightOverflow,
 }
 
-impl ViewFault {
-    /// The fault's name in conformance/views.json (`"missing"`, `"wrong_type"`, ...).
+impl Fault {
+    /// The fault's name in conformance/views.json and policies/domains.json (`"missing"`,
+    /// `"wrong_type"`, `"empty_level"`, ...).
     pub const fn name(self) -> &'static str {
         match self {
-            ViewFault::Missing => "missing",
-            ViewFault::WrongType => "wrong_type",
-            ViewFault::Unknown => "unknown",
-            ViewFault::Duplicate => "duplicate",
-            ViewFault::Conflict => "conflict",
-            ViewFault::Unsupported => "unsupported",
-            ViewFault::Invalid => "invalid",
-            ViewFault::OutOfRange => "out_of_range",
-            ViewFault::NotRepresentable => "not_representable",
+            Fault::Missing => "missing",
+            Fault::WrongType => "wrong_type",
+            Fault::Unknown => "unknown",
+            Fault::Duplicate => "duplicate",
+            Fault::Conflict => "conflict",
+            Fault::Unsupported => "unsupported",
+            Fault::Invalid => "invalid",
+            Fault::OutOfRange => "out_of_range",
+            Fault::NotRepresentable => "not_representable",
+            Fault::EmptyLevel => "empty_level",
+            Fault::DepthMismatch => "depth_mismatch",
+            Fault::LevelOutOfRange => "level_out_of_range",
+            Fault::WeightOverflow => "weight_overflow",
         }
     }
 }
 
-impl fmt::Display for ViewFault {
+impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            ViewFault::Missing => "is missing",
-            ViewFault::WrongType => "has the wrong JSON type",
-            ViewFault::Unknown => "is not a member of the view format",
-            ViewFault::Duplicate => "appears twice",
-            ViewFault::Conflict => "conflicts with another member that is present",
-            ViewFault::Unsupported => "names a version this hrwhash does not support",
-            ViewFault::Invalid => "is malformed",
-            ViewFault::OutOfRange => "is out of range",
-            ViewFault::NotRepresentable => "cannot be written exactly as a binary64 number",
+            Fault::Missing => "is missing",
+            Fault::WrongType => "has the wrong JSON type",
+            Fault::Unknown => "is not a member of the view format",
+            Fault::Duplicate => "appears twice",
+            Fault::Conflict => "conflicts with another member that is present",
+            Fault::Unsupported => "names a version this hrwhash does not support",
+            Fault::Invalid => "is malformed",
+            Fault::OutOfRange => "is out of range",
+            Fault::NotRepresentable => "cannot be written exactly as a binary64 number",
+            Fault::EmptyLevel => "has an empty level in its domain path",
+            Fault::DepthMismatch => {
+                "has a domain path with another number of levels than the first node's"
+            }
+            Fault::LevelOutOfRange => "the spread level is not below the depth of the paths",
+            Fault::WeightOverflow => {
+                "brings the sum of the weights to 2^32 or more, more than a domain weight can hold"
+            }
         })
     }
 }
@@ -333,6 +358,11 @@ impl fmt::Display for Error {
                 "index {index} is out of range: there are {len} items (0 to {})",
                 len.saturating_sub(1)
             ),
+            // A node without a domain is missing its path, not a member.
+            Error::InvalidDomains {
+                index: Some(i),
+                reason: Fault::Missing,
+            } => write!(f, "domains: node {i} has no domain path"),
             Error::InvalidDomains {
                 index: Some(i),
                 reason,
@@ -379,3 +409,10 @@ impl fmt::Display for Error {
 }
 
 impl core::error::Error for Error {}
+
+/// A conversion that cannot fail (a [`crate::Weight`] given where a weight or a number is taken).
+impl From<core::convert::Infallible> for Error {
+    fn from(never: core::convert::Infallible) -> Error {
+        match never {}
+    }
+}

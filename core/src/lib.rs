@@ -23,12 +23,14 @@
 //! println!("owner: {}", String::from_utf8_lossy(owner.id()));
 //!
 //! // Weights, a secret seed and failure domains.
-//! let placement = Placement::builder()
-//!     .seed(Seed::from_bytes(*b"0123456789abcdef"))
-//!     .node(Node::new("a1").with_weight(Weight::new(2.0)?).with_domain("rack-a"))
-//!     .node(Node::new("a2").with_domain("rack-a"))
-//!     .node(Node::new("b1").with_domain("rack-b"))
-//!     .build()?;
+//! let placement = Placement::from_nodes(
+//!     Seed::from_bytes(*b"0123456789abcdef"),
+//!     [
+//!         Node::new("a1").with_weight(Weight::new(2.0)?).with_domain("rack-a"),
+//!         Node::new("a2").with_domain("rack-a"),
+//!         Node::new("b1").with_domain("rack-b"),
+//!     ],
+//! )?;
 //! let replicas = placement.replicas("object-7", 2);
 //! assert_ne!(replicas[0].domain(), replicas[1].domain());
 //! # Ok::<(), hrwhash::Error>(())
@@ -60,14 +62,14 @@ pub mod v1;
 pub mod view;
 mod weight;
 
-pub use error::{Error, ViewFault};
+pub use error::{Error, Fault};
 pub use error_kind::ErrorKind;
 #[cfg(all(feature = "std", feature = "json"))]
-pub use live_view::{LiveRoute, LiveSnapshot, LiveView, UpdateOutcome};
+pub use live_view::{LiveRoute, LiveSnapshot, LiveView};
 pub use lookup::Lookup;
 #[doc(hidden)]
 pub use placement::__kernel;
-pub use placement::{Node, NodeRef, Placement, PlacementBuilder, Ranking};
+pub use placement::{Node, NodeRef, Placement};
 #[cfg(feature = "json")]
 pub use ramp::RampPlan;
 pub use transition::Transition;

@@ -9,7 +9,7 @@
 //! waiting for a writer, so a lookup never sees half of an update.
 //!
 //! ```
-//! use hrwhash::{LiveView, Placement, UpdateOutcome, View};
+//! use hrwhash::{LiveView, Placement, View};
 //!
 //! let live = LiveView::new(View::new(Placement::new(["a", "b", "c"])?, 1)?);
 //! let moved = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
@@ -20,8 +20,8 @@
 //! });
 //!
 //! let next = View::new(Placement::new(["a", "b", "c", "d"])?, 2)?;
-//! assert_eq!(live.update(next.clone())?, UpdateOutcome::Applied);
-//! assert_eq!(live.update(next)?, UpdateOutcome::Unchanged);
+//! assert!(live.update(next.clone())?); // applied
+//! assert!(!live.update(next)?); // unchanged: a confirmation
 //! assert_eq!(moved.load(std::sync::atomic::Ordering::SeqCst), 2);
 //!
 //! // During the move: write to the new owner, read from the old one on a miss.
@@ -57,27 +57,6 @@ use crate::view::Fingerprint;
 use crate::{Error, Lookup, NodeRef, Transition, View};
 
 type Callback = Box<dyn Fn(&Transition<View, View>) + Send + Sync>;
-
-/// What [`LiveView::update`] did with a view it accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UpdateOutcome {
-    /// The view had a higher epoch: it is now the current view, the view it replaced is the
-    /// previous one, a move began and the change callbacks ran.
-    Applied,
-    /// The view had the current epoch and fingerprint: nothing changed, but the live view counts
-    /// it as a confirmation ([`LiveView::since_update`] restarts, [`LiveView::last_error`] clears).
-    Unchanged,
-}
-
-impl UpdateOutcome {
-    /// `"applied"` or `"unchanged"`, as conformance/live-view.json writes it.
-    pub const fn name(self) -> &'static str {
-        match self {
-            UpdateOutcome::Applied => "applied",
-            UpdateOutcome::Unchanged => "unchanged",
-        }
-    }
-}
 
 /// Where one key is, as a live view routes it: read from `read`, write to `write`. With no move
 /// in progress both are the current owner.
@@ -235,14 +214,16 @@ impl LiveView {
 
     /// Offers `view`, compared with the current view in this order (LIVE-VIEW.md, "Update"):
     /// another seed fingerprint is [`Error::SeedMismatch`]; a lower epoch is
-    /// [`Error::StaleView`]; the same epoch and fingerprint is [`UpdateOutcome::Unchanged`]; the
-    /// same epoch with another fingerprint is [`Error::ViewConflict`]; a higher epoch is
-    /// [`UpdateOutcome::Applied`] (even with the same fingerprint: a move begins in which no key
-    /// moves). A refused view changes nothing but [`last_error`](LiveView::last_error).
+    /// [`Error::StaleView`]; the same epoch and fingerprint is unchanged (`Ok(false)`: a
+    /// confirmation, [`since_update`](LiveView::since_update) restarts and
+    /// [`last_error`](LiveView::last_error) clears); the same epoch with another fingerprint is
+    /// [`Error::ViewConflict`]; a higher epoch is applied (`Ok(true)`, even with the same
+    /// fingerprint: a move begins in which no key moves). A refused view changes nothing but
+    /// [`last_error`](LiveView::last_error).
     ///
     /// When applied, the change callbacks run on this thread after the swap, with the transition
     /// previous -> current, before `update` returns.
-    pub fn update(&self, view: View) -> Result<UpdateOutcome, Error> {
+    pub fn update(&self, view: View) -> Result<bool, Error> {
         let writer = lock(&self.writer);
         let state = self.state.load_full();
         let current = &state.current;
@@ -266,7 +247,7 @@ impl LiveView {
         }
         if view.epoch() == current.epoch() {
             self.confirm();
-            return Ok(UpdateOutcome::Unchanged);
+            return Ok(false);
         }
         let previous = current.clone();
         let transition = Transition::between(previous.clone(), view.clone());
@@ -297,7 +278,7 @@ impl LiveView {
                 ));
             }
         }
-        Ok(UpdateOutcome::Applied)
+        Ok(true)
     }
 
     fn confirm(&self) {
@@ -521,12 +502,11 @@ mod tests {
     #[test]
     fn another_seed_is_refused_before_the_epoch_is_looked_at() {
         let live = LiveView::new(view(&["a", "b"], 5));
-        let secret = Placement::builder()
-            .seed(Seed::from_bytes(*b"0123456789abcdef"))
-            .node(Node::new("a"))
-            .node(Node::new("b"))
-            .build()
-            .unwrap();
+        let secret = Placement::from_nodes(
+            Seed::from_bytes(*b"0123456789abcdef"),
+            [Node::new("a"), Node::new("b")],
+        )
+        .unwrap();
         // Stale and forged at once: the seed check comes first.
         for epoch in [1, 5, 6] {
             let forged = View::new(secret.clone(), epoch).unwrap();
@@ -582,10 +562,7 @@ mod tests {
         let before = live.since_update();
         assert!(before >= Duration::from_millis(200));
         // Node order is not part of the fingerprint.
-        assert_eq!(
-            live.update(view(&["a", "b"], 5)),
-            Ok(UpdateOutcome::Unchanged)
-        );
+        assert_eq!(live.update(view(&["a", "b"], 5)), Ok(false));
         assert!(live.since_update() < before);
         assert!(live.last_error().is_none());
         assert!(!live.moving());
@@ -597,7 +574,7 @@ mod tests {
         let new = view(&["a", "b", "c", "d"], 2);
         let live = LiveView::new(old.clone());
         live.report_error(Error::InvalidJson { line: 1, column: 1 });
-        assert_eq!(live.update(new.clone()), Ok(UpdateOutcome::Applied));
+        assert_eq!(live.update(new.clone()), Ok(true));
         assert!(live.last_error().is_none());
         assert_eq!(live.epoch(), 2);
         assert!(live.moving());
@@ -628,7 +605,7 @@ mod tests {
     fn a_higher_epoch_with_the_same_fingerprint_moves_nothing() {
         let v = view(&["a", "b", "c"], 1);
         let live = LiveView::new(v.clone());
-        assert_eq!(live.update(v.with_epoch(9)), Ok(UpdateOutcome::Applied));
+        assert_eq!(live.update(v.with_epoch(9)), Ok(true));
         assert_eq!(live.epoch(), 9);
         assert!(live.moving());
         assert!(keys().iter().all(|k| !live.route(k).moved));
@@ -693,9 +670,9 @@ mod tests {
         assert_eq!(e.kind(), "Panic");
         assert!(e.message().contains("boom"));
         // Still usable: unchanged clears the error, a later epoch runs the callbacks again.
-        assert_eq!(live.update(v2.clone()), Ok(UpdateOutcome::Unchanged));
+        assert_eq!(live.update(v2.clone()), Ok(false));
         assert!(live.last_error().is_none());
-        assert_eq!(live.update(v1.with_epoch(3)), Ok(UpdateOutcome::Applied));
+        assert_eq!(live.update(v1.with_epoch(3)), Ok(true));
         assert_eq!(*lock(&seen), [(1, 2), (2, 3)]);
         // Refusals and confirmations call nothing.
         let _ = live.update(v1.with_epoch(2));
@@ -778,7 +755,7 @@ mod tests {
             })
             .collect();
         for v in views.iter().skip(1) {
-            assert_eq!(live.update(v.clone()), Ok(UpdateOutcome::Applied));
+            assert_eq!(live.update(v.clone()), Ok(true));
             if v.epoch() % 3 == 0 {
                 live.finish_move();
             }

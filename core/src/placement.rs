@@ -177,39 +177,6 @@ impl core::fmt::Debug for NodeRef<'_> {
     }
 }
 
-/// Builds a [`Placement`] with a seed, weights or failure domains.
-#[derive(Clone, Debug, Default)]
-pub struct PlacementBuilder {
-    seed: Seed,
-    nodes: Vec<Node>,
-}
-
-impl PlacementBuilder {
-    /// A builder with the default seed and no nodes.
-    pub fn new() -> PlacementBuilder {
-        PlacementBuilder::default()
-    }
-    /// Use a caller-chosen seed instead of the public default.
-    pub fn seed(mut self, seed: Seed) -> PlacementBuilder {
-        self.seed = seed;
-        self
-    }
-    /// Add one node.
-    pub fn node(mut self, node: Node) -> PlacementBuilder {
-        self.nodes.push(node);
-        self
-    }
-    /// Add several nodes.
-    pub fn nodes(mut self, nodes: impl IntoIterator<Item = Node>) -> PlacementBuilder {
-        self.nodes.extend(nodes);
-        self
-    }
-    /// Validate the nodes and build.
-    pub fn build(self) -> Result<Placement, Error> {
-        Placement::from_nodes(self.seed, self.nodes)
-    }
-}
-
 impl Placement {
     /// An unweighted placement over `ids` with the default seed.
     pub fn new<I>(ids: I) -> Result<Placement, Error>
@@ -217,7 +184,7 @@ impl Placement {
         I: IntoIterator,
         I::Item: AsRef<[u8]>,
     {
-        Placement::from_nodes(Seed::DEFAULT, ids.into_iter().map(Node::new).collect())
+        Placement::from_nodes(Seed::DEFAULT, ids.into_iter().map(Node::new))
     }
 
     /// A weighted placement from `(id, weight)` pairs with the default seed.
@@ -233,14 +200,28 @@ impl Placement {
         Placement::from_nodes(Seed::DEFAULT, nodes)
     }
 
-    /// A builder for seeds, weights and failure domains.
-    pub fn builder() -> PlacementBuilder {
-        PlacementBuilder::new()
-    }
-
-    /// Validates and indexes `nodes`; their order is the order of [`NodeRef::index`].
-    pub fn from_nodes(seed: Seed, nodes: Vec<Node>) -> Result<Placement, Error> {
-        Placement::with_kernel(seed, nodes, Kernel::detect())
+    /// A placement of `nodes` (with their weights and failure domains) under `seed`
+    /// ([`Seed::DEFAULT`] unless keys must not be placeable by others). Validates and indexes
+    /// the nodes; their order is the order of [`NodeRef::index`].
+    ///
+    /// ```
+    /// use hrwhash::{Node, Placement, Seed, Weight};
+    ///
+    /// let p = Placement::from_nodes(
+    ///     Seed::from_bytes(*b"0123456789abcdef"),
+    ///     [
+    ///         Node::new("a").with_weight(Weight::new(2.0)?).with_domain("rack-1"),
+    ///         Node::new("b").with_domain("rack-2"),
+    ///     ],
+    /// )?;
+    /// assert_eq!(p.len(), 2);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn from_nodes(
+        seed: Seed,
+        nodes: impl IntoIterator<Item = Node>,
+    ) -> Result<Placement, Error> {
+        Placement::with_kernel(seed, nodes.into_iter().collect(), Kernel::detect())
     }
 
     /// [`Placement::from_nodes`] with a given kernel, which the CPU must have.
@@ -570,7 +551,10 @@ impl Placement {
     }
 
     /// Every selectable node, in ranking order for `key`.
-    pub fn ranking(&self, key: impl AsRef<[u8]>) -> Ranking<'_> {
+    pub fn ranking(
+        &self,
+        key: impl AsRef<[u8]>,
+    ) -> impl ExactSizeIterator<Item = NodeRef<'_>> + Clone + '_ {
         let kd = key_digest(&self.inner.seed, key.as_ref());
         // Scores (and draws, when weights differ) once per node rather than once per comparison.
         let weighted = self.is_weighted();
@@ -588,12 +572,11 @@ impl Placement {
             (false, true) => Ordering::Less,
             (false, false) => Ordering::Greater,
         });
-        let lanes = keyed.into_iter().map(|k| k.c.lane).collect();
-        Ranking {
+        let lanes: Vec<usize> = keyed.into_iter().map(|k| k.c.lane).collect();
+        lanes.into_iter().map(move |lane| NodeRef {
             placement: self,
-            lanes,
-            next: 0,
-        }
+            index: self.inner.lane_node[lane] as usize,
+        })
     }
 
     /// Up to `out.len()` nodes for replicas of `key`, spread over failure domains: the ranking is
@@ -709,12 +692,11 @@ impl Placement {
     /// depends on the membership alone, never on the key.
     ///
     /// ```
-    /// use hrwhash::{Error, Node, Placement};
+    /// use hrwhash::{Error, Node, Placement, Seed};
     ///
     /// // Zone c is lost: two zones are left for three replicas.
-    /// let p = Placement::builder()
-    ///     .nodes(["a1", "a2", "b1", "b2"].map(|id| Node::new(id).with_domain(&id[..1])))
-    ///     .build()?;
+    /// let nodes = ["a1", "a2", "b1", "b2"].map(|id| Node::new(id).with_domain(&id[..1]));
+    /// let p = Placement::from_nodes(Seed::DEFAULT, nodes)?;
     /// assert_eq!(p.replicas("user:42", 3).len(), 3);
     /// assert!(matches!(
     ///     p.replicas_strict("user:42", 3),
@@ -788,31 +770,6 @@ impl Placement {
         Placement::from_nodes(self.inner.seed, nodes)
     }
 }
-
-/// The full ranking of a key; see [`Placement::ranking`].
-pub struct Ranking<'a> {
-    placement: &'a Placement,
-    lanes: Vec<usize>,
-    next: usize,
-}
-
-impl<'a> Iterator for Ranking<'a> {
-    type Item = NodeRef<'a>;
-    fn next(&mut self) -> Option<NodeRef<'a>> {
-        let lane = *self.lanes.get(self.next)?;
-        self.next += 1;
-        Some(NodeRef {
-            placement: self.placement,
-            index: self.placement.inner.lane_node[lane] as usize,
-        })
-    }
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.lanes.len() - self.next;
-        (left, Some(left))
-    }
-}
-
-impl ExactSizeIterator for Ranking<'_> {}
 
 impl AsRef<Placement> for Placement {
     fn as_ref(&self) -> &Placement {

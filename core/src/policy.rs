@@ -11,7 +11,7 @@ pub use slot_table::{
 };
 pub mod domains;
 
-pub use domains::{DomainFault, Domains};
+pub use domains::Domains;
 pub mod bounded_load;
 pub mod replica_balance;
 

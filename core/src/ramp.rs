@@ -156,7 +156,7 @@ impl RampPlan {
             .ok_or(Error::InvalidView {
                 field: "epoch".into(),
                 index: None,
-                reason: crate::ViewFault::OutOfRange,
+                reason: crate::Fault::OutOfRange,
             })?;
         self.steps.push(RampStep {
             epoch,
@@ -219,7 +219,7 @@ impl RampPlan {
         if last && (s.removes_drained || !leaving) {
             return Ok(self.new.with_epoch(s.epoch));
         }
-        let nodes = self
+        let nodes: Vec<Node> = self
             .tracks
             .iter()
             .map(|t| {
@@ -345,11 +345,7 @@ mod tests {
             Err(Error::InvalidMoveLimit { .. })
         ));
         let other = View::new(
-            Placement::builder()
-                .seed(crate::Seed::from_bytes([1; 16]))
-                .node(Node::new("a"))
-                .build()
-                .unwrap(),
+            Placement::from_nodes(crate::Seed::from_bytes([1; 16]), [Node::new("a")]).unwrap(),
             0,
         )
         .unwrap();

@@ -19,7 +19,7 @@ use crate::v1::key_digest;
 use crate::{Lookup, Placement};
 
 mod replicas;
-pub use replicas::ReplicaDiff;
+use replicas::Replicas;
 
 /// No node of the other membership has this id.
 const NONE: u32 = u32::MAX;
@@ -212,7 +212,7 @@ impl<A: Lookup, B: Lookup> Transition<A, B> {
     pub fn diff(&self) -> Diff<A, B> {
         Diff {
             transition: self.clone(),
-            tally: Tally::new(self.inner.old.len(), self.inner.new.len()),
+            counts: Counts::Owners(Tally::new(self.inner.old.len(), self.inner.new.len())),
         }
     }
 
@@ -289,10 +289,26 @@ impl Transition {
         }));
     }
 
-    /// An accumulator of replica-set changes (each key's [`Placement::replicas`] with `k` on
-    /// either side) over keys fed one by one.
-    pub fn diff_top(&self, k: usize) -> ReplicaDiff {
-        ReplicaDiff::new(self, k)
+    /// A [`Diff`] of replica sets: each key's [`Placement::replicas`] with `k` on either side,
+    /// over keys fed one by one. A key moves when the ids of its replica set differ (the order
+    /// within the set does not count), which for `k = 1` is exactly [`Route::moved`].
+    ///
+    /// ```
+    /// use hrwhash::{Placement, Transition};
+    ///
+    /// let t = Transition::new(&Placement::new(["a", "b", "c", "d"])?, &Placement::new(["a", "b", "c"])?);
+    /// let mut diff = t.diff_top(2);
+    /// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
+    /// // Every key that kept d as a replica gets one new copy elsewhere, and d's copies all go.
+    /// assert_eq!(diff.copies_added(), diff.copies_dropped());
+    /// assert_eq!(diff.nodes()[3].dropped, diff.nodes()[3].before);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn diff_top(&self, k: usize) -> Diff {
+        Diff {
+            transition: self.clone(),
+            counts: Counts::Replicas(Replicas::new(self, k)),
+        }
     }
 
     /// The keys of `keys` whose set of `k` replicas ([`Placement::replicas`]) changes, each as
@@ -442,19 +458,8 @@ pub(crate) fn expected_moved(mut pairs: Vec<WeightPair<'_>>) -> f64 {
     (1.0 - stay).max(0.0)
 }
 
-/// Keys that move between two specific nodes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Flow {
-    /// Old-membership index of the node the keys leave.
-    pub from: usize,
-    /// New-membership index of the node they go to.
-    pub to: usize,
-    /// How many keys.
-    pub count: u64,
-}
-
 /// One id of either membership with its key counts: of the keys it owns ([`Diff::nodes`]) or of
-/// the keys it holds a replica of ([`ReplicaDiff::nodes`]).
+/// the keys it holds a replica of ([`Transition::diff_top`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeChange {
     /// Index in the old membership, if the id is there.
@@ -473,8 +478,9 @@ pub struct NodeChange {
     pub dropped: u64,
 }
 
-/// Owner changes accumulated over keys; see [`Transition::diff`]. Memory depends on the number of
-/// nodes and flows, never on the number of keys.
+/// Changes accumulated over keys: of each key's owner ([`Transition::diff`]) or of its set of `k`
+/// replicas ([`Transition::diff_top`]). Memory depends on the number of nodes and flows, never on
+/// the number of keys.
 ///
 /// ```
 /// use hrwhash::{Placement, Transition};
@@ -482,7 +488,7 @@ pub struct NodeChange {
 /// let t = Transition::new(&Placement::new(["a", "b", "c"])?, &Placement::new(["a", "b"])?);
 /// let mut diff = t.diff();
 /// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
-/// let flows: u64 = diff.flows().iter().map(|f| f.count).sum();
+/// let flows: u64 = diff.flows().iter().map(|&(_, _, count)| count).sum();
 /// assert_eq!(flows, diff.moved());
 /// assert_eq!(diff.moved(), diff.nodes()[2].before); // exactly c's keys move
 /// # Ok::<(), hrwhash::Error>(())
@@ -490,14 +496,22 @@ pub struct NodeChange {
 #[derive(Debug)]
 pub struct Diff<A = Placement, B = Placement> {
     transition: Transition<A, B>,
-    tally: Tally,
+    counts: Counts,
+}
+
+/// What a diff counts: owners, or replica sets (only between two placements, where `k` replicas
+/// are defined).
+#[derive(Clone, Debug)]
+enum Counts {
+    Owners(Tally),
+    Replicas(Replicas),
 }
 
 impl<A, B> Clone for Diff<A, B> {
     fn clone(&self) -> Self {
         Diff {
             transition: self.transition.clone(),
-            tally: self.tally.clone(),
+            counts: self.counts.clone(),
         }
     }
 }
@@ -510,6 +524,8 @@ struct Tally {
     before: Vec<u64>,
     after: Vec<u64>,
     flows: BTreeMap<(u32, u32), u64>,
+    /// The last key's route as a set, for [`Diff::route_top`].
+    scratch: RouteSet,
 }
 
 impl Tally {
@@ -520,6 +536,7 @@ impl Tally {
             before: alloc::vec![0; old_len],
             after: alloc::vec![0; new_len],
             flows: BTreeMap::new(),
+            scratch: RouteSet::default(),
         }
     }
 
@@ -558,14 +575,10 @@ impl Tally {
         self.moved
     }
 
-    pub fn flows(&self) -> Vec<Flow> {
+    pub fn flows(&self) -> Vec<(usize, usize, u64)> {
         self.flows
             .iter()
-            .map(|(&(from, to), &count)| Flow {
-                from: from as usize,
-                to: to as usize,
-                count,
-            })
+            .map(|(&(from, to), &count)| (from as usize, to as usize, count))
             .collect()
     }
 
@@ -631,14 +644,27 @@ pub(crate) fn node_changes(
 impl<A: Lookup, B: Lookup> Diff<A, B> {
     /// Counts one key.
     pub fn add(&mut self, key: impl AsRef<[u8]>) {
-        self.route(key);
+        match &mut self.counts {
+            Counts::Owners(_) => {
+                self.route(key);
+            }
+            Counts::Replicas(replicas) => {
+                replicas.route_top(key);
+            }
+        }
     }
 
-    /// Counts one key and gives its route, for callers that also list moved keys as they come
-    /// (a streamed plan with its totals).
+    /// Counts one key and gives its owner's route, for callers that also list moved keys as they
+    /// come (a streamed plan with its totals). A top-k diff counts the key's replica sets.
     pub fn route(&mut self, key: impl AsRef<[u8]>) -> Route {
+        let key = key.as_ref();
         let r = self.transition.route(key);
-        self.tally.count(r.old_index, r.new_index, r.moved);
+        match &mut self.counts {
+            Counts::Owners(tally) => tally.count(r.old_index, r.new_index, r.moved),
+            Counts::Replicas(replicas) => {
+                replicas.route_top(key);
+            }
+        }
         r
     }
 
@@ -662,6 +688,10 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
 
     fn add_block<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
         let inner = &*self.transition.inner;
+        let Counts::Owners(tally) = &mut self.counts else {
+            keys.iter().for_each(|k| self.add(k));
+            return;
+        };
         match (
             inner.same_seed,
             inner.old.as_placement(),
@@ -676,48 +706,110 @@ impl<A: Lookup, B: Lookup> Diff<A, B> {
                 o.owners_of_digests(digests, old);
                 n.owners_of_digests(digests, new);
                 for (&old, &new) in old.iter().zip(new.iter()) {
-                    self.tally
-                        .count(old, new, inner.old_to_new[old] != new as u32);
+                    tally.count(old, new, inner.old_to_new[old] != new as u32);
                 }
             }
             _ => keys.iter().for_each(|k| self.add(k)),
         }
     }
 
-    /// Adds the counts of another accumulator of the same transition (for parallel feeding).
-    /// Returns false, adding nothing, when `other` belongs to another transition.
+    /// Adds the counts of another accumulator of the same transition and `k` (for parallel
+    /// feeding). Returns false, adding nothing, when `other` counts something else.
     pub fn merge(&mut self, other: &Diff<A, B>) -> bool {
         if !self.transition.same(&other.transition) {
             return false;
         }
-        self.tally.merge(&other.tally);
+        match (&mut self.counts, &other.counts) {
+            (Counts::Owners(mine), Counts::Owners(theirs)) => mine.merge(theirs),
+            (Counts::Replicas(mine), Counts::Replicas(theirs)) => return mine.merge(theirs),
+            _ => return false,
+        }
         true
+    }
+
+    /// The number of replicas compared per key: 1 for [`Transition::diff`].
+    pub fn k(&self) -> usize {
+        match &self.counts {
+            Counts::Owners(_) => 1,
+            Counts::Replicas(r) => r.k(),
+        }
     }
 
     /// Keys counted.
     pub fn keys(&self) -> u64 {
-        self.tally.keys()
+        match &self.counts {
+            Counts::Owners(t) => t.keys(),
+            Counts::Replicas(r) => r.keys(),
+        }
     }
 
-    /// Keys whose owner changed.
+    /// Keys whose owner (for a top-k diff: whose set of replicas) changed.
     pub fn moved(&self) -> u64 {
-        self.tally.moved()
+        match &self.counts {
+            Counts::Owners(t) => t.moved(),
+            Counts::Replicas(r) => r.changed(),
+        }
     }
 
-    /// Moved keys per (old node, new node), ordered by old index then new index.
-    pub fn flows(&self) -> Vec<Flow> {
-        self.tally.flows()
+    /// Copies to make: one per moved key for an owner diff, the sum of [`RouteSet::add`] over
+    /// every key for a top-k diff.
+    pub fn copies_added(&self) -> u64 {
+        match &self.counts {
+            Counts::Owners(t) => t.moved(),
+            Counts::Replicas(r) => r.copies_added(),
+        }
+    }
+
+    /// Copies to drop: one per moved key for an owner diff, the sum of [`RouteSet::drop`] over
+    /// every key for a top-k diff.
+    pub fn copies_dropped(&self) -> u64 {
+        match &self.counts {
+            Counts::Owners(t) => t.moved(),
+            Counts::Replicas(r) => r.copies_dropped(),
+        }
+    }
+
+    /// Moved keys per pair of nodes, as `(from, to, count)`: `count` keys leave the old node of
+    /// index `from` for the new node of index `to`. Ordered by `from`, then `to`. A top-k diff
+    /// has none: its copies are added and dropped per node ([`Diff::nodes`]), not moved between
+    /// two owners.
+    pub fn flows(&self) -> Vec<(usize, usize, u64)> {
+        match &self.counts {
+            Counts::Owners(t) => t.flows(),
+            Counts::Replicas(_) => Vec::new(),
+        }
     }
 
     /// Every old node in old order, then every node only in the new membership in new order.
     pub fn nodes(&self) -> Vec<NodeChange> {
         let t = &self.transition;
-        self.tally.nodes(|i| t.old_to_new(i), |j| t.new_to_old(j))
+        match &self.counts {
+            Counts::Owners(tally) => tally.nodes(|i| t.old_to_new(i), |j| t.new_to_old(j)),
+            Counts::Replicas(r) => r.nodes(),
+        }
     }
 
     /// The transition counted.
     pub fn transition(&self) -> &Transition<A, B> {
         &self.transition
+    }
+}
+
+impl Diff {
+    /// Counts one key and gives its replica sets with the diff's `k` (its owners for an owner
+    /// diff), for callers that also list the keys whose set changes as they come. The set is
+    /// overwritten by the next key.
+    pub fn route_top(&mut self, key: impl AsRef<[u8]>) -> &RouteSet {
+        match &mut self.counts {
+            Counts::Owners(tally) => {
+                let mut set = core::mem::take(&mut tally.scratch);
+                self.transition.route_top_into(key, 1, &mut set);
+                tally.count(set.before[0], set.after[0], set.changed());
+                tally.scratch = set;
+                &tally.scratch
+            }
+            Counts::Replicas(replicas) => replicas.route_top(key),
+        }
     }
 }
 
@@ -778,10 +870,10 @@ mod tests {
             diff.add(&key);
         }
         let flows = diff.flows();
-        assert_eq!(flows.iter().map(|f| f.count).sum::<u64>(), diff.moved());
+        assert_eq!(flows.iter().map(|f| f.2).sum::<u64>(), diff.moved());
         assert!(flows
             .iter()
-            .all(|f| old.node(f.from).unwrap().id() != new.node(f.to).unwrap().id()));
+            .all(|&(from, to, _)| old.node(from).unwrap().id() != new.node(to).unwrap().id()));
         let nodes = diff.nodes();
         assert_eq!(nodes.len(), 4);
         assert_eq!(nodes.iter().map(|n| n.before).sum::<u64>(), 2000);
@@ -793,10 +885,7 @@ mod tests {
     #[test]
     fn different_seeds_route_each_side_with_its_own() {
         let old = Placement::new(["a", "b", "c"]).unwrap();
-        let new = Placement::builder()
-            .seed(Seed::from_bytes([7; 16]))
-            .nodes(["a", "b", "c"].map(Node::new))
-            .build()
+        let new = Placement::from_nodes(Seed::from_bytes([7; 16]), ["a", "b", "c"].map(Node::new))
             .unwrap();
         let t = Transition::new(&old, &new);
         for key in ["x", "y", "z", "w"] {
@@ -844,7 +933,7 @@ mod tests {
             .into_iter()
             .filter(|z| Some(*z) != lost)
             .flat_map(|z| (0..3).map(move |i| Node::new(alloc::format!("{z}{i}")).with_domain(z)));
-        Placement::builder().nodes(nodes).build().unwrap()
+        Placement::from_nodes(crate::Seed::DEFAULT, nodes).unwrap()
     }
 
     #[test]
@@ -866,7 +955,7 @@ mod tests {
         }
         // Without the domain rule most keys would be routed from a set they are not stored on.
         assert!(ranked_differently > 5_000, "{ranked_differently}");
-        assert_eq!(diff.changed(), changed);
+        assert_eq!(diff.moved(), changed);
         let planned = t.plan_top((0..10_000).map(|i| alloc::format!("key-{i}")), 3);
         assert_eq!(planned.count() as u64, changed);
     }
@@ -915,17 +1004,18 @@ mod tests {
             assert_eq!(out, [usize::MAX; 3]);
         }
         // Nodes without a named domain are each a domain; nodes of weight zero hold nothing.
-        let mixed = Placement::builder()
-            .node(Node::new("x").with_domain("z"))
-            .node(Node::new("y").with_domain("z"))
-            .node(Node::new("u"))
-            .node(
+        let mixed = Placement::from_nodes(
+            crate::Seed::DEFAULT,
+            [
+                Node::new("x").with_domain("z"),
+                Node::new("y").with_domain("z"),
+                Node::new("u"),
                 Node::new("w")
                     .with_domain("q")
                     .with_weight(Weight::new(0.0).unwrap()),
-            )
-            .build()
-            .unwrap();
+            ],
+        )
+        .unwrap();
         assert_eq!(mixed.replicas_strict("k", 2).unwrap().len(), 2);
         assert!(mixed.replicas_strict("k", 3).is_err());
         assert_eq!(mixed.replicas_strict("k", 0).unwrap(), alloc::vec![]);

@@ -10,7 +10,7 @@ use core::fmt;
 
 use sha2::{Digest, Sha256};
 
-use crate::error::ViewFault;
+use crate::error::Fault;
 use crate::{Error, Node, Placement, Seed, Weight, ALGORITHM};
 
 use json::{Document, Nodes, RawNode, Scalar};
@@ -161,7 +161,7 @@ impl View {
             return Err(Error::InvalidView {
                 field: "weight".into(),
                 index: Some(index),
-                reason: ViewFault::NotRepresentable,
+                reason: Fault::NotRepresentable,
             });
         }
         let seed_fingerprint = Fingerprint::<8>::of(&placement.seed());
@@ -186,7 +186,7 @@ impl View {
     /// use hrwhash::{Error, Placement, Seed, View};
     ///
     /// let secret = Seed::from_bytes(*b"0123456789abcdef");
-    /// let placement = Placement::builder().seed(secret).node(hrwhash::Node::new("a")).build()?;
+    /// let placement = Placement::from_nodes(secret, [hrwhash::Node::new("a")])?;
     /// let text = View::new(placement, 1)?.to_json();
     /// assert!(!text.contains("0123456789abcdef"));
     /// assert!(View::from_json_with_seed(&text, secret).is_ok());
@@ -386,7 +386,7 @@ struct Parsed {
     nodes: Vec<Node>,
 }
 
-pub(crate) fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+pub(crate) fn fault(field: &str, index: Option<usize>, reason: Fault) -> Error {
     Error::InvalidView {
         field: field.into(),
         index,
@@ -400,7 +400,7 @@ pub(crate) fn required<'a, 'de>(
 ) -> Result<&'a Scalar<'de>, Error> {
     value
         .as_ref()
-        .ok_or_else(|| fault(field, None, ViewFault::Missing))
+        .ok_or_else(|| fault(field, None, Fault::Missing))
 }
 
 pub(crate) fn string<'a>(
@@ -410,7 +410,7 @@ pub(crate) fn string<'a>(
 ) -> Result<&'a str, Error> {
     match value {
         Scalar::Str(s) => Ok(s),
-        _ => Err(fault(field, index, ViewFault::WrongType)),
+        _ => Err(fault(field, index, Fault::WrongType)),
     }
 }
 
@@ -422,10 +422,10 @@ pub(crate) fn parse_epoch(text: &str) -> Result<u64, Error> {
         && b.iter().all(u8::is_ascii_digit)
         && (b[0] != b'0' || b.len() == 1);
     if !canonical {
-        return Err(fault("epoch", None, ViewFault::Invalid));
+        return Err(fault("epoch", None, Fault::Invalid));
     }
     text.parse::<u64>()
-        .map_err(|_| fault("epoch", None, ViewFault::OutOfRange))
+        .map_err(|_| fault("epoch", None, Fault::OutOfRange))
 }
 
 /// Bytes written either as `name` (text) or `name_hex` (hex), never both.
@@ -437,11 +437,11 @@ fn text_or_hex(
 ) -> Result<Option<Vec<u8>>, Error> {
     let hex_name = if name == "id" { "id_hex" } else { "domain_hex" };
     match (text, hex_value) {
-        (Some(_), Some(_)) => Err(fault(hex_name, Some(index), ViewFault::Conflict)),
+        (Some(_), Some(_)) => Err(fault(hex_name, Some(index), Fault::Conflict)),
         (Some(t), None) => Ok(Some(string(t, name, Some(index))?.as_bytes().to_vec())),
         (None, Some(h)) => unhex(string(h, hex_name, Some(index))?)
             .map(Some)
-            .ok_or_else(|| fault(hex_name, Some(index), ViewFault::Invalid)),
+            .ok_or_else(|| fault(hex_name, Some(index), Fault::Invalid)),
         (None, None) => Ok(None),
     }
 }
@@ -453,13 +453,13 @@ pub(crate) fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> 
     }
     let [id, id_hex, weight, domain, domain_hex] = &raw.members;
     let id = text_or_hex(id, id_hex, "id", index)?
-        .ok_or_else(|| fault("id", Some(index), ViewFault::Missing))?;
+        .ok_or_else(|| fault("id", Some(index), Fault::Missing))?;
     let mut node = Node::new(id);
     if let Some(w) = weight {
         let Scalar::Number(w) = *w else {
-            return Err(fault("weight", Some(index), ViewFault::WrongType));
+            return Err(fault("weight", Some(index), Fault::WrongType));
         };
-        let w = Weight::new(w).map_err(|_| fault("weight", Some(index), ViewFault::OutOfRange))?;
+        let w = Weight::new(w).map_err(|_| fault("weight", Some(index), Fault::OutOfRange))?;
         node = node.with_weight(w);
     }
     if let Some(d) = text_or_hex(domain, domain_hex, "domain", index)? {
@@ -471,22 +471,22 @@ pub(crate) fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> 
 /// Every check of VIEW.md, "Loading", up to the membership checks (which [`Placement`] makes).
 fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
     let Some(doc) = doc else {
-        return Err(fault("", None, ViewFault::WrongType));
+        return Err(fault("", None, Fault::WrongType));
     };
     if let Some((name, reason)) = doc.fault {
         return Err(fault(&name, None, reason));
     }
     let [format, algorithm, epoch, seed, seed_fingerprint] = &doc.members;
     if string(required(format, "format")?, "format", None)? != VIEW_FORMAT {
-        return Err(fault("format", None, ViewFault::Unsupported));
+        return Err(fault("format", None, Fault::Unsupported));
     }
     if string(required(algorithm, "algorithm")?, "algorithm", None)? != ALGORITHM {
-        return Err(fault("algorithm", None, ViewFault::Unsupported));
+        return Err(fault("algorithm", None, Fault::Unsupported));
     }
     let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
     let seed = match string(required(seed, "seed")?, "seed", None)? {
         "default" => match seed_fingerprint {
-            Some(_) => return Err(fault("seed_fingerprint", None, ViewFault::Conflict)),
+            Some(_) => return Err(fault("seed_fingerprint", None, Fault::Conflict)),
             None => SeedIdentity::Default,
         },
         "secret" => {
@@ -494,14 +494,14 @@ fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
             let fp = string(fp, "seed_fingerprint", None)?;
             let bytes = unhex(fp)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .ok_or_else(|| fault("seed_fingerprint", None, ViewFault::Invalid))?;
+                .ok_or_else(|| fault("seed_fingerprint", None, Fault::Invalid))?;
             SeedIdentity::Fingerprint(Fingerprint(bytes))
         }
-        _ => return Err(fault("seed", None, ViewFault::Invalid)),
+        _ => return Err(fault("seed", None, Fault::Invalid)),
     };
     let nodes = match doc.nodes {
-        None => return Err(fault("nodes", None, ViewFault::Missing)),
-        Some(Nodes::NotArray) => return Err(fault("nodes", None, ViewFault::WrongType)),
+        None => return Err(fault("nodes", None, Fault::Missing)),
+        Some(Nodes::NotArray) => return Err(fault("nodes", None, Fault::WrongType)),
         Some(Nodes::List(nodes)) => nodes?,
     };
     Ok(Parsed { epoch, seed, nodes })
@@ -611,7 +611,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             View::new(p, 0).unwrap_err(),
-            fault("weight", Some(1), ViewFault::NotRepresentable)
+            fault("weight", Some(1), Fault::NotRepresentable)
         );
     }
 
@@ -643,13 +643,13 @@ mod tests {
         for bad in ["", "01", "+1", "-1", " 1", "1.0", "1e3", "0x10"] {
             assert_eq!(
                 parse_epoch(bad).unwrap_err(),
-                fault("epoch", None, ViewFault::Invalid),
+                fault("epoch", None, Fault::Invalid),
                 "{bad:?}"
             );
         }
         assert_eq!(
             parse_epoch("18446744073709551616").unwrap_err(),
-            fault("epoch", None, ViewFault::OutOfRange)
+            fault("epoch", None, Fault::OutOfRange)
         );
     }
 }

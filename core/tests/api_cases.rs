@@ -2,6 +2,7 @@
 //! would write it: the seed first (`Seed::from_slice`), then each node with `Weight::new`, then
 //! `Placement::from_nodes`, so the first error in API.md's order is the one a user meets.
 
+use hrwhash::policy::SlotTable;
 use hrwhash::v1::key_digest;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::Value;
@@ -215,6 +216,12 @@ fn call(case: &Value) -> Result<Answer, Failure> {
             let index = p.find(&id).map_or(usize::MAX, |n| n.index());
             let w = weight_at(number(&args["weight"]), index)?;
             Answer::Built(p.with_weight(&id, w)?)
+        }
+        "set_weight" => {
+            // The core checks the id, then the number as a weight (SLOT-HISTORY.md 7).
+            let mut t = SlotTable::new(&on(), 64)?;
+            t.set_weight(bytes(&args["node"]), number(&args["weight"]))?;
+            Answer::Done
         }
         "weight_fixed" => Answer::Fixed(Weight::new(number(&args["weight"]))?.to_fixed()),
         "key_digest" => {

@@ -3,7 +3,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use hrwhash::policy::{DomainFault, Domains};
+use hrwhash::policy::Domains;
+use hrwhash::Fault;
 use hrwhash::{Error, Node, Placement, Weight};
 
 fn keys(n: usize) -> Vec<String> {
@@ -29,7 +30,11 @@ fn fleet(zones: usize, racks: usize, hosts: usize, weight: impl Fn(usize) -> f64
 }
 
 fn domains(nodes: Vec<Node>, level: usize) -> Domains {
-    Domains::new(&Placement::builder().nodes(nodes).build().unwrap(), level).unwrap()
+    Domains::new(
+        &Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes).unwrap(),
+        level,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -205,7 +210,10 @@ fn answers_do_not_depend_on_the_order_nodes_are_listed_in() {
 }
 
 fn build(nodes: Vec<Node>, level: usize) -> Result<Domains, Error> {
-    Domains::new(&Placement::builder().nodes(nodes).build()?, level)
+    Domains::new(
+        &Placement::from_nodes(hrwhash::Seed::DEFAULT, nodes)?,
+        level,
+    )
 }
 
 fn at(nodes: &[&str]) -> Vec<Node> {
@@ -224,40 +232,28 @@ fn every_bad_path_is_a_typed_error() {
     };
     let mut missing = at(&["a/b", "a/c", "b/c"]);
     missing[1] = Node::new("n1");
-    check(missing, 0, err(Some(1), DomainFault::Missing));
+    check(missing, 0, err(Some(1), Fault::Missing));
     for (bad, i) in [("", 0), ("/b", 1), ("a/", 2), ("a//b", 1)] {
         let mut paths = vec!["a/b", "a/c", "b/c"];
         paths[i] = bad;
-        check(at(&paths), 0, err(Some(i), DomainFault::EmptyLevel));
+        check(at(&paths), 0, err(Some(i), Fault::EmptyLevel));
     }
     check(
         at(&["a/b", "a", "b/c"]),
         0,
-        err(Some(1), DomainFault::DepthMismatch),
+        err(Some(1), Fault::DepthMismatch),
     );
-    check(
-        at(&["a/b", "a/b/c"]),
-        0,
-        err(Some(1), DomainFault::DepthMismatch),
-    );
-    check(
-        at(&["a/b", "a/c"]),
-        2,
-        err(None, DomainFault::LevelOutOfRange),
-    );
-    check(
-        at(&["a/b"]),
-        usize::MAX,
-        err(None, DomainFault::LevelOutOfRange),
-    );
+    check(at(&["a/b", "a/b/c"]), 0, err(Some(1), Fault::DepthMismatch));
+    check(at(&["a/b", "a/c"]), 2, err(None, Fault::LevelOutOfRange));
+    check(at(&["a/b"]), usize::MAX, err(None, Fault::LevelOutOfRange));
     // Earlier checks cover every node first.
     let mut v = at(&["a", "a//b", "a/b"]);
     v[2] = Node::new("n2");
-    check(v, 0, err(Some(2), DomainFault::Missing));
+    check(v, 0, err(Some(2), Fault::Missing));
     check(
         at(&["a/b", "a", "b//c"]),
         0,
-        err(Some(2), DomainFault::EmptyLevel),
+        err(Some(2), Fault::EmptyLevel),
     );
     let heavy: Vec<Node> = (0..3)
         .map(|i| {
@@ -266,12 +262,12 @@ fn every_bad_path_is_a_typed_error() {
                 .with_domain("a")
         })
         .collect();
-    check(heavy.clone(), 0, err(Some(2), DomainFault::WeightOverflow));
+    check(heavy.clone(), 0, err(Some(2), Fault::WeightOverflow));
     check(heavy[..2].to_vec(), 0, Ok(()));
     // A draining node needs a path too.
     let mut drained = at(&["a", "b"]);
     drained[1] = Node::new("n1").with_weight(Weight::ZERO);
-    check(drained, 0, err(Some(1), DomainFault::Missing));
+    check(drained, 0, err(Some(1), Fault::Missing));
 }
 
 #[test]

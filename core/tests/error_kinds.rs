@@ -1,7 +1,6 @@
 //! Every variant of `hrwhash::Error` has its kind in the error table (conformance/errors.json),
 //! named as the variant is.
-use hrwhash::policy::DomainFault;
-use hrwhash::{Error, ErrorKind, ViewFault};
+use hrwhash::{Error, ErrorKind, Fault};
 
 /// One error of every variant. A variant added to the core and the table makes `ErrorKind::ALL`
 /// longer, and the test below fails until it has a sample here.
@@ -29,7 +28,7 @@ fn samples() -> Vec<Error> {
         Error::InvalidView {
             field: "epoch".into(),
             index: None,
-            reason: ViewFault::Missing,
+            reason: Fault::Missing,
         },
         Error::SeedMismatch,
         Error::InvalidMoveLimit { value: 0.0 },
@@ -42,7 +41,7 @@ fn samples() -> Vec<Error> {
         Error::SlotOutOfRange { slot: 9, slots: 8 },
         Error::InvalidDomains {
             index: None,
-            reason: DomainFault::Missing,
+            reason: Fault::Missing,
         },
         Error::InvalidReplicaCount {
             requested: 0,

@@ -179,11 +179,11 @@ fn arbitrary_inputs_return_results_not_panics() {
 #[test]
 fn debug_output_is_short_and_hides_a_custom_seed() {
     let ids: Vec<String> = (0..5000).map(|i| format!("node-{i}")).collect();
-    let p = Placement::builder()
-        .seed(Seed::from_bytes(*b"do not print me!"))
-        .nodes(ids.iter().map(Node::new))
-        .build()
-        .unwrap();
+    let p = Placement::from_nodes(
+        Seed::from_bytes(*b"do not print me!"),
+        ids.iter().map(Node::new),
+    )
+    .unwrap();
     let shown = format!("{p:?}");
     assert!(shown.len() < 200, "{shown}");
     assert!(shown.contains("5000"));

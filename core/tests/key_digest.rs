@@ -68,14 +68,14 @@ fn batch_calls_answer_as_one_key_calls_do() {
     for n in [1usize, 5, 100] {
         let ids: Vec<String> = (0..n).map(|i| format!("node-{i}")).collect();
         let plain = hrwhash::Placement::new(&ids).unwrap();
-        let weighted = hrwhash::Placement::builder()
-            .seed(seed)
-            .nodes(ids.iter().enumerate().map(|(i, id)| {
+        let weighted = hrwhash::Placement::from_nodes(
+            seed,
+            ids.iter().enumerate().map(|(i, id)| {
                 hrwhash::Node::new(id)
                     .with_weight(hrwhash::Weight::new((1 + i % 4) as f64).unwrap())
-            }))
-            .build()
-            .unwrap();
+            }),
+        )
+        .unwrap();
         for p in [plain, weighted] {
             // Lengths that leave a remainder after whole blocks of eight and of 64.
             for count in [0usize, 1, 7, 8, 9, 63, 64, 65, 1000] {

@@ -2,7 +2,7 @@
 #![cfg(all(feature = "std", feature = "json"))]
 
 use hrwhash::live_view::LiveError;
-use hrwhash::{Error, LiveView, Seed, UpdateOutcome, View};
+use hrwhash::{Error, LiveView, Seed, View};
 use serde_json::{json, Value};
 
 fn cases() -> Value {
@@ -19,9 +19,10 @@ fn seed(v: &Value) -> Option<Seed> {
     Some(Seed::from_slice(&bytes).expect("16 bytes"))
 }
 
-fn outcome(result: Result<UpdateOutcome, Error>) -> Value {
+fn outcome(result: Result<bool, Error>) -> Value {
     match result {
-        Ok(o) => o.name().into(),
+        Ok(true) => "applied".into(),
+        Ok(false) => "unchanged".into(),
         Err(Error::StaleView { epoch, current }) => json!({
             "error": "StaleView", "epoch": epoch.to_string(), "current": current.to_string()
         }),

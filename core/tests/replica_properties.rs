@@ -55,7 +55,7 @@ fn membership() -> impl Strategy<Value = Placement> {
             } else {
                 Seed::DEFAULT
             };
-            Placement::builder().seed(seed).nodes(nodes).build().ok()
+            Placement::from_nodes(seed, nodes).ok()
         })
     })
 }

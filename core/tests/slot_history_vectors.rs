@@ -5,7 +5,7 @@
 #![cfg(feature = "json")]
 
 use hrwhash::policy::{SlotChange, SlotMode, SlotTable};
-use hrwhash::{Error, Node, Placement, Seed, ViewFault};
+use hrwhash::{Error, Fault, Node, Placement, Seed};
 use serde_json::Value;
 
 fn vectors() -> Value {
@@ -130,15 +130,15 @@ fn expected_error(case: &Value) -> Option<Error> {
             field: case["field"].as_str().unwrap().into(),
             index: index(),
             reason: [
-                ViewFault::Missing,
-                ViewFault::WrongType,
-                ViewFault::Unknown,
-                ViewFault::Duplicate,
-                ViewFault::Conflict,
-                ViewFault::Unsupported,
-                ViewFault::Invalid,
-                ViewFault::OutOfRange,
-                ViewFault::NotRepresentable,
+                Fault::Missing,
+                Fault::WrongType,
+                Fault::Unknown,
+                Fault::Duplicate,
+                Fault::Conflict,
+                Fault::Unsupported,
+                Fault::Invalid,
+                Fault::OutOfRange,
+                Fault::NotRepresentable,
             ]
             .into_iter()
             .find(|f| f.name() == case["reason"].as_str().unwrap())
@@ -198,7 +198,7 @@ fn at_most_65536_changes() {
     let over = Error::InvalidView {
         field: "changes".into(),
         index: Some(65_536),
-        reason: ViewFault::OutOfRange,
+        reason: Fault::OutOfRange,
     };
     assert_eq!(h.push(flip(0)).unwrap_err(), over);
     // The same limit when loading: one more change in the text.
@@ -234,7 +234,7 @@ fn errors_name_the_list_and_position_of_the_member() {
         Error::InvalidView {
             field: field.into(),
             index: Some(index),
-            reason: ViewFault::Missing,
+            reason: Fault::Missing,
         }
         .to_string()
     };

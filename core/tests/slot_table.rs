@@ -6,16 +6,17 @@
 use hrwhash::policy::{
     SlotChange, SlotMode, SlotTable, MAX_CHANGES, RANKED_SLOT_TABLE_POLICY, SLOT_TABLE_POLICY,
 };
-use hrwhash::{Error, Node, Placement, ViewFault, Weight};
+use hrwhash::{Error, Fault, Node, Placement, Weight};
 use proptest::prelude::*;
 
 fn fleet(n: usize, weights: &[f64]) -> Placement {
-    Placement::builder()
-        .nodes((0..n).map(|i| {
+    Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        (0..n).map(|i| {
             Node::new(format!("n{i}")).with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-        }))
-        .build()
-        .unwrap()
+        }),
+    )
+    .unwrap()
 }
 
 fn build(mode: SlotMode, p: &Placement, slots: u64) -> Result<SlotTable, Error> {
@@ -129,15 +130,15 @@ fn bad_slot_counts_and_slots_are_errors_in_both_modes() {
 #[test]
 fn unrepresentable_weights_are_refused_in_both_modes() {
     let odd = Weight::from_fixed((1 << 60) + 1);
-    let p = Placement::builder()
-        .node(Node::new("a"))
-        .node(Node::new("b").with_weight(odd))
-        .build()
-        .unwrap();
+    let p = Placement::from_nodes(
+        hrwhash::Seed::DEFAULT,
+        [Node::new("a"), Node::new("b").with_weight(odd)],
+    )
+    .unwrap();
     let want = Error::InvalidView {
         field: "initial.weight".into(),
         index: Some(1),
-        reason: ViewFault::NotRepresentable,
+        reason: Fault::NotRepresentable,
     };
     for mode in MODES {
         assert_eq!(build(mode, &p, 16).unwrap_err(), want, "{mode:?}");
@@ -149,7 +150,7 @@ fn unrepresentable_weights_are_refused_in_both_modes() {
             Error::InvalidView {
                 field: "changes.weight".into(),
                 index: Some(1),
-                reason: ViewFault::NotRepresentable,
+                reason: Fault::NotRepresentable,
             }
         );
         assert_eq!(seen(&t), before);
@@ -225,7 +226,7 @@ fn at_most_max_changes() {
     let over = Error::InvalidView {
         field: "changes".into(),
         index: Some(MAX_CHANGES),
-        reason: ViewFault::OutOfRange,
+        reason: Fault::OutOfRange,
     };
     for mode in [
         SlotMode::Levelled,

@@ -48,7 +48,7 @@ fn build(case: &Value) -> Result<SlotTable, Error> {
     for n in case["nodes"].as_array().unwrap() {
         nodes.push(Node::new(n["id"].as_str().unwrap()).with_weight(weight(n)?));
     }
-    let placement = Placement::builder().seed(seed).nodes(nodes).build()?;
+    let placement = Placement::from_nodes(seed, nodes)?;
     let slots = match &case["slots"] {
         Value::String(s) => s.parse().unwrap(),
         v => v.as_u64().unwrap(),

@@ -137,7 +137,7 @@ fn routes_agree_with_owners_and_flows_sum_to_moved() {
             diff.add(&key);
         }
         let flows = diff.flows();
-        assert_eq!(flows.iter().map(|f| f.count).sum::<u64>(), diff.moved());
+        assert_eq!(flows.iter().map(|f| f.2).sum::<u64>(), diff.moved());
         let nodes = diff.nodes();
         assert_eq!(nodes.iter().map(|n| n.before).sum::<u64>(), diff.keys());
         assert_eq!(nodes.iter().map(|n| n.after).sum::<u64>(), diff.keys());

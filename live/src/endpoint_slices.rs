@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use hrwhash::{Error as CoreError, Node, Placement, Seed, View, ViewFault, Weight};
+use hrwhash::{Error as CoreError, Fault, Node, Placement, Seed, View, Weight};
 use serde_json::Value;
 
 use crate::Error;
@@ -49,7 +49,7 @@ fn wrong(field: &str, index: Option<usize>) -> Error {
     Error::View(CoreError::InvalidView {
         field: field.into(),
         index,
-        reason: ViewFault::WrongType,
+        reason: Fault::WrongType,
     })
 }
 
@@ -179,7 +179,7 @@ pub fn endpoint_slices_to_view(document: &[u8], options: &SliceOptions) -> Resul
             }
         }
     }
-    let nodes = order
+    let nodes: Vec<_> = order
         .into_iter()
         .map(|(id, ready, zone)| {
             let node = Node::new(id).with_weight(if ready { weight } else { Weight::ZERO });

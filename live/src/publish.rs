@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use hrwhash::{View, ViewFault};
+use hrwhash::{Fault, View};
 
 use crate::etcd::{Etcd, Expect};
 use crate::Error;
@@ -65,7 +65,7 @@ fn next_epoch(stored: Option<&View>, offered: u64) -> Result<u64, Error> {
             .ok_or(Error::View(hrwhash::Error::InvalidView {
                 field: "epoch".into(),
                 index: None,
-                reason: ViewFault::OutOfRange,
+                reason: Fault::OutOfRange,
             })),
     }
 }

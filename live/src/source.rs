@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use hrwhash::live_view::LiveError;
-use hrwhash::{LiveView, Seed, UpdateOutcome, View};
+use hrwhash::{LiveView, Seed, View};
 
 use crate::Error;
 
@@ -156,8 +156,8 @@ impl Feed {
         };
         let epoch = view.epoch();
         match self.live.update(view) {
-            Ok(UpdateOutcome::Applied) => (self.observer)(&Event::Applied { epoch }),
-            Ok(UpdateOutcome::Unchanged) => (self.observer)(&Event::Unchanged { epoch }),
+            Ok(true) => (self.observer)(&Event::Applied { epoch }),
+            Ok(false) => (self.observer)(&Event::Unchanged { epoch }),
             Err(e) => (self.observer)(&Event::Refused {
                 error: &Error::View(e),
                 epoch: Some(epoch),

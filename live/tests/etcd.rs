@@ -12,7 +12,7 @@ use support::{eventually, EtcdServer};
 
 /// A view of nodes `n0 .. n{count-1}`, node 0 at `weight`.
 fn fleet(count: usize, weight: f64, epoch: u64) -> View {
-    let nodes = (0..count)
+    let nodes: Vec<_> = (0..count)
         .map(|i| {
             let n = Node::new(format!("n{i}"));
             if i == 0 {
@@ -88,11 +88,8 @@ fn publishing_assigns_epochs_and_skips_unchanged_memberships() {
     let p = Publisher::etcd(&etcd.endpoint(), "/views/garbage").unwrap();
     let err = p.publish(&fleet(5, 1.0, 0)).unwrap_err();
     assert_eq!(err.kind_name(), "InvalidJson", "{err}");
-    let secret = Placement::builder()
-        .seed(Seed::from_bytes(*b"0123456789abcdef"))
-        .node(Node::new("x"))
-        .build()
-        .unwrap();
+    let secret =
+        Placement::from_nodes(Seed::from_bytes(*b"0123456789abcdef"), [Node::new("x")]).unwrap();
     client
         .put(
             b"/views/secret",
@@ -206,11 +203,11 @@ fn forged_and_stale_documents_are_refused_with_their_kind() {
         .unwrap();
     let live = follower.live().clone();
     let fingerprint = live.fingerprint();
-    let secret = Placement::builder()
-        .seed(Seed::from_bytes(*b"0123456789abcdef"))
-        .nodes((0..5).map(|i| Node::new(format!("n{i}"))))
-        .build()
-        .unwrap();
+    let secret = Placement::from_nodes(
+        Seed::from_bytes(*b"0123456789abcdef"),
+        (0..5).map(|i| Node::new(format!("n{i}"))),
+    )
+    .unwrap();
     let forgeries: [(&str, Vec<u8>); 4] = [
         ("StaleView", fleet(6, 1.0, 3).to_json().into_bytes()),
         (

@@ -150,11 +150,7 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
     // A secret seed: the source parses with it.
     let secret = Seed::from_bytes(*b"0123456789abcdef");
     let sview = View::new(
-        Placement::builder()
-            .seed(secret)
-            .node(hrwhash::Node::new("s"))
-            .build()
-            .unwrap(),
+        Placement::from_nodes(secret, [hrwhash::Node::new("s")]).unwrap(),
         1,
     )
     .unwrap();

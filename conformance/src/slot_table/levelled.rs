@@ -22,10 +22,7 @@ be built (\"slots\" may exceed 2^53 only as a decimal string), a slot asked of a
 (\"slot\", decimal string), or changes whose last one fails, with the error raised.";
 
 fn build(seed: Option<Seed>, members: &[Node], slots: u64) -> Result<SlotTable, Error> {
-    let placement = Placement::builder()
-        .seed(seed.unwrap_or(Seed::DEFAULT))
-        .nodes(members.to_vec())
-        .build()?;
+    let placement = Placement::from_nodes(seed.unwrap_or(Seed::DEFAULT), members.to_vec())?;
     SlotTable::new(&placement, slots)
 }
 

@@ -54,11 +54,8 @@ fn case(
     overload: Option<u32>,
     changes: &[Change],
 ) -> Value {
-    let placement = Placement::builder()
-        .seed(seed.unwrap_or(Seed::DEFAULT))
-        .nodes(members.clone())
-        .build()
-        .expect("membership");
+    let placement =
+        Placement::from_nodes(seed.unwrap_or(Seed::DEFAULT), members.clone()).expect("membership");
     let table = SlotTable::ranked(&placement, slots, overload).expect("table");
     let mut o = head(name, seed, &members);
     o.insert("slots".into(), slots.into());

@@ -11,7 +11,7 @@ use core::fmt;
 use siphasher::sip::SipHasher13;
 
 use crate::v1::{draw, key_digest, score, Seed};
-use crate::{Error, Node, NodeRef, Placement};
+use crate::{Error, Fault, Node, NodeRef, Placement};
 
 /// The policy tag, as written in `conformance/policies/domains.json`.
 pub const DOMAINS_POLICY: &str = "domains-v1";
@@ -22,54 +22,6 @@ pub const DOMAIN_PREFIX: &[u8] = b"hrw-v1:domain";
 
 /// The byte that separates the levels of a domain path.
 pub const LEVEL_SEPARATOR: u8 = b'/';
-
-/// What is wrong with the domain paths or the spread level given to [`Domains`]; see
-/// [`Error::InvalidDomains`].
-#[non_exhaustive]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DomainFault {
-    /// A node has no domain, so it has no path.
-    Missing,
-    /// A level of a node's path is empty (the domain is empty, or starts or ends with `/`, or has
-    /// `//`).
-    EmptyLevel,
-    /// A node's path has another number of levels than the first node's.
-    DepthMismatch,
-    /// The spread level is not below the number of levels of the paths.
-    LevelOutOfRange,
-    /// The fixed-point weights of all nodes add up to 2^64 or more, so a domain's weight would
-    /// not fit the exact comparison of hrw-v1.
-    WeightOverflow,
-}
-
-impl DomainFault {
-    /// The fault's name in conformance/policies/domains.json (`"missing"`, `"empty_level"`, ...).
-    pub const fn name(self) -> &'static str {
-        match self {
-            DomainFault::Missing => "missing",
-            DomainFault::EmptyLevel => "empty_level",
-            DomainFault::DepthMismatch => "depth_mismatch",
-            DomainFault::LevelOutOfRange => "level_out_of_range",
-            DomainFault::WeightOverflow => "weight_overflow",
-        }
-    }
-}
-
-impl fmt::Display for DomainFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DomainFault::Missing => "has no domain path",
-            DomainFault::EmptyLevel => "has an empty level in its domain path",
-            DomainFault::DepthMismatch => {
-                "has a domain path with another number of levels than the first node's"
-            }
-            DomainFault::LevelOutOfRange => "the spread level is not below the depth of the paths",
-            DomainFault::WeightOverflow => {
-                "brings the sum of the weights to 2^32 or more, more than a domain weight can hold"
-            }
-        })
-    }
-}
 
 /// The levels of a domain path: the domain bytes split at every `/`.
 pub fn path_levels(domain: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -115,14 +67,11 @@ enum Body {
 ///
 /// ```
 /// use hrwhash::policy::Domains;
-/// use hrwhash::{Node, Placement};
+/// use hrwhash::{Node, Placement, Seed};
 ///
-/// let fleet = Placement::builder()
-///     .node(Node::new("h1").with_domain("zone-a/rack-1"))
-///     .node(Node::new("h2").with_domain("zone-a/rack-1"))
-///     .node(Node::new("h3").with_domain("zone-a/rack-2"))
-///     .node(Node::new("h4").with_domain("zone-b/rack-1"))
-///     .build()?;
+/// let paths = ["zone-a/rack-1", "zone-a/rack-1", "zone-a/rack-2", "zone-b/rack-1"];
+/// let nodes = (0..4).map(|i| Node::new(format!("h{}", i + 1)).with_domain(paths[i]));
+/// let fleet = Placement::from_nodes(Seed::DEFAULT, nodes)?;
 /// let racks = Domains::new(&fleet, 1)?; // level 0 is the zone, 1 the rack
 /// let replicas = racks.replicas("object-7", 3)?;
 /// let rack = |n: &hrwhash::NodeRef| racks.domain_of(n.index()).unwrap().to_vec();
@@ -172,27 +121,27 @@ impl Domains {
         for (i, n) in nodes.iter().enumerate() {
             match n.domain() {
                 Some(d) => paths.push(d),
-                None => return Err(fault(Some(i), DomainFault::Missing)),
+                None => return Err(fault(Some(i), Fault::Missing)),
             }
         }
         if let Some(i) = paths
             .iter()
             .position(|p| path_levels(p).any(|l| l.is_empty()))
         {
-            return Err(fault(Some(i), DomainFault::EmptyLevel));
+            return Err(fault(Some(i), Fault::EmptyLevel));
         }
         let depth = path_levels(paths[0]).count();
         if let Some(i) = paths.iter().position(|p| path_levels(p).count() != depth) {
-            return Err(fault(Some(i), DomainFault::DepthMismatch));
+            return Err(fault(Some(i), Fault::DepthMismatch));
         }
         if level >= depth {
-            return Err(fault(None, DomainFault::LevelOutOfRange));
+            return Err(fault(None, Fault::LevelOutOfRange));
         }
         let mut total: u64 = 0;
         for (i, n) in nodes.iter().enumerate() {
             total = total
                 .checked_add(n.weight().to_fixed())
-                .ok_or(fault(Some(i), DomainFault::WeightOverflow))?;
+                .ok_or(fault(Some(i), Fault::WeightOverflow))?;
         }
 
         // ends[i][l]: length of node i's path cut after level l.
@@ -421,8 +370,7 @@ fn build_level(
         group.sort_unstable();
         let weight: u64 = group.iter().map(|&i| nodes[i].weight().to_fixed()).sum();
         let body = if level + 1 == depth {
-            let placement =
-                Placement::from_nodes(*seed, group.iter().map(|&i| nodes[i].clone()).collect())?;
+            let placement = Placement::from_nodes(*seed, group.iter().map(|&i| nodes[i].clone()))?;
             Body::Nodes {
                 placement,
                 index: group.iter().map(|&i| i as u32).collect(),

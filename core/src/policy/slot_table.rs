@@ -47,7 +47,7 @@
 
 use alloc::vec::Vec;
 
-use crate::error::ViewFault;
+use crate::error::Fault;
 use crate::v1::key_digest;
 use crate::weight::representable;
 use crate::{Error, Node, NodeRef, Placement, Weight};
@@ -187,7 +187,7 @@ impl core::fmt::Debug for SlotTable {
     }
 }
 
-fn fault(field: &str, index: Option<usize>, reason: ViewFault) -> Error {
+fn fault(field: &str, index: Option<usize>, reason: Fault) -> Error {
     Error::InvalidView {
         field: field.into(),
         index,
@@ -211,11 +211,7 @@ fn step(current: &Placement, change: &SlotChange, at: usize) -> Result<(Placemen
         SlotChange::Remove(_) => None,
     };
     if weight.is_some_and(|w| !representable(w)) {
-        return Err(fault(
-            "changes.weight",
-            Some(at),
-            ViewFault::NotRepresentable,
-        ));
+        return Err(fault("changes.weight", Some(at), Fault::NotRepresentable));
     }
     match change {
         SlotChange::Add(node) => {
@@ -246,11 +242,7 @@ fn check_initial(initial: &Placement) -> Result<(), Error> {
         .iter()
         .position(|n| !representable(n.weight()))
     {
-        Some(i) => Err(fault(
-            "initial.weight",
-            Some(i),
-            ViewFault::NotRepresentable,
-        )),
+        Some(i) => Err(fault("initial.weight", Some(i), Fault::NotRepresentable)),
         None => Ok(()),
     }
 }
@@ -453,7 +445,7 @@ impl SlotTable {
     pub fn push(&mut self, change: SlotChange) -> Result<(), Error> {
         let at = self.changes.len();
         if at >= MAX_CHANGES {
-            return Err(fault("changes", Some(at), ViewFault::OutOfRange));
+            return Err(fault("changes", Some(at), Fault::OutOfRange));
         }
         let cost = replay_cost(self.cost, self.mode(), self.slots(), self.placement().len())?;
         // Every fallible step comes before the first write, so an error leaves the table as it was.
@@ -499,9 +491,42 @@ impl SlotTable {
 
     /// Gives the node of this id another weight in place ([`SlotChange::Weight`]). In a levelled
     /// table it takes slots from the most loaded nodes or gives its slots to the least loaded
-    /// until it holds its new share. Errors as [`SlotTable::push`].
-    pub fn set_weight(&mut self, id: impl AsRef<[u8]>, weight: Weight) -> Result<(), Error> {
-        self.push(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    /// until it holds its new share.
+    ///
+    /// `weight` is a [`Weight`] or a number (`f64`). The checks come in the one order every
+    /// language has (SLOT-HISTORY.md 7): the id ([`Error::UnknownNode`]), then the number as a
+    /// weight ([`Error::InvalidWeight`]), then those of [`SlotTable::push`]. So an unknown id
+    /// with an invalid weight is `UnknownNode` in every binding, which all call this.
+    ///
+    /// ```
+    /// use hrwhash::policy::SlotTable;
+    /// use hrwhash::{Error, Placement, Weight};
+    ///
+    /// let mut table = SlotTable::new(&Placement::new(["a", "b", "c"])?, 1024)?;
+    /// table.set_weight("a", 2.0)?;
+    /// table.set_weight("b", Weight::ZERO)?;
+    /// assert_eq!(table.set_weight("zz", -1.0), Err(Error::UnknownNode));
+    /// assert_eq!(table.set_weight("c", -1.0), Err(Error::InvalidWeight { value: -1.0 }));
+    /// assert_eq!(table.changes().len(), 2);
+    /// # Ok::<(), hrwhash::Error>(())
+    /// ```
+    pub fn set_weight<W>(&mut self, id: impl AsRef<[u8]>, weight: W) -> Result<(), Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        let change = self.weight_change(id.as_ref(), weight)?;
+        self.push(change)
+    }
+
+    /// The change of [`SlotTable::set_weight`], after its own checks (id, then weight).
+    fn weight_change<W>(&self, id: &[u8], weight: W) -> Result<SlotChange, Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        self.placement().find(id).ok_or(Error::UnknownNode)?;
+        Ok(SlotChange::Weight(id.to_vec(), weight.try_into()?))
     }
 
     /// A copy with one more change ([`SlotTable::push`]).
@@ -521,9 +546,15 @@ impl SlotTable {
         self.with_change(SlotChange::Remove(id.as_ref().to_vec()))
     }
 
-    /// A copy where the node of this id has another weight ([`SlotTable::set_weight`]).
-    pub fn with_weight(&self, id: impl AsRef<[u8]>, weight: Weight) -> Result<SlotTable, Error> {
-        self.with_change(SlotChange::Weight(id.as_ref().to_vec(), weight))
+    /// A copy where the node of this id has another weight ([`SlotTable::set_weight`], with its
+    /// order of checks).
+    pub fn with_weight<W>(&self, id: impl AsRef<[u8]>, weight: W) -> Result<SlotTable, Error>
+    where
+        W: TryInto<Weight>,
+        Error: From<W::Error>,
+    {
+        let change = self.weight_change(id.as_ref(), weight)?;
+        self.with_change(change)
     }
 
     /// The same table at another epoch. Changes do not move the epoch: whoever publishes the
@@ -583,13 +614,14 @@ mod tests {
 
     /// `n` nodes `n0`, `n1`, ... with the weights taken in turn.
     pub(super) fn fleet(n: usize, weights: &[f64]) -> Placement {
-        Placement::builder()
-            .nodes((0..n).map(|i| {
+        Placement::from_nodes(
+            crate::Seed::DEFAULT,
+            (0..n).map(|i| {
                 Node::new(format!("n{i}"))
                     .with_weight(Weight::new(weights[i % weights.len()]).unwrap())
-            }))
-            .build()
-            .unwrap()
+            }),
+        )
+        .unwrap()
     }
 
     /// Slot counts out of range are refused by `build`, and `t` (8 slots over `fleet(3, ..)`)

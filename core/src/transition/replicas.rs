@@ -1,6 +1,6 @@
 //! Replica sets across a transition: each key's [`crate::Placement::replicas`] with `k` before
 //! and after (the first `k` nodes of its ranking, spread over failure domains when the placement
-//! names them), counted over a key stream ([`ReplicaDiff`]) or listed key by key
+//! names them), counted over a key stream ([`Transition::diff_top`]) or listed key by key
 //! ([`Transition::plan_top`]). A key *changes* when the ids of its replica set differ (the order within the set does not count),
 //! which for `k = 1` is exactly [`super::Route::moved`].
 
@@ -8,22 +8,9 @@ use alloc::vec::Vec;
 
 use super::{node_changes, NodeChange, RouteSet, Transition};
 
-/// Replica changes accumulated over keys; see [`Transition::diff_top`]. Memory depends on the
-/// number of nodes, never on the number of keys.
-///
-/// ```
-/// use hrwhash::{Placement, Transition};
-///
-/// let t = Transition::new(&Placement::new(["a", "b", "c", "d"])?, &Placement::new(["a", "b", "c"])?);
-/// let mut diff = t.diff_top(2);
-/// diff.add_many((0..10_000).map(|i| format!("key-{i}")));
-/// // Every key that kept d as a replica gets one new copy elsewhere, and d's copies all go.
-/// assert_eq!(diff.copies_added(), diff.copies_dropped());
-/// assert_eq!(diff.nodes()[3].dropped, diff.nodes()[3].before);
-/// # Ok::<(), hrwhash::Error>(())
-/// ```
+/// The counts of a top-k [`super::Diff`] ([`Transition::diff_top`]).
 #[derive(Clone, Debug)]
-pub struct ReplicaDiff {
+pub(super) struct Replicas {
     transition: Transition,
     k: usize,
     keys: u64,
@@ -37,9 +24,9 @@ pub struct ReplicaDiff {
     scratch: RouteSet,
 }
 
-impl ReplicaDiff {
-    pub(super) fn new(transition: &Transition, k: usize) -> ReplicaDiff {
-        ReplicaDiff {
+impl Replicas {
+    pub(super) fn new(transition: &Transition, k: usize) -> Replicas {
+        Replicas {
             transition: transition.clone(),
             k,
             keys: 0,
@@ -52,14 +39,9 @@ impl ReplicaDiff {
         }
     }
 
-    /// Counts one key.
-    pub fn add(&mut self, key: impl AsRef<[u8]>) {
-        self.route_top(key);
-    }
-
     /// Counts one key and gives its replica sets, for callers that also list the keys whose set
     /// changes as they come. The set is overwritten by the next key.
-    pub fn route_top(&mut self, key: impl AsRef<[u8]>) -> &RouteSet {
+    pub(super) fn route_top(&mut self, key: impl AsRef<[u8]>) -> &RouteSet {
         self.transition
             .route_top_into(key, self.k, &mut self.scratch);
         let s = &self.scratch;
@@ -74,18 +56,9 @@ impl ReplicaDiff {
         s
     }
 
-    /// Counts every key of `keys`.
-    pub fn add_many<I>(&mut self, keys: I)
-    where
-        I: IntoIterator,
-        I::Item: AsRef<[u8]>,
-    {
-        keys.into_iter().for_each(|k| self.add(k));
-    }
-
     /// Adds the counts of another accumulator of the same transition and `k` (for parallel
     /// feeding). Returns false, adding nothing, when `other` counts something else.
-    pub fn merge(&mut self, other: &ReplicaDiff) -> bool {
+    pub(super) fn merge(&mut self, other: &Replicas) -> bool {
         if !self.transition.same(&other.transition) || self.k != other.k {
             return false;
         }
@@ -103,32 +76,32 @@ impl ReplicaDiff {
     }
 
     /// The number of replicas compared per key.
-    pub fn k(&self) -> usize {
+    pub(super) fn k(&self) -> usize {
         self.k
     }
 
     /// Keys counted.
-    pub fn keys(&self) -> u64 {
+    pub(super) fn keys(&self) -> u64 {
         self.keys
     }
 
     /// Keys whose replica set changed.
-    pub fn changed(&self) -> u64 {
+    pub(super) fn changed(&self) -> u64 {
         self.changed
     }
 
     /// Copies to make: the sum of `add` over every key.
-    pub fn copies_added(&self) -> u64 {
+    pub(super) fn copies_added(&self) -> u64 {
         self.added.iter().sum()
     }
 
     /// Copies to drop: the sum of `drop` over every key.
-    pub fn copies_dropped(&self) -> u64 {
+    pub(super) fn copies_dropped(&self) -> u64 {
         self.dropped.iter().sum()
     }
 
     /// Every old node in old order, then every node only in the new membership in new order.
-    pub fn nodes(&self) -> Vec<NodeChange> {
+    pub(super) fn nodes(&self) -> Vec<NodeChange> {
         let t = &self.transition;
         node_changes(
             [&self.before, &self.dropped],
@@ -136,10 +109,5 @@ impl ReplicaDiff {
             |i| t.old_to_new(i),
             |j| t.new_to_old(j),
         )
-    }
-
-    /// The transition counted.
-    pub fn transition(&self) -> &Transition {
-        &self.transition
     }
 }

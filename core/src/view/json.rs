@@ -12,7 +12,7 @@ use core::fmt;
 
 use serde::de::{Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use crate::error::ViewFault;
+use crate::error::Fault;
 use crate::Error;
 
 /// The scalar visits of a visitor that reads one JSON type and answers every other with `$none`.
@@ -50,12 +50,12 @@ pub(crate) enum Scalar<'de> {
 }
 
 /// A member's name or value fault, the first one in document order.
-pub(crate) type Fault<'de> = Option<(Cow<'de, str>, ViewFault)>;
+pub(crate) type MemberFault<'de> = Option<(Cow<'de, str>, Fault)>;
 
 /// The members of one node, after its first unknown or repeated member if any.
 #[derive(Default)]
 pub(crate) struct RawNode<'de> {
-    pub(crate) fault: Fault<'de>,
+    pub(crate) fault: MemberFault<'de>,
     /// `id`, `id_hex`, `weight`, `domain`, `domain_hex`.
     pub(crate) members: [Option<Scalar<'de>>; 5],
 }
@@ -78,7 +78,7 @@ pub(super) enum Nodes<T> {
 }
 
 pub(super) struct Document<'de, T> {
-    pub(super) fault: Fault<'de>,
+    pub(super) fault: MemberFault<'de>,
     /// `format` .. `seed_fingerprint`, in the order of [`TOP_MEMBERS`].
     pub(super) members: [Option<Scalar<'de>>; 5],
     pub(super) nodes: Option<Nodes<T>>,
@@ -293,15 +293,15 @@ pub(crate) fn members<'de, A: MapAccess<'de>, const N: usize>(
     map: &mut A,
     names: &[&str; N],
     slots: &mut [Option<Scalar<'de>>],
-    fault: &mut Fault<'de>,
+    fault: &mut MemberFault<'de>,
     mut other: impl FnMut(&mut A, usize) -> Result<(), A::Error>,
 ) -> Result<(), A::Error> {
     let mut seen = [false; N];
     while let Some(name) = map.next_key_seed(Text)? {
         let slot = names.iter().position(|n| *n == name);
         let problem = match slot {
-            None => Some(ViewFault::Unknown),
-            Some(i) if seen[i] => Some(ViewFault::Duplicate),
+            None => Some(Fault::Unknown),
+            Some(i) if seen[i] => Some(Fault::Duplicate),
             Some(_) => None,
         };
         match (slot, problem) {
@@ -316,7 +316,7 @@ pub(crate) fn members<'de, A: MapAccess<'de>, const N: usize>(
             }
             (_, problem) => {
                 if fault.is_none() {
-                    *fault = Some((name, problem.unwrap_or(ViewFault::Unknown)));
+                    *fault = Some((name, problem.unwrap_or(Fault::Unknown)));
                 }
                 map.next_value::<Skip>()?;
             }
@@ -371,7 +371,7 @@ impl<'de, T> Visitor<'de> for NodesVisitor<'_, 'de, T> {
         let mut index = 0;
         while let Some(raw) = seq.next_element_seed(NodeVisitor)? {
             let converted = match raw {
-                None => Err(super::fault("nodes", Some(index), ViewFault::WrongType)),
+                None => Err(super::fault("nodes", Some(index), Fault::WrongType)),
                 Some(raw) => (self.node)(raw, index),
             };
             match converted {

@@ -13,9 +13,9 @@ use sha2::{Digest, Sha256};
 use super::{
     Ranked, SlotChange, SlotMode, SlotTable, Table, MAX_CHANGES, MAX_REPLAY_COST, MAX_SLOTS,
 };
-use crate::error::ViewFault;
+use crate::error::Fault;
 use crate::view::json::{
-    self, drain_map, drain_seq, other_types_are, Fault, RawNode, Scalar, Skip,
+    self, drain_map, drain_seq, other_types_are, MemberFault, RawNode, Scalar, Skip,
 };
 use crate::view::{
     fault, parse_epoch, parse_node, required, string, unhex, weight_decimal, write_text,
@@ -244,7 +244,7 @@ enum List<T> {
 }
 
 struct RawHistory<'de> {
-    fault: Fault<'de>,
+    fault: MemberFault<'de>,
     /// `format` .. `slots`, in the order of [`TOP_MEMBERS`].
     members: [Option<Scalar<'de>>; 7],
     initial: Option<List<Node>>,
@@ -278,14 +278,14 @@ fn within(list: &str, e: Error) -> Error {
 
 fn list<T>(l: Option<List<T>>, name: &str) -> Result<Vec<T>, Error> {
     match l {
-        None => Err(fault(name, None, ViewFault::Missing)),
-        Some(List::NotArray) => Err(fault(name, None, ViewFault::WrongType)),
+        None => Err(fault(name, None, Fault::Missing)),
+        Some(List::NotArray) => Err(fault(name, None, Fault::WrongType)),
         Some(List::Items(items)) => items,
     }
 }
 
 fn initial_node(raw: Option<RawObject<'_, 5>>, index: usize) -> Result<Node, Error> {
-    let raw = raw.ok_or_else(|| fault("initial", Some(index), ViewFault::WrongType))?;
+    let raw = raw.ok_or_else(|| fault("initial", Some(index), Fault::WrongType))?;
     let node = RawNode {
         fault: raw.fault,
         members: raw.members,
@@ -294,21 +294,21 @@ fn initial_node(raw: Option<RawObject<'_, 5>>, index: usize) -> Result<Node, Err
 }
 
 fn change(raw: Option<RawObject<'_, 6>>, index: usize) -> Result<SlotChange, Error> {
-    let raw = raw.ok_or_else(|| fault("changes", Some(index), ViewFault::WrongType))?;
+    let raw = raw.ok_or_else(|| fault("changes", Some(index), Fault::WrongType))?;
     let bad = |name: &str, reason| fault(&format!("changes.{name}"), Some(index), reason);
     if let Some((name, reason)) = raw.fault {
         return Err(bad(&name, reason));
     }
     let [op, id, id_hex, weight, domain, domain_hex] = raw.members;
-    let op = op.ok_or_else(|| bad("op", ViewFault::Missing))?;
+    let op = op.ok_or_else(|| bad("op", Fault::Missing))?;
     let Scalar::Str(op) = op else {
-        return Err(bad("op", ViewFault::WrongType));
+        return Err(bad("op", Fault::WrongType));
     };
     let allowed: &[bool; 3] = match op.as_ref() {
         "add" => &[true, true, true],
         "remove" => &[false, false, false],
         "weight" => &[true, false, false],
-        _ => return Err(bad("op", ViewFault::Invalid)),
+        _ => return Err(bad("op", Fault::Invalid)),
     };
     for ((name, present), ok) in ["weight", "domain", "domain_hex"]
         .iter()
@@ -316,7 +316,7 @@ fn change(raw: Option<RawObject<'_, 6>>, index: usize) -> Result<SlotChange, Err
         .zip(allowed)
     {
         if present && !ok {
-            return Err(bad(name, ViewFault::Unknown));
+            return Err(bad(name, Fault::Unknown));
         }
     }
     let weight_missing = weight.is_none();
@@ -328,7 +328,7 @@ fn change(raw: Option<RawObject<'_, 6>>, index: usize) -> Result<SlotChange, Err
     Ok(match op.as_ref() {
         "add" => SlotChange::Add(node),
         "remove" => SlotChange::Remove(node.id().to_vec()),
-        _ if weight_missing => return Err(bad("weight", ViewFault::Missing)),
+        _ if weight_missing => return Err(bad("weight", Fault::Missing)),
         _ => SlotChange::Weight(node.id().to_vec(), node.weight()),
     })
 }
@@ -336,46 +336,46 @@ fn change(raw: Option<RawObject<'_, 6>>, index: usize) -> Result<SlotChange, Err
 /// Every check of SLOT-HISTORY.md, "Loading", before the membership checks.
 fn check_document(doc: Option<RawHistory<'_>>) -> Result<Parsed, Error> {
     let Some(doc) = doc else {
-        return Err(fault("", None, ViewFault::WrongType));
+        return Err(fault("", None, Fault::WrongType));
     };
     if let Some((name, reason)) = doc.fault {
         return Err(fault(&name, None, reason));
     }
     let [format, policy, overload_ppm, epoch, seed, seed_fingerprint, slots] = &doc.members;
     if string(required(format, "format")?, "format", None)? != SLOT_HISTORY_FORMAT {
-        return Err(fault("format", None, ViewFault::Unsupported));
+        return Err(fault("format", None, Fault::Unsupported));
     }
     let levelled = match string(required(policy, "policy")?, "policy", None)? {
         super::SLOT_TABLE_POLICY => true,
         super::RANKED_SLOT_TABLE_POLICY => false,
-        _ => return Err(fault("policy", None, ViewFault::Unsupported)),
+        _ => return Err(fault("policy", None, Fault::Unsupported)),
     };
     let mode = match (levelled, overload_ppm) {
         (true, None) => SlotMode::Levelled,
         // A levelled table has no bound, as a default seed has no fingerprint.
-        (true, Some(_)) => return Err(fault("overload_ppm", None, ViewFault::Conflict)),
+        (true, Some(_)) => return Err(fault("overload_ppm", None, Fault::Conflict)),
         (false, None) => SlotMode::Ranked { overload_ppm: None },
         (false, Some(Scalar::Number(p))) => {
             let p = *p;
             // Above 2^32 - 1 (whole or not) is out of range; a negative number or a fraction is
             // not a bound at all. -0 is 0.
             if p > f64::from(u32::MAX) {
-                return Err(fault("overload_ppm", None, ViewFault::OutOfRange));
+                return Err(fault("overload_ppm", None, Fault::OutOfRange));
             }
             if !(p >= 0.0 && f64::from(p as u32) == p) {
-                return Err(fault("overload_ppm", None, ViewFault::Invalid));
+                return Err(fault("overload_ppm", None, Fault::Invalid));
             }
             let p = p as u32;
             SlotMode::Ranked {
                 overload_ppm: Some(p),
             }
         }
-        (false, Some(_)) => return Err(fault("overload_ppm", None, ViewFault::WrongType)),
+        (false, Some(_)) => return Err(fault("overload_ppm", None, Fault::WrongType)),
     };
     let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
     let seed_fingerprint = match string(required(seed, "seed")?, "seed", None)? {
         "default" => match seed_fingerprint {
-            Some(_) => return Err(fault("seed_fingerprint", None, ViewFault::Conflict)),
+            Some(_) => return Err(fault("seed_fingerprint", None, Fault::Conflict)),
             None => None,
         },
         "secret" => {
@@ -383,17 +383,17 @@ fn check_document(doc: Option<RawHistory<'_>>) -> Result<Parsed, Error> {
             let fp = string(fp, "seed_fingerprint", None)?;
             let bytes = unhex(fp)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .ok_or_else(|| fault("seed_fingerprint", None, ViewFault::Invalid))?;
+                .ok_or_else(|| fault("seed_fingerprint", None, Fault::Invalid))?;
             Some(bytes)
         }
-        _ => return Err(fault("seed", None, ViewFault::Invalid)),
+        _ => return Err(fault("seed", None, Fault::Invalid)),
     };
     let Scalar::Number(s) = *required(slots, "slots")? else {
-        return Err(fault("slots", None, ViewFault::WrongType));
+        return Err(fault("slots", None, Fault::WrongType));
     };
     // Below 2^64 the cast is exact exactly when `s` is whole (no `f64::fract` without std).
     if !((0.0..TWO_POW_64).contains(&s) && (s as u64) as f64 == s) {
-        return Err(fault("slots", None, ViewFault::Invalid));
+        return Err(fault("slots", None, Fault::Invalid));
     }
     let slots = s as u64;
     if slots == 0 || slots > MAX_SLOTS {
@@ -424,7 +424,7 @@ fn parse(bytes: &[u8]) -> Result<Option<RawHistory<'_>>, Error> {
 
 /// The scalar members of an object of `N` known names, after its first unknown or repeated one.
 struct RawObject<'de, const N: usize> {
-    fault: Fault<'de>,
+    fault: MemberFault<'de>,
     members: [Option<Scalar<'de>>; N],
 }
 
@@ -482,7 +482,7 @@ impl<'de, const N: usize, T> Visitor<'de> for ListVisitor<N, T> {
         while let Some(raw) = seq.next_element_seed(ObjectVisitor(self.names))? {
             let converted = match self.limit {
                 Some((max, name)) if index >= max => {
-                    Err(fault(name, Some(index), ViewFault::OutOfRange))
+                    Err(fault(name, Some(index), Fault::OutOfRange))
                 }
                 _ => (self.convert)(raw, index),
             };
@@ -658,7 +658,7 @@ mod tests {
                 Weight::from_fixed((1 << 60) + 1)
             ))
             .unwrap_err(),
-            fault("changes.weight", Some(3), ViewFault::NotRepresentable)
+            fault("changes.weight", Some(3), Fault::NotRepresentable)
         );
         assert_eq!(h.to_json(), before);
     }
@@ -673,39 +673,35 @@ mod tests {
             )
         };
         for (change, field, reason) in [
-            ("{\"id\": \"a\"}", "changes.op", ViewFault::Missing),
-            (
-                "{\"op\": 1, \"id\": \"a\"}",
-                "changes.op",
-                ViewFault::WrongType,
-            ),
+            ("{\"id\": \"a\"}", "changes.op", Fault::Missing),
+            ("{\"op\": 1, \"id\": \"a\"}", "changes.op", Fault::WrongType),
             (
                 "{\"op\": \"drop\", \"id\": \"a\"}",
                 "changes.op",
-                ViewFault::Invalid,
+                Fault::Invalid,
             ),
             (
                 "{\"op\": \"remove\", \"id\": \"a\", \"weight\": 1}",
                 "changes.weight",
-                ViewFault::Unknown,
+                Fault::Unknown,
             ),
             (
                 "{\"op\": \"weight\", \"id\": \"a\", \"domain\": \"z\"}",
                 "changes.domain",
-                ViewFault::Unknown,
+                Fault::Unknown,
             ),
             (
                 "{\"op\": \"weight\", \"id\": \"a\"}",
                 "changes.weight",
-                ViewFault::Missing,
+                Fault::Missing,
             ),
-            ("{\"op\": \"remove\"}", "changes.id", ViewFault::Missing),
+            ("{\"op\": \"remove\"}", "changes.id", Fault::Missing),
             (
                 "{\"op\": \"add\", \"id\": \"a\", \"x\": 1}",
                 "changes.x",
-                ViewFault::Unknown,
+                Fault::Unknown,
             ),
-            ("[]", "changes", ViewFault::WrongType),
+            ("[]", "changes", Fault::WrongType),
         ] {
             assert_eq!(
                 SlotTable::from_json(&doc(change)).unwrap_err(),
