@@ -13,9 +13,22 @@ const { platformSuffix } = require('./platform.js');
 
 const here = path.join(__dirname, '..');
 const root = path.join(here, '..');
-// pack.js [--addon FILE] [OUT_DIR]: FILE is the addon to ship (default: the one `napi build` made).
+// pack.js [--addon FILE] [--suffix SUFFIX] [--platforms SUFFIX,...] [--only main|platform] [OUT_DIR]
+// FILE is the addon to ship (default: the one `napi build` made), built for SUFFIX (default: this
+// machine's platform, as `make dist` packs it); the main package names the platform packages of
+// --platforms (default: SUFFIX alone). The release pipeline packs each other platform's addon with
+// `--only platform --suffix` and the main package with `--only main --platforms` (every platform).
 const args = process.argv.slice(2);
-const addonArg = args[0] === '--addon' ? (args.shift(), path.resolve(args.shift())) : null;
+const opt = {};
+while (args[0] && args[0].startsWith('--')) {
+  const [flag, value] = [args.shift(), args.shift()];
+  if (!['--addon', '--suffix', '--platforms', '--only'].includes(flag) || value === undefined) {
+    throw new Error(`pack.js: unknown option or missing value: ${flag}`);
+  }
+  opt[flag.slice(2)] = value;
+}
+const addonArg = opt.addon ? path.resolve(opt.addon) : null;
+if (opt.only && !['main', 'platform'].includes(opt.only)) throw new Error('pack.js: --only main|platform');
 const out = path.resolve(args[0] || path.join(root, 'dist'));
 const stage = path.join(here, 'target', 'npm-stage');
 
@@ -92,14 +105,24 @@ fs.rmSync(stage, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 
 // --- the platform package: one prebuilt addon
-const suffix = platformSuffix();
+const suffix = opt.suffix || platformSuffix();
+const platforms = opt.platforms ? opt.platforms.split(',') : [suffix];
+// napi-rs's suffixes with a native addon (the loader, index.js, requires `hrwhash-<suffix>`); a
+// typo would publish a package no platform installs.
+for (const s of [suffix, ...platforms]) {
+  if (!/^(linux-(x64|arm64)-(gnu|musl)|darwin-(x64|arm64)|win32-(x64|arm64)-msvc)$/.test(s)) {
+    throw new Error(`pack.js: unknown platform ${s}`);
+  }
+}
 const addon = addonArg || path.join(here, `hrwhash.${suffix}.node`);
-if (!fs.existsSync(addon)) throw new Error(`${addon} is missing: run 'make -C bindings-node build' first`);
+if (opt.only !== 'main' && !fs.existsSync(addon)) {
+  throw new Error(`${addon} is missing: run 'make -C bindings-node build' first`);
+}
 const addonName = `hrwhash.${suffix}.node`;
 const platformName = `${pkg.name}-${suffix}`;
 const platformDir = path.join(stage, suffix);
 fs.mkdirSync(platformDir, { recursive: true });
-fs.copyFileSync(addon, path.join(platformDir, addonName));
+if (opt.only !== 'main') fs.copyFileSync(addon, path.join(platformDir, addonName));
 const [os, cpu, libc] = suffix.split('-');
 fs.writeFileSync(
   path.join(platformDir, 'package.json'),
@@ -152,12 +175,17 @@ for (const dir of ['core', 'compat']) {
 const mainPkg = {
   ...pkg,
   files: [...pkg.files, 'Cargo.lock', 'core', 'compat', 'LICENSE-MIT', 'LICENSE-APACHE'],
-  optionalDependencies: { ...(pkg.optionalDependencies || {}), [platformName]: pkg.version },
+  optionalDependencies: {
+    ...(pkg.optionalDependencies || {}),
+    ...Object.fromEntries(platforms.map((s) => [`${pkg.name}-${s}`, pkg.version])),
+  },
 };
 delete mainPkg.devDependencies;
 delete mainPkg.scripts.build;
 delete mainPkg.scripts.test;
 fs.writeFileSync(path.join(mainDir, 'package.json'), JSON.stringify(mainPkg, null, 2) + '\n');
 
-const tarballs = [npmPack(mainDir), npmPack(platformDir)];
+const tarballs = [];
+if (opt.only !== 'platform') tarballs.push(npmPack(mainDir));
+if (opt.only !== 'main') tarballs.push(npmPack(platformDir));
 for (const t of tarballs) console.log(path.relative(process.cwd(), t));
