@@ -539,3 +539,31 @@ pub(crate) fn no_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
         )),
     }
 }
+
+/// A whole number in 0..2**64 given as an int or a whole float (an epoch, a load): the checks of
+/// a count, each failure named by `invalid` with the problem.
+pub(crate) fn whole_u64(
+    obj: &Bound<'_, PyAny>,
+    invalid: impl Fn(&str) -> PyErr,
+) -> PyResult<u64> {
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        let v = f.value();
+        return if v.is_nan() {
+            Err(invalid("not a number"))
+        } else if v.is_infinite() {
+            Err(invalid("infinite"))
+        } else if v < 0.0 {
+            Err(invalid("negative"))
+        } else if v.fract() != 0.0 {
+            Err(invalid("not an integer"))
+        } else if v >= 18_446_744_073_709_551_616.0 {
+            Err(invalid("2**64 or more"))
+        } else {
+            Ok(v as u64)
+        };
+    }
+    obj.extract::<u64>().map_err(|_| match obj.lt(0) {
+        Ok(true) => invalid("negative"),
+        _ => invalid("2**64 or more"),
+    })
+}

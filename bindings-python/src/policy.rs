@@ -101,26 +101,7 @@ fn load_value(py: Python<'_>, i: usize, x: &Bound<'_, PyAny>) -> PyResult<u64> {
             i,
         )
     };
-    if let Ok(f) = x.cast::<PyFloat>() {
-        let v = f.value();
-        return if v.is_nan() {
-            Err(invalid("not a number"))
-        } else if v.is_infinite() {
-            Err(invalid("infinite"))
-        } else if v < 0.0 {
-            Err(invalid("negative"))
-        } else if v.fract() != 0.0 {
-            Err(invalid("not an integer"))
-        } else if v >= 18_446_744_073_709_551_616.0 {
-            Err(invalid("2**64 or more"))
-        } else {
-            Ok(v as u64)
-        };
-    }
-    x.extract::<u64>().map_err(|_| match x.lt(0) {
-        Ok(true) => invalid("negative"),
-        _ => invalid("2**64 or more"),
-    })
+    crate::args::whole_u64(x, invalid)
 }
 
 /// One load per node of the placement (`nodes` of them): an iterable that runs longer is refused

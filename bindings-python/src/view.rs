@@ -63,26 +63,7 @@ pub(crate) fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64>
             obj,
         )
     };
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        let v = f.value();
-        return if v.is_nan() {
-            Err(invalid("not a number"))
-        } else if v.is_infinite() {
-            Err(invalid("infinite"))
-        } else if v < 0.0 {
-            Err(invalid("negative"))
-        } else if v.fract() != 0.0 {
-            Err(invalid("not an integer"))
-        } else if v >= 18_446_744_073_709_551_616.0 {
-            Err(invalid("2**64 or more"))
-        } else {
-            Ok(v as u64)
-        };
-    }
-    obj.extract::<u64>().map_err(|_| match obj.lt(0) {
-        Ok(true) => invalid("negative"),
-        _ => invalid("2**64 or more"),
-    })
+    crate::args::whole_u64(obj, invalid)
 }
 
 /// A membership view: a placement with an epoch and the identity of its seed, written and read as
