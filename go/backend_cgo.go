@@ -79,7 +79,8 @@ var _ = [1]struct{}{}[CodeNullParameter-C.HRW_STATUS_NULL_PARAMETER+
 	CodeIO-C.HRW_STATUS_IO+
 	CodeTooManyNodes-C.HRW_STATUS_TOO_MANY_NODES+
 	CodeStaleView-C.HRW_STATUS_STALE_VIEW+
-	CodeViewConflict-C.HRW_STATUS_VIEW_CONFLICT]
+	CodeViewConflict-C.HRW_STATUS_VIEW_CONFLICT+
+	CodeSource-C.HRW_STATUS_SOURCE]
 
 // Version is the version of the linked libhrwhash.
 func Version() string { return C.GoString(C.hrw_version()) }

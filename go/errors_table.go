@@ -37,6 +37,7 @@ const (
 	CodeTooManyNodes             Code = 31
 	CodeStaleView                Code = 32
 	CodeViewConflict             Code = 33
+	CodeSource                   Code = 34
 )
 
 // Sentinels for errors.Is; the *Error returned by calls carries the details.
@@ -74,6 +75,7 @@ var (
 	ErrTooManyNodes             = &Error{Code: CodeTooManyNodes}
 	ErrStaleView                = &Error{Code: CodeStaleView}
 	ErrViewConflict             = &Error{Code: CodeViewConflict}
+	ErrSource                   = &Error{Code: CodeSource}
 )
 
 var codeNames = map[Code]string{
@@ -110,4 +112,5 @@ var codeNames = map[Code]string{
 	CodeTooManyNodes:             "TooManyNodes",
 	CodeStaleView:                "StaleView",
 	CodeViewConflict:             "ViewConflict",
+	CodeSource:                   "Source",
 }

@@ -221,6 +221,12 @@ enum hrw_status
    * disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
    */
   HRW_STATUS_VIEW_CONFLICT = 33,
+  /**
+   * What feeds a live view failed on its own terms (a lost connection, an unreadable file). The
+   * C ABI has no sources, so it never returns it; the number is kept so that every language
+   * names the same kind.
+   */
+  HRW_STATUS_SOURCE = 34,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -113,6 +113,10 @@ pub enum hrw_status {
     /// A live view was offered a view at its current epoch with another fingerprint: two publishers
     /// disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
     ViewConflict = 33,
+    /// What feeds a live view failed on its own terms (a lost connection, an unreadable file). The
+    /// C ABI has no sources, so it never returns it; the number is kept so that every language
+    /// names the same kind.
+    Source = 34,
 }
 
 impl From<ErrorKind> for hrw_status {
@@ -146,6 +150,7 @@ impl From<ErrorKind> for hrw_status {
             ErrorKind::TooManyNodes => hrw_status::TooManyNodes,
             ErrorKind::StaleView => hrw_status::StaleView,
             ErrorKind::ViewConflict => hrw_status::ViewConflict,
+            ErrorKind::Source => hrw_status::Source,
             // A kind added to the core after this table was generated.
             _ => hrw_status::Unknown,
         }
@@ -189,6 +194,7 @@ pub(crate) const STATUSES: &[hrw_status] = &[
     hrw_status::TooManyNodes,
     hrw_status::StaleView,
     hrw_status::ViewConflict,
+    hrw_status::Source,
 ];
 
 /// The static message of a status number, `None` for a number no status has.
@@ -228,6 +234,7 @@ pub(crate) fn message(status: u32) -> Option<&'static CStr> {
         31 => c"a placement holds at most 2^32 - 1 nodes",
         32 => c"the view's epoch is below the live view's epoch: it is older and was not applied",
         33 => c"a view at the live view's epoch has another fingerprint: two publishers disagree",
+        34 => c"a live view's source failed",
         _ => return None,
     })
 }

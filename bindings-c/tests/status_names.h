@@ -47,6 +47,7 @@ static inline int hrw_status_of_name(const char *name, hrw_status *out) {
         {"TooManyNodes", HRW_STATUS_TOO_MANY_NODES},
         {"StaleView", HRW_STATUS_STALE_VIEW},
         {"ViewConflict", HRW_STATUS_VIEW_CONFLICT},
+        {"Source", HRW_STATUS_SOURCE},
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(names[i].name, name) == 0) {

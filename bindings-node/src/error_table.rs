@@ -148,6 +148,11 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
             "HRW_VIEW_CONFLICT",
             vec![(c"epoch", Detail::BigInt(*epoch))],
         ),
+        Error::Source { kind, message } => (
+            Kind::Error,
+            "HRW_SOURCE",
+            vec![(c"kind", Detail::Text(kind)), (c"detail", Detail::Text(message))],
+        ),
         // A variant added to the core after this table was generated.
         _ => (Kind::Error, "HRW_ERROR", vec![]),
     }

@@ -143,8 +143,10 @@ impl LiveView {
                 } else {
                     js::error_message(env, exception)
                 };
-                self.inner
-                    .report_error(hrwhash::live_view::LiveError::source("Callback", message));
+                self.inner.report_error(hrwhash::Error::Source {
+                    kind: "Callback".to_owned(),
+                    message,
+                });
             }
         }
         Ok(())
@@ -259,9 +261,14 @@ impl LiveView {
         let Some(e) = self.inner.last_error() else {
             return Ok(Raw(js::null(env)?));
         };
+        // A source's own failure is named by the source; a refusal by its error kind.
+        let (kind, message) = match e {
+            hrwhash::Error::Source { kind, message } => (kind, message),
+            e => (e.kind().name().to_owned(), e.to_string()),
+        };
         let o = js::new_object(env)?;
-        js::set_property(env, o, c"kind", js::new_string(env, e.kind())?)?;
-        js::set_property(env, o, c"message", js::new_string(env, e.message())?)?;
+        js::set_property(env, o, c"kind", js::new_string(env, &kind)?)?;
+        js::set_property(env, o, c"message", js::new_string(env, &message)?)?;
         Ok(Raw(o))
     }
 
@@ -283,7 +290,7 @@ impl LiveView {
         let kind = text(kind, "kind")?;
         let message = text(message, "message")?;
         self.inner
-            .report_error(hrwhash::live_view::LiveError::source(kind, message));
+            .report_error(hrwhash::Error::Source { kind, message });
         Ok(())
     }
 }

@@ -112,6 +112,11 @@ pub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'st
             fields.set_item("epoch", epoch)?;
             "ViewConflictError"
         }
+        Error::Source { kind, message } => {
+            fields.set_item("kind", kind)?;
+            fields.set_item("detail", message)?;
+            "SourceError"
+        }
         // A variant added to the core after this table was generated.
         _ => "HrwError",
     })

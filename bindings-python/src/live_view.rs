@@ -9,8 +9,6 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
-use hrwhash::live_view::LiveError;
-
 use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
 use crate::view::{Transition, View};
@@ -26,7 +24,7 @@ struct Shared {
     views: Mutex<Vec<Py<View>>>,
     /// The exception object behind the last error Python recorded, and the core's record of
     /// it: `last_error()` returns the object while the core still holds that record.
-    reported: Mutex<Option<(LiveError, Py<PyAny>)>>,
+    reported: Mutex<Option<(hrwhash::Error, Py<PyAny>)>>,
     /// The thread running this live view's change callbacks, if one is: an update or an
     /// `on_change` from there would wait for the callback itself, so it is refused instead.
     callback_thread: Mutex<Option<ThreadId>>,
@@ -76,7 +74,10 @@ impl Shared {
 
     /// Records the Python exception `exc` as the holder's last error.
     fn record(&self, py: Python<'_>, live: &hrwhash::LiveView, exc: &Bound<'_, PyAny>) {
-        let record = LiveError::source(kind_of(exc), message_of(exc));
+        let record = hrwhash::Error::Source {
+            kind: kind_of(exc),
+            message: message_of(exc),
+        };
         let mut reported = lock(&self.reported);
         live.report_error(record.clone());
         *reported = Some((record, exc.clone().unbind()));
@@ -345,10 +346,8 @@ impl LiveView {
             }
         }
         drop(reported);
-        let err = match last.error() {
-            Some(e) => error(py, e.clone(), None),
-            None => pyo3::exceptions::PyRuntimeError::new_err(last.to_string()),
-        };
+        // A source's own failure the core recorded is a SourceError (a RuntimeError) naming it.
+        let err = error(py, last, None);
         Ok(Some(err.into_value(py).into_any()))
     }
 

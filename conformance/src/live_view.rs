@@ -2,7 +2,6 @@
 //! (LIVE-VIEW.md) with what each one must do. Every input is written out literally, so the file
 //! is the same on every run and machine.
 
-use hrwhash::live_view::LiveError;
 use hrwhash::{Error, LiveView, Seed, View};
 use serde_json::{json, Map, Value};
 
@@ -111,7 +110,7 @@ fn state(live: &LiveView) -> Value {
         "epoch": live.epoch().to_string(),
         "fingerprint": live.fingerprint().to_hex(),
         "moving": live.moving(),
-        "last_error": live.last_error().map(|e| e.kind().to_string()),
+        "last_error": live.last_error().map(kind_name),
         "routes": routes,
     })
 }
@@ -146,7 +145,10 @@ fn run(case: &Case) -> Value {
             }
             Step::Report(kind) => {
                 o.insert("report_error".into(), (*kind).into());
-                live.report_error(LiveError::source(*kind, "a source error"));
+                live.report_error(Error::Source {
+                    kind: kind.to_string(),
+                    message: "a source error".to_string(),
+                });
             }
         }
         o.insert("state".into(), state(&live));
@@ -333,4 +335,12 @@ pub fn generate() -> String {
     }
     out += "  ]\n}\n";
     out
+}
+
+/// The name the cases give a live view's last error: a source's own kind, else the error kind.
+fn kind_name(e: Error) -> String {
+    match e {
+        Error::Source { kind, .. } => kind,
+        e => e.kind().name().to_string(),
+    }
 }

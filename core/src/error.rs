@@ -173,6 +173,16 @@ pub enum Error {
         /// The epoch both views claim.
         epoch: u64,
     },
+    /// What feeds a live view failed on its own terms (a lost connection, an unreadable file, a
+    /// change callback that panicked or raised): a live view's last error
+    /// ([`crate::LiveView::report_error`]), never returned by an hrwhash call.
+    Source {
+        /// The source's own name for the failure: `"Io"`, `"Http"`, `"Callback"`, `"Panic"`, a
+        /// Python exception class.
+        kind: String,
+        /// The source's message.
+        message: String,
+    },
 }
 
 /// What is wrong with the input an error names: a member of a document ([`Error::InvalidView`]:
@@ -404,6 +414,7 @@ impl fmt::Display for Error {
                 "view conflict: a view at epoch {epoch} has another fingerprint than the live \
                  view's; two publishers disagree, neither is applied"
             ),
+            Error::Source { kind, message } => write!(f, "{kind}: {message}"),
         }
     }
 }

@@ -83,6 +83,10 @@ pub enum ErrorKind {
     /// A live view was offered a view at its current epoch with another fingerprint: two publishers
     /// disagree about one epoch, and neither is picked (conformance/LIVE-VIEW.md).
     ViewConflict,
+    /// What feeds a live view failed on its own terms (a lost connection, an unreadable file, a
+    /// change callback that raised): recorded as the live view's last error, with the source's own
+    /// name for the failure (conformance/LIVE-VIEW.md).
+    Source,
 }
 
 impl ErrorKind {
@@ -116,6 +120,7 @@ impl ErrorKind {
         ErrorKind::TooManyNodes,
         ErrorKind::StaleView,
         ErrorKind::ViewConflict,
+        ErrorKind::Source,
     ];
 
     /// The kind's name, as the variant is spelled (`"EmptyNodeId"`): the CLI's
@@ -150,6 +155,7 @@ impl ErrorKind {
             ErrorKind::TooManyNodes => "TooManyNodes",
             ErrorKind::StaleView => "StaleView",
             ErrorKind::ViewConflict => "ViewConflict",
+            ErrorKind::Source => "Source",
         }
     }
 }
@@ -187,6 +193,7 @@ impl Error {
             Error::TooManyNodes { .. } => ErrorKind::TooManyNodes,
             Error::StaleView { .. } => ErrorKind::StaleView,
             Error::ViewConflict { .. } => ErrorKind::ViewConflict,
+            Error::Source { .. } => ErrorKind::Source,
         }
     }
 }

@@ -38,11 +38,10 @@
 //!     Err(hrwhash::Error::StaleView { epoch: 1, current: 2 })
 //! );
 //! assert_eq!(live.epoch(), 2);
-//! assert_eq!(live.last_error().unwrap().kind(), "StaleView");
+//! assert_eq!(live.last_error().unwrap().kind().name(), "StaleView");
 //! # Ok::<(), hrwhash::Error>(())
 //! ```
 
-use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::{String, ToString};
 use alloc::sync::Arc;
@@ -71,58 +70,6 @@ pub struct LiveRoute {
     pub moved: bool,
 }
 
-/// The last refusal or source error a live view recorded: its kind (an [`crate::ErrorKind`]
-/// name such as `"StaleView"`, or a source's own kind such as `"Io"`) and a message.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LiveError {
-    kind: Cow<'static, str>,
-    message: String,
-    error: Option<Error>,
-}
-
-impl LiveError {
-    /// A source's own error (a lost connection, an unreadable file): `kind` names it (`"Io"`,
-    /// `"Http"`, ...).
-    pub fn source(kind: impl Into<Cow<'static, str>>, message: impl Into<String>) -> LiveError {
-        LiveError {
-            kind: kind.into(),
-            message: message.into(),
-            error: None,
-        }
-    }
-
-    /// The kind's name: an [`crate::ErrorKind`] name for an hrwhash error.
-    pub fn kind(&self) -> &str {
-        &self.kind
-    }
-
-    /// A message for people.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// The hrwhash error, when it is one (a refusal, a document that did not parse).
-    pub fn error(&self) -> Option<&Error> {
-        self.error.as_ref()
-    }
-}
-
-impl From<Error> for LiveError {
-    fn from(error: Error) -> LiveError {
-        LiveError {
-            kind: Cow::Borrowed(error.kind().name()),
-            message: error.to_string(),
-            error: Some(error),
-        }
-    }
-}
-
-impl fmt::Display for LiveError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.message)
-    }
-}
-
 /// One immutable state of a live view. Readers hold it whole, so they never mix two updates.
 struct State {
     current: View,
@@ -141,7 +88,7 @@ impl State {
 
 struct Status {
     confirmed: Instant,
-    last_error: Option<LiveError>,
+    last_error: Option<Error>,
 }
 
 /// The view a client follows: a [`View`] replaced by newer ones, with the previous one kept while
@@ -242,7 +189,7 @@ impl LiveView {
             None
         };
         if let Some(e) = refusal {
-            lock(&self.status).last_error = Some(e.clone().into());
+            lock(&self.status).last_error = Some(e.clone());
             return Err(e);
         }
         if view.epoch() == current.epoch() {
@@ -272,10 +219,10 @@ impl LiveView {
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_default();
-                lock(&self.status).last_error = Some(LiveError::source(
-                    "Panic",
-                    alloc::format!("a change callback panicked: {what}"),
-                ));
+                lock(&self.status).last_error = Some(Error::Source {
+                    kind: "Panic".into(),
+                    message: alloc::format!("a change callback panicked: {what}"),
+                });
             }
         }
         Ok(true)
@@ -365,15 +312,17 @@ impl LiveView {
         lock(&self.status).confirmed.elapsed()
     }
 
-    /// The last refusal or source error, until an update is applied or unchanged.
-    pub fn last_error(&self) -> Option<LiveError> {
+    /// The last refusal or source error, until an update is applied or unchanged. A source's
+    /// own failure is [`Error::Source`], which carries the source's name for it (`"Io"`).
+    pub fn last_error(&self) -> Option<Error> {
         lock(&self.status).last_error.clone()
     }
 
-    /// Records a source's error (a document that did not parse, a lost connection) as
-    /// [`last_error`](LiveView::last_error), without changing the view.
-    pub fn report_error(&self, error: impl Into<LiveError>) {
-        lock(&self.status).last_error = Some(error.into());
+    /// Records a source's error (a document that did not parse, a lost connection: an
+    /// [`Error::Source`] naming its kind) as [`last_error`](LiveView::last_error), without
+    /// changing the view.
+    pub fn report_error(&self, error: Error) {
+        lock(&self.status).last_error = Some(error);
     }
 
     /// Registers `callback`, called with the transition previous -> current after every applied
@@ -464,7 +413,7 @@ impl LiveSnapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Node, Placement, Seed};
+    use crate::{ErrorKind, Node, Placement, Seed};
     use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     use std::thread;
 
@@ -511,7 +460,7 @@ mod tests {
         for epoch in [1, 5, 6] {
             let forged = View::new(secret.clone(), epoch).unwrap();
             assert_eq!(live.update(forged), Err(Error::SeedMismatch));
-            assert_eq!(live.last_error().unwrap().kind(), "SeedMismatch");
+            assert_eq!(live.last_error(), Some(Error::SeedMismatch));
             assert_eq!(live.epoch(), 5);
             assert!(!live.moving());
         }
@@ -530,8 +479,7 @@ mod tests {
             }
         );
         let last = live.last_error().unwrap();
-        assert_eq!(last.kind(), "StaleView");
-        assert_eq!(last.error(), Some(&err));
+        assert_eq!(last, err);
         assert_eq!(live.fingerprint(), v.fingerprint());
         assert!(!live.moving());
         // The same membership at a lower epoch is stale too.
@@ -550,14 +498,17 @@ mod tests {
             Err(Error::ViewConflict { epoch: 5 })
         );
         assert_eq!(live.fingerprint(), v.fingerprint());
-        assert_eq!(live.last_error().unwrap().kind(), "ViewConflict");
+        assert_eq!(live.last_error().unwrap().kind(), ErrorKind::ViewConflict);
     }
 
     #[test]
     fn the_same_epoch_and_fingerprint_is_unchanged_and_a_confirmation() {
         let v = view(&["b", "a"], 5);
         let live = LiveView::new(v.clone());
-        live.report_error(LiveError::source("Io", "connection refused"));
+        live.report_error(Error::Source {
+            kind: "Io".into(),
+            message: "connection refused".into(),
+        });
         thread::sleep(Duration::from_millis(200));
         let before = live.since_update();
         assert!(before >= Duration::from_millis(200));
@@ -666,9 +617,11 @@ mod tests {
         live.on_change(|_| panic!("boom"));
         live.update(v2.clone()).unwrap();
         assert_eq!(*lock(&seen), [(1, 2)]);
-        let e = live.last_error().unwrap();
-        assert_eq!(e.kind(), "Panic");
-        assert!(e.message().contains("boom"));
+        let Some(Error::Source { kind, message }) = live.last_error() else {
+            panic!("a panic is a source error: {:?}", live.last_error());
+        };
+        assert_eq!(kind, "Panic");
+        assert!(message.contains("boom"));
         // Still usable: unchanged clears the error, a later epoch runs the callbacks again.
         assert_eq!(live.update(v2.clone()), Ok(false));
         assert!(live.last_error().is_none());

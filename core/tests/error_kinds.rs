@@ -56,6 +56,10 @@ fn samples() -> Vec<Error> {
             current: 2,
         },
         Error::ViewConflict { epoch: 2 },
+        Error::Source {
+            kind: "Io".to_string(),
+            message: "connection refused".to_string(),
+        },
     ]
 }
 

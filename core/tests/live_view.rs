@@ -1,7 +1,6 @@
 //! Every case of conformance/live-view.json (LIVE-VIEW.md), through the public API.
 #![cfg(all(feature = "std", feature = "json"))]
 
-use hrwhash::live_view::LiveError;
 use hrwhash::{Error, LiveView, Seed, View};
 use serde_json::{json, Value};
 
@@ -56,7 +55,7 @@ fn state(live: &LiveView, keys: &[Value]) -> Value {
         "epoch": live.epoch().to_string(),
         "fingerprint": live.fingerprint().to_hex(),
         "moving": live.moving(),
-        "last_error": live.last_error().map(|e| e.kind().to_string()),
+        "last_error": live.last_error().map(kind_name),
         "routes": routes,
     })
 }
@@ -87,11 +86,22 @@ fn every_live_view_case() {
                     "{name} {n}"
                 );
             } else if let Some(kind) = step["report_error"].as_str() {
-                live.report_error(LiveError::source(kind.to_string(), "a source error"));
+                live.report_error(Error::Source {
+                    kind: kind.to_string(),
+                    message: "a source error".to_string(),
+                });
             } else {
                 panic!("{name} step {n}: unknown step");
             }
             assert_eq!(state(&live, keys), step["state"], "{name} step {n}");
         }
+    }
+}
+
+/// The name the cases give a live view's last error: a source's own kind, else the error kind.
+fn kind_name(e: Error) -> String {
+    match e {
+        Error::Source { kind, .. } => kind,
+        e => e.kind().name().to_string(),
     }
 }

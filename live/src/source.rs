@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hrwhash::live_view::LiveError;
 use hrwhash::{LiveView, Seed, View};
 
 use crate::Error;
@@ -166,8 +165,15 @@ impl Feed {
     }
 
     pub fn fail(&self, error: Error) {
-        self.live
-            .report_error(LiveError::source(error.kind_name(), error.to_string()));
+        // A document the core refused keeps its typed error (with its details); the rest is the
+        // source's own failure.
+        self.live.report_error(match error.core() {
+            Some(e) => e.clone(),
+            None => hrwhash::Error::Source {
+                kind: error.kind_name().to_string(),
+                message: error.to_string(),
+            },
+        });
         (self.observer)(&Event::SourceError { error: &error });
     }
 }

@@ -125,7 +125,10 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
     std::fs::write(&path, "{\"format\"").unwrap();
     assert!(eventually(|| has(&seen, "refused", "InvalidJson")));
     assert_eq!(live.epoch(), 4);
-    assert_eq!(live.last_error().unwrap().kind(), "InvalidJson");
+    assert_eq!(
+        live.last_error().unwrap().kind(),
+        hrwhash::ErrorKind::InvalidJson
+    );
     // A file that disappears is a source error; the view stays.
     std::fs::remove_file(&path).unwrap();
     assert!(eventually(|| has(&seen, "source_error", "Io")));

@@ -49,6 +49,7 @@ __all__ = [
     "TooManyNodesError",
     "StaleViewError",
     "ViewConflictError",
+    "SourceError",
 ]
 
 
@@ -367,3 +368,19 @@ class ViewConflictError(HrwError, ValueError):
         super().__init__(message)
         self.epoch = epoch
         """The epoch both views claim."""
+
+
+class SourceError(HrwError, RuntimeError):
+    """What feeds a live view failed on its own terms (a lost connection, an unreadable file, a
+    change callback that raised): recorded as the live view's last error, with the source's own name
+    for the failure (conformance/LIVE-VIEW.md)."""
+
+    def __init__(
+        self, message: str, *, kind: Optional[str] = None, detail: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """The source's own name for the failure: Io, Http, Callback, Panic, a Python exception
+        class."""
+        self.detail = detail
+        """The source's message."""

@@ -75,6 +75,7 @@ from .errors import (
     InvalidTextError,
     InvalidViewError,
     ResultTooLargeError,
+    SourceError,
 )
 from ._hrwhash import Placement, ProfilePlacement, RampPlan, Transition, View
 
@@ -130,7 +131,10 @@ OnEvent = Callable[[SourceEvent], None]
 
 def kind_of(error: BaseException) -> str:
     """The error kind of conformance/errors.json that ``error`` stands for: the class name of an
-    :class:`hrwhash.HrwError` without its ``Error`` suffix; ``Io`` for an :class:`OSError`."""
+    :class:`hrwhash.HrwError` without its ``Error`` suffix (a :class:`SourceError`: the source's own
+    kind); ``Io`` for an :class:`OSError`."""
+    if isinstance(error, SourceError) and error.kind is not None:
+        return error.kind
     if isinstance(error, HrwError):
         name = type(error).__name__
         return name[: -len("Error")] if name.endswith("Error") else name
