@@ -542,10 +542,7 @@ pub(crate) fn no_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
 
 /// A whole number in 0..2**64 given as an int or a whole float (an epoch, a load): the checks of
 /// a count, each failure named by `invalid` with the problem.
-pub(crate) fn whole_u64(
-    obj: &Bound<'_, PyAny>,
-    invalid: impl Fn(&str) -> PyErr,
-) -> PyResult<u64> {
+pub(crate) fn whole_u64(obj: &Bound<'_, PyAny>, invalid: impl Fn(&str) -> PyErr) -> PyResult<u64> {
     if let Ok(f) = obj.cast::<PyFloat>() {
         let v = f.value();
         return if v.is_nan() {
