@@ -4,7 +4,8 @@
 use hrwhash_core::policy::ReplicaBalance;
 
 use crate::ffi::{
-    free_handle, guard, opt_out, try_bytes, try_out, try_ref, try_span_mut, with_detail, Handle,
+    copy_to, free_handle, guard, opt_out, try_bytes, try_out, try_ref, try_span_mut, with_detail,
+    Handle,
 };
 use crate::placement::hrw_placement;
 use crate::status::{hrw_error, hrw_status};
@@ -89,14 +90,8 @@ pub unsafe extern "C" fn hrw_replica_balance_adjusted_weights(
     guard(|| {
         let rb = &try_ref!(replica_balance).inner;
         let dst = try_span_mut!(out_weights, out_len);
-        let weights = rb.adjusted_weights();
-        let dst = dst
-            .get_mut(..weights.len())
-            .ok_or(hrw_status::BufferTooSmall)?;
-        for (d, w) in dst.iter_mut().zip(&weights) {
-            *d = w.to_f64();
-        }
-        Ok(())
+        let weights: Vec<f64> = rb.adjusted_weights().iter().map(|w| w.to_f64()).collect();
+        copy_to(dst, &weights)
     })
 }
 
@@ -118,13 +113,8 @@ pub unsafe extern "C" fn hrw_replica_balance_adjusted_fixed(
     guard(|| {
         let rb = &try_ref!(replica_balance).inner;
         let dst = try_span_mut!(out_weights, out_len);
-        let weights = rb.adjusted_weights();
-        let dst = dst
-            .get_mut(..weights.len())
-            .ok_or(hrw_status::BufferTooSmall)?;
-        for (d, w) in dst.iter_mut().zip(&weights) {
-            *d = w.to_fixed();
-        }
+        let weights: Vec<u64> = rb.adjusted_weights().iter().map(|w| w.to_fixed()).collect();
+        copy_to(dst, &weights)?;
         if let Some(iterations) = opt_out!(out_iterations) {
             iterations.write(rb.iterations());
         }
