@@ -233,6 +233,26 @@ struct KeyBatch {
     const std::uint8_t *data() const { return detail::bytes(bytes); }
 };
 
+// The owner of one key, and of many in one call, through a handle's owner and owners calls.
+template <typename H>
+std::size_t owner(hrw_status (*f)(const H *, const std::uint8_t *, std::size_t, std::size_t *),
+                  const H *h, std::string_view key) {
+    std::size_t index = 0;
+    check(f(h, bytes(key), key.size(), &index));
+    return index;
+}
+template <typename H, typename Keys>
+std::vector<std::size_t> owners(hrw_status (*f)(const H *, const std::uint8_t *, std::size_t,
+                                                const std::size_t *, std::size_t, std::size_t *,
+                                                std::size_t),
+                                const H *h, const Keys &keys) {
+    KeyBatch batch(keys);
+    std::vector<std::size_t> out(batch.lens.size());
+    check(f(h, batch.data(), batch.bytes.size(), batch.lens.data(), batch.lens.size(), out.data(),
+            out.size()));
+    return out;
+}
+
 // Owns one C handle and frees it with `Free`.
 template <typename T, void (*Free)(T *)>
 class Handle {
@@ -301,9 +321,7 @@ public:
     }
 
     std::size_t owner(std::string_view key) const {
-        std::size_t index = 0;
-        detail::check(hrw_placement_owner(p_.get(), detail::bytes(key), key.size(), &index));
-        return index;
+        return detail::owner(hrw_placement_owner, p_.get(), key);
     }
 
     /// The id of the owner of `key` (`owner` gives its index), valid while the placement lives.
@@ -316,12 +334,7 @@ public:
 
     template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
     std::vector<std::size_t> owners(const Keys &keys) const {
-        detail::KeyBatch joined(keys);
-        std::vector<std::size_t> out(joined.lens.size());
-        detail::check(hrw_placement_owners(p_.get(), joined.data(), joined.bytes.size(),
-                                           joined.lens.data(), joined.lens.size(), out.data(),
-                                           out.size()));
-        return out;
+        return detail::owners(hrw_placement_owners, p_.get(), keys);
     }
 
     /// The first k nodes of the ranking of each key: one row of min(k, selectable nodes)

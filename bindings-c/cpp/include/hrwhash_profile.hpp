@@ -39,9 +39,7 @@ public:
 
     /// The index of the node the incumbent gives `key` to.
     std::size_t owner(std::string_view key) const {
-        std::size_t index = 0;
-        detail::check(hrw_profile_placement_owner(p_.get(), detail::bytes(key), key.size(), &index));
-        return index;
+        return detail::owner(hrw_profile_placement_owner, p_.get(), key);
     }
 
     /// The id of that node; the view lives as long as this placement.
@@ -53,12 +51,7 @@ public:
 
     template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
     std::vector<std::size_t> owners(const Keys &keys) const {
-        detail::KeyBatch joined(keys);
-        std::vector<std::size_t> out(joined.lens.size());
-        detail::check(hrw_profile_placement_owners(p_.get(), joined.data(), joined.bytes.size(),
-                                                   joined.lens.data(), joined.lens.size(),
-                                                   out.data(), out.size()));
-        return out;
+        return detail::owners(hrw_profile_placement_owners, p_.get(), keys);
     }
 
     /// The incumbent's top-k for `key`, owner first (fewer when fewer nodes are reached);
