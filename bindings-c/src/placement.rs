@@ -272,8 +272,9 @@ pub unsafe extern "C" fn hrw_placement_owners(
     guard(|| {
         let p = &try_ref!(placement).inner;
         // SAFETY: forwarded.
-        let (keys, dst) =
-            unsafe { owners_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let args =
+            unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let (keys, dst) = owners_of(args)?;
         let mut done = 0;
         in_blocks(keys, |block| {
             let out = &mut dst[done..done + block.len()];
@@ -285,21 +286,21 @@ pub unsafe extern "C" fn hrw_placement_owners(
 }
 
 /// The keys of a batch call, their lengths and the caller's buffer of results.
-pub(crate) type BatchArgs<'a> = (&'a [u8], &'a [usize], &'a mut [usize]);
+pub(crate) type BatchArgs<'a, T> = (&'a [u8], &'a [usize], &'a mut [T]);
 
 /// The arguments of a batch call, checked in this order: the keys (`keys_len` bytes in all),
 /// their `key_count` lengths, then the caller's buffer of results.
 ///
 /// # Safety
 /// Every pointer is NULL or valid for its stated length (`span`, `span_mut`).
-pub(crate) unsafe fn batch_args<'a>(
+pub(crate) unsafe fn batch_args<'a, T>(
     keys: *const u8,
     keys_len: usize,
     key_lens: *const usize,
     key_count: usize,
-    out_indices: *mut usize,
+    out_indices: *mut T,
     out_len: usize,
-) -> Result<BatchArgs<'a>, hrw_status> {
+) -> Result<BatchArgs<'a, T>, hrw_status> {
     Ok((
         try_bytes!(keys, keys_len),
         try_span!(key_lens, key_count),
@@ -309,20 +310,9 @@ pub(crate) unsafe fn batch_args<'a>(
 
 /// `batch_args` of an owners call: the keys one by one (`split_keys`) and the first `key_count`
 /// slots of the buffer, BUFFER_TOO_SMALL when it has fewer (checked before the key lengths).
-///
-/// # Safety
-/// As `batch_args`.
-pub(crate) unsafe fn owners_args<'a>(
-    keys: *const u8,
-    keys_len: usize,
-    key_lens: *const usize,
-    key_count: usize,
-    out_indices: *mut usize,
-    out_len: usize,
-) -> Result<(impl Iterator<Item = &'a [u8]> + 'a, &'a mut [usize]), hrw_status> {
-    // SAFETY: forwarded.
-    let (keys, lens, dst) =
-        unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+pub(crate) fn owners_of<T>(
+    (keys, lens, dst): BatchArgs<'_, T>,
+) -> Result<(impl Iterator<Item = &[u8]>, &mut [T]), hrw_status> {
     let dst = dst
         .get_mut(..lens.len())
         .ok_or(hrw_status::BufferTooSmall)?;

@@ -10,7 +10,7 @@ use crate::ffi::{
     bytes, free_handle, get, get_by_key, guard, try_bytes, try_out, try_ref, try_span,
     try_span_mut, with_detail, Handle,
 };
-use crate::placement::{owners_args, weight_at};
+use crate::placement::{batch_args, owners_of, weight_at};
 use crate::status::{hrw_error, hrw_status};
 
 /// A membership placed the way an incumbent places it (build it with
@@ -185,8 +185,9 @@ pub unsafe extern "C" fn hrw_profile_placement_owners(
     guard(|| {
         let p = &try_ref!(placement).inner;
         // SAFETY: forwarded.
-        let (keys, dst) =
-            unsafe { owners_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let args =
+            unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let (keys, dst) = owners_of(args)?;
         for (key, slot) in keys.zip(dst) {
             *slot = p.owner(key);
         }
