@@ -88,15 +88,6 @@ pub(crate) unsafe fn span_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut 
     Ok(unsafe { slice::from_raw_parts_mut(ptr, len) })
 }
 
-/// A required pointer.
-pub(crate) fn non_null<T>(ptr: *const T) -> Result<*const T, hrw_status> {
-    if ptr.is_null() {
-        Err(hrw_status::NullParameter)
-    } else {
-        Ok(ptr)
-    }
-}
-
 /// A required out-pointer.
 pub(crate) fn out<T>(ptr: *mut T) -> Result<*mut T, hrw_status> {
     if ptr.is_null() {

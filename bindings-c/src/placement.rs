@@ -135,20 +135,6 @@ pub(crate) fn weight_of(members: &Placement, id: &[u8], weight: f64) -> Result<W
     weight_at(weight, index)
 }
 
-pub(crate) fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`, which writes it once.
-    let dst = unsafe { Out::new(dst) };
-    if let Ok(dst) = dst {
-        dst.put_box(hrw_placement { inner: p });
-    }
-}
-
-/// # Safety
-/// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
-pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
-    Ok(&try_ref!(p).inner)
-}
-
 /// Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position
 /// in `nodes`. Ids and domains are copied: the caller's buffers may be released afterwards.
 ///
