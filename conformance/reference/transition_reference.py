@@ -27,10 +27,12 @@ def membership(v: views.View) -> hrw.Membership:
 
 
 def pairs(old: views.View, new: views.View) -> List[Tuple[bytes, int, int]]:
-    """(id, W, V) of every id of either side, 0 where absent."""
+    """(id, W, V) of every id of either side, 0 where absent: old ids in build order, then the
+    new-only ones (the order is the caller's to fix)."""
     w = dict(zip(old.ids, old.weights))
     v = dict(zip(new.ids, new.weights))
-    return [(i, w.get(i, 0), v.get(i, 0)) for i in set(w) | set(v)]
+    ids = old.ids + [i for i in new.ids if i not in w]
+    return [(i, w.get(i, 0), v.get(i, 0)) for i in ids]
 
 
 def expected_moved_two_seeds(p: Sequence[Tuple[bytes, int, int]]) -> float:
