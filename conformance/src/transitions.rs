@@ -304,6 +304,9 @@ fn many(count: usize, stream: u64) -> Vec<Spec> {
     nodes
 }
 
+/// The seeds of the old and the new membership.
+type Seeds = (Seed, Seed);
+
 fn movement_cases() -> Vec<Value> {
     let d = Seed::DEFAULT;
     let three = [n("a", 1.0), n("b", 1.0), n("c", 1.0)];
@@ -351,7 +354,7 @@ fn movement_cases() -> Vec<Value> {
         ])
         .map(|(&id, w)| n(id, w))
         .collect();
-    let cases: Vec<(&str, Vec<Spec>, Vec<Spec>, (Seed, Seed))> = vec![
+    let cases: Vec<(&str, Vec<Spec>, Vec<Spec>, Seeds)> = vec![
         (
             "reseed-three-equal",
             three.to_vec(),
