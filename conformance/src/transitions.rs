@@ -253,12 +253,7 @@ fn evaluate(mut w: Weights, how: Evaluation) -> f64 {
     (1.0 - stay).max(0.0)
 }
 
-fn movement_case(
-    name: &str,
-    old: &[Spec],
-    new: &[Spec],
-    seeds: (Seed, Seed),
-) -> (Value, Vec<Evaluation>) {
+fn movement_case(name: &str, old: &[Spec], new: &[Spec], seeds: Seeds) -> (Value, Vec<Evaluation>) {
     assert_ne!(seeds.0, seeds.1, "{name}: the cases are of two seeds");
     let p = Pair::new(old, new, seeds.0, seeds.1);
     let t = p.transition();
