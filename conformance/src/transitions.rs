@@ -14,7 +14,7 @@ use crate::{hex, JsonFile, Stream};
 
 const COMMENT: &str = "Conformance cases of the transitions of hrwhash-view-v1 (VIEW.md 6) that \
 views.json does not have. Every membership is a view document (\"from\", \"to\"; nodes in build \
-order, which is not the id order), loaded with \"from_seed\" and \"to_seed\" (32 hex digits; \
+order, which in most cases is not the id order), loaded with \"from_seed\" and \"to_seed\" (32 hex digits; \
 absent: the default seed). movement: expected_moved and optimum (VIEW.md 6.1, 6.2; binary64 \
 values that must be reproduced exactly) between memberships of different seeds. routes: for each \
 key, route_top(key, k) as indexes into the build order: before and after (each side's replicas), \
