@@ -66,6 +66,7 @@ test-conformance:
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
+	python3 conformance/reference/transition_reference.py conformance/transitions.json
 	python3 conformance/reference/live_view_reference.py conformance/live-view.json
 	python3 conformance/reference/live_view_reference.py conformance/endpointslices.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
