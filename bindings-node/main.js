@@ -15,11 +15,17 @@ function resolvable(id) {
   }
 }
 
+// napi-rs's WebAssembly build, which index.js falls back to when no native addon loads: the
+// package hrwhash-wasm32-wasi, or hrwhash.wasi.cjs beside this file after a wasm32-wasip1-threads
+// build in the repository.
+const wasiFallback = () => existsSync(join(__dirname, 'hrwhash.wasi.cjs')) || resolvable('hrwhash-wasm32-wasi');
+
 const suffix = platformSuffix();
 if (
   !process.env.NAPI_RS_NATIVE_LIBRARY_PATH &&
   !existsSync(join(__dirname, `hrwhash.${suffix}.node`)) &&
-  !resolvable(`hrwhash-${suffix}`)
+  !resolvable(`hrwhash-${suffix}`) &&
+  !wasiFallback()
 ) {
   const error = new Error(
     `hrwhash: no addon for ${suffix} is installed: the optional package hrwhash-${suffix} is missing ` +
