@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
 use crate::input::{KeyEvent, Keys};
-use crate::output::{escaped, json_doc, put_text, text_item};
+use crate::output::{escaped, flow_json, json_doc, node_keys_json, put_text, text_item};
 use crate::plot;
 
 /// What `diff` and `plan` were asked for beyond the memberships and the keys.
@@ -157,18 +157,14 @@ fn diff_owners(
             "moved_percent": percent(d.moved(), d.keys()),
             "optimum_percent": optimum,
             "flows": d.flows().iter().map(|&(f, t, count)| {
-                let mut m = Map::new();
-                put_text(&mut m, "from", id(from, f));
-                put_text(&mut m, "to", id(to, t));
-                m.insert("count".into(), json!(count));
-                m
+                flow_json(id(from, f), id(to, t), count)
             }).collect::<Vec<_>>(),
             "nodes": d.nodes().iter().map(|n| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
-                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
-                m
+                node_keys_json(
+                    row_id(t, n.old_index, n.new_index),
+                    n.old_index.map(|_| n.before),
+                    n.new_index.map(|_| n.after),
+                )
             }).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
@@ -295,17 +291,8 @@ pub fn plan(
     if opts.summary {
         return plan_summary(&t, count(&t, keys, opts)?, opts.json, out);
     }
-    let bar = keys.progress("plan", opts.quiet);
-    let mut listed = 0u64;
-    // Written as found; flushed whenever reading on may wait, so a reader of a pipe sees each
-    // move while the input is still open.
-    let mut start_item = |out: &mut dyn Write| -> std::io::Result<()> {
-        let sep = if listed == 0 { "\n" } else { ",\n" };
-        listed += 1;
-        write!(out, "{sep}    ")
-    };
     // The first line waits for the first key, so that input without keys prints nothing.
-    let mut header = Some(if opts.json {
+    let header = if opts.json {
         let k = if opts.k == 1 {
             String::new()
         } else {
@@ -326,51 +313,34 @@ pub fn plan(
             hrwhash::ALGORITHM,
             opts.k
         )
-    });
-    let begin = |header: &mut Option<String>, out: &mut dyn Write| -> std::io::Result<()> {
-        match header.take() {
-            Some(h) => out.write_all(h.as_bytes()),
-            None => Ok(()),
-        }
     };
     if opts.k == 1 {
         let mut d = t.diff();
-        let result = keys.for_each(&bar, |e| {
-            let key = match e {
-                KeyEvent::Key(key) => key,
-                KeyEvent::Waiting => return Ok(out.flush()?),
-            };
-            begin(&mut header, out)?;
+        let listed = plan_moves(keys, opts, header, out, |key| {
             let r = d.route(key);
             if !r.moved {
-                return Ok(());
+                return None;
             }
-            if opts.json {
-                let m = [
+            Some(if opts.json {
+                Move::Json(vec![
                     text_pair("key", key),
                     text_pair("from", id(from, r.old_index)),
                     text_pair("to", id(to, r.new_index)),
-                ];
-                start_item(out)?;
-                write!(out, "{}", ordered(&m))?;
+                ])
             } else {
-                writeln!(
-                    out,
+                Move::Line(format!(
                     "{}\t{}\t{}",
                     escaped(key),
                     escaped(id(from, r.old_index)),
                     escaped(id(to, r.new_index))
-                )?;
-            }
-            Ok(())
-        });
-        ended(result, &header, listed, opts.json, out)?;
-        begin(&mut header, out)?;
+                ))
+            })
+        })?;
         if opts.json {
-            let close = if listed == 0 { "]" } else { "\n  ]" };
             writeln!(
                 out,
-                "{close},\n  \"keys\": {},\n  \"moved_keys\": {}\n}}",
+                "{},\n  \"keys\": {},\n  \"moved_keys\": {}\n}}",
+                close(listed),
                 d.keys(),
                 d.moved()
             )?;
@@ -395,20 +365,15 @@ pub fn plan(
             .join(",")
     };
     let mut d = t.diff_top(opts.k);
-    let result = keys.for_each(&bar, |e| {
-        let key = match e {
-            KeyEvent::Key(key) => key,
-            KeyEvent::Waiting => return Ok(out.flush()?),
-        };
-        begin(&mut header, out)?;
+    let listed = plan_moves(keys, opts, header, out, |key| {
         let s: &RouteSet = d.route_top(key);
         if !s.changed() {
-            return Ok(());
+            return None;
         }
         // The old first replica holds the key until the switch: the copy source.
         let source = id(from, s.before[0]);
-        if opts.json {
-            let m = [
+        Some(if opts.json {
+            Move::Json(vec![
                 text_pair("key", key),
                 text_pair("from", source),
                 (
@@ -422,28 +387,22 @@ pub fn plan(
                         .map(|&i| text_item("id", id(from, i)))
                         .collect(),
                 ),
-            ];
-            start_item(out)?;
-            write!(out, "{}", ordered(&m))?;
+            ])
         } else {
-            writeln!(
-                out,
+            Move::Line(format!(
                 "{}\t{}\t{}\t{}",
                 escaped(key),
                 escaped(source),
                 ids(to, &s.add),
                 ids(from, &s.drop)
-            )?;
-        }
-        Ok(())
-    });
-    ended(result, &header, listed, opts.json, out)?;
-    begin(&mut header, out)?;
+            ))
+        })
+    })?;
     if opts.json {
-        let close = if listed == 0 { "]" } else { "\n  ]" };
         writeln!(
             out,
-            "{close},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
+            "{},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
+            close(listed),
             d.keys(),
             d.moved(),
             d.copies_added(),
@@ -463,6 +422,63 @@ pub fn plan(
     Ok(())
 }
 
+/// One key of a plan that moves: its JSON members or its tab-separated line.
+enum Move {
+    Json(Vec<(String, Value)>),
+    Line(String),
+}
+
+/// The end of the JSON list of `listed` moves.
+fn close(listed: u64) -> &'static str {
+    if listed == 0 {
+        "]"
+    } else {
+        "\n  ]"
+    }
+}
+
+/// Writes the move `each` finds for every key (None: the key stays) after `header`, which waits
+/// for the first key; returns how many moves it listed, with the header written either way.
+fn plan_moves(
+    keys: Keys,
+    opts: &Options,
+    header: String,
+    out: &mut dyn Write,
+    mut each: impl FnMut(&[u8]) -> Option<Move>,
+) -> Result<u64, CliError> {
+    let bar = keys.progress("plan", opts.quiet);
+    let mut header = Some(header);
+    let mut listed = 0u64;
+    let begin = |header: &mut Option<String>, out: &mut dyn Write| -> std::io::Result<()> {
+        match header.take() {
+            Some(h) => out.write_all(h.as_bytes()),
+            None => Ok(()),
+        }
+    };
+    // Written as found; flushed whenever reading on may wait, so a reader of a pipe sees each
+    // move while the input is still open.
+    let result = keys.for_each(&bar, |e| {
+        let key = match e {
+            KeyEvent::Key(key) => key,
+            KeyEvent::Waiting => return Ok(out.flush()?),
+        };
+        begin(&mut header, out)?;
+        match each(key) {
+            None => {}
+            Some(Move::Json(m)) => {
+                let sep = if listed == 0 { "\n" } else { ",\n" };
+                listed += 1;
+                write!(out, "{sep}    {}", ordered(&m))?;
+            }
+            Some(Move::Line(line)) => writeln!(out, "{line}")?,
+        }
+        Ok(())
+    });
+    ended(result, &header, listed, opts.json, out)?;
+    begin(&mut header, out)?;
+    Ok(listed)
+}
+
 /// Ends a plan whose keys could not all be read: a JSON document already begun (`header` taken)
 /// is closed with the error as its last member, so stdout holds either nothing or one complete
 /// document; the error is then returned.
@@ -479,10 +495,10 @@ fn ended(
         Err(e) => e,
     };
     if as_json && header.is_none() {
-        let close = if listed == 0 { "]" } else { "\n  ]" };
         writeln!(
             out,
-            "{close},\n  \"error\": {}\n}}",
+            "{},\n  \"error\": {}\n}}",
+            close(listed),
             Value::from(e.to_string())
         )?;
     }

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
 use crate::input::{arg_bytes, for_each_stdin_key, KeyEvent, Keys, Membership};
-use crate::output::{escaped, json_doc, put_text, text_item};
+use crate::output::{escaped, flow_json, json_doc, node_keys_json, put_text, text_item};
 
 /// A profile named on the command line.
 pub fn parse_profile(name: &str, flag: &str) -> Result<Profile, CliError> {
@@ -203,18 +203,14 @@ pub fn diff(
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved()),
             "flows": flows.iter().map(|&(f_from, f_to, f_count)| {
-                let mut m = Map::new();
-                put_text(&mut m, "from", old.node_id(f_from));
-                put_text(&mut m, "to", new.node_id(f_to));
-                m.insert("count".into(), json!(f_count));
-                m
+                flow_json(old.node_id(f_from), new.node_id(f_to), f_count)
             }).collect::<Vec<_>>(),
             "nodes": rows.iter().map(|r| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(r));
-                m.insert("before".into(), json!(r.old_index.map(|_| r.before)));
-                m.insert("after".into(), json!(r.new_index.map(|_| r.after)));
-                m
+                node_keys_json(
+                    row_id(r),
+                    r.old_index.map(|_| r.before),
+                    r.new_index.map(|_| r.after),
+                )
             }).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
