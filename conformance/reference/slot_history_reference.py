@@ -203,28 +203,7 @@ def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec
             raise invalid(name, None, "unsupported")
     policy = string(m["policy"], "policy", None)
     mode = Mode(policy, overload_of(m, policy))
-    if "epoch" not in m:
-        raise invalid("epoch", None, "missing")
-    e = string(m["epoch"], "epoch", None)
-    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
-        raise invalid("epoch", None, "invalid")
-    if int(e) >= 2**64:
-        raise invalid("epoch", None, "out_of_range")
-    if "seed" not in m:
-        raise invalid("seed", None, "missing")
-    kind = string(m["seed"], "seed", None)
-    if kind == "default":
-        if "seed_fingerprint" in m:
-            raise invalid("seed_fingerprint", None, "conflict")
-        fingerprint = None
-    elif kind == "secret":
-        if "seed_fingerprint" not in m:
-            raise invalid("seed_fingerprint", None, "missing")
-        fingerprint = vr.unhex(string(m["seed_fingerprint"], "seed_fingerprint", None))
-        if fingerprint is None or len(fingerprint) != 8:
-            raise invalid("seed_fingerprint", None, "invalid")
-    else:
-        raise invalid("seed", None, "invalid")
+    epoch, fingerprint = vr.epoch_and_seed(m, invalid)
     if "slots" not in m:
         raise invalid("slots", None, "missing")
     if not isinstance(m["slots"], vr.Number):
@@ -243,7 +222,7 @@ def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec
             raise invalid("initial", i, "wrong_type")
         initial.append(node_members(members(element, NODE, "initial.", i), "initial.", i))
     changes = [parse_change(c, i) for i, c in enumerate(lists["changes"])]
-    return int(e), fingerprint, slots, initial, changes, mode
+    return epoch, fingerprint, slots, initial, changes, mode
 
 
 def check_membership(nodes: List[NodeSpec]) -> None:

@@ -155,6 +155,39 @@ def text_or_hex(m: dict, name: str, index: int) -> Optional[bytes]:
     return None
 
 
+def epoch_and_seed(m: dict, invalid=invalid) -> Tuple[int, Optional[bytes]]:
+    """The members epoch, seed and seed_fingerprint of a document: the epoch, and the seed
+    fingerprint it names (None for the default seed). `invalid` makes the document's error."""
+    def string(field: str) -> str:
+        if not isinstance(m[field], str):
+            raise invalid(field, None, "wrong_type")
+        return m[field]
+
+    if "epoch" not in m:
+        raise invalid("epoch", None, "missing")
+    e = string("epoch")
+    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
+        raise invalid("epoch", None, "invalid")
+    epoch = int(e)
+    if epoch >= 2**64:
+        raise invalid("epoch", None, "out_of_range")
+    if "seed" not in m:
+        raise invalid("seed", None, "missing")
+    kind = string("seed")
+    if kind == "default":
+        if "seed_fingerprint" in m:
+            raise invalid("seed_fingerprint", None, "conflict")
+        return epoch, None
+    if kind == "secret":
+        if "seed_fingerprint" not in m:
+            raise invalid("seed_fingerprint", None, "missing")
+        fingerprint = unhex(string("seed_fingerprint"))
+        if fingerprint is None or len(fingerprint) != 8:
+            raise invalid("seed_fingerprint", None, "invalid")
+        return epoch, fingerprint
+    raise invalid("seed", None, "invalid")
+
+
 class View(NamedTuple):
     epoch: int
     seed: bytes
@@ -173,29 +206,7 @@ def load(data: bytes, seed: bytes = hrw.DEFAULT_SEED) -> View:
             raise invalid(name, None, "missing")
         if string(m[name], name, None) != want:
             raise invalid(name, None, "unsupported")
-    if "epoch" not in m:
-        raise invalid("epoch", None, "missing")
-    e = string(m["epoch"], "epoch", None)
-    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
-        raise invalid("epoch", None, "invalid")
-    epoch = int(e)
-    if epoch >= 2**64:
-        raise invalid("epoch", None, "out_of_range")
-    if "seed" not in m:
-        raise invalid("seed", None, "missing")
-    kind = string(m["seed"], "seed", None)
-    if kind == "default":
-        if "seed_fingerprint" in m:
-            raise invalid("seed_fingerprint", None, "conflict")
-        wanted_fp = None
-    elif kind == "secret":
-        if "seed_fingerprint" not in m:
-            raise invalid("seed_fingerprint", None, "missing")
-        wanted_fp = unhex(string(m["seed_fingerprint"], "seed_fingerprint", None))
-        if wanted_fp is None or len(wanted_fp) != 8:
-            raise invalid("seed_fingerprint", None, "invalid")
-    else:
-        raise invalid("seed", None, "invalid")
+    epoch, wanted_fp = epoch_and_seed(m)
     if "nodes" not in m:
         raise invalid("nodes", None, "missing")
     if not isinstance(m["nodes"], list):
