@@ -93,34 +93,15 @@ class History(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 def members(obj: vr.Object, known: Sequence[str], prefix: str, index: Optional[int]) -> dict:
-    found = {}
-    for name, value in obj.pairs:
-        if name not in known:
-            raise invalid(prefix + name, index, "unknown")
-        if name in found:
-            raise invalid(prefix + name, index, "duplicate")
-        found[name] = value
-    return found
+    return vr.members(obj, known, index, prefix, invalid)
 
 
 def string(value, field: str, index: Optional[int]) -> str:
-    if not isinstance(value, str):
-        raise invalid(field, index, "wrong_type")
-    return value
+    return vr.string(value, field, index, invalid)
 
 
 def text_or_hex(m: dict, name: str, prefix: str, index: int) -> Optional[bytes]:
-    hex_name = name + "_hex"
-    if name in m and hex_name in m:
-        raise invalid(prefix + hex_name, index, "conflict")
-    if name in m:
-        return string(m[name], prefix + name, index).encode("utf-8")
-    if hex_name in m:
-        raw = vr.unhex(string(m[hex_name], prefix + hex_name, index))
-        if raw is None:
-            raise invalid(prefix + hex_name, index, "invalid")
-        return raw
-    return None
+    return vr.text_or_hex(m, name, index, prefix, invalid)
 
 
 def node_members(m: dict, prefix: str, index: int) -> NodeSpec:

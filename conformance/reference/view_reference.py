@@ -118,18 +118,22 @@ TOP = ["format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"]
 NODE = ["id", "id_hex", "weight", "domain", "domain_hex"]
 
 
-def members(obj: Object, known: Sequence[str], index: Optional[int]) -> dict:
+# `prefix` names the member's place in a larger document, and `invalid` makes the error of the
+# document being read (slot_history_reference reads its members with these).
+
+def members(obj: Object, known: Sequence[str], index: Optional[int], prefix: str = "",
+            invalid=invalid) -> dict:
     found = {}
     for name, value in obj.pairs:
         if name not in known:
-            raise invalid(name, index, "unknown")
+            raise invalid(prefix + name, index, "unknown")
         if name in found:
-            raise invalid(name, index, "duplicate")
+            raise invalid(prefix + name, index, "duplicate")
         found[name] = value
     return found
 
 
-def string(value, field: str, index: Optional[int]) -> str:
+def string(value, field: str, index: Optional[int], invalid=invalid) -> str:
     if not isinstance(value, str):
         raise invalid(field, index, "wrong_type")
     return value
@@ -141,16 +145,17 @@ def unhex(text: str) -> Optional[bytes]:
     return bytes.fromhex(text)
 
 
-def text_or_hex(m: dict, name: str, index: int) -> Optional[bytes]:
+def text_or_hex(m: dict, name: str, index: int, prefix: str = "",
+                invalid=invalid) -> Optional[bytes]:
     hex_name = name + "_hex"
     if name in m and hex_name in m:
-        raise invalid(hex_name, index, "conflict")
+        raise invalid(prefix + hex_name, index, "conflict")
     if name in m:
-        return string(m[name], name, index).encode("utf-8")
+        return string(m[name], prefix + name, index, invalid).encode("utf-8")
     if hex_name in m:
-        raw = unhex(string(m[hex_name], hex_name, index))
+        raw = unhex(string(m[hex_name], prefix + hex_name, index, invalid))
         if raw is None:
-            raise invalid(hex_name, index, "invalid")
+            raise invalid(prefix + hex_name, index, "invalid")
         return raw
     return None
 
@@ -158,14 +163,9 @@ def text_or_hex(m: dict, name: str, index: int) -> Optional[bytes]:
 def epoch_and_seed(m: dict, invalid=invalid) -> Tuple[int, Optional[bytes]]:
     """The members epoch, seed and seed_fingerprint of a document: the epoch, and the seed
     fingerprint it names (None for the default seed). `invalid` makes the document's error."""
-    def string(field: str) -> str:
-        if not isinstance(m[field], str):
-            raise invalid(field, None, "wrong_type")
-        return m[field]
-
     if "epoch" not in m:
         raise invalid("epoch", None, "missing")
-    e = string("epoch")
+    e = string(m["epoch"], "epoch", None, invalid)
     if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
         raise invalid("epoch", None, "invalid")
     epoch = int(e)
@@ -173,7 +173,7 @@ def epoch_and_seed(m: dict, invalid=invalid) -> Tuple[int, Optional[bytes]]:
         raise invalid("epoch", None, "out_of_range")
     if "seed" not in m:
         raise invalid("seed", None, "missing")
-    kind = string("seed")
+    kind = string(m["seed"], "seed", None, invalid)
     if kind == "default":
         if "seed_fingerprint" in m:
             raise invalid("seed_fingerprint", None, "conflict")
@@ -181,7 +181,7 @@ def epoch_and_seed(m: dict, invalid=invalid) -> Tuple[int, Optional[bytes]]:
     if kind == "secret":
         if "seed_fingerprint" not in m:
             raise invalid("seed_fingerprint", None, "missing")
-        fingerprint = unhex(string("seed_fingerprint"))
+        fingerprint = unhex(string(m["seed_fingerprint"], "seed_fingerprint", None, invalid))
         if fingerprint is None or len(fingerprint) != 8:
             raise invalid("seed_fingerprint", None, "invalid")
         return epoch, fingerprint
