@@ -185,13 +185,39 @@ fn diff_owners(
         percent(d.moved(), d.keys()),
         optimum
     )?;
+    let flows: Vec<_> = d
+        .flows()
+        .into_iter()
+        .map(|(f, t, count)| (id(from, f), id(to, t), count))
+        .collect();
+    let nodes: Vec<_> = d
+        .nodes()
+        .iter()
+        .map(|n| {
+            (
+                row_id(t, n.old_index, n.new_index),
+                (n.old_index.is_some(), n.before),
+                (n.new_index.is_some(), n.after),
+            )
+        })
+        .collect();
+    owner_tables(&flows, &nodes, out)
+}
+
+/// The flows (from, to, keys) and the nodes (id, then its keys before and after, each with
+/// whether it is a member then) of a diff of owners, as text tables.
+pub fn owner_tables(
+    flows: &[(&[u8], &[u8], u64)],
+    nodes: &[(&[u8], (bool, u64), (bool, u64))],
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for (f_from, f_to, f_count) in d.flows() {
+    for &(f_from, f_to, f_count) in flows {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(id(from, f_from)),
-            escaped(id(to, f_to)),
+            escaped(f_from),
+            escaped(f_to),
             f_count
         )?;
     }
@@ -200,14 +226,15 @@ fn diff_owners(
         "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
         "node", "before", "after", "change"
     )?;
-    for n in d.nodes() {
+    for &(node, before, after) in nodes {
+        let keys = |(member, keys): (bool, u64)| show(member.then_some(keys));
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(t, n.old_index, n.new_index)),
-            show(n.old_index.map(|_| n.before)),
-            show(n.new_index.map(|_| n.after)),
-            n.after as i128 - n.before as i128
+            escaped(node),
+            keys(before),
+            keys(after),
+            after.1 as i128 - before.1 as i128
         )?;
     }
     Ok(())
@@ -232,10 +259,11 @@ fn diff_replicas(
             "copies_added": d.copies_added(),
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
-                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
+                let mut m = node_keys_json(
+                    row_id(t, n.old_index, n.new_index),
+                    n.old_index.map(|_| n.before),
+                    n.new_index.map(|_| n.after),
+                );
                 m.insert("added".into(), json!(n.added));
                 m.insert("dropped".into(), json!(n.dropped));
                 m

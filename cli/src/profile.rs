@@ -229,33 +229,21 @@ pub fn diff(
         d.moved(),
         percent(d.moved())
     )?;
-    writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for &(f_from, f_to, f_count) in &flows {
-        writeln!(
-            out,
-            "  {:<16} {:<16} {:>10}",
-            escaped(old.node_id(f_from)),
-            escaped(new.node_id(f_to)),
-            f_count
-        )?;
-    }
-    writeln!(
-        out,
-        "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
-        "node", "before", "after", "change"
-    )?;
-    for r in &rows {
-        let show = |present: bool, c: u64| if present { c.to_string() } else { "-".into() };
-        writeln!(
-            out,
-            "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(r)),
-            show(r.old_index.is_some(), r.before),
-            show(r.new_index.is_some(), r.after),
-            r.after as i128 - r.before as i128
-        )?;
-    }
-    Ok(())
+    let flows: Vec<_> = flows
+        .iter()
+        .map(|&(f_from, f_to, f_count)| (old.node_id(f_from), new.node_id(f_to), f_count))
+        .collect();
+    let nodes: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            (
+                row_id(r),
+                (r.old_index.is_some(), r.before),
+                (r.new_index.is_some(), r.after),
+            )
+        })
+        .collect();
+    crate::migrate::owner_tables(&flows, &nodes, out)
 }
 
 /// The keys of `place`: the arguments as bytes (stdin when there are none).
