@@ -472,13 +472,7 @@ def check_invalid(case: dict) -> List[str]:
         return ["accepted"]
     except vr.ViewError as raised:            # Error, or InvalidJson from the shared JSON rules
         e = raised
-    got = {"error": e.name}
-    if e.name == "InvalidView":
-        got.update(field=e.field, index=e.index, reason=e.reason)
-    if e.name in ("EmptyNodeId", "DuplicateNodeId"):
-        got["index"] = e.index
-    if e.name == "DuplicateNodeId":
-        got["first_index"] = e.first_index
+    got = vr.error_members(e)
     if e.name == "InvalidSlotCount":
         got["value"] = str(getattr(e, "value", None))
     want = {k: v for k, v in case.items() if k not in ("name", "document", "document_hex", "seed")}

@@ -492,17 +492,23 @@ def check_equivalent(case: dict) -> List[str]:
     return problems
 
 
+def error_members(e: ViewError) -> dict:
+    """The members of an invalid case that describe the error `e`."""
+    got = {"error": e.name}
+    if e.name == "InvalidView":
+        got.update(field=e.field, index=e.index, reason=e.reason)
+    if e.name in ("EmptyNodeId", "DuplicateNodeId"):
+        got["index"] = e.index
+    if e.name == "DuplicateNodeId":
+        got["first_index"] = e.first_index
+    return got
+
+
 def check_invalid(case: dict) -> List[str]:
     try:
         load(document(case), case_seed(case))
     except ViewError as e:
-        got = {"error": e.name}
-        if e.name == "InvalidView":
-            got.update(field=e.field, index=e.index, reason=e.reason)
-        if e.name in ("EmptyNodeId", "DuplicateNodeId"):
-            got["index"] = e.index
-        if e.name == "DuplicateNodeId":
-            got["first_index"] = e.first_index
+        got = error_members(e)
         want = {k: case[k] for k in got if k in case}
         want["error"] = case["error"]
         return [] if got == want and set(got) >= set(case) - {"name", "document", "document_hex", "seed"} \
