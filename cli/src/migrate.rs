@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-use hrwhash::transition::{Diff, RouteSet};
+use hrwhash::transition::{Diff, NodeChange, RouteSet};
 use hrwhash::{Placement, Transition};
 use serde_json::{json, Map, Value};
 
@@ -61,6 +61,15 @@ fn ordered(members: &[(String, Value)]) -> String {
         .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
         .collect();
     format!("{{{}}}", parts.join(","))
+}
+
+/// A node of a diff as JSON: its id and its keys before and after.
+fn node_json(t: &Transition, n: &NodeChange) -> Map<String, Value> {
+    node_keys_json(
+        row_id(t, n.old_index, n.new_index),
+        n.old_index.map(|_| n.before),
+        n.new_index.map(|_| n.after),
+    )
 }
 
 fn show(c: Option<u64>) -> String {
@@ -159,13 +168,7 @@ fn diff_owners(
             "flows": d.flows().iter().map(|&(f, t, count)| {
                 flow_json(id(from, f), id(to, t), count)
             }).collect::<Vec<_>>(),
-            "nodes": d.nodes().iter().map(|n| {
-                node_keys_json(
-                    row_id(t, n.old_index, n.new_index),
-                    n.old_index.map(|_| n.before),
-                    n.new_index.map(|_| n.after),
-                )
-            }).collect::<Vec<_>>(),
+            "nodes": d.nodes().iter().map(|n| node_json(t, n)).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
         return Ok(());
@@ -204,11 +207,14 @@ fn diff_owners(
     owner_tables(&flows, &nodes, out)
 }
 
-/// The flows (from, to, keys) and the nodes (id, then its keys before and after, each with
-/// whether it is a member then) of a diff of owners, as text tables.
+/// A node of a diff of owners: its id, then its keys before and after, each with whether it is a
+/// member then.
+pub type NodeRow<'a> = (&'a [u8], (bool, u64), (bool, u64));
+
+/// The flows (from, to, keys) and the nodes of a diff of owners, as text tables.
 pub fn owner_tables(
     flows: &[(&[u8], &[u8], u64)],
-    nodes: &[(&[u8], (bool, u64), (bool, u64))],
+    nodes: &[NodeRow<'_>],
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
@@ -259,11 +265,7 @@ fn diff_replicas(
             "copies_added": d.copies_added(),
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
-                let mut m = node_keys_json(
-                    row_id(t, n.old_index, n.new_index),
-                    n.old_index.map(|_| n.before),
-                    n.new_index.map(|_| n.after),
-                );
+                let mut m = node_json(t, n);
                 m.insert("added".into(), json!(n.added));
                 m.insert("dropped".into(), json!(n.dropped));
                 m
