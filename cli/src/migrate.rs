@@ -552,11 +552,7 @@ fn plan_summary(
                     "keys": d.keys(),
                     "moved_keys": d.moved(),
                     "flows": d.flows().iter().map(|&(f, t, count)| {
-                        let mut m = Map::new();
-                        put_text(&mut m, "from", id(from, f));
-                        put_text(&mut m, "to", id(to, t));
-                        m.insert("count".into(), json!(count));
-                        m
+                        flow_json(id(from, f), id(to, t), count)
                     }).collect::<Vec<_>>(),
                 });
                 return Ok(json_doc(&doc, out)?);
