@@ -4,18 +4,26 @@ import json
 import sys
 from pathlib import Path
 
-KEYS = 256  # keys per criterion iteration, see benches/lookup.rs
+KEYS = 256  # keys per criterion iteration, see benches/lookup.rs and benches/kernels.rs
 
 
-def load(root: Path):
+def load(root: Path, functions=None):
+    """The median ns per key of each result below root by (group, function, N); of the named
+    functions only, when they are given."""
     rows = {}
     for est in root.glob("*/*/*/new/estimates.json"):
-        group_dir, lib_dir, n_dir = est.parts[-5], est.parts[-4], est.parts[-3]
         bench = json.loads((est.parent / "benchmark.json").read_text())
-        group = bench["group_id"]
+        if functions is not None and bench["function_id"] not in functions:
+            continue
         median = json.loads(est.read_text())["median"]["point_estimate"] / KEYS
-        rows[(group, bench["function_id"], int(bench["value_str"]))] = median
+        rows[(bench["group_id"], bench["function_id"], int(bench["value_str"]))] = median
     return rows
+
+
+def table_head(first: str, sizes, rule: str = " --- |"):
+    """The head of a markdown table with a column per N."""
+    print(f"| {first} | " + " | ".join(f"N={n}" for n in sizes) + " |")
+    print("| --- |" + rule * len(sizes))
 
 
 def main():
@@ -27,8 +35,7 @@ def main():
         libs = sorted({l for g, l, _ in rows if g == group}, key=lambda l: (not l.startswith("hrwhash"), l))
         ours = next(l for l in libs if l.startswith("hrwhash"))
         print(f"\n{group}: ns per key (median); x = peer time / {ours} time")
-        print("| library | " + " | ".join(f"N={n}" for n in sizes) + " |")
-        print("| --- |" + " --- |" * len(sizes))
+        table_head("library", sizes)
         for lib in libs:
             cells = []
             for n in sizes:

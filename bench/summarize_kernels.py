@@ -1,34 +1,22 @@
 #!/usr/bin/env python3
 """Prints the criterion results of bench/benches/kernels.rs: ns per key for each kernel, its speed-up
 over AVX2 and over scalar, and the top-3 / owner and weighted / owner ratios of each kernel."""
-import json
 import sys
 from pathlib import Path
 
-KEYS = 256  # keys per criterion iteration, see benches/kernels.rs
+from summarize import load, table_head
+
 KERNELS = ["scalar", "avx2", "avx512"]
 
 
-def load(root: Path):
-    rows = {}
-    for est in root.glob("*/*/*/new/estimates.json"):
-        bench = json.loads((est.parent / "benchmark.json").read_text())
-        if bench["function_id"] not in KERNELS:
-            continue
-        median = json.loads(est.read_text())["median"]["point_estimate"] / KEYS
-        rows[(bench["group_id"], bench["function_id"], int(bench["value_str"]))] = median
-    return rows
-
-
 def main():
-    rows = load(Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion"))
+    rows = load(Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion"), KERNELS)
     groups = sorted({g for g, _, _ in rows})
     sizes = sorted({n for _, _, n in rows})
     kernels = [k for k in KERNELS if any(r[1] == k for r in rows)]
     for group in groups:
         print(f"\n{group}: ns per key (median); (x avx2 time / this, x scalar time / this)")
-        print("| kernel | " + " | ".join(f"N={n}" for n in sizes) + " |")
-        print("| --- |" + " ---: |" * len(sizes))
+        table_head("kernel", sizes, " ---: |")
         for k in kernels:
             cells = []
             for n in sizes:
@@ -42,8 +30,7 @@ def main():
             print(f"| {k} | " + " | ".join(cells) + " |")
     for inp in ("key", "digest"):
         print(f"\nratios to the owner, {inp} input: top-3 / owner, weighted / owner")
-        print("| kernel | " + " | ".join(f"N={n}" for n in sizes) + " |")
-        print("| --- |" + " ---: |" * len(sizes))
+        table_head("kernel", sizes, " ---: |")
         for k in kernels:
             cells = []
             for n in sizes:

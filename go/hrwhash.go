@@ -230,6 +230,11 @@ func (p *Placement) answerLen(k int) (int, error) {
 // Rank returns the first k nodes of the ranking of key, owner first (all selectable nodes when
 // k exceeds their number). A negative k is ErrInvalidCount.
 func (p *Placement) Rank(key string, k int) ([]int, error) {
+	return p.answer(key, k, (*backend).rankInto)
+}
+
+// answer is the answer to key of the length answerLen(k) gives, as fill writes it.
+func (p *Placement) answer(key string, k int, fill func(*backend, string, []int) error) ([]int, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
@@ -238,7 +243,7 @@ func (p *Placement) Rank(key string, k int) ([]int, error) {
 		return nil, err
 	}
 	out := make([]int, n)
-	if err := p.b.rankInto(key, out); err != nil {
+	if err := fill(p.b, key, out); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -264,18 +269,7 @@ func (p *Placement) RankInto(key string, out []int) int {
 // is ErrInvalidCount. When fewer than k domains hold a node of weight above zero, some domain
 // holds two of the replicas; ReplicasStrict refuses instead.
 func (p *Placement) Replicas(key string, k int) ([]int, error) {
-	if err := p.usable(); err != nil {
-		return nil, err
-	}
-	n, err := p.answerLen(k)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, n)
-	if err := p.b.replicasInto(key, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return p.answer(key, k, (*backend).replicasInto)
 }
 
 // ReplicasStrict returns Replicas(key, k) in k distinct failure domains, or

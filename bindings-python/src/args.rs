@@ -68,6 +68,15 @@ pub(crate) fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".to_owned())
 }
 
+/// `obj` as a `T`, or an InvalidArgumentError whose text `message` makes of `obj`'s type name.
+pub(crate) fn cast_arg<'a, 'py, T: pyo3::type_object::PyTypeCheck>(
+    obj: &'a Bound<'py, PyAny>,
+    message: impl FnOnce(String) -> String,
+) -> PyResult<&'a Bound<'py, T>> {
+    obj.cast::<T>()
+        .map_err(|_| invalid_argument(obj.py(), message(type_name(obj)), None))
+}
+
 pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
     const SHOWN: usize = 80;
     let r = obj
@@ -218,6 +227,21 @@ impl PerNode<'_> {
             false => format!("{} {what}", self.len),
         }
     }
+
+    /// A LengthMismatchError unless one item `what` was read for each of `nodes` nodes.
+    pub fn check_len(&self, py: Python<'_>, what: &str, nodes: usize) -> PyResult<()> {
+        if self.len == nodes {
+            return Ok(());
+        }
+        Err(error(
+            py,
+            hrwhash::Error::LengthMismatch {
+                expected: nodes,
+                actual: self.len,
+            },
+            Some(format!("{} for {nodes} nodes", self.count(what))),
+        ))
+    }
 }
 
 pub(crate) fn per_node_items<'py>(
@@ -309,6 +333,41 @@ pub(crate) fn batch_keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Batch<'py>> {
         keys.push(key);
     }
     Ok(Batch { keys, text_error })
+}
+
+/// The node ids of `nodes`, each type-checked.
+pub(crate) fn node_ids<'py>(nodes: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let ids = items(nodes, "nodes")?;
+    for (i, id) in ids.iter().enumerate() {
+        check_id(id, At::item("the node id", i))?;
+    }
+    Ok(ids)
+}
+
+/// [`weights_arg`] of `weights` unless they are absent or None.
+pub(crate) fn optional_weights<'py>(
+    weights: Option<&Bound<'py, PyAny>>,
+    nodes: usize,
+) -> PyResult<(Option<Vec<WeightArg<'py>>>, Option<PerNode<'py>>)> {
+    match weights.filter(|w| !w.is_none()) {
+        None => Ok((None, None)),
+        Some(w) => {
+            let (checked, read) = weights_arg(w, nodes)?;
+            Ok((Some(checked), Some(read)))
+        }
+    }
+}
+
+/// A key and a count `k` in the order of API.md section 4: the key's type, k's type, the key's
+/// text. The count's value is left to be read last.
+pub(crate) fn key_and_count<'a>(
+    key: &'a Bound<'_, PyAny>,
+    k: &Bound<'_, PyAny>,
+) -> PyResult<(Cow<'a, [u8]>, Count)> {
+    check_key(key, At::one("the key"))?;
+    let k = count_arg(k, "k")?;
+    let key = key_bytes(key, At::one("the key"))?;
+    Ok((key, k))
 }
 
 /// The weights of `nodes` nodes, each type-checked, read as [`per_node_items`] reads them.

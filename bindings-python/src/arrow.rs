@@ -405,6 +405,36 @@ fn push_ucs4(item: &[u8], big_endian: bool, index: usize, out: &mut Vec<u8>) -> 
     Ok(())
 }
 
+/// Fills `rows` (`width` slots per row of `chunk`) by `fill` without the GIL, resets the slots of
+/// its null rows to 0 and records its nulls.
+fn arrow_chunk(
+    py: Python<'_>,
+    chunk: &ArrayRef,
+    rows: &mut [u32],
+    width: usize,
+    nulls: &mut NullBufferBuilder,
+    fill: impl FnOnce(&dyn Array, &mut [u32]) -> Result<(), String> + Send,
+) -> PyResult<()> {
+    let (result, chunk_nulls) = py.detach(|| {
+        let r = fill(chunk.as_ref(), &mut *rows);
+        let chunk_nulls = chunk.logical_nulls();
+        if let (Some(n), true) = (&chunk_nulls, width > 0) {
+            for (row, valid) in rows.chunks_exact_mut(width).zip(n.iter()) {
+                if !valid {
+                    row.fill(0);
+                }
+            }
+        }
+        (r, chunk_nulls)
+    });
+    result.map_err(|m| misuse(format!("keys: {m}")))?;
+    match chunk_nulls {
+        Some(n) => nulls.append_buffer(&n),
+        None => nulls.append_n_non_nulls(chunk.len()),
+    }
+    Ok(())
+}
+
 /// The owner index of every key (`None` for a null key), in input order. The hashing runs without
 /// the GIL, and the answers go straight into the array that is handed out.
 pub(crate) fn owner_indices(
@@ -421,23 +451,9 @@ pub(crate) fn owner_indices(
                 let start = out.len();
                 out.resize(start + chunk.len(), 0);
                 let slots = &mut out[start..];
-                let (result, chunk_nulls) = py.detach(|| {
-                    let r = arrow_owners(placement, chunk.as_ref(), slots);
-                    let chunk_nulls = chunk.logical_nulls();
-                    if let Some(n) = &chunk_nulls {
-                        for (slot, valid) in slots.iter_mut().zip(n.iter()) {
-                            if !valid {
-                                *slot = 0;
-                            }
-                        }
-                    }
-                    (r, chunk_nulls)
-                });
-                result.map_err(|m| misuse(format!("keys: {m}")))?;
-                match chunk_nulls {
-                    Some(n) => nulls.append_buffer(&n),
-                    None => nulls.append_n_non_nulls(chunk.len()),
-                }
+                arrow_chunk(py, &chunk, slots, 1, &mut nulls, |array, slots| {
+                    arrow_owners(placement, array, slots)
+                })?;
             }
         }
         Keys::NumpyFixed {
@@ -672,23 +688,9 @@ pub(crate) fn rank_rows(
                 let start = out.len();
                 out.resize(start + chunk.len() * k, 0);
                 let rows = &mut out[start..];
-                let (result, chunk_nulls) = py.detach(|| {
-                    let r = arrow_ranks(placement, chunk.as_ref(), k, rows);
-                    let chunk_nulls = chunk.logical_nulls();
-                    if let (Some(n), true) = (&chunk_nulls, k > 0) {
-                        for (row, valid) in rows.chunks_exact_mut(k).zip(n.iter()) {
-                            if !valid {
-                                row.fill(0);
-                            }
-                        }
-                    }
-                    (r, chunk_nulls)
-                });
-                result.map_err(|m| misuse(format!("keys: {m}")))?;
-                match chunk_nulls {
-                    Some(n) => nulls.append_buffer(&n),
-                    None => nulls.append_n_non_nulls(chunk.len()),
-                }
+                arrow_chunk(py, &chunk, rows, k, &mut nulls, |array, rows| {
+                    arrow_ranks(placement, array, k, rows)
+                })?;
             }
         }
         Keys::NumpyFixed {

@@ -28,8 +28,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
-    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items,
-    items_iter, key_bytes, no_options, per_node_items, repr, seed_arg, weight_arg, weights_arg, At,
+    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items_iter,
+    key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items, repr,
+    seed_arg, weight_arg, At,
 };
 use error::error;
 
@@ -248,18 +249,9 @@ impl Placement {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Placement> {
         // API.md 4: every argument's type, then its text, then the lengths, then SPEC.md 7.
-        let ids = items(nodes, "nodes")?;
-        for (i, id) in ids.iter().enumerate() {
-            check_id(id, At::item("the node id", i))?;
-        }
+        let ids = node_ids(nodes)?;
         // Read no further than one weight or domain past the nodes: more is a length mismatch.
-        let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
-            None => (None, None),
-            Some(w) => {
-                let (checked, read) = weights_arg(w, ids.len())?;
-                (Some(checked), Some(read))
-            }
-        };
+        let (weights, weights_read) = optional_weights(weights, ids.len())?;
         let (domains, domains_read) = match domains.filter(|d| !d.is_none()) {
             None => (None, None),
             Some(d) => {
@@ -286,15 +278,8 @@ impl Placement {
         }
 
         for (given, what) in [(&weights_read, "weights"), (&domains_read, "domains")] {
-            if let Some(given) = given.as_ref().filter(|g| g.len != ids.len()) {
-                return Err(error(
-                    py,
-                    Error::LengthMismatch {
-                        expected: ids.len(),
-                        actual: given.len,
-                    },
-                    Some(format!("{} for {} nodes", given.count(what), ids.len())),
-                ));
+            if let Some(given) = given {
+                given.check_len(py, what, ids.len())?;
             }
         }
 
@@ -370,9 +355,7 @@ impl Placement {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_key(key, At::one("the key"))?;
-        let k = count_arg(k, "k")?;
-        let key = key_bytes(key, At::one("the key"))?;
+        let (key, k) = key_and_count(key, k)?;
         let k = k.get()?.min(self.inner.selectable_len());
         let mut out = vec![0usize; k];
         let n = self.inner.replicas_into(&key, &mut out);
@@ -387,9 +370,7 @@ impl Placement {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_key(key, At::one("the key"))?;
-        let k = count_arg(k, "k")?;
-        let key = key_bytes(key, At::one("the key"))?;
+        let (key, k) = key_and_count(key, k)?;
         let indices: Vec<usize> = self
             .inner
             .replicas_strict(&key, k.get()?)

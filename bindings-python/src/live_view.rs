@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
 use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
-use crate::view::{Transition, View};
+use crate::view::{view_arg, Transition, View};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
@@ -179,13 +179,7 @@ impl LiveView {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<LiveView> {
         no_options(options)?;
-        let view = view.cast::<View>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!("the view is {}, not a View", type_name(view)),
-                None,
-            )
-        })?;
+        let view = view_arg(view, "the view")?;
         let core = view.get().core().clone();
         let inner = match move_deadline {
             None => hrwhash::LiveView::new(core),
@@ -211,13 +205,7 @@ impl LiveView {
     /// (SeedMismatchError), a lower epoch (StaleViewError), the current epoch with another
     /// fingerprint (ViewConflictError).
     fn update(&self, py: Python<'_>, view: &Bound<'_, PyAny>) -> PyResult<&'static str> {
-        let view = view.cast::<View>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!("the view is {}, not a View", type_name(view)),
-                None,
-            )
-        })?;
+        let view = view_arg(view, "the view")?;
         self.not_from_callback(py, "update()")?;
         self.shared.remember(py, view, &self.inner);
         let core = view.get().core().clone();

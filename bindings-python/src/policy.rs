@@ -6,7 +6,7 @@ use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 
 use hrwhash::policy;
 
-use crate::args::{check_key, key_bytes, try_push, type_name, At};
+use crate::args::{cast_arg, check_key, key_bytes, try_push, type_name, At};
 use crate::error::{error, invalid_argument, invalid_count_at};
 use crate::Placement;
 
@@ -153,15 +153,8 @@ impl BoundedLoad {
     #[new]
     #[pyo3(signature = (placement, c))]
     fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, c: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let placement = placement.cast::<Placement>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!(
-                    "placement must be a Placement, not {}",
-                    type_name(placement)
-                ),
-                None,
-            )
+        let placement = cast_arg::<Placement>(placement, |t| {
+            format!("placement must be a Placement, not {t}")
         })?;
         let factor = factor(py, c)?;
         Ok(BoundedLoad {

@@ -4,8 +4,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use crate::args::{check_id, check_key, count_arg, key_bytes, type_name, At};
-use crate::error::{error, invalid_argument};
+use crate::args::{cast_arg, check_id, count_arg, key_and_count, key_bytes, At};
+use crate::error::error;
 use crate::Placement;
 
 /// A str for bytes that are UTF-8, bytes otherwise.
@@ -32,12 +32,8 @@ impl Domains {
         placement: &Bound<'_, PyAny>,
         level: &Bound<'_, PyAny>,
     ) -> PyResult<Domains> {
-        let placement = placement.cast::<Placement>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!("the placement is {}, not a Placement", type_name(placement)),
-                None,
-            )
+        let placement = cast_arg::<Placement>(placement, |t| {
+            format!("the placement is {t}, not a Placement")
         })?;
         let level = count_arg(level, "level")?.get()?;
         let inner = hrwhash::policy::Domains::new(&placement.get().inner, level)
@@ -86,9 +82,7 @@ impl Domains {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_key(key, At::one("the key"))?;
-        let k = count_arg(k, "k")?;
-        let key = key_bytes(key, At::one("the key"))?;
+        let (key, k) = key_and_count(key, k)?;
         let indices = self
             .inner
             .replica_indices(&key, k.get()?)

@@ -11,8 +11,8 @@ use hrwhash::{Error, Node};
 use hrwhash_compat::Profile;
 
 use crate::args::{
-    check_id, check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, repr,
-    type_name, weights_arg, At,
+    check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, node_ids,
+    optional_weights, repr, type_name, At,
 };
 use crate::error::{error, invalid_argument};
 
@@ -97,17 +97,8 @@ impl ProfilePlacement {
                 None,
             )
         })?;
-        let ids = items(nodes, "nodes")?;
-        for (i, id) in ids.iter().enumerate() {
-            check_id(id, At::item("the node id", i))?;
-        }
-        let (weights, weights_read) = match weights.filter(|w| !w.is_none()) {
-            None => (None, None),
-            Some(w) => {
-                let (checked, read) = weights_arg(w, ids.len())?;
-                (Some(checked), Some(read))
-            }
-        };
+        let ids = node_ids(nodes)?;
+        let (weights, weights_read) = optional_weights(weights, ids.len())?;
         no_options(options)?;
         let name = key_bytes(name.as_any(), At::one("profile"))?;
         let name = String::from_utf8_lossy(&name);
@@ -120,15 +111,8 @@ impl ProfilePlacement {
                 _ => id_bytes(id, at)?.to_vec(),
             });
         }
-        if let Some(w) = weights_read.filter(|w| w.len != ids.len()) {
-            return Err(error(
-                py,
-                Error::LengthMismatch {
-                    expected: ids.len(),
-                    actual: w.len,
-                },
-                Some(format!("{} for {} nodes", w.count("weights"), ids.len())),
-            ));
+        if let Some(w) = &weights_read {
+            w.check_len(py, "weights", ids.len())?;
         }
         let mut nodes = Vec::with_capacity(ids.len());
         for (i, bytes) in id_bytes_list.into_iter().enumerate() {

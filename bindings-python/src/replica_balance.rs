@@ -6,8 +6,8 @@ use pyo3::types::PyList;
 
 use hrwhash::policy;
 
-use crate::args::{check_key, key_bytes, type_name, At};
-use crate::error::{error, invalid_argument};
+use crate::args::{cast_arg, check_key, key_bytes, At};
+use crate::error::error;
 use crate::Placement;
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights.
@@ -22,15 +22,8 @@ impl ReplicaBalance {
     #[new]
     #[pyo3(signature = (placement, k))]
     fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let placement = placement.cast::<Placement>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!(
-                    "placement must be a Placement, not {}",
-                    type_name(placement)
-                ),
-                None,
-            )
+        let placement = cast_arg::<Placement>(placement, |t| {
+            format!("placement must be a Placement, not {t}")
         })?;
         let k = crate::args::count_arg(k, "k")?.get()?;
         let fleet = placement.get().inner.clone();

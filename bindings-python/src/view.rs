@@ -12,7 +12,7 @@ use pyo3::types::{
 
 use hrwhash::{Error, Lookup};
 
-use crate::args::{self, check_key, items_iter, key_bytes, seed_arg, type_name, At};
+use crate::args::{self, cast_arg, items_iter, key_bytes, seed_arg, type_name, At};
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::profile::ProfilePlacement;
 use crate::{stream_chunks, Placement, CHUNK_KEYS};
@@ -112,12 +112,8 @@ impl View {
         placement: &Bound<'_, PyAny>,
         epoch: &Bound<'_, PyAny>,
     ) -> PyResult<View> {
-        let placement = placement.cast::<Placement>().map_err(|_| {
-            invalid_argument(
-                py,
-                format!("the placement is {}, not a Placement", type_name(placement)),
-                None,
-            )
+        let placement = cast_arg::<Placement>(placement, |t| {
+            format!("the placement is {t}, not a Placement")
         })?;
         let epoch = epoch_arg(py, epoch)?;
         let inner = hrwhash::View::new(placement.get().inner.clone(), epoch)
@@ -257,14 +253,11 @@ impl View {
 }
 
 /// A view argument.
-fn view_arg<'a, 'py>(obj: &'a Bound<'py, PyAny>, what: &str) -> PyResult<&'a Bound<'py, View>> {
-    obj.cast::<View>().map_err(|_| {
-        invalid_argument(
-            obj.py(),
-            format!("{what} is {}, not a View", type_name(obj)),
-            None,
-        )
-    })
+pub(crate) fn view_arg<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<&'a Bound<'py, View>> {
+    cast_arg(obj, |t| format!("{what} is {t}, not a View"))
 }
 
 /// A view or a placement argument: the Python placement (for its ids) and the core one.
@@ -573,9 +566,7 @@ impl Transition {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<RouteSet> {
-        check_key(key, At::one("the key"))?;
-        let k = args::count_arg(k, "k")?;
-        let key = key_bytes(key, At::one("the key"))?;
+        let (key, k) = args::key_and_count(key, k)?;
         let r = self
             .hrw(py, "replica routes in a transition")?
             .route_top(&key, k.get()?);

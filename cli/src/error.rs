@@ -41,6 +41,22 @@ impl CliError {
         }
     }
 
+    /// The error with `place` (a file, a document) before the message of a contract error.
+    pub fn at(self, place: &str) -> CliError {
+        match self {
+            CliError::Invalid {
+                variant,
+                usage,
+                message,
+            } => CliError::Invalid {
+                variant,
+                usage,
+                message: format!("{place}: {message}"),
+            },
+            other => other,
+        }
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
             CliError::Usage(_) | CliError::Invalid { usage: true, .. } => 2,

@@ -290,17 +290,10 @@ impl Membership {
                         .unwrap_or_else(|| format!("node {i}"))
                 },
             );
-            match err {
-                CliError::Invalid {
-                    variant,
-                    usage,
-                    message,
-                } if e == hrwhash::Error::AllWeightsZero => CliError::Invalid {
-                    variant,
-                    usage,
-                    message: format!("{name}: {message}"),
-                },
-                other => other,
+            if e == hrwhash::Error::AllWeightsZero {
+                err.at(&name)
+            } else {
+                err
             }
         })
     }

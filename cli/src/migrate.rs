@@ -8,13 +8,13 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 
-use hrwhash::transition::{Diff, RouteSet};
+use hrwhash::transition::{Diff, NodeChange, RouteSet};
 use hrwhash::{Placement, Transition};
 use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
 use crate::input::{KeyEvent, Keys};
-use crate::output::{escaped, json_doc, put_text, text_item};
+use crate::output::{escaped, flow_json, json_doc, node_keys_json, put_text, text_item};
 use crate::plot;
 
 /// What `diff` and `plan` were asked for beyond the memberships and the keys.
@@ -61,6 +61,15 @@ fn ordered(members: &[(String, Value)]) -> String {
         .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
         .collect();
     format!("{{{}}}", parts.join(","))
+}
+
+/// A node of a diff as JSON: its id and its keys before and after.
+fn node_json(t: &Transition, n: &NodeChange) -> Map<String, Value> {
+    node_keys_json(
+        row_id(t, n.old_index, n.new_index),
+        n.old_index.map(|_| n.before),
+        n.new_index.map(|_| n.after),
+    )
 }
 
 fn show(c: Option<u64>) -> String {
@@ -157,19 +166,9 @@ fn diff_owners(
             "moved_percent": percent(d.moved(), d.keys()),
             "optimum_percent": optimum,
             "flows": d.flows().iter().map(|&(f, t, count)| {
-                let mut m = Map::new();
-                put_text(&mut m, "from", id(from, f));
-                put_text(&mut m, "to", id(to, t));
-                m.insert("count".into(), json!(count));
-                m
+                flow_json(id(from, f), id(to, t), count)
             }).collect::<Vec<_>>(),
-            "nodes": d.nodes().iter().map(|n| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
-                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
-                m
-            }).collect::<Vec<_>>(),
+            "nodes": d.nodes().iter().map(|n| node_json(t, n)).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
         return Ok(());
@@ -189,13 +188,42 @@ fn diff_owners(
         percent(d.moved(), d.keys()),
         optimum
     )?;
+    let flows: Vec<_> = d
+        .flows()
+        .into_iter()
+        .map(|(f, t, count)| (id(from, f), id(to, t), count))
+        .collect();
+    let nodes: Vec<_> = d
+        .nodes()
+        .iter()
+        .map(|n| {
+            (
+                row_id(t, n.old_index, n.new_index),
+                (n.old_index.is_some(), n.before),
+                (n.new_index.is_some(), n.after),
+            )
+        })
+        .collect();
+    owner_tables(&flows, &nodes, out)
+}
+
+/// A node of a diff of owners: its id, then its keys before and after, each with whether it is a
+/// member then.
+pub type NodeRow<'a> = (&'a [u8], (bool, u64), (bool, u64));
+
+/// The flows (from, to, keys) and the nodes of a diff of owners, as text tables.
+pub fn owner_tables(
+    flows: &[(&[u8], &[u8], u64)],
+    nodes: &[NodeRow<'_>],
+    out: &mut dyn Write,
+) -> Result<(), CliError> {
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for (f_from, f_to, f_count) in d.flows() {
+    for &(f_from, f_to, f_count) in flows {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(id(from, f_from)),
-            escaped(id(to, f_to)),
+            escaped(f_from),
+            escaped(f_to),
             f_count
         )?;
     }
@@ -204,14 +232,15 @@ fn diff_owners(
         "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
         "node", "before", "after", "change"
     )?;
-    for n in d.nodes() {
+    for &(node, before, after) in nodes {
+        let keys = |(member, keys): (bool, u64)| show(member.then_some(keys));
         writeln!(
             out,
             "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(t, n.old_index, n.new_index)),
-            show(n.old_index.map(|_| n.before)),
-            show(n.new_index.map(|_| n.after)),
-            n.after as i128 - n.before as i128
+            escaped(node),
+            keys(before),
+            keys(after),
+            after.1 as i128 - before.1 as i128
         )?;
     }
     Ok(())
@@ -236,10 +265,7 @@ fn diff_replicas(
             "copies_added": d.copies_added(),
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
-                m.insert("before".into(), json!(n.old_index.map(|_| n.before)));
-                m.insert("after".into(), json!(n.new_index.map(|_| n.after)));
+                let mut m = node_json(t, n);
                 m.insert("added".into(), json!(n.added));
                 m.insert("dropped".into(), json!(n.dropped));
                 m
@@ -295,17 +321,8 @@ pub fn plan(
     if opts.summary {
         return plan_summary(&t, count(&t, keys, opts)?, opts.json, out);
     }
-    let bar = keys.progress("plan", opts.quiet);
-    let mut listed = 0u64;
-    // Written as found; flushed whenever reading on may wait, so a reader of a pipe sees each
-    // move while the input is still open.
-    let mut start_item = |out: &mut dyn Write| -> std::io::Result<()> {
-        let sep = if listed == 0 { "\n" } else { ",\n" };
-        listed += 1;
-        write!(out, "{sep}    ")
-    };
     // The first line waits for the first key, so that input without keys prints nothing.
-    let mut header = Some(if opts.json {
+    let header = if opts.json {
         let k = if opts.k == 1 {
             String::new()
         } else {
@@ -326,51 +343,34 @@ pub fn plan(
             hrwhash::ALGORITHM,
             opts.k
         )
-    });
-    let begin = |header: &mut Option<String>, out: &mut dyn Write| -> std::io::Result<()> {
-        match header.take() {
-            Some(h) => out.write_all(h.as_bytes()),
-            None => Ok(()),
-        }
     };
     if opts.k == 1 {
         let mut d = t.diff();
-        let result = keys.for_each(&bar, |e| {
-            let key = match e {
-                KeyEvent::Key(key) => key,
-                KeyEvent::Waiting => return Ok(out.flush()?),
-            };
-            begin(&mut header, out)?;
+        let listed = plan_moves(keys, opts, header, out, |key| {
             let r = d.route(key);
             if !r.moved {
-                return Ok(());
+                return None;
             }
-            if opts.json {
-                let m = [
+            Some(if opts.json {
+                Move::Json(vec![
                     text_pair("key", key),
                     text_pair("from", id(from, r.old_index)),
                     text_pair("to", id(to, r.new_index)),
-                ];
-                start_item(out)?;
-                write!(out, "{}", ordered(&m))?;
+                ])
             } else {
-                writeln!(
-                    out,
+                Move::Line(format!(
                     "{}\t{}\t{}",
                     escaped(key),
                     escaped(id(from, r.old_index)),
                     escaped(id(to, r.new_index))
-                )?;
-            }
-            Ok(())
-        });
-        ended(result, &header, listed, opts.json, out)?;
-        begin(&mut header, out)?;
+                ))
+            })
+        })?;
         if opts.json {
-            let close = if listed == 0 { "]" } else { "\n  ]" };
             writeln!(
                 out,
-                "{close},\n  \"keys\": {},\n  \"moved_keys\": {}\n}}",
+                "{},\n  \"keys\": {},\n  \"moved_keys\": {}\n}}",
+                close(listed),
                 d.keys(),
                 d.moved()
             )?;
@@ -395,20 +395,15 @@ pub fn plan(
             .join(",")
     };
     let mut d = t.diff_top(opts.k);
-    let result = keys.for_each(&bar, |e| {
-        let key = match e {
-            KeyEvent::Key(key) => key,
-            KeyEvent::Waiting => return Ok(out.flush()?),
-        };
-        begin(&mut header, out)?;
+    let listed = plan_moves(keys, opts, header, out, |key| {
         let s: &RouteSet = d.route_top(key);
         if !s.changed() {
-            return Ok(());
+            return None;
         }
         // The old first replica holds the key until the switch: the copy source.
         let source = id(from, s.before[0]);
-        if opts.json {
-            let m = [
+        Some(if opts.json {
+            Move::Json(vec![
                 text_pair("key", key),
                 text_pair("from", source),
                 (
@@ -422,28 +417,22 @@ pub fn plan(
                         .map(|&i| text_item("id", id(from, i)))
                         .collect(),
                 ),
-            ];
-            start_item(out)?;
-            write!(out, "{}", ordered(&m))?;
+            ])
         } else {
-            writeln!(
-                out,
+            Move::Line(format!(
                 "{}\t{}\t{}\t{}",
                 escaped(key),
                 escaped(source),
                 ids(to, &s.add),
                 ids(from, &s.drop)
-            )?;
-        }
-        Ok(())
-    });
-    ended(result, &header, listed, opts.json, out)?;
-    begin(&mut header, out)?;
+            ))
+        })
+    })?;
     if opts.json {
-        let close = if listed == 0 { "]" } else { "\n  ]" };
         writeln!(
             out,
-            "{close},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
+            "{},\n  \"keys\": {},\n  \"changed_keys\": {},\n  \"copies_added\": {},\n  \"copies_dropped\": {}\n}}",
+            close(listed),
             d.keys(),
             d.moved(),
             d.copies_added(),
@@ -463,6 +452,63 @@ pub fn plan(
     Ok(())
 }
 
+/// One key of a plan that moves: its JSON members or its tab-separated line.
+enum Move {
+    Json(Vec<(String, Value)>),
+    Line(String),
+}
+
+/// The end of the JSON list of `listed` moves.
+fn close(listed: u64) -> &'static str {
+    if listed == 0 {
+        "]"
+    } else {
+        "\n  ]"
+    }
+}
+
+/// Writes the move `each` finds for every key (None: the key stays) after `header`, which waits
+/// for the first key; returns how many moves it listed, with the header written either way.
+fn plan_moves(
+    keys: Keys,
+    opts: &Options,
+    header: String,
+    out: &mut dyn Write,
+    mut each: impl FnMut(&[u8]) -> Option<Move>,
+) -> Result<u64, CliError> {
+    let bar = keys.progress("plan", opts.quiet);
+    let mut header = Some(header);
+    let mut listed = 0u64;
+    let begin = |header: &mut Option<String>, out: &mut dyn Write| -> std::io::Result<()> {
+        match header.take() {
+            Some(h) => out.write_all(h.as_bytes()),
+            None => Ok(()),
+        }
+    };
+    // Written as found; flushed whenever reading on may wait, so a reader of a pipe sees each
+    // move while the input is still open.
+    let result = keys.for_each(&bar, |e| {
+        let key = match e {
+            KeyEvent::Key(key) => key,
+            KeyEvent::Waiting => return Ok(out.flush()?),
+        };
+        begin(&mut header, out)?;
+        match each(key) {
+            None => {}
+            Some(Move::Json(m)) => {
+                let sep = if listed == 0 { "\n" } else { ",\n" };
+                listed += 1;
+                write!(out, "{sep}    {}", ordered(&m))?;
+            }
+            Some(Move::Line(line)) => writeln!(out, "{line}")?,
+        }
+        Ok(())
+    });
+    ended(result, &header, listed, opts.json, out)?;
+    begin(&mut header, out)?;
+    Ok(listed)
+}
+
 /// Ends a plan whose keys could not all be read: a JSON document already begun (`header` taken)
 /// is closed with the error as its last member, so stdout holds either nothing or one complete
 /// document; the error is then returned.
@@ -479,10 +525,10 @@ fn ended(
         Err(e) => e,
     };
     if as_json && header.is_none() {
-        let close = if listed == 0 { "]" } else { "\n  ]" };
         writeln!(
             out,
-            "{close},\n  \"error\": {}\n}}",
+            "{},\n  \"error\": {}\n}}",
+            close(listed),
             Value::from(e.to_string())
         )?;
     }
@@ -506,11 +552,7 @@ fn plan_summary(
                     "keys": d.keys(),
                     "moved_keys": d.moved(),
                     "flows": d.flows().iter().map(|&(f, t, count)| {
-                        let mut m = Map::new();
-                        put_text(&mut m, "from", id(from, f));
-                        put_text(&mut m, "to", id(to, t));
-                        m.insert("count".into(), json!(count));
-                        m
+                        flow_json(id(from, f), id(to, t), count)
                     }).collect::<Vec<_>>(),
                 });
                 return Ok(json_doc(&doc, out)?);

@@ -47,6 +47,24 @@ pub fn put_text(object: &mut Map<String, Value>, name: &str, bytes: &[u8]) {
     };
 }
 
+/// One flow of a diff: `count` keys move from node `from` to node `to`.
+pub fn flow_json(from: &[u8], to: &[u8], count: u64) -> Map<String, Value> {
+    let mut m = Map::new();
+    put_text(&mut m, "from", from);
+    put_text(&mut m, "to", to);
+    m.insert("count".into(), Value::from(count));
+    m
+}
+
+/// One node of a diff: the keys it owns before and after (null where it is not a member).
+pub fn node_keys_json(id: &[u8], before: Option<u64>, after: Option<u64>) -> Map<String, Value> {
+    let mut m = Map::new();
+    put_text(&mut m, "id", id);
+    m.insert("before".into(), Value::from(before));
+    m.insert("after".into(), Value::from(after));
+    m
+}
+
 /// A key, id or domain as an element of a JSON list: a string when it is UTF-8, else
 /// `{"<name>_hex": ...}`.
 pub fn text_item(name: &str, bytes: &[u8]) -> Value {

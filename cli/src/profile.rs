@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
 use crate::input::{arg_bytes, for_each_stdin_key, KeyEvent, Keys, Membership};
-use crate::output::{escaped, json_doc, put_text, text_item};
+use crate::output::{escaped, flow_json, json_doc, node_keys_json, put_text, text_item};
 
 /// A profile named on the command line.
 pub fn parse_profile(name: &str, flag: &str) -> Result<Profile, CliError> {
@@ -203,18 +203,14 @@ pub fn diff(
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved()),
             "flows": flows.iter().map(|&(f_from, f_to, f_count)| {
-                let mut m = Map::new();
-                put_text(&mut m, "from", old.node_id(f_from));
-                put_text(&mut m, "to", new.node_id(f_to));
-                m.insert("count".into(), json!(f_count));
-                m
+                flow_json(old.node_id(f_from), new.node_id(f_to), f_count)
             }).collect::<Vec<_>>(),
             "nodes": rows.iter().map(|r| {
-                let mut m = Map::new();
-                put_text(&mut m, "id", row_id(r));
-                m.insert("before".into(), json!(r.old_index.map(|_| r.before)));
-                m.insert("after".into(), json!(r.new_index.map(|_| r.after)));
-                m
+                node_keys_json(
+                    row_id(r),
+                    r.old_index.map(|_| r.before),
+                    r.new_index.map(|_| r.after),
+                )
             }).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
@@ -233,33 +229,21 @@ pub fn diff(
         d.moved(),
         percent(d.moved())
     )?;
-    writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for &(f_from, f_to, f_count) in &flows {
-        writeln!(
-            out,
-            "  {:<16} {:<16} {:>10}",
-            escaped(old.node_id(f_from)),
-            escaped(new.node_id(f_to)),
-            f_count
-        )?;
-    }
-    writeln!(
-        out,
-        "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
-        "node", "before", "after", "change"
-    )?;
-    for r in &rows {
-        let show = |present: bool, c: u64| if present { c.to_string() } else { "-".into() };
-        writeln!(
-            out,
-            "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(r)),
-            show(r.old_index.is_some(), r.before),
-            show(r.new_index.is_some(), r.after),
-            r.after as i128 - r.before as i128
-        )?;
-    }
-    Ok(())
+    let flows: Vec<_> = flows
+        .iter()
+        .map(|&(f_from, f_to, f_count)| (old.node_id(f_from), new.node_id(f_to), f_count))
+        .collect();
+    let nodes: Vec<_> = rows
+        .iter()
+        .map(|r| {
+            (
+                row_id(r),
+                (r.old_index.is_some(), r.before),
+                (r.new_index.is_some(), r.after),
+            )
+        })
+        .collect();
+    crate::migrate::owner_tables(&flows, &nodes, out)
 }
 
 /// The keys of `place`: the arguments as bytes (stdin when there are none).

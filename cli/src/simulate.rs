@@ -339,6 +339,17 @@ fn to_json(opts: &Options, r: &Report, intended: &[f64]) -> Value {
     })
 }
 
+/// The heading of a membership change's section, and its table's column heads (`last`: what
+/// the last column counts).
+fn change_heading(out: &mut dyn Write, heading: &str, last: &str) -> std::io::Result<()> {
+    writeln!(out, "\n{heading}")?;
+    writeln!(
+        out,
+        "  {:<10} {:>10} {:>9} {:>9} {:>22}",
+        "placement", "moved", "moved", "optimum", last
+    )
+}
+
 fn write_chi(out: &mut dyn Write, c: &ChiSquare) -> std::io::Result<()> {
     match c.p_value {
         Some(p) => writeln!(
@@ -394,15 +405,10 @@ fn write_text(
     write_chi(out, &chi_square(&r.balance, &vec![1.0 / n as f64; n]))?;
 
     let after = n + opts.add;
-    writeln!(
+    change_heading(
         out,
-        "\n2. Adding {} node(s): {n} -> {after} nodes",
-        opts.add
-    )?;
-    writeln!(
-        out,
-        "  {:<10} {:>10} {:>9} {:>9} {:>22}",
-        "placement", "moved", "moved", "optimum", "moved to an old node"
+        &format!("2. Adding {} node(s): {n} -> {after} nodes", opts.add),
+        "moved to an old node",
     )?;
     let optimum = 100.0 * opts.add as f64 / after as f64;
     for (name, m) in [("hrw", &r.add[0]), ("hash % N", &r.add[1])] {
@@ -418,15 +424,10 @@ fn write_text(
     }
 
     let after = n - opts.remove;
-    writeln!(
+    change_heading(
         out,
-        "\n3. Removing {} node(s): {n} -> {after} nodes",
-        opts.remove
-    )?;
-    writeln!(
-        out,
-        "  {:<10} {:>10} {:>9} {:>9} {:>22}",
-        "placement", "moved", "moved", "optimum", "moved without need"
+        &format!("3. Removing {} node(s): {n} -> {after} nodes", opts.remove),
+        "moved without need",
     )?;
     let optimum = 100.0 * opts.remove as f64 / n as f64;
     for (name, m) in [("hrw", &r.remove[0]), ("hash % N", &r.remove[1])] {

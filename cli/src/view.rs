@@ -57,18 +57,7 @@ pub fn in_file(shown: &str, e: &hrwhash::Error) -> CliError {
             ),
         );
     }
-    match from_core(e, false, &|i| format!("of {}", at(i)), &at) {
-        CliError::Invalid {
-            variant,
-            usage,
-            message,
-        } => CliError::Invalid {
-            variant,
-            usage,
-            message: format!("{shown}: {message}"),
-        },
-        other => other,
-    }
+    from_core(e, false, &|i| format!("of {}", at(i)), &at).at(shown)
 }
 
 /// The placement of a membership file: a view, or a node file.

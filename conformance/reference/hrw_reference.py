@@ -302,12 +302,18 @@ def rank(ms: Membership, key: bytes, k: int) -> List[int]:
 
 
 def replicas_from_ranking(ms: Membership, order: Sequence[int], k: int) -> List[int]:
+    return spread(order, k, ms.domains)
+
+
+def spread(order: Sequence[int], k: int, domains: Sequence[Optional[bytes]]) -> List[int]:
+    """The first k of `order` in distinct domains (a node without one is its own domain) while
+    there are enough, then the others in order."""
     taken: List[int] = []
     domains_taken = set()
     for i in order:
         if len(taken) == k:
             break
-        domain = ms.domains[i]
+        domain = domains[i]
         if domain is None:
             taken.append(i)
         elif domain not in domains_taken:

@@ -24,6 +24,8 @@ from typing import List, Sequence, Tuple
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hrw_reference as hrw  # noqa: E402
+# The slot of a key and the cases' nodes and seed are read as in slot-table-v1.
+from policy_slot_table import parse_nodes, seed_of, slot_of  # noqa: E402,F401
 
 POLICY = "slot-table-v2"
 SLOT_KEY_PREFIX = b"slot-table-v2:"
@@ -34,10 +36,6 @@ class SlotError(Exception):
     def __init__(self, name: str):
         super().__init__(name)
         self.name = name
-
-
-def slot_of(seed: bytes, key: bytes, slots: int) -> int:
-    return hrw.key_digest(seed, key) * slots >> 64
 
 
 def slot_digest(seed: bytes, s: int) -> int:
@@ -107,14 +105,6 @@ def apply(seed: bytes, nodes: List[hrw.Node], table: List[int], change: dict):
     level(hrw.build_membership(seed, drained), sds, table, j)
     assert j not in table
     return rest, [o - 1 if o > j else o for o in table]
-
-
-def parse_nodes(items) -> List[hrw.Node]:
-    return [hrw.Node(n["id"].encode(), float(n.get("weight", 1.0))) for n in items]
-
-
-def seed_of(case: dict, vectors: dict) -> bytes:
-    return bytes.fromhex(case.get("seed", vectors["default_seed"]))
 
 
 def check_case(case: dict, vectors: dict) -> List[str]:

@@ -93,34 +93,15 @@ class History(NamedTuple):
 # --------------------------------------------------------------------------------------------
 
 def members(obj: vr.Object, known: Sequence[str], prefix: str, index: Optional[int]) -> dict:
-    found = {}
-    for name, value in obj.pairs:
-        if name not in known:
-            raise invalid(prefix + name, index, "unknown")
-        if name in found:
-            raise invalid(prefix + name, index, "duplicate")
-        found[name] = value
-    return found
+    return vr.members(obj, known, index, prefix, invalid)
 
 
 def string(value, field: str, index: Optional[int]) -> str:
-    if not isinstance(value, str):
-        raise invalid(field, index, "wrong_type")
-    return value
+    return vr.string(value, field, index, invalid)
 
 
 def text_or_hex(m: dict, name: str, prefix: str, index: int) -> Optional[bytes]:
-    hex_name = name + "_hex"
-    if name in m and hex_name in m:
-        raise invalid(prefix + hex_name, index, "conflict")
-    if name in m:
-        return string(m[name], prefix + name, index).encode("utf-8")
-    if hex_name in m:
-        raw = vr.unhex(string(m[hex_name], prefix + hex_name, index))
-        if raw is None:
-            raise invalid(prefix + hex_name, index, "invalid")
-        return raw
-    return None
+    return vr.text_or_hex(m, name, index, prefix, invalid)
 
 
 def node_members(m: dict, prefix: str, index: int) -> NodeSpec:
@@ -203,28 +184,7 @@ def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec
             raise invalid(name, None, "unsupported")
     policy = string(m["policy"], "policy", None)
     mode = Mode(policy, overload_of(m, policy))
-    if "epoch" not in m:
-        raise invalid("epoch", None, "missing")
-    e = string(m["epoch"], "epoch", None)
-    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
-        raise invalid("epoch", None, "invalid")
-    if int(e) >= 2**64:
-        raise invalid("epoch", None, "out_of_range")
-    if "seed" not in m:
-        raise invalid("seed", None, "missing")
-    kind = string(m["seed"], "seed", None)
-    if kind == "default":
-        if "seed_fingerprint" in m:
-            raise invalid("seed_fingerprint", None, "conflict")
-        fingerprint = None
-    elif kind == "secret":
-        if "seed_fingerprint" not in m:
-            raise invalid("seed_fingerprint", None, "missing")
-        fingerprint = vr.unhex(string(m["seed_fingerprint"], "seed_fingerprint", None))
-        if fingerprint is None or len(fingerprint) != 8:
-            raise invalid("seed_fingerprint", None, "invalid")
-    else:
-        raise invalid("seed", None, "invalid")
+    epoch, fingerprint = vr.epoch_and_seed(m, invalid)
     if "slots" not in m:
         raise invalid("slots", None, "missing")
     if not isinstance(m["slots"], vr.Number):
@@ -243,7 +203,7 @@ def load_document(data: bytes) -> Tuple[int, Optional[bytes], int, List[NodeSpec
             raise invalid("initial", i, "wrong_type")
         initial.append(node_members(members(element, NODE, "initial.", i), "initial.", i))
     changes = [parse_change(c, i) for i, c in enumerate(lists["changes"])]
-    return int(e), fingerprint, slots, initial, changes, mode
+    return epoch, fingerprint, slots, initial, changes, mode
 
 
 def check_membership(nodes: List[NodeSpec]) -> None:
@@ -512,13 +472,7 @@ def check_invalid(case: dict) -> List[str]:
         return ["accepted"]
     except vr.ViewError as raised:            # Error, or InvalidJson from the shared JSON rules
         e = raised
-    got = {"error": e.name}
-    if e.name == "InvalidView":
-        got.update(field=e.field, index=e.index, reason=e.reason)
-    if e.name in ("EmptyNodeId", "DuplicateNodeId"):
-        got["index"] = e.index
-    if e.name == "DuplicateNodeId":
-        got["first_index"] = e.first_index
+    got = vr.error_members(e)
     if e.name == "InvalidSlotCount":
         got["value"] = str(getattr(e, "value", None))
     want = {k: v for k, v in case.items() if k not in ("name", "document", "document_hex", "seed")}

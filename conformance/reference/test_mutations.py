@@ -15,7 +15,7 @@ import os
 import sys
 import unittest
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence
 from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -171,24 +171,7 @@ def replicas_with(domain_of: Callable[[Optional[bytes], int], Optional[bytes]]):
     """replicas_from_ranking where a node's domain, for the first pass, is domain_of(domain, i)."""
 
     def replicas_from_ranking(ms, order, k):
-        taken: List[int] = []
-        domains_taken = set()
-        for i in order:
-            if len(taken) == k:
-                break
-            domain = domain_of(ms.domains[i], i)
-            if domain is None:
-                taken.append(i)
-            elif domain not in domains_taken:
-                domains_taken.add(domain)
-                taken.append(i)
-        chosen = set(taken)
-        for i in order:
-            if len(taken) == k:
-                break
-            if i not in chosen:
-                taken.append(i)
-        return taken
+        return ref.spread(order, k, [domain_of(d, i) for i, d in enumerate(ms.domains)])
 
     return replicas_from_ranking
 

@@ -118,18 +118,22 @@ TOP = ["format", "algorithm", "epoch", "seed", "seed_fingerprint", "nodes"]
 NODE = ["id", "id_hex", "weight", "domain", "domain_hex"]
 
 
-def members(obj: Object, known: Sequence[str], index: Optional[int]) -> dict:
+# `prefix` names the member's place in a larger document, and `invalid` makes the error of the
+# document being read (slot_history_reference reads its members with these).
+
+def members(obj: Object, known: Sequence[str], index: Optional[int], prefix: str = "",
+            invalid=invalid) -> dict:
     found = {}
     for name, value in obj.pairs:
         if name not in known:
-            raise invalid(name, index, "unknown")
+            raise invalid(prefix + name, index, "unknown")
         if name in found:
-            raise invalid(name, index, "duplicate")
+            raise invalid(prefix + name, index, "duplicate")
         found[name] = value
     return found
 
 
-def string(value, field: str, index: Optional[int]) -> str:
+def string(value, field: str, index: Optional[int], invalid=invalid) -> str:
     if not isinstance(value, str):
         raise invalid(field, index, "wrong_type")
     return value
@@ -141,18 +145,47 @@ def unhex(text: str) -> Optional[bytes]:
     return bytes.fromhex(text)
 
 
-def text_or_hex(m: dict, name: str, index: int) -> Optional[bytes]:
+def text_or_hex(m: dict, name: str, index: int, prefix: str = "",
+                invalid=invalid) -> Optional[bytes]:
     hex_name = name + "_hex"
     if name in m and hex_name in m:
-        raise invalid(hex_name, index, "conflict")
+        raise invalid(prefix + hex_name, index, "conflict")
     if name in m:
-        return string(m[name], name, index).encode("utf-8")
+        return string(m[name], prefix + name, index, invalid).encode("utf-8")
     if hex_name in m:
-        raw = unhex(string(m[hex_name], hex_name, index))
+        raw = unhex(string(m[hex_name], prefix + hex_name, index, invalid))
         if raw is None:
-            raise invalid(hex_name, index, "invalid")
+            raise invalid(prefix + hex_name, index, "invalid")
         return raw
     return None
+
+
+def epoch_and_seed(m: dict, invalid=invalid) -> Tuple[int, Optional[bytes]]:
+    """The members epoch, seed and seed_fingerprint of a document: the epoch, and the seed
+    fingerprint it names (None for the default seed). `invalid` makes the document's error."""
+    if "epoch" not in m:
+        raise invalid("epoch", None, "missing")
+    e = string(m["epoch"], "epoch", None, invalid)
+    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
+        raise invalid("epoch", None, "invalid")
+    epoch = int(e)
+    if epoch >= 2**64:
+        raise invalid("epoch", None, "out_of_range")
+    if "seed" not in m:
+        raise invalid("seed", None, "missing")
+    kind = string(m["seed"], "seed", None, invalid)
+    if kind == "default":
+        if "seed_fingerprint" in m:
+            raise invalid("seed_fingerprint", None, "conflict")
+        return epoch, None
+    if kind == "secret":
+        if "seed_fingerprint" not in m:
+            raise invalid("seed_fingerprint", None, "missing")
+        fingerprint = unhex(string(m["seed_fingerprint"], "seed_fingerprint", None, invalid))
+        if fingerprint is None or len(fingerprint) != 8:
+            raise invalid("seed_fingerprint", None, "invalid")
+        return epoch, fingerprint
+    raise invalid("seed", None, "invalid")
 
 
 class View(NamedTuple):
@@ -173,29 +206,7 @@ def load(data: bytes, seed: bytes = hrw.DEFAULT_SEED) -> View:
             raise invalid(name, None, "missing")
         if string(m[name], name, None) != want:
             raise invalid(name, None, "unsupported")
-    if "epoch" not in m:
-        raise invalid("epoch", None, "missing")
-    e = string(m["epoch"], "epoch", None)
-    if not (1 <= len(e) <= 20 and all(c in "0123456789" for c in e)) or (e[0] == "0" and len(e) > 1):
-        raise invalid("epoch", None, "invalid")
-    epoch = int(e)
-    if epoch >= 2**64:
-        raise invalid("epoch", None, "out_of_range")
-    if "seed" not in m:
-        raise invalid("seed", None, "missing")
-    kind = string(m["seed"], "seed", None)
-    if kind == "default":
-        if "seed_fingerprint" in m:
-            raise invalid("seed_fingerprint", None, "conflict")
-        wanted_fp = None
-    elif kind == "secret":
-        if "seed_fingerprint" not in m:
-            raise invalid("seed_fingerprint", None, "missing")
-        wanted_fp = unhex(string(m["seed_fingerprint"], "seed_fingerprint", None))
-        if wanted_fp is None or len(wanted_fp) != 8:
-            raise invalid("seed_fingerprint", None, "invalid")
-    else:
-        raise invalid("seed", None, "invalid")
+    epoch, wanted_fp = epoch_and_seed(m)
     if "nodes" not in m:
         raise invalid("nodes", None, "missing")
     if not isinstance(m["nodes"], list):
@@ -481,17 +492,23 @@ def check_equivalent(case: dict) -> List[str]:
     return problems
 
 
+def error_members(e: ViewError) -> dict:
+    """The members of an invalid case that describe the error `e`."""
+    got = {"error": e.name}
+    if e.name == "InvalidView":
+        got.update(field=e.field, index=e.index, reason=e.reason)
+    if e.name in ("EmptyNodeId", "DuplicateNodeId"):
+        got["index"] = e.index
+    if e.name == "DuplicateNodeId":
+        got["first_index"] = e.first_index
+    return got
+
+
 def check_invalid(case: dict) -> List[str]:
     try:
         load(document(case), case_seed(case))
     except ViewError as e:
-        got = {"error": e.name}
-        if e.name == "InvalidView":
-            got.update(field=e.field, index=e.index, reason=e.reason)
-        if e.name in ("EmptyNodeId", "DuplicateNodeId"):
-            got["index"] = e.index
-        if e.name == "DuplicateNodeId":
-            got["first_index"] = e.first_index
+        got = error_members(e)
         want = {k: case[k] for k in got if k in case}
         want["error"] = case["error"]
         return [] if got == want and set(got) >= set(case) - {"name", "document", "document_hex", "seed"} \

@@ -563,6 +563,9 @@ fn invalid() -> Vec<Value> {
     let secret = Seed::from_bytes(*b"not the default!");
     let secret_fp = Fingerprint::<8>::of(&secret).to_hex();
     let text = |s: &str| s.to_string();
+    // The base document with the changes `list`.
+    let replay =
+        |name: &'static str, list: Value| -> Invalid { (name, None, Ok(edited(changes(list)))) };
     let mut docs: Vec<Invalid> = vec![
         // 1. JSON
         ("empty-text", None, Ok(text(""))),
@@ -755,24 +758,14 @@ fn invalid() -> Vec<Value> {
         ),
         // 10. changes
         ("changes-missing", None, Ok(edited(drop_member("changes")))),
-        (
-            "changes-an-object",
-            None,
-            Ok(edited(changes(json!({"op": "add", "id": "d"})))),
-        ),
-        (
+        replay("changes-an-object", json!({"op": "add", "id": "d"})),
+        replay(
             "change-not-an-object",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d"}, ["remove", "a"]]),
-            ))),
+            json!([{"op": "add", "id": "d"}, ["remove", "a"]]),
         ),
-        (
+        replay(
             "change-unknown-member",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d", "epoch": "2"}]),
-            ))),
+            json!([{"op": "add", "id": "d", "epoch": "2"}]),
         ),
         (
             "change-duplicate-member",
@@ -783,91 +776,52 @@ fn invalid() -> Vec<Value> {
                 1,
             )),
         ),
-        (
-            "change-op-missing",
-            None,
-            Ok(edited(changes(json!([{"id": "d"}])))),
-        ),
-        (
-            "change-op-wrong-type",
-            None,
-            Ok(edited(changes(json!([{"op": ["add"], "id": "d"}])))),
-        ),
-        (
+        replay("change-op-missing", json!([{"id": "d"}])),
+        replay("change-op-wrong-type", json!([{"op": ["add"], "id": "d"}])),
+        replay(
             "change-op-unknown",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d"}, {"op": "rename", "id": "a"}]),
-            ))),
+            json!([{"op": "add", "id": "d"}, {"op": "rename", "id": "a"}]),
         ),
-        (
+        replay(
             "remove-with-weight",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "a", "weight": 0}]),
-            ))),
+            json!([{"op": "remove", "id": "a", "weight": 0}]),
         ),
-        (
+        replay(
             "remove-with-domain-hex",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "a", "domain_hex": "7a"}]),
-            ))),
+            json!([{"op": "remove", "id": "a", "domain_hex": "7a"}]),
         ),
-        (
+        replay(
             "weight-with-domain",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "weight", "id": "a", "weight": 2, "domain": "z"}]),
-            ))),
+            json!([{"op": "weight", "id": "a", "weight": 2, "domain": "z"}]),
         ),
-        (
+        replay(
             "weight-before-id-checks",
-            None,
-            Ok(edited(changes(json!([{"op": "remove", "weight": 1}])))),
+            json!([{"op": "remove", "weight": 1}]),
         ),
-        (
-            "change-id-missing",
-            None,
-            Ok(edited(changes(json!([{"op": "remove"}])))),
-        ),
-        (
+        replay("change-id-missing", json!([{"op": "remove"}])),
+        replay(
             "change-id-conflict",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d", "id_hex": "64"}]),
-            ))),
+            json!([{"op": "add", "id": "d", "id_hex": "64"}]),
         ),
-        (
+        replay(
             "change-id-hex-not-hex",
-            None,
-            Ok(edited(changes(json!([{"op": "remove", "id_hex": "zz"}])))),
+            json!([{"op": "remove", "id_hex": "zz"}]),
         ),
-        (
+        replay(
             "change-weight-wrong-type",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "weight", "id": "a", "weight": null}]),
-            ))),
+            json!([{"op": "weight", "id": "a", "weight": null}]),
         ),
-        (
+        replay(
             "change-weight-out-of-range",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d", "weight": 4294967296.0}]),
-            ))),
+            json!([{"op": "add", "id": "d", "weight": 4294967296.0}]),
         ),
-        (
+        replay(
             "weight-change-without-weight",
-            None,
-            Ok(edited(changes(json!([{"op": "weight", "id": "a"}])))),
+            json!([{"op": "weight", "id": "a"}]),
         ),
-        (
+        replay(
             "change-domain-wrong-type",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d", "domain": 7}]),
-            ))),
+            json!([{"op": "add", "id": "d", "domain": 7}]),
         ),
         // 11. membership of initial
         ("initial-empty", None, Ok(edited(set("initial", json!([]))))),
@@ -924,68 +878,41 @@ fn invalid() -> Vec<Value> {
             })),
         ),
         // 13. the replay
-        (
+        replay(
             "add-empty-id",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
-            ))),
+            json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
         ),
-        (
+        replay(
             "add-present-id",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
-            ))),
+            json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
         ),
-        (
+        replay(
             "add-removed-id-again-is-fine-then-duplicate",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "a"}, {"op": "add", "id_hex": "61"}]),
-            ))),
+            json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "a"}, {"op": "add", "id_hex": "61"}]),
         ),
-        (
+        replay(
             "remove-unknown",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
-            ))),
+            json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
         ),
-        (
+        replay(
             "remove-a-removed-node",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "b"}, {"op": "remove", "id": "b"}]),
-            ))),
+            json!([{"op": "remove", "id": "b"}, {"op": "remove", "id": "b"}]),
         ),
-        (
+        replay(
             "remove-every-node",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
-            ))),
+            json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
         ),
-        (
+        replay(
             "remove-the-last-weighted-node",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "remove", "id": "c"}]),
-            ))),
+            json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "remove", "id": "c"}]),
         ),
-        (
+        replay(
             "weight-of-unknown",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "weight", "id": "zz", "weight": 1}]),
-            ))),
+            json!([{"op": "weight", "id": "zz", "weight": 1}]),
         ),
-        (
+        replay(
             "drain-every-node",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
-            ))),
+            json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
         ),
         // 13. the cost of the replay, before any table is built: 2 x (2^24 + 1) > 2^25.
         (
@@ -1010,21 +937,15 @@ fn invalid() -> Vec<Value> {
                 );
             })),
         ),
-        (
+        replay(
             "first-failing-change-wins",
-            None,
-            Ok(edited(changes(
-                json!([{"op": "remove", "id": "zz"}, {"op": "add", "id": "a"}]),
-            ))),
+            json!([{"op": "remove", "id": "zz"}, {"op": "add", "id": "a"}]),
         ),
     ];
     // A structural fault in a later change is reported before any replay error of an earlier one.
-    docs.push((
+    docs.push(replay(
         "structure-before-replay",
-        None,
-        Ok(edited(changes(
-            json!([{"op": "remove", "id": "zz"}, {"op": "add"}]),
-        ))),
+        json!([{"op": "remove", "id": "zz"}, {"op": "add"}]),
     ));
     // Ranked tables (policy slot-table-v1): the overload bound (check 5), then the same checks.
     let ranked = |edit: Edit| {

@@ -58,20 +58,10 @@ pub struct Place {
 pub fn from_live(e: hrwhash_live::Error, what: &str) -> CliError {
     match e {
         hrwhash_live::Error::View(core) => {
-            match from_core(&core, false, &|i| format!("of nodes[{i}]"), &|i| {
+            from_core(&core, false, &|i| format!("of nodes[{i}]"), &|i| {
                 format!("nodes[{i}]")
-            }) {
-                CliError::Invalid {
-                    variant,
-                    usage,
-                    message,
-                } => CliError::Invalid {
-                    variant,
-                    usage,
-                    message: format!("{what}: {message}"),
-                },
-                other => other,
-            }
+            })
+            .at(what)
         }
         hrwhash_live::Error::InvalidArgument { message } => {
             CliError::usage("InvalidArgument", message)

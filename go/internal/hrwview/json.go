@@ -218,19 +218,32 @@ func (p *parser) object() (value, error) {
 			return value{}, err
 		}
 		v.members = append(v.members, member{name, item})
-		p.ws()
-		if p.pos >= len(p.s) {
-			return value{}, p.fail()
+		done, err := p.next('}')
+		if err != nil {
+			return value{}, err
 		}
-		switch p.s[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if done {
 			return v, nil
-		default:
-			return value{}, p.fail()
 		}
+	}
+}
+
+// next reads on past the comma after an item (done false) or past close, the end of its object
+// or array (done true).
+func (p *parser) next(close byte) (done bool, err error) {
+	p.ws()
+	if p.pos >= len(p.s) {
+		return false, p.fail()
+	}
+	switch p.s[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case close:
+		p.pos++
+		return true, nil
+	default:
+		return false, p.fail()
 	}
 }
 
@@ -257,18 +270,12 @@ func (p *parser) array() (value, error) {
 		} else {
 			v.items = append(v.items, item)
 		}
-		p.ws()
-		if p.pos >= len(p.s) {
-			return value{}, p.fail()
+		done, err := p.next(']')
+		if err != nil {
+			return value{}, err
 		}
-		switch p.s[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if done {
 			return v, nil
-		default:
-			return value{}, p.fail()
 		}
 	}
 }
