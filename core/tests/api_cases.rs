@@ -74,6 +74,18 @@ fn number(v: &Value) -> f64 {
     }
 }
 
+/// Whether a value holds an `{"int": ...}` above `usize::MAX`.
+fn has_int_above_usize(v: &Value) -> bool {
+    match v {
+        Value::Object(o) if o.len() == 1 && o.contains_key("int") => o["int"]
+            .as_str()
+            .is_some_and(|s| s.parse::<usize>().is_err()),
+        Value::Object(o) => o.values().any(has_int_above_usize),
+        Value::Array(a) => a.iter().any(has_int_above_usize),
+        _ => false,
+    }
+}
+
 /// A count: Rust's `k` is a `usize`.
 fn count(v: &Value) -> usize {
     match v {
@@ -392,6 +404,12 @@ fn every_case_rust_can_pose() {
         }
         if not_offered.contains(&op) {
             skipped_ops.push(name);
+            continue;
+        }
+        // The cases are written for 64-bit targets: a count above 2^32 - 1 is no `usize` on a
+        // 32-bit one, where a caller cannot pass it.
+        if usize::BITS < 64 && has_int_above_usize(&case["args"]) {
+            not_expressible += 1;
             continue;
         }
         match (call(case), case.get("error"), case.get("result")) {

@@ -50,7 +50,7 @@ fn samples() -> Vec<Error> {
         Error::InvalidBalanceFactor { value: 0.5 },
         Error::LoadOverflow,
         Error::InfeasibleReplicaWeights { index: 0, k: 2 },
-        Error::TooManyNodes { count: 1 << 32 },
+        Error::TooManyNodes { count: usize::MAX },
         Error::StaleView {
             epoch: 1,
             current: 2,
