@@ -284,7 +284,6 @@ pub fn install(exports: Object, env: Env) -> Result<()> {
     let env = env.raw();
     crate::gather::install(env)?;
     let exports = exports.raw();
-    crate::receiver::install(env, exports)?;
     let missing = || napi::Error::from_reason("hrwhash: Placement class not exported");
     let class = js::property(env, exports, c"Placement")?.ok_or_else(missing)?;
     let proto = js::property(env, class, c"prototype")?.ok_or_else(missing)?;

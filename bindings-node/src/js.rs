@@ -593,26 +593,13 @@ pub fn bigint_u64(
 
 /// The own enumerable string-keyed property names of `obj`.
 pub fn own_keys(env: sys::napi_env, obj: sys::napi_value) -> Result<Vec<String>> {
-    names_of(
-        env,
-        obj,
-        sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
-    )
-}
-
-/// The own property names of `obj` that pass `filter` (`sys::KeyFilter`).
-pub fn names_of(
-    env: sys::napi_env,
-    obj: sys::napi_value,
-    filter: sys::napi_key_filter,
-) -> Result<Vec<String>> {
     let mut names = ptr::null_mut();
     check(env, unsafe {
         sys::napi_get_all_property_names(
             env,
             obj,
             sys::KeyCollectionMode::own_only,
-            filter,
+            sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
             sys::KeyConversion::numbers_to_strings,
             &mut names,
         )

@@ -13,7 +13,6 @@ mod placement;
 mod policy;
 mod policy_domains;
 mod profile;
-mod receiver;
 mod replica_balance;
 mod slot_table;
 mod v1;
