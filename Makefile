@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 CARGO ?= cargo
 
-.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist lint-workflows test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors vectors bench peer-harness fmt \
+.PHONY: demo test test-chain-rust test-chain-bindings test-chain-c test-chain-node test-chain-dist dist dist-build cli-wheel cli-dist test-dist test-wasm lint-workflows test-core test-compat test-conformance test-cli test-live test-py test-node test-c test-go check-generated errors vectors bench peer-harness fmt \
 	record-profiles \
 	fuzz test-fuzz test-fuzz-native test-fuzz-py fuzz-build
 
@@ -66,6 +66,7 @@ test-conformance:
 	python3 -m unittest discover -s conformance/reference -p "test_*.py"
 	python3 conformance/reference/hrw_reference.py conformance/vectors.json
 	python3 conformance/reference/view_reference.py conformance/views.json
+	python3 conformance/reference/transition_reference.py conformance/transitions.json
 	python3 conformance/reference/live_view_reference.py conformance/live-view.json
 	python3 conformance/reference/live_view_reference.py conformance/endpointslices.json
 	python3 conformance/reference/hrw_reference.py conformance/vectors-edge.json
@@ -177,6 +178,14 @@ dist: $(ZIG_VENV)/.installed
 # README examples.
 test-dist: dist
 	bash packaging/test-install.sh dist
+
+# The npm WebAssembly fallback (hrwhash-wasm32-wasi): built, packed, installed without a native
+# addon and run through the whole Node suite (packaging/test-wasm.sh). Not part of `make test`: it
+# needs the wasm32-wasip1-threads standard library (rustup) and a build of its own; the release
+# pipeline runs it before it publishes the package.
+test-wasm:
+	$(MAKE) -C bindings-node wasm
+	bash packaging/test-wasm.sh
 
 # The release pipeline cannot run here; actionlint (from the Go module proxy, pinned) checks its
 # syntax, expressions, job graph and action inputs.

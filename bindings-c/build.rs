@@ -9,5 +9,13 @@ fn main() {
     if os == "linux" || os == "freebsd" {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libhrwhash.so.{ABI_MAJOR}");
     }
+    // macOS's SONAME is the install name a program records; without one the linker records the
+    // build directory's path. Relative to the program's rpath, so an unpacked tarball works
+    // wherever it is.
+    if os == "macos" {
+        println!(
+            "cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libhrwhash.{ABI_MAJOR}.dylib"
+        );
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }

@@ -2,7 +2,8 @@
 // napi-rs's generated one would try each of its ~35 platforms in a block of its own, while the
 // addon's file and package names follow from one suffix (scripts/platform.js): the addon built
 // here or from source (hrwhash.<suffix>.node beside this file) first, then the prebuilt optional
-// package (hrwhash-<suffix>) that the release publishes for the platforms scripts/pack.js knows.
+// package (hrwhash-<suffix>) that the release publishes for the platforms scripts/pack.js knows,
+// then napi-rs's WebAssembly build, as napi-rs's loader falls back to it.
 'use strict';
 const { platformSuffix } = require('./scripts/platform.js');
 
@@ -29,19 +30,56 @@ function failed(message, errors) {
   return error;
 }
 
+// napi-rs's WebAssembly build (wasm32-wasip1-threads), a fallback for platforms with no native
+// addon: hrwhash.wasi.cjs beside this file after `make wasm` in the repository (only with its
+// .wasm, which a native `napi build` removes, as napi-rs's loader checks), then the package
+// hrwhash-wasm32-wasi. Its loader stamps napi-rs's `__napiBindingTarget` on the binding; it is
+// taken off again, so that the package exports what index.d.ts declares whichever build loaded.
+function wasiBinding(load) {
+  const binding = load();
+  if (Object.prototype.hasOwnProperty.call(binding, '__napiBindingTarget')) delete binding.__napiBindingTarget;
+  return binding;
+}
+const WASI = [
+  () =>
+    wasiBinding(() => {
+      try {
+        require.resolve('./hrwhash.wasm32-wasi.wasm');
+      } catch {
+        require.resolve('./hrwhash.wasm32-wasi.debug.wasm');
+      }
+      return require('./hrwhash.wasi.cjs');
+    }),
+  () => wasiBinding(() => requirePackage('hrwhash-wasm32-wasi')),
+];
+
+// NAPI_RS_FORCE_WASI as napi-rs's loader reads it: 'true' tries the WebAssembly build first and
+// the native addon after it, 'error' the WebAssembly build alone; anything else, the native addon
+// first. NAPI_RS_WASI_FLAVOR names the one flavor to load, and implies 'error'.
 function load() {
-  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH;
-  if (override) return require(override);
+  const flavor = process.env.NAPI_RS_WASI_FLAVOR;
+  if (flavor && flavor !== 'wasm32-wasi') {
+    throw new Error(`hrwhash: unsupported WASI flavor "${flavor}" (NAPI_RS_WASI_FLAVOR); available flavors: wasm32-wasi`);
+  }
+  const force = flavor ? 'error' : process.env.NAPI_RS_FORCE_WASI;
   const suffix = platformSuffix();
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH;
+  const native = override
+    ? [() => require(override)]
+    : [() => require(`./hrwhash.${suffix}.node`), () => requirePackage(`hrwhash-${suffix}`)];
+  const attempts = force === 'error' ? WASI : force === 'true' ? [...WASI, ...native] : [...native, ...WASI];
   const errors = [];
-  for (const attempt of [() => require(`./hrwhash.${suffix}.node`), () => requirePackage(`hrwhash-${suffix}`)]) {
+  for (const attempt of attempts) {
     try {
       return attempt();
     } catch (err) {
       errors.push(err);
     }
   }
-  if (errors.every((e) => e.code === 'MODULE_NOT_FOUND')) {
+  if (force === 'error') {
+    throw failed(`hrwhash: the WebAssembly build (hrwhash-wasm32-wasi) did not load, and NAPI_RS_FORCE_WASI=error forbids the native addon`, errors);
+  }
+  if (!override && errors.every((e) => e.code === 'MODULE_NOT_FOUND')) {
     const error = failed(
       `hrwhash: no addon for ${suffix} is installed: the optional package hrwhash-${suffix} is missing ` +
         '(installed with --omit=optional, or no prebuilt package exists for this platform) and none was ' +

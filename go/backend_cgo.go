@@ -178,6 +178,40 @@ func keyPtr(key string) *C.uint8_t {
 	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(key)))
 }
 
+// sizes is the C view of a []int: a Go int has the size of a C size_t on every platform Go
+// supports.
+func sizes(s []int) *C.size_t {
+	if len(s) == 0 {
+		return nil
+	}
+	return (*C.size_t)(unsafe.Pointer(unsafe.SliceData(s)))
+}
+
+// keyBatch is keys laid end to end for the batch calls, with each key's length. The bytes
+// always have a first element, so that their pointer is valid even when every key is empty.
+type keyBatch struct {
+	bytes []byte
+	lens  []int
+	total int
+}
+
+func joinKeys(keys []string) keyBatch {
+	total := 0
+	for _, k := range keys {
+		total += len(k)
+	}
+	joined := make([]byte, 0, total+1)
+	lens := make([]int, len(keys))
+	for i, k := range keys {
+		joined = append(joined, k...)
+		lens[i] = len(k)
+	}
+	return keyBatch{bytes: append(joined, 0), lens: lens, total: total}
+}
+
+// data is the C view of the keys' bytes.
+func (k keyBatch) data() *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&k.bytes[0])) }
+
 func (b *backend) owner(key string) int {
 	if b.small != nil {
 		return b.small.Owner(key)
@@ -197,21 +231,9 @@ func (b *backend) ownersInto(keys []string, out []int) error {
 		}
 		return nil
 	}
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	joined := make([]byte, 0, total+1)
-	lens := make([]int, len(keys))
-	for i, k := range keys {
-		joined = append(joined, k...)
-		lens[i] = len(k)
-	}
-	joined = append(joined, 0) // keeps &joined[0] valid when every key is empty
-	// A Go int has the size of a C size_t on every platform Go supports.
-	st := C.hrw_placement_owners(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
-		(*C.size_t)(unsafe.Pointer(&lens[0])), C.size_t(len(keys)),
-		(*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))), C.size_t(len(out)))
+	batch := joinKeys(keys)
+	st := C.hrw_placement_owners(b.h, batch.data(), C.size_t(batch.total), sizes(batch.lens),
+		C.size_t(len(keys)), sizes(out), C.size_t(len(out)))
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return statusError(st)

@@ -42,22 +42,10 @@ func (b *boundedBackend) owner(key string, loads []uint64) (int, error) {
 }
 
 func (b *boundedBackend) assignInto(keys []string, out []int) error {
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	joined := make([]byte, 0, total+1)
-	lens := make([]int, len(keys))
-	for i, k := range keys {
-		joined = append(joined, k...)
-		lens[i] = len(k)
-	}
-	joined = append(joined, 0) // keeps &joined[0] valid when every key is empty
-	// A Go int has the size of a C size_t on every platform Go supports.
+	batch := joinKeys(keys)
 	var d C.hrw_error
-	st := C.hrw_bounded_load_assign(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
-		(*C.size_t)(unsafe.Pointer(&lens[0])), C.size_t(len(keys)),
-		(*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))), C.size_t(len(out)), &d)
+	st := C.hrw_bounded_load_assign(b.h, batch.data(), C.size_t(batch.total), sizes(batch.lens),
+		C.size_t(len(keys)), sizes(out), C.size_t(len(out)), &d)
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return &Error{Code: Code(st), Expected: int(d.expected), Actual: int(d.actual)}

@@ -116,20 +116,9 @@ func (b *profileBackend) owner(key string) int {
 }
 
 func (b *profileBackend) ownersInto(keys []string, out []int) error {
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	joined := make([]byte, 0, total+1)
-	lens := make([]int, len(keys))
-	for i, k := range keys {
-		joined = append(joined, k...)
-		lens[i] = len(k)
-	}
-	joined = append(joined, 0) // keeps &joined[0] valid when every key is empty
-	st := C.hrw_profile_placement_owners(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
-		(*C.size_t)(unsafe.Pointer(&lens[0])), C.size_t(len(keys)),
-		(*C.size_t)(unsafe.Pointer(unsafe.SliceData(out))), C.size_t(len(out)))
+	batch := joinKeys(keys)
+	st := C.hrw_profile_placement_owners(b.h, batch.data(), C.size_t(batch.total), sizes(batch.lens),
+		C.size_t(len(keys)), sizes(out), C.size_t(len(out)))
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return statusError(st)

@@ -227,15 +227,6 @@ func (b *transitionBackend) route(key string) (Route, error) {
 	return Route{OldIndex: int(r.old_index), NewIndex: int(r.new_index), Moved: bool(r.moved)}, nil
 }
 
-// sizes is the C view of a []int: a Go int has the size of a C size_t on every platform Go
-// supports.
-func sizes(s []int) *C.size_t {
-	if len(s) == 0 {
-		return nil
-	}
-	return (*C.size_t)(unsafe.Pointer(unsafe.SliceData(s)))
-}
-
 func (b *transitionBackend) routeTop(t *Transition, key string, k int) (RouteSet, error) {
 	capacity := max(min(k, t.old.SelectableLen()), min(k, t.new.SelectableLen()))
 	buf := make([]int, 4*capacity)
@@ -255,30 +246,14 @@ func (b *transitionBackend) routeTop(t *Transition, key string, k int) (RouteSet
 	}, nil
 }
 
-// joinKeys lays keys end to end for the batch calls, with each key's length; the bytes always
-// have a first element, so that their pointer is valid even when every key is empty.
-func joinKeys(keys []string) ([]byte, []int, int) {
-	total := 0
-	for _, k := range keys {
-		total += len(k)
-	}
-	joined := make([]byte, 0, total+1)
-	lens := make([]int, len(keys))
-	for i, k := range keys {
-		joined = append(joined, k...)
-		lens[i] = len(k)
-	}
-	return append(joined, 0), lens, total
-}
-
 func (b *transitionBackend) plan(keys []string) ([]Move, error) {
-	joined, lens, total := joinKeys(keys)
+	batch := joinKeys(keys)
 	moves := make([]C.hrw_move, len(keys))
 	var n C.size_t
-	st := C.hrw_transition_plan(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total),
-		sizes(lens), C.size_t(len(keys)), &moves[0], C.size_t(len(moves)), &n)
+	st := C.hrw_transition_plan(b.h, batch.data(), C.size_t(batch.total), sizes(batch.lens),
+		C.size_t(len(keys)), &moves[0], C.size_t(len(moves)), &n)
 	runtime.KeepAlive(b)
-	runtime.KeepAlive(joined)
+	runtime.KeepAlive(batch)
 	if st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
@@ -329,10 +304,10 @@ func (b *diffBackend) add(key string) error {
 }
 
 func (b *diffBackend) addMany(keys []string) error {
-	joined, lens, total := joinKeys(keys)
-	st := C.hrw_diff_add_many(b.h, (*C.uint8_t)(unsafe.Pointer(&joined[0])), C.size_t(total), sizes(lens), C.size_t(len(keys)))
+	batch := joinKeys(keys)
+	st := C.hrw_diff_add_many(b.h, batch.data(), C.size_t(batch.total), sizes(batch.lens), C.size_t(len(keys)))
 	runtime.KeepAlive(b)
-	runtime.KeepAlive(joined)
+	runtime.KeepAlive(batch)
 	if st != C.HRW_STATUS_OK {
 		return statusError(st)
 	}
@@ -363,13 +338,22 @@ func (b *diffBackend) moved() uint64 {
 	return uint64(f.moved)
 }
 
-func (b *diffBackend) flows() []Flow {
+// diffRows is what fill (hrw_diff_flows or hrw_diff_nodes) gives: asked first for the count,
+// then given room for it.
+func diffRows[T any](b *diffBackend, fill func(rows *T, rowsLen C.size_t, n *C.size_t)) []T {
 	var n C.size_t
-	C.hrw_diff_flows(b.h, nil, 0, &n)
-	rows := make([]C.hrw_flow, int(n)+1)
-	C.hrw_diff_flows(b.h, &rows[0], C.size_t(len(rows)), &n)
+	fill(nil, 0, &n)
+	rows := make([]T, int(n)+1)
+	fill(&rows[0], C.size_t(len(rows)), &n)
 	runtime.KeepAlive(b)
-	out := make([]Flow, int(n))
+	return rows[:int(n)]
+}
+
+func (b *diffBackend) flows() []Flow {
+	rows := diffRows(b, func(rows *C.hrw_flow, rowsLen C.size_t, n *C.size_t) {
+		C.hrw_diff_flows(b.h, rows, rowsLen, n)
+	})
+	out := make([]Flow, len(rows))
 	for i := range out {
 		out[i] = Flow{From: int(rows[i].from), To: int(rows[i].to), Count: uint64(rows[i].count)}
 	}
@@ -377,12 +361,10 @@ func (b *diffBackend) flows() []Flow {
 }
 
 func (b *diffBackend) nodes() []NodeChange {
-	var n C.size_t
-	C.hrw_diff_nodes(b.h, nil, 0, &n)
-	rows := make([]C.hrw_node_change, int(n)+1)
-	C.hrw_diff_nodes(b.h, &rows[0], C.size_t(len(rows)), &n)
-	runtime.KeepAlive(b)
-	out := make([]NodeChange, int(n))
+	rows := diffRows(b, func(rows *C.hrw_node_change, rowsLen C.size_t, n *C.size_t) {
+		C.hrw_diff_nodes(b.h, rows, rowsLen, n)
+	})
+	out := make([]NodeChange, len(rows))
 	for i := range out {
 		r := rows[i]
 		out[i] = NodeChange{OldIndex: -1, NewIndex: -1, Before: uint64(r.before), After: uint64(r.after)}

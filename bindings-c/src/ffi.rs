@@ -88,15 +88,6 @@ pub(crate) unsafe fn span_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut 
     Ok(unsafe { slice::from_raw_parts_mut(ptr, len) })
 }
 
-/// A required pointer.
-pub(crate) fn non_null<T>(ptr: *const T) -> Result<*const T, hrw_status> {
-    if ptr.is_null() {
-        Err(hrw_status::NullParameter)
-    } else {
-        Ok(ptr)
-    }
-}
-
 /// A required out-pointer.
 pub(crate) fn out<T>(ptr: *mut T) -> Result<*mut T, hrw_status> {
     if ptr.is_null() {
@@ -325,10 +316,37 @@ pub(crate) unsafe fn get_by_key<H, R>(
     dst: *mut R,
     f: impl FnOnce(&H, &[u8]) -> Result<R, hrw_status>,
 ) -> hrw_status {
-    guard(|| {
-        let h = try_ref!(handle);
-        let dst = try_out!(dst);
-        dst.write(f(h, try_bytes!(key, key_len))?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    guard(|| unsafe { by_key(handle, key, key_len, dst, f) })
+}
+
+/// `get_by_key` for the calls that also report details (`guard_detail`).
+///
+/// # Safety
+/// As `get_by_key`.
+pub(crate) unsafe fn get_by_key_detail<H, R>(
+    handle: *const H,
+    key: *const u8,
+    key_len: usize,
+    dst: *mut R,
+    error: *mut hrw_error,
+    f: impl FnOnce(&H, &[u8]) -> Result<R, hrw_error>,
+) -> hrw_status {
+    // SAFETY: forwarded.
+    with_detail!(error, || unsafe { by_key(handle, key, key_len, dst, f) })
+}
+
+/// # Safety
+/// As `get_by_key`.
+unsafe fn by_key<H, R, E: From<hrw_status>>(
+    handle: *const H,
+    key: *const u8,
+    key_len: usize,
+    dst: *mut R,
+    f: impl FnOnce(&H, &[u8]) -> Result<R, E>,
+) -> Result<(), E> {
+    let h = try_ref!(handle);
+    let dst = try_out!(dst);
+    dst.write(f(h, try_bytes!(key, key_len))?);
+    Ok(())
 }

@@ -3,8 +3,8 @@
 use hrwhash_core::{v1, Error, Node, Placement, Seed, Weight};
 
 use crate::ffi::{
-    bytes, copy_to, copy_to_buffer, free_handle, get_by_key, guard, opt_out, span, try_bytes,
-    try_out, try_ref, try_span, try_span_mut, with_detail, Handle, Out,
+    bytes, copy_to, copy_to_buffer, free_handle, get_by_key, get_by_key_detail, guard, opt_out,
+    span, try_bytes, try_out, try_ref, try_span, try_span_mut, with_detail, Handle, Out,
 };
 use crate::status::{hrw_error, hrw_status};
 
@@ -62,6 +62,23 @@ pub(crate) fn seed_from(ptr: *const u8, len: usize) -> Result<Result<Seed, Error
     Ok(Seed::from_slice(s))
 }
 
+/// The arguments of a call that reads a document under a seed, checked in this order: the
+/// out-param, the text (or path) bytes, then the seed (`seed_from`).
+///
+/// # Safety
+/// As `Out::new` for `dst` and `bytes` for the text.
+pub(crate) unsafe fn seeded<'a, T>(
+    dst: *mut T,
+    text: *const u8,
+    text_len: usize,
+    seed: *const u8,
+    seed_len: usize,
+) -> Result<(Out<T>, &'a [u8], Seed), hrw_error> {
+    let dst = try_out!(dst);
+    let text = try_bytes!(text, text_len);
+    Ok((dst, text, seed_from(seed, seed_len)??))
+}
+
 /// The id and domain of a C node, checked for NULL-with-length (NULL_PARAMETER).
 ///
 /// # Safety
@@ -116,20 +133,6 @@ pub(crate) unsafe fn new_node(
 pub(crate) fn weight_of(members: &Placement, id: &[u8], weight: f64) -> Result<Weight, hrw_error> {
     let index = members.find(id).ok_or(hrw_status::UnknownNode)?.index();
     weight_at(weight, index)
-}
-
-pub(crate) fn boxed(p: Placement, dst: *mut *mut hrw_placement) {
-    // SAFETY: `dst` was checked non-NULL by the caller of `boxed`, which writes it once.
-    let dst = unsafe { Out::new(dst) };
-    if let Ok(dst) = dst {
-        dst.put_box(hrw_placement { inner: p });
-    }
-}
-
-/// # Safety
-/// A non-NULL `p` must come from `hrw_placement_new` (or a derived constructor) and not be freed.
-pub(crate) unsafe fn placement<'a>(p: *const hrw_placement) -> Result<&'a Placement, hrw_status> {
-    Ok(&try_ref!(p).inner)
 }
 
 /// Builds a placement of `nodes_len` nodes; the node index used by every lookup is the position
@@ -254,21 +257,52 @@ pub unsafe extern "C" fn hrw_placement_owners(
 ) -> hrw_status {
     guard(|| {
         let p = &try_ref!(placement).inner;
-        let keys = try_bytes!(keys, keys_len);
-        let lens = try_span!(key_lens, key_count);
-        let dst = try_span_mut!(out_indices, out_len);
-        if dst.len() < lens.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        let dst = &mut dst[..lens.len()];
+        // SAFETY: forwarded.
+        let args =
+            unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let (keys, dst) = owners_of(args)?;
         let mut done = 0;
-        in_blocks(split_keys(keys, lens)?, |block| {
+        in_blocks(keys, |block| {
             let out = &mut dst[done..done + block.len()];
             done += block.len();
             p.owners_into(block, out)
         })
         .map_err(|e| (&e).into())
     })
+}
+
+/// The keys of a batch call, their lengths and the caller's buffer of results.
+pub(crate) type BatchArgs<'a, T> = (&'a [u8], &'a [usize], &'a mut [T]);
+
+/// The arguments of a batch call, checked in this order: the keys (`keys_len` bytes in all),
+/// their `key_count` lengths, then the caller's buffer of results.
+///
+/// # Safety
+/// Every pointer is NULL or valid for its stated length (`span`, `span_mut`).
+pub(crate) unsafe fn batch_args<'a, T>(
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    out_indices: *mut T,
+    out_len: usize,
+) -> Result<BatchArgs<'a, T>, hrw_status> {
+    Ok((
+        try_bytes!(keys, keys_len),
+        try_span!(key_lens, key_count),
+        try_span_mut!(out_indices, out_len),
+    ))
+}
+
+/// `batch_args` of an owners call: the keys one by one (`split_keys`) and the first `key_count`
+/// slots of the buffer, BUFFER_TOO_SMALL when it has fewer (checked before the key lengths).
+pub(crate) fn owners_of<T>(
+    (keys, lens, dst): BatchArgs<'_, T>,
+) -> Result<(impl Iterator<Item = &[u8]>, &mut [T]), hrw_status> {
+    let dst = dst
+        .get_mut(..lens.len())
+        .ok_or(hrw_status::BufferTooSmall)?;
+    Ok((split_keys(keys, lens)?, dst))
 }
 
 /// The keys of a batch, `lens[i]` bytes each, taken in order from `keys`. LENGTH_MISMATCH
@@ -589,13 +623,12 @@ pub unsafe extern "C" fn hrw_placement_score(
     out_score: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    with_detail!(error, || {
-        let p = &try_ref!(placement).inner;
-        let dst = try_out!(out_score);
-        let key = try_bytes!(key, key_len);
-        dst.write(p.score(key, try_bytes!(id, id_len))?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key_detail(placement, key, key_len, out_score, error, |p, key| {
+            Ok(p.inner.score(key, bytes(id, id_len)?)?)
+        })
+    }
 }
 
 /// A new placement with one more node (appended: it gets index `len`). `weight` as in
@@ -710,10 +743,37 @@ pub unsafe extern "C" fn hrw_key_digest(
     out_digest: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
+    // SAFETY: forwarded.
+    unsafe {
+        digest(
+            seed,
+            seed_len,
+            key,
+            key_len,
+            out_digest,
+            error,
+            v1::key_digest,
+        )
+    }
+}
+
+/// The body of the two digest calls: the out-param, the seed, then the bytes.
+///
+/// # Safety
+/// As `hrw_key_digest`.
+unsafe fn digest(
+    seed: *const u8,
+    seed_len: usize,
+    text: *const u8,
+    text_len: usize,
+    out_digest: *mut u64,
+    error: *mut hrw_error,
+    f: fn(&Seed, &[u8]) -> u64,
+) -> hrw_status {
     with_detail!(error, || {
         let dst = try_out!(out_digest);
         let seed = seed_from(seed, seed_len)??;
-        dst.write(v1::key_digest(&seed, try_bytes!(key, key_len)));
+        dst.write(f(&seed, try_bytes!(text, text_len)));
         Ok(())
     })
 }
@@ -732,12 +792,18 @@ pub unsafe extern "C" fn hrw_node_digest(
     out_digest: *mut u64,
     error: *mut hrw_error,
 ) -> hrw_status {
-    with_detail!(error, || {
-        let dst = try_out!(out_digest);
-        let seed = seed_from(seed, seed_len)??;
-        dst.write(v1::node_digest(&seed, try_bytes!(id, id_len)));
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        digest(
+            seed,
+            seed_len,
+            id,
+            id_len,
+            out_digest,
+            error,
+            v1::node_digest,
+        )
+    }
 }
 
 /// The hrw-v1 score of a key digest for a node digest (SPEC.md section 3): what

@@ -3,10 +3,8 @@
 
 use hrwhash_core::policy::{BalanceFactor, BoundedLoad};
 
-use crate::ffi::{
-    free_handle, try_bytes, try_out, try_ref, try_span, try_span_mut, with_detail, Handle,
-};
-use crate::placement::{hrw_placement, split_keys};
+use crate::ffi::{free_handle, get_by_key_detail, span, try_out, try_ref, with_detail, Handle};
+use crate::placement::{batch_args, hrw_placement, split_keys};
 use crate::status::{hrw_error, hrw_status};
 
 /// A placement with bounded loads (build it with `hrw_bounded_load_new`, release it with
@@ -71,14 +69,12 @@ pub unsafe extern "C" fn hrw_bounded_load_owner(
     out_index: *mut usize,
     error: *mut hrw_error,
 ) -> hrw_status {
-    with_detail!(error, || {
-        let bl = &try_ref!(bounded_load).inner;
-        let dst = try_out!(out_index);
-        let key = try_bytes!(key, key_len);
-        let loads = try_span!(loads, loads_len);
-        dst.write(bl.owner_index(key, loads)?);
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key_detail(bounded_load, key, key_len, out_index, error, |bl, key| {
+            Ok(bl.inner.owner_index(key, span(loads, loads_len)?)?)
+        })
+    }
 }
 
 /// Batch assignment (bounded-load-v1, "Batch"): each of the `key_count` keys, in order, takes
@@ -108,9 +104,9 @@ pub unsafe extern "C" fn hrw_bounded_load_assign(
 ) -> hrw_status {
     with_detail!(error, || {
         let bl = &try_ref!(bounded_load).inner;
-        let keys = try_bytes!(keys, keys_len);
-        let lens = try_span!(key_lens, key_count);
-        let dst = try_span_mut!(out_indices, out_len);
+        // SAFETY: forwarded.
+        let (keys, lens, dst) =
+            unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
         if dst.len() != lens.len() {
             return Err(lengths(hrw_status::LengthMismatch, lens.len(), out_len));
         }

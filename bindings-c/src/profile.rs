@@ -4,10 +4,13 @@
 use std::ffi::{c_char, CStr};
 
 use hrwhash_compat::{Profile, ProfilePlacement};
-use hrwhash_core::{Node, Weight};
+use hrwhash_core::Node;
 
-use crate::ffi::{bytes, guard, non_null, out, span, span_mut, with_detail};
-use crate::placement::split_keys;
+use crate::ffi::{
+    bytes, free_handle, get, get_by_key, guard, try_bytes, try_out, try_ref, try_span,
+    try_span_mut, with_detail, Handle,
+};
+use crate::placement::{batch_args, owners_of, weight_at};
 use crate::status::{hrw_error, hrw_status};
 
 /// A membership placed the way an incumbent places it (build it with
@@ -18,6 +21,8 @@ use crate::status::{hrw_error, hrw_status};
 pub struct hrw_profile_placement {
     inner: ProfilePlacement,
 }
+
+impl Handle for hrw_profile_placement {}
 
 // The names as static C strings, in the order of `Profile::ALL`.
 const NAMES: [&CStr; 4] = [
@@ -71,10 +76,9 @@ pub unsafe extern "C" fn hrw_profile_name(
     out_name: *mut *const c_char,
 ) -> hrw_status {
     guard(|| {
-        let dst = out(out_name)?;
+        let dst = try_out!(out_name);
         let name = NAMES.get(index).ok_or(hrw_status::IndexOutOfRange)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(name.as_ptr()) };
+        dst.write(name.as_ptr());
         Ok(())
     })
 }
@@ -106,51 +110,32 @@ pub unsafe extern "C" fn hrw_profile_placement_new(
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
-        let dst = out(out_placement)?;
-        // SAFETY: caller contract.
-        let p = unsafe { build(profile_name, name_len, ids, id_lens, weights, count) }?;
-        let handle = Box::into_raw(Box::new(hrw_profile_placement { inner: p }));
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(handle) };
+        let dst = try_out!(out_placement);
+        let name = try_bytes!(profile_name, name_len);
+        // A name that is not UTF-8 is not the name of any profile.
+        let profile = Profile::from_name(&String::from_utf8_lossy(name))?;
+        let id_ptrs = try_span!(ids, count);
+        let lens = try_span!(id_lens, count);
+        let weights = if weights.is_null() {
+            None
+        } else {
+            Some(try_span!(weights, count))
+        };
+        let mut nodes = Vec::with_capacity(count);
+        for (i, (&ptr, &len)) in id_ptrs.iter().zip(lens).enumerate() {
+            // SAFETY: caller contract on every id.
+            let id = unsafe { bytes(ptr, len) }.map_err(|s| hrw_error::from(s).at(i))?;
+            let node = Node::new(id);
+            nodes.push(match weights {
+                Some(w) => node.with_weight(weight_at(w[i], i)?),
+                None => node,
+            });
+        }
+        dst.put_box(hrw_profile_placement {
+            inner: ProfilePlacement::new(profile, nodes)?,
+        });
         Ok(())
     })
-}
-
-/// # Safety
-/// As `hrw_profile_placement_new`.
-unsafe fn build(
-    profile_name: *const u8,
-    name_len: usize,
-    ids: *const *const u8,
-    id_lens: *const usize,
-    weights: *const f64,
-    count: usize,
-) -> Result<ProfilePlacement, hrw_error> {
-    // SAFETY: caller contract.
-    let name = unsafe { bytes(profile_name, name_len) }?;
-    // A name that is not UTF-8 is not the name of any profile.
-    let profile = Profile::from_name(&String::from_utf8_lossy(name))?;
-    // SAFETY: caller contract.
-    let id_ptrs = unsafe { span(ids, count) }?;
-    // SAFETY: caller contract.
-    let lens = unsafe { span(id_lens, count) }?;
-    let weights = if weights.is_null() {
-        None
-    } else {
-        // SAFETY: caller contract.
-        Some(unsafe { span(weights, count) }?)
-    };
-    let mut nodes = Vec::with_capacity(count);
-    for (i, (&ptr, &len)) in id_ptrs.iter().zip(lens).enumerate() {
-        // SAFETY: caller contract on every id.
-        let id = unsafe { bytes(ptr, len) }.map_err(|s| hrw_error::from(s).at(i))?;
-        let node = Node::new(id);
-        nodes.push(match weights {
-            Some(w) => node.with_weight(Weight::new(w[i]).map_err(|e| hrw_error::from(e).at(i))?),
-            None => node,
-        });
-    }
-    Ok(ProfilePlacement::new(profile, nodes)?)
 }
 
 /// Releases a profile placement; NULL is a no-op.
@@ -159,23 +144,7 @@ unsafe fn build(
 /// `placement` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_profile_placement_free(placement: *mut hrw_profile_placement) {
-    guard(|| {
-        if !placement.is_null() {
-            // SAFETY: the handle came from Box::into_raw and is freed once.
-            drop(unsafe { Box::from_raw(placement) });
-        }
-        Ok(())
-    });
-}
-
-/// # Safety
-/// A non-NULL `p` is a live handle.
-unsafe fn profile_ref<'a>(
-    p: *const hrw_profile_placement,
-) -> Result<&'a ProfilePlacement, hrw_status> {
-    let p = non_null(p)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*p).inner })
+    free_handle!(placement);
 }
 
 /// The index of the node the incumbent gives `key` to (`key` may be NULL when `key_len` is 0).
@@ -189,17 +158,12 @@ pub unsafe extern "C" fn hrw_profile_placement_owner(
     key_len: usize,
     out_index: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        let dst = out(out_index)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        let owner = p.owner(key);
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(owner) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(placement, key, key_len, out_index, |p, key| {
+            Ok(p.inner.owner(key))
+        })
+    }
 }
 
 /// Owners of `key_count` keys in one call, the keys given as for `hrw_placement_owners`
@@ -219,18 +183,12 @@ pub unsafe extern "C" fn hrw_profile_placement_owners(
     out_len: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
-        if dst.len() < lens.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        for (key, slot) in split_keys(keys, lens)?.zip(dst.iter_mut()) {
+        let p = &try_ref!(placement).inner;
+        // SAFETY: forwarded.
+        let args =
+            unsafe { batch_args(keys, keys_len, key_lens, key_count, out_indices, out_len) }?;
+        let (keys, dst) = owners_of(args)?;
+        for (key, slot) in keys.zip(dst) {
             *slot = p.owner(key);
         }
         Ok(())
@@ -255,22 +213,17 @@ pub unsafe extern "C" fn hrw_profile_placement_replicas(
     out_count: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        let count_dst = out(out_count)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_indices, out_len) }?;
+        let p = &try_ref!(placement).inner;
+        let count_dst = try_out!(out_count);
+        let key = try_bytes!(key, key_len);
+        let dst = try_span_mut!(out_indices, out_len);
         let ranked = p
             .replicas(key, k.min(p.len()))
             .map_err(|e| hrw_status::from(&e))?;
-        if dst.len() < ranked.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
-        dst[..ranked.len()].copy_from_slice(&ranked);
-        // SAFETY: checked non-NULL.
-        unsafe { count_dst.write(ranked.len()) };
+        dst.get_mut(..ranked.len())
+            .ok_or(hrw_status::BufferTooSmall)?
+            .copy_from_slice(&ranked);
+        count_dst.write(ranked.len());
         Ok(())
     })
 }
@@ -284,14 +237,8 @@ pub unsafe extern "C" fn hrw_profile_placement_len(
     placement: *const hrw_profile_placement,
     out_len: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        let dst = out(out_len)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(p.len()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe { get(placement, out_len, |p| Ok(p.inner.len())) }
 }
 
 /// The id of the node at `index`: `*out_id` points into the placement (valid until it is freed,
@@ -307,16 +254,12 @@ pub unsafe extern "C" fn hrw_profile_placement_node_id(
     out_id_len: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        let id_dst = out(out_id)?;
-        let len_dst = out(out_id_len)?;
+        let p = &try_ref!(placement).inner;
+        let id_dst = try_out!(out_id);
+        let len_dst = try_out!(out_id_len);
         let id = p.node(index).ok_or(hrw_status::IndexOutOfRange)?.id();
-        // SAFETY: both checked non-NULL.
-        unsafe {
-            id_dst.write(id.as_ptr());
-            len_dst.write(id.len());
-        }
+        id_dst.write(id.as_ptr());
+        len_dst.write(id.len());
         Ok(())
     })
 }
@@ -330,12 +273,10 @@ pub unsafe extern "C" fn hrw_profile_placement_profile(
     placement: *const hrw_profile_placement,
     out_name: *mut *const c_char,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let p = unsafe { profile_ref(placement) }?;
-        let dst = out(out_name)?;
-        // SAFETY: checked non-NULL.
-        unsafe { dst.write(c_name(p.profile()).as_ptr()) };
-        Ok(())
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(placement, out_name, |p| {
+            Ok(c_name(p.inner.profile()).as_ptr())
+        })
+    }
 }

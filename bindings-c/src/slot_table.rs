@@ -8,7 +8,7 @@ use crate::ffi::{
     copy_to, copy_to_buffer, free_handle, get, guard, opt_out, opt_ref, too_small, try_bytes,
     try_mut, try_out, try_ref, try_span_mut, with_detail, Handle, Out,
 };
-use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seed_from};
+use crate::placement::{hrw_node, hrw_placement, new_node, node_parts, seeded};
 use crate::status::{hrw_error, hrw_status};
 
 /// Length of a table fingerprint in bytes.
@@ -162,9 +162,8 @@ pub unsafe extern "C" fn hrw_slot_table_from_json(
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
-        let dst = try_out!(out_table);
-        let text = try_bytes!(text, text_len);
-        let seed = seed_from(seed, seed_len)??;
+        // SAFETY: forwarded.
+        let (dst, text, seed) = unsafe { seeded(out_table, text, text_len, seed, seed_len) }?;
         put(dst, SlotTable::from_json_bytes(text, seed)?);
         Ok(())
     })

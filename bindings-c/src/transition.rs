@@ -4,8 +4,11 @@
 use hrwhash_core::transition::{Diff, NodeChange};
 use hrwhash_core::{Placement, Transition};
 
-use crate::ffi::{bytes, guard, non_null, out, span, span_mut};
-use crate::placement::{boxed, hrw_placement, placement, split_keys};
+use crate::ffi::{
+    copy_to, free_handle, get, get_by_key, guard, try_bytes, try_mut, try_out, try_ref, try_span,
+    try_span_mut, Handle,
+};
+use crate::placement::{batch_args, hrw_placement, owners_of, split_keys};
 use crate::status::hrw_status;
 
 /// The change from an old membership to a new one (`hrw_transition_new`; release with
@@ -18,6 +21,8 @@ pub struct hrw_transition {
     inner: Transition,
 }
 
+impl Handle for hrw_transition {}
+
 /// Owner counts of a stream of keys under one transition (`hrw_transition_diff`). Its memory
 /// depends on the number of nodes and flows, never on the number of keys.
 ///
@@ -26,6 +31,8 @@ pub struct hrw_transition {
 pub struct hrw_diff {
     inner: Diff,
 }
+
+impl Handle for hrw_diff {}
 
 /// Where one key is during a migration. Read from `new_index` and, on a miss, from `old_index`;
 /// write to `new_index`.
@@ -99,46 +106,6 @@ pub struct hrw_node_change {
     pub after: u64,
 }
 
-fn boxed_transition(t: Transition, dst: *mut *mut hrw_transition) {
-    let handle = Box::into_raw(Box::new(hrw_transition { inner: t }));
-    // SAFETY: `dst` was checked non-NULL by the caller.
-    unsafe { dst.write(handle) };
-}
-
-/// # Safety
-/// A non-NULL `t` must come from a constructor of `hrw_transition` and not be freed.
-unsafe fn transition_ref<'a>(t: *const hrw_transition) -> Result<&'a Transition, hrw_status> {
-    let t = non_null(t)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*t).inner })
-}
-
-/// # Safety
-/// A non-NULL `d` must come from `hrw_transition_diff` and not be freed.
-unsafe fn diff_ref<'a>(d: *const hrw_diff) -> Result<&'a Diff, hrw_status> {
-    let d = non_null(d)?;
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &(*d).inner })
-}
-
-/// # Safety
-/// As `diff_ref`, and no other reference to `*d` is in use.
-unsafe fn diff_mut<'a>(d: *mut hrw_diff) -> Result<&'a mut Diff, hrw_status> {
-    if d.is_null() {
-        return Err(hrw_status::NullParameter);
-    }
-    // SAFETY: forwarded from the caller.
-    Ok(unsafe { &mut (*d).inner })
-}
-
-/// Writes `value` through a checked out-pointer.
-fn put<T>(dst: *mut T, value: T) -> Result<(), hrw_status> {
-    let dst = out(dst)?;
-    // SAFETY: checked non-NULL; the caller promises it is writable.
-    unsafe { dst.write(value) };
-    Ok(())
-}
-
 /// The transition from placement `old` to placement `new` (of a view: `hrw_view_placement`).
 /// Both placements may be freed afterwards.
 ///
@@ -151,10 +118,11 @@ pub unsafe extern "C" fn hrw_transition_new(
     out_transition: *mut *mut hrw_transition,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let (a, b) = unsafe { (placement(old)?, placement(new)?) };
-        let dst = out(out_transition)?;
-        boxed_transition(Transition::new(a, b), dst);
+        let (a, b) = (&try_ref!(old).inner, &try_ref!(new).inner);
+        let dst = try_out!(out_transition);
+        dst.put_box(hrw_transition {
+            inner: Transition::new(a, b),
+        });
         Ok(())
     })
 }
@@ -165,13 +133,7 @@ pub unsafe extern "C" fn hrw_transition_new(
 /// `transition` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_transition_free(transition: *mut hrw_transition) {
-    guard(|| {
-        if !transition.is_null() {
-            // SAFETY: the handle came from Box::into_raw and is freed once.
-            drop(unsafe { Box::from_raw(transition) });
-        }
-        Ok(())
-    });
+    free_handle!(transition);
 }
 
 fn side(t: &Transition, new: bool) -> &Placement {
@@ -190,10 +152,11 @@ unsafe fn member(
     out_placement: *mut *mut hrw_placement,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let dst = out(out_placement)?;
-        boxed(side(t, new).clone(), dst);
+        let t = &try_ref!(transition).inner;
+        let dst = try_out!(out_placement);
+        dst.put_box(hrw_placement {
+            inner: side(t, new).clone(),
+        });
         Ok(())
     })
 }
@@ -234,9 +197,8 @@ unsafe fn match_index(
     out_index: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let dst = out(out_index)?;
+        let t = &try_ref!(transition).inner;
+        let dst = try_out!(out_index);
         if index >= side(t, from_new).len() {
             return Err(hrw_status::IndexOutOfRange);
         }
@@ -245,7 +207,8 @@ unsafe fn match_index(
         } else {
             t.old_to_new(index)
         };
-        put(dst, found.ok_or(hrw_status::UnknownNode)?)
+        dst.write(found.ok_or(hrw_status::UnknownNode)?);
+        Ok(())
     })
 }
 
@@ -291,22 +254,17 @@ pub unsafe extern "C" fn hrw_transition_route(
     key_len: usize,
     out_route: *mut hrw_route,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let dst = out(out_route)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
-        let r = t.route(key);
-        put(
-            dst,
-            hrw_route {
+    // SAFETY: forwarded.
+    unsafe {
+        get_by_key(transition, key, key_len, out_route, |t, key| {
+            let r = t.inner.route(key);
+            Ok(hrw_route {
                 old_index: r.old_index,
                 new_index: r.new_index,
                 moved: r.moved,
-            },
-        )
-    })
+            })
+        })
+    }
 }
 
 /// The replica sets of `key` before and after (`hrw_placement_replicas` of each side, spread
@@ -334,11 +292,9 @@ pub unsafe extern "C" fn hrw_transition_route_top(
     out_set: *mut hrw_route_set,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let set_dst = out(out_set)?;
-        // SAFETY: caller contract.
-        let key = unsafe { bytes(key, key_len) }?;
+        let t = &try_ref!(transition).inner;
+        let set_dst = try_out!(out_set);
+        let key = try_bytes!(key, key_len);
         // The four arrays may overlap (a caller's mistake that is still no reason for UB): they
         // are written through raw pointers, never as slices that would alias.
         let arrays = [
@@ -364,15 +320,13 @@ pub unsafe extern "C" fn hrw_transition_route_top(
                 unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) };
             }
         }
-        put(
-            set_dst,
-            hrw_route_set {
-                before_len: r.before.len(),
-                after_len: r.after.len(),
-                add_len: r.add.len(),
-                drop_len: r.drop.len(),
-            },
-        )
+        set_dst.write(hrw_route_set {
+            before_len: r.before.len(),
+            after_len: r.after.len(),
+            add_len: r.add.len(),
+            drop_len: r.drop.len(),
+        });
+        Ok(())
     })
 }
 
@@ -410,20 +364,13 @@ pub unsafe extern "C" fn hrw_transition_plan(
     out_count: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let count_dst = out(out_count)?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
-        // SAFETY: caller contract.
-        let dst = unsafe { span_mut(out_moves, out_len) }?;
-        if dst.len() < lens.len() {
-            return Err(hrw_status::BufferTooSmall);
-        }
+        let t = &try_ref!(transition).inner;
+        let count_dst = try_out!(out_count);
+        // SAFETY: forwarded.
+        let args = unsafe { batch_args(keys, keys_len, key_lens, key_count, out_moves, out_len) }?;
+        let (keys, dst) = owners_of(args)?;
         let mut n = 0;
-        for (i, key) in split_keys(keys, lens)?.enumerate() {
+        for (i, key) in keys.enumerate() {
             let r = t.route(key);
             if r.moved {
                 dst[n] = hrw_move {
@@ -434,7 +381,8 @@ pub unsafe extern "C" fn hrw_transition_plan(
                 n += 1;
             }
         }
-        put(count_dst, n)
+        count_dst.write(n);
+        Ok(())
     })
 }
 
@@ -460,17 +408,15 @@ pub unsafe extern "C" fn hrw_transition_summary(
     transition: *const hrw_transition,
     out: *mut hrw_transition_figures,
 ) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        put(
-            out,
-            hrw_transition_figures {
-                expected_moved: t.expected_moved(),
-                optimum: t.optimum(),
-            },
-        )
-    })
+    // SAFETY: forwarded.
+    unsafe {
+        get(transition, out, |t| {
+            Ok(hrw_transition_figures {
+                expected_moved: t.inner.expected_moved(),
+                optimum: t.inner.optimum(),
+            })
+        })
+    }
 }
 
 /// A new, empty diff of this transition (release it with `hrw_diff_free`; it keeps what it needs
@@ -484,11 +430,10 @@ pub unsafe extern "C" fn hrw_transition_diff(
     out_diff: *mut *mut hrw_diff,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let t = unsafe { transition_ref(transition) }?;
-        let dst = out(out_diff)?;
-        let handle = Box::into_raw(Box::new(hrw_diff { inner: t.diff() }));
-        put(dst, handle)
+        let t = &try_ref!(transition).inner;
+        let dst = try_out!(out_diff);
+        dst.put_box(hrw_diff { inner: t.diff() });
+        Ok(())
     })
 }
 
@@ -498,13 +443,7 @@ pub unsafe extern "C" fn hrw_transition_diff(
 /// `diff` is NULL or a live handle that no other thread is using.
 #[no_mangle]
 pub unsafe extern "C" fn hrw_diff_free(diff: *mut hrw_diff) {
-    guard(|| {
-        if !diff.is_null() {
-            // SAFETY: the handle came from Box::into_raw and is freed once.
-            drop(unsafe { Box::from_raw(diff) });
-        }
-        Ok(())
-    });
+    free_handle!(diff);
 }
 
 /// Counts a batch of keys (one key is a batch of one), given as for `hrw_placement_owners`. The lengths are checked
@@ -522,12 +461,9 @@ pub unsafe extern "C" fn hrw_diff_add_many(
     key_count: usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { diff_mut(diff) }?;
-        // SAFETY: caller contract.
-        let keys = unsafe { bytes(keys, keys_len) }?;
-        // SAFETY: caller contract.
-        let lens = unsafe { span(key_lens, key_count) }?;
+        let d = &mut try_mut!(diff).inner;
+        let keys = try_bytes!(keys, keys_len);
+        let lens = try_span!(key_lens, key_count);
         d.add_many(split_keys(keys, lens)?);
         Ok(())
     })
@@ -545,28 +481,13 @@ pub unsafe extern "C" fn hrw_diff_merge(diff: *mut hrw_diff, other: *const hrw_d
         if std::ptr::eq(diff.cast_const(), other) {
             return Err(hrw_status::NullParameter);
         }
-        // SAFETY: caller contract; the two handles are distinct (checked above).
-        let (d, o) = unsafe { (diff_mut(diff)?, diff_ref(other)?) };
-        if d.merge(o) {
+        // The two handles are distinct (checked above).
+        let d = &mut try_mut!(diff).inner;
+        if d.merge(&try_ref!(other).inner) {
             Ok(())
         } else {
             Err(hrw_status::NullParameter)
         }
-    })
-}
-
-/// # Safety
-/// `diff` is a live handle.
-unsafe fn diff_value<T>(
-    diff: *const hrw_diff,
-    dst: *mut T,
-    f: impl FnOnce(&Diff) -> T,
-) -> hrw_status {
-    guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { diff_ref(diff) }?;
-        let dst = out(dst)?;
-        put(dst, f(d))
     })
 }
 
@@ -596,11 +517,14 @@ pub unsafe extern "C" fn hrw_diff_summary(
 ) -> hrw_status {
     // SAFETY: forwarded.
     unsafe {
-        diff_value(diff, out, |d| hrw_diff_figures {
-            keys: d.keys(),
-            moved: d.moved(),
-            expected_moved: d.transition().expected_moved(),
-            optimum: d.transition().optimum(),
+        get(diff, out, |d| {
+            let d = &d.inner;
+            Ok(hrw_diff_figures {
+                keys: d.keys(),
+                moved: d.moved(),
+                expected_moved: d.transition().expected_moved(),
+                optimum: d.transition().optimum(),
+            })
         })
     }
 }
@@ -613,17 +537,12 @@ unsafe fn write_rows<T: Copy>(
     len: usize,
     count: *mut usize,
 ) -> Result<(), hrw_status> {
-    let count = out(count)?;
-    if dst.is_null() && len == 0 {
-        return put(count, rows.len());
+    let count = try_out!(count);
+    if !(dst.is_null() && len == 0) {
+        copy_to(try_span_mut!(dst, len), rows)?;
     }
-    // SAFETY: caller contract.
-    let dst = unsafe { span_mut(dst, len) }?;
-    if dst.len() < rows.len() {
-        return Err(hrw_status::BufferTooSmall);
-    }
-    dst[..rows.len()].copy_from_slice(rows);
-    put(count, rows.len())
+    count.write(rows.len());
+    Ok(())
 }
 
 /// The moved keys per (old node, new node), ordered by old index then new index, into `out`
@@ -641,8 +560,7 @@ pub unsafe extern "C" fn hrw_diff_flows(
     out_count: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { diff_ref(diff) }?;
+        let d = &try_ref!(diff).inner;
         let rows: Vec<hrw_flow> = d
             .flows()
             .into_iter()
@@ -668,8 +586,7 @@ pub unsafe extern "C" fn hrw_diff_nodes(
     out_count: *mut usize,
 ) -> hrw_status {
     guard(|| {
-        // SAFETY: caller contract.
-        let d = unsafe { diff_ref(diff) }?;
+        let d = &try_ref!(diff).inner;
         let rows: Vec<hrw_node_change> = d
             .nodes()
             .into_iter()

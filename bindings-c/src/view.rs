@@ -4,10 +4,9 @@
 use hrwhash_core::View;
 
 use crate::ffi::{
-    free_handle, get, guard, too_small, try_bytes, try_out, try_ref, try_span_mut, with_detail,
-    Handle,
+    free_handle, get, guard, too_small, try_out, try_ref, try_span_mut, with_detail, Handle,
 };
-use crate::placement::{hrw_placement, seed_from};
+use crate::placement::{hrw_placement, seeded};
 use crate::status::{hrw_error, hrw_status};
 
 /// Length of a view fingerprint in bytes.
@@ -55,9 +54,8 @@ pub unsafe extern "C" fn hrw_view_from_json(
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
-        let dst = try_out!(out_view);
-        let text = try_bytes!(text, text_len);
-        let seed = seed_from(seed, seed_len)??;
+        // SAFETY: forwarded.
+        let (dst, text, seed) = unsafe { seeded(out_view, text, text_len, seed, seed_len) }?;
         let inner = View::from_json_bytes(text, seed)?;
         dst.put_box(hrw_view { inner });
         Ok(())
@@ -82,9 +80,8 @@ pub unsafe extern "C" fn hrw_view_from_file(
     error: *mut hrw_error,
 ) -> hrw_status {
     with_detail!(error, || {
-        let dst = try_out!(out_view);
-        let path = try_bytes!(path, path_len);
-        let seed = seed_from(seed, seed_len)??;
+        // SAFETY: forwarded.
+        let (dst, path, seed) = unsafe { seeded(out_view, path, path_len, seed, seed_len) }?;
         let text = std::fs::File::open(file_path(path)?)
             .and_then(hrwhash_core::view::read_document)
             .map_err(|e| hrw_error {

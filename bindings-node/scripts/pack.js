@@ -3,7 +3,8 @@
 // - `hrwhash`: the JavaScript loader, the types, and every Rust source a build from source needs
 //   (the core included, manifests without workspace inheritance), with the platform package as
 //   an optional dependency;
-// - `hrwhash-<platform>`: the prebuilt addon of this machine's platform alone.
+// - `hrwhash-<platform>`: the prebuilt addon of this machine's platform alone, or, for the
+//   platform `wasm32-wasi`, napi-rs's WebAssembly build with its loaders (`hrwhash-wasm32-wasi`).
 // With both, `npm install --ignore-scripts` works on a machine without Rust.
 'use strict';
 const { execFileSync } = require('node:child_process');
@@ -18,6 +19,8 @@ const root = path.join(here, '..');
 // machine's platform, as `make dist` packs it); the main package names the platform packages of
 // --platforms (default: SUFFIX alone). The release pipeline packs each other platform's addon with
 // `--only platform --suffix` and the main package with `--only main --platforms` (every platform).
+// For `--suffix wasm32-wasi` FILE is the `.wasm` of a wasm32-wasip1-threads `napi build`, and the
+// loaders that build wrote are taken from beside it.
 const args = process.argv.slice(2);
 const opt = {};
 while (args[0] && args[0].startsWith('--')) {
@@ -107,47 +110,97 @@ fs.mkdirSync(out, { recursive: true });
 // --- the platform package: one prebuilt addon
 const suffix = opt.suffix || platformSuffix();
 const platforms = opt.platforms ? opt.platforms.split(',') : [suffix];
-// napi-rs's suffixes with a native addon (the loader, main.js, requires `hrwhash-<suffix>`); a
-// typo would publish a package no platform installs.
+// napi-rs's suffixes with a native addon (the loader, main.js, requires `hrwhash-<suffix>`), and
+// its WebAssembly fallback; a typo would publish a package no platform installs.
 for (const s of [suffix, ...platforms]) {
-  if (!/^(linux-(x64|arm64)-(gnu|musl)|darwin-(x64|arm64)|win32-(x64|arm64)-msvc)$/.test(s)) {
+  if (!/^(linux-(x64|arm64)-(gnu|musl)|darwin-(x64|arm64)|win32-(x64|arm64)-msvc|wasm32-wasi)$/.test(s)) {
     throw new Error(`pack.js: unknown platform ${s}`);
   }
 }
-const addon = addonArg || path.join(here, `hrwhash.${suffix}.node`);
+const wasi = suffix === 'wasm32-wasi';
+const addonName = wasi ? 'hrwhash.wasm32-wasi.wasm' : `hrwhash.${suffix}.node`;
+const addon = addonArg || path.join(here, addonName);
 if (opt.only !== 'main' && !fs.existsSync(addon)) {
-  throw new Error(`${addon} is missing: run 'make -C bindings-node build' first`);
+  throw new Error(
+    `${addon} is missing: run 'make -C bindings-node ${wasi ? 'wasm' : 'build'}' first`,
+  );
 }
-const addonName = `hrwhash.${suffix}.node`;
 const platformName = `${pkg.name}-${suffix}`;
 const platformDir = path.join(stage, suffix);
 fs.mkdirSync(platformDir, { recursive: true });
 if (opt.only !== 'main') fs.copyFileSync(addon, path.join(platformDir, addonName));
+// What napi-rs's own wasm32-wasi packages hold (`napi create-npm-dirs`): the Node loader (CommonJS
+// in a package of type module), its types, the browser loader and the workers of emnapi's threads.
+const wasiLoaders = ['hrwhash.wasi.cjs', 'hrwhash.wasi.d.cts', 'hrwhash.wasi-browser.js', 'wasi-worker.mjs', 'wasi-worker-browser.mjs'];
+if (wasi && opt.only !== 'main') {
+  for (const f of wasiLoaders) {
+    const from = path.join(path.dirname(addon), f);
+    if (!fs.existsSync(from)) throw new Error(`${from} is missing: the wasm32-wasip1-threads build writes it beside ${addonName}`);
+    fs.copyFileSync(from, path.join(platformDir, f));
+  }
+}
 const [os, cpu, libc] = suffix.split('-');
-fs.writeFileSync(
-  path.join(platformDir, 'package.json'),
-  JSON.stringify(
-    {
-      name: platformName,
-      version: pkg.version,
-      description: `The prebuilt ${suffix} addon of ${pkg.name}`,
-      license: pkg.license,
-      repository: pkg.repository,
+// The loaders' runtime, at the versions the build linked against (emnapi's archive and its
+// JavaScript half must match) and the tests ran with: the pinned devDependencies.
+const wasiRuntime = ['@napi-rs/wasm-runtime', '@emnapi/core', '@emnapi/runtime'];
+const platformFields = wasi
+  ? {
+      main: 'hrwhash.wasi.cjs',
+      types: 'hrwhash.wasi.d.cts',
+      browser: 'hrwhash.wasi-browser.js',
+      type: 'module',
+      files: [addonName, ...wasiLoaders, 'LICENSE-MIT', 'LICENSE-APACHE', 'THIRD-PARTY-LICENSES.txt'],
+      // npm installs it only where asked to (`--cpu=wasm32`), as napi-rs's own packages do: on a
+      // platform with a native package it would be a megabyte nobody loads.
+      cpu: ['wasm32'],
+      // What @napi-rs/wasm-runtime supports (node:wasi with shared memory).
+      engines: { node: '^20.19.0 || ^22.13.0 || >=23.5.0' },
+      dependencies: Object.fromEntries(
+        wasiRuntime.map((d) => {
+          if (!pkg.devDependencies[d]) throw new Error(`package.json has no devDependency ${d}`);
+          return [d, pkg.devDependencies[d]];
+        }),
+      ),
+    }
+  : {
       main: addonName,
       files: [addonName, 'LICENSE-MIT', 'LICENSE-APACHE', 'THIRD-PARTY-LICENSES.txt'],
       os: [os === 'win32' ? 'win32' : os],
       cpu: [cpu],
       ...(os === 'linux' ? { libc: [libc === 'gnu' ? 'glibc' : 'musl'] } : {}),
       engines: pkg.engines,
+    };
+fs.writeFileSync(
+  path.join(platformDir, 'package.json'),
+  JSON.stringify(
+    {
+      name: platformName,
+      version: pkg.version,
+      description: wasi ? `The WebAssembly build of ${pkg.name}, for platforms with no prebuilt addon` : `The prebuilt ${suffix} addon of ${pkg.name}`,
+      license: pkg.license,
+      repository: pkg.repository,
+      ...platformFields,
     },
     null,
     2,
   ) + '\n',
 );
 for (const f of ['LICENSE-MIT', 'LICENSE-APACHE']) fs.copyFileSync(path.join(root, f), path.join(platformDir, f));
-// The notices of the crates compiled into the addon (packaging/third_party_licenses.py).
-fs.copyFileSync(path.join(here, 'THIRD-PARTY-LICENSES.txt'), path.join(platformDir, 'THIRD-PARTY-LICENSES.txt'));
-fs.writeFileSync(path.join(platformDir, 'README.md'), `# ${platformName}\n\nThe prebuilt addon of [${pkg.name}](https://www.npmjs.com/package/${pkg.name}) for ${suffix}; install \`${pkg.name}\`, not this package.\n`);
+// The notices of the crates compiled into the addon (packaging/third_party_licenses.py); the
+// WebAssembly build also links emnapi's C half (libemnapi-napi-rs-mt.a), so its licence follows.
+let notices = fs.readFileSync(path.join(here, 'THIRD-PARTY-LICENSES.txt'), 'utf8');
+if (wasi) {
+  const emnapi = path.dirname(require.resolve('emnapi/package.json', { paths: [here] }));
+  const version = JSON.parse(fs.readFileSync(path.join(emnapi, 'package.json'), 'utf8')).version;
+  notices += `\n${'='.repeat(80)}\nemnapi ${version} (its C library, linked into hrwhash.wasm32-wasi.wasm)\n\n${fs.readFileSync(path.join(emnapi, 'LICENSE'), 'utf8')}`;
+}
+fs.writeFileSync(path.join(platformDir, 'THIRD-PARTY-LICENSES.txt'), notices);
+fs.writeFileSync(
+  path.join(platformDir, 'README.md'),
+  wasi
+    ? `# ${platformName}\n\nThe WebAssembly build of [${pkg.name}](https://www.npmjs.com/package/${pkg.name}) (wasm32-wasip1-threads), which \`${pkg.name}\` loads when no prebuilt addon matches the platform. npm installs it only when asked: \`npm install --cpu=wasm32 ${pkg.name}\`. \`NAPI_RS_FORCE_WASI=true\` prefers it over a native addon, \`NAPI_RS_FORCE_WASI=error\` requires it.\n`
+    : `# ${platformName}\n\nThe prebuilt addon of [${pkg.name}](https://www.npmjs.com/package/${pkg.name}) for ${suffix}; install \`${pkg.name}\`, not this package.\n`,
+);
 
 // --- the main package: loader, types, and the sources of a build from source
 const mainDir = path.join(stage, 'main');

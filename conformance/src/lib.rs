@@ -13,6 +13,7 @@ pub mod live_view;
 pub mod replica_balance;
 pub mod slot_history;
 pub mod slot_table;
+pub mod transitions;
 pub mod vectors;
 pub mod views;
 
@@ -54,6 +55,12 @@ pub const FILES: &[VectorsFile] = &[
         path: "views.json",
         frozen: "hrwhash-view-v1 outputs are fixed: an intended change needs a new view format tag (VIEW.md).",
         generate: views::generate,
+    },
+    VectorsFile {
+        name: "transitions",
+        path: "transitions.json",
+        frozen: "The cases follow VIEW.md 6: a change of outcome is a change of hrwhash-view-v1's transitions, which needs a new view format tag; cases may be added.",
+        generate: transitions::generate,
     },
     VectorsFile {
         name: "live-view",

@@ -393,3 +393,87 @@ fn slot_history_vectors_show_the_order_and_cover_every_loader_check() {
         );
     }
 }
+
+#[test]
+fn transitions_cover_what_view_md_6_promises() {
+    use hrwhash::{Seed, View};
+    let v: serde_json::Value =
+        serde_json::from_str(&hrwhash_conformance::transitions::generate()).expect("valid JSON");
+    let text = |c: &serde_json::Value, m: &str| c[m].as_str().unwrap().to_string();
+    // Expected movement between two seeds, where the order of the binary64 sum shows.
+    let movement = v["movement"].as_array().unwrap();
+    assert!(movement.len() >= 5);
+    for c in movement {
+        assert_ne!(c.get("from_seed"), c.get("to_seed"), "{}", c["name"]);
+    }
+    for (how, cases) in hrwhash_conformance::transitions::wrong_evaluations_caught() {
+        assert!(cases >= 1, "no movement case tells {how} from VIEW.md 6.1");
+    }
+    assert!(movement.iter().any(|c| c["expected_moved"] == 0.0));
+    assert!(movement.iter().any(|c| c["expected_moved"] == 1.0));
+    // Routes: add and drop in replica order, which is not index order; replica sets spread over
+    // domains, which are not the top of the ranking.
+    let routes = v["routes"].as_array().unwrap();
+    let list = |r: &serde_json::Value, m: &str| -> Vec<u64> {
+        r[m].as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap())
+            .collect()
+    };
+    let unsorted = |m: &str| {
+        routes
+            .iter()
+            .flat_map(|c| c["routes"].as_array().unwrap())
+            .any(|r| {
+                let l = list(r, m);
+                l.windows(2).any(|w| w[0] > w[1])
+            })
+    };
+    assert!(unsorted("add") && unsorted("drop"));
+    let mut spread = false;
+    for c in routes {
+        let old = View::from_json_with_seed(&text(c, "from"), Seed::DEFAULT).unwrap();
+        let k = c["k"].as_u64().unwrap() as usize;
+        for r in c["routes"].as_array().unwrap() {
+            let ranked: Vec<u64> = old
+                .placement()
+                .rank(r["key"].as_str().unwrap(), k)
+                .iter()
+                .map(|n| n.index() as u64)
+                .collect();
+            spread |= ranked != list(r, "before");
+        }
+    }
+    assert!(spread, "no route whose replicas differ from the ranking");
+    assert!(routes.iter().any(|c| c["k"] == 1));
+    assert!(routes.iter().any(|c| {
+        let r = &c["routes"][0];
+        list(r, "before").len() != list(r, "after").len()
+    }));
+    // Diffs: rows of ids on one side only, of both kinds of diff.
+    let diffs = v["diffs"].as_array().unwrap();
+    for k1 in [true, false] {
+        let rows: Vec<&serde_json::Value> = diffs
+            .iter()
+            .filter(|c| (c["k"] == 1) == k1)
+            .flat_map(|c| c["nodes"].as_array().unwrap())
+            .collect();
+        assert!(rows.iter().any(|r| r["old_index"].is_null()));
+        assert!(rows.iter().any(|r| r["new_index"].is_null()));
+        assert!(rows
+            .iter()
+            .any(|r| !r["new_index"].is_null() && r["after"] == 0));
+    }
+    assert!(diffs
+        .iter()
+        .any(|c| c["k"] != 1 && c["copies_added"] != c["copies_dropped"]));
+    let parts = hrwhash_conformance::transitions::PARTS;
+    for (language, skipped) in v["not_offered"].as_object().unwrap() {
+        if language != "_comment" {
+            for part in skipped.as_object().unwrap().keys() {
+                assert!(parts.contains(&part.as_str()), "{language}: {part}");
+            }
+        }
+    }
+}

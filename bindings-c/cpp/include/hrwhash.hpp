@@ -199,6 +199,82 @@ struct is_text_list<T, std::void_t<decltype(std::begin(std::declval<const T &>()
           !std::is_convertible_v<const T &, std::string_view>> {};
 template <typename T>
 inline constexpr bool is_text_list_v = is_text_list<T>::value;
+
+inline const std::uint8_t *seed_ptr(const std::optional<std::string_view> &seed) {
+    return seed ? given_bytes(*seed) : nullptr;
+}
+inline std::size_t seed_len(const std::optional<std::string_view> &seed) {
+    return seed ? seed->size() : 0;
+}
+
+// The body of key_digest and node_digest: `f` of the bytes under a seed (nullopt: the default).
+using digest_fn = hrw_status (*)(const std::uint8_t *, std::size_t, const std::uint8_t *,
+                                 std::size_t, std::uint64_t *, hrw_error *);
+inline std::uint64_t digest(digest_fn f, std::string_view text,
+                            const std::optional<std::string_view> &seed) {
+    std::uint64_t d = 0;
+    hrw_error err{};
+    check(f(seed_ptr(seed), seed_len(seed), bytes(text), text.size(), &d, &err), err, false);
+    return d;
+}
+
+// Keys laid out for the batch calls: the bytes end to end and each key's length.
+struct KeyBatch {
+    std::string bytes;
+    std::vector<std::size_t> lens;
+    template <typename Keys>
+    explicit KeyBatch(const Keys &keys) {
+        for (const auto &k : keys) {
+            std::string_view v(k);
+            bytes.append(v);
+            lens.push_back(v.size());
+        }
+    }
+    const std::uint8_t *data() const { return detail::bytes(bytes); }
+};
+
+// The owner of one key, and of many in one call, through a handle's owner and owners calls.
+template <typename H>
+std::size_t owner(hrw_status (*f)(const H *, const std::uint8_t *, std::size_t, std::size_t *),
+                  const H *h, std::string_view key) {
+    std::size_t index = 0;
+    check(f(h, bytes(key), key.size(), &index));
+    return index;
+}
+template <typename H, typename Keys>
+std::vector<std::size_t> owners(hrw_status (*f)(const H *, const std::uint8_t *, std::size_t,
+                                                const std::size_t *, std::size_t, std::size_t *,
+                                                std::size_t),
+                                const H *h, const Keys &keys) {
+    KeyBatch batch(keys);
+    std::vector<std::size_t> out(batch.lens.size());
+    check(f(h, batch.data(), batch.bytes.size(), batch.lens.data(), batch.lens.size(), out.data(),
+            out.size()));
+    return out;
+}
+
+// Owns one C handle and frees it with `Free`.
+template <typename T, void (*Free)(T *)>
+class Handle {
+public:
+    Handle() = default;
+    explicit Handle(T *p) noexcept : p_(p) {}
+    Handle(Handle &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
+    Handle &operator=(Handle &&o) noexcept {
+        if (this != &o) {
+            Free(p_);
+            p_ = std::exchange(o.p_, nullptr);
+        }
+        return *this;
+    }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    ~Handle() { Free(p_); }
+    T *get() const noexcept { return p_; }
+
+private:
+    T *p_ = nullptr;
+};
 }  // namespace detail
 
 /// A node as the caller describes it.
@@ -244,22 +320,8 @@ public:
         build(nodes.begin(), nodes.end(), seed);
     }
 
-    Placement(Placement &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
-    Placement &operator=(Placement &&other) noexcept {
-        if (this != &other) {
-            hrw_placement_free(p_);
-            p_ = std::exchange(other.p_, nullptr);
-        }
-        return *this;
-    }
-    Placement(const Placement &) = delete;
-    Placement &operator=(const Placement &) = delete;
-    ~Placement() { hrw_placement_free(p_); }
-
     std::size_t owner(std::string_view key) const {
-        std::size_t index = 0;
-        detail::check(hrw_placement_owner(p_, detail::bytes(key), key.size(), &index));
-        return index;
+        return detail::owner(hrw_placement_owner, p_.get(), key);
     }
 
     /// The id of the owner of `key` (`owner` gives its index), valid while the placement lives.
@@ -272,12 +334,7 @@ public:
 
     template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
     std::vector<std::size_t> owners(const Keys &keys) const {
-        Joined joined(keys);
-        std::vector<std::size_t> out(joined.lens.size());
-        detail::check(hrw_placement_owners(p_, joined.data(), joined.bytes.size(),
-                                           joined.lens.data(), joined.lens.size(), out.data(),
-                                           out.size()));
-        return out;
+        return detail::owners(hrw_placement_owners, p_.get(), keys);
     }
 
     /// The first k nodes of the ranking of each key: one row of min(k, selectable nodes)
@@ -295,11 +352,11 @@ public:
             static_cast<std::size_t>(std::distance(std::begin(keys), std::end(keys)));
         constexpr std::size_t max_ids = 0xFFFFFFFFu;
         if (per_key != 0 && count > max_ids / per_key) throw Error(HRW_STATUS_RESULT_TOO_LARGE);
-        Joined joined(keys);
+        detail::KeyBatch joined(keys);
         std::vector<std::size_t> flat(count * per_key);
         std::size_t got = 0;
         // Rows of per_key slots: ranking min(k, selectable) is ranking k.
-        detail::check(hrw_placement_rank_many(p_, joined.data(), joined.bytes.size(),
+        detail::check(hrw_placement_rank_many(p_.get(), joined.data(), joined.bytes.size(),
                                               joined.lens.data(), joined.lens.size(), per_key,
                                               flat.data(), flat.size(), &got));
         std::vector<std::vector<std::size_t>> rows;
@@ -327,20 +384,20 @@ public:
     std::vector<std::size_t> replicas_strict(std::string_view key, std::size_t k) const {
         std::vector<std::size_t> out(std::min(k, selectable_size()));
         detail::check(
-            hrw_placement_replicas_strict(p_, detail::bytes(key), key.size(), k, out.data(), out.size()));
+            hrw_placement_replicas_strict(p_.get(), detail::bytes(key), key.size(), k, out.data(), out.size()));
         return out;
     }
 
     std::size_t size() const {
         std::size_t n = 0;
-        detail::check(hrw_placement_len(p_, &n, nullptr));
+        detail::check(hrw_placement_len(p_.get(), &n, nullptr));
         return n;
     }
 
     std::size_t selectable_size() const {
         std::size_t n = 0;
         std::size_t all = 0;
-        detail::check(hrw_placement_len(p_, &all, &n));
+        detail::check(hrw_placement_len(p_.get(), &all, &n));
         return n;
     }
 
@@ -367,7 +424,7 @@ public:
 
     std::optional<std::size_t> find(std::string_view id) const {
         std::size_t index = 0;
-        hrw_status st = hrw_placement_find(p_, detail::bytes(id), id.size(), &index);
+        hrw_status st = hrw_placement_find(p_.get(), detail::bytes(id), id.size(), &index);
         if (st == HRW_STATUS_UNKNOWN_NODE) return std::nullopt;
         detail::check(st);
         return index;
@@ -377,7 +434,7 @@ public:
     std::uint64_t score(std::string_view key, std::string_view id) const {
         std::uint64_t s = 0;
         hrw_error err{};
-        hrw_status st = hrw_placement_score(p_, detail::bytes(key), key.size(), detail::bytes(id),
+        hrw_status st = hrw_placement_score(p_.get(), detail::bytes(key), key.size(), detail::bytes(id),
                                             id.size(), &s, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
         return s;
@@ -388,7 +445,7 @@ public:
         hrw_node n = to_c(node);
         hrw_placement *out = nullptr;
         hrw_error err{};
-        hrw_status st = hrw_placement_with_node(p_, &n, node.weight, &out, &err);
+        hrw_status st = hrw_placement_with_node(p_.get(), &n, node.weight, &out, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
@@ -397,7 +454,7 @@ public:
         hrw_placement *out = nullptr;
         hrw_error err{};
         hrw_status st =
-            hrw_placement_without_node(p_, detail::bytes(id), id.size(), &out, &err);
+            hrw_placement_without_node(p_.get(), detail::bytes(id), id.size(), &out, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
@@ -406,13 +463,13 @@ public:
         hrw_placement *out = nullptr;
         hrw_error err{};
         hrw_status st =
-            hrw_placement_with_weight(p_, detail::bytes(id), id.size(), weight, &out, &err);
+            hrw_placement_with_weight(p_.get(), detail::bytes(id), id.size(), weight, &out, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
         return Placement(out);
     }
 
     /// The C handle, for calls the wrapper does not cover; still owned by this object.
-    const hrw_placement *get() const noexcept { return p_; }
+    const hrw_placement *get() const noexcept { return p_.get(); }
 
     /// Takes ownership of a handle from the C ABI (hrw_view_placement, ...): the Placement
     /// frees it.
@@ -426,7 +483,7 @@ private:
     hrw_node node(std::size_t index, double *weight) const {
         hrw_node n{};
         double w = 0;
-        detail::check(hrw_placement_node(p_, index, &n, &w));
+        detail::check(hrw_placement_node(p_.get(), index, &n, &w));
         if (weight != nullptr) *weight = w;
         return n;
     }
@@ -439,21 +496,6 @@ private:
         }
         return c;
     }
-
-    // Keys laid out for the batch calls: the bytes end to end and each key's length.
-    struct Joined {
-        std::string bytes;
-        std::vector<std::size_t> lens;
-        template <typename Keys>
-        explicit Joined(const Keys &keys) {
-            for (const auto &k : keys) {
-                std::string_view v(k);
-                bytes.append(v);
-                lens.push_back(v.size());
-            }
-        }
-        const std::uint8_t *data() const { return detail::bytes(bytes); }
-    };
 
     template <typename Ids>
     void build_ids(const Ids &ids, const Options &options) {
@@ -488,20 +530,23 @@ private:
             opts.seed_len = seed->size();
         }
         hrw_error err{};
-        hrw_status st = hrw_placement_new(c_nodes.data(), c_nodes.size(), &opts, &p_, &err);
+        hrw_placement *p = nullptr;
+        hrw_status st = hrw_placement_new(c_nodes.data(), c_nodes.size(), &opts, &p, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
+        p_ = Owned(p);
     }
 
     template <typename F>
     std::vector<std::size_t> top(std::string_view key, std::size_t k, F fill) const {
         std::vector<std::size_t> out(std::min(k, selectable_size()));
         std::size_t n = 0;
-        detail::check(fill(p_, detail::bytes(key), key.size(), k, out.data(), out.size(), &n));
+        detail::check(fill(p_.get(), detail::bytes(key), key.size(), k, out.data(), out.size(), &n));
         out.resize(n);
         return out;
     }
 
-    hrw_placement *p_ = nullptr;
+    using Owned = detail::Handle<hrw_placement, hrw_placement_free>;
+    Owned p_;
 };
 
 /// The fixed-point form of a weight (w * 2^32, rounded half-even); throws on an invalid weight.
@@ -515,25 +560,13 @@ inline std::uint64_t weight_to_fixed(double w) {
 /// The hrw-v1 key digest under a seed (nullopt: the default seed).
 inline std::uint64_t key_digest(std::string_view key,
                                 std::optional<std::string_view> seed = std::nullopt) {
-    std::uint64_t d = 0;
-    hrw_error err{};
-    const std::uint8_t *s = seed ? detail::given_bytes(*seed) : nullptr;
-    detail::check(
-        hrw_key_digest(s, seed ? seed->size() : 0, detail::bytes(key), key.size(), &d, &err),
-        err, false);
-    return d;
+    return detail::digest(hrw_key_digest, key, seed);
 }
 
 /// The hrw-v1 node digest of an id under a seed (nullopt: the default seed).
 inline std::uint64_t node_digest(std::string_view id,
                                  std::optional<std::string_view> seed = std::nullopt) {
-    std::uint64_t d = 0;
-    hrw_error err{};
-    const std::uint8_t *s = seed ? detail::given_bytes(*seed) : nullptr;
-    detail::check(
-        hrw_node_digest(s, seed ? seed->size() : 0, detail::bytes(id), id.size(), &d, &err),
-        err, false);
-    return d;
+    return detail::digest(hrw_node_digest, id, seed);
 }
 
 }  // namespace hrwhash

@@ -37,23 +37,9 @@ public:
         build(profile, views, weights);
     }
 
-    ProfilePlacement(ProfilePlacement &&other) noexcept : p_(std::exchange(other.p_, nullptr)) {}
-    ProfilePlacement &operator=(ProfilePlacement &&other) noexcept {
-        if (this != &other) {
-            hrw_profile_placement_free(p_);
-            p_ = std::exchange(other.p_, nullptr);
-        }
-        return *this;
-    }
-    ProfilePlacement(const ProfilePlacement &) = delete;
-    ProfilePlacement &operator=(const ProfilePlacement &) = delete;
-    ~ProfilePlacement() { hrw_profile_placement_free(p_); }
-
     /// The index of the node the incumbent gives `key` to.
     std::size_t owner(std::string_view key) const {
-        std::size_t index = 0;
-        detail::check(hrw_profile_placement_owner(p_, detail::bytes(key), key.size(), &index));
-        return index;
+        return detail::owner(hrw_profile_placement_owner, p_.get(), key);
     }
 
     /// The id of that node; the view lives as long as this placement.
@@ -65,17 +51,7 @@ public:
 
     template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
     std::vector<std::size_t> owners(const Keys &keys) const {
-        std::string joined;
-        std::vector<std::size_t> lens;
-        for (const auto &k : keys) {
-            std::string_view v(k);
-            joined.append(v);
-            lens.push_back(v.size());
-        }
-        std::vector<std::size_t> out(lens.size());
-        detail::check(hrw_profile_placement_owners(p_, detail::bytes(joined), joined.size(), lens.data(),
-                                                   lens.size(), out.data(), out.size()));
-        return out;
+        return detail::owners(hrw_profile_placement_owners, p_.get(), keys);
     }
 
     /// The incumbent's top-k for `key`, owner first (fewer when fewer nodes are reached);
@@ -83,7 +59,7 @@ public:
     std::vector<std::size_t> replicas(std::string_view key, std::size_t k) const {
         std::vector<std::size_t> out(std::min(k, size()));
         std::size_t n = 0;
-        detail::check(hrw_profile_placement_replicas(p_, detail::bytes(key), key.size(), k, out.data(),
+        detail::check(hrw_profile_placement_replicas(p_.get(), detail::bytes(key), key.size(), k, out.data(),
                                                      out.size(), &n));
         out.resize(n);
         return out;
@@ -91,21 +67,21 @@ public:
 
     std::size_t size() const {
         std::size_t n = 0;
-        detail::check(hrw_profile_placement_len(p_, &n));
+        detail::check(hrw_profile_placement_len(p_.get(), &n));
         return n;
     }
 
     std::string_view node_id(std::size_t index) const {
         const std::uint8_t *id = nullptr;
         std::size_t len = 0;
-        detail::check(hrw_profile_placement_node_id(p_, index, &id, &len));
+        detail::check(hrw_profile_placement_node_id(p_.get(), index, &id, &len));
         return {reinterpret_cast<const char *>(id), len};
     }
 
     /// The profile's name, for example "hashring-node-3".
     std::string_view profile() const {
         const char *name = nullptr;
-        detail::check(hrw_profile_placement_profile(p_, &name));
+        detail::check(hrw_profile_placement_profile(p_.get(), &name));
         return name;
     }
 
@@ -120,13 +96,16 @@ private:
             lens.push_back(id.size());
         }
         hrw_error err{};
+        hrw_profile_placement *p = nullptr;
         const hrw_status st = hrw_profile_placement_new(detail::given_bytes(profile), profile.size(), ptrs.data(),
                                                         lens.data(), weights ? weights->data() : nullptr,
-                                                        ids.size(), &p_, &err);
+                                                        ids.size(), &p, &err);
         if (st != HRW_STATUS_OK) throw Error(st, err);
+        p_ = Owned(p);
     }
 
-    hrw_profile_placement *p_ = nullptr;
+    using Owned = detail::Handle<hrw_profile_placement, hrw_profile_placement_free>;
+    Owned p_;
 };
 
 }  // namespace hrwhash

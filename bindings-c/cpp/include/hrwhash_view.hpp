@@ -36,12 +36,6 @@ namespace detail {
 inline void check(hrw_status status, const hrw_error &err) {
     if (status != HRW_STATUS_OK) throw Error(status, err);
 }
-inline const std::uint8_t *seed_ptr(const std::optional<std::string_view> &seed) {
-    return seed ? given_bytes(*seed) : nullptr;
-}
-inline std::size_t seed_len(const std::optional<std::string_view> &seed) {
-    return seed ? seed->size() : 0;
-}
 template <std::size_t N>
 inline std::string hex(const std::array<std::uint8_t, N> &bytes) {
     static constexpr char digits[] = "0123456789abcdef";
@@ -53,43 +47,6 @@ inline std::string hex(const std::array<std::uint8_t, N> &bytes) {
     return out;
 }
 
-// Keys laid out for the batch calls: the bytes end to end and each key's length.
-struct KeyBatch {
-    std::string bytes;
-    std::vector<std::size_t> lens;
-    template <typename Keys>
-    explicit KeyBatch(const Keys &keys) {
-        for (const auto &k : keys) {
-            std::string_view v(k);
-            bytes.append(v);
-            lens.push_back(v.size());
-        }
-    }
-    const std::uint8_t *data() const { return detail::bytes(bytes); }
-};
-
-// Owns one C handle and frees it with `Free`.
-template <typename T, void (*Free)(T *)>
-class Handle {
-public:
-    Handle() = default;
-    explicit Handle(T *p) noexcept : p_(p) {}
-    Handle(Handle &&o) noexcept : p_(std::exchange(o.p_, nullptr)) {}
-    Handle &operator=(Handle &&o) noexcept {
-        if (this != &o) {
-            Free(p_);
-            p_ = std::exchange(o.p_, nullptr);
-        }
-        return *this;
-    }
-    Handle(const Handle &) = delete;
-    Handle &operator=(const Handle &) = delete;
-    ~Handle() { Free(p_); }
-    T *get() const noexcept { return p_; }
-
-private:
-    T *p_ = nullptr;
-};
 }  // namespace detail
 
 /// A membership with its epoch and seed identity, read from and written as one JSON document.
