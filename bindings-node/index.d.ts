@@ -324,14 +324,6 @@ export interface RampStep {
 }
 
 /**
- * Which binding artifact the generated loader actually loaded: `'native'` for
- * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
- * flavor napi-rs can build is listed, because `NAPI_RS_NATIVE_LIBRARY_PATH`
- * can point the loader at a WASI artifact this package does not build itself.
- */
-export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
-
-/**
  * Key affinity with an overload guard (bounded-load-v1): a key goes to the first node of its
  * ranking whose load is below its cap, about `c` times its share of the total.
  */

@@ -1,40 +1,96 @@
-// The package entry point. index.js is napi-rs's generated loader; when no addon exists for this
-// platform, its error blames an npm bug. Say what is missing instead, then hand over to it.
+// The package entry point: loads this platform's addon. `napi build --no-js` writes no loader;
+// napi-rs's generated one would try each of its ~35 platforms in a block of its own, while the
+// addon's file and package names follow from one suffix (scripts/platform.js): the addon built
+// here or from source (hrwhash.<suffix>.node beside this file) first, then the prebuilt optional
+// package (hrwhash-<suffix>) that the release publishes for the platforms scripts/pack.js knows,
+// then napi-rs's WebAssembly build, as napi-rs's loader falls back to it.
 'use strict';
-const { existsSync } = require('node:fs');
-const { join } = require('node:path');
 const { platformSuffix } = require('./scripts/platform.js');
 
+const VERSION = require('./package.json').version;
 
-function resolvable(id) {
-  try {
-    require.resolve(id);
-    return true;
-  } catch {
-    return false;
+function requirePackage(name) {
+  const binding = require(name);
+  const found = require(`${name}/package.json`).version;
+  const enforce = process.env.NAPI_RS_ENFORCE_VERSION_CHECK;
+  if (found !== VERSION && enforce && enforce !== '0') {
+    throw new Error(`hrwhash: ${name} is version ${found}, not ${VERSION}: reinstall hrwhash`);
   }
+  return binding;
 }
 
-// napi-rs's WebAssembly build, which index.js falls back to when no native addon loads: the
-// package hrwhash-wasm32-wasi, or hrwhash.wasi.cjs beside this file after a wasm32-wasip1-threads
-// build in the repository.
-const wasiFallback = () => existsSync(join(__dirname, 'hrwhash.wasi.cjs')) || resolvable('hrwhash-wasm32-wasi');
+// An error with a `cause` chain of each failed attempt, the last one first.
+function failed(message, errors) {
+  const error = new Error(message);
+  error.cause = errors.reduce((previous, current) => {
+    const e = new Error(current instanceof Error ? current.message : String(current));
+    e.cause = previous;
+    return e;
+  }, undefined);
+  return error;
+}
 
-const suffix = platformSuffix();
-if (
-  !process.env.NAPI_RS_NATIVE_LIBRARY_PATH &&
-  !existsSync(join(__dirname, `hrwhash.${suffix}.node`)) &&
-  !resolvable(`hrwhash-${suffix}`) &&
-  !wasiFallback()
-) {
-  const error = new Error(
-    `hrwhash: no addon for ${suffix} is installed: the optional package hrwhash-${suffix} is missing ` +
-      '(installed with --omit=optional, or no prebuilt package exists for this platform) and none was ' +
-      "built from source (install scripts were skipped, or Rust's cargo was not on PATH). Install " +
-      `hrwhash-${suffix}, or reinstall hrwhash with cargo on PATH and scripts enabled.`,
-  );
-  error.code = 'HRW_ADDON_MISSING';
-  throw error;
+// napi-rs's WebAssembly build (wasm32-wasip1-threads), a fallback for platforms with no native
+// addon: hrwhash.wasi.cjs beside this file after `make wasm` in the repository (only with its
+// .wasm, which a native `napi build` removes, as napi-rs's loader checks), then the package
+// hrwhash-wasm32-wasi. Its loader stamps napi-rs's `__napiBindingTarget` on the binding; it is
+// taken off again, so that the package exports what index.d.ts declares whichever build loaded.
+function wasiBinding(load) {
+  const binding = load();
+  if (Object.prototype.hasOwnProperty.call(binding, '__napiBindingTarget')) delete binding.__napiBindingTarget;
+  return binding;
+}
+const WASI = [
+  () =>
+    wasiBinding(() => {
+      try {
+        require.resolve('./hrwhash.wasm32-wasi.wasm');
+      } catch {
+        require.resolve('./hrwhash.wasm32-wasi.debug.wasm');
+      }
+      return require('./hrwhash.wasi.cjs');
+    }),
+  () => wasiBinding(() => requirePackage('hrwhash-wasm32-wasi')),
+];
+
+// NAPI_RS_FORCE_WASI as napi-rs's loader reads it: 'true' tries the WebAssembly build first and
+// the native addon after it, 'error' the WebAssembly build alone; anything else, the native addon
+// first. NAPI_RS_WASI_FLAVOR names the one flavor to load, and implies 'error'.
+function load() {
+  const flavor = process.env.NAPI_RS_WASI_FLAVOR;
+  if (flavor && flavor !== 'wasm32-wasi') {
+    throw new Error(`hrwhash: unsupported WASI flavor "${flavor}" (NAPI_RS_WASI_FLAVOR); available flavors: wasm32-wasi`);
+  }
+  const force = flavor ? 'error' : process.env.NAPI_RS_FORCE_WASI;
+  const suffix = platformSuffix();
+  const override = process.env.NAPI_RS_NATIVE_LIBRARY_PATH;
+  const native = override
+    ? [() => require(override)]
+    : [() => require(`./hrwhash.${suffix}.node`), () => requirePackage(`hrwhash-${suffix}`)];
+  const attempts = force === 'error' ? WASI : force === 'true' ? [...WASI, ...native] : [...native, ...WASI];
+  const errors = [];
+  for (const attempt of attempts) {
+    try {
+      return attempt();
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (force === 'error') {
+    throw failed(`hrwhash: the WebAssembly build (hrwhash-wasm32-wasi) did not load, and NAPI_RS_FORCE_WASI=error forbids the native addon`, errors);
+  }
+  if (!override && errors.every((e) => e.code === 'MODULE_NOT_FOUND')) {
+    const error = failed(
+      `hrwhash: no addon for ${suffix} is installed: the optional package hrwhash-${suffix} is missing ` +
+        '(installed with --omit=optional, or no prebuilt package exists for this platform) and none was ' +
+        "built from source (install scripts were skipped, or Rust's cargo was not on PATH). Install " +
+        `hrwhash-${suffix}, or reinstall hrwhash with cargo on PATH and scripts enabled.`,
+      errors,
+    );
+    error.code = 'HRW_ADDON_MISSING';
+    throw error;
+  }
+  throw failed(`hrwhash: the addon for ${suffix} did not load`, errors);
 }
 
 // napi-rs gives methods and getters a V8 signature, so on a foreign receiver
@@ -86,6 +142,35 @@ function guardReceivers(exports) {
   }
 }
 
-// As a plain re-export, so that ES modules' named imports still find every name.
-module.exports = require('./index.js');
-guardReceivers(module.exports);
+const binding = load();
+guardReceivers(binding);
+
+// Each name once more as an assignment: Node finds an ES module's named imports of a CommonJS
+// module by reading these statically (test/esm.test.mjs checks that none is missing).
+module.exports = binding;
+module.exports.BoundedLoad = binding.BoundedLoad;
+module.exports.Domains = binding.Domains;
+module.exports.LiveView = binding.LiveView;
+module.exports.Placement = binding.Placement;
+module.exports.Plan = binding.Plan;
+module.exports.ProfilePlacement = binding.ProfilePlacement;
+module.exports.RampPlan = binding.RampPlan;
+module.exports.ReplicaBalance = binding.ReplicaBalance;
+module.exports.SlotTable = binding.SlotTable;
+module.exports.Transition = binding.Transition;
+module.exports.View = binding.View;
+module.exports.ALGORITHM = binding.ALGORITHM;
+module.exports.BOUNDED_LOAD_POLICY = binding.BOUNDED_LOAD_POLICY;
+module.exports.DEFAULT_SEED = binding.DEFAULT_SEED;
+module.exports.DOMAINS_POLICY = binding.DOMAINS_POLICY;
+module.exports.draw = binding.draw;
+module.exports.keyDigest = binding.keyDigest;
+module.exports.nodeDigest = binding.nodeDigest;
+module.exports.ramp = binding.ramp;
+module.exports.RAMP_GRID = binding.RAMP_GRID;
+module.exports.RANKED_SLOT_TABLE_POLICY = binding.RANKED_SLOT_TABLE_POLICY;
+module.exports.REPLICA_BALANCE_POLICY = binding.REPLICA_BALANCE_POLICY;
+module.exports.score = binding.score;
+module.exports.SLOT_HISTORY_FORMAT = binding.SLOT_HISTORY_FORMAT;
+module.exports.SLOT_TABLE_POLICY = binding.SLOT_TABLE_POLICY;
+module.exports.weightToFixed = binding.weightToFixed;

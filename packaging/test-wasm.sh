@@ -56,6 +56,13 @@ done
 
 (cd "$project" && PATH="$(dirname "$node"):$bare" NAPI_RS_FORCE_WASI=error "$node" -e '
   const h = require("hrwhash");
-  if (h.__napiBindingTarget !== "wasm32-wasi") throw new Error(`loaded ${h.__napiBindingTarget}, not the WebAssembly build`);
-  console.log(`hrwhash loads ${require.resolve("hrwhash-wasm32-wasi")}`);')
+  const loader = require.resolve("hrwhash-wasm32-wasi");
+  // Which files loaded, since the package exports no marker of its build: the WebAssembly
+  // loader, and no native addon.
+  const loaded = Object.keys(require.cache);
+  if (!loaded.includes(loader)) throw new Error(`${loader} did not load`);
+  const addons = loaded.filter((f) => f.endsWith(".node"));
+  if (addons.length) throw new Error(`a native addon loaded: ${addons.join(", ")}`);
+  if (typeof h.Placement !== "function") throw new Error("hrwhash exports no Placement");
+  console.log(`hrwhash loads ${loader}`);')
 cd "$project" && PATH="$(dirname "$node"):$bare" NAPI_RS_FORCE_WASI=error "$node" --test test/

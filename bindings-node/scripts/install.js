@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm install` hook: keeps a prebuilt addon that loads, otherwise builds it from source with
-// cargo (release) and puts it where index.js looks for it. Set HRWHASH_BUILD_FROM_SOURCE=1 to
+// cargo (release) and puts it where main.js looks for it. Set HRWHASH_BUILD_FROM_SOURCE=1 to
 // always build.
 'use strict';
 const { spawnSync } = require('node:child_process');

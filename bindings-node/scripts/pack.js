@@ -110,7 +110,7 @@ fs.mkdirSync(out, { recursive: true });
 // --- the platform package: one prebuilt addon
 const suffix = opt.suffix || platformSuffix();
 const platforms = opt.platforms ? opt.platforms.split(',') : [suffix];
-// napi-rs's suffixes with a native addon (the loader, index.js, requires `hrwhash-<suffix>`), and
+// napi-rs's suffixes with a native addon (the loader, main.js, requires `hrwhash-<suffix>`), and
 // its WebAssembly fallback; a typo would publish a package no platform installs.
 for (const s of [suffix, ...platforms]) {
   if (!/^(linux-(x64|arm64)-(gnu|musl)|darwin-(x64|arm64)|win32-(x64|arm64)-msvc|wasm32-wasi)$/.test(s)) {

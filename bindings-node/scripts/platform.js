@@ -1,6 +1,6 @@
 'use strict';
 // The platform part of the addon's file and package names, as napi-rs's `--platform` build and
-// the generated index.js spell it (hrwhash.<suffix>.node, hrwhash-<suffix>).
+// the loader (main.js) spell it (hrwhash.<suffix>.node, hrwhash-<suffix>).
 function platformSuffix() {
   const { platform, arch } = process;
   if (platform === 'linux') {

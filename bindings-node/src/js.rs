@@ -616,6 +616,58 @@ pub fn own_keys(env: sys::napi_env, obj: sys::napi_value) -> Result<Vec<String>>
     Ok(out)
 }
 
+/// `value`, a list named `name` in messages, checked to be an array of `what`.
+pub fn array(env: sys::napi_env, value: sys::napi_value, name: &str, what: &str) -> Result<()> {
+    if is_array(env, value)? {
+        return Ok(());
+    }
+    Err(type_error(
+        env,
+        &format!("{name} is {}, not an array of {what}", describe(env, value)),
+    ))
+}
+
+/// An options argument: `None` when absent, `null` or `undefined`; else it must be an object
+/// (not an array) of the `shape` a message shows.
+pub fn options(
+    env: sys::napi_env,
+    options: Option<Raw>,
+    shape: &str,
+) -> Result<Option<sys::napi_value>> {
+    let Some(Raw(opts)) = options else {
+        return Ok(None);
+    };
+    if is_null_or_undefined(env, opts)? {
+        return Ok(None);
+    }
+    if type_of(env, opts)? != T::napi_object || is_array(env, opts)? {
+        return Err(type_error(
+            env,
+            &format!("options is {}, not an object {shape}", describe(env, opts)),
+        ));
+    }
+    Ok(Some(opts))
+}
+
+/// A `TypeError` for the first member of `opts` not in `known`; `of` says what takes which.
+pub fn only_options(
+    env: sys::napi_env,
+    opts: sys::napi_value,
+    known: &[&str],
+    of: &str,
+) -> Result<()> {
+    match own_keys(env, opts)?
+        .into_iter()
+        .find(|k| !known.contains(&k.as_str()))
+    {
+        Some(name) => Err(type_error(
+            env,
+            &format!("options.{name} is not an option of {of}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 pub fn is_null_or_undefined(env: sys::napi_env, value: sys::napi_value) -> Result<bool> {
     Ok(matches!(
         type_of(env, value)?,

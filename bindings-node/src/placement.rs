@@ -171,15 +171,12 @@ pub(crate) fn parse_membership(
     options: Option<Raw>,
 ) -> Result<(Seed, Vec<Parsed>)> {
     let mut text = None;
-    if !js::is_array(env, nodes.0)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "nodes is {}, not an array of ids or {{ id, weight?, domain? }} objects",
-                js::describe(env, nodes.0)
-            ),
-        ));
-    }
+    js::array(
+        env,
+        nodes.0,
+        "nodes",
+        "ids or { id, weight?, domain? } objects",
+    )?;
     // Nothing is sized by `length` before its elements are read: an array-like may claim any
     // length without holding anything.
     let n = js::array_len(env, nodes.0)?;
@@ -200,40 +197,24 @@ pub(crate) fn parse_membership(
     // The lists' own lengths, which may exceed what was read of them.
     let (mut weights_len, mut domains_len) = (None, None);
     let mut seed = None;
-    if let Some(opts) = options {
-        if !js::is_null_or_undefined(env, opts.0)? {
-            if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
-                return Err(js::type_error(
-                    env,
-                    &format!(
-                        "options is {}, not an object {{ weights?, domains?, seed? }}",
-                        js::describe(env, opts.0)
-                    ),
-                ));
-            }
-            let opts = opts.0;
-            if let Some(w) = optional(env, opts, c"weights")? {
-                weights = Some(parse_weights(env, w, &given)?);
-                weights_len = Some(js::array_len(env, w)? as usize);
-            }
-            if let Some(d) = optional(env, opts, c"domains")? {
-                domains = Some(parse_domains(env, d, &given, &mut text)?);
-                domains_len = Some(js::array_len(env, d)? as usize);
-            }
-            if let Some(s) = optional(env, opts, c"seed")? {
-                seed = Some(seed_arg(env, s, "options.seed")?);
-            }
-            for name in js::own_keys(env, opts)? {
-                if !OPTIONS.contains(&name.as_str()) {
-                    return Err(js::type_error(
-                        env,
-                        &format!(
-                            "options.{name} is not an option of Placement (it has weights, domains and seed)"
-                        ),
-                    ));
-                }
-            }
+    if let Some(opts) = js::options(env, options, "{ weights?, domains?, seed? }")? {
+        if let Some(w) = optional(env, opts, c"weights")? {
+            weights = Some(parse_weights(env, w, &given)?);
+            weights_len = Some(js::array_len(env, w)? as usize);
         }
+        if let Some(d) = optional(env, opts, c"domains")? {
+            domains = Some(parse_domains(env, d, &given, &mut text)?);
+            domains_len = Some(js::array_len(env, d)? as usize);
+        }
+        if let Some(s) = optional(env, opts, c"seed")? {
+            seed = Some(seed_arg(env, s, "options.seed")?);
+        }
+        js::only_options(
+            env,
+            opts,
+            &OPTIONS,
+            "Placement (it has weights, domains and seed)",
+        )?;
     }
     no_bad_text(env, text)?;
     for (list, len) in [
@@ -296,15 +277,7 @@ pub(crate) fn parse_weights(
     w: sys::napi_value,
     given: &[Given],
 ) -> Result<Vec<f64>> {
-    if !js::is_array(env, w)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "options.weights is {}, not an array of numbers",
-                js::describe(env, w)
-            ),
-        ));
-    }
+    js::array(env, w, "options.weights", "numbers")?;
     let mut out = Vec::new();
     for i in 0..list_len(env, w, given.len())? {
         let v = js::element(env, w, i)?;
@@ -338,15 +311,7 @@ pub(crate) fn parse_domains(
     given: &[Given],
     text: &mut Option<BadText>,
 ) -> Result<Vec<Domain>> {
-    if !js::is_array(env, d)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "options.domains is {}, not an array of strings, Buffers or Uint8Arrays",
-                js::describe(env, d)
-            ),
-        ));
-    }
+    js::array(env, d, "options.domains", "strings, Buffers or Uint8Arrays")?;
     let mut out = Vec::new();
     let mut buf = KeyBuf::new();
     for i in 0..list_len(env, d, given.len())? {
@@ -536,15 +501,7 @@ impl Placement {
         env: sys::napi_env,
         keys: Raw,
     ) -> Result<(Vec<u8>, Vec<usize>, Option<BadText>)> {
-        if !js::is_array(env, keys.0)? {
-            return Err(js::type_error(
-                env,
-                &format!(
-                    "keys is {}, not an array of keys",
-                    js::describe(env, keys.0)
-                ),
-            ));
-        }
+        js::array(env, keys.0, "keys", "keys")?;
         // Nothing is sized by `length` before its elements are read: an array-like may claim any
         // length without holding anything.
         let n = js::array_len(env, keys.0)?;

@@ -76,15 +76,7 @@ fn factor_arg(env: sys::napi_env, c: Raw) -> Result<policy::BalanceFactor> {
 
 /// Loads: an array of `bigint`s or safe-integer `number`s, each from 0 to 2^64 - 1.
 fn loads_arg(env: sys::napi_env, loads: Raw) -> Result<Vec<u64>> {
-    if !js::is_array(env, loads.0)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "loads is {}, not an array of integers",
-                js::describe(env, loads.0)
-            ),
-        ));
-    }
+    js::array(env, loads.0, "loads", "integers")?;
     let n = js::array_len(env, loads.0)?;
     let mut out = Vec::new();
     for i in 0..n {

@@ -78,14 +78,7 @@ impl ProfilePlacement {
             if js::type_of(env, opts.0)? == napi::sys::ValueType::napi_object
                 && !js::is_array(env, opts.0)?
             {
-                for key in js::own_keys(env, opts.0)? {
-                    if !OPTIONS.contains(&key.as_str()) {
-                        return Err(js::type_error(
-                            env,
-                            &format!("options.{key} is not an option of ProfilePlacement (it has weights)"),
-                        ));
-                    }
-                }
+                js::only_options(env, opts.0, &OPTIONS, "ProfilePlacement (it has weights)")?;
             }
         }
         let (_, parsed) = parse_membership(env, nodes, options)?;

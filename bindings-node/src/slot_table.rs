@@ -33,31 +33,16 @@ fn options_of(env: sys::napi_env, options: Option<Raw>) -> Result<Options> {
         overload_ppm: None,
         epoch: None,
     };
-    let Some(opts) = options else {
+    let Some(opts) = js::options(env, options, "{ mode?, overloadPpm?, epoch? }")? else {
         return Ok(out);
     };
-    if js::is_null_or_undefined(env, opts.0)? {
-        return Ok(out);
-    }
-    if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "options is {}, not an object {{ mode?, overloadPpm?, epoch? }}",
-                js::describe(env, opts.0)
-            ),
-        ));
-    }
-    for key in js::own_keys(env, opts.0)? {
-        if !OPTIONS.contains(&key.as_str()) {
-            return Err(js::type_error(
-                env,
-                &format!(
-                    "options.{key} is not an option of SlotTable (it has mode, overloadPpm, epoch)"
-                ),
-            ));
-        }
-    }
+    js::only_options(
+        env,
+        opts,
+        &OPTIONS,
+        "SlotTable (it has mode, overloadPpm, epoch)",
+    )?;
+    let opts = Raw(opts);
     if let Some(m) = optional(env, opts.0, c"mode")? {
         let mut buf = KeyBuf::new();
         let name = match js::type_of(env, m)? {

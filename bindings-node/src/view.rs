@@ -133,33 +133,14 @@ pub(crate) fn load_document<T>(
 
 /// The seed of `{ seed? }`, the options of `View.fromJson` and `View.fromFile`.
 pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
-    let Some(opts) = options else {
+    let Some(opts) = js::options(env, options, "{ seed? }")? else {
         return Ok(Seed::DEFAULT);
     };
-    if js::is_null_or_undefined(env, opts.0)? {
-        return Ok(Seed::DEFAULT);
-    }
-    if js::type_of(env, opts.0)? != T::napi_object || js::is_array(env, opts.0)? {
-        return Err(js::type_error(
-            env,
-            &format!(
-                "options is {}, not an object {{ seed? }}",
-                js::describe(env, opts.0)
-            ),
-        ));
-    }
-    let seed = match optional(env, opts.0, c"seed")? {
+    let seed = match optional(env, opts, c"seed")? {
         Some(s) => Some(seed_arg(env, s, "options.seed")?),
         None => None,
     };
-    for name in js::own_keys(env, opts.0)? {
-        if name != "seed" {
-            return Err(js::type_error(
-                env,
-                &format!("options.{name} is not an option of a view load (it has seed)"),
-            ));
-        }
-    }
+    js::only_options(env, opts, &["seed"], "a view load (it has seed)")?;
     seed_of(env, seed)
 }
 

@@ -14,3 +14,11 @@ test('named and default imports are the CommonJS exports', () => {
   const p = new Placement(['a', 'b']);
   assert.ok(['a', 'b'].includes(p.owner('key')));
 });
+
+test('every CommonJS export is a named ES module export', async () => {
+  const cjs = createRequire(import.meta.url)('hrwhash');
+  const esm = await import('hrwhash');
+  const named = Object.keys(esm).filter((k) => k !== 'default').sort();
+  assert.deepEqual(named, Object.keys(cjs).sort());
+  for (const k of named) assert.equal(esm[k], cjs[k], k);
+});
