@@ -82,7 +82,7 @@ struct State {
 
 impl State {
     fn moving_at(&self, now: impl FnOnce() -> Instant) -> bool {
-        self.previous.is_some() && self.move_until.map_or(true, |until| now() < until)
+        self.previous.is_some() && self.move_until.is_none_or(|until| now() < until)
     }
 }
 
