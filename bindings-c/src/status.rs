@@ -185,9 +185,9 @@ impl hrw_error {
                 d.first_index = first_index;
             }
             Error::InvalidWeight { value } => d.value = value,
-            Error::InvalidSeedLength { len } => {
+            Error::InvalidSeedLength { length } => {
                 d.expected = 16;
-                d.actual = len;
+                d.actual = length;
             }
             Error::LengthMismatch { expected, actual } => {
                 d.expected = expected;

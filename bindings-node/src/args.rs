@@ -251,12 +251,12 @@ pub(crate) fn known_node<'a>(
 
 /// `node` and `weight` of a change of weight, their types and text checked: what a slot table's
 /// `setWeight` hands to the core, whose `set_weight` checks the node and then the weight.
-pub(crate) fn weight_args<'a>(
+pub(crate) fn weight_args(
     env: sys::napi_env,
     node: Raw,
     weight: Raw,
-    buf: &'a mut KeyBuf,
-) -> Result<(&'a [u8], f64)> {
+    buf: &mut KeyBuf,
+) -> Result<(&[u8], f64)> {
     let mut text = None;
     let (id, _) = read(env, node.0, buf, &|| "node".to_owned(), None, &mut text)?;
     let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
@@ -327,7 +327,7 @@ pub(crate) fn seed_of(env: sys::napi_env, bytes: Option<Vec<u8>>) -> Result<Seed
 }
 
 pub(crate) fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

@@ -393,7 +393,7 @@ impl Placement {
         let key = key_bytes(key, At::one("the key"))?;
         let id = id_bytes(node, At::one("the node id"))?;
         self.inner
-            .score(&key, &id)
+            .score(&key, id)
             .map_err(|e| error(py, e, Some(format!("node {}", repr(node)))))
     }
 

@@ -41,7 +41,7 @@ pub fn parse_seed(hex: Option<&str>) -> Result<Seed, CliError> {
 }
 
 fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return Err(format!("'{hex}' has an odd number of hex digits"));
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

@@ -8,6 +8,7 @@ use hrwhash::policy::Domains;
 use hrwhash::Placement;
 use serde_json::{Map, Value};
 
+use crate::cmd::Common;
 use crate::error::CliError;
 use crate::input::{arg_bytes, for_each_stdin_block};
 use crate::output::{escaped, put_text, text_item};
@@ -20,8 +21,7 @@ pub fn run(
     policy: Option<&Domains>,
     strict: bool,
     k: usize,
-    as_json: bool,
-    quiet: bool,
+    common: &Common,
     keys: &[OsString],
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
@@ -37,13 +37,17 @@ pub fn run(
             crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
         })?;
     }
-    let bar = progress::bar("place", Unit::Open("keys"), quiet || !keys.is_empty());
+    let bar = progress::bar(
+        "place",
+        Unit::Open("keys"),
+        common.quiet || !keys.is_empty(),
+    );
     let mut printer = Printer {
         placement,
         policy,
         strict,
         k,
-        as_json,
+        as_json: common.json,
         printed: 0,
         out,
         ids: placement

@@ -18,7 +18,7 @@ fn cases_file() -> Value {
 
 fn hex(s: &str) -> String {
     assert!(
-        s.len() % 2 == 0 && s.bytes().all(|b| b.is_ascii_hexdigit()),
+        s.len().is_multiple_of(2) && s.bytes().all(|b| b.is_ascii_hexdigit()),
         "hex {s:?}"
     );
     s.to_string()

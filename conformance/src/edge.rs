@@ -201,9 +201,13 @@ fn extras(variant: usize) -> Vec<Spec> {
 /// `pair` placed among `extras(variant)`, first or last, in either order.
 fn with_extras(pair: [Spec; 2], variant: usize) -> Vec<Spec> {
     let [a, b] = pair;
-    let pair = if variant % 2 == 0 { [a, b] } else { [b, a] };
+    let pair = if variant.is_multiple_of(2) {
+        [a, b]
+    } else {
+        [b, a]
+    };
     let mut nodes = extras(variant);
-    if (variant / 4) % 2 == 0 {
+    if (variant / 4).is_multiple_of(2) {
         nodes.splice(0..0, pair);
     } else {
         nodes.extend(pair);
@@ -392,7 +396,7 @@ fn half_way(v: &mut Cases) {
             .find(|&(wb, m)| m % 2 == want_odd as u128 && m * db as u128 != da as u128 * wb as u128)
             .expect("some W_b gives m of each parity");
         assert!(
-            m >= 1 && m < 1 << 52,
+            (1..1 << 52).contains(&m),
             "m + 1/2 must be an exact binary64 fixed point"
         );
         let wa = (2 * m as u64 + 1) as f64 / 8_589_934_592.0;

@@ -247,7 +247,7 @@ impl Placement {
         for run in by_id.chunk_by(|&a, &b| nodes[a as usize].id == nodes[b as usize].id) {
             if let [first, second, ..] = *run {
                 let found = (second as usize, first as usize);
-                if duplicate.map_or(true, |(index, _)| found.0 < index) {
+                if duplicate.is_none_or(|(index, _)| found.0 < index) {
                     duplicate = Some(found);
                 }
             }

@@ -63,7 +63,9 @@ impl Seed {
     pub fn from_slice(bytes: &[u8]) -> Result<Seed, Error> {
         <[u8; 16]>::try_from(bytes)
             .map(Seed::from_bytes)
-            .map_err(|_| Error::InvalidSeedLength { len: bytes.len() })
+            .map_err(|_| Error::InvalidSeedLength {
+                length: bytes.len(),
+            })
     }
 
     /// The 16 bytes.

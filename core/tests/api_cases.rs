@@ -15,7 +15,7 @@ fn cases_file() -> Value {
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex {s:?}");
+    assert!(s.len().is_multiple_of(2), "odd hex {s:?}");
     (0..s.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
@@ -293,7 +293,9 @@ fn check_error(name: &str, case: &Value, got: Failure) {
                 "{name}: {value}"
             );
         }
-        Error::InvalidSeedLength { len } => assert_eq!(Some(len), detail("actual"), "{name}"),
+        Error::InvalidSeedLength { length } => {
+            assert_eq!(Some(length), detail("actual"), "{name}")
+        }
         Error::LengthMismatch { expected, actual } => {
             assert_eq!(Some(expected), detail("expected"), "{name}");
             assert_eq!(Some(actual), detail("actual"), "{name}");

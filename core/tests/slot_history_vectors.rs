@@ -183,7 +183,7 @@ fn invalid_histories_fail_with_the_first_check() {
 fn at_most_65536_changes() {
     let base = SlotTable::new(&Placement::new(["a", "b"]).unwrap(), 4).unwrap();
     let flip = |i: usize| {
-        let w = if i % 2 == 0 { 2.0 } else { 1.0 };
+        let w = if i.is_multiple_of(2) { 2.0 } else { 1.0 };
         SlotChange::Weight(b"a".to_vec(), hrwhash::Weight::new(w).unwrap())
     };
     let mut h = base.clone();

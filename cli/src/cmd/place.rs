@@ -124,8 +124,7 @@ pub fn run(a: Args, out: &mut dyn Write) -> Result<(), CliError> {
         policy.as_ref(),
         a.strict,
         a.k,
-        a.common.json,
-        a.common.quiet,
+        &a.common,
         &a.keys,
         out,
     )

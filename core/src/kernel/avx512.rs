@@ -333,7 +333,7 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
                 len = 0;
             }
         }
-        if blocks % 2 != 0 {
+        if !blocks.is_multiple_of(2) {
             let b = blocks - 1;
             append!(
                 b * 8,
@@ -440,7 +440,7 @@ pub(super) unsafe fn argmax_keys(keys: &[u64], digests: &[u64], out: &mut [(u64,
         chunk_max!(c * 8, 8);
         chunk = _mm512_add_epi64(chunk, one);
     }
-    if n % 8 != 0 {
+    if !n.is_multiple_of(8) {
         chunk_max!(full * 8, n % 8);
     }
     let mut tops = [0u64; KEYS];

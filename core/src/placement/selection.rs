@@ -76,7 +76,7 @@ impl Placement {
                     weight: inner.lane_weight[lane],
                     lane,
                 });
-                if best.as_ref().map_or(true, |b| self.before(&k, b)) {
+                if best.as_ref().is_none_or(|b| self.before(&k, b)) {
                     bound = DrawBound::new(&k);
                     best = Some(k);
                 }
