@@ -332,6 +332,7 @@ pub fn bytes<'a>(
 }
 
 /// The bytes of a key or id that is not a string.
+#[inline]
 fn not_string<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Bytes<'a>> {
     match type_of(env, value)? {
         T::napi_object => Ok(match uint8_array(env, value)? {
