@@ -114,7 +114,9 @@ function foreignReceiver(err, receiver, className, name) {
   return e;
 }
 
-function guarded(fn, className, name) {
+// `fallbackName`: the name a method keeps when the addon gave its function none (the WebAssembly
+// build's functions, made by emnapi, are all nameless).
+function guarded(fn, className, name, fallbackName = '') {
   const g = function (...args) {
     try {
       return Reflect.apply(fn, this, args);
@@ -122,7 +124,7 @@ function guarded(fn, className, name) {
       throw foreignReceiver(err, this, className, name);
     }
   };
-  Object.defineProperty(g, 'name', { value: fn.name });
+  Object.defineProperty(g, 'name', { value: fn.name || fallbackName });
   Object.defineProperty(g, 'length', { value: fn.length });
   return g;
 }
@@ -134,7 +136,7 @@ function guardReceivers(exports) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       const d = Object.getOwnPropertyDescriptor(proto, name);
       if (name === 'constructor' || !d.configurable) continue;
-      if (typeof d.value === 'function') d.value = guarded(d.value, className, name);
+      if (typeof d.value === 'function') d.value = guarded(d.value, className, name, name);
       if (d.get) d.get = guarded(d.get, className, name);
       if (d.set) d.set = guarded(d.set, className, name);
       Object.defineProperty(proto, name, d);

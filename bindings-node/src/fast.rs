@@ -252,6 +252,47 @@ pub(crate) fn scratch(env: sys::napi_env) -> Option<&'static mut [u32; SCRATCH_L
     Some(unsafe { &mut *(data as *mut [u32; SCRATCH_LEN]) })
 }
 
+/// A new scratch: a `Uint32Array` and its storage.
+#[cfg(not(target_family = "wasm"))]
+fn scratch_array(env: sys::napi_env) -> Result<(sys::napi_value, *mut u32)> {
+    js::new_u32_array(env, SCRATCH_LEN)
+}
+
+/// A new scratch. Under WebAssembly, emnapi gives native code a copy of an `ArrayBuffer`'s
+/// contents in the module's memory, so the scratch is instead a view of that memory, which both
+/// sides read and write without a copy. The memory is shared (wasm32-wasip1-threads), so it grows
+/// in place and the view stays valid; the storage is never freed, like the reference that keeps
+/// the view.
+#[cfg(target_family = "wasm")]
+fn scratch_array(env: sys::napi_env) -> Result<(sys::napi_value, *mut u32)> {
+    extern "C" {
+        fn emnapi_create_memory_view(
+            env: sys::napi_env,
+            typedarray_type: i32,
+            external_data: *mut std::ffi::c_void,
+            byte_length: usize,
+            finalize_cb: sys::napi_finalize,
+            finalize_hint: *mut std::ffi::c_void,
+            result: *mut sys::napi_value,
+        ) -> sys::napi_status;
+    }
+    const EMNAPI_UINT32_ARRAY: i32 = 6;
+    let data = Box::leak(Box::new([0u32; SCRATCH_LEN])).as_mut_ptr();
+    let mut array = ptr::null_mut();
+    js::check(env, unsafe {
+        emnapi_create_memory_view(
+            env,
+            EMNAPI_UINT32_ARRAY,
+            data.cast(),
+            SCRATCH_LEN * 4,
+            None,
+            ptr::null_mut(),
+            &mut array,
+        )
+    })?;
+    Ok((array, data))
+}
+
 /// `owner` and `rank` from `fast.js`, around `owner_ids` and `rank_ids`.
 fn js_lookups(env: sys::napi_env) -> Result<[sys::napi_value; 2]> {
     let source = js::new_string(env, include_str!("fast.js"))?;
@@ -259,7 +300,7 @@ fn js_lookups(env: sys::napi_env) -> Result<[sys::napi_value; 2]> {
     js::check(env, unsafe {
         sys::napi_run_script(env, source, &mut factory)
     })?;
-    let (array, data) = js::new_u32_array(env, SCRATCH_LEN)?;
+    let (array, data) = scratch_array(env)?;
     let mut keep = ptr::null_mut();
     js::check(env, unsafe {
         sys::napi_create_reference(env, array, 1, &mut keep)

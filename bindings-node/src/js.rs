@@ -5,7 +5,9 @@
 //! `String` per call. Every status is checked: a failed call turns into a thrown JS error, never
 //! a panic.
 
-use std::ffi::{c_char, CStr};
+#[cfg(not(target_family = "wasm"))]
+use std::ffi::c_char;
+use std::ffi::CStr;
 use std::ptr;
 
 use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypeName, ValidateNapiValue};
@@ -275,6 +277,9 @@ pub fn bytes<'a>(
     value: sys::napi_value,
     buf: &'a mut KeyBuf,
 ) -> Result<Bytes<'a>> {
+    #[cfg(target_family = "wasm")]
+    return wasm::bytes(env, value, buf);
+    #[cfg(not(target_family = "wasm"))]
     unsafe {
         // Strings first, without a `napi_typeof`: it is the common case, and the call reports
         // `napi_string_expected` for anything else.
@@ -287,14 +292,7 @@ pub fn bytes<'a>(
             &mut len,
         );
         if status == sys::Status::napi_string_expected {
-            return match type_of(env, value)? {
-                T::napi_object => Ok(match uint8_array(env, value)? {
-                    View::Elements(b) => Bytes::Ok(b, Form::Binary),
-                    View::Detached => Bytes::Detached,
-                    View::Other => Bytes::Other,
-                }),
-                _ => Ok(Bytes::Other),
-            };
+            return not_string(env, value);
         }
         check(env, status)?;
         // V8 writes whole code points only, so a result this far below the capacity cannot have
@@ -333,7 +331,98 @@ pub fn bytes<'a>(
     }
 }
 
+/// The bytes of a key or id that is not a string.
+#[inline]
+fn not_string<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Bytes<'a>> {
+    match type_of(env, value)? {
+        T::napi_object => Ok(match uint8_array(env, value)? {
+            View::Elements(b) => Bytes::Ok(b, Form::Binary),
+            View::Detached => Bytes::Detached,
+            View::Other => Bytes::Other,
+        }),
+        _ => Ok(Bytes::Other),
+    }
+}
+
+/// Strings and typed arrays under WebAssembly (emnapi), where the Node-API calls are JavaScript
+/// over the module's memory.
+#[cfg(target_family = "wasm")]
+mod wasm {
+    use super::*;
+
+    /// A string is read as UTF-16 and encoded here: emnapi's UTF-8 encoder turns a lone
+    /// surrogate and the unit after it into four bytes of no meaning, where V8 writes U+FFFD.
+    pub(super) fn bytes<'a>(
+        env: sys::napi_env,
+        value: sys::napi_value,
+        buf: &'a mut KeyBuf,
+    ) -> Result<Bytes<'a>> {
+        let mut stack = [0u16; STACK_KEY];
+        let mut heap = Vec::new();
+        let mut written = 0usize;
+        let status = unsafe {
+            sys::napi_get_value_string_utf16(
+                env,
+                value,
+                stack.as_mut_ptr(),
+                STACK_KEY,
+                &mut written,
+            )
+        };
+        if status == sys::Status::napi_string_expected {
+            return not_string(env, value);
+        }
+        check(env, status)?;
+        // The call leaves room for a terminating unit, so a string that fills the rest may
+        // have been cut short.
+        let units = if written + 1 < STACK_KEY {
+            &stack[..written]
+        } else {
+            let mut len = 0usize;
+            check(env, unsafe {
+                sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len)
+            })?;
+            heap.resize(len + 1, 0);
+            check(env, unsafe {
+                sys::napi_get_value_string_utf16(
+                    env,
+                    value,
+                    heap.as_mut_ptr(),
+                    heap.len(),
+                    &mut written,
+                )
+            })?;
+            &heap[..written]
+        };
+        // A UTF-16 unit takes at most three UTF-8 bytes.
+        let out: &mut [u8] = if units.len() * 3 <= STACK_KEY {
+            &mut buf.stack[..]
+        } else {
+            buf.heap.clear();
+            buf.heap.resize(units.len() * 3, 0);
+            &mut buf.heap[..]
+        };
+        let (mut at, mut n) = (0, 0);
+        for r in char::decode_utf16(units.iter().copied()) {
+            match r {
+                Ok(c) => {
+                    n += c.encode_utf8(&mut out[n..]).len();
+                    at += c.len_utf16();
+                }
+                Err(e) => {
+                    return Ok(Bytes::IllFormed {
+                        at,
+                        unit: e.unpaired_surrogate(),
+                    })
+                }
+            }
+        }
+        Ok(Bytes::Ok(&out[..n], Form::Text))
+    }
+}
+
 /// The first lone surrogate of a string, as (UTF-16 position, code unit).
+#[cfg_attr(target_family = "wasm", allow(dead_code))]
 #[cold]
 #[inline(never)]
 fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(usize, u16)>> {
@@ -573,6 +662,29 @@ pub fn new_u32_array(env: sys::napi_env, len: usize) -> Result<(sys::napi_value,
         )?;
         Ok((ta, data as *mut u32))
     }
+}
+
+/// Copies the first `bytes` bytes that native code wrote into the storage of `array` (a typed
+/// array made by `new_u32_array`) to JavaScript: emnapi's storage is a copy in the module's
+/// memory.
+#[cfg(target_family = "wasm")]
+pub fn flush(env: sys::napi_env, mut array: sys::napi_value, bytes: usize) -> Result<()> {
+    extern "C" {
+        fn emnapi_sync_memory(
+            env: sys::napi_env,
+            js_to_wasm: bool,
+            arraybuffer_or_view: *mut sys::napi_value,
+            byte_offset: usize,
+            length: usize,
+        ) -> sys::napi_status;
+    }
+    // emnapi throws for an empty buffer, which has no copy.
+    if bytes == 0 {
+        return Ok(());
+    }
+    check(env, unsafe {
+        emnapi_sync_memory(env, false, &mut array, 0, bytes)
+    })
 }
 
 /// A `bigint` that fits in 64 unsigned bits; `Some(Err(()))` when it does not.

@@ -842,6 +842,8 @@ impl Placement {
         for (i, o) in owners.iter().enumerate() {
             unsafe { out.add(i).write(*o as u32) };
         }
+        #[cfg(target_family = "wasm")]
+        js::flush(env, arr, owners.len() * 4)?;
         Ok(arr)
     }
 

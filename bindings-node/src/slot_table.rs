@@ -93,16 +93,21 @@ fn options_of(env: sys::napi_env, options: Option<Raw>) -> Result<Options> {
 
 /// `options.overloadPpm`'s value: an integer from 0 to 2^32 - 1.
 fn overload_value(env: sys::napi_env, p: f64) -> Result<u32> {
-    let p = count_value(env, p, "options.overloadPpm")?;
-    u32::try_from(p).map_err(|_| {
-        js::throw(
+    let n = count_value(env, p, "options.overloadPpm")?;
+    // The number itself is compared: on a 32-bit target `count_value` saturates at 2^32 - 1.
+    if p > f64::from(u32::MAX) {
+        return Err(js::throw(
             env,
             Kind::Range,
             "HRW_INVALID_COUNT",
-            &format!("options.overloadPpm = {p} is above 2^32 - 1"),
-            &[(c"value", p as f64)],
-        )
-    })
+            &format!(
+                "options.overloadPpm = {} is above 2^32 - 1",
+                js::number_text(p)
+            ),
+            &[(c"value", p)],
+        ));
+    }
+    Ok(n as u32)
 }
 
 /// Keys hash to a fixed number of slots and a table maps each slot to a node: an owner lookup is

@@ -4,10 +4,15 @@
 //! Ids come back as a string when the id was given as one (a view's ids are strings when they are
 //! UTF-8, since the JSON form writes them so) and as a fresh `Buffer` otherwise.
 use std::cell::Cell;
+use std::ffi::CStr;
 use std::ptr;
 
 use hrwhash::{Error, Lookup, Seed};
-use napi::bindgen_prelude::{validate_type_tag, ObjectFinalize, ToNapiValue, TypeTag};
+#[cfg(not(target_family = "wasm"))]
+use napi::bindgen_prelude::validate_type_tag;
+#[cfg(target_family = "wasm")]
+use napi::bindgen_prelude::FromNapiValue;
+use napi::bindgen_prelude::{ObjectFinalize, ToNapiValue, TypeTag};
 use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
@@ -59,7 +64,12 @@ pub(crate) fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> 
             sys::napi_get_and_clear_last_exception(env, &mut ignored);
             return None;
         }
+        #[cfg(not(target_family = "wasm"))]
         validate_type_tag(env, value.0, &C::type_tag(), "").ok()?;
+        // napi-rs checks no type tag under WebAssembly (`validate_type_tag` accepts anything
+        // there): a `ClassInstance` checks the class it recorded when it wrapped the object.
+        #[cfg(target_family = "wasm")]
+        napi::bindgen_prelude::ClassInstance::<C>::from_napi_value(env, value.0).ok()?;
         Some(&*(wrapped as *const C))
     }
 }
@@ -239,7 +249,19 @@ impl View {
         let path = std::path::PathBuf::from(
             <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path),
         );
-        #[cfg(not(unix))]
+        // WASI names files by UTF-8 strings, so no other name can be reached there; read as
+        // U+FFFD, the bytes would name another file.
+        #[cfg(target_os = "wasi")]
+        let path = match std::str::from_utf8(path) {
+            Ok(p) => std::path::PathBuf::from(p),
+            Err(_) => {
+                let name = String::from_utf8_lossy(path);
+                let message =
+                    format!("cannot read the view file {name}: WASI file names are UTF-8");
+                return Err(js::throw(env, Kind::Error, "EINVAL", &message, &[]));
+            }
+        };
+        #[cfg(not(any(unix, target_os = "wasi")))]
         let path = std::path::PathBuf::from(String::from_utf8_lossy(path).into_owned());
         let seed = load_seed(env, options)?;
         let read = std::fs::File::open(&path).and_then(hrwhash::view::read_document);
@@ -803,17 +825,7 @@ impl Transition {
         };
         let obj = unsafe { Plan::to_napi_value(env, plan)? };
         // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
-        let mut f = ptr::null_mut();
-        js::check(env, unsafe {
-            sys::napi_create_function(
-                env,
-                c"[Symbol.iterator]".as_ptr(),
-                17,
-                Some(return_this),
-                ptr::null_mut(),
-                &mut f,
-            )
-        })?;
+        let f = iterator_method(env)?;
         let symbol = iterator_symbol(env)?;
         js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
         Ok(Raw(obj))
@@ -852,6 +864,45 @@ impl Transition {
     pub fn optimum(&self) -> Option<f64> {
         self.hrw_only().map(|t| t.optimum())
     }
+}
+
+/// `[Symbol.iterator]() { return this; }`, named as a class's method of that key is.
+fn iterator_method(env: sys::napi_env) -> Result<sys::napi_value> {
+    const NAME: &CStr = c"[Symbol.iterator]";
+    // emnapi takes only an identifier as a function's name; the name is then set as a property.
+    let given = if cfg!(target_family = "wasm") {
+        0
+    } else {
+        NAME.to_bytes().len()
+    };
+    let mut f = ptr::null_mut();
+    js::check(env, unsafe {
+        sys::napi_create_function(
+            env,
+            NAME.as_ptr(),
+            given as isize,
+            Some(return_this),
+            ptr::null_mut(),
+            &mut f,
+        )
+    })?;
+    #[cfg(target_family = "wasm")]
+    {
+        let desc = sys::napi_property_descriptor {
+            utf8name: c"name".as_ptr(),
+            name: ptr::null_mut(),
+            method: None,
+            getter: None,
+            setter: None,
+            value: js::new_string(env, "[Symbol.iterator]")?,
+            attributes: sys::PropertyAttributes::configurable,
+            data: ptr::null_mut(),
+        };
+        js::check(env, unsafe {
+            sys::napi_define_properties(env, f, 1, &desc)
+        })?;
+    }
+    Ok(f)
 }
 
 unsafe extern "C" fn return_this(

@@ -16,4 +16,10 @@ const hasCode = (code, extra = {}) => (err) => {
 // `fn` throws Node's own TypeError for an argument of the wrong type.
 const typeError = (fn) => assert.throws(fn, (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_TYPE');
 
-module.exports = { hasCode, typeError };
+/** Whether `hrwhash` answers from its WebAssembly build (napi-rs's loader `hrwhash.wasi.cjs`). */
+const isWasm = () => {
+  require('hrwhash');
+  return Object.keys(require.cache).some((f) => f.endsWith('.wasi.cjs'));
+};
+
+module.exports = { hasCode, typeError, isWasm };

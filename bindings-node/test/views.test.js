@@ -7,6 +7,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Placement, View, Transition, RampPlan, ramp, RAMP_GRID } = require('hrwhash');
+const { isWasm } = require('./helpers.js');
 
 const views = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'conformance', 'views.json'), 'utf8'));
 const KINDS = ['valid', 'equivalent', 'invalid', 'movement', 'ramps'];
@@ -84,6 +85,12 @@ test('fromFile takes a Buffer path, whose bytes need not be UTF-8', () => {
     // A Linux file name is bytes: 0xff is no UTF-8, and fs writes it from a Buffer.
     const name = Buffer.concat([Buffer.from(path.join(dir, 'view-')), Buffer.from([0xff]), Buffer.from('.json')]);
     fs.writeFileSync(name, documentOf(c));
+    if (isWasm()) {
+      // WASI names files by UTF-8 strings: such a name cannot be reached, and is refused rather
+      // than read as another name.
+      for (const p of [name, new Uint8Array(name)]) assert.throws(() => View.fromFile(p, loadOptions(c)), { code: 'EINVAL' });
+      return;
+    }
     assert.equal(View.fromFile(name, loadOptions(c)).fingerprint, c.fingerprint);
     assert.equal(View.fromFile(new Uint8Array(name), loadOptions(c)).fingerprint, c.fingerprint);
     const missing = Buffer.concat([Buffer.from(path.join(dir, 'no-')), Buffer.from([0xfe])]);
