@@ -372,16 +372,44 @@ func (t *Transition) NewToOld(i int) (int, bool) {
 //
 // It reads a key only when Next needs one, so the stream may be endless.
 type Plan struct {
-	t    *Transition
+	keyScan
+	t   *Transition
+	cur Move
+}
+
+// keyScan is the key stream of a plan: it reads keys until found takes one, the stream ends or
+// an error stops it (kept in err).
+type keyScan struct {
 	next func() (string, bool)
 	read int
-	cur  Move
 	err  error
+}
+
+func (s *keyScan) scan(found func(key string, index int) (bool, error)) bool {
+	if s.err != nil {
+		return false
+	}
+	for {
+		key, ok := s.next()
+		if !ok {
+			return false
+		}
+		i := s.read
+		s.read++
+		hit, err := found(key, i)
+		if err != nil {
+			s.err = err
+			return false
+		}
+		if hit {
+			return true
+		}
+	}
 }
 
 // Plan starts a plan over the keys that next yields.
 func (t *Transition) Plan(next func() (string, bool)) *Plan {
-	p := &Plan{t: t, next: next}
+	p := &Plan{t: t, keyScan: keyScan{next: next}}
 	if err := t.usable(); err != nil {
 		p.err = err
 	} else if next == nil {
@@ -392,26 +420,13 @@ func (t *Transition) Plan(next func() (string, bool)) *Plan {
 
 // Next advances to the next moved key; false at the end of the stream or on an error.
 func (p *Plan) Next() bool {
-	if p.err != nil {
-		return false
-	}
-	for {
-		key, ok := p.next()
-		if !ok {
-			return false
-		}
-		i := p.read
-		p.read++
+	return p.scan(func(key string, i int) (bool, error) {
 		r, err := p.t.b.route(key)
-		if err != nil {
-			p.err = err
-			return false
-		}
 		if r.Moved {
 			p.cur = Move{Key: key, Index: i, From: r.OldIndex, To: r.NewIndex}
-			return true
 		}
-	}
+		return r.Moved, err
+	})
 }
 
 // Move is the moved key Next stopped at.
@@ -429,17 +444,15 @@ func (p *Plan) Err() error { return p.err }
 //
 // ErrInvalidCount (from Err) for a negative k.
 type PlanTop struct {
-	t    *Transition
-	k    int
-	next func() (string, bool)
-	read int
-	cur  ReplicaMove
-	err  error
+	keyScan
+	t   *Transition
+	k   int
+	cur ReplicaMove
 }
 
 // PlanTop starts a plan over the keys that next yields whose set of k replicas changes.
 func (t *Transition) PlanTop(next func() (string, bool), k int) *PlanTop {
-	p := &PlanTop{t: t, k: k, next: next}
+	p := &PlanTop{t: t, k: k, keyScan: keyScan{next: next}}
 	if err := t.usable(); err != nil {
 		p.err = err
 	} else if next == nil {
@@ -453,26 +466,14 @@ func (t *Transition) PlanTop(next func() (string, bool), k int) *PlanTop {
 // Next advances to the next key whose replica set changes; false at the end of the stream or on
 // an error.
 func (p *PlanTop) Next() bool {
-	if p.err != nil {
-		return false
-	}
-	for {
-		key, ok := p.next()
-		if !ok {
-			return false
-		}
-		i := p.read
-		p.read++
+	return p.scan(func(key string, i int) (bool, error) {
 		r, err := p.t.b.routeTop(p.t, key, p.k)
-		if err != nil {
-			p.err = err
-			return false
-		}
-		if len(r.Add) > 0 || len(r.Drop) > 0 {
+		changed := err == nil && (len(r.Add) > 0 || len(r.Drop) > 0)
+		if changed {
 			p.cur = ReplicaMove{Key: key, Index: i, Route: r}
-			return true
 		}
-	}
+		return changed, err
+	})
 }
 
 // Move is the key Next stopped at, with its replica sets.

@@ -363,21 +363,51 @@ pub unsafe extern "C" fn hrw_transition_plan(
     out_len: usize,
     out_count: *mut usize,
 ) -> hrw_status {
+    let batch = (keys, keys_len, key_lens, key_count);
+    // SAFETY: forwarded.
+    unsafe {
+        plan_rows(
+            transition,
+            batch,
+            out_moves,
+            out_len,
+            out_count,
+            |t, i, key| {
+                let r = t.route(key);
+                r.moved.then_some(hrw_move {
+                    key_index: i,
+                    from: r.old_index,
+                    to: r.new_index,
+                })
+            },
+        )
+    }
+}
+
+/// The rows `pick` makes of a batch's keys (given as for `hrw_placement_owners`), in batch order,
+/// into `out` (at least `key_count` rows, else BUFFER_TOO_SMALL before any key is read);
+/// `*out_count` receives how many.
+///
+/// # Safety
+/// As `hrw_transition_plan`.
+unsafe fn plan_rows<T>(
+    transition: *const hrw_transition,
+    (keys, keys_len, key_lens, key_count): (*const u8, usize, *const usize, usize),
+    out: *mut T,
+    out_len: usize,
+    out_count: *mut usize,
+    mut pick: impl FnMut(&Transition, usize, &[u8]) -> Option<T>,
+) -> hrw_status {
     guard(|| {
         let t = &try_ref!(transition).inner;
         let count_dst = try_out!(out_count);
         // SAFETY: forwarded.
-        let args = unsafe { batch_args(keys, keys_len, key_lens, key_count, out_moves, out_len) }?;
+        let args = unsafe { batch_args(keys, keys_len, key_lens, key_count, out, out_len) }?;
         let (keys, dst) = owners_of(args)?;
         let mut n = 0;
         for (i, key) in keys.enumerate() {
-            let r = t.route(key);
-            if r.moved {
-                dst[n] = hrw_move {
-                    key_index: i,
-                    from: r.old_index,
-                    to: r.new_index,
-                };
+            if let Some(row) = pick(t, i, key) {
+                dst[n] = row;
                 n += 1;
             }
         }
@@ -485,33 +515,22 @@ pub unsafe extern "C" fn hrw_transition_plan_top(
     out_len: usize,
     out_count: *mut usize,
 ) -> hrw_status {
-    guard(|| {
-        let t = &try_ref!(transition).inner;
-        let count_dst = try_out!(out_count);
-        // SAFETY: forwarded.
-        let args = unsafe {
-            batch_args(
-                keys,
-                keys_len,
-                key_lens,
-                key_count,
-                out_key_indices,
-                out_len,
-            )
-        }?;
-        let (keys, dst) = owners_of(args)?;
-        let mut set = hrwhash_core::transition::RouteSet::default();
-        let mut n = 0;
-        for (i, key) in keys.enumerate() {
-            t.route_top_into(key, k, &mut set);
-            if set.changed() {
-                dst[n] = i;
-                n += 1;
-            }
-        }
-        count_dst.write(n);
-        Ok(())
-    })
+    let mut set = hrwhash_core::transition::RouteSet::default();
+    let batch = (keys, keys_len, key_lens, key_count);
+    // SAFETY: forwarded.
+    unsafe {
+        plan_rows(
+            transition,
+            batch,
+            out_key_indices,
+            out_len,
+            out_count,
+            |t, i, key| {
+                t.route_top_into(key, k, &mut set);
+                set.changed().then_some(i)
+            },
+        )
+    }
 }
 
 /// Releases a diff; NULL is a no-op.
