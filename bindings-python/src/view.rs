@@ -751,24 +751,38 @@ impl Plan {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let t = self.transition.get();
-        let mut keys = self.keys.bind(py).clone();
-        loop {
-            let Some(key) = keys.next() else {
+        next_row(py, &self.keys, &self.next_index, |key, bytes| {
+            let r = t.route_of(bytes);
+            if !r.moved {
                 return Ok(None);
-            };
-            let key = key?;
-            let at = At::item("the key", self.next_index.fetch_add(1, Ordering::Relaxed));
-            let r = t.route_of(&key_bytes(&key, at)?);
-            if r.moved {
-                return Ok(Some(PyTuple::new(
-                    py,
-                    [
-                        key.unbind(),
-                        t.old_id(py, r.old_index),
-                        t.new_id(py, r.new_index),
-                    ],
-                )?));
             }
+            let row = [
+                key.clone().unbind(),
+                t.old_id(py, r.old_index),
+                t.new_id(py, r.new_index),
+            ];
+            PyTuple::new(py, row).map(Some)
+        })
+    }
+}
+
+/// The next key of `keys` that `pick` makes a row of, reading one key at a time (each numbered by
+/// `next_index`, for the error that names a bad one): the loop of `Plan` and `PlanTop`.
+fn next_row<'py>(
+    py: Python<'py>,
+    keys: &Py<PyIterator>,
+    next_index: &AtomicUsize,
+    mut pick: impl FnMut(&Bound<'py, PyAny>, &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let mut keys = keys.bind(py).clone();
+    loop {
+        let Some(key) = keys.next() else {
+            return Ok(None);
+        };
+        let key = key?;
+        let at = At::item("the key", next_index.fetch_add(1, Ordering::Relaxed));
+        if let Some(row) = pick(&key, &key_bytes(&key, at)?)? {
+            return Ok(Some(row));
         }
     }
 }
@@ -792,22 +806,14 @@ impl PlanTop {
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let t = self.transition.get();
         let hrw = t.hrw(py, "replica plans in a transition")?;
-        let mut keys = self.keys.bind(py).clone();
-        loop {
-            let Some(key) = keys.next() else {
+        next_row(py, &self.keys, &self.next_index, |key, bytes| {
+            let r = hrw.route_top(bytes, self.k);
+            if !r.changed() {
                 return Ok(None);
-            };
-            let key = key?;
-            let at = At::item("the key", self.next_index.fetch_add(1, Ordering::Relaxed));
-            let r = hrw.route_top(key_bytes(&key, at)?, self.k);
-            if r.changed() {
-                let set = t.route_set(py, &r)?;
-                return Ok(Some(PyTuple::new(
-                    py,
-                    [key.unbind(), Py::new(py, set)?.into_any()],
-                )?));
             }
-        }
+            let set = Py::new(py, t.route_set(py, &r)?)?.into_any();
+            PyTuple::new(py, [key.clone().unbind(), set]).map(Some)
+        })
     }
 }
 
