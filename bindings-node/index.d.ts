@@ -275,20 +275,36 @@ export interface Flow<Old = NodeId, New = NodeId> {
   count: number
 }
 
-/** One id of either membership with the keys it owns before and after. */
+/**
+ * One id of either membership with the keys it owns (holds a replica of, for `diffTop`) before
+ * and after, and the moved keys (replicas) it receives and gives up.
+ */
 export interface NodeChange<Id = NodeId> {
   id: Id
   before: number
   after: number
   inOld: boolean
   inNew: boolean
+  /** The node's position in the old membership; null where its id is not in it. */
+  oldIndex: number | null
+  /** The node's position in the new membership; null where its id is not in it. */
+  newIndex: number | null
+  added: number
+  dropped: number
 }
 
-/** What `Transition.diff` counted; `flows`' counts sum to `moved`. */
+/** What `Transition.diff` (or `diffTop`) counted; `flows`' counts sum to `moved`. */
 export interface Diff<Old = NodeId, New = NodeId> {
   keys: number
+  /** Keys whose owner changed (for `k` above 1: whose replica set changed). */
   moved: number
-  /** Ordered by the old node's position, then the new node's. */
+  /** The replicas compared per key: 1 for `diff`, `k` for `diffTop`. */
+  k: number
+  /** Copies to make: `moved` for `k` = 1, the replicas to add over every key otherwise. */
+  copiesAdded: number
+  /** Copies to drop: `moved` for `k` = 1, the replicas to drop over every key otherwise. */
+  copiesDropped: number
+  /** Ordered by the old node's position, then the new node's; empty for `diffTop`. */
   flows: Flow<Old, New>[]
   /** Every old node in old order, then the nodes only in the new membership in new order. */
   nodes: NodeChange<Old | New>[]
@@ -304,6 +320,19 @@ export interface Move<Old = NodeId, New = NodeId> {
   key: Key
   from: Old
   to: New
+}
+
+/** A key whose replica set changes: fill `route.add`, then drop `route.drop`. */
+export interface ReplicaMove<Old = NodeId, New = NodeId> {
+  /** The key, as the iterable gave it. */
+  key: Key
+  route: RouteSet<Old, New>
+}
+
+/** An iterator over the keys whose replica set changes (`Transition.planTop`). */
+export interface PlanTop<out Old = NodeId, out New = NodeId> {
+  next(): IteratorResult<ReplicaMove<Old, New>, undefined>
+  [Symbol.iterator](): PlanTop<Old, New>
 }
 
 /** An iterator over the moved keys (merged into the class). */
@@ -643,10 +672,20 @@ export declare class Transition<out Old = NodeIdLike, out New = NodeIdLike> {
    */
   diff(keys: Iterable<Key>): Diff<IdOf<Old>, IdOf<New>>
   /**
+   * Counts the changes of the replica sets (`replicas(key, k)` of each side) over `keys`, read
+   * as `diff` reads them; `k = 1` counts what `diff` counts but the flows.
+   */
+  diffTop(keys: Iterable<Key>, k: number): Diff<IdOf<Old>, IdOf<New>>
+  /**
    * The keys of `keys` that change owner, each with the node to copy it from and to, as an
    * iterator that pulls from `keys` as it is advanced (constant memory).
    */
   plan(keys: Iterable<Key>): Plan<IdOf<Old>, IdOf<New>>
+  /**
+   * The keys of `keys` whose set of `k` replicas changes, each as `{ key, route }` with its
+   * route set (the replicas to add and to drop), as an iterator like `plan`'s.
+   */
+  planTop(keys: Iterable<Key>, k: number): PlanTop<IdOf<Old>, IdOf<New>>
   /** The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`. */
   get oldPlacement(): Placement<Old> | ProfilePlacement<Old>
   /** The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`. */

@@ -2,6 +2,7 @@ package hrwhash_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,9 +66,8 @@ type transitionsFile struct {
 	} `json:"diffs"`
 }
 
-// The parts of the cases this suite does not run: NodeChange has no Added or Dropped, and
-// Transition.Diff counts owners only.
-var transitionsSkipped = []string{"diff_row_moves", "replica_diffs"}
+// Go runs every part.
+var transitionsSkipped []string
 
 func loadTransitions(t *testing.T) (transitionsFile, map[string]string) {
 	t.Helper()
@@ -160,48 +160,146 @@ func TestTransitionsRouteTop(t *testing.T) {
 }
 
 func TestTransitionsDiffRows(t *testing.T) {
-	f, skipped := loadTransitions(t)
+	f, _ := loadTransitions(t)
 	for _, c := range f.Diffs {
-		if c.K != 1 {
-			if _, ok := skipped["replica_diffs"]; !ok {
-				t.Fatalf("%s: a replica diff, which not_offered.go does not name", c.Name)
-			}
-			continue
-		}
 		tr, _, _ := c.transition(t)
-		d, err := tr.Diff()
-		if err != nil {
-			t.Fatal(err)
-		}
 		keys := make([]string, c.Keys)
 		for i := range keys {
 			keys[i] = fmt.Sprintf("key-%d", i)
 		}
+		// DiffTop with k = 1 counts what Diff counts, without the flows.
+		var diffs []*hrwhash.Diff
+		if c.K == 1 {
+			d, err := tr.Diff()
+			if err != nil {
+				t.Fatal(err)
+			}
+			diffs = append(diffs, d)
+		}
+		top, err := tr.DiffTop(c.K)
+		if err != nil {
+			t.Fatal(err)
+		}
+		diffs = append(diffs, top)
+		for _, d := range diffs {
+			if err := d.AddMany(keys); err != nil {
+				t.Fatal(err)
+			}
+			if d.K() != c.K || d.Keys() != c.KeysCounted || d.Moved() != c.Moved {
+				t.Errorf("%s: k %d keys %d moved %d, want %d %d %d", c.Name, d.K(), d.Keys(), d.Moved(), c.K, c.KeysCounted, c.Moved)
+			}
+			copies := [2]uint64{c.CopiesAdded, c.CopiesDropped}
+			if c.K == 1 {
+				copies = [2]uint64{c.Moved, c.Moved}
+			}
+			if got := [2]uint64{d.CopiesAdded(), d.CopiesDropped()}; got != copies {
+				t.Errorf("%s: copies %v, want %v", c.Name, got, copies)
+			}
+			var flows [][3]int64
+			for _, fl := range d.Flows() {
+				flows = append(flows, [3]int64{int64(fl.From), int64(fl.To), int64(fl.Count)})
+			}
+			wantFlows := c.Flows
+			if d == top {
+				wantFlows = nil
+			}
+			if !reflect.DeepEqual(flows, wantFlows) {
+				t.Errorf("%s: flows %v, want %v", c.Name, flows, wantFlows)
+			}
+			index := func(i *int) int {
+				if i == nil {
+					return -1
+				}
+				return *i
+			}
+			var want []hrwhash.NodeChange
+			for _, r := range c.Nodes {
+				want = append(want, hrwhash.NodeChange{OldIndex: index(r.OldIndex), NewIndex: index(r.NewIndex), Before: r.Before, After: r.After, Added: r.Added, Dropped: r.Dropped})
+			}
+			if got := d.Nodes(); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: rows %+v, want %+v", c.Name, got, want)
+			}
+		}
+		// The plan lists exactly the keys the diff counts as changed, with RouteTop's sets.
+		i := 0
+		p := tr.PlanTop(func() (string, bool) {
+			if i == len(keys) {
+				return "", false
+			}
+			i++
+			return keys[i-1], true
+		}, c.K)
+		var planned, added, dropped uint64
+		for p.Next() {
+			m := p.Move()
+			want, err := tr.RouteTop(m.Key, c.K)
+			if err != nil || !reflect.DeepEqual(m.Route, want) || keys[m.Index] != m.Key {
+				t.Fatalf("%s: %+v, want %+v (%v)", c.Name, m, want, err)
+			}
+			planned++
+			added += uint64(len(m.Route.Add))
+			dropped += uint64(len(m.Route.Drop))
+		}
+		if p.Err() != nil || planned != c.Moved || added != top.CopiesAdded() || dropped != top.CopiesDropped() {
+			t.Errorf("%s: planned %d (+%d -%d, %v), want %d", c.Name, planned, added, dropped, p.Err(), c.Moved)
+		}
+	}
+}
+
+func TestTransitionsDiffTopK(t *testing.T) {
+	f, _ := loadTransitions(t)
+	var c = f.Diffs[0]
+	for _, d := range f.Diffs {
+		if d.K > 1 {
+			c = d
+			break
+		}
+	}
+	tr, old, new := c.transitionSides.transition(t)
+	keys := []string{"a", "b", "c"}
+	var e *hrwhash.Error
+	if _, err := tr.DiffTop(-1); !errors.As(err, &e) || e.Code != hrwhash.CodeInvalidCount || e.Count != -1 {
+		t.Errorf("DiffTop(-1): %v", err)
+	}
+	p := tr.PlanTop(func() (string, bool) { return "k", true }, -1)
+	if p.Next() || !errors.As(p.Err(), &e) || e.Code != hrwhash.CodeInvalidCount {
+		t.Errorf("PlanTop(-1): %v", p.Err())
+	}
+	if p := tr.PlanTop(nil, 2); p.Next() || !errors.Is(p.Err(), hrwhash.ErrNullParameter) {
+		t.Errorf("PlanTop(nil): %v", p.Err())
+	}
+	// k = 0 compares empty sets; a k beyond the nodes compares every node.
+	zero, _ := tr.DiffTop(0)
+	big, _ := tr.DiffTop(1000)
+	whole, _ := tr.DiffTop(old.Len() + new.Len())
+	for _, d := range []*hrwhash.Diff{zero, big, whole} {
 		if err := d.AddMany(keys); err != nil {
 			t.Fatal(err)
 		}
-		if d.Keys() != c.KeysCounted || d.Moved() != c.Moved {
-			t.Errorf("%s: keys %d moved %d, want %d %d", c.Name, d.Keys(), d.Moved(), c.KeysCounted, c.Moved)
+	}
+	if zero.Moved() != 0 || zero.Keys() != 3 {
+		t.Errorf("k = 0: moved %d keys %d", zero.Moved(), zero.Keys())
+	}
+	for _, r := range zero.Nodes() {
+		if r.Before != 0 || r.After != 0 {
+			t.Errorf("k = 0: row %+v", r)
 		}
-		var flows [][3]int64
-		for _, fl := range d.Flows() {
-			flows = append(flows, [3]int64{int64(fl.From), int64(fl.To), int64(fl.Count)})
+	}
+	if big.K() != 1000 || !reflect.DeepEqual(big.Nodes(), whole.Nodes()) || whole.Nodes()[0].Before != 3 {
+		t.Errorf("k = 1000: %+v, want %+v", big.Nodes(), whole.Nodes())
+	}
+	// Merge takes a diff of the same transition and k only.
+	one, _ := tr.Diff()
+	top1, _ := tr.DiffTop(1)
+	two, _ := tr.DiffTop(2)
+	for _, pair := range [][2]*hrwhash.Diff{{one, top1}, {top1, one}, {two, top1}, {big, whole}} {
+		if err := pair[0].Merge(pair[1]); !errors.Is(err, hrwhash.ErrNullParameter) {
+			t.Errorf("merge of k %d and k %d: %v", pair[0].K(), pair[1].K(), err)
 		}
-		if !reflect.DeepEqual(flows, c.Flows) {
-			t.Errorf("%s: flows %v, want %v", c.Name, flows, c.Flows)
-		}
-		index := func(i *int) int {
-			if i == nil {
-				return -1
-			}
-			return *i
-		}
-		var want []hrwhash.NodeChange
-		for _, r := range c.Nodes {
-			want = append(want, hrwhash.NodeChange{OldIndex: index(r.OldIndex), NewIndex: index(r.NewIndex), Before: r.Before, After: r.After})
-		}
-		if got := d.Nodes(); !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: rows %+v, want %+v", c.Name, got, want)
-		}
+	}
+	other, _ := tr.DiffTop(2)
+	_ = other.AddMany(keys)
+	if err := two.Merge(other); err != nil || two.Keys() != 3 {
+		t.Errorf("merge of two k = 2 diffs: %v, keys %d", err, two.Keys())
 	}
 }

@@ -231,11 +231,24 @@ type Flow struct {
 	Count    uint64
 }
 
-// NodeChange is one id of either membership with the keys it owns before and after. OldIndex
-// and NewIndex are its indices, -1 where the id is absent.
+// NodeChange is one id of either membership with the keys it owns before and after (for a
+// DiffTop: the keys it holds a replica of). OldIndex and NewIndex are its indices, -1 where the
+// id is absent.
 type NodeChange struct {
 	OldIndex, NewIndex int
 	Before, After      uint64
+	// Added and Dropped are the moved keys it receives and gives up (for a DiffTop: how often it
+	// is in a key's RouteSet.Add and RouteSet.Drop).
+	Added, Dropped uint64
+}
+
+// ReplicaMove is one key whose replica set changes, as PlanTop lists it.
+type ReplicaMove struct {
+	Key string
+	// Index is the key's position in the stream (0-based).
+	Index int
+	// Route is the key's RouteSet: fill Route.Add, then drop Route.Drop.
+	Route RouteSet
 }
 
 // Transition is the change from an old membership to a new one; nodes are the same node when
@@ -359,16 +372,44 @@ func (t *Transition) NewToOld(i int) (int, bool) {
 //
 // It reads a key only when Next needs one, so the stream may be endless.
 type Plan struct {
-	t    *Transition
+	keyScan
+	t   *Transition
+	cur Move
+}
+
+// keyScan is the key stream of a plan: it reads keys until found takes one, the stream ends or
+// an error stops it (kept in err).
+type keyScan struct {
 	next func() (string, bool)
 	read int
-	cur  Move
 	err  error
+}
+
+func (s *keyScan) scan(found func(key string, index int) (bool, error)) bool {
+	if s.err != nil {
+		return false
+	}
+	for {
+		key, ok := s.next()
+		if !ok {
+			return false
+		}
+		i := s.read
+		s.read++
+		hit, err := found(key, i)
+		if err != nil {
+			s.err = err
+			return false
+		}
+		if hit {
+			return true
+		}
+	}
 }
 
 // Plan starts a plan over the keys that next yields.
 func (t *Transition) Plan(next func() (string, bool)) *Plan {
-	p := &Plan{t: t, next: next}
+	p := &Plan{t: t, keyScan: keyScan{next: next}}
 	if err := t.usable(); err != nil {
 		p.err = err
 	} else if next == nil {
@@ -379,26 +420,13 @@ func (t *Transition) Plan(next func() (string, bool)) *Plan {
 
 // Next advances to the next moved key; false at the end of the stream or on an error.
 func (p *Plan) Next() bool {
-	if p.err != nil {
-		return false
-	}
-	for {
-		key, ok := p.next()
-		if !ok {
-			return false
-		}
-		i := p.read
-		p.read++
+	return p.scan(func(key string, i int) (bool, error) {
 		r, err := p.t.b.route(key)
-		if err != nil {
-			p.err = err
-			return false
-		}
 		if r.Moved {
 			p.cur = Move{Key: key, Index: i, From: r.OldIndex, To: r.NewIndex}
-			return true
 		}
-	}
+		return r.Moved, err
+	})
 }
 
 // Move is the moved key Next stopped at.
@@ -406,6 +434,53 @@ func (p *Plan) Move() Move { return p.cur }
 
 // Err is the error that stopped the plan, or nil.
 func (p *Plan) Err() error { return p.err }
+
+// PlanTop streams the keys of a stream whose set of k replicas changes (RouteSet.Add or Drop not
+// empty), in stream order, like Plan:
+//
+//	p := t.PlanTop(next, 3)
+//	for p.Next() { m := p.Move(); ... }
+//	if err := p.Err(); err != nil { ... }
+//
+// ErrInvalidCount (from Err) for a negative k.
+type PlanTop struct {
+	keyScan
+	t   *Transition
+	k   int
+	cur ReplicaMove
+}
+
+// PlanTop starts a plan over the keys that next yields whose set of k replicas changes.
+func (t *Transition) PlanTop(next func() (string, bool), k int) *PlanTop {
+	p := &PlanTop{t: t, k: k, keyScan: keyScan{next: next}}
+	if err := t.usable(); err != nil {
+		p.err = err
+	} else if next == nil {
+		p.err = &Error{Code: CodeNullParameter}
+	} else if k < 0 {
+		p.err = &Error{Code: CodeInvalidCount, Count: k}
+	}
+	return p
+}
+
+// Next advances to the next key whose replica set changes; false at the end of the stream or on
+// an error.
+func (p *PlanTop) Next() bool {
+	return p.scan(func(key string, i int) (bool, error) {
+		r, err := p.t.b.routeTop(p.t, key, p.k)
+		changed := err == nil && (len(r.Add) > 0 || len(r.Drop) > 0)
+		if changed {
+			p.cur = ReplicaMove{Key: key, Index: i, Route: r}
+		}
+		return changed, err
+	})
+}
+
+// Move is the key Next stopped at, with its replica sets.
+func (p *PlanTop) Move() ReplicaMove { return p.cur }
+
+// Err is the error that stopped the plan, or nil.
+func (p *PlanTop) Err() error { return p.err }
 
 // Diff counts owner changes over any number of keys in memory independent of their number.
 // A Diff is not safe for concurrent use: give each goroutine its own (Transition.Diff) and
@@ -421,6 +496,20 @@ func (t *Transition) Diff() (*Diff, error) {
 		return nil, err
 	}
 	return t.b.diff(t)
+}
+
+// DiffTop starts an empty count of the replica sets of this transition: each key's Replicas(key,
+// k) on either side, compared as sets. Moved counts the keys whose set changed, Flows is empty,
+// and Nodes' rows count replicas; k = 1 counts the keys Diff counts. ErrInvalidCount for a negative
+// k; a k beyond the nodes compares every selectable node.
+func (t *Transition) DiffTop(k int) (*Diff, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	if k < 0 {
+		return nil, &Error{Code: CodeInvalidCount, Count: k}
+	}
+	return t.b.diffTop(t, k)
 }
 
 func (d *Diff) usable() error {
@@ -449,8 +538,8 @@ func (d *Diff) AddMany(keys []string) error {
 	return d.b.addMany(keys)
 }
 
-// Merge adds the counts of other, a Diff of the same Transition value (ErrNullParameter,
-// adding nothing, for another transition or d itself).
+// Merge adds the counts of other, a Diff of the same Transition value and K (ErrNullParameter,
+// adding nothing, for another transition, another K or d itself).
 func (d *Diff) Merge(other *Diff) error {
 	if err := d.usable(); err != nil {
 		return err
@@ -469,7 +558,8 @@ func (d *Diff) Keys() uint64 {
 	return d.b.keys()
 }
 
-// Moved is the number of counted keys whose owner changed.
+// Moved is the number of counted keys whose owner changed (for K above 1: whose replica set
+// changed).
 func (d *Diff) Moved() uint64 {
 	if d.usable() != nil {
 		return 0
@@ -477,8 +567,34 @@ func (d *Diff) Moved() uint64 {
 	return d.b.moved()
 }
 
+// K is the number of replicas compared per key: 1 for Transition.Diff, k for DiffTop.
+func (d *Diff) K() int {
+	if d.usable() != nil {
+		return 0
+	}
+	return d.b.k()
+}
+
+// CopiesAdded is the number of copies to make: Moved for K = 1, the replicas to add over every
+// key otherwise.
+func (d *Diff) CopiesAdded() uint64 {
+	if d.usable() != nil {
+		return 0
+	}
+	return d.b.copies(true)
+}
+
+// CopiesDropped is the number of copies to drop: Moved for K = 1, the replicas to drop over every
+// key otherwise.
+func (d *Diff) CopiesDropped() uint64 {
+	if d.usable() != nil {
+		return 0
+	}
+	return d.b.copies(false)
+}
+
 // Flows are the moved keys per (old node, new node), ordered by old index then new index;
-// their counts add up to Moved.
+// their counts add up to Moved. Empty for a DiffTop.
 func (d *Diff) Flows() []Flow {
 	if d.usable() != nil {
 		return nil

@@ -279,18 +279,45 @@ func (b *transitionBackend) match(fromNew bool, i int) (int, bool) {
 
 type diffBackend struct {
 	h *C.hrw_diff
+	// k is the number of replicas compared per key (1 for a Diff of owners).
+	top int
 }
 
 func (b *transitionBackend) diff(t *Transition) (*Diff, error) {
 	var h *C.hrw_diff
 	st := C.hrw_transition_diff(b.h, &h)
+	return b.wrapDiff(t, h, 1, st)
+}
+
+func (b *transitionBackend) diffTop(t *Transition, k int) (*Diff, error) {
+	var h *C.hrw_diff
+	st := C.hrw_transition_diff_top(b.h, C.size_t(k), &h)
+	return b.wrapDiff(t, h, k, st)
+}
+
+func (b *transitionBackend) wrapDiff(t *Transition, h *C.hrw_diff, k int, st C.hrw_status) (*Diff, error) {
 	runtime.KeepAlive(b)
 	if st != C.HRW_STATUS_OK {
 		return nil, statusError(st)
 	}
-	db := &diffBackend{h: h}
+	db := &diffBackend{h: h, top: k}
 	runtime.SetFinalizer(db, func(b *diffBackend) { C.hrw_diff_free(b.h) })
 	return &Diff{b: db, t: t}, nil
+}
+
+func (b *diffBackend) k() int { return b.top }
+
+// copies sums the moves of the rows: every added (dropped) copy is counted in one row.
+func (b *diffBackend) copies(added bool) uint64 {
+	var sum uint64
+	for _, r := range b.nodes() {
+		if added {
+			sum += r.Added
+		} else {
+			sum += r.Dropped
+		}
+	}
+	return sum
 }
 
 func (b *diffBackend) add(key string) error {
@@ -364,10 +391,15 @@ func (b *diffBackend) nodes() []NodeChange {
 	rows := diffRows(b, func(rows *C.hrw_node_change, rowsLen C.size_t, n *C.size_t) {
 		C.hrw_diff_nodes(b.h, rows, rowsLen, n)
 	})
+	added, dropped := make([]C.uint64_t, len(rows)+1), make([]C.uint64_t, len(rows)+1)
+	var n C.size_t
+	C.hrw_diff_node_moves(b.h, &added[0], &dropped[0], C.size_t(len(added)), &n)
+	runtime.KeepAlive(b)
 	out := make([]NodeChange, len(rows))
 	for i := range out {
 		r := rows[i]
-		out[i] = NodeChange{OldIndex: -1, NewIndex: -1, Before: uint64(r.before), After: uint64(r.after)}
+		out[i] = NodeChange{OldIndex: -1, NewIndex: -1, Before: uint64(r.before), After: uint64(r.after),
+			Added: uint64(added[i]), Dropped: uint64(dropped[i])}
 		if bool(r.has_old) {
 			out[i].OldIndex = int(r.old_index)
 		}

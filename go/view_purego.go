@@ -160,22 +160,38 @@ func (b *transitionBackend) match(fromNew bool, i int) (int, bool) {
 }
 
 type diffBackend struct {
-	t             *transitionBackend
+	t *transitionBackend
+	// top is the number of replicas compared per key for a DiffTop, -1 for a Diff of owners.
+	top           int
 	keysN, movedN uint64
 	before, after []uint64
-	flowCounts    map[[2]int]uint64
+	// Per old node the moved keys (replicas) it gives up, per new node those it receives.
+	dropped, added []uint64
+	flowCounts     map[[2]int]uint64
 }
 
-func (b *transitionBackend) diff(t *Transition) (*Diff, error) {
+func (b *transitionBackend) newDiff(t *Transition, top int) *Diff {
 	return &Diff{t: t, b: &diffBackend{
 		t:          b,
+		top:        top,
 		before:     make([]uint64, len(b.old.nodes)),
 		after:      make([]uint64, len(b.new.nodes)),
+		dropped:    make([]uint64, len(b.old.nodes)),
+		added:      make([]uint64, len(b.new.nodes)),
 		flowCounts: map[[2]int]uint64{},
-	}}, nil
+	}}
+}
+
+func (b *transitionBackend) diff(t *Transition) (*Diff, error) { return b.newDiff(t, -1), nil }
+
+func (b *transitionBackend) diffTop(t *Transition, k int) (*Diff, error) {
+	return b.newDiff(t, k), nil
 }
 
 func (b *diffBackend) add(key string) error {
+	if b.top >= 0 {
+		return b.addTop(key)
+	}
 	r, err := b.t.route(key)
 	if err != nil {
 		return err
@@ -185,7 +201,33 @@ func (b *diffBackend) add(key string) error {
 	b.after[r.NewIndex]++
 	if r.Moved {
 		b.movedN++
+		b.dropped[r.OldIndex]++
+		b.added[r.NewIndex]++
 		b.flowCounts[[2]int{r.OldIndex, r.NewIndex}]++
+	}
+	return nil
+}
+
+func (b *diffBackend) addTop(key string) error {
+	s, err := b.t.routeTop(nil, key, b.top)
+	if err != nil {
+		return err
+	}
+	b.keysN++
+	for _, i := range s.Before {
+		b.before[i]++
+	}
+	for _, j := range s.After {
+		b.after[j]++
+	}
+	for _, i := range s.Drop {
+		b.dropped[i]++
+	}
+	for _, j := range s.Add {
+		b.added[j]++
+	}
+	if len(s.Add) > 0 || len(s.Drop) > 0 {
+		b.movedN++
 	}
 	return nil
 }
@@ -199,18 +241,17 @@ func (b *diffBackend) addMany(keys []string) error {
 	return nil
 }
 
-// merge adds a diff of the same transition value only, like libhrwhash.
+// merge adds a diff of the same transition value and k only, like libhrwhash.
 func (b *diffBackend) merge(other *diffBackend) error {
-	if other == b || other.t != b.t {
+	if other == b || other.t != b.t || other.top != b.top {
 		return &Error{Code: CodeNullParameter}
 	}
 	b.keysN += other.keysN
 	b.movedN += other.movedN
-	for i, c := range other.before {
-		b.before[i] += c
-	}
-	for j, c := range other.after {
-		b.after[j] += c
+	for _, c := range [][2][]uint64{{b.before, other.before}, {b.after, other.after}, {b.dropped, other.dropped}, {b.added, other.added}} {
+		for i, n := range c[1] {
+			c[0][i] += n
+		}
 	}
 	for k, c := range other.flowCounts {
 		b.flowCounts[k] += c
@@ -221,6 +262,25 @@ func (b *diffBackend) merge(other *diffBackend) error {
 func (b *diffBackend) keys() uint64 { return b.keysN }
 
 func (b *diffBackend) moved() uint64 { return b.movedN }
+
+func (b *diffBackend) k() int {
+	if b.top < 0 {
+		return 1
+	}
+	return b.top
+}
+
+func (b *diffBackend) copies(added bool) uint64 {
+	counts := b.dropped
+	if added {
+		counts = b.added
+	}
+	var sum uint64
+	for _, c := range counts {
+		sum += c
+	}
+	return sum
+}
 
 func (b *diffBackend) flows() []Flow {
 	out := make([]Flow, 0, len(b.flowCounts))
@@ -239,15 +299,15 @@ func (b *diffBackend) flows() []Flow {
 func (b *diffBackend) nodes() []NodeChange {
 	var out []NodeChange
 	for i, c := range b.before {
-		r := NodeChange{OldIndex: i, NewIndex: b.t.oldToNew[i], Before: c}
+		r := NodeChange{OldIndex: i, NewIndex: b.t.oldToNew[i], Before: c, Dropped: b.dropped[i]}
 		if r.NewIndex >= 0 {
-			r.After = b.after[r.NewIndex]
+			r.After, r.Added = b.after[r.NewIndex], b.added[r.NewIndex]
 		}
 		out = append(out, r)
 	}
 	for j, c := range b.after {
 		if b.t.newToOld[j] < 0 {
-			out = append(out, NodeChange{OldIndex: -1, NewIndex: j, After: c})
+			out = append(out, NodeChange{OldIndex: -1, NewIndex: j, After: c, Added: b.added[j]})
 		}
 	}
 	return out

@@ -2145,6 +2145,43 @@ hrw_status hrw_transition_summary(const struct hrw_transition *transition,
 hrw_status hrw_transition_diff(const struct hrw_transition *transition, struct hrw_diff **out_diff);
 
 /**
+ * A new, empty replica diff of this transition (release it with `hrw_diff_free`): each key's
+ * `hrw_placement_replicas` with `k` on either side, compared as sets (VIEW.md 6). Over such a
+ * diff, `moved` of `hrw_diff_summary` counts the keys whose replica set changed,
+ * `hrw_diff_flows` gives no rows, and the rows of `hrw_diff_nodes` and `hrw_diff_node_moves`
+ * count replicas. `k = 1` counts the keys `hrw_transition_diff` counts; `k = 0` compares empty
+ * sets, and a `k` beyond the nodes compares every selectable node. `hrw_diff_merge` takes only a
+ * diff of the same transition handle and `k`.
+ *
+ * # Safety
+ * `transition` is a live handle.
+ */
+hrw_status hrw_transition_diff_top(const struct hrw_transition *transition,
+                                   size_t k,
+                                   struct hrw_diff **out_diff);
+
+/**
+ * The keys of a batch whose set of `k` replicas changes (`hrw_transition_route_top` gives a
+ * non-empty `add` or `drop`), in batch order: the keys are given as for `hrw_transition_plan`,
+ * and the position of each such key in the batch is written to `out_key_indices`. `out_len` must
+ * be at least `key_count` (else BUFFER_TOO_SMALL, checked before any key is read);
+ * `*out_count` receives how many were written. `hrw_transition_route_top` of a listed key gives
+ * the replicas to add and to drop.
+ *
+ * # Safety
+ * `transition` is a live handle; every other pointer is NULL or valid for its stated length.
+ */
+hrw_status hrw_transition_plan_top(const struct hrw_transition *transition,
+                                   const uint8_t *keys,
+                                   size_t keys_len,
+                                   const size_t *key_lens,
+                                   size_t key_count,
+                                   size_t k,
+                                   size_t *out_key_indices,
+                                   size_t out_len,
+                                   size_t *out_count);
+
+/**
  * Releases a diff; NULL is a no-op.
  *
  * # Safety
@@ -2197,6 +2234,24 @@ hrw_status hrw_diff_flows(const struct hrw_diff *diff,
                           struct hrw_flow *out,
                           size_t out_len,
                           size_t *out_count);
+
+/**
+ * Per row of `hrw_diff_nodes`, in the same order, the moved keys the node receives
+ * (`out_added[i]`) and gives up (`out_dropped[i]`); for a replica diff
+ * (`hrw_transition_diff_top`), how often it is in a key's `add` and `drop`. Both arrays hold
+ * `out_len` rows (too few is BUFFER_TOO_SMALL); `*out_count` receives how many rows were
+ * written. With both NULL and `out_len` 0 nothing is written and `*out_count` receives the number
+ * of rows.
+ *
+ * # Safety
+ * `diff` is a live handle; `out_added` and `out_dropped` are NULL or valid for `out_len`
+ * elements each.
+ */
+hrw_status hrw_diff_node_moves(const struct hrw_diff *diff,
+                               uint64_t *out_added,
+                               uint64_t *out_dropped,
+                               size_t out_len,
+                               size_t *out_count);
 
 /**
  * Per id of either membership the keys it owns before and after: every old node in old order,

@@ -363,21 +363,51 @@ pub unsafe extern "C" fn hrw_transition_plan(
     out_len: usize,
     out_count: *mut usize,
 ) -> hrw_status {
+    let batch = (keys, keys_len, key_lens, key_count);
+    // SAFETY: forwarded.
+    unsafe {
+        plan_rows(
+            transition,
+            batch,
+            out_moves,
+            out_len,
+            out_count,
+            |t, i, key| {
+                let r = t.route(key);
+                r.moved.then_some(hrw_move {
+                    key_index: i,
+                    from: r.old_index,
+                    to: r.new_index,
+                })
+            },
+        )
+    }
+}
+
+/// The rows `pick` makes of a batch's keys (given as for `hrw_placement_owners`), in batch order,
+/// into `out` (at least `key_count` rows, else BUFFER_TOO_SMALL before any key is read);
+/// `*out_count` receives how many.
+///
+/// # Safety
+/// As `hrw_transition_plan`.
+unsafe fn plan_rows<T>(
+    transition: *const hrw_transition,
+    (keys, keys_len, key_lens, key_count): (*const u8, usize, *const usize, usize),
+    out: *mut T,
+    out_len: usize,
+    out_count: *mut usize,
+    mut pick: impl FnMut(&Transition, usize, &[u8]) -> Option<T>,
+) -> hrw_status {
     guard(|| {
         let t = &try_ref!(transition).inner;
         let count_dst = try_out!(out_count);
         // SAFETY: forwarded.
-        let args = unsafe { batch_args(keys, keys_len, key_lens, key_count, out_moves, out_len) }?;
+        let args = unsafe { batch_args(keys, keys_len, key_lens, key_count, out, out_len) }?;
         let (keys, dst) = owners_of(args)?;
         let mut n = 0;
         for (i, key) in keys.enumerate() {
-            let r = t.route(key);
-            if r.moved {
-                dst[n] = hrw_move {
-                    key_index: i,
-                    from: r.old_index,
-                    to: r.new_index,
-                };
+            if let Some(row) = pick(t, i, key) {
+                dst[n] = row;
                 n += 1;
             }
         }
@@ -435,6 +465,72 @@ pub unsafe extern "C" fn hrw_transition_diff(
         dst.put_box(hrw_diff { inner: t.diff() });
         Ok(())
     })
+}
+
+/// A new, empty replica diff of this transition (release it with `hrw_diff_free`): each key's
+/// `hrw_placement_replicas` with `k` on either side, compared as sets (VIEW.md 6). Over such a
+/// diff, `moved` of `hrw_diff_summary` counts the keys whose replica set changed,
+/// `hrw_diff_flows` gives no rows, and the rows of `hrw_diff_nodes` and `hrw_diff_node_moves`
+/// count replicas. `k = 1` counts the keys `hrw_transition_diff` counts; `k = 0` compares empty
+/// sets, and a `k` beyond the nodes compares every selectable node. `hrw_diff_merge` takes only a
+/// diff of the same transition handle and `k`.
+///
+/// # Safety
+/// `transition` is a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_transition_diff_top(
+    transition: *const hrw_transition,
+    k: usize,
+    out_diff: *mut *mut hrw_diff,
+) -> hrw_status {
+    guard(|| {
+        let t = &try_ref!(transition).inner;
+        let dst = try_out!(out_diff);
+        dst.put_box(hrw_diff {
+            inner: t.diff_top(k),
+        });
+        Ok(())
+    })
+}
+
+/// The keys of a batch whose set of `k` replicas changes (`hrw_transition_route_top` gives a
+/// non-empty `add` or `drop`), in batch order: the keys are given as for `hrw_transition_plan`,
+/// and the position of each such key in the batch is written to `out_key_indices`. `out_len` must
+/// be at least `key_count` (else BUFFER_TOO_SMALL, checked before any key is read);
+/// `*out_count` receives how many were written. `hrw_transition_route_top` of a listed key gives
+/// the replicas to add and to drop.
+///
+/// # Safety
+/// `transition` is a live handle; every other pointer is NULL or valid for its stated length.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)] // the keys and the indices are each a (pointer, length) pair
+pub unsafe extern "C" fn hrw_transition_plan_top(
+    transition: *const hrw_transition,
+    keys: *const u8,
+    keys_len: usize,
+    key_lens: *const usize,
+    key_count: usize,
+    k: usize,
+    out_key_indices: *mut usize,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    let mut set = hrwhash_core::transition::RouteSet::default();
+    let batch = (keys, keys_len, key_lens, key_count);
+    // SAFETY: forwarded.
+    unsafe {
+        plan_rows(
+            transition,
+            batch,
+            out_key_indices,
+            out_len,
+            out_count,
+            |t, i, key| {
+                t.route_top_into(key, k, &mut set);
+                set.changed().then_some(i)
+            },
+        )
+    }
 }
 
 /// Releases a diff; NULL is a no-op.
@@ -568,6 +664,51 @@ pub unsafe extern "C" fn hrw_diff_flows(
             .collect();
         // SAFETY: caller contract.
         unsafe { write_rows(&rows, out, out_len, out_count) }
+    })
+}
+
+/// Per row of `hrw_diff_nodes`, in the same order, the moved keys the node receives
+/// (`out_added[i]`) and gives up (`out_dropped[i]`); for a replica diff
+/// (`hrw_transition_diff_top`), how often it is in a key's `add` and `drop`. Both arrays hold
+/// `out_len` rows (too few is BUFFER_TOO_SMALL); `*out_count` receives how many rows were
+/// written. With both NULL and `out_len` 0 nothing is written and `*out_count` receives the number
+/// of rows.
+///
+/// # Safety
+/// `diff` is a live handle; `out_added` and `out_dropped` are NULL or valid for `out_len`
+/// elements each.
+#[no_mangle]
+pub unsafe extern "C" fn hrw_diff_node_moves(
+    diff: *const hrw_diff,
+    out_added: *mut u64,
+    out_dropped: *mut u64,
+    out_len: usize,
+    out_count: *mut usize,
+) -> hrw_status {
+    guard(|| {
+        let d = &try_ref!(diff).inner;
+        let count = try_out!(out_count);
+        let rows = d.nodes();
+        if !(out_added.is_null() && out_dropped.is_null() && out_len == 0) {
+            // Both arrays are checked before either is written; they may overlap (a caller's
+            // mistake that is still no reason for UB), so they are written through raw pointers.
+            if out_added.is_null() || out_dropped.is_null() {
+                return Err(hrw_status::NullParameter);
+            }
+            if out_len < rows.len() {
+                return Err(hrw_status::BufferTooSmall);
+            }
+            for (i, r) in rows.iter().enumerate() {
+                // SAFETY: both arrays are valid for `out_len` >= `rows.len()` elements (caller
+                // contract, checked non-NULL).
+                unsafe {
+                    out_added.add(i).write(r.added);
+                    out_dropped.add(i).write(r.dropped);
+                }
+            }
+        }
+        count.write(rows.len());
+        Ok(())
     })
 }
 

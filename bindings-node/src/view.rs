@@ -609,6 +609,59 @@ impl Transition {
         }
     }
 
+    /// A plan over `keys`: of moved keys, or with `k` of changed replica sets.
+    fn plan_of(&self, env: sys::napi_env, keys: Raw, k: Option<usize>) -> Result<Raw> {
+        let (first, second) = match source(env, keys.0)? {
+            Source::Array(a) => (a, None),
+            Source::Iter(it, next) => (it, Some(next)),
+        };
+        let plan = Plan {
+            transition: Transition {
+                inner: self.inner.clone(),
+                old: self.old.clone(),
+                new: self.new.clone(),
+            },
+            first: reference(env, first)?,
+            second: second.map(|n| reference(env, n)).transpose()?,
+            k,
+            index: Cell::new(0),
+            done: Cell::new(false),
+            busy: Cell::new(false),
+        };
+        let obj = unsafe { Plan::to_napi_value(env, plan)? };
+        // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
+        let f = iterator_method(env)?;
+        let symbol = iterator_symbol(env)?;
+        js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
+        Ok(Raw(obj))
+    }
+
+    /// The hrw-v1 transition, or `NotOffered` in the words of the profile on either side.
+    fn hrw(&self, env: sys::napi_env, what: &'static str) -> Result<&hrwhash::Transition> {
+        match (&self.inner, &self.old, &self.new) {
+            (Core::Hrw(t), _, _) => Ok(t),
+            (_, Member::Profile(p, _), _) | (_, _, Member::Profile(p, _)) => {
+                let profile = p.profile().name();
+                Err(core_error(env, Error::NotOffered { profile, what }))
+            }
+            _ => unreachable!("a transition without a profile is hrw-v1 on both sides"),
+        }
+    }
+
+    /// The JS form of a route set: `{ before, after, add, drop }` by the caller's ids.
+    fn route_set(
+        &self,
+        env: sys::napi_env,
+        r: &hrwhash::transition::RouteSet,
+    ) -> Result<sys::napi_value> {
+        let o = js::new_object(env)?;
+        js::set_property(env, o, c"before", self.id_list(env, &r.before, true)?)?;
+        js::set_property(env, o, c"after", self.id_list(env, &r.after, false)?)?;
+        js::set_property(env, o, c"add", self.id_list(env, &r.add, false)?)?;
+        js::set_property(env, o, c"drop", self.id_list(env, &r.drop, true)?)?;
+        Ok(o)
+    }
+
     fn hrw_only(&self) -> Option<&hrwhash::Transition> {
         match &self.inner {
             Core::Hrw(t) => Some(t),
@@ -638,6 +691,14 @@ impl Transition {
         let o = js::new_object(env)?;
         js::set_property(env, o, c"keys", js::new_number(env, diff.keys() as f64)?)?;
         js::set_property(env, o, c"moved", js::new_number(env, diff.moved() as f64)?)?;
+        js::set_property(env, o, c"k", js::new_number(env, diff.k() as f64)?)?;
+        let copies = [
+            (c"copiesAdded", diff.copies_added()),
+            (c"copiesDropped", diff.copies_dropped()),
+        ];
+        for (name, n) in copies {
+            js::set_property(env, o, name, js::new_number(env, n as f64)?)?;
+        }
         let flows = diff.flows();
         let arr = js::new_array(env, flows.len())?;
         for (j, &(from, to, count)) in flows.iter().enumerate() {
@@ -662,6 +723,15 @@ impl Transition {
             js::set_property(env, no, c"after", js::new_number(env, n.after as f64)?)?;
             js::set_property(env, no, c"inOld", js::new_bool(env, n.old_index.is_some())?)?;
             js::set_property(env, no, c"inNew", js::new_bool(env, n.new_index.is_some())?)?;
+            for (name, index) in [(c"oldIndex", n.old_index), (c"newIndex", n.new_index)] {
+                let v = match index {
+                    Some(i) => js::new_number(env, i as f64)?,
+                    None => js::null(env)?,
+                };
+                js::set_property(env, no, name, v)?;
+            }
+            js::set_property(env, no, c"added", js::new_number(env, n.added as f64)?)?;
+            js::set_property(env, no, c"dropped", js::new_number(env, n.dropped as f64)?)?;
             js::set_element(env, arr, j as u32, no)?;
         }
         js::set_property(env, o, c"nodes", arr)?;
@@ -686,13 +756,12 @@ impl Transition {
     }
 }
 
-/// Counts the owner changes of the keys of `src`.
+/// Counts the keys of `src` into `diff`.
 fn count<A: Lookup, B: Lookup>(
     env: sys::napi_env,
-    t: &hrwhash::Transition<A, B>,
+    mut diff: hrwhash::transition::Diff<A, B>,
     src: Source,
 ) -> Result<hrwhash::transition::Diff<A, B>> {
-    let mut diff = t.diff();
     let mut buf = KeyBuf::new();
     let mut i = 0usize;
     loop {
@@ -764,22 +833,8 @@ impl Transition {
         let env = env.raw();
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
-        let t = match (&self.inner, &self.old, &self.new) {
-            (Core::Hrw(t), _, _) => t,
-            (_, Member::Profile(p, _), _) | (_, _, Member::Profile(p, _)) => {
-                let profile = p.profile().name();
-                let what = "replica routes in a transition";
-                return Err(core_error(env, Error::NotOffered { profile, what }));
-            }
-            _ => unreachable!("a transition without a profile is hrw-v1 on both sides"),
-        };
-        let r = t.route_top(key, k);
-        let o = js::new_object(env)?;
-        js::set_property(env, o, c"before", self.id_list(env, &r.before, true)?)?;
-        js::set_property(env, o, c"after", self.id_list(env, &r.after, false)?)?;
-        js::set_property(env, o, c"add", self.id_list(env, &r.add, false)?)?;
-        js::set_property(env, o, c"drop", self.id_list(env, &r.drop, true)?)?;
-        Ok(Raw(o))
+        let t = self.hrw(env, "replica routes in a transition")?;
+        self.route_set(env, &t.route_top(key, k)).map(Raw)
     }
 
     /// Counts owner changes over `keys` (any iterable, consumed once; memory does not grow with
@@ -793,9 +848,24 @@ impl Transition {
         let env = env.raw();
         let src = source(env, keys.0)?;
         match &self.inner {
-            Core::Hrw(t) => self.diff_value(env, &count(env, t, src)?),
-            Core::Any(t) => self.diff_value(env, &count(env, t, src)?),
+            Core::Hrw(t) => self.diff_value(env, &count(env, t.diff(), src)?),
+            Core::Any(t) => self.diff_value(env, &count(env, t.diff(), src)?),
         }
+    }
+
+    /// Counts the changes of the replica sets (`replicas(key, k)` of each side) over `keys`, read
+    /// as `diff` reads them; `k = 1` counts what `diff` counts but the flows.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: Iterable<Key>, k: number",
+        ts_return_type = "Diff<IdOf<Old>, IdOf<New>>"
+    )]
+    pub fn diff_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
+        let env = env.raw();
+        let k = count_value(env, count_arg(env, k, "k")?, "k")?;
+        let t = self.hrw(env, "replica diffs in a transition")?;
+        let src = source(env, keys.0)?;
+        self.diff_value(env, &count(env, t.diff_top(k), src)?)
     }
 
     /// The keys of `keys` that change owner, each with the node to copy it from and to, as an
@@ -806,29 +876,21 @@ impl Transition {
         ts_return_type = "Plan<IdOf<Old>, IdOf<New>>"
     )]
     pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
+        self.plan_of(env.raw(), keys, None)
+    }
+
+    /// The keys of `keys` whose set of `k` replicas changes, each as `{ key, route }` with its
+    /// route set (the replicas to add and to drop), as an iterator like `plan`'s.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "keys: Iterable<Key>, k: number",
+        ts_return_type = "PlanTop<IdOf<Old>, IdOf<New>>"
+    )]
+    pub fn plan_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
-        let (first, second) = match source(env, keys.0)? {
-            Source::Array(a) => (a, None),
-            Source::Iter(it, next) => (it, Some(next)),
-        };
-        let plan = Plan {
-            transition: Transition {
-                inner: self.inner.clone(),
-                old: self.old.clone(),
-                new: self.new.clone(),
-            },
-            first: reference(env, first)?,
-            second: second.map(|n| reference(env, n)).transpose()?,
-            index: Cell::new(0),
-            done: Cell::new(false),
-            busy: Cell::new(false),
-        };
-        let obj = unsafe { Plan::to_napi_value(env, plan)? };
-        // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
-        let f = iterator_method(env)?;
-        let symbol = iterator_symbol(env)?;
-        js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
-        Ok(Raw(obj))
+        let k = count_value(env, count_arg(env, k, "k")?, "k")?;
+        self.hrw(env, "replica plans in a transition")?;
+        self.plan_of(env, keys, Some(k))
     }
 
     /// The membership before, as a new `Placement` (a view's placement) or `ProfilePlacement`.
@@ -947,6 +1009,8 @@ pub struct Plan {
     /// The source array, or the source iterator followed by its `next` method.
     first: sys::napi_ref,
     second: Option<sys::napi_ref>,
+    /// `planTop`'s `k`: the plan lists changed replica sets rather than moved owners.
+    k: Option<usize>,
     index: Cell<usize>,
     done: Cell<bool>,
     busy: Cell<bool>,
@@ -1006,7 +1070,23 @@ impl Plan {
                 break;
             };
             self.index.set(i + 1);
-            let r = self.transition.route_of(stream_key(env, v, &mut buf, i)?);
+            let key = stream_key(env, v, &mut buf, i)?;
+            if let Some(k) = self.k {
+                let t = self.transition.hrw(env, "replica plans in a transition")?;
+                let r = t.route_top(key, k);
+                if r.changed() {
+                    let v = scope.escape(v)?;
+                    drop(scope);
+                    let m = js::new_object(env)?;
+                    js::set_property(env, m, c"key", v)?;
+                    js::set_property(env, m, c"route", self.transition.route_set(env, &r)?)?;
+                    js::set_property(env, result, c"value", m)?;
+                    js::set_property(env, result, c"done", js::new_bool(env, false)?)?;
+                    return Ok(Raw(result));
+                }
+                continue;
+            }
+            let r = self.transition.route_of(key);
             if r.moved {
                 let v = scope.escape(v)?;
                 drop(scope);

@@ -1,7 +1,7 @@
 // Compiled (not run) under `strict` by readme.test.js: the typings accept what the API accepts
 // and reject what it rejects.
 import { Placement, keyDigest, draw, weightToFixed, type NodeId, type NodeInfo, type HrwErrorCode } from 'hrwhash'
-import { View, Transition, type ProfilePlacement, RampPlan, ramp, type Route, type RouteSet, type Diff, type Move, type RampStep, type ViewFault } from 'hrwhash'
+import { View, Transition, type ProfilePlacement, RampPlan, ramp, type Route, type RouteSet, type Diff, type Move, type ReplicaMove, type NodeChange, type RampStep, type ViewFault } from 'hrwhash'
 
 const p = new Placement(['a', Buffer.from('b'), new Uint8Array([99]), { id: 'd', weight: 2, domain: 'r1' }], {
   seed: '00112233445566778899aabbccddeeff',
@@ -51,6 +51,11 @@ const moved: boolean = route.moved
 const set: RouteSet = t.routeTop(Buffer.from('k'), 2)
 const diff: Diff = t.diff(new Set(['a', 'b']))
 const moves: Move[] = [...t.plan(['a', 'b'])]
+const replicaDiff: Diff = t.diffTop(['a', 'b'], 2)
+const row: NodeChange = replicaDiff.nodes[0]
+const rowCounts: number = row.added + row.dropped + (row.oldIndex ?? -1) + (row.newIndex ?? -1) + replicaDiff.copiesAdded + replicaDiff.k
+const replicaMoves: ReplicaMove[] = [...t.planTop(['a', 'b'], 2)]
+const firstAdd = t.planTop(['a'], 2).next().value?.route.add[0]
 const r = ramp(view, loaded, 0.05)
 const steps: RampStep[] = new RampPlan(view, loaded, 0.1).steps
 const last: View = r.views()[r.steps.length - 1]
@@ -58,7 +63,7 @@ const totals: number = r.totalMoved - r.directMoved + r.optimum + r.maxMove
 const movement: [number | null, number | null] = [t.expectedMoved, t.optimum]
 const fault: ViewFault = 'wrong_type'
 const viewCodes: HrwErrorCode[] = ['HRW_INVALID_JSON', 'HRW_INVALID_VIEW', 'HRW_SEED_MISMATCH', 'HRW_INVALID_MOVE_LIMIT']
-void [sides, fromFile, epoch, fp, back, moved, set, diff, moves, steps, last, totals, movement, fault, viewCodes]
+void [sides, fromFile, epoch, fp, back, moved, set, diff, moves, rowCounts, replicaMoves, firstAdd, steps, last, totals, movement, fault, viewCodes]
 
 // @ts-expect-error a view is built from a Placement, not from ids
 new View(['a'], 1)

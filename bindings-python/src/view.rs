@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyIterator, PyList, PyMemoryView, PyString,
     PyTuple,
@@ -325,14 +326,13 @@ enum Core {
 /// Counts the owner changes of `keys` (read in chunks, hashed without the GIL).
 fn count<A, B>(
     py: Python<'_>,
-    t: &hrwhash::Transition<A, B>,
+    mut acc: hrwhash::transition::Diff<A, B>,
     keys: &Bound<'_, PyAny>,
 ) -> PyResult<hrwhash::transition::Diff<A, B>>
 where
     A: Lookup + Send + Sync,
     B: Lookup + Send + Sync,
 {
-    let mut acc = t.diff();
     stream_chunks(keys, CHUNK_KEYS, |chunk| {
         py.detach(|| chunk.iter().for_each(|k| acc.add(k)));
         Ok(())
@@ -387,21 +387,36 @@ pub struct RouteSet {
     drop: Py<PyList>,
 }
 
+/// `hrwhash._results.NodeChange`, the class of a diff's rows (a tuple subclass, so that rows stay
+/// the `(node, before, after)` tuples they were in 1.0).
+static NODE_CHANGE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
 /// The counts of a diff over a stream of keys.
 #[pyclass(frozen, module = "hrwhash", name = "Diff")]
 pub struct Diff {
     /// Keys counted.
     #[pyo3(get)]
     keys: u64,
-    /// Keys whose owner changed.
+    /// Keys whose owner changed (with `k` above 1: whose replica set changed).
     #[pyo3(get)]
     moved: u64,
-    /// `(from, to, count)` per pair of old and new owner, ordered by old then new build order.
+    /// `(from, to, count)` per pair of old and new owner, ordered by old then new build order;
+    /// empty for `diff_top`.
     #[pyo3(get)]
     flows: Py<PyList>,
-    /// `(node, before, after)`: every old node in old order, then every new-only node.
+    /// `NodeChange` rows, each the tuple `(node, before, after)` with `old_index`, `new_index`,
+    /// `added` and `dropped` beside: every old node in old order, then every new-only node.
     #[pyo3(get)]
     nodes: Py<PyList>,
+    /// The replicas compared per key: 1 for `Transition.diff`, k for `Transition.diff_top`.
+    #[pyo3(get)]
+    k: usize,
+    /// Copies to make: the replicas to add over every key (for `k = 1`, the moved keys).
+    #[pyo3(get)]
+    copies_added: u64,
+    /// Copies to drop: the replicas to drop over every key (for `k = 1`, the moved keys).
+    #[pyo3(get)]
+    copies_dropped: u64,
     /// The expected fraction of all keys that move (VIEW.md 6.1); None unless both sides are
     /// hrw-v1.
     #[pyo3(get)]
@@ -473,6 +488,18 @@ impl Transition {
         }
     }
 
+    /// The Python form of a route set: nodes named by the caller's ids.
+    fn route_set(&self, py: Python<'_>, r: &hrwhash::transition::RouteSet) -> PyResult<RouteSet> {
+        let old = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.old_id(py, i)));
+        let new = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.new_id(py, i)));
+        Ok(RouteSet {
+            before: old(&r.before)?.unbind(),
+            after: new(&r.after)?.unbind(),
+            add: new(&r.add)?.unbind(),
+            drop: old(&r.drop)?.unbind(),
+        })
+    }
+
     fn hrw_only(&self) -> Option<&hrwhash::Transition> {
         match &self.inner {
             Core::Hrw(t) => Some(t),
@@ -493,6 +520,13 @@ impl Transition {
                 (self.old_id(py, from), self.new_id(py, to), count).into_pyobject(py)
             })
             .collect::<PyResult<Vec<_>>>()?;
+        let row = NODE_CHANGE
+            .get_or_try_init(py, || {
+                py.import("hrwhash._results")?
+                    .getattr("NodeChange")
+                    .map(Bound::unbind)
+            })?
+            .bind(py);
         let nodes = acc
             .nodes()
             .into_iter()
@@ -503,7 +537,15 @@ impl Transition {
                     (None, Some(j)) => self.new_id(py, j),
                     (None, None) => py.None(),
                 };
-                (id, n.before, n.after).into_pyobject(py)
+                row.call1((
+                    id,
+                    n.before,
+                    n.after,
+                    n.old_index,
+                    n.new_index,
+                    n.added,
+                    n.dropped,
+                ))
             })
             .collect::<PyResult<Vec<_>>>()?;
         let (flows, nodes) = (PyList::new(py, flows)?, PyList::new(py, nodes)?);
@@ -512,6 +554,9 @@ impl Transition {
             moved: acc.moved(),
             flows: flows.unbind(),
             nodes: nodes.unbind(),
+            k: acc.k(),
+            copies_added: acc.copies_added(),
+            copies_dropped: acc.copies_dropped(),
             expected_moved: self.hrw_only().map(|t| t.expected_moved()),
             optimum: self.hrw_only().map(|t| t.optimum()),
         })
@@ -570,23 +615,49 @@ impl Transition {
         let r = self
             .hrw(py, "replica routes in a transition")?
             .route_top(&key, k.get()?);
-        let old = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.old_id(py, i)));
-        let new = |v: &[usize]| PyList::new(py, v.iter().map(|&i| self.new_id(py, i)));
-        Ok(RouteSet {
-            before: old(&r.before)?.unbind(),
-            after: new(&r.after)?.unbind(),
-            add: new(&r.add)?.unbind(),
-            drop: old(&r.drop)?.unbind(),
-        })
+        self.route_set(py, &r)
     }
 
     /// Counts the owner changes of every key of `keys` (any iterable, read in chunks and never
     /// held whole), without holding the GIL while hashing.
     fn diff(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Diff> {
         match &self.inner {
-            Core::Hrw(t) => self.diff_of(py, &count(py, t, keys)?),
-            Core::Any(t) => self.diff_of(py, &count(py, t, keys)?),
+            Core::Hrw(t) => self.diff_of(py, &count(py, t.diff(), keys)?),
+            Core::Any(t) => self.diff_of(py, &count(py, t.diff(), keys)?),
         }
+    }
+
+    /// Counts the changes of the replica sets (`replicas(key, k)` of each side) of every key of
+    /// `keys`, read in chunks as `diff` reads them; `k = 1` counts what `diff` counts but the
+    /// flows.
+    fn diff_top(
+        &self,
+        py: Python<'_>,
+        keys: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<Diff> {
+        let k = args::count_arg(k, "k")?;
+        let t = self.hrw(py, "replica diffs in a transition")?;
+        let acc = t.diff_top(k.get()?);
+        self.diff_of(py, &count(py, acc, keys)?)
+    }
+
+    /// The keys of `keys` whose set of `k` replicas changes, as `(key, RouteSet)` in input order:
+    /// an iterator that reads one key at a time, so memory stays constant.
+    fn plan_top(
+        slf: &Bound<'_, Self>,
+        keys: &Bound<'_, PyAny>,
+        k: &Bound<'_, PyAny>,
+    ) -> PyResult<PlanTop> {
+        let py = slf.py();
+        let k = args::count_arg(k, "k")?.get()?;
+        slf.get().hrw(py, "replica plans in a transition")?;
+        Ok(PlanTop {
+            transition: slf.clone().unbind(),
+            keys: items_iter(keys, "keys")?.unbind(),
+            k,
+            next_index: AtomicUsize::new(0),
+        })
     }
 
     /// The keys of `keys` that change owner, as `(key, from, to)` in input order: an iterator
@@ -671,25 +742,69 @@ impl Plan {
 
     fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
         let t = self.transition.get();
-        let mut keys = self.keys.bind(py).clone();
-        loop {
-            let Some(key) = keys.next() else {
+        next_row(py, &self.keys, &self.next_index, |key, bytes| {
+            let r = t.route_of(bytes);
+            if !r.moved {
                 return Ok(None);
-            };
-            let key = key?;
-            let at = At::item("the key", self.next_index.fetch_add(1, Ordering::Relaxed));
-            let r = t.route_of(&key_bytes(&key, at)?);
-            if r.moved {
-                return Ok(Some(PyTuple::new(
-                    py,
-                    [
-                        key.unbind(),
-                        t.old_id(py, r.old_index),
-                        t.new_id(py, r.new_index),
-                    ],
-                )?));
             }
+            let row = [
+                key.clone().unbind(),
+                t.old_id(py, r.old_index),
+                t.new_id(py, r.new_index),
+            ];
+            PyTuple::new(py, row).map(Some)
+        })
+    }
+}
+
+/// The next key of `keys` that `pick` makes a row of, reading one key at a time (each numbered by
+/// `next_index`, for the error that names a bad one): the loop of `Plan` and `PlanTop`.
+fn next_row<'py>(
+    py: Python<'py>,
+    keys: &Py<PyIterator>,
+    next_index: &AtomicUsize,
+    mut pick: impl FnMut(&Bound<'py, PyAny>, &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let mut keys = keys.bind(py).clone();
+    loop {
+        let Some(key) = keys.next() else {
+            return Ok(None);
+        };
+        let key = key?;
+        let at = At::item("the key", next_index.fetch_add(1, Ordering::Relaxed));
+        if let Some(row) = pick(&key, &key_bytes(&key, at)?)? {
+            return Ok(Some(row));
         }
+    }
+}
+
+/// The keys of a key stream whose replica set changes; see `Transition.plan_top`. Frozen for the
+/// reasons `Plan` is.
+#[pyclass(frozen, module = "hrwhash", name = "PlanTop")]
+pub struct PlanTop {
+    transition: Py<Transition>,
+    keys: Py<PyIterator>,
+    k: usize,
+    next_index: AtomicUsize,
+}
+
+#[pymethods]
+impl PlanTop {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        let t = self.transition.get();
+        let hrw = t.hrw(py, "replica plans in a transition")?;
+        next_row(py, &self.keys, &self.next_index, |key, bytes| {
+            let r = hrw.route_top(bytes, self.k);
+            if !r.changed() {
+                return Ok(None);
+            }
+            let set = Py::new(py, t.route_set(py, &r)?)?.into_any();
+            PyTuple::new(py, [key.clone().unbind(), set]).map(Some)
+        })
     }
 }
 
@@ -858,6 +973,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<RouteSet>()?;
     m.add_class::<Diff>()?;
     m.add_class::<Plan>()?;
+    m.add_class::<PlanTop>()?;
     m.add_class::<RampPlan>()?;
     m.add_class::<RampStep>()?;
     m.add_function(wrap_pyfunction!(ramp, m)?)?;

@@ -137,7 +137,8 @@ def python_surface() -> list[str]:
                 if sub.exists() and not alias.name.startswith("_"):
                     names.discard(alias.name)
                     names.update(f"{alias.name}.{n}" for n in _python_exports(ast.parse(sub.read_text())))
-    for stub in pkg.glob("*.pyi"):
+    # The stub of the native module, and the result types written in Python beside it.
+    for stub in [*pkg.glob("*.pyi"), pkg / "_results.py"]:
         for node in ast.parse(stub.read_text()).body:
             if isinstance(node, ast.ClassDef) and node.name in top:
                 for m in node.body:

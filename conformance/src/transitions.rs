@@ -45,42 +45,10 @@ pub const PARTS: [&str; 5] = [
 /// What each language's API does not offer of these cases, and why.
 const NOT_OFFERED: &[(&str, &[(&str, &str)])] = &[
     ("rust", &[]),
-    (
-        "python",
-        &[
-            (
-                "diff_row_indexes",
-                "Diff.nodes rows are (id, before, after)",
-            ),
-            ("diff_row_moves", "Diff.nodes rows are (id, before, after)"),
-            ("replica_diffs", "Transition.diff counts owners only"),
-        ],
-    ),
-    (
-        "node",
-        &[
-            (
-                "diff_row_indexes",
-                "Diff.nodes rows name ids, with inOld and inNew for presence",
-            ),
-            ("diff_row_moves", "Diff.nodes rows have no added or dropped"),
-            ("replica_diffs", "Transition.diff counts owners only"),
-        ],
-    ),
-    (
-        "c",
-        &[
-            ("diff_row_moves", "hrw_node_change has no added or dropped"),
-            ("replica_diffs", "hrw_transition_diff counts owners only"),
-        ],
-    ),
-    (
-        "go",
-        &[
-            ("diff_row_moves", "NodeChange has no Added or Dropped"),
-            ("replica_diffs", "Transition.Diff counts owners only"),
-        ],
-    ),
+    ("python", &[]),
+    ("node", &[]),
+    ("c", &[]),
+    ("go", &[]),
     (
         "cli",
         &[

@@ -202,12 +202,23 @@ struct Flow {
     std::uint64_t count;
 };
 
-/// One id of either membership with the keys it owns before and after.
+/// One id of either membership with the keys it owns (for a replica diff: holds a replica of)
+/// before and after, and the moved keys (replicas) it receives (`added`) and gives up
+/// (`dropped`).
 struct NodeChange {
     std::optional<std::size_t> old_index;
     std::optional<std::size_t> new_index;
     std::uint64_t before;
     std::uint64_t after;
+    std::uint64_t added = 0;
+    std::uint64_t dropped = 0;
+};
+
+/// One key of a batch whose replica set changes (Transition::plan_top): its position in the
+/// batch and its route set (fill `route.add`, then drop `route.drop`).
+struct ReplicaMove {
+    std::size_t key_index;
+    RouteSet route;
 };
 
 /// Owner counts over a stream of keys; memory independent of the number of keys.
@@ -228,7 +239,7 @@ public:
         add_many<std::initializer_list<std::string_view>>(keys);
     }
 
-    /// Adds the counts of a diff of the same Transition object; NULL_PARAMETER otherwise.
+    /// Adds the counts of a diff of the same Transition object and k; NULL_PARAMETER otherwise.
     void merge(const Diff &other) { detail::check(hrw_diff_merge(h_.get(), other.h_.get())); }
 
     std::uint64_t keys() const { return summary().keys; }
@@ -236,7 +247,8 @@ public:
     double expected_moved() const { return summary().expected_moved; }
     double optimum() const { return summary().optimum; }
 
-    /// Moved keys per (old node, new node), ordered by old index then new index.
+    /// Moved keys per (old node, new node), ordered by old index then new index; none for a
+    /// replica diff (Transition::diff_top).
     std::vector<Flow> flows() const {
         std::size_t n = 0;
         detail::check(hrw_diff_flows(h_.get(), nullptr, 0, &n));
@@ -253,12 +265,14 @@ public:
         detail::check(hrw_diff_nodes(h_.get(), nullptr, 0, &n));
         std::vector<hrw_node_change> rows(n);
         detail::check(hrw_diff_nodes(h_.get(), rows.data(), rows.size(), &n));
+        std::vector<std::uint64_t> added(n), dropped(n);
+        detail::check(hrw_diff_node_moves(h_.get(), added.data(), dropped.data(), n, &n));
         std::vector<NodeChange> out;
         for (std::size_t i = 0; i < n; i++) {
             const hrw_node_change &r = rows[i];
             out.push_back(NodeChange{r.has_old ? std::optional<std::size_t>(r.old_index) : std::nullopt,
                                      r.has_new ? std::optional<std::size_t>(r.new_index) : std::nullopt, r.before,
-                                     r.after});
+                                     r.after, added[i], dropped[i]});
         }
         return out;
     }
@@ -334,6 +348,37 @@ public:
         hrw_diff *d = nullptr;
         detail::check(hrw_transition_diff(get(), &d));
         return Diff(d);
+    }
+
+    /// A new, empty replica diff: each key's replicas(key, k) on either side, compared as sets;
+    /// `moved` counts the keys whose set changed and the rows count replicas.
+    Diff diff_top(std::size_t k) const {
+        hrw_diff *d = nullptr;
+        detail::check(hrw_transition_diff_top(get(), k, &d));
+        return Diff(d);
+    }
+
+    /// The keys of a batch whose set of k replicas changes, in batch order, with their route
+    /// sets; call it batch by batch for a stream of any length.
+    template <typename Keys, typename = std::enable_if_t<detail::is_text_list_v<Keys>>>
+    std::vector<ReplicaMove> plan_top(const Keys &keys, std::size_t k) const {
+        detail::KeyBatch batch(keys);
+        std::vector<std::size_t> listed(batch.lens.size());
+        std::size_t n = 0;
+        detail::check(hrw_transition_plan_top(get(), batch.data(), batch.bytes.size(), batch.lens.data(),
+                                              batch.lens.size(), k, listed.data(), listed.size(), &n));
+        std::vector<ReplicaMove> out;
+        out.reserve(n);
+        std::size_t at = 0, offset = 0;
+        for (std::size_t i = 0; i < n; i++) {
+            for (; at < listed[i]; at++) offset += batch.lens[at];
+            const std::string_view key = std::string_view(batch.bytes).substr(offset, batch.lens[listed[i]]);
+            out.push_back(ReplicaMove{listed[i], route_top(key, k)});
+        }
+        return out;
+    }
+    std::vector<ReplicaMove> plan_top(std::initializer_list<std::string_view> keys, std::size_t k) const {
+        return plan_top<std::initializer_list<std::string_view>>(keys, k);
     }
 
     /// The expected fraction of keys that move, from the weights alone (VIEW.md 6.1).

@@ -378,6 +378,61 @@ TEST(Views, TransitionAgreesWithLookups) {
     EXPECT_EQ(d.keys(), keys.size());
 }
 
+TEST(Views, ReplicaDiffAgreesWithRouteTop) {
+    hrwhash::Placement old({"a", "b", "c", "d"});
+    hrwhash::Placement now({hrwhash::Node{"b"}, hrwhash::Node{"c", 2.0}, hrwhash::Node{"e"}, hrwhash::Node{"a", 0.0}});
+    hrwhash::Transition t(old, now);
+    std::vector<std::string> keys;
+    for (int i = 0; i < 1000; i++) keys.push_back("key-" + std::to_string(i));
+    hrwhash::Diff d = t.diff_top(2), owners = t.diff();
+    d.add_many(keys);
+    owners.add_many(keys);
+    // Per row: replicas before and after, and how often the node is in add and drop.
+    std::vector<std::uint64_t> before(4), after(4), dropped(4), added(4);
+    std::vector<std::size_t> changed;
+    for (std::size_t i = 0; i < keys.size(); i++) {
+        const hrwhash::RouteSet s = t.route_top(keys[i], 2);
+        for (std::size_t o : s.before) before[o]++;
+        for (std::size_t n : s.after) after[n]++;
+        for (std::size_t o : s.drop) dropped[o]++;
+        for (std::size_t n : s.add) added[n]++;
+        if (!s.add.empty() || !s.drop.empty()) changed.push_back(i);
+    }
+    EXPECT_EQ(d.keys(), keys.size());
+    EXPECT_EQ(d.moved(), changed.size());
+    EXPECT_TRUE(d.flows().empty());
+    const std::vector<hrwhash::NodeChange> rows = d.nodes();
+    ASSERT_EQ(rows.size(), 5u);
+    std::uint64_t sum = 0;
+    for (const hrwhash::NodeChange &n : rows) {
+        EXPECT_EQ(n.before, n.old_index ? before[*n.old_index] : 0u);
+        EXPECT_EQ(n.dropped, n.old_index ? dropped[*n.old_index] : 0u);
+        EXPECT_EQ(n.after, n.new_index ? after[*n.new_index] : 0u);
+        EXPECT_EQ(n.added, n.new_index ? added[*n.new_index] : 0u);
+        sum += n.added;
+    }
+    EXPECT_GT(sum, 0u);
+    // An owners diff's moves are its flows, summed per node.
+    std::uint64_t moves = 0;
+    for (const hrwhash::NodeChange &n : owners.nodes()) moves += n.added;
+    EXPECT_EQ(moves, owners.moved());
+    const auto plan = t.plan_top(keys, 2);
+    ASSERT_EQ(plan.size(), changed.size());
+    for (std::size_t i = 0; i < plan.size(); i++) {
+        EXPECT_EQ(plan[i].key_index, changed[i]);
+        const hrwhash::RouteSet s = t.route_top(keys[changed[i]], 2);
+        EXPECT_EQ(plan[i].route.add, s.add);
+        EXPECT_EQ(plan[i].route.drop, s.drop);
+        EXPECT_EQ(plan[i].route.before, s.before);
+    }
+    try {
+        d.merge(owners);
+        ADD_FAILURE() << "merged a replica diff with an owners diff";
+    } catch (const hrwhash::Error &e) {
+        EXPECT_EQ(e.status(), HRW_STATUS_NULL_PARAMETER);
+    }
+}
+
 TEST(Views, Errors) {
     const std::string text = hrwhash::View(hrwhash::Placement({"a", "b"}), 3).to_json();
     auto status_of = [](auto &&f) {

@@ -38,6 +38,7 @@ from ._hrwhash import (
     RAMP_GRID as RAMP_GRID,
     Diff as Diff,
     Plan as Plan,
+    PlanTop as PlanTop,
     RampPlan as RampPlan,
     RampStep as RampStep,
     Route as Route,
@@ -46,6 +47,7 @@ from ._hrwhash import (
     View as View,
     ramp as ramp,
 )
+from ._results import NodeChange as NodeChange
 from ._hrwhash import (
     LiveRoute as LiveRoute,
     LiveView as LiveView,
@@ -73,7 +75,9 @@ __all__ = [
     "LiveView",
     "Placement",
     "ProfilePlacement",
+    "NodeChange",
     "Plan",
+    "PlanTop",
     "RampPlan",
     "RampStep",
     "ReplicaBalance",

@@ -3,6 +3,8 @@ from typing import Any, Callable, ClassVar, Generic, Iterable, Iterator, List, L
 
 import polars
 
+from ._results import NodeChange
+
 _Id = TypeVar("_Id", bound=Union[str, bytes])
 
 _Key = Union[str, bytes, bytearray, memoryview]
@@ -37,6 +39,7 @@ __all__ = [
     "RAMP_GRID",
     "Diff",
     "Plan",
+    "PlanTop",
     "RampPlan",
     "RampStep",
     "Route",
@@ -277,13 +280,24 @@ class Diff:
     @property
     def keys(self) -> int: ...
     @property
-    def moved(self) -> int: ...
+    def moved(self) -> int:
+        """Keys whose owner changed (with ``k`` above 1: whose replica set changed)."""
+    @property
+    def k(self) -> int:
+        """The replicas compared per key: 1 for ``diff``, ``k`` for ``diff_top``."""
+    @property
+    def copies_added(self) -> int:
+        """``moved`` for ``k = 1``; the replicas to add over every key otherwise."""
+    @property
+    def copies_dropped(self) -> int:
+        """``moved`` for ``k = 1``; the replicas to drop over every key otherwise."""
     @property
     def flows(self) -> List[Tuple[Any, Any, int]]:
-        """``(from, to, count)`` per pair of old and new owner."""
+        """``(from, to, count)`` per pair of old and new owner; empty for ``diff_top``."""
     @property
-    def nodes(self) -> List[Tuple[Any, int, int]]:
-        """``(node, before, after)``: every old node, then every new-only node."""
+    def nodes(self) -> List[NodeChange]:
+        """``(node, before, after)`` rows (:class:`NodeChange`, with ``old_index``, ``new_index``,
+        ``added`` and ``dropped``): every old node, then every new-only node."""
     @property
     def expected_moved(self) -> Optional[float]:
         """None unless both sides are hrw-v1."""
@@ -314,6 +328,11 @@ class Transition:
         """Counts the owner changes of every key of ``keys``."""
     def plan(self, keys: Iterable[_Key]) -> "Plan":
         """The moved keys as ``(key, from, to)``, streamed in input order."""
+    def diff_top(self, keys: Iterable[_Key], k: _Count) -> Diff:
+        """Counts the changes of the replica sets (``replicas(key, k)`` of each side) of every key
+        of ``keys``; a profile on either side raises :class:`~hrwhash.errors.NotOfferedError`."""
+    def plan_top(self, keys: Iterable[_Key], k: _Count) -> "PlanTop":
+        """The keys whose set of ``k`` replicas changes, as ``(key, RouteSet)`` in input order."""
     @property
     def expected_moved(self) -> Optional[float]:
         """None unless both sides are hrw-v1."""
@@ -327,6 +346,13 @@ class Plan:
 
     def __iter__(self) -> "Plan": ...
     def __next__(self) -> Tuple[Any, Any, Any]: ...
+
+@final
+class PlanTop:
+    """The keys of a key stream whose replica set changes, as ``(key, RouteSet)``."""
+
+    def __iter__(self) -> "PlanTop": ...
+    def __next__(self) -> Tuple[Any, RouteSet]: ...
 
 @final
 class RampStep:

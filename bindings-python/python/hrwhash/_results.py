@@ -1,4 +1,5 @@
-"""The answers of the Arrow batch calls (``owners_arrow``, ``owner_indices``, ``rank_many_arrow``)
+"""The result types written in Python: ``NodeChange``, the rows of a ``Diff``, and the answers of
+the Arrow batch calls (``owners_arrow``, ``owner_indices``, ``rank_many_arrow``)
 in the library the keys came from, so that ``df["idx"] = p.owner_indices(df["key"])`` stores
 numbers rather than the repr of a foreign array in every row.
 
@@ -13,7 +14,60 @@ numbers rather than the repr of a foreign array in every row.
 """
 
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any, Optional, Tuple, Union
+
+if TYPE_CHECKING:
+    from typing_extensions import disjoint_base
+else:
+    # The checkers' marker (PEP 800) for a class whose instances have a layout of their own (here
+    # a __dict__ beside the tuple); nothing at runtime, so no dependency.
+    def disjoint_base(cls: Any) -> Any:
+        return cls
+
+
+@disjoint_base
+class NodeChange(Tuple[Any, int, int]):
+    """One row of ``Diff.nodes``: the tuple ``(node, before, after)`` (the rows of hrwhash 1.0),
+    with every count of the row as attributes.
+
+    ``old_index`` and ``new_index`` are the node's positions in the old and the new membership
+    (None where its id is not on that side); ``before`` and ``after`` the keys it owns (holds a
+    replica of, for ``diff_top``) before and after; ``added`` and ``dropped`` the moved keys (the
+    replicas) it receives and gives up. Equal to any tuple of the same three items.
+    """
+
+    node: Union[str, bytes]
+    old_index: Optional[int]
+    new_index: Optional[int]
+    before: int
+    after: int
+    added: int
+    dropped: int
+
+    def __new__(
+        cls,
+        node: Union[str, bytes],
+        before: int,
+        after: int,
+        old_index: Optional[int],
+        new_index: Optional[int],
+        added: int,
+        dropped: int,
+    ) -> "NodeChange":
+        row = super().__new__(cls, (node, before, after))
+        row.node, row.before, row.after = node, before, after
+        row.old_index, row.new_index = old_index, new_index
+        row.added, row.dropped = added, dropped
+        return row
+
+    def __getnewargs__(self) -> Tuple[Any, ...]:
+        return (self.node, self.before, self.after, self.old_index, self.new_index,
+                self.added, self.dropped)
+
+    def __repr__(self) -> str:
+        return (f"NodeChange(node={self.node!r}, old_index={self.old_index!r}, "
+                f"new_index={self.new_index!r}, before={self.before}, after={self.after}, "
+                f"added={self.added}, dropped={self.dropped})")
 
 
 def _library(keys: Any) -> str:
