@@ -185,9 +185,9 @@ impl hrw_error {
                 d.first_index = first_index;
             }
             Error::InvalidWeight { value } => d.value = value,
-            Error::InvalidSeedLength { length } => {
+            Error::InvalidSeedLength { len } => {
                 d.expected = 16;
-                d.actual = length;
+                d.actual = len;
             }
             Error::LengthMismatch { expected, actual } => {
                 d.expected = expected;

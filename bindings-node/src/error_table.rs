@@ -33,10 +33,10 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
             "HRW_ALL_WEIGHTS_ZERO",
             vec![],
         ),
-        Error::InvalidSeedLength { length } => (
+        Error::InvalidSeedLength { len } => (
             Kind::Error,
             "HRW_INVALID_SEED_LENGTH",
-            vec![(c"length", Detail::Number(*length as f64))],
+            vec![(c"length", Detail::Number(*len as f64))],
         ),
         Error::LengthMismatch { expected, actual } => (
             Kind::Error,
@@ -148,10 +148,10 @@ pub(crate) fn js_error(err: &Error) -> (Kind, &'static str, Vec<(&'static std::f
             "HRW_VIEW_CONFLICT",
             vec![(c"epoch", Detail::BigInt(*epoch))],
         ),
-        Error::Source { kind, detail } => (
+        Error::Source { kind, message } => (
             Kind::Error,
             "HRW_SOURCE",
-            vec![(c"kind", Detail::Text(kind)), (c"detail", Detail::Text(detail))],
+            vec![(c"kind", Detail::Text(kind)), (c"detail", Detail::Text(message))],
         ),
         // A variant added to the core after this table was generated.
         _ => (Kind::Error, "HRW_ERROR", vec![]),

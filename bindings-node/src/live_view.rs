@@ -145,7 +145,7 @@ impl LiveView {
                 };
                 self.inner.report_error(hrwhash::Error::Source {
                     kind: "Callback".to_owned(),
-                    detail: message,
+                    message,
                 });
             }
         }
@@ -263,7 +263,7 @@ impl LiveView {
         };
         // A source's own failure is named by the source; a refusal by its error kind.
         let (kind, message) = match e {
-            hrwhash::Error::Source { kind, detail } => (kind, detail),
+            hrwhash::Error::Source { kind, message } => (kind, message),
             e => (e.kind().name().to_owned(), e.to_string()),
         };
         let o = js::new_object(env)?;
@@ -289,10 +289,8 @@ impl LiveView {
         };
         let kind = text(kind, "kind")?;
         let message = text(message, "message")?;
-        self.inner.report_error(hrwhash::Error::Source {
-            kind,
-            detail: message,
-        });
+        self.inner
+            .report_error(hrwhash::Error::Source { kind, message });
         Ok(())
     }
 }

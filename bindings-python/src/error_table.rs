@@ -24,8 +24,8 @@ pub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'st
             "InvalidWeightError"
         }
         Error::AllWeightsZero => "AllWeightsZeroError",
-        Error::InvalidSeedLength { length } => {
-            fields.set_item("length", length)?;
+        Error::InvalidSeedLength { len } => {
+            fields.set_item("length", len)?;
             "InvalidSeedLengthError"
         }
         Error::LengthMismatch { expected, actual } => {
@@ -112,9 +112,9 @@ pub(crate) fn class_of(err: &Error, fields: &Bound<'_, PyDict>) -> PyResult<&'st
             fields.set_item("epoch", epoch)?;
             "ViewConflictError"
         }
-        Error::Source { kind, detail } => {
+        Error::Source { kind, message } => {
             fields.set_item("kind", kind)?;
-            fields.set_item("detail", detail)?;
+            fields.set_item("detail", message)?;
             "SourceError"
         }
         // A variant added to the core after this table was generated.

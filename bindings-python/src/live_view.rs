@@ -76,7 +76,7 @@ impl Shared {
     fn record(&self, py: Python<'_>, live: &hrwhash::LiveView, exc: &Bound<'_, PyAny>) {
         let record = hrwhash::Error::Source {
             kind: kind_of(exc),
-            detail: message_of(exc),
+            message: message_of(exc),
         };
         let mut reported = lock(&self.reported);
         live.report_error(record.clone());

@@ -118,11 +118,8 @@ pub fn from_core(
         ),
         Error::InvalidWeight { value } => weight_problem(&value.to_string(), *value),
         Error::AllWeightsZero => "every node has weight 0, so no node could own a key".to_string(),
-        Error::InvalidSeedLength { length } => {
-            format!(
-                "--seed is {length} bytes ({} hex digits), not 16",
-                2 * length
-            )
+        Error::InvalidSeedLength { len } => {
+            format!("--seed is {len} bytes ({} hex digits), not 16", 2 * len)
         }
         Error::LengthMismatch { expected, actual } => {
             format!("{actual} items given where {expected} are needed")

@@ -147,7 +147,7 @@ fn run(case: &Case) -> Value {
                 o.insert("report_error".into(), (*kind).into());
                 live.report_error(Error::Source {
                     kind: kind.to_string(),
-                    detail: "a source error".to_string(),
+                    message: "a source error".to_string(),
                 });
             }
         }

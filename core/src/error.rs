@@ -31,7 +31,7 @@ pub enum Error {
     /// A seed must be exactly 16 bytes.
     InvalidSeedLength {
         /// Length that was given.
-        length: usize,
+        len: usize,
     },
     /// Two sequences that must have equal lengths do not (weights vs nodes, keys vs outputs).
     LengthMismatch {
@@ -181,7 +181,7 @@ pub enum Error {
         /// Python exception class.
         kind: String,
         /// The source's message.
-        detail: String,
+        message: String,
     },
 }
 
@@ -296,8 +296,8 @@ impl fmt::Display for Error {
             Error::AllWeightsZero => {
                 f.write_str("every node has weight 0, so no node could be selected")
             }
-            Error::InvalidSeedLength { length } => {
-                write!(f, "a seed is exactly 16 bytes, got {length}")
+            Error::InvalidSeedLength { len } => {
+                write!(f, "a seed is exactly 16 bytes, got {len}")
             }
             Error::LengthMismatch { expected, actual } => {
                 write!(f, "expected {expected} items, got {actual}")
@@ -414,7 +414,7 @@ impl fmt::Display for Error {
                 "view conflict: a view at epoch {epoch} has another fingerprint than the live \
                  view's; two publishers disagree, neither is applied"
             ),
-            Error::Source { kind, detail } => write!(f, "{kind}: {detail}"),
+            Error::Source { kind, message } => write!(f, "{kind}: {message}"),
         }
     }
 }

@@ -221,7 +221,7 @@ impl LiveView {
                     .unwrap_or_default();
                 lock(&self.status).last_error = Some(Error::Source {
                     kind: "Panic".into(),
-                    detail: alloc::format!("a change callback panicked: {what}"),
+                    message: alloc::format!("a change callback panicked: {what}"),
                 });
             }
         }
@@ -507,7 +507,7 @@ mod tests {
         let live = LiveView::new(v.clone());
         live.report_error(Error::Source {
             kind: "Io".into(),
-            detail: "connection refused".into(),
+            message: "connection refused".into(),
         });
         thread::sleep(Duration::from_millis(200));
         let before = live.since_update();
@@ -617,11 +617,11 @@ mod tests {
         live.on_change(|_| panic!("boom"));
         live.update(v2.clone()).unwrap();
         assert_eq!(*lock(&seen), [(1, 2)]);
-        let Some(Error::Source { kind, detail }) = live.last_error() else {
+        let Some(Error::Source { kind, message }) = live.last_error() else {
             panic!("a panic is a source error: {:?}", live.last_error());
         };
         assert_eq!(kind, "Panic");
-        assert!(detail.contains("boom"));
+        assert!(message.contains("boom"));
         // Still usable: unchanged clears the error, a later epoch runs the callbacks again.
         assert_eq!(live.update(v2.clone()), Ok(false));
         assert!(live.last_error().is_none());

@@ -63,9 +63,7 @@ impl Seed {
     pub fn from_slice(bytes: &[u8]) -> Result<Seed, Error> {
         <[u8; 16]>::try_from(bytes)
             .map(Seed::from_bytes)
-            .map_err(|_| Error::InvalidSeedLength {
-                length: bytes.len(),
-            })
+            .map_err(|_| Error::InvalidSeedLength { len: bytes.len() })
     }
 
     /// The 16 bytes.

@@ -293,9 +293,7 @@ fn check_error(name: &str, case: &Value, got: Failure) {
                 "{name}: {value}"
             );
         }
-        Error::InvalidSeedLength { length } => {
-            assert_eq!(Some(length), detail("actual"), "{name}")
-        }
+        Error::InvalidSeedLength { len } => assert_eq!(Some(len), detail("actual"), "{name}"),
         Error::LengthMismatch { expected, actual } => {
             assert_eq!(Some(expected), detail("expected"), "{name}");
             assert_eq!(Some(actual), detail("actual"), "{name}");

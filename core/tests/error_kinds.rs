@@ -14,7 +14,7 @@ fn samples() -> Vec<Error> {
         },
         Error::InvalidWeight { value: -1.0 },
         Error::AllWeightsZero,
-        Error::InvalidSeedLength { length: 3 },
+        Error::InvalidSeedLength { len: 3 },
         Error::LengthMismatch {
             expected: 2,
             actual: 1,
@@ -58,7 +58,7 @@ fn samples() -> Vec<Error> {
         Error::ViewConflict { epoch: 2 },
         Error::Source {
             kind: "Io".to_string(),
-            detail: "connection refused".to_string(),
+            message: "connection refused".to_string(),
         },
     ]
 }

@@ -38,7 +38,7 @@ fn each_error_variant_has_its_input() {
     );
     assert_eq!(
         Seed::from_slice(&[1, 2, 3]).unwrap_err(),
-        Error::InvalidSeedLength { length: 3 }
+        Error::InvalidSeedLength { len: 3 }
     );
     let p = Placement::new(["a", "b"]).unwrap();
     assert_eq!(p.without_node("zzz").unwrap_err(), Error::UnknownNode);
@@ -93,7 +93,7 @@ fn messages_name_the_problem_and_the_value() {
             "index 3",
         ),
         (Error::InvalidWeight { value: -1.5 }, "-1.5"),
-        (Error::InvalidSeedLength { length: 7 }, "got 7"),
+        (Error::InvalidSeedLength { len: 7 }, "got 7"),
         (
             Error::LengthMismatch {
                 expected: 2,

@@ -88,7 +88,7 @@ fn every_live_view_case() {
             } else if let Some(kind) = step["report_error"].as_str() {
                 live.report_error(Error::Source {
                     kind: kind.to_string(),
-                    detail: "a source error".to_string(),
+                    message: "a source error".to_string(),
                 });
             } else {
                 panic!("{name} step {n}: unknown step");

@@ -200,7 +200,7 @@ fn build(u: &mut Unstructured, arena: &[u8]) -> Result<Option<Built>> {
         })
     } else if seed_bytes.len() != 16 {
         Err(hrwhash::Error::InvalidSeedLength {
-            length: seed_bytes.len(),
+            len: seed_bytes.len(),
         })
     } else {
         for (i, n) in inputs.iter_mut().enumerate() {
@@ -246,7 +246,7 @@ fn details_match(err: &hrw_error, e: &hrwhash::Error, inputs: &[NodeInput]) {
         E::LengthMismatch { expected, actual } => {
             assert_eq!((err.expected, err.actual), (expected, actual))
         }
-        E::InvalidSeedLength { length } => assert_eq!((err.expected, err.actual), (16, length)),
+        E::InvalidSeedLength { len } => assert_eq!((err.expected, err.actual), (16, len)),
         _ => {}
     }
 }

@@ -133,7 +133,7 @@ pub fn memberships(u: &mut Unstructured, max: usize) -> Result<Vec<NodeInput>> {
 /// from the table, not from the core: checks in table order, each over every node.
 pub fn expected_error(seed: &[u8], nodes: &[NodeInput]) -> Option<Error> {
     if seed.len() != 16 {
-        return Some(Error::InvalidSeedLength { length: seed.len() });
+        return Some(Error::InvalidSeedLength { len: seed.len() });
     }
     let mut weights = Vec::new();
     for n in nodes {

@@ -171,7 +171,7 @@ impl Feed {
             Some(e) => e.clone(),
             None => hrwhash::Error::Source {
                 kind: error.kind_name().to_string(),
-                detail: error.to_string(),
+                message: error.to_string(),
             },
         });
         (self.observer)(&Event::SourceError { error: &error });

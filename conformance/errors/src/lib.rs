@@ -100,8 +100,10 @@ pub enum Scope {
 
 /// One detail of a kind.
 pub struct Field {
-    /// The field's name in every language (Python as is, Node in camelCase, Go in PascalCase).
+    /// The core's field name.
     pub name: String,
+    /// The name bindings give it (Python as is, Node in camelCase).
+    pub binding_name: String,
     /// `int`, `epoch` (any u64: a BigInt in Node), `float`, `text`, `optional_int`, `fault` or `object`.
     pub ty: String,
     /// False when only a binding reports it (the core variant has no such field).
@@ -217,6 +219,7 @@ impl Table {
                     return Err(format!("{name}.{fname}: unknown type {ty}"));
                 }
                 fields.push(Field {
+                    binding_name: text(f, "as").unwrap_or_else(|| fname.clone()),
                     name: fname,
                     ty,
                     core: f["core"].as_bool().unwrap_or(true),
@@ -505,7 +508,7 @@ fn render_python_classes(t: &Table) -> String {
         let params: Vec<String> = k
             .fields
             .iter()
-            .map(|f| format!("{}: {} = None", f.name, python_type(&f.ty)))
+            .map(|f| format!("{}: {} = None", f.binding_name, python_type(&f.ty)))
             .collect();
         // The shapes black gives a signature, by line length.
         let one = format!(
@@ -526,7 +529,7 @@ fn render_python_classes(t: &Table) -> String {
         }
         s += "        super().__init__(message)\n";
         for f in &k.fields {
-            let _ = writeln!(s, "        self.{0} = {0}", f.name);
+            let _ = writeln!(s, "        self.{0} = {0}", f.binding_name);
             s += &wrap(&format!("\"\"\"{}\"\"\"", f.doc), "        ", "");
         }
     }
@@ -558,7 +561,11 @@ fn render_python_map(t: &Table) -> String {
             } else {
                 f.name.clone()
             };
-            let _ = writeln!(s, "            fields.set_item(\"{}\", {value})?;", f.name);
+            let _ = writeln!(
+                s,
+                "            fields.set_item(\"{}\", {value})?;",
+                f.binding_name
+            );
         }
         let _ = writeln!(s, "            \"{}\"\n        }}", k.python_class());
     }
@@ -598,7 +605,7 @@ fn render_node_map(t: &Table) -> String {
                     ),
                     _ => format!("Detail::Text({}.name())", f.name),
                 };
-                let prop = camel(&f.name);
+                let prop = camel(&f.binding_name);
                 if f.node_absent_when_none {
                     format!(
                         "{}.map(|i| (c\"{prop}\", Detail::Number(i as f64)))",
