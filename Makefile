@@ -23,12 +23,26 @@ demo:
 # and the CLI, needs the Python venv and the Node addon too, so it opens test-chain-dist.
 # record-profiles, which shares nothing with the
 # others, evens out the chains' lengths.
+#
+# Each suite's output is also kept in target/test-logs/<suite>.log. When one fails, the chains
+# that did not fail still run to their end (--keep-going), and the last thing make test prints is
+# the name of every failed suite with the end of its output: a CI log that keeps only its tail
+# still shows what failed and why.
 TEST_JOBS ?= 3
+TEST_LOGS := $(CURDIR)/target/test-logs
 test:
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c test-chain-dist
+	@rm -rf $(TEST_LOGS) && mkdir -p $(TEST_LOGS)
+	@$(MAKE) --no-print-directory --keep-going -j$(TEST_JOBS) --output-sync=target test-chain-rust test-chain-bindings test-chain-c test-chain-dist || { \
+	  for t in $$(cat $(TEST_LOGS)/failed 2>/dev/null); do \
+	    echo "==== make test: $$t failed; the last 150 lines of its output ($(TEST_LOGS)/$$t.log):"; \
+	    tail -n 150 $(TEST_LOGS)/$$t.log; \
+	  done; \
+	  echo "make test failed: $$(cat $(TEST_LOGS)/failed 2>/dev/null | xargs || echo 'no suite recorded a failure')"; exit 1; }
 
 # Each suite's wall time is printed after it, to show which chain is the longest.
-chain = $(foreach t,$(1),s=$$SECONDS && $(MAKE) --no-print-directory $(t) && echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
+chain = mkdir -p $(TEST_LOGS) && $(foreach t,$(1),s=$$SECONDS && { { $(MAKE) --no-print-directory $(t) 2>&1 | tee $(TEST_LOGS)/$(t).log; \
+  test "$${PIPESTATUS[0]}" = 0; } || { echo $(t) >> $(TEST_LOGS)/failed; false; }; } && \
+  echo "make test: $(t) took $$((SECONDS - s)) s" &&) true
 test-chain-node:
 	+@$(call chain,test-node dist-build)
 test-chain-rust: test-chain-node
