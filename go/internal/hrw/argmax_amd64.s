@@ -452,6 +452,496 @@ avx512_loop:
 	MOVQ          CX, at+40(FP)
 	RET
 
+DATA hitOffsets<>+0(SB)/4, $0x00000000
+DATA hitOffsets<>+4(SB)/4, $0x00000000
+DATA hitOffsets<>+8(SB)/4, $0x00000000
+DATA hitOffsets<>+12(SB)/4, $0x00000000
+DATA hitOffsets<>+16(SB)/4, $0x00000000
+DATA hitOffsets<>+20(SB)/4, $0x00000000
+DATA hitOffsets<>+24(SB)/4, $0x00000000
+DATA hitOffsets<>+28(SB)/4, $0x00000000
+DATA hitOffsets<>+32(SB)/4, $0x00000001
+DATA hitOffsets<>+36(SB)/4, $0x00000000
+DATA hitOffsets<>+40(SB)/4, $0x00000000
+DATA hitOffsets<>+44(SB)/4, $0x00000000
+DATA hitOffsets<>+48(SB)/4, $0x00000000
+DATA hitOffsets<>+52(SB)/4, $0x00000001
+DATA hitOffsets<>+56(SB)/4, $0x00000000
+DATA hitOffsets<>+60(SB)/4, $0x00000000
+DATA hitOffsets<>+64(SB)/4, $0x00000002
+DATA hitOffsets<>+68(SB)/4, $0x00000000
+DATA hitOffsets<>+72(SB)/4, $0x00000000
+DATA hitOffsets<>+76(SB)/4, $0x00000000
+DATA hitOffsets<>+80(SB)/4, $0x00000000
+DATA hitOffsets<>+84(SB)/4, $0x00000002
+DATA hitOffsets<>+88(SB)/4, $0x00000000
+DATA hitOffsets<>+92(SB)/4, $0x00000000
+DATA hitOffsets<>+96(SB)/4, $0x00000001
+DATA hitOffsets<>+100(SB)/4, $0x00000002
+DATA hitOffsets<>+104(SB)/4, $0x00000000
+DATA hitOffsets<>+108(SB)/4, $0x00000000
+DATA hitOffsets<>+112(SB)/4, $0x00000000
+DATA hitOffsets<>+116(SB)/4, $0x00000001
+DATA hitOffsets<>+120(SB)/4, $0x00000002
+DATA hitOffsets<>+124(SB)/4, $0x00000000
+DATA hitOffsets<>+128(SB)/4, $0x00000003
+DATA hitOffsets<>+132(SB)/4, $0x00000000
+DATA hitOffsets<>+136(SB)/4, $0x00000000
+DATA hitOffsets<>+140(SB)/4, $0x00000000
+DATA hitOffsets<>+144(SB)/4, $0x00000000
+DATA hitOffsets<>+148(SB)/4, $0x00000003
+DATA hitOffsets<>+152(SB)/4, $0x00000000
+DATA hitOffsets<>+156(SB)/4, $0x00000000
+DATA hitOffsets<>+160(SB)/4, $0x00000001
+DATA hitOffsets<>+164(SB)/4, $0x00000003
+DATA hitOffsets<>+168(SB)/4, $0x00000000
+DATA hitOffsets<>+172(SB)/4, $0x00000000
+DATA hitOffsets<>+176(SB)/4, $0x00000000
+DATA hitOffsets<>+180(SB)/4, $0x00000001
+DATA hitOffsets<>+184(SB)/4, $0x00000003
+DATA hitOffsets<>+188(SB)/4, $0x00000000
+DATA hitOffsets<>+192(SB)/4, $0x00000002
+DATA hitOffsets<>+196(SB)/4, $0x00000003
+DATA hitOffsets<>+200(SB)/4, $0x00000000
+DATA hitOffsets<>+204(SB)/4, $0x00000000
+DATA hitOffsets<>+208(SB)/4, $0x00000000
+DATA hitOffsets<>+212(SB)/4, $0x00000002
+DATA hitOffsets<>+216(SB)/4, $0x00000003
+DATA hitOffsets<>+220(SB)/4, $0x00000000
+DATA hitOffsets<>+224(SB)/4, $0x00000001
+DATA hitOffsets<>+228(SB)/4, $0x00000002
+DATA hitOffsets<>+232(SB)/4, $0x00000003
+DATA hitOffsets<>+236(SB)/4, $0x00000000
+DATA hitOffsets<>+240(SB)/4, $0x00000000
+DATA hitOffsets<>+244(SB)/4, $0x00000001
+DATA hitOffsets<>+248(SB)/4, $0x00000002
+DATA hitOffsets<>+252(SB)/4, $0x00000003
+DATA hitOffsets<>+256(SB)/4, $0x00000000
+DATA hitOffsets<>+260(SB)/4, $0x00000000
+DATA hitOffsets<>+264(SB)/4, $0x00000000
+DATA hitOffsets<>+268(SB)/4, $0x00000000
+DATA hitOffsets<>+272(SB)/4, $0x00000004
+DATA hitOffsets<>+276(SB)/4, $0x00000000
+DATA hitOffsets<>+280(SB)/4, $0x00000000
+DATA hitOffsets<>+284(SB)/4, $0x00000000
+DATA hitOffsets<>+288(SB)/4, $0x00000005
+DATA hitOffsets<>+292(SB)/4, $0x00000000
+DATA hitOffsets<>+296(SB)/4, $0x00000000
+DATA hitOffsets<>+300(SB)/4, $0x00000000
+DATA hitOffsets<>+304(SB)/4, $0x00000004
+DATA hitOffsets<>+308(SB)/4, $0x00000005
+DATA hitOffsets<>+312(SB)/4, $0x00000000
+DATA hitOffsets<>+316(SB)/4, $0x00000000
+DATA hitOffsets<>+320(SB)/4, $0x00000006
+DATA hitOffsets<>+324(SB)/4, $0x00000000
+DATA hitOffsets<>+328(SB)/4, $0x00000000
+DATA hitOffsets<>+332(SB)/4, $0x00000000
+DATA hitOffsets<>+336(SB)/4, $0x00000004
+DATA hitOffsets<>+340(SB)/4, $0x00000006
+DATA hitOffsets<>+344(SB)/4, $0x00000000
+DATA hitOffsets<>+348(SB)/4, $0x00000000
+DATA hitOffsets<>+352(SB)/4, $0x00000005
+DATA hitOffsets<>+356(SB)/4, $0x00000006
+DATA hitOffsets<>+360(SB)/4, $0x00000000
+DATA hitOffsets<>+364(SB)/4, $0x00000000
+DATA hitOffsets<>+368(SB)/4, $0x00000004
+DATA hitOffsets<>+372(SB)/4, $0x00000005
+DATA hitOffsets<>+376(SB)/4, $0x00000006
+DATA hitOffsets<>+380(SB)/4, $0x00000000
+DATA hitOffsets<>+384(SB)/4, $0x00000007
+DATA hitOffsets<>+388(SB)/4, $0x00000000
+DATA hitOffsets<>+392(SB)/4, $0x00000000
+DATA hitOffsets<>+396(SB)/4, $0x00000000
+DATA hitOffsets<>+400(SB)/4, $0x00000004
+DATA hitOffsets<>+404(SB)/4, $0x00000007
+DATA hitOffsets<>+408(SB)/4, $0x00000000
+DATA hitOffsets<>+412(SB)/4, $0x00000000
+DATA hitOffsets<>+416(SB)/4, $0x00000005
+DATA hitOffsets<>+420(SB)/4, $0x00000007
+DATA hitOffsets<>+424(SB)/4, $0x00000000
+DATA hitOffsets<>+428(SB)/4, $0x00000000
+DATA hitOffsets<>+432(SB)/4, $0x00000004
+DATA hitOffsets<>+436(SB)/4, $0x00000005
+DATA hitOffsets<>+440(SB)/4, $0x00000007
+DATA hitOffsets<>+444(SB)/4, $0x00000000
+DATA hitOffsets<>+448(SB)/4, $0x00000006
+DATA hitOffsets<>+452(SB)/4, $0x00000007
+DATA hitOffsets<>+456(SB)/4, $0x00000000
+DATA hitOffsets<>+460(SB)/4, $0x00000000
+DATA hitOffsets<>+464(SB)/4, $0x00000004
+DATA hitOffsets<>+468(SB)/4, $0x00000006
+DATA hitOffsets<>+472(SB)/4, $0x00000007
+DATA hitOffsets<>+476(SB)/4, $0x00000000
+DATA hitOffsets<>+480(SB)/4, $0x00000005
+DATA hitOffsets<>+484(SB)/4, $0x00000006
+DATA hitOffsets<>+488(SB)/4, $0x00000007
+DATA hitOffsets<>+492(SB)/4, $0x00000000
+DATA hitOffsets<>+496(SB)/4, $0x00000004
+DATA hitOffsets<>+500(SB)/4, $0x00000005
+DATA hitOffsets<>+504(SB)/4, $0x00000006
+DATA hitOffsets<>+508(SB)/4, $0x00000007
+DATA hitOffsets<>+512(SB)/4, $0x00000000
+DATA hitOffsets<>+516(SB)/4, $0x00000000
+DATA hitOffsets<>+520(SB)/4, $0x00000000
+DATA hitOffsets<>+524(SB)/4, $0x00000000
+DATA hitOffsets<>+528(SB)/4, $0x00000008
+DATA hitOffsets<>+532(SB)/4, $0x00000000
+DATA hitOffsets<>+536(SB)/4, $0x00000000
+DATA hitOffsets<>+540(SB)/4, $0x00000000
+DATA hitOffsets<>+544(SB)/4, $0x00000009
+DATA hitOffsets<>+548(SB)/4, $0x00000000
+DATA hitOffsets<>+552(SB)/4, $0x00000000
+DATA hitOffsets<>+556(SB)/4, $0x00000000
+DATA hitOffsets<>+560(SB)/4, $0x00000008
+DATA hitOffsets<>+564(SB)/4, $0x00000009
+DATA hitOffsets<>+568(SB)/4, $0x00000000
+DATA hitOffsets<>+572(SB)/4, $0x00000000
+DATA hitOffsets<>+576(SB)/4, $0x0000000a
+DATA hitOffsets<>+580(SB)/4, $0x00000000
+DATA hitOffsets<>+584(SB)/4, $0x00000000
+DATA hitOffsets<>+588(SB)/4, $0x00000000
+DATA hitOffsets<>+592(SB)/4, $0x00000008
+DATA hitOffsets<>+596(SB)/4, $0x0000000a
+DATA hitOffsets<>+600(SB)/4, $0x00000000
+DATA hitOffsets<>+604(SB)/4, $0x00000000
+DATA hitOffsets<>+608(SB)/4, $0x00000009
+DATA hitOffsets<>+612(SB)/4, $0x0000000a
+DATA hitOffsets<>+616(SB)/4, $0x00000000
+DATA hitOffsets<>+620(SB)/4, $0x00000000
+DATA hitOffsets<>+624(SB)/4, $0x00000008
+DATA hitOffsets<>+628(SB)/4, $0x00000009
+DATA hitOffsets<>+632(SB)/4, $0x0000000a
+DATA hitOffsets<>+636(SB)/4, $0x00000000
+DATA hitOffsets<>+640(SB)/4, $0x0000000b
+DATA hitOffsets<>+644(SB)/4, $0x00000000
+DATA hitOffsets<>+648(SB)/4, $0x00000000
+DATA hitOffsets<>+652(SB)/4, $0x00000000
+DATA hitOffsets<>+656(SB)/4, $0x00000008
+DATA hitOffsets<>+660(SB)/4, $0x0000000b
+DATA hitOffsets<>+664(SB)/4, $0x00000000
+DATA hitOffsets<>+668(SB)/4, $0x00000000
+DATA hitOffsets<>+672(SB)/4, $0x00000009
+DATA hitOffsets<>+676(SB)/4, $0x0000000b
+DATA hitOffsets<>+680(SB)/4, $0x00000000
+DATA hitOffsets<>+684(SB)/4, $0x00000000
+DATA hitOffsets<>+688(SB)/4, $0x00000008
+DATA hitOffsets<>+692(SB)/4, $0x00000009
+DATA hitOffsets<>+696(SB)/4, $0x0000000b
+DATA hitOffsets<>+700(SB)/4, $0x00000000
+DATA hitOffsets<>+704(SB)/4, $0x0000000a
+DATA hitOffsets<>+708(SB)/4, $0x0000000b
+DATA hitOffsets<>+712(SB)/4, $0x00000000
+DATA hitOffsets<>+716(SB)/4, $0x00000000
+DATA hitOffsets<>+720(SB)/4, $0x00000008
+DATA hitOffsets<>+724(SB)/4, $0x0000000a
+DATA hitOffsets<>+728(SB)/4, $0x0000000b
+DATA hitOffsets<>+732(SB)/4, $0x00000000
+DATA hitOffsets<>+736(SB)/4, $0x00000009
+DATA hitOffsets<>+740(SB)/4, $0x0000000a
+DATA hitOffsets<>+744(SB)/4, $0x0000000b
+DATA hitOffsets<>+748(SB)/4, $0x00000000
+DATA hitOffsets<>+752(SB)/4, $0x00000008
+DATA hitOffsets<>+756(SB)/4, $0x00000009
+DATA hitOffsets<>+760(SB)/4, $0x0000000a
+DATA hitOffsets<>+764(SB)/4, $0x0000000b
+DATA hitOffsets<>+768(SB)/4, $0x00000000
+DATA hitOffsets<>+772(SB)/4, $0x00000000
+DATA hitOffsets<>+776(SB)/4, $0x00000000
+DATA hitOffsets<>+780(SB)/4, $0x00000000
+DATA hitOffsets<>+784(SB)/4, $0x0000000c
+DATA hitOffsets<>+788(SB)/4, $0x00000000
+DATA hitOffsets<>+792(SB)/4, $0x00000000
+DATA hitOffsets<>+796(SB)/4, $0x00000000
+DATA hitOffsets<>+800(SB)/4, $0x0000000d
+DATA hitOffsets<>+804(SB)/4, $0x00000000
+DATA hitOffsets<>+808(SB)/4, $0x00000000
+DATA hitOffsets<>+812(SB)/4, $0x00000000
+DATA hitOffsets<>+816(SB)/4, $0x0000000c
+DATA hitOffsets<>+820(SB)/4, $0x0000000d
+DATA hitOffsets<>+824(SB)/4, $0x00000000
+DATA hitOffsets<>+828(SB)/4, $0x00000000
+DATA hitOffsets<>+832(SB)/4, $0x0000000e
+DATA hitOffsets<>+836(SB)/4, $0x00000000
+DATA hitOffsets<>+840(SB)/4, $0x00000000
+DATA hitOffsets<>+844(SB)/4, $0x00000000
+DATA hitOffsets<>+848(SB)/4, $0x0000000c
+DATA hitOffsets<>+852(SB)/4, $0x0000000e
+DATA hitOffsets<>+856(SB)/4, $0x00000000
+DATA hitOffsets<>+860(SB)/4, $0x00000000
+DATA hitOffsets<>+864(SB)/4, $0x0000000d
+DATA hitOffsets<>+868(SB)/4, $0x0000000e
+DATA hitOffsets<>+872(SB)/4, $0x00000000
+DATA hitOffsets<>+876(SB)/4, $0x00000000
+DATA hitOffsets<>+880(SB)/4, $0x0000000c
+DATA hitOffsets<>+884(SB)/4, $0x0000000d
+DATA hitOffsets<>+888(SB)/4, $0x0000000e
+DATA hitOffsets<>+892(SB)/4, $0x00000000
+DATA hitOffsets<>+896(SB)/4, $0x0000000f
+DATA hitOffsets<>+900(SB)/4, $0x00000000
+DATA hitOffsets<>+904(SB)/4, $0x00000000
+DATA hitOffsets<>+908(SB)/4, $0x00000000
+DATA hitOffsets<>+912(SB)/4, $0x0000000c
+DATA hitOffsets<>+916(SB)/4, $0x0000000f
+DATA hitOffsets<>+920(SB)/4, $0x00000000
+DATA hitOffsets<>+924(SB)/4, $0x00000000
+DATA hitOffsets<>+928(SB)/4, $0x0000000d
+DATA hitOffsets<>+932(SB)/4, $0x0000000f
+DATA hitOffsets<>+936(SB)/4, $0x00000000
+DATA hitOffsets<>+940(SB)/4, $0x00000000
+DATA hitOffsets<>+944(SB)/4, $0x0000000c
+DATA hitOffsets<>+948(SB)/4, $0x0000000d
+DATA hitOffsets<>+952(SB)/4, $0x0000000f
+DATA hitOffsets<>+956(SB)/4, $0x00000000
+DATA hitOffsets<>+960(SB)/4, $0x0000000e
+DATA hitOffsets<>+964(SB)/4, $0x0000000f
+DATA hitOffsets<>+968(SB)/4, $0x00000000
+DATA hitOffsets<>+972(SB)/4, $0x00000000
+DATA hitOffsets<>+976(SB)/4, $0x0000000c
+DATA hitOffsets<>+980(SB)/4, $0x0000000e
+DATA hitOffsets<>+984(SB)/4, $0x0000000f
+DATA hitOffsets<>+988(SB)/4, $0x00000000
+DATA hitOffsets<>+992(SB)/4, $0x0000000d
+DATA hitOffsets<>+996(SB)/4, $0x0000000e
+DATA hitOffsets<>+1000(SB)/4, $0x0000000f
+DATA hitOffsets<>+1004(SB)/4, $0x00000000
+DATA hitOffsets<>+1008(SB)/4, $0x0000000c
+DATA hitOffsets<>+1012(SB)/4, $0x0000000d
+DATA hitOffsets<>+1016(SB)/4, $0x0000000e
+DATA hitOffsets<>+1020(SB)/4, $0x0000000f
+GLOBL hitOffsets<>(SB), RODATA|NOPTR, $1024
+
+DATA hitCounts<>+0(SB)/1, $0x00
+DATA hitCounts<>+1(SB)/1, $0x01
+DATA hitCounts<>+2(SB)/1, $0x01
+DATA hitCounts<>+3(SB)/1, $0x02
+DATA hitCounts<>+4(SB)/1, $0x01
+DATA hitCounts<>+5(SB)/1, $0x02
+DATA hitCounts<>+6(SB)/1, $0x02
+DATA hitCounts<>+7(SB)/1, $0x03
+DATA hitCounts<>+8(SB)/1, $0x01
+DATA hitCounts<>+9(SB)/1, $0x02
+DATA hitCounts<>+10(SB)/1, $0x02
+DATA hitCounts<>+11(SB)/1, $0x03
+DATA hitCounts<>+12(SB)/1, $0x02
+DATA hitCounts<>+13(SB)/1, $0x03
+DATA hitCounts<>+14(SB)/1, $0x03
+DATA hitCounts<>+15(SB)/1, $0x04
+GLOBL hitCounts<>(SB), RODATA|NOPTR, $16
+
+// func hitsAVX2(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·hitsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	MOVQ         CX, DX
+	SHRQ         $0x04, CX
+	SHRQ         $0x02, DX
+	ANDQ         $0x03, DX
+	MOVQ         hits+40(FP), BX
+	VPBROADCASTQ fk+0(FP), Y0
+	MOVQ         $0x000000006659fd93, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         $0x6659fd93d6e8feb8, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         $0x8000000000000000, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VPBROADCASTQ below+32(FP), Y4
+	VPXOR        Y3, Y4, Y4
+	MOVQ         $0x0000000000000010, SI
+	VMOVQ        SI, X5
+	VPBROADCASTD X5, X5
+	VPXOR        X6, X6, X6
+	LEAQ         hitOffsets<>+0(SB), DI
+	LEAQ         hitCounts<>+0(SB), R8
+	XORQ         R9, R9
+	MOVQ         $0x0000000000000040, R10
+	TESTQ        CX, CX
+	JZ           hits_avx2_rest
+
+hits_avx2_block:
+	CMPQ      R9, R10
+	CMOVQGT   R10, R9
+	VPXOR     (AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    (DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     32(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    256(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     64(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    512(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     96(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    768(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPADDD    X5, X6, X6
+	ADDQ      $0x80, AX
+	DECQ      CX
+	JNZ       hits_avx2_block
+
+hits_avx2_rest:
+	TESTQ        DX, DX
+	JZ           hits_avx2_done
+	MOVQ         $0x0000000000000004, SI
+	VMOVQ        SI, X5
+	VPBROADCASTD X5, X5
+
+hits_avx2_group:
+	CMPQ      R9, R10
+	CMOVQGT   R10, R9
+	VPXOR     (AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, CX
+	MOVBLZX   (R8)(CX*1), SI
+	SHLL      $0x04, CX
+	VPADDD    (DI)(CX*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      SI, R9
+	VPADDD    X5, X6, X6
+	ADDQ      $0x20, AX
+	DECQ      DX
+	JNZ       hits_avx2_group
+
+hits_avx2_done:
+	VZEROUPPER
+	MOVQ R9, n+48(FP)
+	RET
+
+DATA hitPositions<>+0(SB)/4, $0x00000000
+DATA hitPositions<>+4(SB)/4, $0x00000001
+DATA hitPositions<>+8(SB)/4, $0x00000002
+DATA hitPositions<>+12(SB)/4, $0x00000003
+DATA hitPositions<>+16(SB)/4, $0x00000004
+DATA hitPositions<>+20(SB)/4, $0x00000005
+DATA hitPositions<>+24(SB)/4, $0x00000006
+DATA hitPositions<>+28(SB)/4, $0x00000007
+GLOBL hitPositions<>(SB), RODATA|NOPTR, $32
+
+// func hitsAVX512(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, POPCNT
+TEXT ·hitsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	SHRQ         $0x03, CX
+	MOVQ         hits+40(FP), DX
+	MOVQ         fk+0(FP), BX
+	VPBROADCASTQ BX, Z0
+	MOVQ         below+32(FP), BX
+	VPBROADCASTQ BX, Z1
+	MOVQ         $0xd6e8feb86659fd93, BX
+	VPBROADCASTQ BX, Z2
+	MOVQ         $0x0000000000000008, BX
+	VMOVQ        BX, X3
+	VPBROADCASTD X3, Y3
+	VMOVDQU      hitPositions<>+0(SB), Y4
+	XORQ         BX, BX
+	MOVQ         $0x0000000000000040, SI
+	MOVQ         CX, DI
+	SHRQ         $0x01, DI
+	JZ           hits_avx512_rest
+
+hits_avx512_block:
+	CMPQ          BX, SI
+	CMOVQGT       SI, BX
+	VPXORQ        (AX), Z0, Z5
+	VPMULLQ       Z2, Z5, Z5
+	VPCMPUQ       $0x06, Z1, Z5, K1
+	VPCOMPRESSD.Z Y4, K1, Y5
+	VMOVDQU       Y5, (DX)(BX*4)
+	KMOVB         K1, R8
+	POPCNTL       R8, R8
+	ADDQ          R8, BX
+	VPADDD        Y3, Y4, Y4
+	VPXORQ        64(AX), Z0, Z5
+	VPMULLQ       Z2, Z5, Z5
+	VPCMPUQ       $0x06, Z1, Z5, K1
+	VPCOMPRESSD.Z Y4, K1, Y5
+	VMOVDQU       Y5, (DX)(BX*4)
+	KMOVB         K1, R8
+	POPCNTL       R8, R8
+	ADDQ          R8, BX
+	VPADDD        Y3, Y4, Y4
+	ADDQ          $0x80, AX
+	DECQ          DI
+	JNZ           hits_avx512_block
+
+hits_avx512_rest:
+	TESTQ         $0x00000001, CX
+	JZ            hits_avx512_done
+	CMPQ          BX, SI
+	CMOVQGT       SI, BX
+	VPXORQ        (AX), Z0, Z0
+	VPMULLQ       Z2, Z0, Z0
+	VPCMPUQ       $0x06, Z1, Z0, K1
+	VPCOMPRESSD.Z Y4, K1, Y0
+	VMOVDQU       Y0, (DX)(BX*4)
+	KMOVB         K1, AX
+	POPCNTL       AX, AX
+	ADDQ          AX, BX
+	VPADDD        Y3, Y4, Y4
+
+hits_avx512_done:
+	VZEROUPPER
+	MOVQ BX, n+48(FP)
+	RET
+
 // func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)
 // Requires: CPUID
 TEXT ·cpuid(SB), NOSPLIT, $0-24

@@ -439,7 +439,7 @@ func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 		if len(p.lanes) <= 2*want+2 {
 			_, _, _, p0, p1, p2 = best3(fk, p.lanes, allPositions[:len(p.lanes)])
 		} else {
-			var hits [hitMax]int32
+			var hits [hitCap]int32
 			ps, ok := p.candidates(fk, p.lanes, want, p.groups[0].hitStep, &hits)
 			if !ok || len(ps) < 3 {
 				p.topInto(fk, out[:want])
@@ -474,7 +474,7 @@ var scratch = sync.Pool{New: func() any { return new([]cand) }}
 // scores the earlier lane stays first: within a weight group lanes are in id order, so this is
 // SPEC.md's id tie rule.
 func (p *Placement) topScores(fk uint64, lanes []uint64, base, want int, hitStep uint64, sc *[TopMax]uint64, ln *[TopMax]int) int {
-	var hits [hitMax]int32
+	var hits [hitCap]int32
 	ps, ok := p.candidates(fk, lanes, want, hitStep, &hits)
 	if !ok {
 		return scanTop(fk, lanes, base, want, sc, ln)
@@ -500,8 +500,12 @@ func (p *Placement) topScores(fk uint64, lanes []uint64, base, want int, hitStep
 	return want
 }
 
-// hitMax bounds the positions candidates collects.
-const hitMax = 64
+// hitMax bounds the positions candidates collects; hitCap leaves room past them for the kernels,
+// which store a vector of positions at a time.
+const (
+	hitMax = 64
+	hitCap = hitMax + 16
+)
 
 // candidates returns, in increasing order, positions in lanes that hold the top want of them,
 // or false where they must be found by scanTop: when two lanes share a digest (then the id tie
@@ -509,10 +513,10 @@ const hitMax = 64
 //
 // Scores are uniform, so a threshold c*hitStep below the top lets about c lanes through, and
 // the answer is among them when at least want get through (all but about 1.4% of keys for
-// want = 3 and c = 2*want + 2). One pass without a branch per lane collects their positions;
-// past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of at most c
-// lanes is taken whole.
-func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitMax]int32) ([]int32, bool) {
+// want = 3 and c = 2*want + 2). One pass without a branch per lane (above) collects their
+// positions; past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of
+// at most c lanes is taken whole.
+func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitCap]int32) ([]int32, bool) {
 	if !p.distinct {
 		return nil, false
 	}
@@ -521,9 +525,31 @@ func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint
 		return allPositions[:len(lanes)], true
 	}
 	// A score is a hit when it is at least MaxUint64 - c*hitStep, that is above below.
-	below := math.MaxUint64 - c*hitStep - 1
-	h := hits[:]
+	n := above(fk, lanes, math.MaxUint64-c*hitStep-1, hits)
+	return hits[:n&(hitMax-1)], n >= want && n < hitMax
+}
+
+// above writes the positions of the lanes whose score is above below, in increasing order, to
+// buf and returns how many there were, or hitMax or more when there were that many (then buf
+// holds nothing of use): by the vector kernels of argmax_amd64.s where the build and the CPU
+// have them and the lanes are enough (they return where they stopped), and in Go for the rest,
+// which writes the n-th position at n & (hitMax-1).
+func above(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
 	n, i := 0, 0
+	if useKernels && len(lanes) >= kernelLanes {
+		n, i = aboveVector(fk, lanes, below, buf)
+	}
+	return aboveGo(fk, lanes, below, buf, n, i)
+}
+
+// aboveGoAll is above in Go alone, for the tests.
+func aboveGoAll(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
+	return aboveGo(fk, lanes, below, buf, 0, 0)
+}
+
+// aboveGo is above from lane i on, with n hits before it.
+func aboveGo(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32, n, i int) int {
+	h := buf[:hitMax]
 	for ; i+4 <= len(lanes); i += 4 {
 		l := lanes[i : i+4 : i+4]
 		_, b := bits.Sub64(below, (fk^l[0])*Mix, 0)
@@ -544,7 +570,7 @@ func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint
 		_, b := bits.Sub64(below, scoreF(fk, lanes[i]), 0)
 		n += int(b)
 	}
-	return h[:n&(hitMax-1)], n >= want && n < hitMax
+	return n
 }
 
 // allPositions are the positions of a group too small for a threshold: all of them.

@@ -1,4 +1,4 @@
-// Command asmgen writes the amd64 owner kernels of package hrw, argmax_amd64.s and their Go
+// Command asmgen writes the amd64 kernels of package hrw, argmax_amd64.s and their Go
 // declarations argmax_amd64_decl.go, with avo. It is a module of its own so that the hrwhash
 // module does not depend on avo; `make -C go asm` runs it and `make -C go check-asm` diffs its
 // output against the committed files.
@@ -7,9 +7,14 @@
 // returns the highest score with the first lane that has it, as the pure-Go argmax does. The
 // AVX-512 kernel takes whole blocks of 16 lanes and the Go wrapper scores the lanes past the last
 // one; the AVX2 kernel takes them all, its last block overlapping the one before.
+//
+// The top-k kernels (hitsAVX2, hitsAVX512) are the threshold pass of a ranking: the positions of
+// the lanes whose score is above a bound, in order; the Go wrapper passes the last few lanes.
 package main
 
 import (
+	"math/bits"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -31,6 +36,8 @@ func main() {
 
 	avx2()
 	avx512(iota)
+	hitsAVX2()
+	hitsAVX512()
 	cpuid()
 	Generate()
 }
@@ -388,6 +395,208 @@ func avx512(iota Mem) {
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
 	Store(at, ReturnIndex(1))
+	RET()
+}
+
+// The threshold pass of a top-k lookup (above in hrw.go) writes, in order, the positions of the
+// lanes whose score is above a bound to a buffer of int32s, and returns how many there were; the
+// caller takes them when fewer than hitMax. No branch depends on a score: every step stores a
+// whole vector of positions, of which only the hits count, and the count goes on from the last
+// hit. So that the stores stay within the buffer (hitMax + 16 int32s), the count is held at
+// hitMax before each block of 16 lanes once it gets there: a count of hitMax or more only says
+// that there were too many.
+const hitMax = 64
+
+// hitSig is the signature of both threshold kernels (hits is *[hitMax + 16]int32).
+const hitSig = "func(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)"
+
+// hitsAVX2 passes the first len(lanes) &^ 3 lanes, four a step, 16 an iteration. AVX2 has no
+// 64-bit multiply or unsigned compare: the scores are computed in full from one VPMULUDQ and one
+// VPMULLD (as in scoresY, with the sum of the cross products shifted into the high halves), and
+// compared with the bound as signed numbers after both have their top bit flipped. The four
+// lanes' mask indexes a table of their positions (one table for each step of an iteration, its
+// lanes' offsets added) and one of how many they are.
+func hitsAVX2() {
+	offsets := GLOBL("hitOffsets", RODATA|NOPTR)
+	for h := 0; h < 4; h++ {
+		for m := 0; m < 16; m++ {
+			j := 0
+			for b := 0; b < 4; b++ {
+				if m&(1<<b) != 0 {
+					DATA(256*h+16*m+4*j, U32(uint32(4*h+b)))
+					j++
+				}
+			}
+			for ; j < 4; j++ {
+				DATA(256*h+16*m+4*j, U32(0))
+			}
+		}
+	}
+	counts := GLOBL("hitCounts", RODATA|NOPTR)
+	for m := 0; m < 16; m++ {
+		DATA(m, U8(uint8(bits.OnesCount(uint(m)))))
+	}
+
+	TEXT("hitsAVX2", NOSPLIT, hitSig)
+	Pragma("noescape")
+	Doc("hitsAVX2 is the threshold pass over the first len(lanes) &^ 3 lanes with AVX2.")
+	ptr := Load(Param("lanes").Base(), GP64())
+	blocks := Load(Param("lanes").Len(), GP64())
+	rest := GP64()
+	MOVQ(blocks, rest)
+	SHRQ(Imm(4), blocks)
+	SHRQ(Imm(2), rest)
+	ANDQ(Imm(3), rest)
+	hits := Load(Param("hits"), GP64())
+	k := YMM()
+	VPBROADCASTQ(NewParamAddr("fk", 0), k)
+	mlo, mswap := broadcastY(mix&0xFFFFFFFF), broadcastY((mix&0xFFFFFFFF)<<32|mix>>32)
+	flip := broadcastY(flip)
+	bound := YMM()
+	VPBROADCASTQ(NewParamAddr("below", 32), bound)
+	VPXOR(flip, bound, bound)
+	g := GP64()
+	step, base := XMM(), XMM()
+	MOVQ(U64(16), g)
+	VMOVQ(g, step)
+	VPBROADCASTD(step, step)
+	VPXOR(base, base, base)
+	offs, cnts := GP64(), GP64()
+	LEAQ(offsets, offs)
+	LEAQ(counts, cnts)
+	n, limit := GP64(), GP64()
+	XORQ(n, n)
+	MOVQ(U64(hitMax), limit)
+
+	// group passes the four lanes at ptr + 32*h, positions base + 4*h + 0..3.
+	group := func(h int) {
+		x, lo, q, r := YMM(), YMM(), YMM(), YMM()
+		VPXOR(Mem{Base: ptr, Disp: 32 * h}, k, x)
+		VPMULUDQ(mlo, x, lo)
+		VPMULLD(mswap, x, q)
+		VPSHUFD(Imm(0xB1), q, r)
+		VPADDD(r, q, q)
+		VPSLLQ(Imm(32), q, q)
+		VPADDQ(q, lo, lo)
+		VPXOR(flip, lo, lo)
+		VPCMPGTQ(bound, lo, lo)
+		m, c := GP32(), GP32()
+		VMOVMSKPD(lo, m)
+		MOVBLZX(Mem{Base: cnts, Index: m, Scale: 1}, c)
+		SHLL(Imm(4), m)
+		v := XMM()
+		VPADDD(Mem{Base: offs, Index: m, Scale: 1, Disp: 256 * h}, base, v)
+		VMOVDQU(v, Mem{Base: hits, Index: n, Scale: 4})
+		ADDQ(c.As64(), n)
+	}
+
+	TESTQ(blocks, blocks)
+	JZ(LabelRef("hits_avx2_rest"))
+	Label("hits_avx2_block")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	for h := 0; h < 4; h++ {
+		group(h)
+	}
+	VPADDD(step, base, base)
+	ADDQ(Imm(128), ptr)
+	DECQ(blocks)
+	JNZ(LabelRef("hits_avx2_block"))
+
+	Label("hits_avx2_rest")
+	// Then up to three steps of four lanes, the base moved by four each.
+	TESTQ(rest, rest)
+	JZ(LabelRef("hits_avx2_done"))
+	MOVQ(U64(4), g)
+	VMOVQ(g, step)
+	VPBROADCASTD(step, step)
+	Label("hits_avx2_group")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+	VPADDD(step, base, base)
+	ADDQ(Imm(32), ptr)
+	DECQ(rest)
+	JNZ(LabelRef("hits_avx2_group"))
+
+	Label("hits_avx2_done")
+	VZEROUPPER()
+	Store(n, ReturnIndex(0))
+	RET()
+}
+
+// hitsAVX512 passes the first len(lanes) &^ 7 lanes, eight a step, 16 an iteration: the scores
+// in full (VPMULLQ), an unsigned compare into a mask register, and the positions it selects
+// packed by VPCOMPRESSD.
+func hitsAVX512() {
+	hitPositions := GLOBL("hitPositions", RODATA|NOPTR)
+	for i := 0; i < 8; i++ {
+		DATA(4*i, U32(uint32(i)))
+	}
+	TEXT("hitsAVX512", NOSPLIT, hitSig)
+	Pragma("noescape")
+	Doc("hitsAVX512 is the threshold pass over the first len(lanes) &^ 7 lanes with AVX-512 (F, DQ, VL) and POPCNT.")
+	ptr := Load(Param("lanes").Base(), GP64())
+	groups := Load(Param("lanes").Len(), GP64())
+	SHRQ(Imm(3), groups)
+	hits := Load(Param("hits"), GP64())
+	k := ZMM()
+	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
+	bound := ZMM()
+	VPBROADCASTQ(Load(Param("below"), GP64()), bound)
+	g := GP64()
+	MOVQ(U64(mix), g)
+	mz := ZMM()
+	VPBROADCASTQ(g, mz)
+	MOVQ(U64(8), g)
+	step := YMM()
+	VMOVQ(g, step.AsX())
+	VPBROADCASTD(step.AsX(), step)
+	idx := YMM()
+	VMOVDQU(hitPositions, idx)
+	n, limit := GP64(), GP64()
+	XORQ(n, n)
+	MOVQ(U64(hitMax), limit)
+
+	// group passes the eight lanes at ptr + 64*h, positions idx (then moved on by eight).
+	group := func(h int) {
+		x, z := ZMM(), YMM()
+		VPXORQ(Mem{Base: ptr, Disp: 64 * h}, k, x)
+		VPMULLQ(mz, x, x)
+		VPCMPUQ(Imm(6), bound, x, reg.K1)
+		VPCOMPRESSD_Z(idx, reg.K1, z)
+		VMOVDQU(z, Mem{Base: hits, Index: n, Scale: 4})
+		c := GP32()
+		KMOVB(reg.K1, c)
+		POPCNTL(c, c)
+		ADDQ(c.As64(), n)
+		VPADDD(step, idx, idx)
+	}
+
+	blocks := GP64()
+	MOVQ(groups, blocks)
+	SHRQ(Imm(1), blocks)
+	JZ(LabelRef("hits_avx512_rest"))
+	Label("hits_avx512_block")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+	group(1)
+	ADDQ(Imm(128), ptr)
+	DECQ(blocks)
+	JNZ(LabelRef("hits_avx512_block"))
+
+	Label("hits_avx512_rest")
+	// Then one step of eight lanes when their number is odd.
+	TESTQ(U32(1), groups)
+	JZ(LabelRef("hits_avx512_done"))
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+
+	Label("hits_avx512_done")
+	VZEROUPPER()
+	Store(n, ReturnIndex(0))
 	RET()
 }
 
