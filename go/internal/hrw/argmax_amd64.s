@@ -39,61 +39,61 @@ TEXT ·argmaxAVX2(SB), $2056-48
 	LEAQ         15(CX), CX
 	SHRQ         $0x04, CX
 	MOVQ         CX, 2048(SP)
-	XORQ         SI, SI
-	MOVQ         $0xffffffffffffffff, DI
-	XORQ         R8, R8
+	XORQ         DI, DI
+	MOVQ         $0xffffffffffffffff, R8
+	XORQ         R9, R9
 	CMPQ         CX, $0x0c
 	JA           avx2_large
 
 avx2_keep_window:
-	LEAQ    12(R8), CX
+	LEAQ    12(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
-	MOVQ    R8, R9
-	LEAQ    (SP), R10
+	MOVQ    R9, R10
+	LEAQ    (SP), R11
 	VPXOR   Y3, Y3, Y3
 
 avx2_keep_loop:
-	MOVQ     R8, R11
-	SHLQ     $0x04, R11
-	CMPQ     R11, DX
-	CMOVQGT  DX, R11
-	VPXOR    (AX)(R11*8), Y0, Y5
+	MOVQ     R9, R12
+	SHLQ     $0x04, R12
+	CMPQ     R12, DX
+	CMOVQGT  DX, R12
+	VPXOR    (AX)(R12*8), Y0, Y5
 	VPMULUDQ Y1, Y5, Y4
 	VPMULLD  Y2, Y5, Y5
 	VPADDD   Y5, Y4, Y4
 	VPSHUFD  $0xb1, Y5, Y5
 	VPADDD   Y5, Y4, Y4
-	VPXOR    32(AX)(R11*8), Y0, Y6
+	VPXOR    32(AX)(R12*8), Y0, Y6
 	VPMULUDQ Y1, Y6, Y5
 	VPMULLD  Y2, Y6, Y6
 	VPADDD   Y6, Y5, Y5
 	VPSHUFD  $0xb1, Y6, Y6
 	VPADDD   Y6, Y5, Y5
-	VPXOR    64(AX)(R11*8), Y0, Y7
+	VPXOR    64(AX)(R12*8), Y0, Y7
 	VPMULUDQ Y1, Y7, Y6
 	VPMULLD  Y2, Y7, Y7
 	VPADDD   Y7, Y6, Y6
 	VPSHUFD  $0xb1, Y7, Y7
 	VPADDD   Y7, Y6, Y6
-	VPXOR    96(AX)(R11*8), Y0, Y8
+	VPXOR    96(AX)(R12*8), Y0, Y8
 	VPMULUDQ Y1, Y8, Y7
 	VPMULLD  Y2, Y8, Y8
 	VPADDD   Y8, Y7, Y7
 	VPSHUFD  $0xb1, Y8, Y8
 	VPADDD   Y8, Y7, Y7
-	VMOVDQU  Y4, 32(R10)
-	VMOVDQU  Y5, 64(R10)
-	VMOVDQU  Y6, 96(R10)
-	VMOVDQU  Y7, 128(R10)
+	VMOVDQU  Y4, 32(R11)
+	VMOVDQU  Y5, 64(R11)
+	VMOVDQU  Y6, 96(R11)
+	VMOVDQU  Y7, 128(R11)
 	VPMAXUD  Y5, Y4, Y4
 	VPMAXUD  Y7, Y6, Y6
 	VPMAXUD  Y6, Y4, Y4
-	VMOVDQU  Y4, (R10)
+	VMOVDQU  Y4, (R11)
 	VPMAXUD  Y4, Y3, Y3
-	ADDQ     $0xa0, R10
-	INCQ     R8
-	CMPQ     R8, CX
+	ADDQ     $0xa0, R11
+	INCQ     R9
+	CMPQ     R9, CX
 	JB       avx2_keep_loop
 
 	// The window's highest high half, in every lane of top (zero-extended).
@@ -102,123 +102,117 @@ avx2_keep_loop:
 	VPMAXUD    Y4, Y3, Y3
 	VPSHUFD    $0x4e, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
-
-	// The first block of the window whose maxima hold it (scanned backwards, so the last
-	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
-	MOVQ R9, R12
-	XORQ R13, R13
-	MOVQ CX, R14
-	MOVQ CX, R10
-	SUBQ R9, R10
-	LEAQ (R10)(R10*4), R10
-	SHLQ $0x05, R10
-	LEAQ (SP), R11
-	ADDQ R11, R10
+	XORQ       R14, R14
+	MOVQ       CX, R13
+	MOVQ       CX, R11
+	SUBQ       R10, R11
+	LEAQ       (R11)(R11*4), R11
+	SHLQ       $0x05, R11
+	LEAQ       (SP), R12
+	ADDQ       R12, R11
 
 avx2_keep_scan:
-	SUBQ      $0xa0, R10
-	DECQ      R14
-	VMOVDQU   (R10), Y4
+	SUBQ      $0xa0, R11
+	DECQ      R13
+	VMOVDQU   (R11), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	SHLQ      $0x04, R14
+	ORQ       R12, R14
+	CMPQ      R13, R10
+	JA        avx2_keep_scan
+
+	// One lane, as almost always: its block's lanes of that high half are scored in full.
+	// Else (high halves or digests repeat) those of every block of the window, in order.
+	BSFQ  R14, BX
+	SHRQ  $0x02, BX
+	ADDQ  R10, BX
+	LEAQ  1(BX), R13
+	LEAQ  -1(R14), R11
+	TESTQ R11, R14
+	JZ    avx2_keep_block
+	MOVQ  R10, BX
+	MOVQ  CX, R13
+
+avx2_keep_block:
+	MOVQ      BX, R11
+	SUBQ      R10, R11
+	LEAQ      (R11)(R11*4), R11
+	SHLQ      $0x05, R11
+	LEAQ      (SP), R12
+	ADDQ      R12, R11
+	MOVQ      BX, R12
+	SHLQ      $0x04, R12
+	CMPQ      R12, DX
+	CMOVQGT   DX, R12
+	XORQ      CX, CX
+	VMOVDQU   32(R11), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R14
+	ORL       R14, CX
+	VMOVDQU   64(R11), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R14
+	SHLL      $0x04, R14
+	ORL       R14, CX
+	VMOVDQU   96(R11), Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R14
+	SHLL      $0x08, R14
+	ORL       R14, CX
+	VMOVDQU   128(R11), Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R11
-	TESTL     R11, R11
-	CMOVQNE   R14, R12
-	LEAL      -1(R11), R15
-	ANDL      R11, R15
-	NEGL      R11
-	ADCQ      $0x00, R13
-	NEGL      R15
-	ADCQ      $0x00, R13
-	CMPQ      R14, R9
-	JA        avx2_keep_scan
-
-	// One block, as almost always: its lanes of that high half are scored in full. Else
-	// (high halves or digests repeat) those of every block of the window, in order.
-	LEAQ 1(R12), R14
-	CMPQ R13, $0x01
-	JE   avx2_keep_block
-	MOVQ R9, R12
-	MOVQ CX, R14
-
-avx2_keep_block:
-	MOVQ      R12, R10
-	SUBQ      R9, R10
-	LEAQ      (R10)(R10*4), R10
-	SHLQ      $0x05, R10
-	LEAQ      (SP), R11
-	ADDQ      R11, R10
-	MOVQ      R12, R11
-	SHLQ      $0x04, R11
-	CMPQ      R11, DX
-	CMOVQGT   DX, R11
-	XORQ      CX, CX
-	VMOVDQU   32(R10), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R13
-	ORL       R13, CX
-	VMOVDQU   64(R10), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R13
-	SHLL      $0x04, R13
-	ORL       R13, CX
-	VMOVDQU   96(R10), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R13
-	SHLL      $0x08, R13
-	ORL       R13, CX
-	VMOVDQU   128(R10), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R10
-	SHLL      $0x0c, R10
-	ORL       R10, CX
+	SHLL      $0x0c, R11
+	ORL       R11, CX
 	TESTQ     CX, CX
 	JZ        avx2_keep_next
 
 avx2_keep_lane:
-	BSFQ  CX, BX
-	ADDQ  R11, BX
-	MOVQ  (AX)(BX*8), R10
-	XORQ  fk+0(FP), R10
-	MOVQ  $0xd6e8feb86659fd93, R13
-	IMULQ R13, R10
-	TESTQ DI, DI
+	BSFQ  CX, SI
+	ADDQ  R12, SI
+	MOVQ  (AX)(SI*8), R11
+	XORQ  fk+0(FP), R11
+	MOVQ  $0xd6e8feb86659fd93, R14
+	IMULQ R14, R11
+	TESTQ R8, R8
 	JS    avx2_keep_take
-	CMPQ  R10, SI
+	CMPQ  R11, DI
 	JBE   avx2_keep_skip
 
 avx2_keep_take:
-	MOVQ R10, SI
-	MOVQ BX, DI
+	MOVQ R11, DI
+	MOVQ SI, R8
 
 avx2_keep_skip:
-	LEAQ -1(CX), R13
-	ANDQ R13, CX
+	LEAQ -1(CX), R14
+	ANDQ R14, CX
 	JNZ  avx2_keep_lane
 
 avx2_keep_next:
-	INCQ R12
-	CMPQ R12, R14
+	INCQ BX
+	CMPQ BX, R13
 	JB   avx2_keep_block
-	CMPQ R8, 2048(SP)
+	CMPQ R9, 2048(SP)
 	JB   avx2_keep_window
 	JMP  avx2_done
 
 avx2_large:
 avx2_max_window:
-	LEAQ    64(R8), CX
+	LEAQ    64(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
-	MOVQ    R8, R9
+	MOVQ    R9, SI
 	LEAQ    (SP), R10
 	VPXOR   Y3, Y3, Y3
 
 avx2_max_loop:
-	MOVQ     R8, R11
+	MOVQ     R9, R11
 	SHLQ     $0x04, R11
 	CMPQ     R11, DX
 	CMOVQGT  DX, R11
@@ -252,8 +246,8 @@ avx2_max_loop:
 	VMOVDQU  Y4, (R10)
 	VPMAXUD  Y4, Y3, Y3
 	ADDQ     $0x20, R10
-	INCQ     R8
-	CMPQ     R8, CX
+	INCQ     R9
+	CMPQ     R9, CX
 	JB       avx2_max_loop
 
 	// The window's highest high half, in every lane of top (zero-extended).
@@ -262,17 +256,14 @@ avx2_max_loop:
 	VPMAXUD    Y4, Y3, Y3
 	VPSHUFD    $0x4e, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
-
-	// The first block of the window whose maxima hold it (scanned backwards, so the last
-	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
-	MOVQ R9, R12
-	XORQ R13, R13
-	MOVQ CX, R14
-	MOVQ CX, R10
-	SUBQ R9, R10
-	SHLQ $0x05, R10
-	LEAQ (SP), R11
-	ADDQ R11, R10
+	MOVQ       SI, R12
+	XORQ       R13, R13
+	MOVQ       CX, R14
+	MOVQ       CX, R10
+	SUBQ       SI, R10
+	SHLQ       $0x05, R10
+	LEAQ       (SP), R11
+	ADDQ       R11, R10
 
 avx2_max_scan:
 	SUBQ      $0x20, R10
@@ -289,7 +280,7 @@ avx2_max_scan:
 	ADCQ      $0x00, R13
 	NEGL      R15
 	ADCQ      $0x00, R13
-	CMPQ      R14, R9
+	CMPQ      R14, SI
 	JA        avx2_max_scan
 
 	// One block, as almost always: its lanes of that high half are scored in full. Else
@@ -297,7 +288,7 @@ avx2_max_scan:
 	LEAQ 1(R12), R10
 	CMPQ R13, $0x01
 	JE   avx2_max_block
-	MOVQ R9, R12
+	MOVQ SI, R12
 	MOVQ CX, R10
 
 avx2_max_block:
@@ -314,8 +305,8 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	ORL       SI, CX
 	VPXOR     32(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -324,9 +315,9 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x04, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x04, SI
+	ORL       SI, CX
 	VPXOR     64(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -335,9 +326,9 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x08, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x08, SI
+	ORL       SI, CX
 	VPXOR     96(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -346,27 +337,27 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x0c, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x0c, SI
+	ORL       SI, CX
 	TESTQ     CX, CX
 	JZ        avx2_max_next
 
 avx2_max_lane:
 	BSFQ  CX, BX
 	ADDQ  R11, BX
-	MOVQ  (AX)(BX*8), R9
-	XORQ  fk+0(FP), R9
+	MOVQ  (AX)(BX*8), SI
+	XORQ  fk+0(FP), SI
 	MOVQ  $0xd6e8feb86659fd93, R13
-	IMULQ R13, R9
-	TESTQ DI, DI
+	IMULQ R13, SI
+	TESTQ R8, R8
 	JS    avx2_max_take
-	CMPQ  R9, SI
+	CMPQ  SI, DI
 	JBE   avx2_max_skip
 
 avx2_max_take:
-	MOVQ R9, SI
-	MOVQ BX, DI
+	MOVQ SI, DI
+	MOVQ BX, R8
 
 avx2_max_skip:
 	LEAQ -1(CX), R13
@@ -377,13 +368,13 @@ avx2_max_next:
 	INCQ R12
 	CMPQ R12, R10
 	JB   avx2_max_block
-	CMPQ R8, 2048(SP)
+	CMPQ R9, 2048(SP)
 	JB   avx2_max_window
 
 avx2_done:
 	VZEROUPPER
-	MOVQ SI, best+32(FP)
-	MOVQ DI, at+40(FP)
+	MOVQ DI, best+32(FP)
+	MOVQ R8, at+40(FP)
 	RET
 
 // func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)

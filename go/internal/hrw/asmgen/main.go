@@ -216,43 +216,12 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	VPSHUFD(Imm(0x4E), top, t)
 	VPMAXUD(t, top, top)
 
-	Comment("The first block of the window whose maxima hold it (scanned backwards, so the last")
-	Comment("found is the first), and in cnt how many blocks do plus how many hold it in two lanes.")
-	first, cnt := GP64(), GP64()
-	MOVQ(wstart, first)
-	XORQ(cnt, cnt)
-	j := GP64()
-	MOVQ(wend, j)
-	entry(bp, wend, wstart, pos)
-	Label(lbl("scan"))
-	SUBQ(Imm(uint64(stride)), bp)
-	DECQ(j)
-	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
-	VMOVDQU(Mem{Base: bp}, t)
-	VPSRLQ(Imm(32), t, t)
-	VPCMPEQQ(top, t, t)
-	hits, y := GP32(), GP32()
-	VMOVMSKPD(t, hits)
-	TESTL(hits, hits)
-	CMOVQNE(j, first)
-	LEAL(Mem{Base: hits, Disp: -1}, y)
-	ANDL(hits, y)
-	// NEG sets the carry flag for a nonzero operand.
-	NEGL(hits)
-	ADCQ(Imm(0), cnt)
-	NEGL(y)
-	ADCQ(Imm(0), cnt)
-	CMPQ(j, wstart)
-	JA(LabelRef(lbl("scan")))
-
-	Comment("One block, as almost always: its lanes of that high half are scored in full. Else")
-	Comment("(high halves or digests repeat) those of every block of the window, in order.")
-	stop := GP64()
-	LEAQ(Mem{Base: first, Disp: 1}, stop)
-	CMPQ(cnt, Imm(1))
-	JE(LabelRef(lbl("block")))
-	MOVQ(wstart, first)
-	MOVQ(wend, stop)
+	first, stop := GP64(), GP64()
+	if keep {
+		c.scanMask(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
+	} else {
+		c.scanCount(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
+	}
 
 	Label(lbl("block"))
 	if keep {
@@ -312,6 +281,83 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 
 	CMPQ(c.blk, c.blocksM)
 	JB(LabelRef(lbl("window")))
+}
+
+// scanCount finds the first block of the window whose maxima hold top's high half (scanning
+// backwards, so the last found is the first), and counts the blocks that do plus those that hold
+// it in two lanes: a count of one is a single lane.
+func (c avx2Ctx) scanCount(lbl func(string) string, top, t reg.VecVirtual, wstart, wend, first, stop, bp, pos reg.Register, entry func(p, b, wstart, t reg.Register)) {
+	cnt := GP64()
+	MOVQ(wstart, first)
+	XORQ(cnt, cnt)
+	j := GP64()
+	MOVQ(wend, j)
+	entry(bp, wend, wstart, pos)
+	Label(lbl("scan"))
+	SUBQ(Imm(32), bp)
+	DECQ(j)
+	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
+	VMOVDQU(Mem{Base: bp}, t)
+	VPSRLQ(Imm(32), t, t)
+	VPCMPEQQ(top, t, t)
+	hits, y := GP32(), GP32()
+	VMOVMSKPD(t, hits)
+	TESTL(hits, hits)
+	CMOVQNE(j, first)
+	LEAL(Mem{Base: hits, Disp: -1}, y)
+	ANDL(hits, y)
+	// NEG sets the carry flag for a nonzero operand.
+	NEGL(hits)
+	ADCQ(Imm(0), cnt)
+	NEGL(y)
+	ADCQ(Imm(0), cnt)
+	CMPQ(j, wstart)
+	JA(LabelRef(lbl("scan")))
+
+	Comment("One block, as almost always: its lanes of that high half are scored in full. Else")
+	Comment("(high halves or digests repeat) those of every block of the window, in order.")
+	LEAQ(Mem{Base: first, Disp: 1}, stop)
+	CMPQ(cnt, Imm(1))
+	JE(LabelRef(lbl("block")))
+	MOVQ(wstart, first)
+	MOVQ(wend, stop)
+}
+
+// scanMask is scanCount for a window of at most 16 blocks: each block's four lanes of maxima
+// that hold top's high half are four bits of one word, block by block, with no chain through
+// the blocks but a shift and an or. Its lowest bit is the first block, and a word of one bit is
+// a single lane.
+func (c avx2Ctx) scanMask(lbl func(string) string, top, t reg.VecVirtual, wstart, wend, first, stop, bp, pos reg.Register, entry func(p, b, wstart, t reg.Register)) {
+	word, j := GP64(), GP64()
+	XORQ(word, word)
+	MOVQ(wend, j)
+	entry(bp, wend, wstart, pos)
+	Label(lbl("scan"))
+	SUBQ(Imm(keepStride), bp)
+	DECQ(j)
+	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
+	VMOVDQU(Mem{Base: bp}, t)
+	VPSRLQ(Imm(32), t, t)
+	VPCMPEQQ(top, t, t)
+	hits := GP32()
+	VMOVMSKPD(t, hits)
+	SHLQ(Imm(4), word)
+	ORQ(hits.As64(), word)
+	CMPQ(j, wstart)
+	JA(LabelRef(lbl("scan")))
+
+	Comment("One lane, as almost always: its block's lanes of that high half are scored in full.")
+	Comment("Else (high halves or digests repeat) those of every block of the window, in order.")
+	BSFQ(word, first)
+	SHRQ(Imm(2), first)
+	ADDQ(wstart, first)
+	LEAQ(Mem{Base: first, Disp: 1}, stop)
+	y := GP64()
+	LEAQ(Mem{Base: word, Disp: -1}, y)
+	TESTQ(y, word)
+	JZ(LabelRef(lbl("block")))
+	MOVQ(wstart, first)
+	MOVQ(wend, stop)
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
