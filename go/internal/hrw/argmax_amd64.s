@@ -42,168 +42,312 @@ TEXT ·argmaxAVX2(SB), $2056-48
 	XORQ         DI, DI
 	MOVQ         $0xffffffffffffffff, R8
 	XORQ         R9, R9
-	CMPQ         CX, $0x0c
+	CMPQ         CX, $0x10
 	JA           avx2_large
 
-avx2_keep_window:
-	LEAQ    12(R9), CX
+avx2_small_window:
+	LEAQ    16(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
 	MOVQ    R9, R10
 	LEAQ    (SP), R11
 	VPXOR   Y3, Y3, Y3
+	LEAQ    16(DX), R12
+	SHRQ    $0x04, R12
 
-avx2_keep_loop:
-	MOVQ     R9, R12
-	SHLQ     $0x04, R12
-	CMPQ     R12, DX
-	CMOVQGT  DX, R12
-	VPXOR    (AX)(R12*8), Y0, Y5
+avx2_small_loop:
+	MOVQ     R9, R13
+	SHLQ     $0x04, R13
+	VPXOR    (AX)(R13*8), Y0, Y5
 	VPMULUDQ Y1, Y5, Y4
 	VPMULLD  Y2, Y5, Y5
 	VPADDD   Y5, Y4, Y4
 	VPSHUFD  $0xb1, Y5, Y5
 	VPADDD   Y5, Y4, Y4
-	VPXOR    32(AX)(R12*8), Y0, Y6
+	VPXOR    32(AX)(R13*8), Y0, Y6
 	VPMULUDQ Y1, Y6, Y5
 	VPMULLD  Y2, Y6, Y6
 	VPADDD   Y6, Y5, Y5
 	VPSHUFD  $0xb1, Y6, Y6
 	VPADDD   Y6, Y5, Y5
-	VPXOR    64(AX)(R12*8), Y0, Y7
+	VPXOR    64(AX)(R13*8), Y0, Y7
 	VPMULUDQ Y1, Y7, Y6
 	VPMULLD  Y2, Y7, Y7
 	VPADDD   Y7, Y6, Y6
 	VPSHUFD  $0xb1, Y7, Y7
 	VPADDD   Y7, Y6, Y6
-	VPXOR    96(AX)(R12*8), Y0, Y8
+	VPXOR    96(AX)(R13*8), Y0, Y8
 	VPMULUDQ Y1, Y8, Y7
 	VPMULLD  Y2, Y8, Y8
 	VPADDD   Y8, Y7, Y7
 	VPSHUFD  $0xb1, Y8, Y8
 	VPADDD   Y8, Y7, Y7
-	VMOVDQU  Y4, 32(R11)
-	VMOVDQU  Y5, 64(R11)
-	VMOVDQU  Y6, 96(R11)
-	VMOVDQU  Y7, 128(R11)
 	VPMAXUD  Y5, Y4, Y4
 	VPMAXUD  Y7, Y6, Y6
 	VPMAXUD  Y6, Y4, Y4
 	VMOVDQU  Y4, (R11)
 	VPMAXUD  Y4, Y3, Y3
-	ADDQ     $0xa0, R11
+	ADDQ     $0x20, R11
 	INCQ     R9
-	CMPQ     R9, CX
-	JB       avx2_keep_loop
+	CMPQ     R9, R12
+	JB       avx2_small_loop
+	MOVQ     DX, R12
+	ANDQ     $0x0f, R12
+	JZ       avx2_small_last_done
+	MOVQ     DX, R13
+	CMPQ     R12, $0x04
+	JA       avx2_small_last_2
+	VPXOR    96(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	JMP      avx2_small_last_store
 
+avx2_small_last_2:
+	CMPQ     R12, $0x08
+	JA       avx2_small_last_1
+	VPXOR    64(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	JMP      avx2_small_last_store
+
+avx2_small_last_1:
+	CMPQ     R12, $0x0c
+	JA       avx2_small_last_0
+	VPXOR    32(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    64(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	JMP      avx2_small_last_store
+
+avx2_small_last_0:
+	VPXOR    (AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    32(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    64(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+
+avx2_small_last_store:
+	VMOVDQU Y4, (R11)
+	VPMAXUD Y4, Y3, Y3
+	INCQ    R9
+
+avx2_small_last_done:
 	// The window's highest high half, in every lane of top (zero-extended).
 	VPSRLQ     $0x20, Y3, Y3
 	VPERM2I128 $0x01, Y3, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
 	VPSHUFD    $0x4e, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
-	XORQ       R14, R14
-	MOVQ       CX, R13
+	XORQ       R12, R12
+	MOVQ       CX, R14
 	MOVQ       CX, R11
 	SUBQ       R10, R11
-	LEAQ       (R11)(R11*4), R11
 	SHLQ       $0x05, R11
-	LEAQ       (SP), R12
-	ADDQ       R12, R11
+	LEAQ       (SP), R13
+	ADDQ       R13, R11
 
-avx2_keep_scan:
-	SUBQ      $0xa0, R11
-	DECQ      R13
+avx2_small_scan:
+	SUBQ      $0x20, R11
+	DECQ      R14
 	VMOVDQU   (R11), Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R12
-	SHLQ      $0x04, R14
-	ORQ       R12, R14
-	CMPQ      R13, R10
-	JA        avx2_keep_scan
-
-	// One lane, as almost always: its block's lanes of that high half are scored in full.
-	// Else (high halves or digests repeat) those of every block of the window, in order.
-	BSFQ  R14, BX
-	SHRQ  $0x02, BX
-	ADDQ  R10, BX
-	LEAQ  1(BX), R13
-	LEAQ  -1(R14), R11
-	TESTQ R11, R14
-	JZ    avx2_keep_block
-	MOVQ  R10, BX
-	MOVQ  CX, R13
-
-avx2_keep_block:
-	MOVQ      BX, R11
-	SUBQ      R10, R11
-	LEAQ      (R11)(R11*4), R11
-	SHLQ      $0x05, R11
-	LEAQ      (SP), R12
-	ADDQ      R12, R11
-	MOVQ      BX, R12
+	VMOVMSKPD Y4, R13
 	SHLQ      $0x04, R12
-	CMPQ      R12, DX
-	CMOVQGT   DX, R12
-	XORQ      CX, CX
-	VMOVDQU   32(R11), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R14
-	ORL       R14, CX
-	VMOVDQU   64(R11), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R14
-	SHLL      $0x04, R14
-	ORL       R14, CX
-	VMOVDQU   96(R11), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R14
-	SHLL      $0x08, R14
-	ORL       R14, CX
-	VMOVDQU   128(R11), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R11
-	SHLL      $0x0c, R11
-	ORL       R11, CX
-	TESTQ     CX, CX
-	JZ        avx2_keep_next
+	ORQ       R13, R12
+	CMPQ      R14, R10
+	JA        avx2_small_scan
 
-avx2_keep_lane:
-	BSFQ  CX, SI
-	ADDQ  R12, SI
-	MOVQ  (AX)(SI*8), R11
-	XORQ  fk+0(FP), R11
+	// One bit, as almost always: of the block's four lanes that its maxima's lane holds,
+	// the first of the highest scores wins; they are scored in full. Else (high halves or
+	// digests repeat) the lanes of that high half of every block of the window, in order.
+	BSFQ  R12, BX
+	LEAQ  -1(R12), R11
+	TESTQ R11, R12
+	JZ    avx2_small_pick
+	MOVQ  CX, CX
+	JMP   avx2_small_block
+
+avx2_small_pick:
+	MOVQ    BX, R13
+	SHRQ    $0x02, R13
+	ADDQ    R10, R13
+	SHLQ    $0x04, R13
+	CMPQ    R13, DX
+	CMOVQGT DX, R13
+	ANDQ    $0x03, BX
+	ADDQ    BX, R13
+	MOVQ    (AX)(R13*8), CX
+	XORQ    fk+0(FP), CX
+	IMULQ   mix<>+0(SB), CX
+	MOVQ    R13, R10
+	MOVQ    32(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    4(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	MOVQ    64(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    8(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	MOVQ    96(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    12(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	TESTQ   R8, R8
+	JS      avx2_small_pick_take
+	CMPQ    CX, DI
+	JBE     avx2_small_next_window
+
+avx2_small_pick_take:
+	MOVQ CX, DI
+	MOVQ R10, R8
+	JMP  avx2_small_next_window
+
+avx2_small_block:
+	MOVQ      R10, R13
+	SHLQ      $0x04, R13
+	CMPQ      R13, DX
+	CMOVQGT   DX, R13
+	XORQ      R11, R11
+	VPXOR     (AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	ORL       R12, R11
+	VPXOR     32(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	SHLL      $0x04, R12
+	ORL       R12, R11
+	VPXOR     64(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	SHLL      $0x08, R12
+	ORL       R12, R11
+	VPXOR     96(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	SHLL      $0x0c, R12
+	ORL       R12, R11
+	TESTQ     R11, R11
+	JZ        avx2_small_next
+
+avx2_small_lane:
+	BSFQ  R11, SI
+	ADDQ  R13, SI
+	MOVQ  (AX)(SI*8), R12
+	XORQ  fk+0(FP), R12
 	MOVQ  $0xd6e8feb86659fd93, R14
-	IMULQ R14, R11
+	IMULQ R14, R12
 	TESTQ R8, R8
-	JS    avx2_keep_take
-	CMPQ  R11, DI
-	JBE   avx2_keep_skip
+	JS    avx2_small_take
+	CMPQ  R12, DI
+	JBE   avx2_small_skip
 
-avx2_keep_take:
-	MOVQ R11, DI
+avx2_small_take:
+	MOVQ R12, DI
 	MOVQ SI, R8
 
-avx2_keep_skip:
-	LEAQ -1(CX), R14
-	ANDQ R14, CX
-	JNZ  avx2_keep_lane
+avx2_small_skip:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  avx2_small_lane
 
-avx2_keep_next:
-	INCQ BX
-	CMPQ BX, R13
-	JB   avx2_keep_block
+avx2_small_next:
+	INCQ R10
+	CMPQ R10, CX
+	JB   avx2_small_block
+
+avx2_small_next_window:
 	CMPQ R9, 2048(SP)
-	JB   avx2_keep_window
+	JB   avx2_small_window
 	JMP  avx2_done
 
 avx2_large:
-avx2_max_window:
+avx2_large_window:
 	LEAQ    64(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
@@ -211,7 +355,7 @@ avx2_max_window:
 	LEAQ    (SP), R10
 	VPXOR   Y3, Y3, Y3
 
-avx2_max_loop:
+avx2_large_loop:
 	MOVQ     R9, R11
 	SHLQ     $0x04, R11
 	CMPQ     R11, DX
@@ -248,7 +392,7 @@ avx2_max_loop:
 	ADDQ     $0x20, R10
 	INCQ     R9
 	CMPQ     R9, CX
-	JB       avx2_max_loop
+	JB       avx2_large_loop
 
 	// The window's highest high half, in every lane of top (zero-extended).
 	VPSRLQ     $0x20, Y3, Y3
@@ -265,7 +409,7 @@ avx2_max_loop:
 	LEAQ       (SP), R11
 	ADDQ       R11, R10
 
-avx2_max_scan:
+avx2_large_scan:
 	SUBQ      $0x20, R10
 	DECQ      R14
 	VMOVDQU   (R10), Y4
@@ -281,17 +425,17 @@ avx2_max_scan:
 	NEGL      R15
 	ADCQ      $0x00, R13
 	CMPQ      R14, SI
-	JA        avx2_max_scan
+	JA        avx2_large_scan
 
 	// One block, as almost always: its lanes of that high half are scored in full. Else
 	// (high halves or digests repeat) those of every block of the window, in order.
 	LEAQ 1(R12), R10
 	CMPQ R13, $0x01
-	JE   avx2_max_block
+	JE   avx2_large_block
 	MOVQ SI, R12
 	MOVQ CX, R10
 
-avx2_max_block:
+avx2_large_block:
 	MOVQ      R12, R11
 	SHLQ      $0x04, R11
 	CMPQ      R11, DX
@@ -341,9 +485,9 @@ avx2_max_block:
 	SHLL      $0x0c, SI
 	ORL       SI, CX
 	TESTQ     CX, CX
-	JZ        avx2_max_next
+	JZ        avx2_large_next
 
-avx2_max_lane:
+avx2_large_lane:
 	BSFQ  CX, BX
 	ADDQ  R11, BX
 	MOVQ  (AX)(BX*8), SI
@@ -351,31 +495,34 @@ avx2_max_lane:
 	MOVQ  $0xd6e8feb86659fd93, R13
 	IMULQ R13, SI
 	TESTQ R8, R8
-	JS    avx2_max_take
+	JS    avx2_large_take
 	CMPQ  SI, DI
-	JBE   avx2_max_skip
+	JBE   avx2_large_skip
 
-avx2_max_take:
+avx2_large_take:
 	MOVQ SI, DI
 	MOVQ BX, R8
 
-avx2_max_skip:
+avx2_large_skip:
 	LEAQ -1(CX), R13
 	ANDQ R13, CX
-	JNZ  avx2_max_lane
+	JNZ  avx2_large_lane
 
-avx2_max_next:
+avx2_large_next:
 	INCQ R12
 	CMPQ R12, R10
-	JB   avx2_max_block
+	JB   avx2_large_block
 	CMPQ R9, 2048(SP)
-	JB   avx2_max_window
+	JB   avx2_large_window
 
 avx2_done:
 	VZEROUPPER
 	MOVQ DI, best+32(FP)
 	MOVQ R8, at+40(FP)
 	RET
+
+DATA mix<>+0(SB)/8, $0xd6e8feb86659fd93
+GLOBL mix<>(SB), RODATA|NOPTR, $8
 
 // func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"fmt"
 	"math/bits"
 
 	. "github.com/mmcloughlin/avo/build"
@@ -83,16 +84,16 @@ func scoresY(m Mem, k, mlo, mswap, s reg.VecVirtual) {
 	VPADDD(q, s, s)
 }
 
-// The AVX2 kernel takes blocks a window at a time, so that what it keeps of them fits a fixed
-// frame of 2 KiB whatever the number of lanes. Up to keepBlocks blocks it keeps each block's
-// maxima and its four vectors of scores' high halves (keepStride bytes), so that the winner's
-// block is read back, not scored again: a shorter chain of dependent instructions, which is most
-// of the time of a small lookup. Beyond, it keeps the maxima alone (maxWindow blocks a window),
-// which costs fewer stores per block.
+// The AVX2 kernel takes blocks a window at a time, so that the maxima it keeps of them fit a
+// fixed frame of 2 KiB whatever the number of lanes (window blocks a window). Up to maskBlocks
+// blocks (256 lanes), one window, it finds the winner's block and lane of the maxima from one
+// word of match bits and scores the four lanes they name (scanMask), and scores only the new
+// lanes of the last block (lastBlock); beyond, it counts the matches window by window
+// (scanCount). The scores themselves are not kept: the four lanes are scored again, in
+// general registers, which is no slower than reading them back and drops four stores a block.
 const (
-	keepBlocks = 12
-	keepStride = 5 * 32
-	maxWindow  = 64
+	maskBlocks = 16
+	window     = 64
 )
 
 // avx2 is the kernel for all the lanes (at least 16), in blocks of 16 (the last one overlapping
@@ -106,7 +107,7 @@ const (
 func avx2() {
 	TEXT("argmaxAVX2", 0, "func(fk uint64, lanes []uint64) (best uint64, at int)")
 	Doc("argmaxAVX2 is argmax over all of lanes (at least 16) with AVX2.")
-	buf := AllocLocal(max(keepStride*keepBlocks, 32*maxWindow))
+	buf := AllocLocal(32 * window)
 	blocksM := AllocLocal(8)
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
@@ -127,13 +128,15 @@ func avx2() {
 	MOVQ(U64(0xFFFFFFFFFFFFFFFF), bestAt) // no candidate yet
 	blk := GP64()
 	XORQ(blk, blk)
-	c := avx2Ctx{buf: buf, blocksM: blocksM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
-	CMPQ(blocks, Imm(keepBlocks))
+	mixM := GLOBL("mix", RODATA|NOPTR)
+	DATA(0, U64(mix))
+	c := avx2Ctx{buf: buf, blocksM: blocksM, mix: mixM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
+	CMPQ(blocks, Imm(maskBlocks))
 	JA(LabelRef("avx2_large"))
-	c.windows("avx2_keep", true, keepBlocks)
+	c.windows("avx2_small", true, maskBlocks)
 	JMP(LabelRef("avx2_done"))
 	Label("avx2_large")
-	c.windows("avx2_max", false, maxWindow)
+	c.windows("avx2_large", false, window)
 	Label("avx2_done")
 	VZEROUPPER()
 	Store(bestS, ReturnIndex(0))
@@ -143,26 +146,18 @@ func avx2() {
 
 // avx2Ctx is what the two paths of the AVX2 kernel share.
 type avx2Ctx struct {
-	buf, blocksM                  Mem
+	buf, blocksM, mix             Mem
 	ptr, last, bestS, bestAt, blk reg.Register
 	k, mlo, mswap                 reg.VecVirtual
 }
 
-// windows emits the loop over windows of win blocks; keep: the scores' high halves are stored,
-// not computed again.
-func (c avx2Ctx) windows(prefix string, keep bool, win int) {
+// windows emits the loop over windows of win blocks; small: one window of at most maskBlocks.
+func (c avx2Ctx) windows(prefix string, small bool, win int) {
 	lbl := func(name string) string { return prefix + "_" + name }
-	stride := 32
-	if keep {
-		stride = keepStride
-	}
 	// entry sets p to the window's entry for block b (from wstart).
 	entry := func(p, b, wstart, t reg.Register) {
 		MOVQ(b, p)
 		SUBQ(wstart, p)
-		if keep {
-			LEAQ(Mem{Base: p, Index: p, Scale: 4}, p)
-		}
 		SHLQ(Imm(5), p)
 		LEAQ(c.buf, t)
 		ADDQ(t, p)
@@ -181,32 +176,41 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	g := YMM()
 	VPXOR(g, g, g)
 
-	Label(lbl("loop"))
+	// end: the block the loop stops before; a small placement's last block, when 16 does not
+	// divide the lanes, comes after it.
+	end := wend
+	if small {
+		end = GP64()
+		LEAQ(Mem{Base: c.last, Disp: 16}, end)
+		SHRQ(Imm(4), end)
+	}
 	pos := GP64()
+	Label(lbl("loop"))
 	MOVQ(c.blk, pos)
 	SHLQ(Imm(4), pos)
-	CMPQ(pos, c.last)
-	CMOVQGT(c.last, pos)
+	if !small {
+		CMPQ(pos, c.last)
+		CMOVQGT(c.last, pos)
+	}
 	var sc [4]reg.VecVirtual
 	for h := 0; h < 4; h++ {
 		sc[h] = YMM()
 		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, sc[h])
 	}
-	// The high halves and their maxima; the low halves are meaningless and never read.
-	if keep {
-		for h := 0; h < 4; h++ {
-			VMOVDQU(sc[h], Mem{Base: bp, Disp: 32 * (h + 1)})
-		}
-	}
+	// The maxima of the high halves; the low halves are meaningless and never read.
 	VPMAXUD(sc[1], sc[0], sc[0])
 	VPMAXUD(sc[3], sc[2], sc[2])
 	VPMAXUD(sc[2], sc[0], sc[0])
 	VMOVDQU(sc[0], Mem{Base: bp})
 	VPMAXUD(sc[0], g, g)
-	ADDQ(Imm(uint64(stride)), bp)
+	ADDQ(Imm(32), bp)
 	INCQ(c.blk)
-	CMPQ(c.blk, wend)
+	CMPQ(c.blk, end)
 	JB(LabelRef(lbl("loop")))
+
+	if small {
+		c.lastBlock(lbl, g, bp, pos)
+	}
 
 	Comment("The window's highest high half, in every lane of top (zero-extended).")
 	top, t := YMM(), YMM()
@@ -217,16 +221,13 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	VPMAXUD(t, top, top)
 
 	first, stop := GP64(), GP64()
-	if keep {
+	if small {
 		c.scanMask(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
 	} else {
 		c.scanCount(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
 	}
 
 	Label(lbl("block"))
-	if keep {
-		entry(bp, first, wstart, pos)
-	}
 	MOVQ(first, pos)
 	SHLQ(Imm(4), pos)
 	CMPQ(pos, c.last)
@@ -235,11 +236,7 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	XORQ(mask, mask)
 	for h := 0; h < 4; h++ {
 		s := YMM()
-		if keep {
-			VMOVDQU(Mem{Base: bp, Disp: 32 * (h + 1)}, s)
-		} else {
-			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
-		}
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
 		VPSRLQ(Imm(32), s, s)
 		VPCMPEQQ(top, s, s)
 		m := GP32()
@@ -279,8 +276,44 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	CMPQ(first, stop)
 	JB(LabelRef(lbl("block")))
 
+	Label(lbl("next_window"))
 	CMPQ(c.blk, c.blocksM)
 	JB(LabelRef(lbl("window")))
+}
+
+// lastBlock is a small placement's last block when 16 does not divide the number of lanes, r
+// of them past the others: it overlaps the block before, and of its four vectors of lanes only
+// those that hold some of the r are scored. Its maxima hold no lane of the others, which the
+// block before holds; the winner's four lanes (scanMask) may be of them, and lose.
+func (c avx2Ctx) lastBlock(lbl func(string) string, g reg.VecVirtual, bp, pos reg.Register) {
+	r := GP64()
+	MOVQ(c.last, r)
+	ANDQ(Imm(15), r)
+	JZ(LabelRef(lbl("last_done")))
+	MOVQ(c.last, pos)
+	m := YMM()
+	// From vector h on, h = (16 - r) / 4: r of 1 to 4 needs the last vector alone.
+	for h := 3; h >= 0; h-- {
+		if h > 0 {
+			CMPQ(r, Imm(uint64(16-4*h)))
+			JA(LabelRef(lbl(fmt.Sprintf("last_%d", h-1))))
+		}
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, m)
+		for j := h + 1; j < 4; j++ {
+			s := YMM()
+			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * j}, c.k, c.mlo, c.mswap, s)
+			VPMAXUD(s, m, m)
+		}
+		JMP(LabelRef(lbl("last_store")))
+		if h > 0 {
+			Label(lbl(fmt.Sprintf("last_%d", h-1)))
+		}
+	}
+	Label(lbl("last_store"))
+	VMOVDQU(m, Mem{Base: bp})
+	VPMAXUD(m, g, g)
+	INCQ(c.blk)
+	Label(lbl("last_done"))
 }
 
 // scanCount finds the first block of the window whose maxima hold top's high half (scanning
@@ -333,7 +366,7 @@ func (c avx2Ctx) scanMask(lbl func(string) string, top, t reg.VecVirtual, wstart
 	MOVQ(wend, j)
 	entry(bp, wend, wstart, pos)
 	Label(lbl("scan"))
-	SUBQ(Imm(keepStride), bp)
+	SUBQ(Imm(32), bp)
 	DECQ(j)
 	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
 	VMOVDQU(Mem{Base: bp}, t)
@@ -346,18 +379,54 @@ func (c avx2Ctx) scanMask(lbl func(string) string, top, t reg.VecVirtual, wstart
 	CMPQ(j, wstart)
 	JA(LabelRef(lbl("scan")))
 
-	Comment("One lane, as almost always: its block's lanes of that high half are scored in full.")
-	Comment("Else (high halves or digests repeat) those of every block of the window, in order.")
-	BSFQ(word, first)
-	SHRQ(Imm(2), first)
-	ADDQ(wstart, first)
-	LEAQ(Mem{Base: first, Disp: 1}, stop)
+	Comment("One bit, as almost always: of the block's four lanes that its maxima's lane holds,")
+	Comment("the first of the highest scores wins; they are scored in full. Else (high halves or")
+	Comment("digests repeat) the lanes of that high half of every block of the window, in order.")
+	bit := GP64()
+	BSFQ(word, bit)
 	y := GP64()
 	LEAQ(Mem{Base: word, Disp: -1}, y)
 	TESTQ(y, word)
-	JZ(LabelRef(lbl("block")))
+	JZ(LabelRef(lbl("pick")))
 	MOVQ(wstart, first)
 	MOVQ(wend, stop)
+	JMP(LabelRef(lbl("block")))
+
+	Label(lbl("pick"))
+	MOVQ(bit, pos)
+	SHRQ(Imm(2), pos)
+	ADDQ(wstart, pos)
+	SHLQ(Imm(4), pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
+	ANDQ(Imm(3), bit)
+	ADDQ(bit, pos)
+	best, at := GP64(), GP64()
+	MOVQ(Mem{Base: c.ptr, Index: pos, Scale: 8}, best)
+	XORQ(NewParamAddr("fk", 0), best)
+	IMULQ(c.mix, best)
+	MOVQ(pos, at)
+	for h := 1; h < 4; h++ {
+		x, l := GP64(), GP64()
+		MOVQ(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, x)
+		XORQ(NewParamAddr("fk", 0), x)
+		IMULQ(c.mix, x)
+		LEAQ(Mem{Base: pos, Disp: 4 * h}, l)
+		// Strictly greater: of equal scores the earlier lane stays.
+		CMPQ(x, best)
+		CMOVQHI(x, best)
+		CMOVQHI(l, at)
+	}
+	// The window's winner comes after those of the windows before: it replaces theirs only
+	// with a higher score.
+	TESTQ(c.bestAt, c.bestAt)
+	JS(LabelRef(lbl("pick_take")))
+	CMPQ(best, c.bestS)
+	JBE(LabelRef(lbl("next_window")))
+	Label(lbl("pick_take"))
+	MOVQ(best, c.bestS)
+	MOVQ(at, c.bestAt)
+	JMP(LabelRef(lbl("next_window")))
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
