@@ -102,7 +102,10 @@ type Placement struct {
 	weight []uint64 // lane -> fixed weight
 	groups []group
 	domain []int32 // lane -> domain number, -1 for none
-	byID   []int   // node indices in id order, for Find
+	// nodeDomain is domain by node index; named: how many lanes have a named domain.
+	nodeDomain []int32
+	named      int
+	byID       []int // node indices in id order, for Find
 	// distinct: no two lanes share a digest, so no two scores of one key are equal (a score is
 	// a bijection of the node digest) and SPEC.md's id tie rule never has to be applied.
 	distinct bool
@@ -184,6 +187,10 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 	p.lanes = make([]uint64, len(p.node))
 	p.weight = make([]uint64, len(p.node))
 	p.domain = make([]int32, len(p.node))
+	p.nodeDomain = make([]int32, len(p.Nodes))
+	for i := range p.nodeDomain {
+		p.nodeDomain[i] = -1
+	}
 	domains := map[string]int32{}
 	for lane, i := range p.node {
 		n := &p.Nodes[i]
@@ -197,6 +204,8 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 				domains[n.Domain] = d
 			}
 			p.domain[lane] = d
+			p.nodeDomain[i] = d
+			p.named++
 		}
 		if g := len(p.groups) - 1; g >= 0 && p.groups[g].weight == n.Fixed {
 			p.groups[g].end = lane + 1
@@ -700,14 +709,44 @@ func (p *Placement) ranking(fk uint64, cs []cand) []cand {
 
 // ReplicasInto is SPEC.md section 6: up to len(out) nodes spread over failure domains.
 func (p *Placement) ReplicasInto(key string, out []int) int {
-	fk := fold(p.hasher.Digest(key))
-	want := len(out)
-	if want > len(p.lanes) {
-		want = len(p.lanes)
-	}
+	kd := p.hasher.Digest(key)
+	want := min(len(out), len(p.lanes))
 	if want == 0 {
 		return 0
 	}
+	// When the first want nodes of the ranking are in distinct domains (or none), the walk takes
+	// them and stops: they are the answer, from the top-k path.
+	if want <= TopMax {
+		p.RankDigestInto(kd, out[:want])
+		if p.spread(out[:want]) {
+			return want
+		}
+	}
+	return p.replicasByRanking(fold(kd), out[:want])
+}
+
+// spread reports whether no two of nodes share a named domain.
+func (p *Placement) spread(nodes []int) bool {
+	if p.named == 0 {
+		return true
+	}
+	for i, a := range nodes {
+		d := p.nodeDomain[a]
+		if d < 0 {
+			continue
+		}
+		for _, b := range nodes[i+1:] {
+			if p.nodeDomain[b] == d {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// replicasByRanking is section 6's walk over the whole ranking, into all of out.
+func (p *Placement) replicasByRanking(fk uint64, out []int) int {
+	want := len(out)
 	order := p.ranking(fk, nil)
 	taken := make([]bool, len(order))
 	used := map[int32]bool{}
