@@ -523,8 +523,8 @@ const (
 // Scores are uniform, so a threshold c*hitStep below the top lets about c lanes through, and
 // the answer is among them when at least want get through (all but about 1.4% of keys for
 // want = 3 and c = 2*want + 2). One pass without a branch per lane (above) collects their
-// positions; past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of
-// at most c lanes is taken whole.
+// positions; past hitMax - 1 of them the caller scans instead. A group of at most c lanes is
+// taken whole.
 func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitCap]int32) ([]int32, bool) {
 	if !p.distinct {
 		return nil, false
