@@ -257,15 +257,7 @@ func (c avx2Ctx) windows(prefix string, small bool, win int) {
 	XORQ(NewParamAddr("fk", 0), x)
 	MOVQ(U64(mix), z)
 	IMULQ(z, x)
-	// Strictly greater, or the first candidate: lanes come in order, so the first of equal
-	// scores stays.
-	TESTQ(c.bestAt, c.bestAt)
-	JS(LabelRef(lbl("take")))
-	CMPQ(x, c.bestS)
-	JBE(LabelRef(lbl("skip")))
-	Label(lbl("take"))
-	MOVQ(x, c.bestS)
-	MOVQ(i, c.bestAt)
+	c.offer(lbl("take"), lbl("skip"), x, i)
 	Label(lbl("skip"))
 	LEAQ(Mem{Base: mask, Disp: -1}, z)
 	ANDQ(z, mask)
@@ -417,16 +409,20 @@ func (c avx2Ctx) scanMask(lbl func(string) string, top, t reg.VecVirtual, wstart
 		CMOVQHI(x, best)
 		CMOVQHI(l, at)
 	}
-	// The window's winner comes after those of the windows before: it replaces theirs only
-	// with a higher score.
-	TESTQ(c.bestAt, c.bestAt)
-	JS(LabelRef(lbl("pick_take")))
-	CMPQ(best, c.bestS)
-	JBE(LabelRef(lbl("next_window")))
-	Label(lbl("pick_take"))
-	MOVQ(best, c.bestS)
-	MOVQ(at, c.bestAt)
+	c.offer(lbl("pick_take"), lbl("next_window"), best, at)
 	JMP(LabelRef(lbl("next_window")))
+}
+
+// offer makes score s at lane at the best when it is strictly higher or the first candidate,
+// then goes on at skip: lanes and windows come in order, so the first of equal scores stays.
+func (c avx2Ctx) offer(take, skip string, s, at reg.Register) {
+	TESTQ(c.bestAt, c.bestAt)
+	JS(LabelRef(take))
+	CMPQ(s, c.bestS)
+	JBE(LabelRef(skip))
+	Label(take)
+	MOVQ(s, c.bestS)
+	MOVQ(at, c.bestAt)
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
