@@ -39,14 +39,15 @@ const kernelLanes = 16
 
 // detect is what golang.org/x/sys/cpu checks for the same features: the CPUID bits, and that the
 // operating system saves the YMM state (XCR0 bits 1 and 2) and the ZMM and mask state (bits 5
-// to 7). avx512 is AVX-512 F, DQ and VL, what the kernel uses; vbmi2 only informs the choice.
+// to 7). avx512 is AVX-512 F, DQ and VL and POPCNT, what the kernels use (every CPU with AVX-512
+// has POPCNT, which x86-64 itself does not promise); vbmi2 only informs the choice.
 func detect() (avx2, avx512, vbmi2 bool) {
 	maxLeaf, _, _, _ := cpuid(0, 0)
 	if maxLeaf < 7 {
 		return false, false, false
 	}
 	_, _, c1, _ := cpuid(1, 0)
-	const osxsave, avx = 1 << 27, 1 << 28
+	const osxsave, avx, popcnt = 1 << 27, 1 << 28, 1 << 23
 	if c1&osxsave == 0 || c1&avx == 0 {
 		return false, false, false
 	}
@@ -63,7 +64,7 @@ func detect() (avx2, avx512, vbmi2 bool) {
 		bitVBMI2    = 1 << 6 // in ECX
 	)
 	avx2 = b7&bitAVX2 != 0
-	avx512 = avx2 && xcr0&0xE0 == 0xE0 &&
+	avx512 = avx2 && xcr0&0xE0 == 0xE0 && c1&popcnt != 0 &&
 		b7&(bitAVX512F|bitAVX512DQ|bitAVX512VL) == bitAVX512F|bitAVX512DQ|bitAVX512VL
 	return avx2, avx512, c7&bitVBMI2 != 0
 }
@@ -75,6 +76,15 @@ func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 		return argmaxTail(fk, lanes, best, at)
 	}
 	return argmaxAVX2(fk, lanes)
+}
+
+// aboveVector is above for at least kernelLanes lanes on a CPU with AVX2: the kernel's hits and
+// the lane it stopped before.
+func aboveVector(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) (int, int) {
+	if hasAVX512 {
+		return hitsAVX512(fk, lanes, below, buf), len(lanes) &^ 7
+	}
+	return hitsAVX2(fk, lanes, below, buf), len(lanes) &^ 3
 }
 
 // argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come
@@ -107,6 +117,22 @@ func kernels() map[string]func(uint64, []uint64) (uint64, int) {
 			}
 			best, at := argmaxAVX512(fk, lanes)
 			return argmaxTail(fk, lanes, best, at)
+		}
+	}
+	return k
+}
+
+// aboveKernels are the implementations of above this CPU can run, by name, for the tests.
+func aboveKernels() map[string]func(uint64, []uint64, uint64, *[hitCap]int32) int {
+	k := map[string]func(uint64, []uint64, uint64, *[hitCap]int32) int{"go": aboveGoAll, "dispatch": above}
+	if cpuAVX2 {
+		k["avx2"] = func(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
+			return aboveGo(fk, lanes, below, buf, hitsAVX2(fk, lanes, below, buf), len(lanes)&^3)
+		}
+	}
+	if cpuAVX512 {
+		k["avx512"] = func(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
+			return aboveGo(fk, lanes, below, buf, hitsAVX512(fk, lanes, below, buf), len(lanes)&^7)
 		}
 	}
 	return k

@@ -39,186 +39,324 @@ TEXT ·argmaxAVX2(SB), $2056-48
 	LEAQ         15(CX), CX
 	SHRQ         $0x04, CX
 	MOVQ         CX, 2048(SP)
-	XORQ         SI, SI
-	MOVQ         $0xffffffffffffffff, DI
-	XORQ         R8, R8
-	CMPQ         CX, $0x0c
+	XORQ         DI, DI
+	MOVQ         $0xffffffffffffffff, R8
+	XORQ         R9, R9
+	CMPQ         CX, $0x10
 	JA           avx2_large
 
-avx2_keep_window:
-	LEAQ    12(R8), CX
+avx2_small_window:
+	LEAQ    16(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
-	MOVQ    R8, R9
-	LEAQ    (SP), R10
+	MOVQ    R9, R10
+	LEAQ    (SP), R11
 	VPXOR   Y3, Y3, Y3
+	LEAQ    16(DX), R12
+	SHRQ    $0x04, R12
 
-avx2_keep_loop:
-	MOVQ     R8, R11
-	SHLQ     $0x04, R11
-	CMPQ     R11, DX
-	CMOVQGT  DX, R11
-	VPXOR    (AX)(R11*8), Y0, Y5
+avx2_small_loop:
+	MOVQ     R9, R13
+	SHLQ     $0x04, R13
+	VPXOR    (AX)(R13*8), Y0, Y5
 	VPMULUDQ Y1, Y5, Y4
 	VPMULLD  Y2, Y5, Y5
 	VPADDD   Y5, Y4, Y4
 	VPSHUFD  $0xb1, Y5, Y5
 	VPADDD   Y5, Y4, Y4
-	VPXOR    32(AX)(R11*8), Y0, Y6
+	VPXOR    32(AX)(R13*8), Y0, Y6
 	VPMULUDQ Y1, Y6, Y5
 	VPMULLD  Y2, Y6, Y6
 	VPADDD   Y6, Y5, Y5
 	VPSHUFD  $0xb1, Y6, Y6
 	VPADDD   Y6, Y5, Y5
-	VPXOR    64(AX)(R11*8), Y0, Y7
+	VPXOR    64(AX)(R13*8), Y0, Y7
 	VPMULUDQ Y1, Y7, Y6
 	VPMULLD  Y2, Y7, Y7
 	VPADDD   Y7, Y6, Y6
 	VPSHUFD  $0xb1, Y7, Y7
 	VPADDD   Y7, Y6, Y6
-	VPXOR    96(AX)(R11*8), Y0, Y8
+	VPXOR    96(AX)(R13*8), Y0, Y8
 	VPMULUDQ Y1, Y8, Y7
 	VPMULLD  Y2, Y8, Y8
 	VPADDD   Y8, Y7, Y7
 	VPSHUFD  $0xb1, Y8, Y8
 	VPADDD   Y8, Y7, Y7
-	VMOVDQU  Y4, 32(R10)
-	VMOVDQU  Y5, 64(R10)
-	VMOVDQU  Y6, 96(R10)
-	VMOVDQU  Y7, 128(R10)
 	VPMAXUD  Y5, Y4, Y4
 	VPMAXUD  Y7, Y6, Y6
 	VPMAXUD  Y6, Y4, Y4
-	VMOVDQU  Y4, (R10)
+	VMOVDQU  Y4, (R11)
 	VPMAXUD  Y4, Y3, Y3
-	ADDQ     $0xa0, R10
-	INCQ     R8
-	CMPQ     R8, CX
-	JB       avx2_keep_loop
+	ADDQ     $0x20, R11
+	INCQ     R9
+	CMPQ     R9, R12
+	JB       avx2_small_loop
+	MOVQ     DX, R12
+	ANDQ     $0x0f, R12
+	JZ       avx2_small_last_done
+	MOVQ     DX, R13
+	CMPQ     R12, $0x04
+	JA       avx2_small_last_2
+	VPXOR    96(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	JMP      avx2_small_last_store
 
+avx2_small_last_2:
+	CMPQ     R12, $0x08
+	JA       avx2_small_last_1
+	VPXOR    64(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	JMP      avx2_small_last_store
+
+avx2_small_last_1:
+	CMPQ     R12, $0x0c
+	JA       avx2_small_last_0
+	VPXOR    32(AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    64(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	JMP      avx2_small_last_store
+
+avx2_small_last_0:
+	VPXOR    (AX)(R13*8), Y0, Y5
+	VPMULUDQ Y1, Y5, Y4
+	VPMULLD  Y2, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPSHUFD  $0xb1, Y5, Y5
+	VPADDD   Y5, Y4, Y4
+	VPXOR    32(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    64(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+	VPXOR    96(AX)(R13*8), Y0, Y6
+	VPMULUDQ Y1, Y6, Y5
+	VPMULLD  Y2, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPSHUFD  $0xb1, Y6, Y6
+	VPADDD   Y6, Y5, Y5
+	VPMAXUD  Y5, Y4, Y4
+
+avx2_small_last_store:
+	VMOVDQU Y4, (R11)
+	VPMAXUD Y4, Y3, Y3
+	INCQ    R9
+
+avx2_small_last_done:
 	// The window's highest high half, in every lane of top (zero-extended).
 	VPSRLQ     $0x20, Y3, Y3
 	VPERM2I128 $0x01, Y3, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
 	VPSHUFD    $0x4e, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
+	XORQ       R12, R12
+	MOVQ       CX, R14
+	MOVQ       CX, R11
+	SUBQ       R10, R11
+	SHLQ       $0x05, R11
+	LEAQ       (SP), R13
+	ADDQ       R13, R11
 
-	// The first block of the window whose maxima hold it (scanned backwards, so the last
-	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
-	MOVQ R9, R12
-	XORQ R13, R13
-	MOVQ CX, R14
-	MOVQ CX, R10
-	SUBQ R9, R10
-	LEAQ (R10)(R10*4), R10
-	SHLQ $0x05, R10
-	LEAQ (SP), R11
-	ADDQ R11, R10
-
-avx2_keep_scan:
-	SUBQ      $0xa0, R10
+avx2_small_scan:
+	SUBQ      $0x20, R11
 	DECQ      R14
-	VMOVDQU   (R10), Y4
-	VPSRLQ    $0x20, Y4, Y4
-	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R11
-	TESTL     R11, R11
-	CMOVQNE   R14, R12
-	LEAL      -1(R11), R15
-	ANDL      R11, R15
-	NEGL      R11
-	ADCQ      $0x00, R13
-	NEGL      R15
-	ADCQ      $0x00, R13
-	CMPQ      R14, R9
-	JA        avx2_keep_scan
-
-	// One block, as almost always: its lanes of that high half are scored in full. Else
-	// (high halves or digests repeat) those of every block of the window, in order.
-	LEAQ 1(R12), R14
-	CMPQ R13, $0x01
-	JE   avx2_keep_block
-	MOVQ R9, R12
-	MOVQ CX, R14
-
-avx2_keep_block:
-	MOVQ      R12, R10
-	SUBQ      R9, R10
-	LEAQ      (R10)(R10*4), R10
-	SHLQ      $0x05, R10
-	LEAQ      (SP), R11
-	ADDQ      R11, R10
-	MOVQ      R12, R11
-	SHLQ      $0x04, R11
-	CMPQ      R11, DX
-	CMOVQGT   DX, R11
-	XORQ      CX, CX
-	VMOVDQU   32(R10), Y4
+	VMOVDQU   (R11), Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
 	VMOVMSKPD Y4, R13
-	ORL       R13, CX
-	VMOVDQU   64(R10), Y4
+	SHLQ      $0x04, R12
+	ORQ       R13, R12
+	CMPQ      R14, R10
+	JA        avx2_small_scan
+
+	// One bit, as almost always: of the block's four lanes that its maxima's lane holds,
+	// the first of the highest scores wins; they are scored in full. Else (high halves or
+	// digests repeat) the lanes of that high half of every block of the window, in order.
+	BSFQ  R12, BX
+	LEAQ  -1(R12), R11
+	TESTQ R11, R12
+	JZ    avx2_small_pick
+	MOVQ  CX, CX
+	JMP   avx2_small_block
+
+avx2_small_pick:
+	MOVQ    BX, R13
+	SHRQ    $0x02, R13
+	ADDQ    R10, R13
+	SHLQ    $0x04, R13
+	CMPQ    R13, DX
+	CMOVQGT DX, R13
+	ANDQ    $0x03, BX
+	ADDQ    BX, R13
+	MOVQ    (AX)(R13*8), CX
+	XORQ    fk+0(FP), CX
+	IMULQ   mix<>+0(SB), CX
+	MOVQ    R13, R10
+	MOVQ    32(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    4(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	MOVQ    64(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    8(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	MOVQ    96(AX)(R13*8), R11
+	XORQ    fk+0(FP), R11
+	IMULQ   mix<>+0(SB), R11
+	LEAQ    12(R13), R12
+	CMPQ    R11, CX
+	CMOVQHI R11, CX
+	CMOVQHI R12, R10
+	TESTQ   R8, R8
+	JS      avx2_small_pick_take
+	CMPQ    CX, DI
+	JBE     avx2_small_next_window
+
+avx2_small_pick_take:
+	MOVQ CX, DI
+	MOVQ R10, R8
+	JMP  avx2_small_next_window
+
+avx2_small_block:
+	MOVQ      R10, R13
+	SHLQ      $0x04, R13
+	CMPQ      R13, DX
+	CMOVQGT   DX, R13
+	XORQ      R11, R11
+	VPXOR     (AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R13
-	SHLL      $0x04, R13
-	ORL       R13, CX
-	VMOVDQU   96(R10), Y4
+	VMOVMSKPD Y4, R12
+	ORL       R12, R11
+	VPXOR     32(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R13
-	SHLL      $0x08, R13
-	ORL       R13, CX
-	VMOVDQU   128(R10), Y4
+	VMOVMSKPD Y4, R12
+	SHLL      $0x04, R12
+	ORL       R12, R11
+	VPXOR     64(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R10
-	SHLL      $0x0c, R10
-	ORL       R10, CX
-	TESTQ     CX, CX
-	JZ        avx2_keep_next
+	VMOVMSKPD Y4, R12
+	SHLL      $0x08, R12
+	ORL       R12, R11
+	VPXOR     96(AX)(R13*8), Y0, Y5
+	VPMULUDQ  Y1, Y5, Y4
+	VPMULLD   Y2, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSHUFD   $0xb1, Y5, Y5
+	VPADDD    Y5, Y4, Y4
+	VPSRLQ    $0x20, Y4, Y4
+	VPCMPEQQ  Y3, Y4, Y4
+	VMOVMSKPD Y4, R12
+	SHLL      $0x0c, R12
+	ORL       R12, R11
+	TESTQ     R11, R11
+	JZ        avx2_small_next
 
-avx2_keep_lane:
-	BSFQ  CX, BX
-	ADDQ  R11, BX
-	MOVQ  (AX)(BX*8), R10
-	XORQ  fk+0(FP), R10
-	MOVQ  $0xd6e8feb86659fd93, R13
-	IMULQ R13, R10
-	TESTQ DI, DI
-	JS    avx2_keep_take
-	CMPQ  R10, SI
-	JBE   avx2_keep_skip
+avx2_small_lane:
+	BSFQ  R11, SI
+	ADDQ  R13, SI
+	MOVQ  (AX)(SI*8), R12
+	XORQ  fk+0(FP), R12
+	MOVQ  $0xd6e8feb86659fd93, R14
+	IMULQ R14, R12
+	TESTQ R8, R8
+	JS    avx2_small_take
+	CMPQ  R12, DI
+	JBE   avx2_small_skip
 
-avx2_keep_take:
-	MOVQ R10, SI
-	MOVQ BX, DI
+avx2_small_take:
+	MOVQ R12, DI
+	MOVQ SI, R8
 
-avx2_keep_skip:
-	LEAQ -1(CX), R13
-	ANDQ R13, CX
-	JNZ  avx2_keep_lane
+avx2_small_skip:
+	LEAQ -1(R11), R14
+	ANDQ R14, R11
+	JNZ  avx2_small_lane
 
-avx2_keep_next:
-	INCQ R12
-	CMPQ R12, R14
-	JB   avx2_keep_block
-	CMPQ R8, 2048(SP)
-	JB   avx2_keep_window
+avx2_small_next:
+	INCQ R10
+	CMPQ R10, CX
+	JB   avx2_small_block
+
+avx2_small_next_window:
+	CMPQ R9, 2048(SP)
+	JB   avx2_small_window
 	JMP  avx2_done
 
 avx2_large:
-avx2_max_window:
-	LEAQ    64(R8), CX
+avx2_large_window:
+	LEAQ    64(R9), CX
 	CMPQ    CX, 2048(SP)
 	CMOVQGT 2048(SP), CX
-	MOVQ    R8, R9
+	MOVQ    R9, SI
 	LEAQ    (SP), R10
 	VPXOR   Y3, Y3, Y3
 
-avx2_max_loop:
-	MOVQ     R8, R11
+avx2_large_loop:
+	MOVQ     R9, R11
 	SHLQ     $0x04, R11
 	CMPQ     R11, DX
 	CMOVQGT  DX, R11
@@ -252,9 +390,9 @@ avx2_max_loop:
 	VMOVDQU  Y4, (R10)
 	VPMAXUD  Y4, Y3, Y3
 	ADDQ     $0x20, R10
-	INCQ     R8
-	CMPQ     R8, CX
-	JB       avx2_max_loop
+	INCQ     R9
+	CMPQ     R9, CX
+	JB       avx2_large_loop
 
 	// The window's highest high half, in every lane of top (zero-extended).
 	VPSRLQ     $0x20, Y3, Y3
@@ -262,19 +400,16 @@ avx2_max_loop:
 	VPMAXUD    Y4, Y3, Y3
 	VPSHUFD    $0x4e, Y3, Y4
 	VPMAXUD    Y4, Y3, Y3
+	MOVQ       SI, R12
+	XORQ       R13, R13
+	MOVQ       CX, R14
+	MOVQ       CX, R10
+	SUBQ       SI, R10
+	SHLQ       $0x05, R10
+	LEAQ       (SP), R11
+	ADDQ       R11, R10
 
-	// The first block of the window whose maxima hold it (scanned backwards, so the last
-	// found is the first), and in cnt how many blocks do plus how many hold it in two lanes.
-	MOVQ R9, R12
-	XORQ R13, R13
-	MOVQ CX, R14
-	MOVQ CX, R10
-	SUBQ R9, R10
-	SHLQ $0x05, R10
-	LEAQ (SP), R11
-	ADDQ R11, R10
-
-avx2_max_scan:
+avx2_large_scan:
 	SUBQ      $0x20, R10
 	DECQ      R14
 	VMOVDQU   (R10), Y4
@@ -289,18 +424,18 @@ avx2_max_scan:
 	ADCQ      $0x00, R13
 	NEGL      R15
 	ADCQ      $0x00, R13
-	CMPQ      R14, R9
-	JA        avx2_max_scan
+	CMPQ      R14, SI
+	JA        avx2_large_scan
 
 	// One block, as almost always: its lanes of that high half are scored in full. Else
 	// (high halves or digests repeat) those of every block of the window, in order.
 	LEAQ 1(R12), R10
 	CMPQ R13, $0x01
-	JE   avx2_max_block
-	MOVQ R9, R12
+	JE   avx2_large_block
+	MOVQ SI, R12
 	MOVQ CX, R10
 
-avx2_max_block:
+avx2_large_block:
 	MOVQ      R12, R11
 	SHLQ      $0x04, R11
 	CMPQ      R11, DX
@@ -314,8 +449,8 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	ORL       SI, CX
 	VPXOR     32(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -324,9 +459,9 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x04, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x04, SI
+	ORL       SI, CX
 	VPXOR     64(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -335,9 +470,9 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x08, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x08, SI
+	ORL       SI, CX
 	VPXOR     96(AX)(R11*8), Y0, Y5
 	VPMULUDQ  Y1, Y5, Y4
 	VPMULLD   Y2, Y5, Y5
@@ -346,45 +481,48 @@ avx2_max_block:
 	VPADDD    Y5, Y4, Y4
 	VPSRLQ    $0x20, Y4, Y4
 	VPCMPEQQ  Y3, Y4, Y4
-	VMOVMSKPD Y4, R9
-	SHLL      $0x0c, R9
-	ORL       R9, CX
+	VMOVMSKPD Y4, SI
+	SHLL      $0x0c, SI
+	ORL       SI, CX
 	TESTQ     CX, CX
-	JZ        avx2_max_next
+	JZ        avx2_large_next
 
-avx2_max_lane:
+avx2_large_lane:
 	BSFQ  CX, BX
 	ADDQ  R11, BX
-	MOVQ  (AX)(BX*8), R9
-	XORQ  fk+0(FP), R9
+	MOVQ  (AX)(BX*8), SI
+	XORQ  fk+0(FP), SI
 	MOVQ  $0xd6e8feb86659fd93, R13
-	IMULQ R13, R9
-	TESTQ DI, DI
-	JS    avx2_max_take
-	CMPQ  R9, SI
-	JBE   avx2_max_skip
+	IMULQ R13, SI
+	TESTQ R8, R8
+	JS    avx2_large_take
+	CMPQ  SI, DI
+	JBE   avx2_large_skip
 
-avx2_max_take:
-	MOVQ R9, SI
-	MOVQ BX, DI
+avx2_large_take:
+	MOVQ SI, DI
+	MOVQ BX, R8
 
-avx2_max_skip:
+avx2_large_skip:
 	LEAQ -1(CX), R13
 	ANDQ R13, CX
-	JNZ  avx2_max_lane
+	JNZ  avx2_large_lane
 
-avx2_max_next:
+avx2_large_next:
 	INCQ R12
 	CMPQ R12, R10
-	JB   avx2_max_block
-	CMPQ R8, 2048(SP)
-	JB   avx2_max_window
+	JB   avx2_large_block
+	CMPQ R9, 2048(SP)
+	JB   avx2_large_window
 
 avx2_done:
 	VZEROUPPER
-	MOVQ SI, best+32(FP)
-	MOVQ DI, at+40(FP)
+	MOVQ DI, best+32(FP)
+	MOVQ R8, at+40(FP)
 	RET
+
+DATA mix<>+0(SB)/8, $0xd6e8feb86659fd93
+GLOBL mix<>(SB), RODATA|NOPTR, $8
 
 // func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)
 // Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL
@@ -450,6 +588,496 @@ avx512_loop:
 	VZEROUPPER
 	MOVQ          AX, best+32(FP)
 	MOVQ          CX, at+40(FP)
+	RET
+
+DATA hitOffsets<>+0(SB)/4, $0x00000000
+DATA hitOffsets<>+4(SB)/4, $0x00000000
+DATA hitOffsets<>+8(SB)/4, $0x00000000
+DATA hitOffsets<>+12(SB)/4, $0x00000000
+DATA hitOffsets<>+16(SB)/4, $0x00000000
+DATA hitOffsets<>+20(SB)/4, $0x00000000
+DATA hitOffsets<>+24(SB)/4, $0x00000000
+DATA hitOffsets<>+28(SB)/4, $0x00000000
+DATA hitOffsets<>+32(SB)/4, $0x00000001
+DATA hitOffsets<>+36(SB)/4, $0x00000000
+DATA hitOffsets<>+40(SB)/4, $0x00000000
+DATA hitOffsets<>+44(SB)/4, $0x00000000
+DATA hitOffsets<>+48(SB)/4, $0x00000000
+DATA hitOffsets<>+52(SB)/4, $0x00000001
+DATA hitOffsets<>+56(SB)/4, $0x00000000
+DATA hitOffsets<>+60(SB)/4, $0x00000000
+DATA hitOffsets<>+64(SB)/4, $0x00000002
+DATA hitOffsets<>+68(SB)/4, $0x00000000
+DATA hitOffsets<>+72(SB)/4, $0x00000000
+DATA hitOffsets<>+76(SB)/4, $0x00000000
+DATA hitOffsets<>+80(SB)/4, $0x00000000
+DATA hitOffsets<>+84(SB)/4, $0x00000002
+DATA hitOffsets<>+88(SB)/4, $0x00000000
+DATA hitOffsets<>+92(SB)/4, $0x00000000
+DATA hitOffsets<>+96(SB)/4, $0x00000001
+DATA hitOffsets<>+100(SB)/4, $0x00000002
+DATA hitOffsets<>+104(SB)/4, $0x00000000
+DATA hitOffsets<>+108(SB)/4, $0x00000000
+DATA hitOffsets<>+112(SB)/4, $0x00000000
+DATA hitOffsets<>+116(SB)/4, $0x00000001
+DATA hitOffsets<>+120(SB)/4, $0x00000002
+DATA hitOffsets<>+124(SB)/4, $0x00000000
+DATA hitOffsets<>+128(SB)/4, $0x00000003
+DATA hitOffsets<>+132(SB)/4, $0x00000000
+DATA hitOffsets<>+136(SB)/4, $0x00000000
+DATA hitOffsets<>+140(SB)/4, $0x00000000
+DATA hitOffsets<>+144(SB)/4, $0x00000000
+DATA hitOffsets<>+148(SB)/4, $0x00000003
+DATA hitOffsets<>+152(SB)/4, $0x00000000
+DATA hitOffsets<>+156(SB)/4, $0x00000000
+DATA hitOffsets<>+160(SB)/4, $0x00000001
+DATA hitOffsets<>+164(SB)/4, $0x00000003
+DATA hitOffsets<>+168(SB)/4, $0x00000000
+DATA hitOffsets<>+172(SB)/4, $0x00000000
+DATA hitOffsets<>+176(SB)/4, $0x00000000
+DATA hitOffsets<>+180(SB)/4, $0x00000001
+DATA hitOffsets<>+184(SB)/4, $0x00000003
+DATA hitOffsets<>+188(SB)/4, $0x00000000
+DATA hitOffsets<>+192(SB)/4, $0x00000002
+DATA hitOffsets<>+196(SB)/4, $0x00000003
+DATA hitOffsets<>+200(SB)/4, $0x00000000
+DATA hitOffsets<>+204(SB)/4, $0x00000000
+DATA hitOffsets<>+208(SB)/4, $0x00000000
+DATA hitOffsets<>+212(SB)/4, $0x00000002
+DATA hitOffsets<>+216(SB)/4, $0x00000003
+DATA hitOffsets<>+220(SB)/4, $0x00000000
+DATA hitOffsets<>+224(SB)/4, $0x00000001
+DATA hitOffsets<>+228(SB)/4, $0x00000002
+DATA hitOffsets<>+232(SB)/4, $0x00000003
+DATA hitOffsets<>+236(SB)/4, $0x00000000
+DATA hitOffsets<>+240(SB)/4, $0x00000000
+DATA hitOffsets<>+244(SB)/4, $0x00000001
+DATA hitOffsets<>+248(SB)/4, $0x00000002
+DATA hitOffsets<>+252(SB)/4, $0x00000003
+DATA hitOffsets<>+256(SB)/4, $0x00000000
+DATA hitOffsets<>+260(SB)/4, $0x00000000
+DATA hitOffsets<>+264(SB)/4, $0x00000000
+DATA hitOffsets<>+268(SB)/4, $0x00000000
+DATA hitOffsets<>+272(SB)/4, $0x00000004
+DATA hitOffsets<>+276(SB)/4, $0x00000000
+DATA hitOffsets<>+280(SB)/4, $0x00000000
+DATA hitOffsets<>+284(SB)/4, $0x00000000
+DATA hitOffsets<>+288(SB)/4, $0x00000005
+DATA hitOffsets<>+292(SB)/4, $0x00000000
+DATA hitOffsets<>+296(SB)/4, $0x00000000
+DATA hitOffsets<>+300(SB)/4, $0x00000000
+DATA hitOffsets<>+304(SB)/4, $0x00000004
+DATA hitOffsets<>+308(SB)/4, $0x00000005
+DATA hitOffsets<>+312(SB)/4, $0x00000000
+DATA hitOffsets<>+316(SB)/4, $0x00000000
+DATA hitOffsets<>+320(SB)/4, $0x00000006
+DATA hitOffsets<>+324(SB)/4, $0x00000000
+DATA hitOffsets<>+328(SB)/4, $0x00000000
+DATA hitOffsets<>+332(SB)/4, $0x00000000
+DATA hitOffsets<>+336(SB)/4, $0x00000004
+DATA hitOffsets<>+340(SB)/4, $0x00000006
+DATA hitOffsets<>+344(SB)/4, $0x00000000
+DATA hitOffsets<>+348(SB)/4, $0x00000000
+DATA hitOffsets<>+352(SB)/4, $0x00000005
+DATA hitOffsets<>+356(SB)/4, $0x00000006
+DATA hitOffsets<>+360(SB)/4, $0x00000000
+DATA hitOffsets<>+364(SB)/4, $0x00000000
+DATA hitOffsets<>+368(SB)/4, $0x00000004
+DATA hitOffsets<>+372(SB)/4, $0x00000005
+DATA hitOffsets<>+376(SB)/4, $0x00000006
+DATA hitOffsets<>+380(SB)/4, $0x00000000
+DATA hitOffsets<>+384(SB)/4, $0x00000007
+DATA hitOffsets<>+388(SB)/4, $0x00000000
+DATA hitOffsets<>+392(SB)/4, $0x00000000
+DATA hitOffsets<>+396(SB)/4, $0x00000000
+DATA hitOffsets<>+400(SB)/4, $0x00000004
+DATA hitOffsets<>+404(SB)/4, $0x00000007
+DATA hitOffsets<>+408(SB)/4, $0x00000000
+DATA hitOffsets<>+412(SB)/4, $0x00000000
+DATA hitOffsets<>+416(SB)/4, $0x00000005
+DATA hitOffsets<>+420(SB)/4, $0x00000007
+DATA hitOffsets<>+424(SB)/4, $0x00000000
+DATA hitOffsets<>+428(SB)/4, $0x00000000
+DATA hitOffsets<>+432(SB)/4, $0x00000004
+DATA hitOffsets<>+436(SB)/4, $0x00000005
+DATA hitOffsets<>+440(SB)/4, $0x00000007
+DATA hitOffsets<>+444(SB)/4, $0x00000000
+DATA hitOffsets<>+448(SB)/4, $0x00000006
+DATA hitOffsets<>+452(SB)/4, $0x00000007
+DATA hitOffsets<>+456(SB)/4, $0x00000000
+DATA hitOffsets<>+460(SB)/4, $0x00000000
+DATA hitOffsets<>+464(SB)/4, $0x00000004
+DATA hitOffsets<>+468(SB)/4, $0x00000006
+DATA hitOffsets<>+472(SB)/4, $0x00000007
+DATA hitOffsets<>+476(SB)/4, $0x00000000
+DATA hitOffsets<>+480(SB)/4, $0x00000005
+DATA hitOffsets<>+484(SB)/4, $0x00000006
+DATA hitOffsets<>+488(SB)/4, $0x00000007
+DATA hitOffsets<>+492(SB)/4, $0x00000000
+DATA hitOffsets<>+496(SB)/4, $0x00000004
+DATA hitOffsets<>+500(SB)/4, $0x00000005
+DATA hitOffsets<>+504(SB)/4, $0x00000006
+DATA hitOffsets<>+508(SB)/4, $0x00000007
+DATA hitOffsets<>+512(SB)/4, $0x00000000
+DATA hitOffsets<>+516(SB)/4, $0x00000000
+DATA hitOffsets<>+520(SB)/4, $0x00000000
+DATA hitOffsets<>+524(SB)/4, $0x00000000
+DATA hitOffsets<>+528(SB)/4, $0x00000008
+DATA hitOffsets<>+532(SB)/4, $0x00000000
+DATA hitOffsets<>+536(SB)/4, $0x00000000
+DATA hitOffsets<>+540(SB)/4, $0x00000000
+DATA hitOffsets<>+544(SB)/4, $0x00000009
+DATA hitOffsets<>+548(SB)/4, $0x00000000
+DATA hitOffsets<>+552(SB)/4, $0x00000000
+DATA hitOffsets<>+556(SB)/4, $0x00000000
+DATA hitOffsets<>+560(SB)/4, $0x00000008
+DATA hitOffsets<>+564(SB)/4, $0x00000009
+DATA hitOffsets<>+568(SB)/4, $0x00000000
+DATA hitOffsets<>+572(SB)/4, $0x00000000
+DATA hitOffsets<>+576(SB)/4, $0x0000000a
+DATA hitOffsets<>+580(SB)/4, $0x00000000
+DATA hitOffsets<>+584(SB)/4, $0x00000000
+DATA hitOffsets<>+588(SB)/4, $0x00000000
+DATA hitOffsets<>+592(SB)/4, $0x00000008
+DATA hitOffsets<>+596(SB)/4, $0x0000000a
+DATA hitOffsets<>+600(SB)/4, $0x00000000
+DATA hitOffsets<>+604(SB)/4, $0x00000000
+DATA hitOffsets<>+608(SB)/4, $0x00000009
+DATA hitOffsets<>+612(SB)/4, $0x0000000a
+DATA hitOffsets<>+616(SB)/4, $0x00000000
+DATA hitOffsets<>+620(SB)/4, $0x00000000
+DATA hitOffsets<>+624(SB)/4, $0x00000008
+DATA hitOffsets<>+628(SB)/4, $0x00000009
+DATA hitOffsets<>+632(SB)/4, $0x0000000a
+DATA hitOffsets<>+636(SB)/4, $0x00000000
+DATA hitOffsets<>+640(SB)/4, $0x0000000b
+DATA hitOffsets<>+644(SB)/4, $0x00000000
+DATA hitOffsets<>+648(SB)/4, $0x00000000
+DATA hitOffsets<>+652(SB)/4, $0x00000000
+DATA hitOffsets<>+656(SB)/4, $0x00000008
+DATA hitOffsets<>+660(SB)/4, $0x0000000b
+DATA hitOffsets<>+664(SB)/4, $0x00000000
+DATA hitOffsets<>+668(SB)/4, $0x00000000
+DATA hitOffsets<>+672(SB)/4, $0x00000009
+DATA hitOffsets<>+676(SB)/4, $0x0000000b
+DATA hitOffsets<>+680(SB)/4, $0x00000000
+DATA hitOffsets<>+684(SB)/4, $0x00000000
+DATA hitOffsets<>+688(SB)/4, $0x00000008
+DATA hitOffsets<>+692(SB)/4, $0x00000009
+DATA hitOffsets<>+696(SB)/4, $0x0000000b
+DATA hitOffsets<>+700(SB)/4, $0x00000000
+DATA hitOffsets<>+704(SB)/4, $0x0000000a
+DATA hitOffsets<>+708(SB)/4, $0x0000000b
+DATA hitOffsets<>+712(SB)/4, $0x00000000
+DATA hitOffsets<>+716(SB)/4, $0x00000000
+DATA hitOffsets<>+720(SB)/4, $0x00000008
+DATA hitOffsets<>+724(SB)/4, $0x0000000a
+DATA hitOffsets<>+728(SB)/4, $0x0000000b
+DATA hitOffsets<>+732(SB)/4, $0x00000000
+DATA hitOffsets<>+736(SB)/4, $0x00000009
+DATA hitOffsets<>+740(SB)/4, $0x0000000a
+DATA hitOffsets<>+744(SB)/4, $0x0000000b
+DATA hitOffsets<>+748(SB)/4, $0x00000000
+DATA hitOffsets<>+752(SB)/4, $0x00000008
+DATA hitOffsets<>+756(SB)/4, $0x00000009
+DATA hitOffsets<>+760(SB)/4, $0x0000000a
+DATA hitOffsets<>+764(SB)/4, $0x0000000b
+DATA hitOffsets<>+768(SB)/4, $0x00000000
+DATA hitOffsets<>+772(SB)/4, $0x00000000
+DATA hitOffsets<>+776(SB)/4, $0x00000000
+DATA hitOffsets<>+780(SB)/4, $0x00000000
+DATA hitOffsets<>+784(SB)/4, $0x0000000c
+DATA hitOffsets<>+788(SB)/4, $0x00000000
+DATA hitOffsets<>+792(SB)/4, $0x00000000
+DATA hitOffsets<>+796(SB)/4, $0x00000000
+DATA hitOffsets<>+800(SB)/4, $0x0000000d
+DATA hitOffsets<>+804(SB)/4, $0x00000000
+DATA hitOffsets<>+808(SB)/4, $0x00000000
+DATA hitOffsets<>+812(SB)/4, $0x00000000
+DATA hitOffsets<>+816(SB)/4, $0x0000000c
+DATA hitOffsets<>+820(SB)/4, $0x0000000d
+DATA hitOffsets<>+824(SB)/4, $0x00000000
+DATA hitOffsets<>+828(SB)/4, $0x00000000
+DATA hitOffsets<>+832(SB)/4, $0x0000000e
+DATA hitOffsets<>+836(SB)/4, $0x00000000
+DATA hitOffsets<>+840(SB)/4, $0x00000000
+DATA hitOffsets<>+844(SB)/4, $0x00000000
+DATA hitOffsets<>+848(SB)/4, $0x0000000c
+DATA hitOffsets<>+852(SB)/4, $0x0000000e
+DATA hitOffsets<>+856(SB)/4, $0x00000000
+DATA hitOffsets<>+860(SB)/4, $0x00000000
+DATA hitOffsets<>+864(SB)/4, $0x0000000d
+DATA hitOffsets<>+868(SB)/4, $0x0000000e
+DATA hitOffsets<>+872(SB)/4, $0x00000000
+DATA hitOffsets<>+876(SB)/4, $0x00000000
+DATA hitOffsets<>+880(SB)/4, $0x0000000c
+DATA hitOffsets<>+884(SB)/4, $0x0000000d
+DATA hitOffsets<>+888(SB)/4, $0x0000000e
+DATA hitOffsets<>+892(SB)/4, $0x00000000
+DATA hitOffsets<>+896(SB)/4, $0x0000000f
+DATA hitOffsets<>+900(SB)/4, $0x00000000
+DATA hitOffsets<>+904(SB)/4, $0x00000000
+DATA hitOffsets<>+908(SB)/4, $0x00000000
+DATA hitOffsets<>+912(SB)/4, $0x0000000c
+DATA hitOffsets<>+916(SB)/4, $0x0000000f
+DATA hitOffsets<>+920(SB)/4, $0x00000000
+DATA hitOffsets<>+924(SB)/4, $0x00000000
+DATA hitOffsets<>+928(SB)/4, $0x0000000d
+DATA hitOffsets<>+932(SB)/4, $0x0000000f
+DATA hitOffsets<>+936(SB)/4, $0x00000000
+DATA hitOffsets<>+940(SB)/4, $0x00000000
+DATA hitOffsets<>+944(SB)/4, $0x0000000c
+DATA hitOffsets<>+948(SB)/4, $0x0000000d
+DATA hitOffsets<>+952(SB)/4, $0x0000000f
+DATA hitOffsets<>+956(SB)/4, $0x00000000
+DATA hitOffsets<>+960(SB)/4, $0x0000000e
+DATA hitOffsets<>+964(SB)/4, $0x0000000f
+DATA hitOffsets<>+968(SB)/4, $0x00000000
+DATA hitOffsets<>+972(SB)/4, $0x00000000
+DATA hitOffsets<>+976(SB)/4, $0x0000000c
+DATA hitOffsets<>+980(SB)/4, $0x0000000e
+DATA hitOffsets<>+984(SB)/4, $0x0000000f
+DATA hitOffsets<>+988(SB)/4, $0x00000000
+DATA hitOffsets<>+992(SB)/4, $0x0000000d
+DATA hitOffsets<>+996(SB)/4, $0x0000000e
+DATA hitOffsets<>+1000(SB)/4, $0x0000000f
+DATA hitOffsets<>+1004(SB)/4, $0x00000000
+DATA hitOffsets<>+1008(SB)/4, $0x0000000c
+DATA hitOffsets<>+1012(SB)/4, $0x0000000d
+DATA hitOffsets<>+1016(SB)/4, $0x0000000e
+DATA hitOffsets<>+1020(SB)/4, $0x0000000f
+GLOBL hitOffsets<>(SB), RODATA|NOPTR, $1024
+
+DATA hitCounts<>+0(SB)/1, $0x00
+DATA hitCounts<>+1(SB)/1, $0x01
+DATA hitCounts<>+2(SB)/1, $0x01
+DATA hitCounts<>+3(SB)/1, $0x02
+DATA hitCounts<>+4(SB)/1, $0x01
+DATA hitCounts<>+5(SB)/1, $0x02
+DATA hitCounts<>+6(SB)/1, $0x02
+DATA hitCounts<>+7(SB)/1, $0x03
+DATA hitCounts<>+8(SB)/1, $0x01
+DATA hitCounts<>+9(SB)/1, $0x02
+DATA hitCounts<>+10(SB)/1, $0x02
+DATA hitCounts<>+11(SB)/1, $0x03
+DATA hitCounts<>+12(SB)/1, $0x02
+DATA hitCounts<>+13(SB)/1, $0x03
+DATA hitCounts<>+14(SB)/1, $0x03
+DATA hitCounts<>+15(SB)/1, $0x04
+GLOBL hitCounts<>(SB), RODATA|NOPTR, $16
+
+// func hitsAVX2(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·hitsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	MOVQ         CX, DX
+	SHRQ         $0x04, CX
+	SHRQ         $0x02, DX
+	ANDQ         $0x03, DX
+	MOVQ         hits+40(FP), BX
+	VPBROADCASTQ fk+0(FP), Y0
+	MOVQ         $0x000000006659fd93, SI
+	VMOVQ        SI, X1
+	VPBROADCASTQ X1, Y1
+	MOVQ         $0x6659fd93d6e8feb8, SI
+	VMOVQ        SI, X2
+	VPBROADCASTQ X2, Y2
+	MOVQ         $0x8000000000000000, SI
+	VMOVQ        SI, X3
+	VPBROADCASTQ X3, Y3
+	VPBROADCASTQ below+32(FP), Y4
+	VPXOR        Y3, Y4, Y4
+	MOVQ         $0x0000000000000010, SI
+	VMOVQ        SI, X5
+	VPBROADCASTD X5, X5
+	VPXOR        X6, X6, X6
+	LEAQ         hitOffsets<>+0(SB), DI
+	LEAQ         hitCounts<>+0(SB), R8
+	XORQ         R9, R9
+	MOVQ         $0x0000000000000040, R10
+	TESTQ        CX, CX
+	JZ           hits_avx2_rest
+
+hits_avx2_block:
+	CMPQ      R9, R10
+	CMOVQGT   R10, R9
+	VPXOR     (AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    (DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     32(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    256(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     64(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    512(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPXOR     96(AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, SI
+	MOVBLZX   (R8)(SI*1), R11
+	SHLL      $0x04, SI
+	VPADDD    768(DI)(SI*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      R11, R9
+	VPADDD    X5, X6, X6
+	ADDQ      $0x80, AX
+	DECQ      CX
+	JNZ       hits_avx2_block
+
+hits_avx2_rest:
+	TESTQ        DX, DX
+	JZ           hits_avx2_done
+	MOVQ         $0x0000000000000004, SI
+	VMOVQ        SI, X5
+	VPBROADCASTD X5, X5
+
+hits_avx2_group:
+	CMPQ      R9, R10
+	CMOVQGT   R10, R9
+	VPXOR     (AX), Y0, Y7
+	VPMULUDQ  Y1, Y7, Y8
+	VPMULLD   Y2, Y7, Y7
+	VPSHUFD   $0xb1, Y7, Y9
+	VPADDD    Y9, Y7, Y7
+	VPSLLQ    $0x20, Y7, Y7
+	VPADDQ    Y7, Y8, Y8
+	VPXOR     Y3, Y8, Y8
+	VPCMPGTQ  Y4, Y8, Y8
+	VMOVMSKPD Y8, CX
+	MOVBLZX   (R8)(CX*1), SI
+	SHLL      $0x04, CX
+	VPADDD    (DI)(CX*1), X6, X7
+	VMOVDQU   X7, (BX)(R9*4)
+	ADDQ      SI, R9
+	VPADDD    X5, X6, X6
+	ADDQ      $0x20, AX
+	DECQ      DX
+	JNZ       hits_avx2_group
+
+hits_avx2_done:
+	VZEROUPPER
+	MOVQ R9, n+48(FP)
+	RET
+
+DATA hitPositions<>+0(SB)/4, $0x00000000
+DATA hitPositions<>+4(SB)/4, $0x00000001
+DATA hitPositions<>+8(SB)/4, $0x00000002
+DATA hitPositions<>+12(SB)/4, $0x00000003
+DATA hitPositions<>+16(SB)/4, $0x00000004
+DATA hitPositions<>+20(SB)/4, $0x00000005
+DATA hitPositions<>+24(SB)/4, $0x00000006
+DATA hitPositions<>+28(SB)/4, $0x00000007
+GLOBL hitPositions<>(SB), RODATA|NOPTR, $32
+
+// func hitsAVX512(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+// Requires: AVX, AVX2, AVX512DQ, AVX512F, AVX512VL, CMOV, POPCNT
+TEXT ·hitsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	SHRQ         $0x03, CX
+	MOVQ         hits+40(FP), DX
+	MOVQ         fk+0(FP), BX
+	VPBROADCASTQ BX, Z0
+	MOVQ         below+32(FP), BX
+	VPBROADCASTQ BX, Z1
+	MOVQ         $0xd6e8feb86659fd93, BX
+	VPBROADCASTQ BX, Z2
+	MOVQ         $0x0000000000000008, BX
+	VMOVQ        BX, X3
+	VPBROADCASTD X3, Y3
+	VMOVDQU      hitPositions<>+0(SB), Y4
+	XORQ         BX, BX
+	MOVQ         $0x0000000000000040, SI
+	MOVQ         CX, DI
+	SHRQ         $0x01, DI
+	JZ           hits_avx512_rest
+
+hits_avx512_block:
+	CMPQ          BX, SI
+	CMOVQGT       SI, BX
+	VPXORQ        (AX), Z0, Z5
+	VPMULLQ       Z2, Z5, Z5
+	VPCMPUQ       $0x06, Z1, Z5, K1
+	VPCOMPRESSD.Z Y4, K1, Y5
+	VMOVDQU       Y5, (DX)(BX*4)
+	KMOVB         K1, R8
+	POPCNTL       R8, R8
+	ADDQ          R8, BX
+	VPADDD        Y3, Y4, Y4
+	VPXORQ        64(AX), Z0, Z5
+	VPMULLQ       Z2, Z5, Z5
+	VPCMPUQ       $0x06, Z1, Z5, K1
+	VPCOMPRESSD.Z Y4, K1, Y5
+	VMOVDQU       Y5, (DX)(BX*4)
+	KMOVB         K1, R8
+	POPCNTL       R8, R8
+	ADDQ          R8, BX
+	VPADDD        Y3, Y4, Y4
+	ADDQ          $0x80, AX
+	DECQ          DI
+	JNZ           hits_avx512_block
+
+hits_avx512_rest:
+	TESTQ         $0x00000001, CX
+	JZ            hits_avx512_done
+	CMPQ          BX, SI
+	CMOVQGT       SI, BX
+	VPXORQ        (AX), Z0, Z0
+	VPMULLQ       Z2, Z0, Z0
+	VPCMPUQ       $0x06, Z1, Z0, K1
+	VPCOMPRESSD.Z Y4, K1, Y0
+	VMOVDQU       Y0, (DX)(BX*4)
+	KMOVB         K1, AX
+	POPCNTL       AX, AX
+	ADDQ          AX, BX
+	VPADDD        Y3, Y4, Y4
+
+hits_avx512_done:
+	VZEROUPPER
+	MOVQ BX, n+48(FP)
 	RET
 
 // func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)

@@ -10,6 +10,16 @@ func argmaxAVX2(fk uint64, lanes []uint64) (best uint64, at int)
 // argmaxAVX512 is argmax over the first len(lanes) &^ 15 lanes (at least 16) with AVX-512 (F, DQ, VL).
 func argmaxAVX512(fk uint64, lanes []uint64) (best uint64, at int)
 
+// hitsAVX2 is the threshold pass over the first len(lanes) &^ 3 lanes with AVX2.
+//
+//go:noescape
+func hitsAVX2(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+
+// hitsAVX512 is the threshold pass over the first len(lanes) &^ 7 lanes with AVX-512 (F, DQ, VL) and POPCNT.
+//
+//go:noescape
+func hitsAVX512(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)
+
 // cpuid executes CPUID with EAX = leaf and ECX = sub.
 func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)
 

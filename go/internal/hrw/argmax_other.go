@@ -16,3 +16,13 @@ func argmaxVector(fk uint64, lanes []uint64) (uint64, int) {
 func kernels() map[string]func(uint64, []uint64) (uint64, int) {
 	return map[string]func(uint64, []uint64) (uint64, int){"go": argmaxGo, "few": argmaxFew}
 }
+
+// aboveVector is never called: useKernels is false.
+func aboveVector(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) (int, int) {
+	panic("hrw: no vector kernels in this build")
+}
+
+// aboveKernels are the implementations of above in this build, by name, for the tests.
+func aboveKernels() map[string]func(uint64, []uint64, uint64, *[hitCap]int32) int {
+	return map[string]func(uint64, []uint64, uint64, *[hitCap]int32) int{"go": aboveGoAll, "dispatch": above}
+}

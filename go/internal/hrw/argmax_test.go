@@ -235,3 +235,30 @@ func TestKernelsEqualHighHalves(t *testing.T) {
 		}
 	}
 }
+
+// The winner at every lane of every count of lanes around a few blocks: in the last block, which
+// overlaps the one before when 16 does not divide the count (the AVX2 kernel scores only its
+// vectors of new lanes), in the lanes of the overlap, and with a second lane of the same high
+// half or the same score placed before or after it.
+func TestKernelsWinnerAtEveryLane(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for n := 16; n <= 80; n++ {
+		lanes := make([]uint64, n)
+		for w := 0; w < n; w++ {
+			kd := rng.Uint64()
+			for i := range lanes {
+				lanes[i] = digestFor(kd, rng.Uint64()>>1)
+			}
+			lanes[w] = digestFor(kd, math.MaxUint64-5)
+			checkKernels(t, "one winner", kd, lanes)
+			o := rng.Intn(n)
+			if o == w {
+				continue
+			}
+			lanes[o] = digestFor(kd, math.MaxUint64-uint64(rng.Intn(11)))
+			checkKernels(t, "a second lane of the winner's high half", kd, lanes)
+			lanes[o] = lanes[w]
+			checkKernels(t, "a second lane of the winner's score", kd, lanes)
+		}
+	}
+}

@@ -102,7 +102,10 @@ type Placement struct {
 	weight []uint64 // lane -> fixed weight
 	groups []group
 	domain []int32 // lane -> domain number, -1 for none
-	byID   []int   // node indices in id order, for Find
+	// nodeDomain is domain by node index; named: how many lanes have a named domain.
+	nodeDomain []int32
+	named      int
+	byID       []int // node indices in id order, for Find
 	// distinct: no two lanes share a digest, so no two scores of one key are equal (a score is
 	// a bijection of the node digest) and SPEC.md's id tie rule never has to be applied.
 	distinct bool
@@ -184,6 +187,10 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 	p.lanes = make([]uint64, len(p.node))
 	p.weight = make([]uint64, len(p.node))
 	p.domain = make([]int32, len(p.node))
+	p.nodeDomain = make([]int32, len(p.Nodes))
+	for i := range p.nodeDomain {
+		p.nodeDomain[i] = -1
+	}
 	domains := map[string]int32{}
 	for lane, i := range p.node {
 		n := &p.Nodes[i]
@@ -197,6 +204,8 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 				domains[n.Domain] = d
 			}
 			p.domain[lane] = d
+			p.nodeDomain[i] = d
+			p.named++
 		}
 		if g := len(p.groups) - 1; g >= 0 && p.groups[g].weight == n.Fixed {
 			p.groups[g].end = lane + 1
@@ -439,7 +448,7 @@ func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 		if len(p.lanes) <= 2*want+2 {
 			_, _, _, p0, p1, p2 = best3(fk, p.lanes, allPositions[:len(p.lanes)])
 		} else {
-			var hits [hitMax]int32
+			var hits [hitCap]int32
 			ps, ok := p.candidates(fk, p.lanes, want, p.groups[0].hitStep, &hits)
 			if !ok || len(ps) < 3 {
 				p.topInto(fk, out[:want])
@@ -474,7 +483,7 @@ var scratch = sync.Pool{New: func() any { return new([]cand) }}
 // scores the earlier lane stays first: within a weight group lanes are in id order, so this is
 // SPEC.md's id tie rule.
 func (p *Placement) topScores(fk uint64, lanes []uint64, base, want int, hitStep uint64, sc *[TopMax]uint64, ln *[TopMax]int) int {
-	var hits [hitMax]int32
+	var hits [hitCap]int32
 	ps, ok := p.candidates(fk, lanes, want, hitStep, &hits)
 	if !ok {
 		return scanTop(fk, lanes, base, want, sc, ln)
@@ -500,8 +509,12 @@ func (p *Placement) topScores(fk uint64, lanes []uint64, base, want int, hitStep
 	return want
 }
 
-// hitMax bounds the positions candidates collects.
-const hitMax = 64
+// hitMax bounds the positions candidates collects; hitCap leaves room past them for the kernels,
+// which store a vector of positions at a time.
+const (
+	hitMax = 64
+	hitCap = hitMax + 16
+)
 
 // candidates returns, in increasing order, positions in lanes that hold the top want of them,
 // or false where they must be found by scanTop: when two lanes share a digest (then the id tie
@@ -509,10 +522,10 @@ const hitMax = 64
 //
 // Scores are uniform, so a threshold c*hitStep below the top lets about c lanes through, and
 // the answer is among them when at least want get through (all but about 1.4% of keys for
-// want = 3 and c = 2*want + 2). One pass without a branch per lane collects their positions;
-// past hitMax - 1 of them the buffer wraps, and the caller scans instead. A group of at most c
-// lanes is taken whole.
-func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitMax]int32) ([]int32, bool) {
+// want = 3 and c = 2*want + 2). One pass without a branch per lane (above) collects their
+// positions; past hitMax - 1 of them the caller scans instead. A group of at most c lanes is
+// taken whole.
+func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint64, hits *[hitCap]int32) ([]int32, bool) {
 	if !p.distinct {
 		return nil, false
 	}
@@ -521,9 +534,31 @@ func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint
 		return allPositions[:len(lanes)], true
 	}
 	// A score is a hit when it is at least MaxUint64 - c*hitStep, that is above below.
-	below := math.MaxUint64 - c*hitStep - 1
-	h := hits[:]
+	n := above(fk, lanes, math.MaxUint64-c*hitStep-1, hits)
+	return hits[:n&(hitMax-1)], n >= want && n < hitMax
+}
+
+// above writes the positions of the lanes whose score is above below, in increasing order, to
+// buf and returns how many there were, or hitMax or more when there were that many (then buf
+// holds nothing of use): by the vector kernels of argmax_amd64.s where the build and the CPU
+// have them and the lanes are enough (they return where they stopped), and in Go for the rest,
+// which writes the n-th position at n & (hitMax-1).
+func above(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
 	n, i := 0, 0
+	if useKernels && len(lanes) >= kernelLanes {
+		n, i = aboveVector(fk, lanes, below, buf)
+	}
+	return aboveGo(fk, lanes, below, buf, n, i)
+}
+
+// aboveGoAll is above in Go alone, for the tests.
+func aboveGoAll(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) int {
+	return aboveGo(fk, lanes, below, buf, 0, 0)
+}
+
+// aboveGo is above from lane i on, with n hits before it.
+func aboveGo(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32, n, i int) int {
+	h := buf[:hitMax]
 	for ; i+4 <= len(lanes); i += 4 {
 		l := lanes[i : i+4 : i+4]
 		_, b := bits.Sub64(below, (fk^l[0])*Mix, 0)
@@ -544,7 +579,7 @@ func (p *Placement) candidates(fk uint64, lanes []uint64, want int, hitStep uint
 		_, b := bits.Sub64(below, scoreF(fk, lanes[i]), 0)
 		n += int(b)
 	}
-	return h[:n&(hitMax-1)], n >= want && n < hitMax
+	return n
 }
 
 // allPositions are the positions of a group too small for a threshold: all of them.
@@ -674,14 +709,44 @@ func (p *Placement) ranking(fk uint64, cs []cand) []cand {
 
 // ReplicasInto is SPEC.md section 6: up to len(out) nodes spread over failure domains.
 func (p *Placement) ReplicasInto(key string, out []int) int {
-	fk := fold(p.hasher.Digest(key))
-	want := len(out)
-	if want > len(p.lanes) {
-		want = len(p.lanes)
-	}
+	kd := p.hasher.Digest(key)
+	want := min(len(out), len(p.lanes))
 	if want == 0 {
 		return 0
 	}
+	// When the first want nodes of the ranking are in distinct domains (or none), the walk takes
+	// them and stops: they are the answer, from the top-k path.
+	if want <= TopMax {
+		p.RankDigestInto(kd, out[:want])
+		if p.spread(out[:want]) {
+			return want
+		}
+	}
+	return p.replicasByRanking(fold(kd), out[:want])
+}
+
+// spread reports whether no two of nodes share a named domain.
+func (p *Placement) spread(nodes []int) bool {
+	if p.named == 0 {
+		return true
+	}
+	for i, a := range nodes {
+		d := p.nodeDomain[a]
+		if d < 0 {
+			continue
+		}
+		for _, b := range nodes[i+1:] {
+			if p.nodeDomain[b] == d {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// replicasByRanking is section 6's walk over the whole ranking, into all of out.
+func (p *Placement) replicasByRanking(fk uint64, out []int) int {
+	want := len(out)
 	order := p.ranking(fk, nil)
 	taken := make([]bool, len(order))
 	used := map[int32]bool{}

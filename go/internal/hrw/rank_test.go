@@ -153,3 +153,57 @@ func TestRankIntoAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// ReplicasInto takes the top-k path when the first k nodes of the ranking are in distinct
+// domains; it is section 6's walk over the whole ranking in every case: no domains, a domain per
+// node, few domains (the walk skips and then fills), some nodes without one, drained nodes.
+func TestReplicasIntoIsTheWalk(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for _, n := range []int{1, 2, 3, 5, 9, 17, 40, 100, 300} {
+		for _, domains := range []int{0, 1, 2, 3, 5, n} {
+			nodes := make([]Node, n)
+			ws := make([]float64, n)
+			for i := range nodes {
+				nodes[i] = Node{ID: fmt.Sprintf("node-%d", i)}
+				if domains > 0 && rng.Intn(8) != 0 {
+					nodes[i].Domain, nodes[i].HasDomain = fmt.Sprintf("zone-%d", rng.Intn(domains)), true
+				}
+				ws[i] = float64(rng.Intn(3))
+				if rng.Intn(2) == 0 {
+					ws[i] = 1
+				}
+			}
+			ws[0] = 1
+			p, err := New(DefaultSeed, nodes, ws)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := 40
+			if n > 100 {
+				keys = 10
+			}
+			fast := 0
+			for i := 0; i < keys; i++ {
+				key := fmt.Sprintf("key-%d", i)
+				for k := 0; k <= TopMax+2; k++ {
+					want := make([]int, min(k, p.Selectable()))
+					p.replicasByRanking(fold(p.KeyDigest(key)), want)
+					out := make([]int, k+1)
+					out[k] = -7
+					got := p.ReplicasInto(key, out[:k])
+					if got != len(want) || !reflect.DeepEqual(out[:got], want) || out[k] != -7 {
+						t.Fatalf("N=%d domains=%d %s k=%d: %d %v, want %v", n, domains, key, k, got, out[:got], want)
+					}
+					rank := make([]int, len(want))
+					p.RankInto(key, rank)
+					if reflect.DeepEqual(rank, want) {
+						fast++
+					}
+				}
+			}
+			if fast == 0 {
+				t.Errorf("N=%d domains=%d: no answer was a prefix of the ranking", n, domains)
+			}
+		}
+	}
+}

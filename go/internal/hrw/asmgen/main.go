@@ -1,4 +1,4 @@
-// Command asmgen writes the amd64 owner kernels of package hrw, argmax_amd64.s and their Go
+// Command asmgen writes the amd64 kernels of package hrw, argmax_amd64.s and their Go
 // declarations argmax_amd64_decl.go, with avo. It is a module of its own so that the hrwhash
 // module does not depend on avo; `make -C go asm` runs it and `make -C go check-asm` diffs its
 // output against the committed files.
@@ -7,9 +7,15 @@
 // returns the highest score with the first lane that has it, as the pure-Go argmax does. The
 // AVX-512 kernel takes whole blocks of 16 lanes and the Go wrapper scores the lanes past the last
 // one; the AVX2 kernel takes them all, its last block overlapping the one before.
+//
+// The top-k kernels (hitsAVX2, hitsAVX512) are the threshold pass of a ranking: the positions of
+// the lanes whose score is above a bound, in order; the Go wrapper passes the last few lanes.
 package main
 
 import (
+	"fmt"
+	"math/bits"
+
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -31,6 +37,8 @@ func main() {
 
 	avx2()
 	avx512(iota)
+	hitsAVX2()
+	hitsAVX512()
 	cpuid()
 	Generate()
 }
@@ -76,16 +84,16 @@ func scoresY(m Mem, k, mlo, mswap, s reg.VecVirtual) {
 	VPADDD(q, s, s)
 }
 
-// The AVX2 kernel takes blocks a window at a time, so that what it keeps of them fits a fixed
-// frame of 2 KiB whatever the number of lanes. Up to keepBlocks blocks it keeps each block's
-// maxima and its four vectors of scores' high halves (keepStride bytes), so that the winner's
-// block is read back, not scored again: a shorter chain of dependent instructions, which is most
-// of the time of a small lookup. Beyond, it keeps the maxima alone (maxWindow blocks a window),
-// which costs fewer stores per block.
+// The AVX2 kernel takes blocks a window at a time, so that the maxima it keeps of them fit a
+// fixed frame of 2 KiB whatever the number of lanes (window blocks a window). Up to maskBlocks
+// blocks (256 lanes), one window, it finds the winner's block and lane of the maxima from one
+// word of match bits and scores the four lanes they name (scanMask), and scores only the new
+// lanes of the last block (lastBlock); beyond, it counts the matches window by window
+// (scanCount). The scores themselves are not kept: the four lanes are scored again, in
+// general registers, which is no slower than reading them back and drops four stores a block.
 const (
-	keepBlocks = 12
-	keepStride = 5 * 32
-	maxWindow  = 64
+	maskBlocks = 16
+	window     = 64
 )
 
 // avx2 is the kernel for all the lanes (at least 16), in blocks of 16 (the last one overlapping
@@ -99,7 +107,7 @@ const (
 func avx2() {
 	TEXT("argmaxAVX2", 0, "func(fk uint64, lanes []uint64) (best uint64, at int)")
 	Doc("argmaxAVX2 is argmax over all of lanes (at least 16) with AVX2.")
-	buf := AllocLocal(max(keepStride*keepBlocks, 32*maxWindow))
+	buf := AllocLocal(32 * window)
 	blocksM := AllocLocal(8)
 	ptr := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
@@ -120,13 +128,15 @@ func avx2() {
 	MOVQ(U64(0xFFFFFFFFFFFFFFFF), bestAt) // no candidate yet
 	blk := GP64()
 	XORQ(blk, blk)
-	c := avx2Ctx{buf: buf, blocksM: blocksM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
-	CMPQ(blocks, Imm(keepBlocks))
+	mixM := GLOBL("mix", RODATA|NOPTR)
+	DATA(0, U64(mix))
+	c := avx2Ctx{buf: buf, blocksM: blocksM, mix: mixM, ptr: ptr, last: last, bestS: bestS, bestAt: bestAt, blk: blk, k: k, mlo: mlo, mswap: mswap}
+	CMPQ(blocks, Imm(maskBlocks))
 	JA(LabelRef("avx2_large"))
-	c.windows("avx2_keep", true, keepBlocks)
+	c.windows("avx2_small", true, maskBlocks)
 	JMP(LabelRef("avx2_done"))
 	Label("avx2_large")
-	c.windows("avx2_max", false, maxWindow)
+	c.windows("avx2_large", false, window)
 	Label("avx2_done")
 	VZEROUPPER()
 	Store(bestS, ReturnIndex(0))
@@ -136,26 +146,18 @@ func avx2() {
 
 // avx2Ctx is what the two paths of the AVX2 kernel share.
 type avx2Ctx struct {
-	buf, blocksM                  Mem
+	buf, blocksM, mix             Mem
 	ptr, last, bestS, bestAt, blk reg.Register
 	k, mlo, mswap                 reg.VecVirtual
 }
 
-// windows emits the loop over windows of win blocks; keep: the scores' high halves are stored,
-// not computed again.
-func (c avx2Ctx) windows(prefix string, keep bool, win int) {
+// windows emits the loop over windows of win blocks; small: one window of at most maskBlocks.
+func (c avx2Ctx) windows(prefix string, small bool, win int) {
 	lbl := func(name string) string { return prefix + "_" + name }
-	stride := 32
-	if keep {
-		stride = keepStride
-	}
 	// entry sets p to the window's entry for block b (from wstart).
 	entry := func(p, b, wstart, t reg.Register) {
 		MOVQ(b, p)
 		SUBQ(wstart, p)
-		if keep {
-			LEAQ(Mem{Base: p, Index: p, Scale: 4}, p)
-		}
 		SHLQ(Imm(5), p)
 		LEAQ(c.buf, t)
 		ADDQ(t, p)
@@ -174,32 +176,41 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	g := YMM()
 	VPXOR(g, g, g)
 
-	Label(lbl("loop"))
+	// end: the block the loop stops before; a small placement's last block, when 16 does not
+	// divide the lanes, comes after it.
+	end := wend
+	if small {
+		end = GP64()
+		LEAQ(Mem{Base: c.last, Disp: 16}, end)
+		SHRQ(Imm(4), end)
+	}
 	pos := GP64()
+	Label(lbl("loop"))
 	MOVQ(c.blk, pos)
 	SHLQ(Imm(4), pos)
-	CMPQ(pos, c.last)
-	CMOVQGT(c.last, pos)
+	if !small {
+		CMPQ(pos, c.last)
+		CMOVQGT(c.last, pos)
+	}
 	var sc [4]reg.VecVirtual
 	for h := 0; h < 4; h++ {
 		sc[h] = YMM()
 		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, sc[h])
 	}
-	// The high halves and their maxima; the low halves are meaningless and never read.
-	if keep {
-		for h := 0; h < 4; h++ {
-			VMOVDQU(sc[h], Mem{Base: bp, Disp: 32 * (h + 1)})
-		}
-	}
+	// The maxima of the high halves; the low halves are meaningless and never read.
 	VPMAXUD(sc[1], sc[0], sc[0])
 	VPMAXUD(sc[3], sc[2], sc[2])
 	VPMAXUD(sc[2], sc[0], sc[0])
 	VMOVDQU(sc[0], Mem{Base: bp})
 	VPMAXUD(sc[0], g, g)
-	ADDQ(Imm(uint64(stride)), bp)
+	ADDQ(Imm(32), bp)
 	INCQ(c.blk)
-	CMPQ(c.blk, wend)
+	CMPQ(c.blk, end)
 	JB(LabelRef(lbl("loop")))
+
+	if small {
+		c.lastBlock(lbl, g, bp, pos)
+	}
 
 	Comment("The window's highest high half, in every lane of top (zero-extended).")
 	top, t := YMM(), YMM()
@@ -209,16 +220,106 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 	VPSHUFD(Imm(0x4E), top, t)
 	VPMAXUD(t, top, top)
 
-	Comment("The first block of the window whose maxima hold it (scanned backwards, so the last")
-	Comment("found is the first), and in cnt how many blocks do plus how many hold it in two lanes.")
-	first, cnt := GP64(), GP64()
+	first, stop := GP64(), GP64()
+	if small {
+		c.scanMask(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
+	} else {
+		c.scanCount(lbl, top, t, wstart, wend, first, stop, bp, pos, entry)
+	}
+
+	Label(lbl("block"))
+	MOVQ(first, pos)
+	SHLQ(Imm(4), pos)
+	CMPQ(pos, c.last)
+	CMOVQGT(c.last, pos)
+	mask := GP64()
+	XORQ(mask, mask)
+	for h := 0; h < 4; h++ {
+		s := YMM()
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
+		VPSRLQ(Imm(32), s, s)
+		VPCMPEQQ(top, s, s)
+		m := GP32()
+		VMOVMSKPD(s, m)
+		if h > 0 {
+			SHLL(Imm(uint64(4*h)), m)
+		}
+		ORL(m, mask.As32())
+	}
+	TESTQ(mask, mask)
+	JZ(LabelRef(lbl("next")))
+	Label(lbl("lane"))
+	i := GP64()
+	BSFQ(mask, i)
+	ADDQ(pos, i)
+	x, z := GP64(), GP64()
+	MOVQ(Mem{Base: c.ptr, Index: i, Scale: 8}, x)
+	XORQ(NewParamAddr("fk", 0), x)
+	MOVQ(U64(mix), z)
+	IMULQ(z, x)
+	c.offer(lbl("take"), lbl("skip"), x, i)
+	Label(lbl("skip"))
+	LEAQ(Mem{Base: mask, Disp: -1}, z)
+	ANDQ(z, mask)
+	JNZ(LabelRef(lbl("lane")))
+
+	Label(lbl("next"))
+	INCQ(first)
+	CMPQ(first, stop)
+	JB(LabelRef(lbl("block")))
+
+	Label(lbl("next_window"))
+	CMPQ(c.blk, c.blocksM)
+	JB(LabelRef(lbl("window")))
+}
+
+// lastBlock is a small placement's last block when 16 does not divide the number of lanes, r
+// of them past the others: it overlaps the block before, and of its four vectors of lanes only
+// those that hold some of the r are scored. Its maxima hold no lane of the others, which the
+// block before holds; the winner's four lanes (scanMask) may be of them, and lose.
+func (c avx2Ctx) lastBlock(lbl func(string) string, g reg.VecVirtual, bp, pos reg.Register) {
+	r := GP64()
+	MOVQ(c.last, r)
+	ANDQ(Imm(15), r)
+	JZ(LabelRef(lbl("last_done")))
+	MOVQ(c.last, pos)
+	m := YMM()
+	// From vector h on, h = (16 - r) / 4: r of 1 to 4 needs the last vector alone.
+	for h := 3; h >= 0; h-- {
+		if h > 0 {
+			CMPQ(r, Imm(uint64(16-4*h)))
+			JA(LabelRef(lbl(fmt.Sprintf("last_%d", h-1))))
+		}
+		scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, m)
+		for j := h + 1; j < 4; j++ {
+			s := YMM()
+			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * j}, c.k, c.mlo, c.mswap, s)
+			VPMAXUD(s, m, m)
+		}
+		JMP(LabelRef(lbl("last_store")))
+		if h > 0 {
+			Label(lbl(fmt.Sprintf("last_%d", h-1)))
+		}
+	}
+	Label(lbl("last_store"))
+	VMOVDQU(m, Mem{Base: bp})
+	VPMAXUD(m, g, g)
+	INCQ(c.blk)
+	Label(lbl("last_done"))
+}
+
+// scanCount finds the first block of the window whose maxima hold top's high half (scanning
+// backwards, so the last found is the first), and counts the blocks that do plus those that hold
+// it in two lanes: a count of one is a single lane.
+func (c avx2Ctx) scanCount(lbl func(string) string, top, t reg.VecVirtual, wstart, wend, first, stop, bp, pos reg.Register, entry func(p, b, wstart, t reg.Register)) {
+	cnt := GP64()
 	MOVQ(wstart, first)
 	XORQ(cnt, cnt)
 	j := GP64()
 	MOVQ(wend, j)
 	entry(bp, wend, wstart, pos)
 	Label(lbl("scan"))
-	SUBQ(Imm(uint64(stride)), bp)
+	SUBQ(Imm(32), bp)
 	DECQ(j)
 	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
 	VMOVDQU(Mem{Base: bp}, t)
@@ -240,71 +341,88 @@ func (c avx2Ctx) windows(prefix string, keep bool, win int) {
 
 	Comment("One block, as almost always: its lanes of that high half are scored in full. Else")
 	Comment("(high halves or digests repeat) those of every block of the window, in order.")
-	stop := GP64()
 	LEAQ(Mem{Base: first, Disp: 1}, stop)
 	CMPQ(cnt, Imm(1))
 	JE(LabelRef(lbl("block")))
 	MOVQ(wstart, first)
 	MOVQ(wend, stop)
+}
 
-	Label(lbl("block"))
-	if keep {
-		entry(bp, first, wstart, pos)
-	}
-	MOVQ(first, pos)
+// scanMask is scanCount for a window of at most 16 blocks: each block's four lanes of maxima
+// that hold top's high half are four bits of one word, block by block, with no chain through
+// the blocks but a shift and an or. Its lowest bit is the first block, and a word of one bit is
+// a single lane.
+func (c avx2Ctx) scanMask(lbl func(string) string, top, t reg.VecVirtual, wstart, wend, first, stop, bp, pos reg.Register, entry func(p, b, wstart, t reg.Register)) {
+	word, j := GP64(), GP64()
+	XORQ(word, word)
+	MOVQ(wend, j)
+	entry(bp, wend, wstart, pos)
+	Label(lbl("scan"))
+	SUBQ(Imm(32), bp)
+	DECQ(j)
+	// (Loaded first: a shift of a memory operand by an immediate is AVX-512 only.)
+	VMOVDQU(Mem{Base: bp}, t)
+	VPSRLQ(Imm(32), t, t)
+	VPCMPEQQ(top, t, t)
+	hits := GP32()
+	VMOVMSKPD(t, hits)
+	SHLQ(Imm(4), word)
+	ORQ(hits.As64(), word)
+	CMPQ(j, wstart)
+	JA(LabelRef(lbl("scan")))
+
+	Comment("One bit, as almost always: of the block's four lanes that its maxima's lane holds,")
+	Comment("the first of the highest scores wins; they are scored in full. Else (high halves or")
+	Comment("digests repeat) the lanes of that high half of every block of the window, in order.")
+	bit := GP64()
+	BSFQ(word, bit)
+	y := GP64()
+	LEAQ(Mem{Base: word, Disp: -1}, y)
+	TESTQ(y, word)
+	JZ(LabelRef(lbl("pick")))
+	MOVQ(wstart, first)
+	MOVQ(wend, stop)
+	JMP(LabelRef(lbl("block")))
+
+	Label(lbl("pick"))
+	MOVQ(bit, pos)
+	SHRQ(Imm(2), pos)
+	ADDQ(wstart, pos)
 	SHLQ(Imm(4), pos)
 	CMPQ(pos, c.last)
 	CMOVQGT(c.last, pos)
-	mask := GP64()
-	XORQ(mask, mask)
-	for h := 0; h < 4; h++ {
-		s := YMM()
-		if keep {
-			VMOVDQU(Mem{Base: bp, Disp: 32 * (h + 1)}, s)
-		} else {
-			scoresY(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, c.k, c.mlo, c.mswap, s)
-		}
-		VPSRLQ(Imm(32), s, s)
-		VPCMPEQQ(top, s, s)
-		m := GP32()
-		VMOVMSKPD(s, m)
-		if h > 0 {
-			SHLL(Imm(uint64(4*h)), m)
-		}
-		ORL(m, mask.As32())
+	ANDQ(Imm(3), bit)
+	ADDQ(bit, pos)
+	best, at := GP64(), GP64()
+	MOVQ(Mem{Base: c.ptr, Index: pos, Scale: 8}, best)
+	XORQ(NewParamAddr("fk", 0), best)
+	IMULQ(c.mix, best)
+	MOVQ(pos, at)
+	for h := 1; h < 4; h++ {
+		x, l := GP64(), GP64()
+		MOVQ(Mem{Base: c.ptr, Index: pos, Scale: 8, Disp: 32 * h}, x)
+		XORQ(NewParamAddr("fk", 0), x)
+		IMULQ(c.mix, x)
+		LEAQ(Mem{Base: pos, Disp: 4 * h}, l)
+		// Strictly greater: of equal scores the earlier lane stays.
+		CMPQ(x, best)
+		CMOVQHI(x, best)
+		CMOVQHI(l, at)
 	}
-	TESTQ(mask, mask)
-	JZ(LabelRef(lbl("next")))
-	Label(lbl("lane"))
-	i := GP64()
-	BSFQ(mask, i)
-	ADDQ(pos, i)
-	x, z := GP64(), GP64()
-	MOVQ(Mem{Base: c.ptr, Index: i, Scale: 8}, x)
-	XORQ(NewParamAddr("fk", 0), x)
-	MOVQ(U64(mix), z)
-	IMULQ(z, x)
-	// Strictly greater, or the first candidate: lanes come in order, so the first of equal
-	// scores stays.
+	c.offer(lbl("pick_take"), lbl("next_window"), best, at)
+	JMP(LabelRef(lbl("next_window")))
+}
+
+// offer makes score s at lane at the best when it is strictly higher or the first candidate,
+// then goes on at skip: lanes and windows come in order, so the first of equal scores stays.
+func (c avx2Ctx) offer(take, skip string, s, at reg.Register) {
 	TESTQ(c.bestAt, c.bestAt)
-	JS(LabelRef(lbl("take")))
-	CMPQ(x, c.bestS)
-	JBE(LabelRef(lbl("skip")))
-	Label(lbl("take"))
-	MOVQ(x, c.bestS)
-	MOVQ(i, c.bestAt)
-	Label(lbl("skip"))
-	LEAQ(Mem{Base: mask, Disp: -1}, z)
-	ANDQ(z, mask)
-	JNZ(LabelRef(lbl("lane")))
-
-	Label(lbl("next"))
-	INCQ(first)
-	CMPQ(first, stop)
-	JB(LabelRef(lbl("block")))
-
-	CMPQ(c.blk, c.blocksM)
-	JB(LabelRef(lbl("window")))
+	JS(LabelRef(take))
+	CMPQ(s, c.bestS)
+	JBE(LabelRef(skip))
+	Label(take)
+	MOVQ(s, c.bestS)
+	MOVQ(at, c.bestAt)
 }
 
 // avx512 is the kernel for 16 lanes a step: two accumulators of eight lanes, with AVX512DQ's
@@ -388,6 +506,208 @@ func avx512(iota Mem) {
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
 	Store(at, ReturnIndex(1))
+	RET()
+}
+
+// The threshold pass of a top-k lookup (above in hrw.go) writes, in order, the positions of the
+// lanes whose score is above a bound to a buffer of int32s, and returns how many there were; the
+// caller takes them when fewer than hitMax. No branch depends on a score: every step stores a
+// whole vector of positions, of which only the hits count, and the count goes on from the last
+// hit. So that the stores stay within the buffer (hitMax + 16 int32s), the count is held at
+// hitMax before each block of 16 lanes once it gets there: a count of hitMax or more only says
+// that there were too many.
+const hitMax = 64
+
+// hitSig is the signature of both threshold kernels (hits is *[hitMax + 16]int32).
+const hitSig = "func(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int)"
+
+// hitsAVX2 passes the first len(lanes) &^ 3 lanes, four a step, 16 an iteration. AVX2 has no
+// 64-bit multiply or unsigned compare: the scores are computed in full from one VPMULUDQ and one
+// VPMULLD (as in scoresY, with the sum of the cross products shifted into the high halves), and
+// compared with the bound as signed numbers after both have their top bit flipped. The four
+// lanes' mask indexes a table of their positions (one table for each step of an iteration, its
+// lanes' offsets added) and one of how many they are.
+func hitsAVX2() {
+	offsets := GLOBL("hitOffsets", RODATA|NOPTR)
+	for h := 0; h < 4; h++ {
+		for m := 0; m < 16; m++ {
+			j := 0
+			for b := 0; b < 4; b++ {
+				if m&(1<<b) != 0 {
+					DATA(256*h+16*m+4*j, U32(uint32(4*h+b)))
+					j++
+				}
+			}
+			for ; j < 4; j++ {
+				DATA(256*h+16*m+4*j, U32(0))
+			}
+		}
+	}
+	counts := GLOBL("hitCounts", RODATA|NOPTR)
+	for m := 0; m < 16; m++ {
+		DATA(m, U8(uint8(bits.OnesCount(uint(m)))))
+	}
+
+	TEXT("hitsAVX2", NOSPLIT, hitSig)
+	Pragma("noescape")
+	Doc("hitsAVX2 is the threshold pass over the first len(lanes) &^ 3 lanes with AVX2.")
+	ptr := Load(Param("lanes").Base(), GP64())
+	blocks := Load(Param("lanes").Len(), GP64())
+	rest := GP64()
+	MOVQ(blocks, rest)
+	SHRQ(Imm(4), blocks)
+	SHRQ(Imm(2), rest)
+	ANDQ(Imm(3), rest)
+	hits := Load(Param("hits"), GP64())
+	k := YMM()
+	VPBROADCASTQ(NewParamAddr("fk", 0), k)
+	mlo, mswap := broadcastY(mix&0xFFFFFFFF), broadcastY((mix&0xFFFFFFFF)<<32|mix>>32)
+	flip := broadcastY(flip)
+	bound := YMM()
+	VPBROADCASTQ(NewParamAddr("below", 32), bound)
+	VPXOR(flip, bound, bound)
+	g := GP64()
+	step, base := XMM(), XMM()
+	MOVQ(U64(16), g)
+	VMOVQ(g, step)
+	VPBROADCASTD(step, step)
+	VPXOR(base, base, base)
+	offs, cnts := GP64(), GP64()
+	LEAQ(offsets, offs)
+	LEAQ(counts, cnts)
+	n, limit := GP64(), GP64()
+	XORQ(n, n)
+	MOVQ(U64(hitMax), limit)
+
+	// group passes the four lanes at ptr + 32*h, positions base + 4*h + 0..3.
+	group := func(h int) {
+		x, lo, q, r := YMM(), YMM(), YMM(), YMM()
+		VPXOR(Mem{Base: ptr, Disp: 32 * h}, k, x)
+		VPMULUDQ(mlo, x, lo)
+		VPMULLD(mswap, x, q)
+		VPSHUFD(Imm(0xB1), q, r)
+		VPADDD(r, q, q)
+		VPSLLQ(Imm(32), q, q)
+		VPADDQ(q, lo, lo)
+		VPXOR(flip, lo, lo)
+		VPCMPGTQ(bound, lo, lo)
+		m, c := GP32(), GP32()
+		VMOVMSKPD(lo, m)
+		MOVBLZX(Mem{Base: cnts, Index: m, Scale: 1}, c)
+		SHLL(Imm(4), m)
+		v := XMM()
+		VPADDD(Mem{Base: offs, Index: m, Scale: 1, Disp: 256 * h}, base, v)
+		VMOVDQU(v, Mem{Base: hits, Index: n, Scale: 4})
+		ADDQ(c.As64(), n)
+	}
+
+	TESTQ(blocks, blocks)
+	JZ(LabelRef("hits_avx2_rest"))
+	Label("hits_avx2_block")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	for h := 0; h < 4; h++ {
+		group(h)
+	}
+	VPADDD(step, base, base)
+	ADDQ(Imm(128), ptr)
+	DECQ(blocks)
+	JNZ(LabelRef("hits_avx2_block"))
+
+	Label("hits_avx2_rest")
+	// Then up to three steps of four lanes, the base moved by four each.
+	TESTQ(rest, rest)
+	JZ(LabelRef("hits_avx2_done"))
+	MOVQ(U64(4), g)
+	VMOVQ(g, step)
+	VPBROADCASTD(step, step)
+	Label("hits_avx2_group")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+	VPADDD(step, base, base)
+	ADDQ(Imm(32), ptr)
+	DECQ(rest)
+	JNZ(LabelRef("hits_avx2_group"))
+
+	Label("hits_avx2_done")
+	VZEROUPPER()
+	Store(n, ReturnIndex(0))
+	RET()
+}
+
+// hitsAVX512 passes the first len(lanes) &^ 7 lanes, eight a step, 16 an iteration: the scores
+// in full (VPMULLQ), an unsigned compare into a mask register, and the positions it selects
+// packed by VPCOMPRESSD.
+func hitsAVX512() {
+	hitPositions := GLOBL("hitPositions", RODATA|NOPTR)
+	for i := 0; i < 8; i++ {
+		DATA(4*i, U32(uint32(i)))
+	}
+	TEXT("hitsAVX512", NOSPLIT, hitSig)
+	Pragma("noescape")
+	Doc("hitsAVX512 is the threshold pass over the first len(lanes) &^ 7 lanes with AVX-512 (F, DQ, VL) and POPCNT.")
+	ptr := Load(Param("lanes").Base(), GP64())
+	groups := Load(Param("lanes").Len(), GP64())
+	SHRQ(Imm(3), groups)
+	hits := Load(Param("hits"), GP64())
+	k := ZMM()
+	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
+	bound := ZMM()
+	VPBROADCASTQ(Load(Param("below"), GP64()), bound)
+	g := GP64()
+	MOVQ(U64(mix), g)
+	mz := ZMM()
+	VPBROADCASTQ(g, mz)
+	MOVQ(U64(8), g)
+	step := YMM()
+	VMOVQ(g, step.AsX())
+	VPBROADCASTD(step.AsX(), step)
+	idx := YMM()
+	VMOVDQU(hitPositions, idx)
+	n, limit := GP64(), GP64()
+	XORQ(n, n)
+	MOVQ(U64(hitMax), limit)
+
+	// group passes the eight lanes at ptr + 64*h, positions idx (then moved on by eight).
+	group := func(h int) {
+		x, z := ZMM(), YMM()
+		VPXORQ(Mem{Base: ptr, Disp: 64 * h}, k, x)
+		VPMULLQ(mz, x, x)
+		VPCMPUQ(Imm(6), bound, x, reg.K1)
+		VPCOMPRESSD_Z(idx, reg.K1, z)
+		VMOVDQU(z, Mem{Base: hits, Index: n, Scale: 4})
+		c := GP32()
+		KMOVB(reg.K1, c)
+		POPCNTL(c, c)
+		ADDQ(c.As64(), n)
+		VPADDD(step, idx, idx)
+	}
+
+	blocks := GP64()
+	MOVQ(groups, blocks)
+	SHRQ(Imm(1), blocks)
+	JZ(LabelRef("hits_avx512_rest"))
+	Label("hits_avx512_block")
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+	group(1)
+	ADDQ(Imm(128), ptr)
+	DECQ(blocks)
+	JNZ(LabelRef("hits_avx512_block"))
+
+	Label("hits_avx512_rest")
+	// Then one step of eight lanes when their number is odd.
+	TESTQ(U32(1), groups)
+	JZ(LabelRef("hits_avx512_done"))
+	CMPQ(n, limit)
+	CMOVQGT(limit, n)
+	group(0)
+
+	Label("hits_avx512_done")
+	VZEROUPPER()
+	Store(n, ReturnIndex(0))
 	RET()
 }
 
