@@ -383,7 +383,7 @@ pub(crate) enum Few {
     /// The answer is written.
     Written,
     /// Fewer nodes than asked for reach the threshold: only a lower one finds the rest.
-    TooFew,
+    Lacking,
     /// Nothing written: this kernel has no such pass, or its keys do not settle the answer.
     Declined,
 }
@@ -431,7 +431,7 @@ impl Kernel {
 fn settle(keys: [u64; 4], hits: usize, low: u64, out: &mut [usize]) -> Few {
     let k = out.len();
     if hits < k {
-        return Few::TooFew;
+        return Few::Lacking;
     }
     let high = |x: u64| x & !low;
     if (0..k).any(|j| high(keys[j]) <= high(keys[j + 1])) {
@@ -846,7 +846,7 @@ mod tests {
                                 assert_eq!(&out[..k], &expected[..], "{kernel:?} n={n} k={k}");
                                 answered += 1;
                             }
-                            Few::TooFew => {
+                            Few::Lacking => {
                                 assert!(reach < k, "{kernel:?} n={n} k={k}: {reach} reach");
                                 too_few += 1;
                             }

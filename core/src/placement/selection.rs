@@ -390,7 +390,7 @@ fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mu
     let expected_hits = 2 * want as u64 + 2;
     let fast = match kernel.top_few(kd, lanes, threshold(lanes, hit_step, expected_hits), out) {
         Few::Written => return,
-        Few::TooFew => None,
+        Few::Lacking => None,
         Few::Declined => top_above(
             kernel,
             kd,
