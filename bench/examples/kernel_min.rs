@@ -3,7 +3,10 @@
 //! top-3 and the weighted owner at N = 5 .. 100,000, from key digests (the per-node loop alone)
 //! and from 8-byte keys. Criterion's medians (`--bench kernels`) are the figures of a quiet machine.
 //!
-//!   cargo run --release -p hrwhash-bench --example kernel_min [rounds]
+//!   cargo run --release -p hrwhash-bench --example kernel_min [rounds] [ops]
+//!
+//! `ops` (default `owner,top3,weighted`) limits the run to some of them, for example
+//! `owner,top3`.
 //!
 //! Under callgrind (valgrind has no AVX-512: a forced `avx512` falls back to AVX2 there), one op
 //! and N and kernel, for instruction counts:
@@ -64,11 +67,19 @@ fn main() {
         return;
     }
     let rounds: usize = args.first().map_or(300, |r| r.parse().unwrap());
+    let ops: Vec<&str> = args
+        .get(1)
+        .map_or("owner,top3,weighted", String::as_str)
+        .split(',')
+        .collect();
     let kernels = __kernel::available();
     println!("kernels: {kernels:?}; fastest of {rounds} rounds of {KEYS} lookups, ns per lookup");
     let mut ratios = Vec::new();
     for input in ["digest", "key"] {
         for op in ["owner", "top3", "weighted"] {
+            if !ops.contains(&op) {
+                continue;
+            }
             println!("\n{op}/{input}");
             println!(
                 "| kernel | {} |",
@@ -125,16 +136,22 @@ fn main() {
             SIZES.map(|n| format!("N={n}")).join(" | ")
         );
         println!("| --- |{}", " ---: |".repeat(SIZES.len()));
-        let of = |op: &str| &ratios.iter().find(|r| r.0 == op && r.1 == input).unwrap().2;
+        let of = |op: &str| {
+            ratios
+                .iter()
+                .find(|r| r.0 == op && r.1 == input)
+                .map(|r| &r.2)
+        };
+        let Some(owner) = of("owner") else {
+            continue;
+        };
         for (i, k) in kernels.iter().enumerate() {
             let cells: Vec<String> = (0..SIZES.len())
                 .map(|j| {
-                    let o = of("owner")[i][j];
-                    format!(
-                        "{:.2} / {:.2}",
-                        of("top3")[i][j] / o,
-                        of("weighted")[i][j] / o
-                    )
+                    let ratio = |op: &str| {
+                        of(op).map_or("-".to_string(), |t| format!("{:.2}", t[i][j] / owner[i][j]))
+                    };
+                    format!("{} / {}", ratio("top3"), ratio("weighted"))
                 })
                 .collect();
             println!("| {k} | {} |", cells.join(" | "));

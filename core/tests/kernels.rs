@@ -33,7 +33,7 @@ fn check(p: &Placement, keys: usize, st: &mut u64, what: &str) {
             assert_eq!(q.owner_index(key), owner, "{kernel} {what} owner");
             // Past 16 the top-k is kernel-free code, slow on large fleets in debug builds.
             let large_k = if scalar.len() <= 1000 { 17 } else { 16 };
-            for k in [1usize, 2, 3, 4, 5, 8, 16, large_k] {
+            for k in [1usize, 2, 3, 4, 5, 6, 7, 8, 16, large_k] {
                 let n = scalar.rank_into(key, &mut want[..k]);
                 assert_eq!(q.rank_into(key, &mut got[..k]), n, "{kernel} {what} k={k}");
                 assert_eq!(got[..n], want[..n], "{kernel} {what} top-{k}");

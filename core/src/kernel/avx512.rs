@@ -272,6 +272,34 @@ pub(super) unsafe fn scan<F: FnMut(u64, usize) -> u64>(
     }
 }
 
+/// Appends to `$buf[$len..]` the positions `$at + j` whose bit `j` is set in `$mask` (eight
+/// bits), packed by `vpcompressd` into a register (the store form is slow on AMD cores) and
+/// stored whole, and counts them into `$len`. (Macros, not closures, so that the code is
+/// compiled with AVX-512 enabled.)
+macro_rules! append_positions {
+    ($buf:ident, $len:ident, $at:expr, $mask:expr) => {{
+        let mask: __mmask8 = $mask;
+        let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let positions = _mm256_add_epi32(lane, _mm256_set1_epi32($at as i32));
+        let packed = _mm256_maskz_compress_epi32(mask, positions);
+        _mm256_storeu_si256($buf.as_mut_ptr().add($len) as *mut __m256i, packed);
+        $len += mask.count_ones() as usize;
+    }};
+}
+
+/// [`append_positions`] of two blocks at once (sixteen bits): one compress, store and count per
+/// sixteen nodes.
+macro_rules! append_positions16 {
+    ($buf:ident, $len:ident, $at:expr, $mask:expr) => {{
+        let mask: __mmask16 = $mask;
+        let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let positions = _mm512_add_epi32(lane, _mm512_set1_epi32($at as i32));
+        let packed = _mm512_maskz_compress_epi32(mask, positions);
+        _mm512_storeu_si512($buf.as_mut_ptr().add($len) as *mut _, packed);
+        $len += mask.count_ones() as usize;
+    }};
+}
+
 #[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
 pub(super) unsafe fn hits<F: FnMut(&[u32])>(
     key: u64,
@@ -285,29 +313,15 @@ pub(super) unsafe fn hits<F: FnMut(&[u32])>(
     let limit = _mm512_set1_epi64(threshold as i64);
     let mut buf = [0u32; super::HIT_BATCH + 16];
     let mut len = 0usize;
-    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let lane16 = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    // Appends the positions at + j whose bit j is set in `$mask`, packed by `vpcompressd` into a
-    // register (the store form is slow on AMD cores) and stored whole. (Macros, not closures, so
-    // that the code is compiled with AVX-512 enabled.)
     macro_rules! append {
-        ($at:expr, $mask:expr) => {{
-            let mask: __mmask8 = $mask;
-            let positions = _mm256_add_epi32(lane, _mm256_set1_epi32($at as i32));
-            let packed = _mm256_maskz_compress_epi32(mask, positions);
-            _mm256_storeu_si256(buf.as_mut_ptr().add(len) as *mut __m256i, packed);
-            len += mask.count_ones() as usize;
-        }};
+        ($at:expr, $mask:expr) => {
+            append_positions!(buf, len, $at, $mask)
+        };
     }
-    // Two blocks at once: one compress, store and count per sixteen nodes.
     macro_rules! append16 {
-        ($at:expr, $mask:expr) => {{
-            let mask: __mmask16 = $mask;
-            let positions = _mm512_add_epi32(lane16, _mm512_set1_epi32($at as i32));
-            let packed = _mm512_maskz_compress_epi32(mask, positions);
-            _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
-            len += mask.count_ones() as usize;
-        }};
+        ($at:expr, $mask:expr) => {
+            append_positions16!(buf, len, $at, $mask)
+        };
     }
     let blocks = n / 8;
     if u64::MAX - threshold < u64::MAX / 128 {
@@ -466,4 +480,263 @@ pub(super) unsafe fn argmax_keys(keys: &[u64], digests: &[u64], out: &mut [(u64,
             super::portable::argmax(key, digests)
         };
     }
+}
+
+/// Most nodes [`top_keys_above`] ranks among itself: two vectors of keys.
+pub(super) const TOP_HITS: usize = 16;
+
+/// The four highest keys among the nodes scoring at least `threshold`, highest first (zero past
+/// the hits), and how many nodes that is; `None` when more than [`TOP_HITS`] are. A node's key
+/// is its score with the bits of `low` (a mask of low bits, above every position) replaced by
+/// `low - position`, so that one unsigned 64-bit comparison orders nodes by score and, among
+/// scores equal outside `low`, by lower position, and the key names its node. The pass is the
+/// one of [`hits`], into a buffer of positions; the hits are then scored again as two vectors
+/// and ranked with compare-exchanges, without a branch on any score. What the keys do not
+/// settle (scores equal outside `low`) is for the caller to check ([`super::Kernel::top_few`]).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
+pub(super) unsafe fn top_keys_above(
+    key: u64,
+    digests: &[u64],
+    threshold: u64,
+    low: u64,
+) -> Option<([u64; 4], usize)> {
+    let n = digests.len();
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let limit = _mm512_set1_epi64(threshold as i64);
+    if n <= KEYED_PASS_MAX {
+        return top_keys_keyed(fk, digests, limit, low);
+    }
+    // Room for four more blocks past the most hits ranked; every slot holds a position
+    // (zero until written), so that reading all of them stays in the slice.
+    let mut buf = [0u32; 3 * TOP_HITS];
+    let mut len = 0usize;
+    macro_rules! append {
+        ($at:expr, $mask:expr) => {
+            append_positions!(buf, len, $at, $mask)
+        };
+    }
+    macro_rules! append16 {
+        ($at:expr, $mask:expr) => {
+            append_positions16!(buf, len, $at, $mask)
+        };
+    }
+    let blocks = n / 8;
+    if u64::MAX - threshold < u64::MAX / 128 {
+        // Sparse hits (see [`hits`]): one predictable branch per four blocks, on their maximum,
+        // as the owner's loop merges four blocks before it compares.
+        let chunks = blocks / 4;
+        for c in 0..chunks {
+            let at = c * 32;
+            let s = [
+                scores8(fk, load(p.add(at))),
+                scores8(fk, load(p.add(at + 8))),
+                scores8(fk, load(p.add(at + 16))),
+                scores8(fk, load(p.add(at + 24))),
+            ];
+            let m = _mm512_max_epu64(_mm512_max_epu64(s[0], s[1]), _mm512_max_epu64(s[2], s[3]));
+            if _mm512_cmpge_epu64_mask(m, limit) != 0 {
+                for (j, &s) in s.iter().enumerate() {
+                    append!(at + 8 * j, _mm512_cmpge_epu64_mask(s, limit));
+                }
+                if len > TOP_HITS {
+                    return None;
+                }
+            }
+        }
+        for b in chunks * 4..blocks {
+            let mask = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
+            if mask != 0 {
+                append!(b * 8, mask);
+                if len > TOP_HITS {
+                    return None;
+                }
+            }
+        }
+    } else {
+        for b in (0..blocks / 2).map(|b| 2 * b) {
+            let lo = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
+            let hi = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8 + 8))), limit);
+            append16!(b * 8, _mm512_kunpackb(hi as __mmask16, lo as __mmask16));
+            if len > TOP_HITS {
+                return None;
+            }
+        }
+        if !blocks.is_multiple_of(2) {
+            let b = blocks - 1;
+            append!(
+                b * 8,
+                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
+            );
+        }
+    }
+    let rest = n % 8;
+    if rest != 0 {
+        let at = blocks * 8;
+        let s = scores8(fk, load_part(p.add(at), rest));
+        append!(at, _mm512_mask_cmpge_epu64_mask(low_bits(rest), s, limit));
+    }
+    if len > TOP_HITS {
+        return None;
+    }
+    // The hits' digests, gathered, scored and keyed as two vectors; slots past the hits key to
+    // zero.
+    let positions = _mm512_loadu_si512(buf.as_ptr() as *const _);
+    let low_mask = _mm512_set1_epi64(low as i64);
+    // `0xD8` takes the bits of the second operand where the third has ones, of the first
+    // elsewhere.
+    macro_rules! keys {
+        ($half:expr, $from:expr) => {{
+            let valid = low_bits(len.saturating_sub($from).min(8));
+            let d = _mm512_mask_i32gather_epi64::<8>(
+                _mm512_setzero_si512(),
+                valid,
+                $half,
+                p as *const _,
+            );
+            let at = _mm512_cvtepu32_epi64($half);
+            let keyed = _mm512_ternarylogic_epi64::<0xD8>(
+                scores8(fk, d),
+                _mm512_sub_epi64(low_mask, at),
+                low_mask,
+            );
+            _mm512_maskz_mov_epi64(valid, keyed)
+        }};
+    }
+    let first = keys!(_mm512_castsi512_si256(positions), 0);
+    let second = keys!(_mm512_extracti64x4_epi64::<1>(positions), 8);
+    let zero = _mm512_setzero_si512();
+    let keys = top4([
+        _mm512_max_epu64(first, second),
+        _mm512_min_epu64(first, second),
+        zero,
+        zero,
+    ]);
+    Some((keys, len))
+}
+
+/// Most nodes for which [`top_keys_above`] keys every block in its pass: the hits' keys are then
+/// packed as the pass finds them, which costs more per block than packing positions but spares
+/// gathering and scoring the hits again after it.
+const KEYED_PASS_MAX: usize = 256;
+
+/// [`top_keys_above`] with the keys of the hits packed during the pass (`limit` is the
+/// threshold in every lane).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
+unsafe fn top_keys_keyed(
+    fk: __m512i,
+    digests: &[u64],
+    limit: __m512i,
+    low: u64,
+) -> Option<([u64; 4], usize)> {
+    let n = digests.len();
+    let p = digests.as_ptr();
+    let low_mask = _mm512_set1_epi64(low as i64);
+    // `!position` of each lane, stepping down by eight per block; the select below keeps its
+    // low bits, `low - position`.
+    let mut inv = _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7);
+    let eight = _mm512_set1_epi64(8);
+    // Room for one more block past the most hits ranked.
+    let mut buf = [0u64; TOP_HITS + 8];
+    let mut len = 0usize;
+    // `0xD8` takes the bits of the second operand where the third has ones, of the first
+    // elsewhere.
+    macro_rules! append {
+        ($s:expr, $mask:expr) => {{
+            let mask: __mmask8 = $mask;
+            let keyed = _mm512_ternarylogic_epi64::<0xD8>($s, inv, low_mask);
+            let packed = _mm512_maskz_compress_epi64(mask, keyed);
+            _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
+            len += mask.count_ones() as usize;
+        }};
+    }
+    let blocks = n / 8;
+    for b in 0..blocks {
+        let s = scores8(fk, load(p.add(b * 8)));
+        append!(s, _mm512_cmpge_epu64_mask(s, limit));
+        if len > TOP_HITS {
+            return None;
+        }
+        inv = _mm512_sub_epi64(inv, eight);
+    }
+    let rest = n % 8;
+    if rest != 0 {
+        let s = scores8(fk, load_part(p.add(blocks * 8), rest));
+        append!(s, _mm512_mask_cmpge_epu64_mask(low_bits(rest), s, limit));
+        if len > TOP_HITS {
+            return None;
+        }
+    }
+    let first = _mm512_maskz_loadu_epi64(low_bits(len.min(8)), buf.as_ptr() as *const _);
+    let second = _mm512_maskz_loadu_epi64(
+        low_bits(len.saturating_sub(8).min(8)),
+        buf.as_ptr().add(8) as *const _,
+    );
+    let zero = _mm512_setzero_si512();
+    let keys = top4([
+        _mm512_max_epu64(first, second),
+        _mm512_min_epu64(first, second),
+        zero,
+        zero,
+    ]);
+    Some((keys, len))
+}
+
+/// The four highest of the values of `lists` (each lane a list sorted highest first), highest
+/// first. Each lane's list meets its partner's, lanes 4, 2 and 1 apart: the larger of the
+/// i-th and the partner's (3 - i)-th are the best four of both, in a bitonic order that two
+/// rounds of compare-exchanges sort. Both partners end with the same list, so after three
+/// rounds every lane holds the best four of all.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn top4(lists: [__m512i; 4]) -> [u64; 4] {
+    let mut c = lists;
+    macro_rules! merge {
+        ($partner:ident $(::<$imm:literal>)?) => {{
+            let q = [
+                $partner$(::<$imm>)?(c[0], c[0]),
+                $partner$(::<$imm>)?(c[1], c[1]),
+                $partner$(::<$imm>)?(c[2], c[2]),
+                $partner$(::<$imm>)?(c[3], c[3]),
+            ];
+            let mut m = [
+                _mm512_max_epu64(c[0], q[3]),
+                _mm512_max_epu64(c[1], q[2]),
+                _mm512_max_epu64(c[2], q[1]),
+                _mm512_max_epu64(c[3], q[0]),
+            ];
+            for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
+                let (hi, lo) = (
+                    _mm512_max_epu64(m[i], m[j]),
+                    _mm512_min_epu64(m[i], m[j]),
+                );
+                m[i] = hi;
+                m[j] = lo;
+            }
+            c = m;
+        }};
+    }
+    merge!(_mm512_shuffle_i64x2::<0b01_00_11_10>);
+    merge!(swap_pairs);
+    merge!(swap_neighbours);
+    let mut out = [0u64; 4];
+    for (o, v) in out.iter_mut().zip(c) {
+        *o = _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64;
+    }
+    out
+}
+
+/// Lanes 2 apart swapped (the second operand is ignored: the shape of [`top4`]'s merge).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn swap_pairs(v: __m512i, _: __m512i) -> __m512i {
+    _mm512_permutex_epi64::<0b01_00_11_10>(v)
+}
+
+/// Neighbouring lanes swapped (the second operand is ignored).
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn swap_neighbours(v: __m512i, _: __m512i) -> __m512i {
+    _mm512_shuffle_epi32::<0b01_00_11_10>(v)
 }

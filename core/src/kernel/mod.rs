@@ -377,6 +377,77 @@ impl Kernel {
     }
 }
 
+/// What [`Kernel::top_few`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Few {
+    /// The answer is written.
+    Written,
+    /// Fewer nodes than asked for reach the threshold: only a lower one finds the rest.
+    Lacking,
+    /// Nothing written: this kernel has no such pass, or its keys do not settle the answer.
+    Declined,
+}
+
+impl Kernel {
+    /// Writes the positions of the best `out.len()` nodes (2 or 3), best first, where this
+    /// kernel ranks the nodes scoring at least `threshold` in vector registers and their keys
+    /// settle the answer.
+    ///
+    /// The keys ([`avx512::top_keys_above`]) compare a score with its low bits replaced by the
+    /// position. Every node that reaches the threshold is keyed and every other node scores
+    /// below all of them, so the keys settle the answer when the best `k + 1` keys differ
+    /// outside those low bits: then the `k` best nodes by key are the `k` best by score, in
+    /// order. Equal scores (equal digests, which only crafted inputs have) and scores equal
+    /// outside the low bits are left to the caller's exact path.
+    #[inline]
+    #[cfg_attr(
+        not(all(target_arch = "x86_64", hrwhash_avx512)),
+        allow(unused_variables)
+    )]
+    pub(crate) fn top_few(
+        self,
+        key: u64,
+        digests: &[u64],
+        threshold: u64,
+        out: &mut [usize],
+    ) -> Few {
+        #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+        if self == Kernel::Avx512 && (2..=3).contains(&out.len()) && digests.len() >= TOP_FEW_MIN {
+            // Every position fits in `low`, and `low - position` names it.
+            let low = u64::MAX >> (digests.len() as u64 - 1).leading_zeros();
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            let found = unsafe { avx512::top_keys_above(key, digests, threshold, low) };
+            return match found {
+                Some((keys, hits)) => settle(keys, hits, low, out),
+                None => Few::Declined,
+            };
+        }
+        Few::Declined
+    }
+}
+
+/// [`Kernel::top_few`]'s answer from the best four keys of `hits` nodes (zero past them).
+#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+fn settle(keys: [u64; 4], hits: usize, low: u64, out: &mut [usize]) -> Few {
+    let k = out.len();
+    if hits < k {
+        return Few::Lacking;
+    }
+    let high = |x: u64| x & !low;
+    if (0..k).any(|j| high(keys[j]) <= high(keys[j + 1])) {
+        return Few::Declined;
+    }
+    for (slot, &x) in out.iter_mut().zip(&keys) {
+        *slot = (low - (x & low)) as usize;
+    }
+    Few::Written
+}
+
+/// Fewest nodes [`Kernel::top_few`] takes: below eight the scalar code of every kernel is
+/// cheaper than a vector pass.
+#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+const TOP_FEW_MIN: usize = 8;
+
 /// Positions gathered by [`Kernel::hits`] before a batch is handed over; a multiple of eight
 /// plus room for one more block.
 const HIT_BATCH: usize = 64;
@@ -726,6 +797,130 @@ mod tests {
                     assert_eq!(got, (score(key, d), first), "{kernel:?} n={n} {a} {b}");
                     assert_eq!(kernel.argmax(key, &zeros), (0, 0), "{kernel:?} n={n}");
                     assert_eq!(kernel.argmax(key, &equal).1, 0, "{kernel:?} n={n}");
+                }
+            }
+        }
+    }
+
+    /// The best `k` positions by sorting: higher score, then lower position.
+    fn sorted_positions(key: u64, digests: &[u64], k: usize) -> Vec<usize> {
+        let mut all: Vec<(u64, usize)> = digests
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (score(key, d), i))
+            .collect();
+        all.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.iter().take(k).map(|p| p.1).collect()
+    }
+
+    /// The threshold that about eight of `n` nodes reach, as the unweighted top-3 uses.
+    fn eight_of(n: usize) -> u64 {
+        match n > 8 {
+            true => u64::MAX - 8 * (u64::MAX / n as u64),
+            false => 0,
+        }
+    }
+
+    #[test]
+    fn top_few_is_exact_or_declines() {
+        // Random fleets: the vector ranking answers nearly every lookup, always as a sort does;
+        // it says when fewer than k nodes reach the threshold. With the best digest repeated
+        // (equal scores) it must decline.
+        let mut st = 37u64;
+        for kernel in kernels() {
+            let (mut answered, mut too_few, mut declined) = (0, 0, 0);
+            for n in (8..=70).chain([100, 127, 128, 129, 1000, 1024, 1025, 4099, 10_000]) {
+                let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+                let threshold = eight_of(n);
+                for _ in 0..if n > 2000 { 20 } else { 200 } {
+                    let key = lcg(&mut st);
+                    let reach = digests
+                        .iter()
+                        .filter(|&&d| score(key, d) >= threshold)
+                        .count();
+                    for k in [2usize, 3] {
+                        let expected = sorted_positions(key, &digests, k);
+                        let mut out = [usize::MAX; 3];
+                        match kernel.top_few(key, &digests, threshold, &mut out[..k]) {
+                            Few::Written => {
+                                assert_eq!(&out[..k], &expected[..], "{kernel:?} n={n} k={k}");
+                                answered += 1;
+                            }
+                            Few::Lacking => {
+                                assert!(reach < k, "{kernel:?} n={n} k={k}: {reach} reach");
+                                too_few += 1;
+                            }
+                            Few::Declined => declined += 1,
+                        }
+                    }
+                    let mut tied = digests.clone();
+                    let best = sorted_positions(key, &tied, 1)[0];
+                    tied[(best + 1 + (lcg(&mut st) as usize % (n - 1))) % n] = tied[best];
+                    let mut out = [usize::MAX; 3];
+                    let got = kernel.top_few(key, &tied, threshold, &mut out);
+                    assert_ne!(got, Few::Written, "{kernel:?} n={n} tie");
+                }
+            }
+            std::println!(
+                "{kernel:?}: {answered} answered, {too_few} too few, {declined} declined"
+            );
+            if kernel.name() == "avx512" {
+                // More than 16 of about 8 expected hits, or fewer than 3: a few in a hundred.
+                assert!(declined < answered / 50, "{declined} of {answered}");
+                assert!(
+                    too_few > 0 && too_few < answered / 20,
+                    "{too_few} of {answered}"
+                );
+            } else {
+                assert_eq!((answered, too_few), (0, 0));
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+    fn top_few_declines_scores_equal_but_in_their_low_bits() {
+        // Digests made to score given values: the best two differ only in their lowest bits,
+        // which the keys replace by positions, so the keys may order them wrongly. The keys must
+        // never be trusted then.
+        let Some(kernel) = Kernel::named("avx512") else {
+            return;
+        };
+        let digest_of = |key: u64, s: u64| {
+            let folded = s.wrapping_mul(avx512::MIX_INVERSE);
+            folded ^ (folded >> 32) ^ key
+        };
+        let mut st = 59u64;
+        for n in [9usize, 64, 100, 1000] {
+            for round in 0..200 {
+                let key = lcg(&mut st);
+                // The other scores stay below 2^63.
+                let mut digests: Vec<u64> =
+                    (0..n).map(|_| digest_of(key, lcg(&mut st) >> 1)).collect();
+                let (a, b) = (
+                    (lcg(&mut st) % n as u64) as usize,
+                    (lcg(&mut st) % n as u64) as usize,
+                );
+                if a == b {
+                    continue;
+                }
+                // Scores that agree but in their lowest three bits, the fewest any key has.
+                let top = (u64::MAX - (lcg(&mut st) >> 40)) & !7;
+                let (sa, sb) = match round % 3 {
+                    0 => (top, top | 1),
+                    1 => (top | 3, top | 2),
+                    _ => (top, top | 4),
+                };
+                digests[a] = digest_of(key, sa);
+                digests[b] = digest_of(key, sb);
+                assert_eq!(score(key, digests[a]), sa);
+                let mut out = [usize::MAX; 3];
+                for k in [2usize, 3] {
+                    assert_ne!(
+                        kernel.top_few(key, &digests, eight_of(n), &mut out[..k]),
+                        Few::Written,
+                        "n={n} round {round}: keys equal outside their low bits were trusted"
+                    );
                 }
             }
         }

@@ -4,7 +4,7 @@
 use core::cmp::Ordering;
 
 use super::Placement;
-use crate::kernel::{keep_max, max_into, Kernel};
+use crate::kernel::{keep_max, max_into, Few, Kernel};
 use crate::v1::{draw, score};
 
 impl Placement {
@@ -387,15 +387,20 @@ fn top_scores_above(
 /// `out`, by the method of [`top_scores`].
 fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
     let want = out.len();
-    let fast = top_above(
-        kernel,
-        kd,
-        lanes,
-        hit_step,
-        2 * want as u64 + 2,
-        want,
-        |j, pair| out[j] = pair.1,
-    );
+    let expected_hits = 2 * want as u64 + 2;
+    let fast = match kernel.top_few(kd, lanes, threshold(lanes, hit_step, expected_hits), out) {
+        Few::Written => return,
+        Few::Lacking => None,
+        Few::Declined => top_above(
+            kernel,
+            kd,
+            lanes,
+            hit_step,
+            expected_hits,
+            want,
+            |j, pair| out[j] = pair.1,
+        ),
+    };
     if fast.is_none() {
         let mut top = TopScores::new(want);
         top_scores_scan(kernel, kd, lanes, &mut top);
@@ -418,17 +423,22 @@ fn top_above<E: FnMut(usize, (u64, usize))>(
     want: usize,
     emit: E,
 ) -> Option<usize> {
-    // When the expected hits reach the group size, every node is one.
-    let threshold = match expected_hits.checked_mul(hit_step) {
-        Some(below_top) if expected_hits < lanes.len() as u64 => u64::MAX - below_top,
-        _ => 0,
-    };
+    let threshold = threshold(lanes, hit_step, expected_hits);
     match want {
         0..=2 => best_above::<2, E>(kernel, kd, lanes, threshold, want, emit),
         3 => best_above::<3, E>(kernel, kd, lanes, threshold, want, emit),
         4 => best_above::<4, E>(kernel, kd, lanes, threshold, want, emit),
         5..=8 => best_above::<8, E>(kernel, kd, lanes, threshold, want, emit),
         _ => best_above::<SMALL_K, E>(kernel, kd, lanes, threshold, want, emit),
+    }
+}
+
+/// The score that about `expected_hits` of the group's nodes reach (see [`top_scores`]).
+fn threshold(lanes: &[u64], hit_step: u64, expected_hits: u64) -> u64 {
+    // When the expected hits reach the group size, every node is one.
+    match expected_hits.checked_mul(hit_step) {
+        Some(below_top) if expected_hits < lanes.len() as u64 => u64::MAX - below_top,
+        _ => 0,
     }
 }
 
@@ -744,6 +754,41 @@ mod tests {
                         let expected: Vec<usize> =
                             sorted_top(kd, &lanes, want).iter().map(|p| p.1).collect();
                         assert_eq!(&out[..want], &expected[..], "n={n} want={want}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_gives_the_scalar_top_k_for_k_up_to_eight() {
+        // Random digests, and the same with the best few repeated at other positions (equal
+        // scores: the first position ranks first), at node counts around the blocks of eight,
+        // the hit passes' modes and the ranking network's key widths.
+        let mut st = 29u64;
+        let sizes = (2..=40).chain([63, 64, 65, 100, 127, 128, 129, 255, 256, 257, 1000, 1025]);
+        for n in sizes.chain([2049, 4096, 10_000]) {
+            let hit_step = u64::MAX / n as u64;
+            let keys = if n > 2000 { 30 } else { 120 };
+            for round in 0..keys {
+                let mut lanes: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+                let kd = lcg(&mut st);
+                if round % 3 == 0 {
+                    for (_, best) in sorted_top(kd, &lanes, 3) {
+                        let copy = (lcg(&mut st) % n as u64) as usize;
+                        lanes[copy] = lanes[best];
+                    }
+                }
+                for want in 1..=8usize.min(n) {
+                    let expected: Vec<usize> =
+                        sorted_top(kd, &lanes, want).iter().map(|p| p.1).collect();
+                    let mut scalar = [usize::MAX; 8];
+                    top_positions(Kernel::Scalar, kd, &lanes, hit_step, &mut scalar[..want]);
+                    assert_eq!(&scalar[..want], &expected[..], "scalar n={n} k={want}");
+                    for kernel in Kernel::available() {
+                        let mut out = [usize::MAX; 8];
+                        top_positions(kernel, kd, &lanes, hit_step, &mut out[..want]);
+                        assert_eq!(out[..want], scalar[..want], "{kernel:?} n={n} k={want}");
                     }
                 }
             }
