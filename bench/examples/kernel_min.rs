@@ -8,7 +8,11 @@
 //! Under callgrind (valgrind has no AVX-512: a forced `avx512` falls back to AVX2 there), one op
 //! and N and kernel, for instruction counts:
 //!
-//!   valgrind --tool=callgrind target/release/examples/kernel_min one owner 100 avx2
+//!   valgrind --tool=callgrind target/release/examples/kernel_min one owner 100 avx2 [digest|key] [rounds]
+//!
+//! `one` runs `rounds` (100) rounds of 256 lookups from digests or from 8-byte keys (the key
+//! digest included); two runs with different `rounds` give the instructions per lookup without
+//! the set-up: their difference over `256 * (rounds_a - rounds_b)`.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -56,9 +60,12 @@ fn main() {
         let p = __kernel::with(&build(op, n), kernel).expect("a kernel this CPU has");
         eprintln!("kernel {}", __kernel::of(&p));
         let digests: Vec<u64> = (0..KEYS).map(|_| lcg(&mut st)).collect();
+        let keys: Vec<[u8; 8]> = digests.iter().map(|d| d.to_le_bytes()).collect();
+        let keys = (args.get(4).map(String::as_str) == Some("key")).then_some(&keys[..]);
+        let rounds: usize = args.get(5).map_or(100, |r| r.parse().unwrap());
         let mut sum = 0;
-        for _ in 0..100 {
-            sum += run(op, &p, &digests, None);
+        for _ in 0..rounds {
+            sum += run(op, &p, &digests, keys);
         }
         println!("{sum}");
         return;
