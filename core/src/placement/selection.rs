@@ -570,8 +570,8 @@ impl Direct {
     /// Most nodes always searched directly. Each costs about 32 instructions here, against about
     /// 5 in a weight group's argmax, whose fixed costs (about 35 per group and 40 per exact draw,
     /// and two to three mispredicted branches per lookup) the direct search has none of
-    /// (callgrind: 227 against 269 to 391 instructions at 5 nodes of 2 to 5 weights, 323 against
-    /// 309 to 544 at 8).
+    /// (callgrind, with the pass as a loop: 227 against 269 to 391 instructions at 5 nodes of 2
+    /// to 5 weights, 323 against 309 to 544 at 8).
     const ALWAYS_LANES: usize = 8;
     /// Most nodes searched directly where the weights have at most two nodes each on average
     /// (where every node has its own weight, 1,096 against 1,365 instructions at 32 nodes); from
@@ -610,22 +610,65 @@ impl Direct {
     /// The owner's lane, or `None` when the estimates cannot tell it.
     #[inline]
     fn owner_lane(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
-        let mut best = f64::INFINITY;
-        let mut second = f64::INFINITY;
-        let mut lane = 0u64;
-        for (i, (&d, &inv_weight)) in lanes.iter().zip(&self.inv_weight[..]).enumerate() {
-            // At most 2^62, so the signed conversion is exact up to its rounding.
-            let k = draw_estimate(score(kd, d)) as i64 as f64 * inv_weight;
+        // Up to `ALWAYS_LANES` nodes, a pass of known length: unrolled, with every estimate
+        // computed before the comparisons so that the nodes' chains overlap (callgrind at 5
+        // nodes: 212 instructions instead of 229, and 7% faster).
+        match lanes.len() {
+            2 => self.unrolled::<2>(kd, lanes),
+            3 => self.unrolled::<3>(kd, lanes),
+            4 => self.unrolled::<4>(kd, lanes),
+            5 => self.unrolled::<5>(kd, lanes),
+            6 => self.unrolled::<6>(kd, lanes),
+            7 => self.unrolled::<7>(kd, lanes),
+            8 => self.unrolled::<8>(kd, lanes),
+            _ => self.looped(kd, lanes),
+        }
+    }
+
+    #[inline(always)]
+    fn unrolled<const N: usize>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+        let (lanes, inv_weight) = (&lanes[..N], &self.inv_weight[..N]);
+        let mut k = [0f64; N];
+        for i in 0..N {
+            k[i] = estimate(kd, lanes[i], inv_weight[i]);
+        }
+        let (mut best, mut second, mut lane) = (k[0], f64::INFINITY, 0u64);
+        for (i, &k) in k.iter().enumerate().skip(1) {
             let wins = k < best;
             second = lesser(second, greater(best, k));
             best = lesser(best, k);
             lane = if wins { i as u64 } else { lane };
         }
+        self.decided(best, second, lane)
+    }
+
+    fn looped(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+        let (mut best, mut second, mut lane) = (f64::INFINITY, f64::INFINITY, 0u64);
+        for (i, (&d, &inv_weight)) in lanes.iter().zip(&self.inv_weight[..]).enumerate() {
+            let k = estimate(kd, d, inv_weight);
+            let wins = k < best;
+            second = lesser(second, greater(best, k));
+            best = lesser(best, k);
+            lane = if wins { i as u64 } else { lane };
+        }
+        self.decided(best, second, lane)
+    }
+
+    /// `lane`, the one with the best estimate, where the second best is beyond both errors.
+    #[inline(always)]
+    fn decided(&self, best: f64, second: f64, lane: u64) -> Option<usize> {
         // Scaled by `2^32 / W`, the owner's exact `draw / weight` is at most `best` plus the
         // estimate's error, and every other node's at least `second` less it: with both errors in
         // `margin`, a strict gap means that no other node ranks first, not even on a tie.
         (best * (1.0 + Self::RELATIVE_ERROR) + self.margin < second).then_some(lane as usize)
     }
+}
+
+/// A node's estimated `draw / weight`, scaled by `2^32`.
+#[inline(always)]
+fn estimate(kd: u64, digest: u64, inv_weight: f64) -> f64 {
+    // At most 2^62, so the signed conversion is exact up to its rounding.
+    draw_estimate(score(kd, digest)) as i64 as f64 * inv_weight
 }
 
 /// `a < b ? a : b`, which is one `minsd` (`f64::min` also orders NaNs, which never occur here).
