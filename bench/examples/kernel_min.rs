@@ -12,6 +12,15 @@
 //! and N and kernel, for instruction counts:
 //!
 //!   valgrind --tool=callgrind target/release/examples/kernel_min one owner 100 avx2
+//!
+//! followed by `digest` or `key` and a count of rounds: `one` runs that many (100) rounds of 256
+//! lookups from digests or from 8-byte keys (the key digest included), so that two runs with
+//! different counts give the instructions per lookup without the set-up: their difference over
+//! `256 * (rounds_a - rounds_b)`. A last argument sets how many distinct keys a round looks up
+//! instead of 256: a CPU's branch predictor learns the branches of 256 keys repeated, so timings
+//! (`perf stat -e task-clock`) of data-dependent branches take more, such as 65536:
+//!
+//!   target/release/examples/kernel_min one weighted 5 avx2 key 100 65536
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -58,10 +67,14 @@ fn main() {
         let (op, n, kernel) = (&args[1], args[2].parse().unwrap(), &args[3]);
         let p = __kernel::with(&build(op, n), kernel).expect("a kernel this CPU has");
         eprintln!("kernel {}", __kernel::of(&p));
-        let digests: Vec<u64> = (0..KEYS).map(|_| lcg(&mut st)).collect();
+        let distinct: usize = args.get(6).map_or(KEYS, |k| k.parse().unwrap());
+        let digests: Vec<u64> = (0..distinct).map(|_| lcg(&mut st)).collect();
+        let keys: Vec<[u8; 8]> = digests.iter().map(|d| d.to_le_bytes()).collect();
+        let keys = (args.get(4).map(String::as_str) == Some("key")).then_some(&keys[..]);
+        let rounds: usize = args.get(5).map_or(100, |r| r.parse().unwrap());
         let mut sum = 0;
-        for _ in 0..100 {
-            sum += run(op, &p, &digests, None);
+        for _ in 0..rounds {
+            sum += run(op, &p, &digests, keys);
         }
         println!("{sum}");
         return;

@@ -9,7 +9,7 @@ use crate::{Error, Weight};
 
 mod selection;
 
-use selection::{Keyed, SMALL_K};
+use selection::{Direct, Keyed, SMALL_K};
 
 /// A node as the caller describes it: an id, a weight and an optional failure domain.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -92,6 +92,8 @@ struct Inner {
     lane_weight_f64: Vec<f64>,
     groups: Vec<Group>,
     grouped: bool,
+    /// The owner search of a weighted placement of a few nodes, where it pays.
+    direct: Option<Direct>,
     /// The lanes again, laid out for one pass over every group, where that pays.
     interleaved: Option<Interleaved>,
     kernel: Kernel,
@@ -296,6 +298,7 @@ impl Placement {
             _ if !(MIN_NODES_INTERLEAVED..=MAX_NODES_INTERLEAVED).contains(&lanes.len()) => None,
             _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])),
         };
+        let direct = Direct::new(&lane_weight, groups.len());
         let named_domains = nodes.iter().any(|n| n.domain.is_some());
         let domains = {
             let mut named: Vec<&[u8]> = selectable
@@ -317,6 +320,7 @@ impl Placement {
                 lane_weight,
                 groups,
                 grouped,
+                direct,
                 interleaved,
                 kernel,
                 named_domains,

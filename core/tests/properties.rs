@@ -295,6 +295,37 @@ fn every_lookup_path_agrees_with_the_spec_order() {
 }
 
 #[test]
+fn small_weighted_placements_agree_with_the_spec_order() {
+    // A few nodes of a few weights (the estimated search, with its exact fallback), weights
+    // that differ by one fixed-point unit, and spreads too wide for the estimates.
+    let patterns: [&[f64]; 7] = [
+        &[1.0, 2.0, 3.0, 4.0, 1.0],
+        &[1.0, 2.0],
+        &[1.0, 1.0 + 1.0 / 4_294_967_296.0, 1.0],
+        &[0.5, 0.0, 8.0, 8.0, 0.25, 3.0, 2.0, 1.0],
+        &[1.0, 2000.0, 3.0],
+        &[1e-9, 1e-9, 2e-9],
+        &[1e9, 3e9, 2e9, 4e9, 1e9, 1.5e9],
+    ];
+    for (round, weights) in patterns.iter().enumerate() {
+        for n in [weights.len(), 2 * weights.len(), 5 * weights.len()] {
+            let nodes: Vec<Node> = (0..n)
+                .map(|i| {
+                    let w = Weight::new(weights[i % weights.len()]).unwrap();
+                    Node::new(format!("small-{round}-{i}")).with_weight(w)
+                })
+                .collect();
+            let p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            for k in keys(400) {
+                let expected = oracle_ranking(&p, k.as_bytes());
+                assert_eq!(p.owner_index(&k), expected[0], "{weights:?} n={n} {k}");
+                assert_eq!(p.rank(&k, 1)[0].index(), expected[0]);
+            }
+        }
+    }
+}
+
+#[test]
 fn draining_nodes_are_never_selected_and_removing_them_moves_nothing() {
     let p = Placement::weighted([("a", 1.0), ("b", 0.0), ("c", 2.0), ("d", 0.0)]).unwrap();
     let q = p.without_node("b").unwrap().without_node("d").unwrap();
