@@ -5,6 +5,8 @@
 #   bash bench/ab.sh main                 # N = 5, 100, 1000, 10000
 #   bash bench/ab.sh main 5,100           # other N
 #   AB_ONLY_BUILD=1 bash bench/ab.sh main # print the binary's path (for callgrind)
+#   AB_OPS=owners AB_ROUNDS=61 AB_KEYS=16384 bash bench/ab.sh main 100
+#                                         # the batch owners_into over Arrow-style offsets only
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rev="${1:?usage: bench/ab.sh <git revision> [N,N,...]}"

@@ -74,6 +74,19 @@ def test_string_arrays_hold_utf8() -> None:
     assert P.owners(ok) == P.owners([b"\xff\xfe"])
 
 
+def test_string_offsets_on_character_boundaries() -> None:
+    # "é" is two bytes: an offset between them is refused in text, not in binary; ASCII and
+    # whole characters are keys.
+    for type_ in (pa.string(), pa.large_string()):
+        large = type_ == pa.large_string()
+        data = pa.py_buffer("aé".encode())
+        refused(pa.Array.from_buffers(type_, 2, [None, offsets([0, 2, 3], large), data]))
+        good = pa.Array.from_buffers(type_, 2, [None, offsets([0, 1, 3], large), data])
+        assert P.owners(good) == P.owners(["a", "é"])
+        ascii = pa.Array.from_buffers(type_, 2, [None, offsets([0, 1, 3], large), pa.py_buffer(b"abc")])
+        assert P.owners(ascii) == P.owners(["a", "bc"])
+
+
 def view(length: int, data: bytes, buffer_index: int = 0, offset: int = 0) -> bytes:
     """One 16-byte view: inline when 12 bytes or fewer, else a prefix and a place in a buffer."""
     if length <= 12:

@@ -393,91 +393,155 @@ pub(super) unsafe fn scores_and_lane_max(key: u64, digests: &[u64], out: &mut [u
 /// Keys whose lookups [`argmax_keys`] runs together: four registers of eight.
 pub(super) const KEYS: usize = 32;
 
-/// [`argmax`] of each key digest of `keys` (at most [`KEYS`]) over `digests` (non-empty) into
-/// `out`, as long as `keys`, with the keys across the vector lanes: each node digest is read once
-/// and broadcast against every key of the block, and each key's maximum builds up in its own
-/// lane. As in [`argmax`], positions are not tracked in the loop: each lane keeps its maximum and
-/// the first chunk of eight nodes where it appeared; the best score names its digest
-/// ([`digest_of`]), and its first position is looked for in that chunk alone. Equal scores for
-/// one key are equal digests, so that is the first position with the best score (SPEC.md's
-/// tie rule).
+/// Nodes per chunk of [`argmax_keys`]: each lane's maximum is merged, and its chunk recorded,
+/// once per chunk; the winner is looked for again in its chunk alone.
+const KEY_CHUNK: usize = 16;
+
+/// Folded node digests that [`argmax_many`] keeps on the stack; more go to the heap.
+const FOLDED: usize = 1024;
+
+/// `d ^ (d >> 32)` of each digest of `digests` into `out`, which has room for as many.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn argmax_keys(keys: &[u64], digests: &[u64], out: &mut [(u64, usize)]) {
+unsafe fn fold_into(digests: &[u64], out: *mut u64) {
     let n = digests.len();
-    let count = keys.len().min(out.len()).min(KEYS);
-    if n == 0 || count == 0 {
+    let p = digests.as_ptr();
+    let mut at = 0;
+    while at + 8 <= n {
+        let d = load(p.add(at));
+        let f = _mm512_xor_si512(d, _mm512_srli_epi64::<32>(d));
+        _mm512_storeu_si512(out.add(at) as *mut _, f);
+        at += 8;
+    }
+    if at < n {
+        let d = load_part(p.add(at), n - at);
+        let f = _mm512_xor_si512(d, _mm512_srli_epi64::<32>(d));
+        _mm512_mask_storeu_epi64(out.add(at) as *mut _, low_bits(n - at), f);
+    }
+}
+
+/// [`argmax`] of each key digest of `keys` over `digests` (non-empty) into `out`, which is as
+/// long, [`KEYS`] keys at a time ([`argmax_keys`]), over the node digests folded once for all
+/// of them.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn argmax_many(keys: &[u64], digests: &[u64], out: &mut [(u64, usize)]) {
+    let n = digests.len();
+    if n == 0 {
         out.iter_mut().for_each(|o| *o = (0, 0));
         return;
     }
-    // Lanes past the keys are computed and ignored.
-    let mut fk = [0u64; KEYS];
-    for (f, &k) in fk.iter_mut().zip(&keys[..count]) {
-        *f = k ^ (k >> 32);
+    // Padded to whole chunks: the winner is looked for in a whole chunk, and its first match
+    // comes before any padding.
+    let padded = n.div_ceil(KEY_CHUNK) * KEY_CHUNK;
+    // Left uninitialized: zeroing it would cost as much as folding; what is read is written
+    // first.
+    let mut stack = core::mem::MaybeUninit::<[u64; FOLDED]>::uninit();
+    let mut heap = alloc::vec::Vec::new();
+    let buf = if padded <= FOLDED {
+        stack.as_mut_ptr() as *mut u64
+    } else {
+        heap.reserve_exact(padded);
+        heap.as_mut_ptr()
+    };
+    fold_into(digests, buf);
+    for i in n..padded {
+        buf.add(i).write(0);
     }
-    let p = digests.as_ptr();
-    let fk = [
-        load(fk.as_ptr()),
-        load(fk.as_ptr().add(8)),
-        load(fk.as_ptr().add(16)),
-        load(fk.as_ptr().add(24)),
-    ];
+    let folded = core::slice::from_raw_parts(buf as *const u64, padded);
+    for (keys, out) in keys.chunks(KEYS).zip(out.chunks_mut(KEYS)) {
+        argmax_keys(keys, digests, folded, out);
+    }
+}
+
+/// [`argmax`] of each key digest of `keys` (at most [`KEYS`]) over `digests` (non-empty) into
+/// `out`, as long as `keys`, with the keys across the vector lanes: each node digest is read once
+/// and broadcast against every key of the block, and each key's maximum builds up in its own
+/// lane. `folded` holds the folded digests (`d ^ (d >> 32)`), padded to whole chunks. As in
+/// [`argmax`], positions are not tracked in the loop: each lane keeps its maximum and the first
+/// chunk of [`KEY_CHUNK`] nodes where it appeared; the best score names its folded digest, and
+/// its first position is looked for in that chunk alone. Equal scores for one key are equal
+/// digests, so that is the first position with the best score (SPEC.md's tie rule).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn argmax_keys(keys: &[u64], digests: &[u64], folded: &[u64], out: &mut [(u64, usize)]) {
+    let n = digests.len();
+    let count = keys.len().min(out.len()).min(KEYS);
+    // Lanes past the keys are computed and ignored; the masked loads read nothing past them.
+    let kp = keys.as_ptr();
+    let fk: [__m512i; 4] = core::array::from_fn(|v| {
+        let k = _mm512_maskz_loadu_epi64(
+            low_bits(count.saturating_sub(8 * v).min(8)),
+            kp.wrapping_add(8 * v) as *const _,
+        );
+        _mm512_xor_si512(k, _mm512_srli_epi64::<32>(k))
+    });
+    let f = folded.as_ptr();
     let mul = _mm512_set1_epi64(MIX_MULTIPLIER as i64);
     // Zero never beats a lane's maximum (strictly greater), so a lane whose maximum is zero
     // has it at its first node, in chunk 0.
     let mut best = [_mm512_setzero_si512(); 4];
-    let mut best_chunk = [_mm512_setzero_si512(); 4];
-    let mut chunk = _mm512_setzero_si512();
-    let one = _mm512_set1_epi64(1);
+    let mut best_start = [_mm512_setzero_si512(); 4];
+    let mut start = _mm512_setzero_si512();
+    let step = _mm512_set1_epi64(KEY_CHUNK as i64);
     // (Macros, not closures, so that the code is compiled with AVX-512 enabled.) The score of
-    // `fold(key ^ d)` is `(fold(key) ^ fold(d)) * M`: `fold` is linear, so a node's digest is
-    // folded once per block of keys, in a general-purpose register.
+    // `fold(key ^ d)` is `(fold(key) ^ fold(d)) * M`: `fold` is linear, so the node digests come
+    // folded, each broadcast from memory against every register of keys.
+    macro_rules! score {
+        ($at:expr, $v:expr) => {
+            _mm512_mullo_epi64(
+                _mm512_xor_si512(fk[$v], _mm512_set1_epi64(*f.add($at) as i64)),
+                mul,
+            )
+        };
+    }
     macro_rules! chunk_max {
         ($at:expr, $len:expr) => {{
-            let mut m = [_mm512_setzero_si512(); 4];
-            for j in 0..$len {
-                let d = *p.add($at + j);
-                let fd = _mm512_set1_epi64((d ^ (d >> 32)) as i64);
+            let at = $at;
+            let mut m = [score!(at, 0), score!(at, 1), score!(at, 2), score!(at, 3)];
+            for j in 1..$len {
                 for v in 0..4 {
-                    let s = _mm512_mullo_epi64(_mm512_xor_si512(fk[v], fd), mul);
-                    m[v] = _mm512_max_epu64(m[v], s);
+                    m[v] = _mm512_max_epu64(m[v], score!(at + j, v));
                 }
             }
             for v in 0..4 {
                 let beats = _mm512_cmpgt_epu64_mask(m[v], best[v]);
                 best[v] = _mm512_max_epu64(best[v], m[v]);
-                best_chunk[v] = _mm512_mask_mov_epi64(best_chunk[v], beats, chunk);
+                best_start[v] = _mm512_mask_mov_epi64(best_start[v], beats, start);
             }
         }};
     }
-    let full = n / 8;
+    let full = n / KEY_CHUNK;
     for c in 0..full {
-        chunk_max!(c * 8, 8);
-        chunk = _mm512_add_epi64(chunk, one);
+        chunk_max!(c * KEY_CHUNK, KEY_CHUNK);
+        start = _mm512_add_epi64(start, step);
     }
-    if !n.is_multiple_of(8) {
-        chunk_max!(full * 8, n % 8);
+    if !n.is_multiple_of(KEY_CHUNK) {
+        chunk_max!(full * KEY_CHUNK, n % KEY_CHUNK);
     }
+    // The best score times the multiplier's inverse is `fold(key) ^ fold(d)` of the winner.
+    let inv = _mm512_set1_epi64(MIX_INVERSE as i64);
     let mut tops = [0u64; KEYS];
-    let mut chunks = [0u64; KEYS];
+    let mut targets = [0u64; KEYS];
+    let mut starts = [0u64; KEYS];
     for v in 0..4 {
+        let target = _mm512_xor_si512(_mm512_mullo_epi64(best[v], inv), fk[v]);
         _mm512_storeu_si512(tops.as_mut_ptr().add(8 * v) as *mut _, best[v]);
-        _mm512_storeu_si512(chunks.as_mut_ptr().add(8 * v) as *mut _, best_chunk[v]);
+        _mm512_storeu_si512(targets.as_mut_ptr().add(8 * v) as *mut _, target);
+        _mm512_storeu_si512(starts.as_mut_ptr().add(8 * v) as *mut _, best_start[v]);
     }
     for i in 0..count {
-        let (key, top) = (keys[i], tops[i]);
-        let start = chunks[i] as usize * 8;
-        // The positions of the chunk, all compared at once; the masked load reads nothing past
-        // the slice.
-        let valid = low_bits((n - start).min(8));
-        let d = _mm512_maskz_loadu_epi64(valid, p.add(start) as *const _);
-        let target = _mm512_set1_epi64(digest_of(key, top) as i64);
-        let found = _mm512_mask_cmpeq_epi64_mask(valid, d, target);
+        let start = starts[i] as usize;
+        // The positions of the chunk, all compared at once.
+        let target = _mm512_set1_epi64(targets[i] as i64);
+        let mut found = 0u32;
+        for j in 0..KEY_CHUNK / 8 {
+            let d = load(f.add(start + 8 * j));
+            found |= (_mm512_cmpeq_epi64_mask(d, target) as u32) << (8 * j);
+        }
         out[i] = if found != 0 {
-            (top, start + found.trailing_zeros() as usize)
+            (tops[i], start + found.trailing_zeros() as usize)
         } else {
             // Unreachable: the best score came from a digest of that chunk.
             debug_assert!(false, "the best digest was not found again");
-            super::portable::argmax(key, digests)
+            super::portable::argmax(keys[i], digests)
         };
     }
 }

@@ -222,11 +222,9 @@ impl Kernel {
         match self {
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
             #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 if digests.len() > 1 => {
-                for (keys, out) in keys.chunks(avx512::KEYS).zip(out.chunks_mut(avx512::KEYS)) {
-                    unsafe { avx512::argmax_keys(keys, digests, out) }
-                }
-            }
+            Kernel::Avx512 if digests.len() > 1 => unsafe {
+                avx512::argmax_many(keys, digests, out)
+            },
             _ => {
                 for (&key, slot) in keys.iter().zip(out) {
                     *slot = self.argmax(key, digests);
@@ -726,7 +724,9 @@ mod tests {
         // Node counts around the chunks of eight and beyond; key counts around the blocks of 32
         // keys (a block partly filled, several blocks).
         let mut st = 47u64;
-        let sizes = (1..=40).chain([63, 64, 65, 100, 129, 1000, 1001, 4099, 10_000, 100_000]);
+        let sizes = (1..=40).chain([
+            63, 64, 65, 100, 129, 1000, 1001, 1023, 1024, 1025, 4099, 10_000, 100_000,
+        ]);
         for n in sizes {
             let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
             let counts: &[usize] = if n > 5000 {
@@ -747,7 +747,9 @@ mod tests {
         // first must win, in or across chunks of eight); some keys score zero everywhere
         // (digest == key) and one fleet has every digest equal.
         let mut st = 53u64;
-        for n in [1usize, 2, 5, 7, 8, 9, 15, 16, 17, 31, 64, 65, 100, 1000] {
+        for n in [
+            1usize, 2, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 100, 1000, 1025, 2100,
+        ] {
             for round in 0..6 {
                 let mut digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
                 let mut keys: Vec<u64> = (0..40).map(|_| lcg(&mut st)).collect();
