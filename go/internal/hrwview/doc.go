@@ -169,13 +169,10 @@ func Parse(doc []byte) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, ok := m["nodes"]
-	switch {
-	case !ok:
-		return nil, viewError("nodes", -1, "missing")
-	case nodes.kind != kArray:
-		return nil, viewError("nodes", -1, "wrong_type")
-	case nodeErr != nil:
+	if _, err := required(m, "nodes", kArray); err != nil {
+		return nil, err
+	}
+	if nodeErr != nil {
 		return nil, nodeErr
 	}
 	if len(blocks) > 0 {
@@ -194,13 +191,22 @@ func ParseError(doc []byte) (*Error, bool) {
 	return e, ok
 }
 
-func epoch(m map[string]value) (uint64, error) {
-	v, ok := m["epoch"]
+// required is the document's member name, which must be there and of kind want.
+func required(m map[string]value, name string, want kind) (value, error) {
+	v, ok := m[name]
 	switch {
 	case !ok:
-		return 0, viewError("epoch", -1, "missing")
-	case v.kind != kString:
-		return 0, viewError("epoch", -1, "wrong_type")
+		return value{}, viewError(name, -1, "missing")
+	case v.kind != want:
+		return value{}, viewError(name, -1, "wrong_type")
+	}
+	return v, nil
+}
+
+func epoch(m map[string]value) (uint64, error) {
+	v, err := required(m, "epoch", kString)
+	if err != nil {
+		return 0, err
 	}
 	s := v.str
 	if len(s) < 1 || len(s) > 20 || (len(s) > 1 && s[0] == '0') {
