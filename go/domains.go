@@ -163,12 +163,7 @@ func (d *Domains) buildLevel(p *Placement, fixed []uint64, ends [][]int, level, 
 	return out, nil
 }
 
-func (d *Domains) usable() error {
-	if d == nil || d.top == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (d *Domains) usable() error { return builtIf(d != nil && d.top != nil) }
 
 // Owner returns the index of the owner of key: the first of its replicas. It cannot fail; a nil
 // or zero Domains panics with ErrNullParameter.

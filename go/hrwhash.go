@@ -178,12 +178,16 @@ func mustUse(err error) {
 	}
 }
 
-func (p *Placement) usable() error {
-	if p == nil || p.b == nil {
-		return &Error{Code: CodeNullParameter}
+// builtIf is nil for a usable handle (ok), else ErrNullParameter: a nil handle, or a zero value
+// that its constructor did not make.
+func builtIf(ok bool) error {
+	if ok {
+		return nil
 	}
-	return nil
+	return &Error{Code: CodeNullParameter}
 }
+
+func (p *Placement) usable() error { return builtIf(p != nil && p.b != nil) }
 
 // Owner returns the index of the node that owns key. A built placement always has one, so
 // there is no error; a nil or zero Placement (not made by New, NewNodes, ...) panics with
@@ -198,8 +202,14 @@ func (p *Placement) OwnerID(key string) string { return p.nodes[p.Owner(key)].id
 
 // Owners returns the owner of every key (in the hrwhash_cgo build, in one call into the library).
 func (p *Placement) Owners(keys []string) ([]int, error) {
+	return intoNew(keys, p.OwnersInto)
+}
+
+// intoNew is the allocating form of a batch call that writes one int per key into a
+// caller's slice (into): a new slice of len(keys), or nil with into's error.
+func intoNew(keys []string, into func(keys []string, out []int) error) ([]int, error) {
 	out := make([]int, len(keys))
-	if err := p.OwnersInto(keys, out); err != nil {
+	if err := into(keys, out); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -57,12 +57,7 @@ func (lv *LiveView) load() *liveState {
 	panic(&Error{Code: CodeNullParameter})
 }
 
-func (lv *LiveView) usable() error {
-	if lv == nil || lv.state.Load() == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (lv *LiveView) usable() error { return builtIf(lv != nil && lv.state.Load() != nil) }
 
 func (s *liveState) moving(now int64) bool {
 	return s.previous != nil && (s.deadline == 0 || now < s.deadline)

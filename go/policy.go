@@ -58,11 +58,7 @@ func (bl *BoundedLoad) Owner(key string, loads []uint64) (int, error) {
 // ends with more than about c times its share. The answer depends on the order of the keys and
 // on nothing else. With libhrwhash the whole batch is one call into it.
 func (bl *BoundedLoad) Assign(keys []string) ([]int, error) {
-	out := make([]int, len(keys))
-	if err := bl.AssignInto(keys, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return intoNew(keys, bl.AssignInto)
 }
 
 // AssignInto writes the node of keys[i] under Assign into out[i]; out must be exactly as long

@@ -41,12 +41,7 @@ func NewProfilePlacement(profile string, nodes []Node) (*ProfilePlacement, error
 	return &ProfilePlacement{b: b, profile: profile, ids: ids}, nil
 }
 
-func (p *ProfilePlacement) usable() error {
-	if p == nil || p.b == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (p *ProfilePlacement) usable() error { return builtIf(p != nil && p.b != nil) }
 
 // Profile is the profile's name.
 func (p *ProfilePlacement) Profile() string {

@@ -102,12 +102,7 @@ func NewReplicaBalance(p *Placement, k int) (*ReplicaBalance, error) {
 	return rb, nil
 }
 
-func (rb *ReplicaBalance) usable() error {
-	if rb == nil || rb.secondary == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (rb *ReplicaBalance) usable() error { return builtIf(rb != nil && rb.secondary != nil) }
 
 // Placement is the placement the replica sets are drawn from (its weights rank the primaries).
 func (rb *ReplicaBalance) Placement() *Placement {

@@ -171,12 +171,7 @@ func NewSlotTable(p *Placement, slots uint64, opts ...SlotTableOption) (*SlotTab
 	return t, nil
 }
 
-func (t *SlotTable) usable() error {
-	if t == nil || t.lay == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (t *SlotTable) usable() error { return builtIf(t != nil && t.lay != nil) }
 
 // Mode is how the table gives slots to nodes (SlotModeLevelled for a nil SlotTable).
 func (t *SlotTable) Mode() SlotMode {

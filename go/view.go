@@ -116,12 +116,7 @@ func NewView(p *Placement, epoch uint64) (*View, error) {
 	return newView(p, epoch)
 }
 
-func (v *View) usable() error {
-	if v == nil || v.b == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (v *View) usable() error { return builtIf(v != nil && v.b != nil) }
 
 // WithEpoch returns the same membership at another epoch.
 func (v *View) WithEpoch(epoch uint64) (*View, error) {
@@ -272,12 +267,7 @@ func NewTransition(old, new *Placement) (*Transition, error) {
 	return newTransition(old, new)
 }
 
-func (t *Transition) usable() error {
-	if t == nil || t.b == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (t *Transition) usable() error { return builtIf(t != nil && t.b != nil) }
 
 // OldPlacement is the membership before, NewPlacement the membership after (nil for a nil
 // Transition).
@@ -512,12 +502,7 @@ func (t *Transition) DiffTop(k int) (*Diff, error) {
 	return t.b.diffTop(t, k)
 }
 
-func (d *Diff) usable() error {
-	if d == nil || d.b == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (d *Diff) usable() error { return builtIf(d != nil && d.b != nil) }
 
 // Add counts one key.
 func (d *Diff) Add(key string) error {
@@ -661,12 +646,7 @@ func NewRampPlan(old, new *View, maxMove float64) (*RampPlan, error) {
 	return newRampPlan(old, new, maxMove)
 }
 
-func (r *RampPlan) usable() error {
-	if r == nil || r.b == nil {
-		return &Error{Code: CodeNullParameter}
-	}
-	return nil
-}
+func (r *RampPlan) usable() error { return builtIf(r != nil && r.b != nil) }
 
 // Steps are the steps in order; none when the two views already place every key alike.
 func (r *RampPlan) Steps() []RampStep {

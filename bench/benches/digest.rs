@@ -13,26 +13,14 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hrwhash::v1::key_digest;
 use hrwhash::{Placement, Seed};
-use hrwhash_bench::siphasher;
+use hrwhash_bench::{letter_keys, siphasher};
 
 const KEYS: usize = 1024;
 
 /// Keys of lengths drawn from `lengths` in a random order, so that a branch on the length is
 /// as unpredictable as in a real stream of keys.
 fn keys(lengths: &[usize]) -> Vec<Vec<u8>> {
-    let mut state = 0x243F_6A88_85A3_08D3u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        state >> 33
-    };
-    (0..KEYS)
-        .map(|_| {
-            let len = lengths[next() as usize % lengths.len()];
-            (0..len).map(|_| b'a' + (next() % 26) as u8).collect()
-        })
-        .collect()
+    letter_keys(KEYS, |r| lengths[r as usize % lengths.len()])
 }
 
 fn lengths() -> Vec<(&'static str, Vec<usize>)> {

@@ -8,8 +8,12 @@ use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use hrwhash::Placement;
+use rendezvous_hash::{DefaultNodeHasher, RendezvousNodes};
 
 const KEYS: usize = 256;
 const SIZES: [usize; 4] = [5, 100, 1000, 10000];
@@ -63,21 +67,40 @@ impl hrw_hash::HrwNode for Capacity<'_> {
     }
 }
 
+/// rendezvous_hash's unweighted nodes, one per id.
+fn rendezvous_nodes(ids: &[String]) -> RendezvousNodes<&str, DefaultNodeHasher> {
+    let mut rh = RendezvousNodes::default();
+    ids.iter().for_each(|id| {
+        rh.insert(id.as_str());
+    });
+    rh
+}
+
+/// The functions `add` gives at every size of `SIZES` (called with the node ids), in group `name`,
+/// over `KEYS` keys of `len` bytes.
+fn each_size(
+    c: &mut Criterion,
+    name: &str,
+    len: usize,
+    mut add: impl FnMut(&mut BenchmarkGroup<'_, WallTime>, &[String], usize, &[String]),
+) {
+    let keys = keys(len);
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(KEYS as u64));
+    for n in SIZES {
+        add(&mut g, &keys, n, &nodes(n));
+    }
+    g.finish();
+}
+
 fn owner(c: &mut Criterion) {
     for len in [8usize, 64, 1024] {
-        let keys = keys(len);
-        let mut g = c.benchmark_group(format!("owner/{len}B"));
-        g.throughput(Throughput::Elements(KEYS as u64));
-        for n in SIZES {
-            let ids = nodes(n);
-            let ours = Placement::new(&ids).unwrap();
+        each_size(c, &format!("owner/{len}B"), len, |g, keys, n, ids| {
+            let ours = Placement::new(ids).unwrap();
             g.bench_with_input(BenchmarkId::new("hrwhash", n), &n, |b, _| {
                 b.iter(|| keys.iter().map(|k| ours.owner_index(k)).sum::<usize>())
             });
-            let mut rh = rendezvous_hash::RendezvousNodes::default();
-            ids.iter().for_each(|id| {
-                rh.insert(id.as_str());
-            });
+            let rh = rendezvous_nodes(ids);
             g.bench_with_input(BenchmarkId::new("rendezvous_hash", n), &n, |b, _| {
                 b.iter(|| {
                     keys.iter()
@@ -98,18 +121,13 @@ fn owner(c: &mut Criterion) {
                         .sum::<usize>()
                 })
             });
-        }
-        g.finish();
+        });
     }
 }
 
 fn top3(c: &mut Criterion) {
-    let keys = keys(8);
-    let mut g = c.benchmark_group("top3/8B");
-    g.throughput(Throughput::Elements(KEYS as u64));
-    for n in SIZES {
-        let ids = nodes(n);
-        let ours = Placement::new(&ids).unwrap();
+    each_size(c, "top3/8B", 8, |g, keys, n, ids| {
+        let ours = Placement::new(ids).unwrap();
         g.bench_with_input(BenchmarkId::new("hrwhash", n), &n, |b, _| {
             let mut out = [0usize; 3];
             b.iter(|| {
@@ -118,10 +136,7 @@ fn top3(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-        let mut rh = rendezvous_hash::RendezvousNodes::default();
-        ids.iter().for_each(|id| {
-            rh.insert(id.as_str());
-        });
+        let rh = rendezvous_nodes(ids);
         g.bench_with_input(BenchmarkId::new("rendezvous_hash", n), &n, |b, _| {
             b.iter(|| {
                 keys.iter()
@@ -142,16 +157,11 @@ fn top3(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-    }
-    g.finish();
+    });
 }
 
 fn weighted(c: &mut Criterion) {
-    let keys = keys(8);
-    let mut g = c.benchmark_group("weighted/8B");
-    g.throughput(Throughput::Elements(KEYS as u64));
-    for n in SIZES {
-        let ids = nodes(n);
+    each_size(c, "weighted/8B", 8, |g, keys, n, ids| {
         let cycled = cycled_weights(n);
         let ours = Placement::weighted(ids.iter().zip(cycled.iter().copied())).unwrap();
         g.bench_with_input(BenchmarkId::new("hrwhash-4-weights", n), &n, |b, _| {
@@ -195,8 +205,7 @@ fn weighted(c: &mut Criterion) {
                     .sum::<usize>()
             })
         });
-    }
-    g.finish();
+    });
 }
 
 fn config() -> Criterion {

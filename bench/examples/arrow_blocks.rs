@@ -9,16 +9,7 @@
 use std::hint::black_box;
 
 use hrwhash::Placement;
-
-fn cpu_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
-}
+use hrwhash_bench::cpu_ns;
 
 fn main() {
     let n: usize = std::env::args().nth(1).map_or(100, |a| a.parse().unwrap());

@@ -14,22 +14,10 @@ use std::hint::black_box;
 
 use hrwhash::v1::key_digest;
 use hrwhash::Placement;
-use hrwhash_bench::siphasher;
+use hrwhash_bench::{cpu_ns, letter_keys, siphasher};
 
 fn keys(count: usize) -> Vec<Vec<u8>> {
-    let mut state = 0x243F_6A88_85A3_08D3u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        state >> 33
-    };
-    (0..count)
-        .map(|_| {
-            let len = 8 + next() as usize % 17;
-            (0..len).map(|_| b'a' + (next() % 26) as u8).collect()
-        })
-        .collect()
+    letter_keys(count, |r| 8 + r as usize % 17)
 }
 
 fn run(op: &str, p: &Placement, keys: &[Vec<u8>], out: &mut [usize]) -> u64 {
@@ -52,16 +40,6 @@ fn run(op: &str, p: &Placement, keys: &[Vec<u8>], out: &mut [usize]) -> u64 {
         }
         _ => panic!("unknown op {op}"),
     }
-}
-
-fn cpu_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid timespec to write into.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 fn placement(n: usize) -> Placement {

@@ -12,17 +12,11 @@ use std::time::Instant;
 
 use hrwhash::policy::ReplicaBalance;
 use hrwhash::{Placement, Weight};
-use hrwhash_bench::SplitMix64;
+use hrwhash_bench::{cpu_ns, SplitMix64};
 
 /// CPU time of this thread, in seconds.
 fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    cpu_ns() as f64 * 1e-9
 }
 
 enum Mode<'a> {

@@ -35,26 +35,7 @@ use hrwhash::policy::slot_table::slot_of_digest;
 use hrwhash::policy::SlotTable;
 use hrwhash::v1::{key_digest, node_digest, score};
 use hrwhash::{Placement, Seed, Weight};
-use hrwhash_bench::SplitMix64;
-
-fn cpu_ns() -> f64 {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
-    text.split_whitespace()
-        .next()
-        .expect("runtime")
-        .parse()
-        .expect("ns")
-}
-
-struct Clock(f64);
-impl Clock {
-    fn start() -> Clock {
-        Clock(cpu_ns())
-    }
-    fn ms(&self) -> f64 {
-        (cpu_ns() - self.0) / 1e6
-    }
-}
+use hrwhash_bench::{Clock, SplitMix64};
 
 const SLOT_KEY_PREFIX: &[u8] = b"slot-table-v1:";
 

@@ -15,27 +15,7 @@ use std::hint::black_box;
 
 use hrwhash::policy::SlotTable;
 use hrwhash::{Node, Placement};
-
-/// Nanoseconds this thread has run on a CPU (Linux schedstat): the machine is shared, so wall
-/// time would count other processes' turns.
-fn cpu_ns() -> f64 {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").expect("Linux schedstat");
-    text.split_whitespace()
-        .next()
-        .expect("runtime")
-        .parse()
-        .expect("ns")
-}
-
-struct Clock(f64);
-impl Clock {
-    fn start() -> Clock {
-        Clock(cpu_ns())
-    }
-    fn ms(&self) -> f64 {
-        (cpu_ns() - self.0) / 1e6
-    }
-}
+use hrwhash_bench::Clock;
 
 fn moved(a: &SlotTable, b: &SlotTable, same: impl Fn(u32, u32) -> bool) -> usize {
     a.assignments()

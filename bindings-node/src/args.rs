@@ -195,6 +195,11 @@ pub(crate) fn count_arg(env: sys::napi_env, v: Raw, what: &str) -> Result<f64> {
     }
 }
 
+/// `count_arg`, then `count_value`: a count given by itself.
+pub(crate) fn count_of(env: sys::napi_env, v: Raw, what: &str) -> Result<usize> {
+    count_value(env, count_arg(env, v, what)?, what)
+}
+
 /// `k` as a count: an integer from 0 to 2^53 - 1 (`InvalidCount` otherwise). It never sizes an
 /// allocation by itself: callers cap it at the number of selectable nodes.
 pub(crate) fn count_value(env: sys::napi_env, k: f64, what: &str) -> Result<usize> {

@@ -12,7 +12,7 @@ use napi_derive::napi;
 
 use crate::js::{self, Raw};
 use crate::view::{id_value, text_form, view_arg, Transition, View};
-use crate::{core_error, count_arg, count_value};
+use crate::{core_error, count_of};
 
 /// The view a client follows: a `View` replaced only by newer epochs, with the previous view kept
 /// while keys move.
@@ -66,8 +66,7 @@ fn move_deadline(env: sys::napi_env, options: Option<Raw>) -> Result<Option<Dura
     if js::is_null_or_undefined(env, value)? {
         return Ok(None);
     }
-    let ms = count_arg(env, Raw(value), "moveDeadline")?;
-    let ms = count_value(env, ms, "moveDeadline")?;
+    let ms = count_of(env, Raw(value), "moveDeadline")?;
     Ok(Some(Duration::from_millis(ms as u64)))
 }
 

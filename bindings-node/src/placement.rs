@@ -743,47 +743,19 @@ impl Placement {
     ) -> Result<sys::napi_value> {
         let bytes = match js::uint8_array(env, data.0)? {
             View::Elements(b) => b,
-            View::Detached => {
-                return Err(js::type_error(
-                    env,
-                    "data is a Uint8Array whose buffer is detached",
-                ))
-            }
-            View::Other => {
-                return Err(js::type_error(
-                    env,
-                    &format!(
-                        "data is {}, not a Buffer or Uint8Array",
-                        js::describe(env, data.0)
-                    ),
-                ))
-            }
+            View::Detached => return Err(detached(env, "data is a Uint8Array")),
+            View::Other => return Err(not_array(env, "data", data, "a Buffer or Uint8Array")),
         };
         // Arrow's string and binary arrays keep int32 offsets; both widths are read as i64.
         let offsets: Vec<i64> = match js::uint32_array(env, offsets.0)? {
             View::Elements(o) => o.iter().map(|&x| x as i64).collect(),
-            View::Detached => {
-                return Err(js::type_error(
-                    env,
-                    "offsets is a typed array whose buffer is detached",
-                ))
-            }
+            View::Detached => return Err(detached(env, "offsets is a typed array")),
             View::Other => match js::int32_array(env, offsets.0)? {
                 View::Elements(o) => o.iter().map(|&x| x as i64).collect(),
-                View::Detached => {
-                    return Err(js::type_error(
-                        env,
-                        "offsets is a typed array whose buffer is detached",
-                    ))
-                }
+                View::Detached => return Err(detached(env, "offsets is a typed array")),
                 View::Other => {
-                    return Err(js::type_error(
-                        env,
-                        &format!(
-                            "offsets is {}, not a Uint32Array or Int32Array",
-                            js::describe(env, offsets.0)
-                        ),
-                    ))
+                    let expected = "a Uint32Array or Int32Array";
+                    return Err(not_array(env, "offsets", offsets, expected));
                 }
             },
         };
@@ -930,3 +902,16 @@ pub(crate) const RANK_MANY_SLOTS: usize = 1 << 16;
 
 /// Results smaller than this are built without asking V8 how much heap is left.
 pub(crate) const HEAP_CHECK_BYTES: f64 = (64u64 << 20) as f64;
+
+/// The TypeError of a typed-array argument whose buffer is detached (`what` names it).
+fn detached(env: sys::napi_env, what: &str) -> napi::Error {
+    js::type_error(env, &format!("{what} whose buffer is detached"))
+}
+
+/// The TypeError of argument `name`, `value`, that is none of the arrays `expected` names.
+fn not_array(env: sys::napi_env, name: &str, value: Raw, expected: &str) -> napi::Error {
+    js::type_error(
+        env,
+        &format!("{name} is {}, not {expected}", js::describe(env, value.0)),
+    )
+}

@@ -9,7 +9,7 @@ use napi_derive::napi;
 
 use crate::js::{self, KeyBuf, Raw};
 use crate::view::instance;
-use crate::{core_error, count_arg, count_value, key_and_count, key_of, read, Placement};
+use crate::{core_error, count_of, key_and_count, key_of, read, Placement};
 
 /// A placement read through the domains-v1 policy at one spread level: each node's domain is a
 /// path of levels separated by `/`, and replicas go to distinct domains of that level.
@@ -64,8 +64,7 @@ impl Domains {
                 ),
             ));
         };
-        let level = count_arg(env, level, "level")?;
-        let level = count_value(env, level, "level")?;
+        let level = count_of(env, level, "level")?;
         let inner =
             hrwhash::policy::Domains::new(&p.inner, level).map_err(|e| core_error(env, e))?;
         let mut r = ptr::null_mut();

@@ -8,7 +8,7 @@ use napi_derive::napi;
 use crate::js::{self, KeyBuf, Raw};
 use crate::policy::ids;
 use crate::view::membership;
-use crate::{core_error, count_arg, count_value, key_of, NodeForm};
+use crate::{core_error, count_of, key_of, NodeForm};
 
 /// Name and version of the policy `ReplicaBalance` implements.
 #[napi]
@@ -33,8 +33,7 @@ impl ReplicaBalance {
     pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalance> {
         let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
-        let k = count_arg(env, k, "k")?;
-        let k = count_value(env, k, "k")?;
+        let k = count_of(env, k, "k")?;
         let inner = policy::ReplicaBalance::new(p, k).map_err(|e| core_error(env, e))?;
         Ok(ReplicaBalance { inner, forms })
     }

@@ -14,7 +14,7 @@ use crate::js::{self, Bytes, KeyBuf, Kind, Raw};
 use crate::view::{
     epoch_arg, id_value, load_document, membership, placement_value, view_form, View,
 };
-use crate::{core_error, count_arg, count_value, key_of, optional, NodeForm};
+use crate::{core_error, count_arg, count_of, count_value, key_of, optional, NodeForm};
 
 /// The names `new SlotTable`'s options may have; any other is a mistake the caller must hear of.
 const OPTIONS: [&str; 3] = ["mode", "overloadPpm", "epoch"];
@@ -329,8 +329,7 @@ impl SlotTable {
     )]
     pub fn owner_of_slot(&self, env: Env, slot: Raw) -> Result<Raw> {
         let env = env.raw();
-        let s = count_arg(env, slot, "slot")?;
-        let s = count_value(env, s, "slot")?;
+        let s = count_of(env, slot, "slot")?;
         let index = self
             .inner
             .owner_index_of_slot(s as u64)

@@ -20,8 +20,8 @@ use napi_derive::napi;
 use crate::js::{self, Form, KeyBuf, Kind, Raw};
 use crate::profile::ProfilePlacement;
 use crate::{
-    core_error, count_arg, count_value, key_and_count, key_of, no_bad_text, optional, read,
-    seed_arg, seed_of, NodeForm, Parsed, Placement,
+    core_error, count_of, key_and_count, key_of, no_bad_text, optional, read, seed_arg, seed_of,
+    NodeForm, Parsed, Placement,
 };
 
 /// The JS value of an id given in `form`.
@@ -121,8 +121,7 @@ pub(crate) fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
         }
         None => {}
     }
-    let e = count_arg(env, value, "epoch")?;
-    Ok(count_value(env, e, "epoch")? as u64)
+    Ok(count_of(env, value, "epoch")? as u64)
 }
 
 /// Parses a document given as a string or its UTF-8 bytes, with the seed of `options`: the text
@@ -862,7 +861,7 @@ impl Transition {
     )]
     pub fn diff_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
-        let k = count_value(env, count_arg(env, k, "k")?, "k")?;
+        let k = count_of(env, k, "k")?;
         let t = self.hrw(env, "replica diffs in a transition")?;
         let src = source(env, keys.0)?;
         self.diff_value(env, &count(env, t.diff_top(k), src)?)
@@ -888,7 +887,7 @@ impl Transition {
     )]
     pub fn plan_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
         let env = env.raw();
-        let k = count_value(env, count_arg(env, k, "k")?, "k")?;
+        let k = count_of(env, k, "k")?;
         self.hrw(env, "replica plans in a transition")?;
         self.plan_of(env, keys, Some(k))
     }
@@ -1169,8 +1168,7 @@ impl RampPlan {
     )]
     pub fn view(&self, env: Env, step: Raw) -> Result<View> {
         let env = env.raw();
-        let s = count_arg(env, step, "step")?;
-        let s = count_value(env, s, "step")?;
+        let s = count_of(env, step, "step")?;
         let inner = self.inner.view(s).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
     }

@@ -3,9 +3,10 @@ with one line that says so, instead of maturin silently downloading a Rust toolc
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
-from typing import Any, Mapping, Optional
+from typing import Any, Callable
 
 # The hooks that need no compiler are maturin's own.
 from maturin import (  # noqa: F401
@@ -30,33 +31,19 @@ def _require_cargo() -> None:
         raise SystemExit(MISSING_CARGO)
 
 
-def build_wheel(
-    wheel_directory: str,
-    config_settings: Optional[Mapping[str, Any]] = None,
-    metadata_directory: Optional[str] = None,
-) -> str:
-    _require_cargo()
-    return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+def _needs_cargo(hook: Callable[..., str]) -> Callable[..., str]:
+    """maturin's `hook`, run once cargo is found."""
+
+    @functools.wraps(hook)
+    def run(*args: Any, **kwargs: Any) -> str:
+        _require_cargo()
+        return hook(*args, **kwargs)
+
+    return run
 
 
-def build_editable(
-    wheel_directory: str,
-    config_settings: Optional[Mapping[str, Any]] = None,
-    metadata_directory: Optional[str] = None,
-) -> str:
-    _require_cargo()
-    return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
-
-
-def prepare_metadata_for_build_wheel(
-    metadata_directory: str, config_settings: Optional[Mapping[str, Any]] = None
-) -> str:
-    _require_cargo()
-    return maturin.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
-
-
-def prepare_metadata_for_build_editable(
-    metadata_directory: str, config_settings: Optional[Mapping[str, Any]] = None
-) -> str:
-    _require_cargo()
-    return maturin.prepare_metadata_for_build_editable(metadata_directory, config_settings)
+# The hooks that compile.
+build_wheel = _needs_cargo(maturin.build_wheel)
+build_editable = _needs_cargo(maturin.build_editable)
+prepare_metadata_for_build_wheel = _needs_cargo(maturin.prepare_metadata_for_build_wheel)
+prepare_metadata_for_build_editable = _needs_cargo(maturin.prepare_metadata_for_build_editable)

@@ -170,10 +170,15 @@ pub(crate) fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>, at: At<'_>) -> PyResult<C
 
 /// The type check of a node id or failure domain: str or bytes (immutable, hashable).
 pub(crate) fn check_id(obj: &Bound<'_, PyAny>, at: At<'_>) -> PyResult<()> {
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+    if is_one_text(obj) {
         return Ok(());
     }
     Err(wrong_type(obj, at, "str or bytes"))
+}
+
+/// Whether `obj` is a str or bytes: one id or key, where a sequence of them is wanted.
+pub(crate) fn is_one_text(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>()
 }
 
 /// The bytes of a node id or failure domain.

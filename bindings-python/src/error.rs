@@ -18,6 +18,15 @@ fn raise(py: Python<'_>, class: &str, message: String, fields: &Bound<'_, PyDict
     build().unwrap_or_else(|e| e)
 }
 
+/// `raise` of `class` with `message` and the attributes given as `name => value`.
+macro_rules! raise_with {
+    ($py:expr, $class:literal, $message:expr $(, $name:literal => $value:expr)*) => {{
+        let fields = PyDict::new($py);
+        $(let _ = fields.set_item($name, $value);)*
+        raise($py, $class, $message, &fields)
+    }};
+}
+
 /// Maps a core error variant to its Python exception class, with the variant's fields as
 /// attributes and `detail` naming the offending value.
 pub(crate) fn error(py: Python<'_>, err: Error, detail: Option<String>) -> PyErr {
@@ -41,24 +50,17 @@ pub(crate) fn invalid_weight(
     value: &Bound<'_, PyAny>,
     index: Option<usize>,
 ) -> PyErr {
-    let fields = PyDict::new(py);
-    let _ = fields.set_item("value", value);
-    let _ = fields.set_item("index", index);
-    raise(py, "InvalidWeightError", message, &fields)
+    raise_with!(py, "InvalidWeightError", message, "value" => value, "index" => index)
 }
 
 /// `InvalidTextError`: a str with a lone surrogate, at `index` when it is an element of a list.
 pub(crate) fn invalid_text(py: Python<'_>, message: String, index: Option<usize>) -> PyErr {
-    let fields = PyDict::new(py);
-    let _ = fields.set_item("index", index);
-    raise(py, "InvalidTextError", message, &fields)
+    raise_with!(py, "InvalidTextError", message, "index" => index)
 }
 
 /// `InvalidCountError` for the count object `value`.
 pub(crate) fn invalid_count(py: Python<'_>, message: String, value: &Bound<'_, PyAny>) -> PyErr {
-    let fields = PyDict::new(py);
-    let _ = fields.set_item("value", value);
-    raise(py, "InvalidCountError", message, &fields)
+    raise_with!(py, "InvalidCountError", message, "value" => value)
 }
 
 /// `InvalidCountError` for `value`, item `index` of a list (a load).
@@ -68,15 +70,10 @@ pub(crate) fn invalid_count_at(
     value: &Bound<'_, PyAny>,
     index: usize,
 ) -> PyErr {
-    let fields = PyDict::new(py);
-    let _ = fields.set_item("value", value);
-    let _ = fields.set_item("index", index);
-    raise(py, "InvalidCountError", message, &fields)
+    raise_with!(py, "InvalidCountError", message, "value" => value, "index" => index)
 }
 
 /// `InvalidArgumentError` (a `TypeError`): a wrong type, a released buffer or an unknown keyword.
 pub(crate) fn invalid_argument(py: Python<'_>, message: String, index: Option<usize>) -> PyErr {
-    let fields = PyDict::new(py);
-    let _ = fields.set_item("index", index);
-    raise(py, "InvalidArgumentError", message, &fields)
+    raise_with!(py, "InvalidArgumentError", message, "index" => index)
 }

@@ -107,9 +107,7 @@ fn load_value(py: Python<'_>, i: usize, x: &Bound<'_, PyAny>) -> PyResult<u64> {
 /// One load per node of the placement (`nodes` of them): an iterable that runs longer is refused
 /// as soon as its first extra item is read.
 fn loads_arg(py: Python<'_>, loads: &Bound<'_, PyAny>, nodes: usize) -> PyResult<Vec<u64>> {
-    if loads.is_instance_of::<pyo3::types::PyString>()
-        || loads.is_instance_of::<pyo3::types::PyBytes>()
-    {
+    if crate::args::is_one_text(loads) {
         return Err(invalid_argument(
             py,
             "loads must be a sequence of ints".into(),
@@ -236,9 +234,7 @@ impl BoundedLoad {
 }
 
 fn keys_vec(py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
-    if keys.is_instance_of::<pyo3::types::PyString>()
-        || keys.is_instance_of::<pyo3::types::PyBytes>()
-    {
+    if crate::args::is_one_text(keys) {
         return Err(invalid_argument(
             py,
             "keys must be a sequence of keys, not one key".into(),

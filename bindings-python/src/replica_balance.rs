@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use hrwhash::policy;
+use hrwhash::{policy, Weight};
 
 use crate::args::{cast_arg, check_key, key_bytes, At};
 use crate::error::error;
@@ -57,22 +57,14 @@ impl ReplicaBalance {
     /// The weights that rank positions 2..k, build order.
     #[getter]
     fn adjusted_weights(&self) -> Vec<f64> {
-        self.inner
-            .adjusted_weights()
-            .iter()
-            .map(|w| w.to_f64())
-            .collect()
+        self.adjusted(Weight::to_f64)
     }
 
     /// The same weights in fixed point (`w * 2**32`), as
     /// conformance/policies/replica-balance-v2.json states them.
     #[getter]
     fn adjusted_fixed(&self) -> Vec<u64> {
-        self.inner
-            .adjusted_weights()
-            .iter()
-            .map(|w| w.to_fixed())
-            .collect()
+        self.adjusted(Weight::to_fixed)
     }
 
     /// The build-order indices of the replica set of `key`, primary first.
@@ -100,6 +92,17 @@ impl ReplicaBalance {
             self.inner.k(),
             self.inner.placement().len()
         )
+    }
+}
+
+impl ReplicaBalance {
+    /// `f` of each adjusted weight, build order.
+    fn adjusted<T>(&self, f: fn(Weight) -> T) -> Vec<T> {
+        self.inner
+            .adjusted_weights()
+            .iter()
+            .map(|&w| f(w))
+            .collect()
     }
 }
 

@@ -59,16 +59,7 @@ pub fn place_policy(
 /// The nodes with the paths of `--domains`, one per node.
 pub fn with_domains(nodes: Vec<Node>, list: &str) -> Result<Vec<Node>, CliError> {
     let paths: Vec<&str> = list.split(',').map(str::trim_ascii).collect();
-    if paths.len() != nodes.len() {
-        return Err(CliError::usage(
-            "LengthMismatch",
-            format!(
-                "--domains has {} items but --nodes has {}",
-                paths.len(),
-                nodes.len()
-            ),
-        ));
-    }
+    crate::input::check_per_node("--domains", paths.len(), nodes.len())?;
     Ok(nodes
         .into_iter()
         .zip(paths)

@@ -200,19 +200,21 @@ pub fn place_nodes(ids: &OsStr, weights: Option<&str>) -> Result<Vec<Node>, CliE
 }
 
 fn check_weight_count(ids: &[&[u8]], numbers: Option<&[(&str, f64)]>) -> Result<(), CliError> {
-    if let Some(numbers) = numbers {
-        if numbers.len() != ids.len() {
-            return Err(CliError::usage(
-                "LengthMismatch",
-                format!(
-                    "--weights has {} items but --nodes has {}",
-                    numbers.len(),
-                    ids.len()
-                ),
-            ));
-        }
+    match numbers {
+        Some(numbers) => check_per_node("--weights", numbers.len(), ids.len()),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// LengthMismatch unless the list of `option` has one item per node of `--nodes`.
+pub fn check_per_node(option: &str, items: usize, nodes: usize) -> Result<(), CliError> {
+    if items == nodes {
+        return Ok(());
+    }
+    Err(CliError::usage(
+        "LengthMismatch",
+        format!("{option} has {items} items but --nodes has {nodes}"),
+    ))
 }
 
 fn nodes_with_weights(

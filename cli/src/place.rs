@@ -93,6 +93,33 @@ fn push_escaped(text: &mut Vec<u8>, key: &[u8]) {
 }
 
 /// Prints placements as keys arrive, so stdin of any length streams through.
+/// A key's line of text output: the key, a tab, then the ids of its nodes, comma-separated.
+fn text_line<'i>(
+    out: &mut dyn Write,
+    key: &[u8],
+    ids: impl Iterator<Item = &'i [u8]>,
+) -> Result<(), CliError> {
+    let ids: Vec<String> = ids.map(escaped).collect();
+    writeln!(out, "{}\t{}", escaped(key), ids.join(","))?;
+    Ok(())
+}
+
+/// A key's JSON item of replicas: its owner, the ids of its replicas and their domains.
+fn replicas_item<'i>(
+    key: &[u8],
+    owner: &[u8],
+    ids: impl Iterator<Item = &'i [u8]>,
+    domains: Vec<Value>,
+) -> Value {
+    let mut item = Map::new();
+    put_text(&mut item, "key", key);
+    put_text(&mut item, "owner", owner);
+    let ids: Vec<Value> = ids.map(|id| text_item("id", id)).collect();
+    item.insert("replicas".into(), Value::from(ids));
+    item.insert("domains".into(), Value::from(domains));
+    Value::Object(item)
+}
+
 struct Printer<'a> {
     placement: &'a Placement,
     /// With `--policy domains`: the replicas of the domains-v1 policy instead of the ranking.
@@ -188,8 +215,7 @@ impl Printer<'_> {
             item.insert("rank".into(), Value::from(rank));
             self.element(&Value::Object(item))?;
         } else {
-            let rank: Vec<String> = rank.iter().map(|n| escaped(n.id())).collect();
-            writeln!(self.out, "{}\t{}", escaped(key), rank.join(","))?;
+            text_line(self.out, key, rank.iter().map(|n| n.id()))?;
         }
         Ok(())
     }
@@ -200,20 +226,19 @@ impl Printer<'_> {
         })?;
         let id = |i: usize| self.placement.node_specs()[i].id();
         if self.as_json {
-            let mut item = Map::new();
-            put_text(&mut item, "key", key);
-            put_text(&mut item, "owner", id(replicas[0]));
-            let ids: Vec<Value> = replicas.iter().map(|&i| text_item("id", id(i))).collect();
-            item.insert("replicas".into(), Value::from(ids));
-            let domains: Vec<Value> = replicas
+            let domains = replicas
                 .iter()
                 .map(|&i| text_item("domain", policy.domain_of(i).unwrap_or_default()))
                 .collect();
-            item.insert("domains".into(), Value::from(domains));
-            self.element(&Value::Object(item))?;
+            let item = replicas_item(
+                key,
+                id(replicas[0]),
+                replicas.iter().map(|&i| id(i)),
+                domains,
+            );
+            self.element(&item)?;
         } else {
-            let ids: Vec<String> = replicas.iter().map(|&i| escaped(id(i))).collect();
-            writeln!(self.out, "{}\t{}", escaped(key), ids.join(","))?;
+            text_line(self.out, key, replicas.iter().map(|&i| id(i)))?;
         }
         Ok(())
     }
@@ -223,20 +248,15 @@ impl Printer<'_> {
             crate::error::from_core(&e, true, &|_| String::new(), &|_| String::new())
         })?;
         if self.as_json {
-            let mut item = Map::new();
-            put_text(&mut item, "key", key);
-            put_text(&mut item, "owner", self.placement.owner(key).id());
-            let ids: Vec<Value> = replicas.iter().map(|n| text_item("id", n.id())).collect();
-            item.insert("replicas".into(), Value::from(ids));
-            let domains: Vec<Value> = replicas
+            let domains = replicas
                 .iter()
                 .map(|n| n.domain().map_or(Value::Null, |d| text_item("domain", d)))
                 .collect();
-            item.insert("domains".into(), Value::from(domains));
-            self.element(&Value::Object(item))?;
+            let owner = self.placement.owner(key).id();
+            let item = replicas_item(key, owner, replicas.iter().map(|n| n.id()), domains);
+            self.element(&item)?;
         } else {
-            let ids: Vec<String> = replicas.iter().map(|n| escaped(n.id())).collect();
-            writeln!(self.out, "{}\t{}", escaped(key), ids.join(","))?;
+            text_line(self.out, key, replicas.iter().map(|n| n.id()))?;
         }
         Ok(())
     }

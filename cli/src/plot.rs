@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use hrwhash::{RampPlan, View};
+use plotters::chart::SeriesLabelStyle;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -15,6 +17,20 @@ const MAX_LINES: usize = 12;
 
 fn failed(path: &Path, e: impl std::fmt::Display) -> CliError {
     CliError::Input(format!("{}: cannot draw the plot: {e}", path.display()))
+}
+
+/// Draws the legend, boxed alike in every plot, and writes the file.
+fn finish<'a, CT: CoordTranslate>(
+    legend: &mut SeriesLabelStyle<'a, '_, SVGBackend<'a>, CT>,
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    path: &Path,
+) -> Result<(), CliError> {
+    legend
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| failed(path, e))?;
+    root.present().map_err(|e| failed(path, e))
 }
 
 /// Top: the share of keys each step moves, against the limit. Bottom: every node's weight per step.
@@ -125,14 +141,7 @@ pub fn ramp(plan: &RampPlan, from: &View, path: &Path) -> Result<(), CliError> {
             .label(show(id))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
     }
-    weights
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| failed(path, e))?;
-    root.present().map_err(|e| failed(path, e))?;
-    Ok(())
+    finish(&mut weights.configure_series_labels(), &root, path)
 }
 
 /// Series colours of [`node_loads`], in series order.
@@ -221,13 +230,10 @@ pub fn node_loads<const S: usize>(
             .label(*name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| failed(path, e))?;
-    root.present().map_err(|e| failed(path, e))?;
-    Ok(())
+    let mut legend = chart.configure_series_labels();
+    finish(
+        legend.position(SeriesLabelPosition::UpperRight),
+        &root,
+        path,
+    )
 }

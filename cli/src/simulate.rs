@@ -361,6 +361,29 @@ fn write_chi(out: &mut dyn Write, c: &ChiSquare) -> std::io::Result<()> {
     }
 }
 
+/// The rows of a change section, hrw's then hash % N's: keys moved, their share of `keys`, the
+/// `optimum` share, then `last` of the row.
+fn change_rows(
+    out: &mut dyn Write,
+    moves: &[Moves; 2],
+    keys: u64,
+    optimum: f64,
+    last: impl Fn(&Moves) -> String,
+) -> std::io::Result<()> {
+    for (name, m) in ["hrw", "hash % N"].into_iter().zip(moves) {
+        writeln!(
+            out,
+            "  {:<10} {:>10} {:>8.2}% {:>8.2}% {}",
+            name,
+            m.moved,
+            percent(m.moved, keys),
+            optimum,
+            last(m)
+        )?;
+    }
+    Ok(())
+}
+
 fn opt_percent(p: Option<f64>) -> String {
     p.map_or_else(|| "-".to_string(), |p| format!("{p:.2}%"))
 }
@@ -411,17 +434,9 @@ fn write_text(
         "moved to an old node",
     )?;
     let optimum = 100.0 * opts.add as f64 / after as f64;
-    for (name, m) in [("hrw", &r.add[0]), ("hash % N", &r.add[1])] {
-        writeln!(
-            out,
-            "  {:<10} {:>10} {:>8.2}% {:>8.2}% {:>13} of moved",
-            name,
-            m.moved,
-            percent(m.moved, r.keys),
-            optimum,
-            opt_percent(percent_of_moved(m))
-        )?;
-    }
+    change_rows(out, &r.add, r.keys, optimum, |m| {
+        format!("{:>13} of moved", opt_percent(percent_of_moved(m)))
+    })?;
 
     let after = n - opts.remove;
     change_heading(
@@ -430,17 +445,9 @@ fn write_text(
         "moved without need",
     )?;
     let optimum = 100.0 * opts.remove as f64 / n as f64;
-    for (name, m) in [("hrw", &r.remove[0]), ("hash % N", &r.remove[1])] {
-        writeln!(
-            out,
-            "  {:<10} {:>10} {:>8.2}% {:>8.2}% {:>17} keys",
-            name,
-            m.moved,
-            percent(m.moved, r.keys),
-            optimum,
-            m.avoidable
-        )?;
-    }
+    change_rows(out, &r.remove, r.keys, optimum, |m| {
+        format!("{:>17} keys", m.avoidable)
+    })?;
 
     let ratio: Vec<String> = opts
         .weights

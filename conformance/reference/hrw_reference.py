@@ -485,9 +485,5 @@ def report(argv: Sequence[str], file_name: str, run: Callable[[dict], Tuple[int,
     return 0 if not failures and passed > 0 else 1
 
 
-def main(argv: Sequence[str]) -> int:
-    return report(argv, "vectors.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(report(sys.argv, "vectors.json", run))

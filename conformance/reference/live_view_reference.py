@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -241,9 +241,5 @@ def run(doc: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     return passed, failed
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "live-view.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "live-view.json", run))

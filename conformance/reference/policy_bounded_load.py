@@ -179,10 +179,6 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     return passed, failed
 
 
-def main(argv: Sequence[str]) -> int:
-    # Any bounded-load-v1 vectors file: bounded-load.json or bounded-load-boundaries.json.
-    return hrw.report(argv, "bounded-load.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    # Any bounded-load-v1 vectors file: bounded-load.json or bounded-load-boundaries.json.
+    sys.exit(hrw.report(sys.argv, "bounded-load.json", run))

@@ -195,9 +195,5 @@ def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     return hrw.run_checks(checks)
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "domains.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "domains.json", run))

@@ -236,9 +236,5 @@ def hex_float(bits: str) -> str:
     return struct.unpack("<d", struct.pack("<Q", int(bits, 16)))[0].hex()
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "replica-balance-v2.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "replica-balance-v2.json", run))

@@ -17,7 +17,7 @@ import functools
 import os
 import struct
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -151,18 +151,21 @@ def check_error_case(case: dict, vectors: dict) -> List[str]:
     return [] if got == case["error"] else [f"raised {got}, expected {case['error']}"]
 
 
-def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
-    assert vectors["policy"] == POLICY
-    assert vectors["slot_key_prefix"].encode() == SLOT_KEY_PREFIX
+def run_vectors(vectors: dict, policy: str, prefix: bytes, check_case: Callable,
+                check_error_case: Callable) -> Tuple[int, List[Tuple[str, List[str]]]]:
+    """A slot-table vectors file of `policy` (either version): its constants, then each case
+    with `check_case` and each error case with `check_error_case`."""
+    assert vectors["policy"] == policy
+    assert vectors["slot_key_prefix"].encode() == prefix
     assert vectors["max_slots"] == MAX_SLOTS
     checks = [(c["name"], functools.partial(check_case, c, vectors)) for c in vectors["cases"]]
     checks += [(c["name"], functools.partial(check_error_case, c, vectors)) for c in vectors["error_cases"]]
     return hrw.run_checks(checks)
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "slot-table.json", run)
+def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
+    return run_vectors(vectors, POLICY, SLOT_KEY_PREFIX, check_case, check_error_case)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "slot-table.json", run))

@@ -14,18 +14,17 @@ prints `N passed, M failed` on its last line (exit status 0 only when nothing fa
 
 from __future__ import annotations
 
-import functools
 import os
 import struct
 import sys
 from fractions import Fraction
-from typing import List, Sequence, Tuple
+from typing import List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import hrw_reference as hrw  # noqa: E402
 # The slot of a key and the cases' nodes and seed are read as in slot-table-v1.
-from policy_slot_table import parse_nodes, seed_of, slot_of  # noqa: E402,F401
+from policy_slot_table import parse_nodes, run_vectors, seed_of, slot_of  # noqa: E402,F401
 
 POLICY = "slot-table-v2"
 SLOT_KEY_PREFIX = b"slot-table-v2:"
@@ -146,18 +145,8 @@ def check_error_case(case: dict, vectors: dict) -> List[str]:
 
 
 def run(vectors: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
-    assert vectors["policy"] == POLICY
-    assert vectors["slot_key_prefix"].encode() == SLOT_KEY_PREFIX
-    assert vectors["max_slots"] == MAX_SLOTS
-    checks = [(c["name"], functools.partial(check_case, c, vectors)) for c in vectors["cases"]]
-    checks += [(c["name"], functools.partial(check_error_case, c, vectors))
-               for c in vectors["error_cases"]]
-    return hrw.run_checks(checks)
-
-
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "slot-table-v2.json", run)
+    return run_vectors(vectors, POLICY, SLOT_KEY_PREFIX, check_case, check_error_case)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "slot-table-v2.json", run))

@@ -171,9 +171,5 @@ def run(data: dict) -> Tuple[int, hrw.Failures]:
     return hrw.run_checks(checks)
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "transitions.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "transitions.json", run))

@@ -568,9 +568,5 @@ def run(views: dict) -> Tuple[int, List[Tuple[str, List[str]]]]:
     return passed, failed
 
 
-def main(argv: Sequence[str]) -> int:
-    return hrw.report(argv, "views.json", run)
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(hrw.report(sys.argv, "views.json", run))

@@ -481,8 +481,14 @@ impl Placement {
 
     /// The first `k` nodes of the ranking of `key` (fewer when fewer nodes are selectable).
     pub fn rank(&self, key: impl AsRef<[u8]>, k: usize) -> Vec<NodeRef<'_>> {
+        self.top_refs(k, |out| self.rank_into(key, out))
+    }
+
+    /// The nodes `fill` writes the indices of into a buffer of `k` slots (fewer when fewer nodes
+    /// are selectable), as references.
+    fn top_refs(&self, k: usize, fill: impl FnOnce(&mut [usize]) -> usize) -> Vec<NodeRef<'_>> {
         let mut out = alloc::vec![0usize; k.min(self.selectable_len())];
-        let n = self.rank_into(key, &mut out);
+        let n = fill(&mut out);
         out[..n]
             .iter()
             .map(|&index| NodeRef {
@@ -678,15 +684,7 @@ impl Placement {
     /// When fewer than `k` failure domains hold a node of weight above zero, some domain holds
     /// two of the replicas (SPEC.md 6); [`Placement::replicas_strict`] refuses instead.
     pub fn replicas(&self, key: impl AsRef<[u8]>, k: usize) -> Vec<NodeRef<'_>> {
-        let mut out = alloc::vec![0usize; k.min(self.selectable_len())];
-        let n = self.replicas_into(key, &mut out);
-        out[..n]
-            .iter()
-            .map(|&index| NodeRef {
-                placement: self,
-                index,
-            })
-            .collect()
+        self.top_refs(k, |out| self.replicas_into(key, out))
     }
 
     /// [`Placement::replicas`] in `k` distinct failure domains, or

@@ -468,6 +468,29 @@ pub(crate) fn parse_node(raw: RawNode<'_>, index: usize) -> Result<Node, Error> 
     Ok(node)
 }
 
+/// The `seed` member (VIEW.md, "Loading") and the `seed_fingerprint` it calls for: `None` for
+/// the default seed, which has no fingerprint; a secret seed's 8-byte fingerprint.
+pub(crate) fn parse_seed(
+    seed: &Option<Scalar<'_>>,
+    seed_fingerprint: &Option<Scalar<'_>>,
+) -> Result<Option<[u8; 8]>, Error> {
+    match string(required(seed, "seed")?, "seed", None)? {
+        "default" => match seed_fingerprint {
+            Some(_) => Err(fault("seed_fingerprint", None, Fault::Conflict)),
+            None => Ok(None),
+        },
+        "secret" => {
+            let fp = required(seed_fingerprint, "seed_fingerprint")?;
+            let fp = string(fp, "seed_fingerprint", None)?;
+            let bytes = unhex(fp)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .ok_or_else(|| fault("seed_fingerprint", None, Fault::Invalid))?;
+            Ok(Some(bytes))
+        }
+        _ => Err(fault("seed", None, Fault::Invalid)),
+    }
+}
+
 /// Every check of VIEW.md, "Loading", up to the membership checks (which [`Placement`] makes).
 fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
     let Some(doc) = doc else {
@@ -484,20 +507,9 @@ fn parse_document(doc: Option<Document<'_, Node>>) -> Result<Parsed, Error> {
         return Err(fault("algorithm", None, Fault::Unsupported));
     }
     let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
-    let seed = match string(required(seed, "seed")?, "seed", None)? {
-        "default" => match seed_fingerprint {
-            Some(_) => return Err(fault("seed_fingerprint", None, Fault::Conflict)),
-            None => SeedIdentity::Default,
-        },
-        "secret" => {
-            let fp = required(seed_fingerprint, "seed_fingerprint")?;
-            let fp = string(fp, "seed_fingerprint", None)?;
-            let bytes = unhex(fp)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .ok_or_else(|| fault("seed_fingerprint", None, Fault::Invalid))?;
-            SeedIdentity::Fingerprint(Fingerprint(bytes))
-        }
-        _ => return Err(fault("seed", None, Fault::Invalid)),
+    let seed = match parse_seed(seed, seed_fingerprint)? {
+        None => SeedIdentity::Default,
+        Some(bytes) => SeedIdentity::Fingerprint(Fingerprint(bytes)),
     };
     let nodes = match doc.nodes {
         None => return Err(fault("nodes", None, Fault::Missing)),

@@ -262,14 +262,7 @@ impl SlotTable {
     /// some of them.
     pub fn new(placement: &Placement, slots: u64) -> Result<SlotTable, Error> {
         let table = Levelled::new(placement, slots)?;
-        check_initial(placement)?;
-        Ok(SlotTable {
-            initial: placement.clone(),
-            epoch: 0,
-            changes: Vec::new(),
-            cost: 0,
-            table: Table::Levelled(table),
-        })
+        SlotTable::first(placement, Table::Levelled(table))
     }
 
     /// The ranked table of `placement` with `slots` slots (1 to 2^24), at epoch 0 and with no
@@ -286,13 +279,18 @@ impl SlotTable {
         overload_ppm: Option<u32>,
     ) -> Result<SlotTable, Error> {
         let table = Ranked::new(placement, slots, overload_ppm)?;
+        SlotTable::first(placement, Table::Ranked(table))
+    }
+
+    /// A first table of `placement`, at epoch 0 with no change yet.
+    fn first(placement: &Placement, table: Table) -> Result<SlotTable, Error> {
         check_initial(placement)?;
         Ok(SlotTable {
             initial: placement.clone(),
             epoch: 0,
             changes: Vec::new(),
             cost: 0,
-            table: Table::Ranked(table),
+            table,
         })
     }
 

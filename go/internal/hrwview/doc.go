@@ -169,13 +169,10 @@ func Parse(doc []byte) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes, ok := m["nodes"]
-	switch {
-	case !ok:
-		return nil, viewError("nodes", -1, "missing")
-	case nodes.kind != kArray:
-		return nil, viewError("nodes", -1, "wrong_type")
-	case nodeErr != nil:
+	if _, err := required(m, "nodes", kArray); err != nil {
+		return nil, err
+	}
+	if nodeErr != nil {
 		return nil, nodeErr
 	}
 	if len(blocks) > 0 {
@@ -194,13 +191,22 @@ func ParseError(doc []byte) (*Error, bool) {
 	return e, ok
 }
 
-func epoch(m map[string]value) (uint64, error) {
-	v, ok := m["epoch"]
+// required is the document's member name, which must be there and of kind want.
+func required(m map[string]value, name string, want kind) (value, error) {
+	v, ok := m[name]
 	switch {
 	case !ok:
-		return 0, viewError("epoch", -1, "missing")
-	case v.kind != kString:
-		return 0, viewError("epoch", -1, "wrong_type")
+		return value{}, viewError(name, -1, "missing")
+	case v.kind != want:
+		return value{}, viewError(name, -1, "wrong_type")
+	}
+	return v, nil
+}
+
+func epoch(m map[string]value) (uint64, error) {
+	v, err := required(m, "epoch", kString)
+	if err != nil {
+		return 0, err
 	}
 	s := v.str
 	if len(s) < 1 || len(s) > 20 || (len(s) > 1 && s[0] == '0') {
@@ -284,24 +290,14 @@ func node(v value, i int) (Node, error) {
 		return Node{}, err
 	}
 	var n Node
-	id, hasID := m[0], has[0]
-	idHex, hasIDHex := m[1], has[1]
-	switch {
-	case hasID && hasIDHex:
-		return Node{}, viewError("id_hex", i, "conflict")
-	case !hasID && !hasIDHex:
-		return Node{}, viewError("id", i, "missing")
-	case hasID && id.kind != kString:
-		return Node{}, viewError("id", i, "wrong_type")
-	case hasIDHex && idHex.kind != kString:
-		return Node{}, viewError("id_hex", i, "wrong_type")
-	case hasIDHex && !isHex(idHex.str, true):
-		return Node{}, viewError("id_hex", i, "invalid")
-	case hasID:
-		n.ID = id.str
-	default:
-		n.ID = unhex(idHex.str)
+	id, hasID, err := textOrHex(m[0], m[1], has[0], has[1], "id", i)
+	if err != nil {
+		return Node{}, err
 	}
+	if !hasID {
+		return Node{}, viewError("id", i, "missing")
+	}
+	n.ID = id
 	n.Weight = 1
 	if w, ok := m[2], has[2]; ok {
 		if w.kind != kNumber {
@@ -312,21 +308,29 @@ func node(v value, i int) (Node, error) {
 		}
 		n.Weight = w.num
 	}
-	d, hasD := m[3], has[3]
-	dHex, hasDHex := m[4], has[4]
-	switch {
-	case hasD && hasDHex:
-		return Node{}, viewError("domain_hex", i, "conflict")
-	case hasD && d.kind != kString:
-		return Node{}, viewError("domain", i, "wrong_type")
-	case hasDHex && dHex.kind != kString:
-		return Node{}, viewError("domain_hex", i, "wrong_type")
-	case hasDHex && !isHex(dHex.str, true):
-		return Node{}, viewError("domain_hex", i, "invalid")
-	case hasD:
-		n.Domain, n.HasDomain = d.str, true
-	case hasDHex:
-		n.Domain, n.HasDomain = unhex(dHex.str), true
+	n.Domain, n.HasDomain, err = textOrHex(m[3], m[4], has[3], has[4], "domain", i)
+	if err != nil {
+		return Node{}, err
 	}
 	return n, nil
+}
+
+// textOrHex is member name, or name_hex, of node i: the text of the one given (ok), nothing when
+// neither is, and an error when both are, either is not a string, or name_hex is not hex.
+func textOrHex(text, hex value, hasText, hasHex bool, name string, i int) (string, bool, error) {
+	switch {
+	case hasText && hasHex:
+		return "", false, viewError(name+"_hex", i, "conflict")
+	case hasText && text.kind != kString:
+		return "", false, viewError(name, i, "wrong_type")
+	case hasHex && hex.kind != kString:
+		return "", false, viewError(name+"_hex", i, "wrong_type")
+	case hasHex && !isHex(hex.str, true):
+		return "", false, viewError(name+"_hex", i, "invalid")
+	case hasText:
+		return text.str, true, nil
+	case hasHex:
+		return unhex(hex.str), true, nil
+	}
+	return "", false, nil
 }

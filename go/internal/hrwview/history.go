@@ -77,13 +77,11 @@ func ParseHistory(doc []byte) (*History, error) {
 		return nil, err
 	}
 	out.Epoch, out.Secret, out.SeedFingerprint = d.Epoch, d.Secret, d.SeedFingerprint
-	s, ok := m["slots"]
-	switch {
-	case !ok:
-		return nil, viewError("slots", -1, "missing")
-	case s.kind != kNumber:
-		return nil, viewError("slots", -1, "wrong_type")
-	case !(s.num >= 0 && s.num < 1<<64 && float64(uint64(s.num)) == s.num):
+	s, err := required(m, "slots", kNumber)
+	if err != nil {
+		return nil, err
+	}
+	if !(s.num >= 0 && s.num < 1<<64 && float64(uint64(s.num)) == s.num) {
 		return nil, viewError("slots", -1, "invalid")
 	}
 	out.Slots = uint64(s.num)
@@ -145,12 +143,9 @@ func overload(m map[string]value, policy string) (*uint32, error) {
 }
 
 func list(m map[string]value, name string) ([]value, error) {
-	v, ok := m[name]
-	switch {
-	case !ok:
-		return nil, viewError(name, -1, "missing")
-	case v.kind != kArray:
-		return nil, viewError(name, -1, "wrong_type")
+	v, err := required(m, name, kArray)
+	if err != nil {
+		return nil, err
 	}
 	return v.items, nil
 }

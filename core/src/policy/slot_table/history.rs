@@ -18,7 +18,7 @@ use crate::view::json::{
     self, drain_map, drain_seq, other_types_are, MemberFault, RawNode, Scalar, Skip,
 };
 use crate::view::{
-    fault, parse_epoch, parse_node, required, string, unhex, weight_decimal, write_text,
+    fault, parse_epoch, parse_node, parse_seed, required, string, weight_decimal, write_text,
     Fingerprint,
 };
 use crate::{Error, Node, Placement, Seed, View, Weight};
@@ -373,21 +373,7 @@ fn check_document(doc: Option<RawHistory<'_>>) -> Result<Parsed, Error> {
         (false, Some(_)) => return Err(fault("overload_ppm", None, Fault::WrongType)),
     };
     let epoch = parse_epoch(string(required(epoch, "epoch")?, "epoch", None)?)?;
-    let seed_fingerprint = match string(required(seed, "seed")?, "seed", None)? {
-        "default" => match seed_fingerprint {
-            Some(_) => return Err(fault("seed_fingerprint", None, Fault::Conflict)),
-            None => None,
-        },
-        "secret" => {
-            let fp = required(seed_fingerprint, "seed_fingerprint")?;
-            let fp = string(fp, "seed_fingerprint", None)?;
-            let bytes = unhex(fp)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .ok_or_else(|| fault("seed_fingerprint", None, Fault::Invalid))?;
-            Some(bytes)
-        }
-        _ => return Err(fault("seed", None, Fault::Invalid)),
-    };
+    let seed_fingerprint = parse_seed(seed, seed_fingerprint)?;
     let Scalar::Number(s) = *required(slots, "slots")? else {
         return Err(fault("slots", None, Fault::WrongType));
     };
