@@ -13,6 +13,14 @@ use sha2::{Digest, Sha256};
 mod common;
 use common::{hrwhash, scratch};
 
+// Writes the file whole, as publish_file does: the watcher polls every 10 ms and could otherwise
+// read it truncated, between the two steps of a plain write, and report that instead.
+fn replace(target: &std::path::Path, text: impl AsRef<[u8]>) {
+    let staged = target.with_extension("staged");
+    std::fs::write(&staged, text).unwrap();
+    std::fs::rename(&staged, target).unwrap();
+}
+
 fn view(ids: &[&str], epoch: u64) -> View {
     View::new(Placement::new(ids.iter().copied()).unwrap(), epoch).unwrap()
 }
@@ -252,12 +260,12 @@ fn watch_follows_a_file_and_prints_the_protocol() {
         (Some("applied"), Some("2"))
     );
     assert_eq!(second["owners"], digest(&v2.with_epoch(2), &keys));
-    std::fs::write(&target, view(&["z"], 1).to_json()).unwrap();
+    replace(&target, view(&["z"], 1).to_json());
     let refused = next();
     assert_eq!(refused["event"], "refused");
     assert_eq!(refused["kind"], "StaleView");
     assert_eq!(refused["epoch"], "1");
-    std::fs::write(&target, "{").unwrap();
+    replace(&target, "{");
     let refused = next();
     assert_eq!(
         (refused["kind"].as_str(), refused["epoch"].as_str()),

@@ -14,6 +14,12 @@ fn fleet(ids: &[&str], epoch: u64) -> View {
     View::new(Placement::new(ids.iter().copied()).unwrap(), epoch).unwrap()
 }
 
+fn replace(path: &std::path::Path, text: impl AsRef<[u8]>) {
+    let staged = path.with_extension("staged");
+    std::fs::write(&staged, text).unwrap();
+    std::fs::rename(&staged, path).unwrap();
+}
+
 fn scratch(name: &str) -> PathBuf {
     // Under target/tmp, reused by the next run, so nothing piles up in the system's temp dir.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("file_http-{name}"));
@@ -119,10 +125,12 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
     publish_file(&path, &fleet(&["a", "b", "c", "d"], 0)).unwrap();
     assert!(eventually(|| live.epoch() == 4));
     assert_eq!(changes.load(Ordering::SeqCst), 1);
-    // Written in place by hand: a lower epoch, then a torn document.
-    std::fs::write(&path, fleet(&["x"], 2).to_json()).unwrap();
+    // Replaced by hand: a lower epoch, then a torn document. Each is renamed into place, so that
+    // the 10 ms poll cannot also read an empty file between a plain write's truncation and its
+    // bytes, which would be one more refusal than the count below expects.
+    replace(&path, fleet(&["x"], 2).to_json());
     assert!(eventually(|| has(&seen, "refused", "StaleView")));
-    std::fs::write(&path, "{\"format\"").unwrap();
+    replace(&path, "{\"format\"");
     assert!(eventually(|| has(&seen, "refused", "InvalidJson")));
     assert_eq!(live.epoch(), 4);
     assert_eq!(
