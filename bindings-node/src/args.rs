@@ -7,19 +7,19 @@ use napi::sys::ValueType as T;
 use napi::{sys, Result};
 
 use crate::error_table;
-use crate::js::{self, Bytes, Form, KeyBuf, Kind, Raw, View};
+use crate::js::{self, Bytes, Form, JsEnv, KeyBuf, Kind, Raw, View};
 use crate::placement::{parse_node, Parsed};
 
 /// Throws the JS form of a core error: the class, `code` and details of its kind in
 /// conformance/errors.json (`error_table.rs` is generated from it).
-pub(crate) fn core_error(env: sys::napi_env, e: hrwhash::Error) -> napi::Error {
+pub(crate) fn core_error(env: impl JsEnv, e: hrwhash::Error) -> napi::Error {
     let (kind, code, props) = error_table::js_error(&e);
     js::throw_details(env, kind, code, &e.to_string(), &props)
 }
 
 /// `InvalidWeight` for `value` given as `what`, of the node at `index` when it belongs to one.
 pub(crate) fn weight_error(
-    env: sys::napi_env,
+    env: impl JsEnv,
     value: f64,
     index: Option<usize>,
     what: &str,
@@ -56,7 +56,7 @@ pub(crate) struct BadText {
 }
 
 impl BadText {
-    pub(crate) fn throw(self, env: sys::napi_env) -> napi::Error {
+    pub(crate) fn throw(self, env: impl JsEnv) -> napi::Error {
         let message = format!(
             "{} is a string with a lone surrogate (\\u{:04x} at position {}), which has no UTF-8 form",
             self.what, self.unit, self.at
@@ -71,7 +71,7 @@ impl BadText {
 }
 
 /// Throws the first string without a UTF-8 form, if any.
-pub(crate) fn no_bad_text(env: sys::napi_env, text: Option<BadText>) -> Result<()> {
+pub(crate) fn no_bad_text(env: impl JsEnv, text: Option<BadText>) -> Result<()> {
     match text {
         Some(t) => Err(t.throw(env)),
         None => Ok(()),
@@ -83,7 +83,7 @@ pub(crate) fn no_bad_text(env: sys::napi_env, text: Option<BadText>) -> Result<(
 /// `text` (the first one only) and read as empty bytes, which nothing uses: the call throws
 /// `InvalidText` before it looks anything up.
 pub(crate) fn read<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
     buf: &'a mut KeyBuf,
     what: &dyn Fn() -> String,
@@ -96,7 +96,7 @@ pub(crate) fn read<'a>(
 
 /// `read` for a value `js::bytes` has already read as `got`.
 pub(crate) fn accept<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
     got: Bytes<'a>,
     what: &dyn Fn() -> String,
@@ -133,7 +133,7 @@ pub(crate) fn accept<'a>(
     }
 }
 
-pub(crate) fn invalid_at(env: sys::napi_env, message: &str, index: Option<usize>) -> napi::Error {
+pub(crate) fn invalid_at(env: impl JsEnv, message: &str, index: Option<usize>) -> napi::Error {
     match index {
         Some(i) => js::type_error_at(env, message, i),
         None => js::type_error(env, message),
@@ -142,7 +142,7 @@ pub(crate) fn invalid_at(env: sys::napi_env, message: &str, index: Option<usize>
 
 /// A single key argument, its text checked at once (for calls with no later argument).
 pub(crate) fn key_of<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: Raw,
     buf: &'a mut KeyBuf,
     what: &str,
@@ -156,7 +156,7 @@ pub(crate) fn key_of<'a>(
 /// The error for a single key argument that `js::bytes` did not read as bytes.
 #[cold]
 #[inline(never)]
-pub(crate) fn not_a_key(env: sys::napi_env, v: Raw, got: Bytes<'_>, what: &str) -> napi::Error {
+pub(crate) fn not_a_key(env: impl JsEnv, v: Raw, got: Bytes<'_>, what: &str) -> napi::Error {
     let mut text = None;
     match accept(env, v.0, got, &|| what.to_owned(), None, &mut text) {
         Err(e) => e,
@@ -169,7 +169,7 @@ pub(crate) fn not_a_key(env: sys::napi_env, v: Raw, got: Bytes<'_>, what: &str) 
 
 /// A weight argument's type: a number (`TypeError` otherwise); its value is checked later.
 pub(crate) fn weight_arg(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
     what: &dyn Fn() -> String,
     index: Option<usize>,
@@ -185,7 +185,7 @@ pub(crate) fn weight_arg(
 }
 
 /// `k`'s type: a number (`TypeError` otherwise); `count_value` checks its value.
-pub(crate) fn count_arg(env: sys::napi_env, v: Raw, what: &str) -> Result<f64> {
+pub(crate) fn count_arg(env: impl JsEnv, v: Raw, what: &str) -> Result<f64> {
     match js::number(env, v.0)? {
         Some(k) => Ok(k),
         None => Err(js::type_error(
@@ -196,13 +196,13 @@ pub(crate) fn count_arg(env: sys::napi_env, v: Raw, what: &str) -> Result<f64> {
 }
 
 /// `count_arg`, then `count_value`: a count given by itself.
-pub(crate) fn count_of(env: sys::napi_env, v: Raw, what: &str) -> Result<usize> {
+pub(crate) fn count_of(env: impl JsEnv, v: Raw, what: &str) -> Result<usize> {
     count_value(env, count_arg(env, v, what)?, what)
 }
 
 /// `k` as a count: an integer from 0 to 2^53 - 1 (`InvalidCount` otherwise). It never sizes an
 /// allocation by itself: callers cap it at the number of selectable nodes.
-pub(crate) fn count_value(env: sys::napi_env, k: f64, what: &str) -> Result<usize> {
+pub(crate) fn count_value(env: impl JsEnv, k: f64, what: &str) -> Result<usize> {
     const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
     let problem = if k.is_nan() {
         "it is not a number"
@@ -230,7 +230,7 @@ pub(crate) fn count_value(env: sys::napi_env, k: f64, what: &str) -> Result<usiz
 /// The `node` of a change that adds one (`withNode`, `addNode`): an id or `{ id, weight?,
 /// domain? }`, its weight checked as that of the node it becomes, at `index`. Every membership
 /// that changes (placements, slot tables) reads it here, so they agree on its errors.
-pub(crate) fn added_node(env: sys::napi_env, node: Raw, index: usize) -> Result<Parsed> {
+pub(crate) fn added_node(env: impl JsEnv, node: Raw, index: usize) -> Result<Parsed> {
     let mut text = None;
     let given = parse_node(env, node.0, &|| "node".to_owned(), None, &mut text)?;
     no_bad_text(env, text)?;
@@ -245,7 +245,7 @@ pub(crate) fn added_node(env: sys::napi_env, node: Raw, index: usize) -> Result<
 /// The `node` of a change to a node of `nodes` (`withoutNode`, `removeNode`): its id and index,
 /// or `UnknownNode`.
 pub(crate) fn known_node<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     node: Raw,
     buf: &'a mut KeyBuf,
     nodes: &hrwhash::Placement,
@@ -257,7 +257,7 @@ pub(crate) fn known_node<'a>(
 /// `node` and `weight` of a change of weight, their types and text checked: what a slot table's
 /// `setWeight` hands to the core, whose `set_weight` checks the node and then the weight.
 pub(crate) fn weight_args(
-    env: sys::napi_env,
+    env: impl JsEnv,
     node: Raw,
     weight: Raw,
     buf: &mut KeyBuf,
@@ -272,7 +272,7 @@ pub(crate) fn weight_args(
 /// `node` and `weight` of a placement's `withWeight`, checked in API.md's
 /// order: both types, then the text, then the node (`UnknownNode`), then the weight's value.
 pub(crate) fn new_weight<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     node: Raw,
     weight: Raw,
     buf: &'a mut KeyBuf,
@@ -284,7 +284,7 @@ pub(crate) fn new_weight<'a>(
     Ok((id, index, w))
 }
 
-fn index_in(env: sys::napi_env, nodes: &hrwhash::Placement, id: &[u8]) -> Result<usize> {
+fn index_in(env: impl JsEnv, nodes: &hrwhash::Placement, id: &[u8]) -> Result<usize> {
     nodes
         .find(id)
         .map(|n| n.index())
@@ -292,7 +292,7 @@ fn index_in(env: sys::napi_env, nodes: &hrwhash::Placement, id: &[u8]) -> Result
 }
 
 /// A seed argument's bytes: 32 hex digits or a `Uint8Array`. Its length is checked later.
-pub(crate) fn seed_arg(env: sys::napi_env, v: sys::napi_value, what: &str) -> Result<Vec<u8>> {
+pub(crate) fn seed_arg(env: impl JsEnv, v: sys::napi_value, what: &str) -> Result<Vec<u8>> {
     if js::type_of(env, v)? == T::napi_string {
         let mut buf = KeyBuf::new();
         if let Bytes::Ok(text, _) = js::bytes(env, v, &mut buf)? {
@@ -324,7 +324,7 @@ pub(crate) fn seed_arg(env: sys::napi_env, v: sys::napi_value, what: &str) -> Re
     }
 }
 
-pub(crate) fn seed_of(env: sys::napi_env, bytes: Option<Vec<u8>>) -> Result<Seed> {
+pub(crate) fn seed_of(env: impl JsEnv, bytes: Option<Vec<u8>>) -> Result<Seed> {
     match bytes {
         Some(b) => Seed::from_slice(&b).map_err(|e| core_error(env, e)),
         None => Ok(Seed::DEFAULT),
@@ -359,7 +359,7 @@ pub(crate) fn slices<'a>(data: &'a [u8], ends: &[usize]) -> Vec<&'a [u8]> {
 /// `key` and `k` of `rank`/`replicas`, checked in API.md's order: both types, then the key's
 /// text, then the count.
 pub(crate) fn key_and_count(
-    env: sys::napi_env,
+    env: impl JsEnv,
     key: Raw,
     k: Raw,
     buf: &mut KeyBuf,

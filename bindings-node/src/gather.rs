@@ -10,7 +10,7 @@ use std::ptr;
 
 use napi::{sys, Result};
 
-use crate::js;
+use crate::js::{self, JsEnv};
 
 /// Longest answer built this way; `rank`'s stack buffer is as long.
 pub(crate) const MAX: usize = 16;
@@ -31,41 +31,45 @@ thread_local! {
 }
 
 /// Makes the function for `env` (at module load).
-pub(crate) fn install(env: sys::napi_env) -> Result<()> {
+pub(crate) fn install(env: impl JsEnv) -> Result<()> {
     let source = js::new_string(env, SOURCE)?;
     let mut f = ptr::null_mut();
-    js::check(env, unsafe { sys::napi_run_script(env, source, &mut f) })?;
+    js::check(env, unsafe {
+        sys::napi_run_script(env.raw(), source, &mut f)
+    })?;
     let mut r = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_create_reference(env, f, 1, &mut r)
+        sys::napi_create_reference(env.raw(), f, 1, &mut r)
     })?;
-    GATHER.set((env, r));
+    GATHER.set((env.raw(), r));
     Ok(())
 }
 
 /// `[ids[i] for i in indices]` from the cached id array `ids`, which holds every id as a string;
 /// `None` when this environment has no function (the caller then builds the array itself).
 pub(crate) fn gather(
-    env: sys::napi_env,
+    env: impl JsEnv,
     ids: sys::napi_value,
     indices: &[usize],
 ) -> Result<Option<sys::napi_value>> {
     let (owner, r) = GATHER.get();
-    if owner != env || r.is_null() || indices.len() > MAX {
+    if owner != env.raw() || r.is_null() || indices.len() > MAX {
         return Ok(None);
     }
     let mut f = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_get_reference_value(env, r, &mut f)
+        sys::napi_get_reference_value(env.raw(), r, &mut f)
     })?;
     let mut argv = [ptr::null_mut(); MAX];
     for (slot, &i) in argv.iter_mut().zip(indices) {
         // Node indices fit: a placement has at most 2^32 - 1 nodes.
-        js::check(env, unsafe { sys::napi_create_uint32(env, i as u32, slot) })?;
+        js::check(env, unsafe {
+            sys::napi_create_uint32(env.raw(), i as u32, slot)
+        })?;
     }
     let mut out = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_call_function(env, ids, f, indices.len(), argv.as_ptr(), &mut out)
+        sys::napi_call_function(env.raw(), ids, f, indices.len(), argv.as_ptr(), &mut out)
     })?;
     Ok(Some(out))
 }

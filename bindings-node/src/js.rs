@@ -14,6 +14,26 @@ use napi::bindgen_prelude::{FromNapiValue, ToNapiValue, TypeName, ValidateNapiVa
 use napi::sys::ValueType as T;
 use napi::{sys, Error, Result, Status, ValueType};
 
+/// The environment a helper runs in: napi-rs's `Env`, as a method receives it, or the raw handle
+/// the hot paths hold. Both are the same pointer, so neither side converts anything.
+pub trait JsEnv: Copy {
+    fn raw(self) -> sys::napi_env;
+}
+
+impl JsEnv for sys::napi_env {
+    #[inline(always)]
+    fn raw(self) -> sys::napi_env {
+        self
+    }
+}
+
+impl JsEnv for napi::Env {
+    #[inline(always)]
+    fn raw(self) -> sys::napi_env {
+        napi::Env::raw(&self)
+    }
+}
+
 /// A JS value passed through untouched; the binding converts it itself.
 #[derive(Clone, Copy)]
 pub struct Raw(pub sys::napi_value);
@@ -55,7 +75,7 @@ pub enum Kind {
 
 /// Throws `Error`/`TypeError`/`RangeError` with a `code` and numeric detail properties.
 pub fn throw(
-    env: sys::napi_env,
+    env: impl JsEnv,
     kind: Kind,
     code: &str,
     message: &str,
@@ -70,23 +90,27 @@ pub fn throw(
             Kind::Type => sys::napi_create_type_error,
             Kind::Range => sys::napi_create_range_error,
         };
-        if sys::napi_create_string_utf8(env, code.as_ptr().cast(), code.len() as isize, &mut code_v)
-            == 0
+        if sys::napi_create_string_utf8(
+            env.raw(),
+            code.as_ptr().cast(),
+            code.len() as isize,
+            &mut code_v,
+        ) == 0
             && sys::napi_create_string_utf8(
-                env,
+                env.raw(),
                 message.as_ptr().cast(),
                 message.len() as isize,
                 &mut msg_v,
             ) == 0
-            && create(env, code_v, msg_v, &mut err) == 0
+            && create(env.raw(), code_v, msg_v, &mut err) == 0
         {
             for (name, value) in props {
                 let mut v = ptr::null_mut();
-                if sys::napi_create_double(env, *value, &mut v) == 0 {
-                    sys::napi_set_named_property(env, err, name.as_ptr(), v);
+                if sys::napi_create_double(env.raw(), *value, &mut v) == 0 {
+                    sys::napi_set_named_property(env.raw(), err, name.as_ptr(), v);
                 }
             }
-            sys::napi_throw(env, err);
+            sys::napi_throw(env.raw(), err);
             return pending();
         }
     }
@@ -104,7 +128,7 @@ pub enum Detail<'a> {
 
 /// `throw` with details that may be strings or `null` (`throw` has numbers only).
 pub fn throw_details(
-    env: sys::napi_env,
+    env: impl JsEnv,
     kind: Kind,
     code: &str,
     message: &str,
@@ -114,7 +138,7 @@ pub fn throw_details(
     unsafe {
         let mut err = ptr::null_mut();
         // `throw` left the error pending; take it back to add the details, then rethrow it.
-        if sys::napi_get_and_clear_last_exception(env, &mut err) != 0 || err.is_null() {
+        if sys::napi_get_and_clear_last_exception(env.raw(), &mut err) != 0 || err.is_null() {
             return e;
         }
         for (name, value) in props {
@@ -125,21 +149,21 @@ pub fn throw_details(
                 Detail::Null => null(env),
             };
             if let Ok(v) = v {
-                sys::napi_set_named_property(env, err, name.as_ptr(), v);
+                sys::napi_set_named_property(env.raw(), err, name.as_ptr(), v);
             }
         }
-        sys::napi_throw(env, err);
+        sys::napi_throw(env.raw(), err);
     }
     pending()
 }
 
 /// `InvalidArgument`: a value of the wrong type or shape.
-pub fn type_error(env: sys::napi_env, message: &str) -> Error {
+pub fn type_error(env: impl JsEnv, message: &str) -> Error {
     throw(env, Kind::Type, "ERR_INVALID_ARG_TYPE", message, &[])
 }
 
 /// `InvalidArgument` for element `index` of a list.
-pub fn type_error_at(env: sys::napi_env, message: &str, index: usize) -> Error {
+pub fn type_error_at(env: impl JsEnv, message: &str, index: usize) -> Error {
     throw(
         env,
         Kind::Type,
@@ -150,7 +174,7 @@ pub fn type_error_at(env: sys::napi_env, message: &str, index: usize) -> Error {
 }
 
 /// How a value that was not accepted looks, for messages: its type, and its value when short.
-pub fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
+pub fn describe(env: impl JsEnv, value: sys::napi_value) -> String {
     let Ok(t) = type_of(env, value) else {
         return "a value".into();
     };
@@ -159,12 +183,12 @@ pub fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
         T::napi_null => "null".into(),
         T::napi_boolean => {
             let mut b = false;
-            unsafe { sys::napi_get_value_bool(env, value, &mut b) };
+            unsafe { sys::napi_get_value_bool(env.raw(), value, &mut b) };
             format!("the boolean {b}")
         }
         T::napi_number => {
             let mut d = 0.0;
-            unsafe { sys::napi_get_value_double(env, value, &mut d) };
+            unsafe { sys::napi_get_value_double(env.raw(), value, &mut d) };
             format!("the number {}", number_text(d))
         }
         T::napi_string => {
@@ -209,12 +233,12 @@ pub fn number_text(d: f64) -> String {
 }
 
 /// Turns a failed Node-API status into a thrown error (or keeps the one already pending).
-pub fn check(env: sys::napi_env, status: sys::napi_status) -> Result<()> {
+pub fn check(env: impl JsEnv, status: sys::napi_status) -> Result<()> {
     if status == 0 {
         return Ok(());
     }
     let mut pending_exc = false;
-    unsafe { sys::napi_is_exception_pending(env, &mut pending_exc) };
+    unsafe { sys::napi_is_exception_pending(env.raw(), &mut pending_exc) };
     if pending_exc {
         return Err(pending());
     }
@@ -227,9 +251,9 @@ pub fn check(env: sys::napi_env, status: sys::napi_status) -> Result<()> {
     ))
 }
 
-pub fn type_of(env: sys::napi_env, value: sys::napi_value) -> Result<sys::napi_valuetype> {
+pub fn type_of(env: impl JsEnv, value: sys::napi_value) -> Result<sys::napi_valuetype> {
     let mut t = 0;
-    check(env, unsafe { sys::napi_typeof(env, value, &mut t) })?;
+    check(env, unsafe { sys::napi_typeof(env.raw(), value, &mut t) })?;
     Ok(t)
 }
 
@@ -273,7 +297,7 @@ pub enum Bytes<'a> {
 
 /// The bytes of a key or id: a string's UTF-8, or a `Uint8Array`'s contents.
 pub fn bytes<'a>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     value: sys::napi_value,
     buf: &'a mut KeyBuf,
 ) -> Result<Bytes<'a>> {
@@ -285,7 +309,7 @@ pub fn bytes<'a>(
         // `napi_string_expected` for anything else.
         let mut len = 0usize;
         let status = sys::napi_get_value_string_utf8(
-            env,
+            env.raw(),
             value,
             buf.stack.as_mut_ptr() as *mut c_char,
             STACK_KEY,
@@ -302,7 +326,7 @@ pub fn bytes<'a>(
         } else {
             check(
                 env,
-                sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len),
+                sys::napi_get_value_string_utf8(env.raw(), value, ptr::null_mut(), 0, &mut len),
             )?;
             buf.heap.clear();
             buf.heap.resize(len + 1, 0);
@@ -310,7 +334,7 @@ pub fn bytes<'a>(
             check(
                 env,
                 sys::napi_get_value_string_utf8(
-                    env,
+                    env.raw(),
                     value,
                     buf.heap.as_mut_ptr() as *mut c_char,
                     len + 1,
@@ -333,7 +357,7 @@ pub fn bytes<'a>(
 
 /// The bytes of a key or id that is not a string.
 #[inline]
-fn not_string<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Bytes<'a>> {
+fn not_string<'a>(env: impl JsEnv, value: sys::napi_value) -> Result<Bytes<'a>> {
     match type_of(env, value)? {
         T::napi_object => Ok(match uint8_array(env, value)? {
             View::Elements(b) => Bytes::Ok(b, Form::Binary),
@@ -353,7 +377,7 @@ mod wasm {
     /// A string is read as UTF-16 and encoded here: emnapi's UTF-8 encoder turns a lone
     /// surrogate and the unit after it into four bytes of no meaning, where V8 writes U+FFFD.
     pub(super) fn bytes<'a>(
-        env: sys::napi_env,
+        env: impl JsEnv,
         value: sys::napi_value,
         buf: &'a mut KeyBuf,
     ) -> Result<Bytes<'a>> {
@@ -362,7 +386,7 @@ mod wasm {
         let mut written = 0usize;
         let status = unsafe {
             sys::napi_get_value_string_utf16(
-                env,
+                env.raw(),
                 value,
                 stack.as_mut_ptr(),
                 STACK_KEY,
@@ -380,12 +404,12 @@ mod wasm {
         } else {
             let mut len = 0usize;
             check(env, unsafe {
-                sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len)
+                sys::napi_get_value_string_utf16(env.raw(), value, ptr::null_mut(), 0, &mut len)
             })?;
             heap.resize(len + 1, 0);
             check(env, unsafe {
                 sys::napi_get_value_string_utf16(
-                    env,
+                    env.raw(),
                     value,
                     heap.as_mut_ptr(),
                     heap.len(),
@@ -425,10 +449,10 @@ mod wasm {
 #[cfg_attr(target_family = "wasm", allow(dead_code))]
 #[cold]
 #[inline(never)]
-fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(usize, u16)>> {
+fn lone_surrogate(env: impl JsEnv, value: sys::napi_value) -> Result<Option<(usize, u16)>> {
     let mut len = 0usize;
     check(env, unsafe {
-        sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut len)
+        sys::napi_get_value_string_utf16(env.raw(), value, ptr::null_mut(), 0, &mut len)
     })?;
     // Keys that fit the inline UTF-8 buffer fit this one too (a UTF-16 unit is never shorter).
     let mut stack = [0u16; STACK_KEY];
@@ -441,7 +465,13 @@ fn lone_surrogate(env: sys::napi_env, value: sys::napi_value) -> Result<Option<(
     };
     let mut written = 0usize;
     check(env, unsafe {
-        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
+        sys::napi_get_value_string_utf16(
+            env.raw(),
+            value,
+            units.as_mut_ptr(),
+            units.len(),
+            &mut written,
+        )
     })?;
     let mut at = 0;
     for r in char::decode_utf16(units[..written].iter().copied()) {
@@ -463,12 +493,12 @@ pub enum View<'a, E> {
 }
 
 /// The contents of a `Uint8Array` (or `Buffer`).
-pub fn uint8_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, u8>> {
+pub fn uint8_array<'a>(env: impl JsEnv, value: sys::napi_value) -> Result<View<'a, u8>> {
     typed_array(env, value, sys::TypedarrayType::uint8_array)
 }
 
 /// The contents of a `Uint32Array`.
-pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, u32>> {
+pub fn uint32_array<'a>(env: impl JsEnv, value: sys::napi_value) -> Result<View<'a, u32>> {
     if type_of(env, value)? != T::napi_object {
         return Ok(View::Other);
     }
@@ -476,7 +506,7 @@ pub fn uint32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Vi
 }
 
 /// The contents of an `Int32Array`.
-pub fn int32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a, i32>> {
+pub fn int32_array<'a>(env: impl JsEnv, value: sys::napi_value) -> Result<View<'a, i32>> {
     if type_of(env, value)? != T::napi_object {
         return Ok(View::Other);
     }
@@ -485,13 +515,13 @@ pub fn int32_array<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<Vie
 
 /// The elements of a typed array of type `expected` (whose elements are `E`), borrowed.
 fn typed_array<'a, E>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     value: sys::napi_value,
     expected: sys::napi_typedarray_type,
 ) -> Result<View<'a, E>> {
     unsafe {
         let mut is_ta = false;
-        check(env, sys::napi_is_typedarray(env, value, &mut is_ta))?;
+        check(env, sys::napi_is_typedarray(env.raw(), value, &mut is_ta))?;
         if !is_ta {
             return Ok(View::Other);
         }
@@ -503,7 +533,13 @@ fn typed_array<'a, E>(
         check(
             env,
             sys::napi_get_typedarray_info(
-                env, value, &mut ty, &mut len, &mut data, &mut ab, &mut off,
+                env.raw(),
+                value,
+                &mut ty,
+                &mut len,
+                &mut data,
+                &mut ab,
+                &mut off,
             ),
         )?;
         if ty != expected {
@@ -514,7 +550,7 @@ fn typed_array<'a, E>(
             let mut detached = false;
             check(
                 env,
-                sys::napi_is_detached_arraybuffer(env, ab, &mut detached),
+                sys::napi_is_detached_arraybuffer(env.raw(), ab, &mut detached),
             )?;
             return Ok(if detached {
                 View::Detached
@@ -530,129 +566,141 @@ fn typed_array<'a, E>(
     }
 }
 
-pub fn is_array(env: sys::napi_env, value: sys::napi_value) -> Result<bool> {
+pub fn is_array(env: impl JsEnv, value: sys::napi_value) -> Result<bool> {
     let mut r = false;
-    check(env, unsafe { sys::napi_is_array(env, value, &mut r) })?;
+    check(env, unsafe { sys::napi_is_array(env.raw(), value, &mut r) })?;
     Ok(r)
 }
 
-pub fn array_len(env: sys::napi_env, value: sys::napi_value) -> Result<u32> {
+pub fn array_len(env: impl JsEnv, value: sys::napi_value) -> Result<u32> {
     let mut n = 0;
     check(env, unsafe {
-        sys::napi_get_array_length(env, value, &mut n)
+        sys::napi_get_array_length(env.raw(), value, &mut n)
     })?;
     Ok(n)
 }
 
-pub fn element(env: sys::napi_env, array: sys::napi_value, i: u32) -> Result<sys::napi_value> {
+pub fn element(env: impl JsEnv, array: sys::napi_value, i: u32) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_get_element(env, array, i, &mut v) })?;
+    check(env, unsafe {
+        sys::napi_get_element(env.raw(), array, i, &mut v)
+    })?;
     Ok(v)
 }
 
 pub fn set_element(
-    env: sys::napi_env,
+    env: impl JsEnv,
     array: sys::napi_value,
     i: u32,
     v: sys::napi_value,
 ) -> Result<()> {
-    check(env, unsafe { sys::napi_set_element(env, array, i, v) })
+    check(env, unsafe {
+        sys::napi_set_element(env.raw(), array, i, v)
+    })
 }
 
-pub fn new_array(env: sys::napi_env, len: usize) -> Result<sys::napi_value> {
+pub fn new_array(env: impl JsEnv, len: usize) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_create_array_with_length(env, len, &mut v)
+        sys::napi_create_array_with_length(env.raw(), len, &mut v)
     })?;
     Ok(v)
 }
 
 /// `obj[name]`, or `None` when it is `undefined`.
 pub fn property(
-    env: sys::napi_env,
+    env: impl JsEnv,
     obj: sys::napi_value,
     name: &CStr,
 ) -> Result<Option<sys::napi_value>> {
     let mut v = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_get_named_property(env, obj, name.as_ptr(), &mut v)
+        sys::napi_get_named_property(env.raw(), obj, name.as_ptr(), &mut v)
     })?;
     Ok((type_of(env, v)? != T::napi_undefined).then_some(v))
 }
 
-pub fn number(env: sys::napi_env, value: sys::napi_value) -> Result<Option<f64>> {
+pub fn number(env: impl JsEnv, value: sys::napi_value) -> Result<Option<f64>> {
     if type_of(env, value)? != T::napi_number {
         return Ok(None);
     }
     let mut d = 0.0;
     check(env, unsafe {
-        sys::napi_get_value_double(env, value, &mut d)
+        sys::napi_get_value_double(env.raw(), value, &mut d)
     })?;
     Ok(Some(d))
 }
 
-pub fn new_number(env: sys::napi_env, d: f64) -> Result<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_double(env, d, &mut v) })?;
-    Ok(v)
-}
-
-pub fn new_string(env: sys::napi_env, s: &str) -> Result<sys::napi_value> {
+pub fn new_number(env: impl JsEnv, d: f64) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_create_string_utf8(env, s.as_ptr().cast(), s.len() as isize, &mut v)
+        sys::napi_create_double(env.raw(), d, &mut v)
     })?;
     Ok(v)
 }
 
-pub fn new_buffer(env: sys::napi_env, bytes: &[u8]) -> Result<sys::napi_value> {
+pub fn new_string(env: impl JsEnv, s: &str) -> Result<sys::napi_value> {
+    let mut v = ptr::null_mut();
+    check(env, unsafe {
+        sys::napi_create_string_utf8(env.raw(), s.as_ptr().cast(), s.len() as isize, &mut v)
+    })?;
+    Ok(v)
+}
+
+pub fn new_buffer(env: impl JsEnv, bytes: &[u8]) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     let mut data = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_create_buffer_copy(env, bytes.len(), bytes.as_ptr().cast(), &mut data, &mut v)
+        sys::napi_create_buffer_copy(
+            env.raw(),
+            bytes.len(),
+            bytes.as_ptr().cast(),
+            &mut data,
+            &mut v,
+        )
     })?;
     Ok(v)
 }
 
-pub fn new_bigint(env: sys::napi_env, n: u64) -> Result<sys::napi_value> {
+pub fn new_bigint(env: impl JsEnv, n: u64) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_create_bigint_uint64(env, n, &mut v)
+        sys::napi_create_bigint_uint64(env.raw(), n, &mut v)
     })?;
     Ok(v)
 }
 
 pub fn set_property(
-    env: sys::napi_env,
+    env: impl JsEnv,
     obj: sys::napi_value,
     name: &CStr,
     v: sys::napi_value,
 ) -> Result<()> {
     check(env, unsafe {
-        sys::napi_set_named_property(env, obj, name.as_ptr(), v)
+        sys::napi_set_named_property(env.raw(), obj, name.as_ptr(), v)
     })
 }
 
-pub fn new_object(env: sys::napi_env) -> Result<sys::napi_value> {
+pub fn new_object(env: impl JsEnv) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_create_object(env, &mut v) })?;
+    check(env, unsafe { sys::napi_create_object(env.raw(), &mut v) })?;
     Ok(v)
 }
 
 /// A fresh `Uint32Array` of `len` elements and a pointer to its storage.
-pub fn new_u32_array(env: sys::napi_env, len: usize) -> Result<(sys::napi_value, *mut u32)> {
+pub fn new_u32_array(env: impl JsEnv, len: usize) -> Result<(sys::napi_value, *mut u32)> {
     unsafe {
         let mut data = ptr::null_mut();
         let mut ab = ptr::null_mut();
         check(
             env,
-            sys::napi_create_arraybuffer(env, len * 4, &mut data, &mut ab),
+            sys::napi_create_arraybuffer(env.raw(), len * 4, &mut data, &mut ab),
         )?;
         let mut ta = ptr::null_mut();
         check(
             env,
             sys::napi_create_typedarray(
-                env,
+                env.raw(),
                 sys::TypedarrayType::uint32_array,
                 len,
                 ab,
@@ -668,7 +716,7 @@ pub fn new_u32_array(env: sys::napi_env, len: usize) -> Result<(sys::napi_value,
 /// array made by `new_u32_array`) to JavaScript: emnapi's storage is a copy in the module's
 /// memory.
 #[cfg(target_family = "wasm")]
-pub fn flush(env: sys::napi_env, mut array: sys::napi_value, bytes: usize) -> Result<()> {
+pub fn flush(env: impl JsEnv, mut array: sys::napi_value, bytes: usize) -> Result<()> {
     extern "C" {
         fn emnapi_sync_memory(
             env: sys::napi_env,
@@ -683,13 +731,13 @@ pub fn flush(env: sys::napi_env, mut array: sys::napi_value, bytes: usize) -> Re
         return Ok(());
     }
     check(env, unsafe {
-        emnapi_sync_memory(env, false, &mut array, 0, bytes)
+        emnapi_sync_memory(env.raw(), false, &mut array, 0, bytes)
     })
 }
 
 /// A `bigint` that fits in 64 unsigned bits; `Some(Err(()))` when it does not.
 pub fn bigint_u64(
-    env: sys::napi_env,
+    env: impl JsEnv,
     value: sys::napi_value,
 ) -> Result<Option<std::result::Result<u64, ()>>> {
     if type_of(env, value)? != T::napi_bigint {
@@ -698,17 +746,17 @@ pub fn bigint_u64(
     let mut n = 0u64;
     let mut lossless = false;
     check(env, unsafe {
-        sys::napi_get_value_bigint_uint64(env, value, &mut n, &mut lossless)
+        sys::napi_get_value_bigint_uint64(env.raw(), value, &mut n, &mut lossless)
     })?;
     Ok(Some(if lossless { Ok(n) } else { Err(()) }))
 }
 
 /// The own enumerable string-keyed property names of `obj`.
-pub fn own_keys(env: sys::napi_env, obj: sys::napi_value) -> Result<Vec<String>> {
+pub fn own_keys(env: impl JsEnv, obj: sys::napi_value) -> Result<Vec<String>> {
     let mut names = ptr::null_mut();
     check(env, unsafe {
         sys::napi_get_all_property_names(
-            env,
+            env.raw(),
             obj,
             sys::KeyCollectionMode::own_only,
             sys::KeyFilter::enumerable | sys::KeyFilter::skip_symbols,
@@ -729,7 +777,7 @@ pub fn own_keys(env: sys::napi_env, obj: sys::napi_value) -> Result<Vec<String>>
 }
 
 /// `value`, a list named `name` in messages, checked to be an array of `what`.
-pub fn array(env: sys::napi_env, value: sys::napi_value, name: &str, what: &str) -> Result<()> {
+pub fn array(env: impl JsEnv, value: sys::napi_value, name: &str, what: &str) -> Result<()> {
     if is_array(env, value)? {
         return Ok(());
     }
@@ -742,7 +790,7 @@ pub fn array(env: sys::napi_env, value: sys::napi_value, name: &str, what: &str)
 /// An options argument: `None` when absent, `null` or `undefined`; else it must be an object
 /// (not an array) of the `shape` a message shows.
 pub fn options(
-    env: sys::napi_env,
+    env: impl JsEnv,
     options: Option<Raw>,
     shape: &str,
 ) -> Result<Option<sys::napi_value>> {
@@ -763,7 +811,7 @@ pub fn options(
 
 /// A `TypeError` for the first member of `opts` not in `known`; `of` says what takes which.
 pub fn only_options(
-    env: sys::napi_env,
+    env: impl JsEnv,
     opts: sys::napi_value,
     known: &[&str],
     of: &str,
@@ -780,7 +828,7 @@ pub fn only_options(
     }
 }
 
-pub fn is_null_or_undefined(env: sys::napi_env, value: sys::napi_value) -> Result<bool> {
+pub fn is_null_or_undefined(env: impl JsEnv, value: sys::napi_value) -> Result<bool> {
     Ok(matches!(
         type_of(env, value)?,
         T::napi_undefined | T::napi_null
@@ -789,10 +837,10 @@ pub fn is_null_or_undefined(env: sys::napi_env, value: sys::napi_value) -> Resul
 
 /// The bytes the V8 heap can still grow by (`v8.getHeapStatistics().total_available_size`), or
 /// `None` when this Node cannot say (no `process.getBuiltinModule` before Node 20.16).
-pub fn heap_available(env: sys::napi_env) -> Option<f64> {
+pub fn heap_available(env: impl JsEnv) -> Option<f64> {
     let found = (|| -> Result<Option<f64>> {
         let mut global = ptr::null_mut();
-        check(env, unsafe { sys::napi_get_global(env, &mut global) })?;
+        check(env, unsafe { sys::napi_get_global(env.raw(), &mut global) })?;
         let Some(process) = property(env, global, c"process")? else {
             return Ok(None);
         };
@@ -815,14 +863,14 @@ pub fn heap_available(env: sys::napi_env) -> Option<f64> {
         Err(_) => {
             // Not knowing only skips this check; the caller's call goes on.
             let mut exc = ptr::null_mut();
-            unsafe { sys::napi_get_and_clear_last_exception(env, &mut exc) };
+            unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exc) };
             None
         }
     }
 }
 
 fn call_function(
-    env: sys::napi_env,
+    env: impl JsEnv,
     this: sys::napi_value,
     f: sys::napi_value,
     args: &[sys::napi_value],
@@ -832,39 +880,39 @@ fn call_function(
     }
     let mut out = ptr::null_mut();
     check(env, unsafe {
-        sys::napi_call_function(env, this, f, args.len(), args.as_ptr(), &mut out)
+        sys::napi_call_function(env.raw(), this, f, args.len(), args.as_ptr(), &mut out)
     })?;
     Ok(out)
 }
 
-pub fn null(env: sys::napi_env) -> Result<sys::napi_value> {
+pub fn null(env: impl JsEnv) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_get_null(env, &mut v) })?;
+    check(env, unsafe { sys::napi_get_null(env.raw(), &mut v) })?;
     Ok(v)
 }
 
-pub fn new_bool(env: sys::napi_env, b: bool) -> Result<sys::napi_value> {
+pub fn new_bool(env: impl JsEnv, b: bool) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
-    check(env, unsafe { sys::napi_get_boolean(env, b, &mut v) })?;
+    check(env, unsafe { sys::napi_get_boolean(env.raw(), b, &mut v) })?;
     Ok(v)
 }
 
 /// The `message` of a thrown value when it has a string one, else its description: for errors a
 /// callback threw, recorded rather than rethrown.
-pub fn error_message(env: sys::napi_env, thrown: sys::napi_value) -> String {
+pub fn error_message(env: impl JsEnv, thrown: sys::napi_value) -> String {
     if matches!(type_of(env, thrown), Ok(T::napi_object)) {
         if let Ok(Some(m)) = property(env, thrown, c"message") {
             if matches!(type_of(env, m), Ok(T::napi_string)) {
                 let mut len = 0usize;
                 let ok = unsafe {
-                    sys::napi_get_value_string_utf8(env, m, ptr::null_mut(), 0, &mut len)
+                    sys::napi_get_value_string_utf8(env.raw(), m, ptr::null_mut(), 0, &mut len)
                 } == sys::Status::napi_ok;
                 if ok {
                     let mut buf = vec![0u8; len + 1];
                     let mut written = 0usize;
                     unsafe {
                         sys::napi_get_value_string_utf8(
-                            env,
+                            env.raw(),
                             m,
                             buf.as_mut_ptr().cast(),
                             buf.len(),

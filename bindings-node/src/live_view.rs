@@ -10,7 +10,7 @@ use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, Raw};
+use crate::js::{self, JsEnv, Raw};
 use crate::view::{id_value, text_form, view_arg, Transition, View};
 use crate::{core_error, count_of};
 
@@ -31,17 +31,17 @@ impl napi::bindgen_prelude::ObjectFinalize for LiveView {
     }
 }
 
-fn view_value(env: sys::napi_env, v: &hrwhash::View) -> Result<sys::napi_value> {
-    unsafe { View::to_napi_value(env, View { inner: v.clone() }) }
+fn view_value(env: impl JsEnv, v: &hrwhash::View) -> Result<sys::napi_value> {
+    unsafe { View::to_napi_value(env.raw(), View { inner: v.clone() }) }
 }
 
-fn id_of(env: sys::napi_env, id: &[u8]) -> Result<sys::napi_value> {
+fn id_of(env: impl JsEnv, id: &[u8]) -> Result<sys::napi_value> {
     id_value(env, id, text_form(id))
 }
 
 /// `{ moveDeadline?: number }`: milliseconds after an applied update at which its move ends by
 /// itself.
-fn move_deadline(env: sys::napi_env, options: Option<Raw>) -> Result<Option<Duration>> {
+fn move_deadline(env: impl JsEnv, options: Option<Raw>) -> Result<Option<Duration>> {
     let Some(opts) = options else { return Ok(None) };
     if js::is_null_or_undefined(env, opts.0)? {
         return Ok(None);
@@ -80,7 +80,6 @@ impl LiveView {
         ts_args_type = "view: ViewOf<Id>, options?: LiveViewOptions | null"
     )]
     pub fn new(env: Env, view: Raw, options: Option<Raw>) -> Result<LiveView> {
-        let env = env.raw();
         let v = view_arg(env, view, "view")?;
         let inner = match move_deadline(env, options)? {
             Some(d) => hrwhash::LiveView::with_move_deadline(v.inner.clone(), d),
@@ -103,7 +102,6 @@ impl LiveView {
         ts_return_type = "'applied' | 'unchanged'"
     )]
     pub fn update(&self, env: Env, view: Raw) -> Result<Raw> {
-        let env = env.raw();
         let v = view_arg(env, view, "view")?;
         let applied = self
             .inner
@@ -116,27 +114,30 @@ impl LiveView {
         Ok(Raw(js::new_string(env, outcome)?))
     }
 
-    fn call_back(&self, env: sys::napi_env) -> Result<()> {
+    fn call_back(&self, env: impl JsEnv) -> Result<()> {
         let snapshot = self.inner.snapshot();
         let (Some(previous), current) = (snapshot.previous(), snapshot.current()) else {
             // The move already ended (a deadline of 0): there is no transition to hand over.
             return Ok(());
         };
         let t = Transition::of_views(previous, current);
-        let t = unsafe { Transition::to_napi_value(env, t)? };
+        let t = unsafe { Transition::to_napi_value(env.raw(), t)? };
         let mut undefined = ptr::null_mut();
-        js::check(env, unsafe { sys::napi_get_undefined(env, &mut undefined) })?;
+        js::check(env, unsafe {
+            sys::napi_get_undefined(env.raw(), &mut undefined)
+        })?;
         for r in &self.callbacks {
             let mut f = ptr::null_mut();
             js::check(env, unsafe {
-                sys::napi_get_reference_value(env, *r, &mut f)
+                sys::napi_get_reference_value(env.raw(), *r, &mut f)
             })?;
             let mut result = ptr::null_mut();
-            let status =
-                unsafe { sys::napi_call_function(env, undefined, f, 1, [t].as_ptr(), &mut result) };
+            let status = unsafe {
+                sys::napi_call_function(env.raw(), undefined, f, 1, [t].as_ptr(), &mut result)
+            };
             if status != sys::Status::napi_ok {
                 let mut exception = ptr::null_mut();
-                unsafe { sys::napi_get_and_clear_last_exception(env, &mut exception) };
+                unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut exception) };
                 let message = if exception.is_null() {
                     "a change callback failed".to_owned()
                 } else {
@@ -164,7 +165,6 @@ impl LiveView {
         ts_args_type = "callback: (transition: Transition<Id, Id>) => void"
     )]
     pub fn on_change(&mut self, env: Env, callback: Raw) -> Result<()> {
-        let env = env.raw();
         if js::type_of(env, callback.0)? != T::napi_function {
             return Err(js::type_error(
                 env,
@@ -176,7 +176,7 @@ impl LiveView {
         }
         let mut r = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_create_reference(env, callback.0, 1, &mut r)
+            sys::napi_create_reference(env.raw(), callback.0, 1, &mut r)
         })?;
         self.callbacks.push(r);
         Ok(())
@@ -185,7 +185,6 @@ impl LiveView {
     /// The owner of `key` in the current view: where to write.
     #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = js::KeyBuf::new();
         let key = crate::key_of(env, key, &mut buf, "key")?;
         let snapshot = self.inner.snapshot();
@@ -200,7 +199,6 @@ impl LiveView {
         ts_return_type = "LiveRoute<IdOf<Id>>"
     )]
     pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = js::KeyBuf::new();
         let key = crate::key_of(env, key, &mut buf, "key")?;
         let r = self.inner.route(key);
@@ -214,13 +212,12 @@ impl LiveView {
     /// The current view.
     #[napi(getter, catch_unwind, ts_return_type = "View<Id>")]
     pub fn current(&self, env: Env) -> Result<Raw> {
-        Ok(Raw(view_value(env.raw(), &self.inner.current())?))
+        Ok(Raw(view_value(env, &self.inner.current())?))
     }
 
     /// The previous view while a move is in progress, else `null`.
     #[napi(getter, catch_unwind, ts_return_type = "View<Id> | null")]
     pub fn previous(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         let snapshot = self.inner.snapshot();
         Ok(Raw(match snapshot.previous() {
             Some(v) => view_value(env, v)?,
@@ -231,7 +228,7 @@ impl LiveView {
     /// The current epoch, as an unsigned 64-bit BigInt.
     #[napi(getter, catch_unwind, ts_return_type = "bigint")]
     pub fn epoch(&self, env: Env) -> Result<Raw> {
-        Ok(Raw(js::new_bigint(env.raw(), self.inner.epoch())?))
+        Ok(Raw(js::new_bigint(env, self.inner.epoch())?))
     }
 
     /// The current view's fingerprint (32 hex digits).
@@ -256,7 +253,6 @@ impl LiveView {
     /// applied or unchanged update.
     #[napi(getter, catch_unwind, ts_return_type = "LiveError | null")]
     pub fn last_error(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         let Some(e) = self.inner.last_error() else {
             return Ok(Raw(js::null(env)?));
         };
@@ -274,7 +270,6 @@ impl LiveView {
     /// Records a source's error (a lost connection, an unreadable file) without changing the view.
     #[napi(catch_unwind, ts_args_type = "kind: string, message: string")]
     pub fn report_error(&self, env: Env, kind: Raw, message: Raw) -> Result<()> {
-        let env = env.raw();
         let text = |v: Raw, what: &str| -> Result<String> {
             if js::type_of(env, v.0)? != T::napi_string {
                 return Err(js::type_error(

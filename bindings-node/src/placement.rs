@@ -29,7 +29,7 @@ use crate::args::{
 };
 use crate::fast;
 use crate::gather;
-use crate::js::{self, Bytes, Form, KeyBuf, Kind, Raw, View};
+use crate::js::{self, Bytes, Form, JsEnv, KeyBuf, Kind, Raw, View};
 
 /// How one node was given, so answers go back in the same form.
 #[derive(Clone, Copy)]
@@ -53,7 +53,7 @@ pub(crate) struct Given {
 
 /// `obj[name]`, or `None` when it is `undefined` or `null` (both mean "not given").
 pub(crate) fn optional(
-    env: sys::napi_env,
+    env: impl JsEnv,
     obj: sys::napi_value,
     name: &CStr,
 ) -> Result<Option<sys::napi_value>> {
@@ -68,7 +68,7 @@ const NODE_MEMBERS: [&str; 3] = ["id", "weight", "domain"];
 
 /// One node: an id (string, `Buffer`, `Uint8Array`) or `{ id, weight?, domain? }`.
 pub(crate) fn parse_node(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
     what: &dyn Fn() -> String,
     index: Option<usize>,
@@ -166,7 +166,7 @@ pub(crate) const OPTIONS: [&str; 3] = ["weights", "domains", "seed"];
 /// The ids, weights, domains and seed of `new Placement(nodes, options)`, checked in the order of
 /// API.md section 4.
 pub(crate) fn parse_membership(
-    env: sys::napi_env,
+    env: impl JsEnv,
     nodes: Raw,
     options: Option<Raw>,
 ) -> Result<(Seed, Vec<Parsed>)> {
@@ -266,14 +266,14 @@ pub(crate) fn parse_membership(
 /// nodes when it is longer. That one shows the mismatch; reading on would only check elements the
 /// mismatch already rejects, and a hole is "no domain", so an array-like of length 2^32 - 1 would
 /// take minutes.
-pub(crate) fn list_len(env: sys::napi_env, list: sys::napi_value, nodes: usize) -> Result<u32> {
+pub(crate) fn list_len(env: impl JsEnv, list: sys::napi_value, nodes: usize) -> Result<u32> {
     let len = js::array_len(env, list)?;
     Ok(len.min(u32::try_from(nodes + 1).unwrap_or(u32::MAX)))
 }
 
 /// `options.weights`: numbers, one per node, none for a node that has its own.
 pub(crate) fn parse_weights(
-    env: sys::napi_env,
+    env: impl JsEnv,
     w: sys::napi_value,
     given: &[Given],
 ) -> Result<Vec<f64>> {
@@ -306,7 +306,7 @@ pub(crate) type Domain = Option<(Vec<u8>, Form)>;
 
 /// `options.domains`: a domain (or `null` for none) per node, none for a node that has its own.
 pub(crate) fn parse_domains(
-    env: sys::napi_env,
+    env: impl JsEnv,
     d: sys::napi_value,
     given: &[Given],
     text: &mut Option<BadText>,
@@ -373,7 +373,7 @@ impl ObjectFinalize for Placement {
 }
 
 impl Placement {
-    pub(crate) fn build(env: sys::napi_env, seed: Seed, parsed: Vec<Parsed>) -> Result<Placement> {
+    pub(crate) fn build(env: impl JsEnv, seed: Seed, parsed: Vec<Parsed>) -> Result<Placement> {
         let ids = js::new_array(env, parsed.len())?;
         let mut nodes = Vec::with_capacity(parsed.len());
         let mut forms = Vec::with_capacity(parsed.len());
@@ -387,7 +387,7 @@ impl Placement {
         let inner = hrwhash::Placement::from_nodes(seed, nodes).map_err(|e| core_error(env, e))?;
         let mut r = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_create_reference(env, ids, 1, &mut r)
+            sys::napi_create_reference(env.raw(), ids, 1, &mut r)
         })?;
         let plain_text = inner
             .node_specs()
@@ -408,16 +408,16 @@ impl Placement {
         })
     }
 
-    pub(crate) fn ids_array(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn ids_array(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         let mut v = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_get_reference_value(env, self.ids, &mut v)
+            sys::napi_get_reference_value(env.raw(), self.ids, &mut v)
         })?;
         Ok(v)
     }
 
     /// The id of node `index` as the caller gave it.
-    pub(crate) fn id_value(&self, env: sys::napi_env, index: usize) -> Result<sys::napi_value> {
+    pub(crate) fn id_value(&self, env: impl JsEnv, index: usize) -> Result<sys::napi_value> {
         if self.plain_text[index] {
             // SAFETY: checked to be UTF-8 when the placement was built.
             let text =
@@ -436,7 +436,7 @@ impl Placement {
         }
     }
 
-    pub(crate) fn id_list(&self, env: sys::napi_env, indices: &[usize]) -> Result<sys::napi_value> {
+    pub(crate) fn id_list(&self, env: impl JsEnv, indices: &[usize]) -> Result<sys::napi_value> {
         if self.text_ids && indices.len() <= gather::MAX {
             if let Some(arr) = gather::gather(env, self.ids_array(env)?, indices)? {
                 return Ok(arr);
@@ -466,7 +466,7 @@ impl Placement {
     }
 
     /// The current nodes in the form `Parsed` carries them, for deriving a new placement.
-    pub(crate) fn reparse(&self, env: sys::napi_env) -> Result<Vec<Parsed>> {
+    pub(crate) fn reparse(&self, env: impl JsEnv) -> Result<Vec<Parsed>> {
         let ids = self.ids_array(env)?;
         self.inner
             .node_specs()
@@ -487,7 +487,7 @@ impl Placement {
     }
 
     /// The index of the node whose id `id` is (a `read` result), or `UnknownNode`.
-    pub(crate) fn index_of(&self, env: sys::napi_env, id: &[u8]) -> Result<usize> {
+    pub(crate) fn index_of(&self, env: impl JsEnv, id: &[u8]) -> Result<usize> {
         match self.inner.find(id) {
             Some(n) => Ok(n.index()),
             None => Err(core_error(env, hrwhash::Error::UnknownNode)),
@@ -498,7 +498,7 @@ impl Placement {
     /// borrowed `Uint8Array`, so nothing is borrowed across elements). A key without a UTF-8 form
     /// is returned, not thrown, so that a later argument's type error comes first.
     pub(crate) fn collect_keys(
-        env: sys::napi_env,
+        env: impl JsEnv,
         keys: Raw,
     ) -> Result<(Vec<u8>, Vec<usize>, Option<BadText>)> {
         js::array(env, keys.0, "keys", "keys")?;
@@ -532,11 +532,11 @@ impl Placement {
 impl Placement {
     /// The owner of `key` for `fast.js`: the id array with the owner's index in the scratch, or
     /// the id itself.
-    pub(crate) fn owner_ids(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn owner_ids(&self, env: impl JsEnv, key: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
         if self.forms[index].id == Form::Text {
-            if let Some(scratch) = fast::scratch(env) {
+            if let Some(scratch) = fast::scratch(env.raw()) {
                 // Fits, and is never the scratch's NONE: a placement has fewer than 2^32 - 1 nodes.
                 scratch[0] = index as u32;
                 return self.ids_array(env);
@@ -545,7 +545,7 @@ impl Placement {
         self.id_value(env, index)
     }
 
-    pub(crate) fn owner_index(&self, env: sys::napi_env, key: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn owner_index(&self, env: impl JsEnv, key: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
         js::new_number(env, index as f64)
@@ -553,7 +553,7 @@ impl Placement {
 
     /// `rank` for `fast.js`: the id array with the count and indices in the scratch, or the
     /// whole answer.
-    pub(crate) fn rank_ids(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn rank_ids(&self, env: impl JsEnv, key: Raw, k: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let k = k.min(self.inner.selectable_len());
@@ -567,7 +567,7 @@ impl Placement {
         };
         let n = self.inner.rank_into(key, out);
         if self.text_ids && n <= gather::MAX {
-            if let Some(scratch) = fast::scratch(env) {
+            if let Some(scratch) = fast::scratch(env.raw()) {
                 scratch[0] = n as u32;
                 for (slot, &i) in scratch[1..].iter_mut().zip(&out[..n]) {
                     *slot = i as u32;
@@ -592,7 +592,6 @@ impl Placement {
         ts_args_type = "nodes: ReadonlyArray<Id | NodeSpec<Id>> & ReadonlyArray<NodeIdLike | NodeSpec>, options?: PlacementOptions | null"
     )]
     pub fn new(env: Env, nodes: Raw, options: Option<Raw>) -> Result<Placement> {
-        let env = env.raw();
         let (seed, parsed) = parse_membership(env, nodes, options)?;
         Placement::build(env, seed, parsed)
     }
@@ -601,7 +600,7 @@ impl Placement {
 /// The other methods and getters, called from `fast.rs`'s callbacks (see there for why they are
 /// not `#[napi]` methods).
 impl Placement {
-    pub(crate) fn replicas(&self, env: sys::napi_env, key: Raw, k: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn replicas(&self, env: impl JsEnv, key: Raw, k: Raw) -> Result<sys::napi_value> {
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let k = k.min(self.inner.selectable_len());
@@ -612,7 +611,7 @@ impl Placement {
 
     pub(crate) fn replicas_strict(
         &self,
-        env: sys::napi_env,
+        env: impl JsEnv,
         key: Raw,
         k: Raw,
     ) -> Result<sys::napi_value> {
@@ -628,7 +627,7 @@ impl Placement {
         self.id_list(env, &indices)
     }
 
-    pub(crate) fn score(&self, env: sys::napi_env, key: Raw, node: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn score(&self, env: impl JsEnv, key: Raw, node: Raw) -> Result<sys::napi_value> {
         let mut text = None;
         let (mut kbuf, mut nbuf) = (KeyBuf::new(), KeyBuf::new());
         let (key, _) = read(env, key.0, &mut kbuf, &|| "key".to_owned(), None, &mut text)?;
@@ -647,19 +646,14 @@ impl Placement {
         }
     }
 
-    pub(crate) fn owners(&self, env: sys::napi_env, keys: Raw) -> Result<sys::napi_value> {
+    pub(crate) fn owners(&self, env: impl JsEnv, keys: Raw) -> Result<sys::napi_value> {
         let (data, ends, text) = Placement::collect_keys(env, keys)?;
         no_bad_text(env, text)?;
         let owners = self.inner.owners(&slices(&data, &ends));
         self.id_list(env, &owners)
     }
 
-    pub(crate) fn rank_many(
-        &self,
-        env: sys::napi_env,
-        keys: Raw,
-        k: Raw,
-    ) -> Result<sys::napi_value> {
+    pub(crate) fn rank_many(&self, env: impl JsEnv, keys: Raw, k: Raw) -> Result<sys::napi_value> {
         let (data, ends, text) = Placement::collect_keys(env, keys)?;
         let k = count_arg(env, k, "k")?;
         no_bad_text(env, text)?;
@@ -694,12 +688,7 @@ impl Placement {
     /// `ResultTooLarge` for a batch ranking of `keys` keys with `k` ids each (`k` already capped
     /// at the selectable nodes) that no array could hold or the JS heap has no room for: V8 ends
     /// the process when it runs out of heap, so this is the last moment to say so.
-    pub(crate) fn check_result_size(
-        &self,
-        env: sys::napi_env,
-        keys: usize,
-        k: usize,
-    ) -> Result<()> {
+    pub(crate) fn check_result_size(&self, env: impl JsEnv, keys: usize, k: usize) -> Result<()> {
         let too_large = |why: String| {
             js::throw(
                 env,
@@ -737,7 +726,7 @@ impl Placement {
 
     pub(crate) fn owner_indices(
         &self,
-        env: sys::napi_env,
+        env: impl JsEnv,
         data: Raw,
         offsets: Raw,
     ) -> Result<sys::napi_value> {
@@ -819,7 +808,7 @@ impl Placement {
         Ok(arr)
     }
 
-    pub(crate) fn with_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
+    pub(crate) fn with_node(&self, env: impl JsEnv, node: Raw) -> Result<Placement> {
         // It is appended, so its index is the current length.
         let added = added_node(env, node, self.inner.len())?;
         let mut parsed = self.reparse(env)?;
@@ -827,7 +816,7 @@ impl Placement {
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    pub(crate) fn without_node(&self, env: sys::napi_env, node: Raw) -> Result<Placement> {
+    pub(crate) fn without_node(&self, env: impl JsEnv, node: Raw) -> Result<Placement> {
         let mut buf = KeyBuf::new();
         let (_, index) = known_node(env, node, &mut buf, &self.inner)?;
         let mut parsed = self.reparse(env)?;
@@ -835,12 +824,7 @@ impl Placement {
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    pub(crate) fn with_weight(
-        &self,
-        env: sys::napi_env,
-        node: Raw,
-        weight: Raw,
-    ) -> Result<Placement> {
+    pub(crate) fn with_weight(&self, env: impl JsEnv, node: Raw, weight: Raw) -> Result<Placement> {
         let mut buf = KeyBuf::new();
         let (_, index, w) = new_weight(env, node, weight, &mut buf, &self.inner)?;
         let mut parsed = self.reparse(env)?;
@@ -848,7 +832,7 @@ impl Placement {
         Placement::build(env, self.inner.seed(), parsed)
     }
 
-    pub(crate) fn nodes(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn nodes(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         let arr = js::new_array(env, self.inner.len())?;
         for (i, (node, form)) in self.inner.node_specs().iter().zip(&self.forms).enumerate() {
             let o = js::new_object(env)?;
@@ -877,22 +861,22 @@ impl Placement {
     }
 
     /// Number of nodes, including those of weight zero.
-    pub(crate) fn length(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn length(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         js::new_number(env, self.inner.len() as f64)
     }
 
     /// Number of nodes that can be selected (weight above zero).
-    pub(crate) fn selectable_length(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn selectable_length(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         js::new_number(env, self.inner.selectable_len() as f64)
     }
 
     /// Whether any two selectable nodes have different weights.
-    pub(crate) fn is_weighted(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn is_weighted(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         js::new_bool(env, self.inner.is_weighted())
     }
 
     /// The seed, as 32 lowercase hex digits.
-    pub(crate) fn seed(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    pub(crate) fn seed(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         js::new_string(env, &encode_hex(&self.inner.seed().to_bytes()))
     }
 }
@@ -904,12 +888,12 @@ pub(crate) const RANK_MANY_SLOTS: usize = 1 << 16;
 pub(crate) const HEAP_CHECK_BYTES: f64 = (64u64 << 20) as f64;
 
 /// The TypeError of a typed-array argument whose buffer is detached (`what` names it).
-fn detached(env: sys::napi_env, what: &str) -> napi::Error {
+fn detached(env: impl JsEnv, what: &str) -> napi::Error {
     js::type_error(env, &format!("{what} whose buffer is detached"))
 }
 
 /// The TypeError of argument `name`, `value`, that is none of the arrays `expected` names.
-fn not_array(env: sys::napi_env, name: &str, value: Raw, expected: &str) -> napi::Error {
+fn not_array(env: impl JsEnv, name: &str, value: Raw, expected: &str) -> napi::Error {
     js::type_error(
         env,
         &format!("{name} is {}, not {expected}", js::describe(env, value.0)),

@@ -6,7 +6,7 @@ use hrwhash::policy;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, KeyBuf, Kind, Raw};
+use crate::js::{self, JsEnv, KeyBuf, Kind, Raw};
 use crate::view::{id_value, membership};
 use crate::{core_error, count_value, key_of, no_bad_text, slices, NodeForm, Placement};
 
@@ -15,7 +15,7 @@ use crate::{core_error, count_value, key_of, no_bad_text, slices, NodeForm, Plac
 pub const BOUNDED_LOAD_POLICY: &str = policy::BOUNDED_LOAD_POLICY;
 
 pub(crate) fn ids(
-    env: sys::napi_env,
+    env: impl JsEnv,
     p: &hrwhash::Placement,
     forms: &[NodeForm],
     indices: &[usize],
@@ -31,7 +31,7 @@ pub(crate) fn ids(
 /// A factor's `num` or `den`: a number (`None` otherwise, a type error), and `Err` with its value
 /// when it is not an integer of 0..2^32, which no factor has (POLICIES.md: InvalidBalanceFactor).
 fn ratio_part(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
 ) -> Result<Option<std::result::Result<u32, f64>>> {
     Ok(js::number(env, v)?.map(|d| {
@@ -44,7 +44,7 @@ fn ratio_part(
 }
 
 /// The balance factor: a number >= 1 (rounded to millionths), or an exact `[num, den]` pair.
-fn factor_arg(env: sys::napi_env, c: Raw) -> Result<policy::BalanceFactor> {
+fn factor_arg(env: impl JsEnv, c: Raw) -> Result<policy::BalanceFactor> {
     let made = if let Some(d) = js::number(env, c.0)? {
         policy::BalanceFactor::from_f64(d)
     } else if js::is_array(env, c.0)? && js::array_len(env, c.0)? == 2 {
@@ -75,7 +75,7 @@ fn factor_arg(env: sys::napi_env, c: Raw) -> Result<policy::BalanceFactor> {
 }
 
 /// Loads: an array of `bigint`s or safe-integer `number`s, each from 0 to 2^64 - 1.
-fn loads_arg(env: sys::napi_env, loads: Raw) -> Result<Vec<u64>> {
+fn loads_arg(env: impl JsEnv, loads: Raw) -> Result<Vec<u64>> {
     js::array(env, loads.0, "loads", "integers")?;
     let n = js::array_len(env, loads.0)?;
     let mut out = Vec::new();
@@ -106,10 +106,10 @@ fn loads_arg(env: sys::napi_env, loads: Raw) -> Result<Vec<u64>> {
     Ok(out)
 }
 
-fn load_range(env: sys::napi_env, index: usize, problem: &str) -> napi::Error {
+fn load_range(env: impl JsEnv, index: usize, problem: &str) -> napi::Error {
     // A pending exception from count_value is replaced by this one.
     let mut ignored = std::ptr::null_mut();
-    unsafe { sys::napi_get_and_clear_last_exception(env, &mut ignored) };
+    unsafe { sys::napi_get_and_clear_last_exception(env.raw(), &mut ignored) };
     js::throw(
         env,
         Kind::Range,
@@ -137,7 +137,6 @@ impl BoundedLoad {
         ts_args_type = "placement: Placement<Id> | ViewOf<Id>, c: number | [number, number]"
     )]
     pub fn new(env: Env, placement: Raw, c: Raw) -> Result<BoundedLoad> {
-        let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
         let factor = factor_arg(env, c)?;
         Ok(BoundedLoad {
@@ -149,7 +148,6 @@ impl BoundedLoad {
     /// The balance factor as an exact `[num, den]` pair.
     #[napi(getter, catch_unwind, ts_return_type = "[number, number]")]
     pub fn factor(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         let f = self.inner.factor();
         let arr = js::new_array(env, 2)?;
         js::set_element(env, arr, 0, js::new_number(env, f.num() as f64)?)?;
@@ -165,7 +163,6 @@ impl BoundedLoad {
         ts_args_type = "key: Key, loads: ReadonlyArray<number | bigint>"
     )]
     pub fn owner_index(&self, env: Env, key: Raw, loads: Raw) -> Result<u32> {
-        let env = env.raw();
         Ok(self.index(env, key, loads)? as u32)
     }
 
@@ -176,7 +173,6 @@ impl BoundedLoad {
         ts_return_type = "IdOf<Id>"
     )]
     pub fn owner(&self, env: Env, key: Raw, loads: Raw) -> Result<Raw> {
-        let env = env.raw();
         let i = self.index(env, key, loads)?;
         ids(env, self.inner.placement(), &self.forms, &[i])
             .and_then(|arr| js::element(env, arr, 0))
@@ -186,7 +182,6 @@ impl BoundedLoad {
     /// Batch assignment of `keys` in order: one build-order index per key.
     #[napi(catch_unwind, ts_args_type = "keys: ReadonlyArray<Key>")]
     pub fn assign_indices(&self, env: Env, keys: Raw) -> Result<Vec<u32>> {
-        let env = env.raw();
         Ok(self
             .batch(env, keys)?
             .into_iter()
@@ -201,14 +196,13 @@ impl BoundedLoad {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn assign(&self, env: Env, keys: Raw) -> Result<Raw> {
-        let env = env.raw();
         let owners = self.batch(env, keys)?;
         ids(env, self.inner.placement(), &self.forms, &owners).map(Raw)
     }
 }
 
 impl BoundedLoad {
-    fn index(&self, env: sys::napi_env, key: Raw, loads: Raw) -> Result<usize> {
+    fn index(&self, env: impl JsEnv, key: Raw, loads: Raw) -> Result<usize> {
         let mut buf = KeyBuf::new();
         let key = key_of(env, key, &mut buf, "key")?.to_vec();
         let loads = loads_arg(env, loads)?;
@@ -217,7 +211,7 @@ impl BoundedLoad {
             .map_err(|e| core_error(env, e))
     }
 
-    fn batch(&self, env: sys::napi_env, keys: Raw) -> Result<Vec<usize>> {
+    fn batch(&self, env: impl JsEnv, keys: Raw) -> Result<Vec<usize>> {
         let (data, ends, text) = Placement::collect_keys(env, keys)?;
         no_bad_text(env, text)?;
         self.inner

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::ObjectFinalize;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, KeyBuf, Raw};
+use crate::js::{self, JsEnv, KeyBuf, Raw};
 use crate::view::instance;
 use crate::{core_error, count_of, key_and_count, key_of, read, Placement};
 
@@ -28,16 +28,16 @@ impl ObjectFinalize for Domains {
 }
 
 impl Domains {
-    fn placement_value(&self, env: sys::napi_env) -> Result<sys::napi_value> {
+    fn placement_value(&self, env: impl JsEnv) -> Result<sys::napi_value> {
         let mut v = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_get_reference_value(env, self.placement, &mut v)
+            sys::napi_get_reference_value(env.raw(), self.placement, &mut v)
         })?;
         Ok(v)
     }
 
     /// The JS placement; alive as long as this object holds its reference.
-    fn js_placement(&self, env: sys::napi_env) -> Result<&'static Placement> {
+    fn js_placement(&self, env: impl JsEnv) -> Result<&'static Placement> {
         let v = self.placement_value(env)?;
         instance::<Placement>(env, Raw(v))
             .ok_or_else(|| js::type_error(env, "the placement of these Domains is gone"))
@@ -54,7 +54,6 @@ impl Domains {
         ts_args_type = "placement: Placement<Id>, level: number"
     )]
     pub fn new(env: Env, placement: Raw, level: Raw) -> Result<Domains> {
-        let env = env.raw();
         let Some(p) = instance::<Placement>(env, placement) else {
             return Err(js::type_error(
                 env,
@@ -69,7 +68,7 @@ impl Domains {
             hrwhash::policy::Domains::new(&p.inner, level).map_err(|e| core_error(env, e))?;
         let mut r = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_create_reference(env, placement.0, 1, &mut r)
+            sys::napi_create_reference(env.raw(), placement.0, 1, &mut r)
         })?;
         Ok(Domains {
             inner,
@@ -80,7 +79,6 @@ impl Domains {
     /// The owner of `key`: the first of its replicas.
     #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
         let p = self.js_placement(env)?;
@@ -95,7 +93,6 @@ impl Domains {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let indices = self
@@ -115,7 +112,6 @@ impl Domains {
         ts_return_type = "string | Buffer"
     )]
     pub fn domain_of(&self, env: Env, node: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let mut text = None;
         let (id, _) = read(
@@ -139,7 +135,7 @@ impl Domains {
     /// The placement the policy reads.
     #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
-        Ok(Raw(self.placement_value(env.raw())?))
+        Ok(Raw(self.placement_value(env)?))
     }
 
     /// The spread level (0-based).

@@ -7,7 +7,7 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::args::BadText;
-use crate::js::{self, Bytes, Form, KeyBuf, Raw};
+use crate::js::{self, Bytes, Form, JsEnv, KeyBuf, Raw};
 use crate::view::id_value;
 use crate::{core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement};
 
@@ -23,11 +23,11 @@ pub struct ProfilePlacement {
 }
 
 impl ProfilePlacement {
-    fn id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+    fn id(&self, env: impl JsEnv, i: usize) -> Result<sys::napi_value> {
         id_value(env, self.inner.nodes()[i].id(), self.forms[i])
     }
 
-    fn ids(&self, env: sys::napi_env, indices: &[usize]) -> Result<sys::napi_value> {
+    fn ids(&self, env: impl JsEnv, indices: &[usize]) -> Result<sys::napi_value> {
         let arr = js::new_array(env, indices.len())?;
         for (j, &i) in indices.iter().enumerate() {
             js::set_element(env, arr, j as u32, self.id(env, i)?)?;
@@ -51,7 +51,6 @@ impl ProfilePlacement {
         nodes: Raw,
         options: Option<Raw>,
     ) -> Result<ProfilePlacement> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let name = match js::bytes(env, profile.0, &mut buf)? {
             Bytes::Ok(b, Form::Text) => String::from_utf8_lossy(b).into_owned(),
@@ -100,7 +99,7 @@ impl ProfilePlacement {
     #[napi(getter, catch_unwind, ts_return_type = "IdOf<Id>[]")]
     pub fn nodes(&self, env: Env) -> Result<Raw> {
         let all: Vec<usize> = (0..self.inner.len()).collect();
-        Ok(Raw(self.ids(env.raw(), &all)?))
+        Ok(Raw(self.ids(env, &all)?))
     }
 
     /// Number of nodes.
@@ -112,7 +111,6 @@ impl ProfilePlacement {
     /// The node the incumbent gives `key` to.
     #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let index = self.inner.owner(key_of(env, key, &mut buf, "key")?);
         Ok(Raw(self.id(env, index)?))
@@ -125,7 +123,6 @@ impl ProfilePlacement {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn owners(&self, env: Env, keys: Raw) -> Result<Raw> {
-        let env = env.raw();
         let (data, ends, text) = Placement::collect_keys(env, keys)?;
         no_bad_text(env, text)?;
         let owners = self.inner.owners(&slices(&data, &ends));
@@ -140,7 +137,6 @@ impl ProfilePlacement {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let r = self

@@ -31,7 +31,6 @@ impl ReplicaBalance {
         ts_args_type = "placement: Placement<Id> | ViewOf<Id>, k: number"
     )]
     pub fn new(env: Env, placement: Raw, k: Raw) -> Result<ReplicaBalance> {
-        let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
         let k = count_of(env, k, "k")?;
         let inner = policy::ReplicaBalance::new(p, k).map_err(|e| core_error(env, e))?;
@@ -70,7 +69,6 @@ impl ReplicaBalance {
     /// conformance/policies/replica-balance-v2.json states them.
     #[napi(getter, catch_unwind, ts_return_type = "bigint[]")]
     pub fn adjusted_fixed(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         let w = self.inner.adjusted_weights();
         let arr = js::new_array(env, w.len())?;
         for (i, w) in w.iter().enumerate() {
@@ -82,7 +80,6 @@ impl ReplicaBalance {
     /// The build-order indices of the replica set of `key`, primary first.
     #[napi(catch_unwind, ts_args_type = "key: Key")]
     pub fn replica_indices(&self, env: Env, key: Raw) -> Result<Vec<u32>> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let key = key_of(env, key, &mut buf, "key")?;
         Ok(self
@@ -96,7 +93,6 @@ impl ReplicaBalance {
     /// The replica set of `key` as node ids, primary first.
     #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>[]")]
     pub fn replicas(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let key = key_of(env, key, &mut buf, "key")?;
         let set = self.inner.replicas(key);

@@ -10,7 +10,7 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::args::{added_node, known_node, weight_args, weight_error};
-use crate::js::{self, Bytes, KeyBuf, Kind, Raw};
+use crate::js::{self, Bytes, JsEnv, KeyBuf, Kind, Raw};
 use crate::view::{
     epoch_arg, id_value, load_document, membership, placement_value, view_form, View,
 };
@@ -27,7 +27,7 @@ struct Options {
     epoch: Option<Raw>,
 }
 
-fn options_of(env: sys::napi_env, options: Option<Raw>) -> Result<Options> {
+fn options_of(env: impl JsEnv, options: Option<Raw>) -> Result<Options> {
     let mut out = Options {
         ranked: false,
         overload_ppm: None,
@@ -92,7 +92,7 @@ fn options_of(env: sys::napi_env, options: Option<Raw>) -> Result<Options> {
 }
 
 /// `options.overloadPpm`'s value: an integer from 0 to 2^32 - 1.
-fn overload_value(env: sys::napi_env, p: f64) -> Result<u32> {
+fn overload_value(env: impl JsEnv, p: f64) -> Result<u32> {
     let n = count_value(env, p, "options.overloadPpm")?;
     // The number itself is compared: on a 32-bit target `count_value` saturates at 2^32 - 1.
     if p > f64::from(u32::MAX) {
@@ -124,7 +124,7 @@ pub struct SlotTable {
 }
 
 impl SlotTable {
-    fn id(&self, env: sys::napi_env, index: usize) -> Result<Raw> {
+    fn id(&self, env: impl JsEnv, index: usize) -> Result<Raw> {
         let id = self.inner.placement().node_specs()[index].id();
         Ok(Raw(id_value(env, id, self.forms[index].id)?))
     }
@@ -144,7 +144,7 @@ impl SlotTable {
         }
     }
 
-    fn add(&mut self, env: sys::napi_env, node: Raw) -> Result<()> {
+    fn add(&mut self, env: impl JsEnv, node: Raw) -> Result<()> {
         // It is appended, so its index is the current length.
         let added = added_node(env, node, self.inner.placement().len())?;
         self.inner
@@ -154,7 +154,7 @@ impl SlotTable {
         Ok(())
     }
 
-    fn remove(&mut self, env: sys::napi_env, node: Raw) -> Result<()> {
+    fn remove(&mut self, env: impl JsEnv, node: Raw) -> Result<()> {
         let mut buf = KeyBuf::new();
         let (id, index) = known_node(env, node, &mut buf, self.inner.placement())?;
         self.inner.remove_node(id).map_err(|e| core_error(env, e))?;
@@ -162,7 +162,7 @@ impl SlotTable {
         Ok(())
     }
 
-    fn weigh(&mut self, env: sys::napi_env, node: Raw, weight: Raw) -> Result<()> {
+    fn weigh(&mut self, env: impl JsEnv, node: Raw, weight: Raw) -> Result<()> {
         let mut buf = KeyBuf::new();
         let (id, w) = weight_args(env, node, weight, &mut buf)?;
         // The core checks the node, then the weight (SLOT-HISTORY.md 7); the binding only names
@@ -177,7 +177,7 @@ impl SlotTable {
     /// A copy of this table with `change` made to it.
     fn changed(
         &self,
-        env: sys::napi_env,
+        env: impl JsEnv,
         change: impl FnOnce(&mut SlotTable, sys::napi_env) -> Result<()>,
     ) -> Result<SlotTable> {
         let mut t = SlotTable {
@@ -185,7 +185,7 @@ impl SlotTable {
             forms: self.forms.clone(),
             initial_forms: self.initial_forms.clone(),
         };
-        change(&mut t, env)?;
+        change(&mut t, env.raw())?;
         Ok(t)
     }
 }
@@ -205,7 +205,6 @@ impl SlotTable {
         ts_args_type = "placement: Placement<Id> | ViewOf<Id>, slots: number, options?: SlotTableOptions | null"
     )]
     pub fn new(env: Env, placement: Raw, slots: Raw, options: Option<Raw>) -> Result<SlotTable> {
-        let env = env.raw();
         let (p, forms) = membership(env, placement, "placement")?;
         let s = count_arg(env, slots, "slots")?;
         let opts = options_of(env, options)?;
@@ -243,7 +242,7 @@ impl SlotTable {
         ts_return_type = "SlotTable<ViewIdOf<Id>>"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<SlotTable> {
-        let inner = load_document(env.raw(), text, options, CoreTable::from_json_bytes)?;
+        let inner = load_document(env, text, options, CoreTable::from_json_bytes)?;
         Ok(SlotTable::loaded(inner))
     }
 
@@ -278,7 +277,7 @@ impl SlotTable {
     /// The epoch of the table's document and view.
     #[napi(getter, catch_unwind, ts_return_type = "bigint")]
     pub fn epoch(&self, env: Env) -> Result<Raw> {
-        Ok(Raw(js::new_bigint(env.raw(), self.inner.epoch())?))
+        Ok(Raw(js::new_bigint(env, self.inner.epoch())?))
     }
 
     /// The number of changes since the first membership.
@@ -297,13 +296,13 @@ impl SlotTable {
     /// The current membership, as a new `Placement`.
     #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
-        placement_value(env.raw(), self.inner.placement(), Some(&self.forms))
+        placement_value(env, self.inner.placement(), Some(&self.forms))
     }
 
     /// The first membership, before any change, as a new `Placement`.
     #[napi(getter, catch_unwind, ts_return_type = "Placement<Id>")]
     pub fn initial(&self, env: Env) -> Result<Raw> {
-        placement_value(env.raw(), self.inner.initial(), Some(&self.initial_forms))
+        placement_value(env, self.inner.initial(), Some(&self.initial_forms))
     }
 
     /// The current membership as a view at the table's epoch.
@@ -318,7 +317,7 @@ impl SlotTable {
     #[napi(catch_unwind, ts_args_type = "key: Key")]
     pub fn slot(&self, env: Env, key: Raw) -> Result<u32> {
         let mut buf = KeyBuf::new();
-        Ok(self.inner.slot(key_of(env.raw(), key, &mut buf, "key")?))
+        Ok(self.inner.slot(key_of(env, key, &mut buf, "key")?))
     }
 
     /// The node that owns `slot` (an integer below `slots`).
@@ -328,7 +327,6 @@ impl SlotTable {
         ts_return_type = "IdOf<Id>"
     )]
     pub fn owner_of_slot(&self, env: Env, slot: Raw) -> Result<Raw> {
-        let env = env.raw();
         let s = count_of(env, slot, "slot")?;
         let index = self
             .inner
@@ -340,7 +338,6 @@ impl SlotTable {
     /// The owner of `key`: the owner of its slot.
     #[napi(catch_unwind, ts_args_type = "key: Key", ts_return_type = "IdOf<Id>")]
     pub fn owner(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let index = self.inner.owner_index(key_of(env, key, &mut buf, "key")?);
         self.id(env, index)
@@ -371,13 +368,13 @@ impl SlotTable {
         ts_args_type = "node: IdInput<Id> | NodeSpec<IdInput<Id>>"
     )]
     pub fn add_node(&mut self, env: Env, node: Raw) -> Result<()> {
-        self.add(env.raw(), node)
+        self.add(env, node)
     }
 
     /// Removes `node` from the membership, in place; on an error the table is unchanged.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike")]
     pub fn remove_node(&mut self, env: Env, node: Raw) -> Result<()> {
-        self.remove(env.raw(), node)
+        self.remove(env, node)
     }
 
     /// Gives `node` another weight, in place; on an error the table is unchanged. As
@@ -385,7 +382,7 @@ impl SlotTable {
     /// weight's value.
     #[napi(catch_unwind, ts_args_type = "node: NodeIdLike, weight: number")]
     pub fn set_weight(&mut self, env: Env, node: Raw, weight: Raw) -> Result<()> {
-        self.weigh(env.raw(), node, weight)
+        self.weigh(env, node, weight)
     }
 
     /// A copy of this table with `node` appended.
@@ -395,7 +392,7 @@ impl SlotTable {
         ts_return_type = "SlotTable<Id>"
     )]
     pub fn with_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
-        self.changed(env.raw(), |t, env| t.add(env, node))
+        self.changed(env, |t, env| t.add(env, node))
     }
 
     /// A copy of this table without `node`.
@@ -405,7 +402,7 @@ impl SlotTable {
         ts_return_type = "SlotTable<Id>"
     )]
     pub fn without_node(&self, env: Env, node: Raw) -> Result<SlotTable> {
-        self.changed(env.raw(), |t, env| t.remove(env, node))
+        self.changed(env, |t, env| t.remove(env, node))
     }
 
     /// A copy of this table where `node` has another weight.
@@ -415,7 +412,7 @@ impl SlotTable {
         ts_return_type = "SlotTable<Id>"
     )]
     pub fn with_weight(&self, env: Env, node: Raw, weight: Raw) -> Result<SlotTable> {
-        self.changed(env.raw(), |t, env| t.weigh(env, node, weight))
+        self.changed(env, |t, env| t.weigh(env, node, weight))
     }
 
     /// A copy of this table at another epoch.
@@ -425,7 +422,7 @@ impl SlotTable {
         ts_return_type = "SlotTable<Id>"
     )]
     pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<SlotTable> {
-        let epoch = epoch_arg(env.raw(), epoch)?;
+        let epoch = epoch_arg(env, epoch)?;
         Ok(SlotTable {
             inner: self.inner.with_epoch(epoch),
             forms: self.forms.clone(),

@@ -6,7 +6,7 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::args::{no_bad_text, read, seed_arg, seed_of, weight_arg, weight_error, BadText};
-use crate::js::{self, KeyBuf, Raw};
+use crate::js::{self, JsEnv, KeyBuf, Raw};
 
 /// Name of the algorithm; placements agree across languages only when this agrees.
 #[napi]
@@ -29,11 +29,7 @@ pub struct SeedLike(Vec<u8>);
 
 /// The bytes of a key or id argument (`what`): a `TypeError` for anything but a string, `Buffer`
 /// or `Uint8Array`.
-fn id_bytes(
-    env: sys::napi_env,
-    v: sys::napi_value,
-    what: &str,
-) -> Result<(Vec<u8>, Option<BadText>)> {
+fn id_bytes(env: impl JsEnv, v: sys::napi_value, what: &str) -> Result<(Vec<u8>, Option<BadText>)> {
     let mut buf = KeyBuf::new();
     let mut text = None;
     let (b, _) = read(env, v, &mut buf, &|| what.to_owned(), None, &mut text)?;
@@ -60,8 +56,8 @@ impl FromNapiValue for SeedLike {
 
 /// The text of a key or id, then the seed's length: API.md's order once both types are checked.
 fn checked_seed(env: Env, text: Option<BadText>, seed: Option<SeedLike>) -> Result<Seed> {
-    no_bad_text(env.raw(), text)?;
-    seed_of(env.raw(), seed.map(|s| s.0))
+    no_bad_text(env, text)?;
+    seed_of(env, seed.map(|s| s.0))
 }
 
 /// hrw-v1's digest of a key under a seed (default: `DEFAULT_SEED`), as an unsigned
@@ -84,7 +80,6 @@ pub fn node_digest(env: Env, id: NodeIdLike, seed: Option<SeedLike>) -> Result<B
 /// (`NodeInfo.weightFixed` of a node of this weight).
 #[napi(catch_unwind, ts_args_type = "weight: number")]
 pub fn weight_to_fixed(env: Env, weight: Raw) -> Result<BigInt> {
-    let env = env.raw();
     let w = weight_arg(env, weight.0, &|| "weight".to_owned(), None)?;
     let w = Weight::new(w).map_err(|_| weight_error(env, w, None, "weight"))?;
     Ok(w.to_fixed().into())
@@ -94,7 +89,7 @@ pub fn weight_to_fixed(env: Env, weight: Raw) -> Result<BigInt> {
 /// unsigned 64-bit BigInt.
 #[napi(catch_unwind, ts_args_type = "score: bigint")]
 pub fn draw(env: Env, score: Raw) -> Result<BigInt> {
-    let score = u64_arg(env.raw(), score.0, "score", "a 64-bit score")?;
+    let score = u64_arg(env, score.0, "score", "a 64-bit score")?;
     Ok(hrwhash::v1::draw(score).into())
 }
 
@@ -102,14 +97,13 @@ pub fn draw(env: Env, score: Raw) -> Result<BigInt> {
 /// 64-bit BigInt: what `Placement.score` gives for a node of weight 1.
 #[napi(catch_unwind, ts_args_type = "keyDigest: bigint, nodeDigest: bigint")]
 pub fn score(env: Env, key_digest: Raw, node_digest: Raw) -> Result<BigInt> {
-    let env = env.raw();
     let k = u64_arg(env, key_digest.0, "keyDigest", "a 64-bit digest")?;
     let n = u64_arg(env, node_digest.0, "nodeDigest", "a 64-bit digest")?;
     Ok(hrwhash::v1::score(k, n).into())
 }
 
 /// A BigInt argument that must hold an unsigned 64-bit value.
-fn u64_arg(env: sys::napi_env, value: sys::napi_value, name: &str, what: &str) -> Result<u64> {
+fn u64_arg(env: impl JsEnv, value: sys::napi_value, name: &str, what: &str) -> Result<u64> {
     match js::bigint_u64(env, value)? {
         Some(Ok(v)) => Ok(v),
         Some(Err(())) => Err(js::type_error(

@@ -17,7 +17,7 @@ use napi::sys::ValueType as T;
 use napi::{sys, Env, Result};
 use napi_derive::napi;
 
-use crate::js::{self, Form, KeyBuf, Kind, Raw};
+use crate::js::{self, Form, JsEnv, KeyBuf, Kind, Raw};
 use crate::profile::ProfilePlacement;
 use crate::{
     core_error, count_of, key_and_count, key_of, no_bad_text, optional, read, seed_arg, seed_of,
@@ -25,7 +25,7 @@ use crate::{
 };
 
 /// The JS value of an id given in `form`.
-pub(crate) fn id_value(env: sys::napi_env, id: &[u8], form: Form) -> Result<sys::napi_value> {
+pub(crate) fn id_value(env: impl JsEnv, id: &[u8], form: Form) -> Result<sys::napi_value> {
     match (form, std::str::from_utf8(id)) {
         (Form::Text, Ok(text)) => js::new_string(env, text),
         _ => js::new_buffer(env, id),
@@ -51,30 +51,31 @@ pub(crate) fn view_form(node: &hrwhash::Node) -> NodeForm {
 
 /// `value` as an instance of the class `C`, or `None` when it is something else. The type tag is
 /// checked as napi-rs checks a `&C` argument; the borrow is only used within the current call.
-pub(crate) fn instance<C: TypeTag + 'static>(env: sys::napi_env, value: Raw) -> Option<&'static C> {
+pub(crate) fn instance<C: TypeTag + 'static>(env: impl JsEnv, value: Raw) -> Option<&'static C> {
     if !matches!(js::type_of(env, value.0), Ok(T::napi_object)) {
         return None;
     }
     let mut wrapped = ptr::null_mut();
     unsafe {
-        if sys::napi_unwrap(env, value.0, &mut wrapped) != sys::Status::napi_ok || wrapped.is_null()
+        if sys::napi_unwrap(env.raw(), value.0, &mut wrapped) != sys::Status::napi_ok
+            || wrapped.is_null()
         {
             // A failed unwrap leaves no exception pending, but be sure the next throw is ours.
             let mut ignored = ptr::null_mut();
-            sys::napi_get_and_clear_last_exception(env, &mut ignored);
+            sys::napi_get_and_clear_last_exception(env.raw(), &mut ignored);
             return None;
         }
         #[cfg(not(target_family = "wasm"))]
-        validate_type_tag(env, value.0, &C::type_tag(), "").ok()?;
+        validate_type_tag(env.raw(), value.0, &C::type_tag(), "").ok()?;
         // napi-rs checks no type tag under WebAssembly (`validate_type_tag` accepts anything
         // there): a `ClassInstance` checks the class it recorded when it wrapped the object.
         #[cfg(target_family = "wasm")]
-        napi::bindgen_prelude::ClassInstance::<C>::from_napi_value(env, value.0).ok()?;
+        napi::bindgen_prelude::ClassInstance::<C>::from_napi_value(env.raw(), value.0).ok()?;
         Some(&*(wrapped as *const C))
     }
 }
 
-pub(crate) fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'static View> {
+pub(crate) fn view_arg(env: impl JsEnv, value: Raw, what: &str) -> Result<&'static View> {
     instance::<View>(env, value).ok_or_else(|| {
         js::type_error(
             env,
@@ -85,7 +86,7 @@ pub(crate) fn view_arg(env: sys::napi_env, value: Raw, what: &str) -> Result<&'s
 
 /// A membership given as a `View` or a `Placement`, with the form of each id.
 pub(crate) fn membership(
-    env: sys::napi_env,
+    env: impl JsEnv,
     value: Raw,
     what: &str,
 ) -> Result<(hrwhash::Placement, Vec<NodeForm>)> {
@@ -107,7 +108,7 @@ pub(crate) fn membership(
 }
 
 /// An epoch: a `bigint` from 0 to 2^64 - 1 or a safe integer `number`.
-pub(crate) fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
+pub(crate) fn epoch_arg(env: impl JsEnv, value: Raw) -> Result<u64> {
     match js::bigint_u64(env, value.0)? {
         Some(Ok(e)) => return Ok(e),
         Some(Err(())) => {
@@ -127,7 +128,7 @@ pub(crate) fn epoch_arg(env: sys::napi_env, value: Raw) -> Result<u64> {
 /// Parses a document given as a string or its UTF-8 bytes, with the seed of `options`: the text
 /// is read first, so a wrong type of text is reported before a bad seed.
 pub(crate) fn load_document<T>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     text: Raw,
     options: Option<Raw>,
     parse: impl FnOnce(&[u8], Seed) -> core::result::Result<T, hrwhash::Error>,
@@ -141,7 +142,7 @@ pub(crate) fn load_document<T>(
 }
 
 /// The seed of `{ seed? }`, the options of `View.fromJson` and `View.fromFile`.
-pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed> {
+pub(crate) fn load_seed(env: impl JsEnv, options: Option<Raw>) -> Result<Seed> {
     let Some(opts) = js::options(env, options, "{ seed? }")? else {
         return Ok(Seed::DEFAULT);
     };
@@ -155,7 +156,7 @@ pub(crate) fn load_seed(env: sys::napi_env, options: Option<Raw>) -> Result<Seed
 
 /// `p` as a new JS `Placement`, its nodes in `forms` (by default as a view gives them).
 pub(crate) fn placement_value(
-    env: sys::napi_env,
+    env: impl JsEnv,
     p: &hrwhash::Placement,
     forms: Option<&[NodeForm]>,
 ) -> Result<Raw> {
@@ -176,7 +177,9 @@ pub(crate) fn placement_value(
         })
         .collect::<Result<Vec<_>>>()?;
     let placement = Placement::build(env, p.seed(), parsed)?;
-    Ok(Raw(unsafe { Placement::to_napi_value(env, placement)? }))
+    Ok(Raw(unsafe {
+        Placement::to_napi_value(env.raw(), placement)?
+    }))
 }
 
 /// A membership with its epoch and seed identity: the document every client of one cluster loads
@@ -195,7 +198,6 @@ impl View {
         ts_args_type = "placement: Placement<Id>, epoch: bigint | number"
     )]
     pub fn new(env: Env, placement: Raw, epoch: Raw) -> Result<View> {
-        let env = env.raw();
         let p = instance::<Placement>(env, placement).ok_or_else(|| {
             js::type_error(
                 env,
@@ -223,7 +225,7 @@ impl View {
         ts_return_type = "View<Id>"
     )]
     pub fn from_json(env: Env, text: Raw, options: Option<Raw>) -> Result<View> {
-        let inner = load_document(env.raw(), text, options, hrwhash::View::from_json_bytes)?;
+        let inner = load_document(env, text, options, hrwhash::View::from_json_bytes)?;
         Ok(View { inner })
     }
 
@@ -240,7 +242,6 @@ impl View {
         ts_return_type = "View<Id>"
     )]
     pub fn from_file(env: Env, path: Raw, options: Option<Raw>) -> Result<View> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let path = key_of(env, path, &mut buf, "path")?;
         // A Buffer path is the file name's bytes, as for `fs`: on Linux a name need not be UTF-8.
@@ -301,7 +302,7 @@ impl View {
         ts_return_type = "View<Id>"
     )]
     pub fn with_epoch(&self, env: Env, epoch: Raw) -> Result<View> {
-        let epoch = epoch_arg(env.raw(), epoch)?;
+        let epoch = epoch_arg(env, epoch)?;
         Ok(View {
             inner: self.inner.with_epoch(epoch),
         })
@@ -310,13 +311,13 @@ impl View {
     /// The membership, as a new `Placement` (ids and domains are strings when they are UTF-8).
     #[napi(getter, catch_unwind, ts_return_type = "Placement<ViewIdOf<Id>>")]
     pub fn placement(&self, env: Env) -> Result<Raw> {
-        placement_value(env.raw(), self.inner.placement(), None)
+        placement_value(env, self.inner.placement(), None)
     }
 
     /// The epoch, as an unsigned 64-bit BigInt.
     #[napi(getter, catch_unwind, ts_return_type = "bigint")]
     pub fn epoch(&self, env: Env) -> Result<Raw> {
-        Ok(Raw(js::new_bigint(env.raw(), self.inner.epoch())?))
+        Ok(Raw(js::new_bigint(env, self.inner.epoch())?))
     }
 
     /// The view fingerprint (32 hex digits): equal exactly when two views place every key alike,
@@ -342,7 +343,7 @@ impl View {
 /// The iterator of a JS iterable (`TypeError` for anything else, and for a string, whose
 /// characters are not meant as keys), with its `next` method.
 fn iterator(
-    env: sys::napi_env,
+    env: impl JsEnv,
     iterable: sys::napi_value,
 ) -> Result<(sys::napi_value, sys::napi_value)> {
     let not_iterable = || {
@@ -363,14 +364,14 @@ fn iterator(
     let symbol = iterator_symbol(env)?;
     let mut method = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_get_property(env, iterable, symbol, &mut method)
+        sys::napi_get_property(env.raw(), iterable, symbol, &mut method)
     })?;
     if js::type_of(env, method)? != T::napi_function {
         return Err(not_iterable());
     }
     let mut it = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_call_function(env, iterable, method, 0, ptr::null(), &mut it)
+        sys::napi_call_function(env.raw(), iterable, method, 0, ptr::null(), &mut it)
     })?;
     let next = match js::type_of(env, it)? {
         T::napi_object => js::property(env, it, c"next")?,
@@ -385,9 +386,9 @@ fn iterator(
     }
 }
 
-fn iterator_symbol(env: sys::napi_env) -> Result<sys::napi_value> {
+fn iterator_symbol(env: impl JsEnv) -> Result<sys::napi_value> {
     let mut global = ptr::null_mut();
-    js::check(env, unsafe { sys::napi_get_global(env, &mut global) })?;
+    js::check(env, unsafe { sys::napi_get_global(env.raw(), &mut global) })?;
     let missing = || napi::Error::from_reason("hrwhash: no Symbol.iterator");
     let symbol = js::property(env, global, c"Symbol")?.ok_or_else(missing)?;
     js::property(env, symbol, c"iterator")?.ok_or_else(missing)
@@ -395,13 +396,13 @@ fn iterator_symbol(env: sys::napi_env) -> Result<sys::napi_value> {
 
 /// The next value of an iterator, or `None` once it is done.
 fn step(
-    env: sys::napi_env,
+    env: impl JsEnv,
     it: sys::napi_value,
     next: sys::napi_value,
 ) -> Result<Option<sys::napi_value>> {
     let mut result = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_call_function(env, it, next, 0, ptr::null(), &mut result)
+        sys::napi_call_function(env.raw(), it, next, 0, ptr::null(), &mut result)
     })?;
     if js::type_of(env, result)? != T::napi_object {
         return Err(js::type_error(
@@ -413,8 +414,12 @@ fn step(
         Some(d) => {
             let mut b = ptr::null_mut();
             let mut done = false;
-            js::check(env, unsafe { sys::napi_coerce_to_bool(env, d, &mut b) })?;
-            js::check(env, unsafe { sys::napi_get_value_bool(env, b, &mut done) })?;
+            js::check(env, unsafe {
+                sys::napi_coerce_to_bool(env.raw(), d, &mut b)
+            })?;
+            js::check(env, unsafe {
+                sys::napi_get_value_bool(env.raw(), b, &mut done)
+            })?;
             done
         }
         None => false,
@@ -426,7 +431,7 @@ fn step(
         Some(v) => Ok(Some(v)),
         None => {
             let mut u = ptr::null_mut();
-            js::check(env, unsafe { sys::napi_get_undefined(env, &mut u) })?;
+            js::check(env, unsafe { sys::napi_get_undefined(env.raw(), &mut u) })?;
             Ok(Some(u))
         }
     }
@@ -440,7 +445,7 @@ pub(crate) enum Source {
     Iter(sys::napi_value, sys::napi_value),
 }
 
-pub(crate) fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source> {
+pub(crate) fn source(env: impl JsEnv, keys: sys::napi_value) -> Result<Source> {
     if js::is_array(env, keys)? {
         return Ok(Source::Array(keys));
     }
@@ -449,7 +454,7 @@ pub(crate) fn source(env: sys::napi_env, keys: sys::napi_value) -> Result<Source
 }
 
 /// Key `i` of a source (the `i`-th pull), or `None` at its end.
-pub(crate) fn pull(env: sys::napi_env, src: Source, i: usize) -> Result<Option<sys::napi_value>> {
+pub(crate) fn pull(env: impl JsEnv, src: Source, i: usize) -> Result<Option<sys::napi_value>> {
     match src {
         // The length is read each time: a getter of an earlier element may have changed it.
         Source::Array(a) => match u32::try_from(i) {
@@ -468,12 +473,15 @@ pub(crate) struct Scope {
 }
 
 impl Scope {
-    pub(crate) fn open(env: sys::napi_env) -> Result<Scope> {
+    pub(crate) fn open(env: impl JsEnv) -> Result<Scope> {
         let mut scope = ptr::null_mut();
         js::check(env, unsafe {
-            sys::napi_open_escapable_handle_scope(env, &mut scope)
+            sys::napi_open_escapable_handle_scope(env.raw(), &mut scope)
         })?;
-        Ok(Scope { env, scope })
+        Ok(Scope {
+            env: env.raw(),
+            scope,
+        })
     }
 
     /// `v`, kept alive in the enclosing scope (once per scope).
@@ -494,7 +502,7 @@ impl Drop for Scope {
 
 /// Key `i` of a key stream, its text checked at once (nothing later could fail first).
 pub(crate) fn stream_key(
-    env: sys::napi_env,
+    env: impl JsEnv,
     v: sys::napi_value,
     buf: &mut KeyBuf,
     i: usize,
@@ -515,7 +523,7 @@ enum Member {
 }
 
 impl Member {
-    fn of(env: sys::napi_env, value: Raw, what: &str) -> Result<Member> {
+    fn of(env: impl JsEnv, value: Raw, what: &str) -> Result<Member> {
         if let Some(p) = instance::<ProfilePlacement>(env, value) {
             return Ok(Member::Profile(p.inner.clone(), p.forms.clone()));
         }
@@ -532,7 +540,7 @@ impl Member {
         Ok(Member::Hrw(p, forms))
     }
 
-    fn id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+    fn id(&self, env: impl JsEnv, i: usize) -> Result<sys::napi_value> {
         match self {
             Member::Hrw(p, forms) => id_value(env, p.node_specs()[i].id(), forms[i].id),
             Member::Profile(p, forms) => id_value(env, p.nodes()[i].id(), forms[i]),
@@ -547,7 +555,7 @@ impl Member {
     }
 
     /// A new `Placement` or `ProfilePlacement` of the same nodes.
-    fn value(&self, env: sys::napi_env) -> Result<Raw> {
+    fn value(&self, env: impl JsEnv) -> Result<Raw> {
         match self {
             Member::Hrw(p, forms) => placement_value(env, p, Some(forms)),
             Member::Profile(p, forms) => {
@@ -555,7 +563,9 @@ impl Member {
                     inner: p.clone(),
                     forms: forms.clone(),
                 };
-                Ok(Raw(unsafe { ProfilePlacement::to_napi_value(env, v)? }))
+                Ok(Raw(unsafe {
+                    ProfilePlacement::to_napi_value(env.raw(), v)?
+                }))
             }
         }
     }
@@ -593,11 +603,11 @@ impl Transition {
         }
     }
 
-    fn old_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+    fn old_id(&self, env: impl JsEnv, i: usize) -> Result<sys::napi_value> {
         self.old.id(env, i)
     }
 
-    fn new_id(&self, env: sys::napi_env, i: usize) -> Result<sys::napi_value> {
+    fn new_id(&self, env: impl JsEnv, i: usize) -> Result<sys::napi_value> {
         self.new.id(env, i)
     }
 
@@ -609,7 +619,7 @@ impl Transition {
     }
 
     /// A plan over `keys`: of moved keys, or with `k` of changed replica sets.
-    fn plan_of(&self, env: sys::napi_env, keys: Raw, k: Option<usize>) -> Result<Raw> {
+    fn plan_of(&self, env: impl JsEnv, keys: Raw, k: Option<usize>) -> Result<Raw> {
         let (first, second) = match source(env, keys.0)? {
             Source::Array(a) => (a, None),
             Source::Iter(it, next) => (it, Some(next)),
@@ -627,16 +637,18 @@ impl Transition {
             done: Cell::new(false),
             busy: Cell::new(false),
         };
-        let obj = unsafe { Plan::to_napi_value(env, plan)? };
+        let obj = unsafe { Plan::to_napi_value(env.raw(), plan)? };
         // `for (const m of t.plan(keys))` asks the plan for its iterator: itself.
         let f = iterator_method(env)?;
         let symbol = iterator_symbol(env)?;
-        js::check(env, unsafe { sys::napi_set_property(env, obj, symbol, f) })?;
+        js::check(env, unsafe {
+            sys::napi_set_property(env.raw(), obj, symbol, f)
+        })?;
         Ok(Raw(obj))
     }
 
     /// The hrw-v1 transition, or `NotOffered` in the words of the profile on either side.
-    fn hrw(&self, env: sys::napi_env, what: &'static str) -> Result<&hrwhash::Transition> {
+    fn hrw(&self, env: impl JsEnv, what: &'static str) -> Result<&hrwhash::Transition> {
         match (&self.inner, &self.old, &self.new) {
             (Core::Hrw(t), _, _) => Ok(t),
             (_, Member::Profile(p, _), _) | (_, _, Member::Profile(p, _)) => {
@@ -650,7 +662,7 @@ impl Transition {
     /// The JS form of a route set: `{ before, after, add, drop }` by the caller's ids.
     fn route_set(
         &self,
-        env: sys::napi_env,
+        env: impl JsEnv,
         r: &hrwhash::transition::RouteSet,
     ) -> Result<sys::napi_value> {
         let o = js::new_object(env)?;
@@ -668,7 +680,7 @@ impl Transition {
         }
     }
 
-    fn id_list(&self, env: sys::napi_env, indices: &[usize], old: bool) -> Result<sys::napi_value> {
+    fn id_list(&self, env: impl JsEnv, indices: &[usize], old: bool) -> Result<sys::napi_value> {
         let arr = js::new_array(env, indices.len())?;
         for (j, &i) in indices.iter().enumerate() {
             let v = if old {
@@ -684,7 +696,7 @@ impl Transition {
     /// The JS form of a diff: flows and rows name nodes by the caller's ids.
     fn diff_value<A: Lookup, B: Lookup>(
         &self,
-        env: sys::napi_env,
+        env: impl JsEnv,
         diff: &hrwhash::transition::Diff<A, B>,
     ) -> Result<Raw> {
         let o = js::new_object(env)?;
@@ -757,7 +769,7 @@ impl Transition {
 
 /// Counts the keys of `src` into `diff`.
 fn count<A: Lookup, B: Lookup>(
-    env: sys::napi_env,
+    env: impl JsEnv,
     mut diff: hrwhash::transition::Diff<A, B>,
     src: Source,
 ) -> Result<hrwhash::transition::Diff<A, B>> {
@@ -781,7 +793,6 @@ impl Transition {
         ts_args_type = "from: Placement<Old> | ViewOf<Old> | ProfilePlacement<Old>, to: Placement<New> | ViewOf<New> | ProfilePlacement<New>"
     )]
     pub fn new(env: Env, old: Raw, new: Raw) -> Result<Transition> {
-        let env = env.raw();
         let old = Member::of(env, old, "from")?;
         let new = Member::of(env, new, "to")?;
         let inner = match (&old, &new) {
@@ -798,7 +809,6 @@ impl Transition {
         ts_return_type = "Route<IdOf<Old>, IdOf<New>>"
     )]
     pub fn route(&self, env: Env, key: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let r = self.route_of(key_of(env, key, &mut buf, "key")?);
         let o = js::new_object(env)?;
@@ -829,7 +839,6 @@ impl Transition {
         ts_return_type = "RouteSet<IdOf<Old>, IdOf<New>>"
     )]
     pub fn route_top(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
         let mut buf = KeyBuf::new();
         let (key, k) = key_and_count(env, key, k, &mut buf)?;
         let t = self.hrw(env, "replica routes in a transition")?;
@@ -844,7 +853,6 @@ impl Transition {
         ts_return_type = "Diff<IdOf<Old>, IdOf<New>>"
     )]
     pub fn diff(&self, env: Env, keys: Raw) -> Result<Raw> {
-        let env = env.raw();
         let src = source(env, keys.0)?;
         match &self.inner {
             Core::Hrw(t) => self.diff_value(env, &count(env, t.diff(), src)?),
@@ -860,7 +868,6 @@ impl Transition {
         ts_return_type = "Diff<IdOf<Old>, IdOf<New>>"
     )]
     pub fn diff_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
         let k = count_of(env, k, "k")?;
         let t = self.hrw(env, "replica diffs in a transition")?;
         let src = source(env, keys.0)?;
@@ -875,7 +882,7 @@ impl Transition {
         ts_return_type = "Plan<IdOf<Old>, IdOf<New>>"
     )]
     pub fn plan(&self, env: Env, keys: Raw) -> Result<Raw> {
-        self.plan_of(env.raw(), keys, None)
+        self.plan_of(env, keys, None)
     }
 
     /// The keys of `keys` whose set of `k` replicas changes, each as `{ key, route }` with its
@@ -886,7 +893,6 @@ impl Transition {
         ts_return_type = "PlanTop<IdOf<Old>, IdOf<New>>"
     )]
     pub fn plan_top(&self, env: Env, keys: Raw, k: Raw) -> Result<Raw> {
-        let env = env.raw();
         let k = count_of(env, k, "k")?;
         self.hrw(env, "replica plans in a transition")?;
         self.plan_of(env, keys, Some(k))
@@ -899,7 +905,7 @@ impl Transition {
         ts_return_type = "Placement<Old> | ProfilePlacement<Old>"
     )]
     pub fn old_placement(&self, env: Env) -> Result<Raw> {
-        self.old.value(env.raw())
+        self.old.value(env)
     }
 
     /// The membership after, as a new `Placement` (a view's placement) or `ProfilePlacement`.
@@ -909,7 +915,7 @@ impl Transition {
         ts_return_type = "Placement<New> | ProfilePlacement<New>"
     )]
     pub fn new_placement(&self, env: Env) -> Result<Raw> {
-        self.new.value(env.raw())
+        self.new.value(env)
     }
 
     /// The expected fraction of all keys whose owner changes, from the weights alone (VIEW.md
@@ -928,7 +934,7 @@ impl Transition {
 }
 
 /// `[Symbol.iterator]() { return this; }`, named as a class's method of that key is.
-fn iterator_method(env: sys::napi_env) -> Result<sys::napi_value> {
+fn iterator_method(env: impl JsEnv) -> Result<sys::napi_value> {
     const NAME: &CStr = c"[Symbol.iterator]";
     // emnapi takes only an identifier as a function's name; the name is then set as a property.
     let given = if cfg!(target_family = "wasm") {
@@ -939,7 +945,7 @@ fn iterator_method(env: sys::napi_env) -> Result<sys::napi_value> {
     let mut f = ptr::null_mut();
     js::check(env, unsafe {
         sys::napi_create_function(
-            env,
+            env.raw(),
             NAME.as_ptr(),
             given as isize,
             Some(return_this),
@@ -960,7 +966,7 @@ fn iterator_method(env: sys::napi_env) -> Result<sys::napi_value> {
             data: ptr::null_mut(),
         };
         js::check(env, unsafe {
-            sys::napi_define_properties(env, f, 1, &desc)
+            sys::napi_define_properties(env.raw(), f, 1, &desc)
         })?;
     }
     Ok(f)
@@ -982,18 +988,18 @@ unsafe extern "C" fn return_this(
     this
 }
 
-fn reference(env: sys::napi_env, v: sys::napi_value) -> Result<sys::napi_ref> {
+fn reference(env: impl JsEnv, v: sys::napi_value) -> Result<sys::napi_ref> {
     let mut r = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_create_reference(env, v, 1, &mut r)
+        sys::napi_create_reference(env.raw(), v, 1, &mut r)
     })?;
     Ok(r)
 }
 
-fn dereference(env: sys::napi_env, r: sys::napi_ref) -> Result<sys::napi_value> {
+fn dereference(env: impl JsEnv, r: sys::napi_ref) -> Result<sys::napi_value> {
     let mut v = ptr::null_mut();
     js::check(env, unsafe {
-        sys::napi_get_reference_value(env, r, &mut v)
+        sys::napi_get_reference_value(env.raw(), r, &mut v)
     })?;
     Ok(v)
 }
@@ -1045,7 +1051,6 @@ impl Plan {
         ts_return_type = "IteratorResult<Move<Old, New>, undefined>"
     )]
     pub fn next(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         if self.busy.replace(true) {
             return Err(js::type_error(
                 env,
@@ -1124,7 +1129,6 @@ impl RampPlan {
         ts_args_type = "from: ViewOf<Id>, to: ViewOf<Id>, maxMove: number"
     )]
     pub fn new(env: Env, old: Raw, new: Raw, max_move: Raw) -> Result<RampPlan> {
-        let env = env.raw();
         let old = view_arg(env, old, "from")?;
         let new = view_arg(env, new, "to")?;
         let Some(limit) = js::number(env, max_move.0)? else {
@@ -1141,7 +1145,6 @@ impl RampPlan {
     /// The steps, in order (none when the two views already place keys alike).
     #[napi(getter, catch_unwind, ts_return_type = "RampStep[]")]
     pub fn steps(&self, env: Env) -> Result<Raw> {
-        let env = env.raw();
         let steps = self.inner.steps();
         let arr = js::new_array(env, steps.len())?;
         for (i, s) in steps.iter().enumerate() {
@@ -1167,7 +1170,6 @@ impl RampPlan {
         ts_return_type = "View<Id>"
     )]
     pub fn view(&self, env: Env, step: Raw) -> Result<View> {
-        let env = env.raw();
         let s = count_of(env, step, "step")?;
         let inner = self.inner.view(s).map_err(|e| core_error(env, e))?;
         Ok(View { inner })
@@ -1176,7 +1178,6 @@ impl RampPlan {
     /// Every step's view, in order.
     #[napi(catch_unwind, ts_return_type = "View<Id>[]")]
     pub fn views(&self, env: Env) -> Result<Vec<View>> {
-        let env = env.raw();
         (0..self.inner.steps().len())
             .map(|s| {
                 self.inner
