@@ -28,9 +28,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
-    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items_iter,
-    key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items, repr,
-    seed_arg, weight_arg, At,
+    batch_keys, cast_arg, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes,
+    items_iter, key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items,
+    repr, seed_arg, weight_arg, At,
 };
 use error::error;
 
@@ -706,6 +706,15 @@ impl Placement {
         let alias = cls.py().import("types")?.getattr("GenericAlias")?;
         alias.call1((cls, item))
     }
+}
+
+/// The `placement` argument of a policy's constructor, which must be a Placement.
+pub(crate) fn policy_placement<'a, 'py>(
+    placement: &'a Bound<'py, PyAny>,
+) -> PyResult<&'a Bound<'py, Placement>> {
+    cast_arg::<Placement>(placement, |t| {
+        format!("placement must be a Placement, not {t}")
+    })
 }
 
 /// The full ranking of one key, as an iterator of node ids.
