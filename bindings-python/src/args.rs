@@ -369,9 +369,19 @@ pub(crate) fn key_and_count<'a>(
     key: &'a Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
 ) -> PyResult<(Cow<'a, [u8]>, Count)> {
-    check_key(key, At::one("the key"))?;
+    key_and_count_as(key, k, key_bytes)
+}
+
+/// [`key_and_count`] with the key's text read by `text` (a profile's own key form).
+pub(crate) fn key_and_count_as<'a, 'py>(
+    key: &'a Bound<'py, PyAny>,
+    k: &Bound<'_, PyAny>,
+    text: impl FnOnce(&'a Bound<'py, PyAny>, At<'_>) -> PyResult<Cow<'a, [u8]>>,
+) -> PyResult<(Cow<'a, [u8]>, Count)> {
+    let at = At::one("the key");
+    check_key(key, at)?;
     let k = count_arg(k, "k")?;
-    let key = key_bytes(key, At::one("the key"))?;
+    let key = text(key, at)?;
     Ok((key, k))
 }
 
