@@ -490,22 +490,10 @@ impl Placement {
         domain: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Placement> {
-        check_id(node, At::one("the node id"))?;
-        let weight = weight.filter(|w| !w.is_none());
-        let weight = weight
-            .map(|w| weight_arg(w, At::one("the weight")))
-            .transpose()?;
-        let domain = domain.filter(|d| !d.is_none());
-        if let Some(d) = domain {
-            check_id(d, At::one("the failure domain"))?;
-        }
-        no_options(options)?;
-        id_bytes(node, At::one("the node id"))?;
-        if let Some(d) = domain {
-            id_bytes(d, At::one("the failure domain"))?;
-        }
+        let new = args::new_node(node, weight, domain, options)?;
+        let domain = new.domain;
         // The new node is appended, so its index is the current length (API.md 2).
-        let w = match &weight {
+        let w = match &new.weight {
             Some(w) => checked_weight(w, Some(self.ids.len()), node)?,
             None => Weight::ONE,
         };
