@@ -369,10 +369,59 @@ pub(crate) fn key_and_count<'a>(
     key: &'a Bound<'_, PyAny>,
     k: &Bound<'_, PyAny>,
 ) -> PyResult<(Cow<'a, [u8]>, Count)> {
-    check_key(key, At::one("the key"))?;
+    key_and_count_as(key, k, key_bytes)
+}
+
+/// [`key_and_count`] with the key's text read by `text` (a profile's own key form).
+pub(crate) fn key_and_count_as<'a, 'py>(
+    key: &'a Bound<'py, PyAny>,
+    k: &Bound<'_, PyAny>,
+    text: impl FnOnce(&'a Bound<'py, PyAny>, At<'_>) -> PyResult<Cow<'a, [u8]>>,
+) -> PyResult<(Cow<'a, [u8]>, Count)> {
+    let at = At::one("the key");
+    check_key(key, at)?;
     let k = count_arg(k, "k")?;
-    let key = key_bytes(key, At::one("the key"))?;
+    let key = text(key, at)?;
     Ok((key, k))
+}
+
+/// The arguments of a node to append (`with_node`, `add_node`), read in the order of API.md
+/// section 4: the id's type, the weight's type, the domain's type (None is no domain), unknown
+/// keywords, then the id's and the domain's text. The weight's value is left to the caller,
+/// which knows whose weight it is.
+pub(crate) struct NewNode<'a, 'py> {
+    pub(crate) id: &'a [u8],
+    pub(crate) weight: Option<WeightArg<'py>>,
+    pub(crate) domain: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) domain_id: Option<&'a [u8]>,
+}
+
+pub(crate) fn new_node<'a, 'py>(
+    node: &'a Bound<'py, PyAny>,
+    weight: Option<&Bound<'py, PyAny>>,
+    domain: Option<&'a Bound<'py, PyAny>>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<NewNode<'a, 'py>> {
+    check_id(node, At::one("the node id"))?;
+    let weight = weight
+        .filter(|w| !w.is_none())
+        .map(|w| weight_arg(w, At::one("the weight")))
+        .transpose()?;
+    let domain = domain.filter(|d| !d.is_none());
+    if let Some(d) = domain {
+        check_id(d, At::one("the failure domain"))?;
+    }
+    no_options(options)?;
+    let id = id_bytes(node, At::one("the node id"))?;
+    let domain_id = domain
+        .map(|d| id_bytes(d, At::one("the failure domain")))
+        .transpose()?;
+    Ok(NewNode {
+        id,
+        weight,
+        domain,
+        domain_id,
+    })
 }
 
 /// The weights of `nodes` nodes, each type-checked, read as [`per_node_items`] reads them.

@@ -28,9 +28,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
-    batch_keys, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes, items_iter,
-    key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items, repr,
-    seed_arg, weight_arg, At,
+    batch_keys, cast_arg, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes,
+    items_iter, key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items,
+    repr, seed_arg, weight_arg, At,
 };
 use error::error;
 
@@ -490,22 +490,10 @@ impl Placement {
         domain: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Placement> {
-        check_id(node, At::one("the node id"))?;
-        let weight = weight.filter(|w| !w.is_none());
-        let weight = weight
-            .map(|w| weight_arg(w, At::one("the weight")))
-            .transpose()?;
-        let domain = domain.filter(|d| !d.is_none());
-        if let Some(d) = domain {
-            check_id(d, At::one("the failure domain"))?;
-        }
-        no_options(options)?;
-        id_bytes(node, At::one("the node id"))?;
-        if let Some(d) = domain {
-            id_bytes(d, At::one("the failure domain"))?;
-        }
+        let new = args::new_node(node, weight, domain, options)?;
+        let domain = new.domain;
         // The new node is appended, so its index is the current length (API.md 2).
-        let w = match &weight {
+        let w = match &new.weight {
             Some(w) => checked_weight(w, Some(self.ids.len()), node)?,
             None => Weight::ONE,
         };
@@ -706,6 +694,15 @@ impl Placement {
         let alias = cls.py().import("types")?.getattr("GenericAlias")?;
         alias.call1((cls, item))
     }
+}
+
+/// The `placement` argument of a policy's constructor, which must be a Placement.
+pub(crate) fn policy_placement<'a, 'py>(
+    placement: &'a Bound<'py, PyAny>,
+) -> PyResult<&'a Bound<'py, Placement>> {
+    cast_arg::<Placement>(placement, |t| {
+        format!("placement must be a Placement, not {t}")
+    })
 }
 
 /// The full ranking of one key, as an iterator of node ids.

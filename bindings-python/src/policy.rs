@@ -6,9 +6,9 @@ use pyo3::types::{PyFloat, PyInt, PyList, PyTuple};
 
 use hrwhash::policy;
 
-use crate::args::{cast_arg, check_key, key_bytes, try_push, type_name, At};
+use crate::args::{check_key, key_bytes, try_push, type_name, At};
 use crate::error::{error, invalid_argument, invalid_count_at};
-use crate::Placement;
+use crate::{policy_placement, Placement};
 
 /// Key affinity with an overload guard: a key goes to the first node of its ranking whose load is
 /// below `ceil((total + 1) * c) * share`.
@@ -151,9 +151,7 @@ impl BoundedLoad {
     #[new]
     #[pyo3(signature = (placement, c))]
     fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, c: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let placement = cast_arg::<Placement>(placement, |t| {
-            format!("placement must be a Placement, not {t}")
-        })?;
+        let placement = policy_placement(placement)?;
         let factor = factor(py, c)?;
         Ok(BoundedLoad {
             inner: policy::BoundedLoad::new(placement.get().inner.clone(), factor),

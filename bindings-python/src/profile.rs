@@ -11,7 +11,7 @@ use hrwhash::{Error, Node};
 use hrwhash_compat::Profile;
 
 use crate::args::{
-    check_key, checked_weight, count_arg, id_bytes, items, key_bytes, no_options, node_ids,
+    check_key, checked_weight, id_bytes, items, key_and_count_as, key_bytes, no_options, node_ids,
     optional_weights, repr, type_name, At,
 };
 use crate::error::{error, invalid_argument};
@@ -174,13 +174,10 @@ impl ProfilePlacement {
         key: &Bound<'_, PyAny>,
         k: &Bound<'_, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_key(key, At::one("the key"))?;
-        let k = count_arg(k, "k")?;
-        let key = self.key(key, At::one("the key"))?;
-        let k = k.get()?;
+        let (key, k) = key_and_count_as(key, k, |key, at| self.key(key, at))?;
         let replicas = self
             .inner
-            .replicas(&key, k)
+            .replicas(&key, k.get()?)
             .map_err(|e| not_offered(py, e))?;
         self.ids_list(py, &replicas)
     }

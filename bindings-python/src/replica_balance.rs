@@ -6,9 +6,9 @@ use pyo3::types::PyList;
 
 use hrwhash::{policy, Weight};
 
-use crate::args::{cast_arg, check_key, key_bytes, At};
+use crate::args::{check_key, key_bytes, At};
 use crate::error::error;
-use crate::Placement;
+use crate::{policy_placement, Placement};
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights.
 #[pyclass(frozen, module = "hrwhash", name = "ReplicaBalance")]
@@ -22,9 +22,7 @@ impl ReplicaBalance {
     #[new]
     #[pyo3(signature = (placement, k))]
     fn new(py: Python<'_>, placement: &Bound<'_, PyAny>, k: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let placement = cast_arg::<Placement>(placement, |t| {
-            format!("placement must be a Placement, not {t}")
-        })?;
+        let placement = policy_placement(placement)?;
         let k = crate::args::count_arg(k, "k")?.get()?;
         let fleet = placement.get().inner.clone();
         let inner = py

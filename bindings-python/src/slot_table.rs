@@ -287,42 +287,22 @@ fn document_bytes<'a>(
     ))
 }
 
-/// A node argument of a change: its id and, when one is named, its failure domain (str or bytes;
-/// None is no domain).
-fn node_args<'a, 'py>(
-    node: &'a Bound<'py, PyAny>,
-    domain: Option<&'a Bound<'py, PyAny>>,
-) -> PyResult<Option<&'a Bound<'py, PyAny>>> {
-    check_id(node, At::one("the node id"))?;
-    let domain = domain.filter(|d| !d.is_none());
-    if let Some(d) = domain {
-        check_id(d, At::one("the failure domain"))?;
-    }
-    Ok(domain)
-}
-
-/// The change that appends `node` (API.md: every argument's type, then its text, then values).
+/// The change that appends `node`, with the failure domain it names.
 fn add_change<'a, 'py>(
     node: &'a Bound<'py, PyAny>,
     weight: Option<&Bound<'py, PyAny>>,
     domain: Option<&'a Bound<'py, PyAny>>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<(SlotChange, Option<&'a Bound<'py, PyAny>>)> {
-    check_id(node, At::one("the node id"))?;
-    let weight = weight
-        .filter(|w| !w.is_none())
-        .map(|w| weight_arg(w, At::one("the weight")))
-        .transpose()?;
-    let domain = node_args(node, domain)?;
-    no_options(options)?;
-    let mut n = Node::new(id_bytes(node, At::one("the node id"))?);
-    if let Some(d) = domain {
-        n = n.with_domain(id_bytes(d, At::one("the failure domain"))?);
+    let new = args::new_node(node, weight, domain, options)?;
+    let mut n = Node::new(new.id);
+    if let Some(d) = new.domain_id {
+        n = n.with_domain(d);
     }
-    if let Some(w) = weight {
-        n = n.with_weight(args::free_weight_value(&w)?);
+    if let Some(w) = &new.weight {
+        n = n.with_weight(args::free_weight_value(w)?);
     }
-    Ok((SlotChange::Add(n), domain))
+    Ok((SlotChange::Add(n), new.domain))
 }
 
 fn remove_change(node: &Bound<'_, PyAny>) -> PyResult<SlotChange> {
