@@ -6,7 +6,7 @@ use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, SLOT_TABLE_POL
 use hrwhash::{Error, Node, Placement, Seed};
 use serde_json::{json, Value};
 
-use super::{error_name, head, nodes, Change, KEYS};
+use super::{error_name, head, nodes, slots_json, Change, BAD_SLOTS, BAD_SLOT_COUNTS, KEYS};
 use crate::JsonFile;
 
 const COMMENT: &str = "Conformance cases of the slot-table-v2 policy, the levelled slot table \
@@ -163,27 +163,15 @@ fn error_cases() -> Vec<Value> {
     use Change::*;
     let members = nodes(3, &[1.0]);
     let mut out = Vec::new();
-    for (name, slots) in [
-        ("zero-slots", 0u64),
-        ("above-2^24", MAX_SLOTS + 1),
-        ("largest-u64", u64::MAX),
-    ] {
+    for (name, slots) in BAD_SLOT_COUNTS {
         let e = build(None, &members, slots).expect_err("rejected");
         let mut o = head(name, None, &members);
-        let slots_json = if slots < (1 << 53) {
-            json!(slots)
-        } else {
-            json!(slots.to_string())
-        };
-        o.insert("slots".into(), slots_json);
+        o.insert("slots".into(), slots_json(slots));
         o.insert("error".into(), error_name(&e).into());
         out.push(Value::Object(o));
     }
     let t = build(None, &members, 16).expect("table");
-    for (name, slot) in [
-        ("slot-equal-to-slots", 16u64),
-        ("slot-largest-u64", u64::MAX),
-    ] {
+    for (name, slot) in BAD_SLOTS {
         let e = t.owner_of_slot(slot).expect_err("rejected");
         let mut o = head(name, None, &members);
         o.insert("slots".into(), 16.into());

@@ -6,7 +6,7 @@ use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, RANKED_SLOT_TA
 use hrwhash::{Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use super::{error_name, head, nodes, Change, KEYS};
+use super::{error_name, head, nodes, slots_json, Change, BAD_SLOTS, BAD_SLOT_COUNTS, KEYS};
 use crate::JsonFile;
 
 const COMMENT: &str = "Conformance cases of the slot-table-v1 policy (see POLICIES.md, \
@@ -171,25 +171,15 @@ fn error_cases() -> Vec<Value> {
     let p = Placement::new(["a", "b", "c"]).expect("membership");
     let members = json!([{"id": "a"}, {"id": "b"}, {"id": "c"}]);
     let mut out = Vec::new();
-    for (name, slots) in [
-        ("zero-slots", 0u64),
-        ("above-2^24", MAX_SLOTS + 1),
-        ("largest-u64", u64::MAX),
-    ] {
+    for (name, slots) in BAD_SLOT_COUNTS {
         let e = SlotTable::ranked(&p, slots, Some(50_000)).expect_err("rejected");
-        let slots_json = if slots < (1 << 53) {
-            json!(slots)
-        } else {
-            json!(slots.to_string())
-        };
-        out.push(json!({"name": name, "nodes": members, "slots": slots_json,
-            "overload_ppm": 50_000, "error": error_name(&e)}));
+        out.push(
+            json!({"name": name, "nodes": members, "slots": slots_json(slots),
+            "overload_ppm": 50_000, "error": error_name(&e)}),
+        );
     }
     let t = SlotTable::ranked(&p, 16, None).expect("table");
-    for (name, slot) in [
-        ("slot-equal-to-slots", 16u64),
-        ("slot-largest-u64", u64::MAX),
-    ] {
+    for (name, slot) in BAD_SLOTS {
         let e = t.owner_of_slot(slot).expect_err("rejected");
         out.push(
             json!({"name": name, "nodes": members, "slots": 16, "overload_ppm": null,
