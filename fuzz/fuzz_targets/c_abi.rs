@@ -931,26 +931,13 @@ fn free_functions(u: &mut Unstructured, arena: &[u8]) -> Result<()> {
     let data = span(u, arena)?;
     for node in [false, true] {
         let mut digest = 5u64;
+        let digest_fn = if node {
+            hrw_node_digest
+        } else {
+            hrw_key_digest
+        };
         let s = unsafe {
-            if node {
-                hrw_node_digest(
-                    seed.ptr,
-                    seed.len,
-                    data.ptr,
-                    data.len,
-                    &mut digest,
-                    error_out(u)?,
-                )
-            } else {
-                hrw_key_digest(
-                    seed.ptr,
-                    seed.len,
-                    data.ptr,
-                    data.len,
-                    &mut digest,
-                    error_out(u)?,
-                )
-            }
+            digest_fn(seed.ptr, seed.len, data.ptr, data.len, &mut digest, error_out(u)?)
         };
         status_ok(s);
         let want_seed = if seed.ptr.is_null() && seed.len == 0 {
