@@ -77,6 +77,33 @@ pub(crate) fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<Stri
     o
 }
 
+/// Each key of `KEYS` with its slot and owner in `t`.
+pub(crate) fn keys_json(t: &SlotTable) -> Vec<Value> {
+    KEYS.iter()
+        .map(|k| json!({"key": k, "slot": t.slot(k), "owner": t.owner_index(k)}))
+        .collect()
+}
+
+/// `changes` applied one after another from `t`, each with `expected`: what `state` says of the
+/// table after it; nothing when there are no changes.
+pub(crate) fn insert_changes(
+    o: &mut Map<String, Value>,
+    mut t: SlotTable,
+    changes: &[Change],
+    mut state: impl FnMut(&SlotTable) -> Value,
+) {
+    let mut steps = Vec::new();
+    for c in changes {
+        t = c.apply(&t).expect("change");
+        let mut step = c.json();
+        step.insert("expected".into(), state(&t));
+        steps.push(Value::Object(step));
+    }
+    if !steps.is_empty() {
+        o.insert("changes".into(), steps.into());
+    }
+}
+
 /// Slot counts no table accepts, each with its case name.
 pub(crate) const BAD_SLOT_COUNTS: [(&str, u64); 3] = [
     ("zero-slots", 0),
