@@ -26,6 +26,11 @@ def table_head(first: str, sizes, rule: str = " --- |"):
     print("| --- |" + rule * len(sizes))
 
 
+def table_row(first: str, sizes, cell):
+    """A markdown table row: `first`, then cell(N) for each N."""
+    print(f"| {first} | " + " | ".join(cell(n) for n in sizes) + " |")
+
+
 def main():
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "target/criterion")
     rows = load(root)
@@ -37,16 +42,14 @@ def main():
         print(f"\n{group}: ns per key (median); x = peer time / {ours} time")
         table_head("library", sizes)
         for lib in libs:
-            cells = []
-            for n in sizes:
+            def cell(n):
                 t = rows.get((group, lib, n))
                 if t is None:
-                    cells.append("")
-                    continue
+                    return ""
                 base = rows.get((group, ours, n))
                 ratio = "" if lib == ours or base is None else f" ({t / base:.1f}x)"
-                cells.append(f"{t:.1f}{ratio}")
-            print(f"| {lib} | " + " | ".join(cells) + " |")
+                return f"{t:.1f}{ratio}"
+            table_row(lib, sizes, cell)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ over AVX2 and over scalar, and the top-3 / owner and weighted / owner ratios of 
 import sys
 from pathlib import Path
 
-from summarize import load, table_head
+from summarize import load, table_head, table_row
 
 KERNELS = ["scalar", "avx2", "avx512"]
 
@@ -18,27 +18,24 @@ def main():
         print(f"\n{group}: ns per key (median); (x avx2 time / this, x scalar time / this)")
         table_head("kernel", sizes, " ---: |")
         for k in kernels:
-            cells = []
-            for n in sizes:
+            def cell(n):
                 t = rows.get((group, k, n))
                 if t is None:
-                    cells.append("")
-                    continue
+                    return ""
                 ratios = [f"{rows[(group, b, n)] / t:.2f}x" for b in ("avx2", "scalar")
                           if b != k and (group, b, n) in rows]
-                cells.append(f"{t:,.1f}" + (f" ({', '.join(ratios)})" if ratios else ""))
-            print(f"| {k} | " + " | ".join(cells) + " |")
+                return f"{t:,.1f}" + (f" ({', '.join(ratios)})" if ratios else "")
+            table_row(k, sizes, cell)
     for inp in ("key", "digest"):
         print(f"\nratios to the owner, {inp} input: top-3 / owner, weighted / owner")
         table_head("kernel", sizes, " ---: |")
         for k in kernels:
-            cells = []
-            for n in sizes:
+            def cell(n):
                 o = rows.get((f"owner/{inp}", k, n))
                 t = rows.get((f"top3/{inp}", k, n))
                 w = rows.get((f"weighted/{inp}", k, n))
-                cells.append(" / ".join(f"{x / o:.2f}" if x and o else "-" for x in (t, w)))
-            print(f"| {k} | " + " | ".join(cells) + " |")
+                return " / ".join(f"{x / o:.2f}" if x and o else "-" for x in (t, w))
+            table_row(k, sizes, cell)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,22 @@ fn node_json(t: &Transition, n: &NodeChange) -> Map<String, Value> {
     )
 }
 
+/// A node's replica copies to add and to drop, added to its JSON object.
+fn with_copies(mut m: Map<String, Value>, n: &NodeChange) -> Map<String, Value> {
+    m.insert("added".into(), json!(n.added));
+    m.insert("dropped".into(), json!(n.dropped));
+    m
+}
+
+/// The flows (from, to, keys) of a diff of owners as JSON.
+fn flows_json(t: &Transition, d: &Diff) -> Vec<Map<String, Value>> {
+    let (from, to) = (t.old_placement(), t.new_placement());
+    d.flows()
+        .iter()
+        .map(|&(f, t, count)| flow_json(id(from, f), id(to, t), count))
+        .collect()
+}
+
 fn show(c: Option<u64>) -> String {
     c.map_or_else(|| "-".to_string(), |c| c.to_string())
 }
@@ -80,21 +96,20 @@ fn show(c: Option<u64>) -> String {
 fn count(t: &Transition, keys: Keys, opts: &Options) -> Result<Counts, CliError> {
     let bar = keys.progress("diff", opts.quiet);
     // In blocks, so that the core digests several keys at once for both memberships.
-    if opts.k == 1 {
-        let mut d = t.diff();
-        keys.for_each_block(&bar, |keys| {
-            d.add_many(keys);
-            Ok(())
-        })?;
-        Ok(Counts::Owners(d))
+    let mut d = if opts.k == 1 {
+        t.diff()
     } else {
-        let mut d = t.diff_top(opts.k);
-        keys.for_each_block(&bar, |keys| {
-            d.add_many(keys);
-            Ok(())
-        })?;
-        Ok(Counts::Replicas(d))
-    }
+        t.diff_top(opts.k)
+    };
+    keys.for_each_block(&bar, |keys| {
+        d.add_many(keys);
+        Ok(())
+    })?;
+    Ok(if opts.k == 1 {
+        Counts::Owners(d)
+    } else {
+        Counts::Replicas(d)
+    })
 }
 
 enum Counts {
@@ -112,34 +127,24 @@ pub fn diff(
     let t = Transition::new(from, to);
     let counts = count(&t, keys, opts)?;
     if let Some(path) = &opts.plot {
-        let (caption, unit, rows) = match &counts {
-            Counts::Owners(d) => (
-                format!("keys per node, {} keys", d.keys()),
-                "keys",
-                d.nodes()
-                    .iter()
-                    .map(|n| {
-                        (
-                            row_id(&t, n.old_index, n.new_index).to_vec(),
-                            [n.before, n.after],
-                        )
-                    })
-                    .collect::<Vec<_>>(),
-            ),
+        let (caption, unit, d) = match &counts {
+            Counts::Owners(d) => (format!("keys per node, {} keys", d.keys()), "keys", d),
             Counts::Replicas(d) => (
                 format!("replicas per node, {} keys x {} replicas", d.keys(), d.k()),
                 "replicas",
-                d.nodes()
-                    .iter()
-                    .map(|n| {
-                        (
-                            row_id(&t, n.old_index, n.new_index).to_vec(),
-                            [n.before, n.after],
-                        )
-                    })
-                    .collect(),
+                d,
             ),
         };
+        let rows: Vec<_> = d
+            .nodes()
+            .iter()
+            .map(|n| {
+                (
+                    row_id(&t, n.old_index, n.new_index).to_vec(),
+                    [n.before, n.after],
+                )
+            })
+            .collect();
         plot::node_loads(Path::new(path), &caption, unit, &["before", "after"], &rows)?;
     }
     match counts {
@@ -165,9 +170,7 @@ fn diff_owners(
             "moved_keys": d.moved(),
             "moved_percent": percent(d.moved(), d.keys()),
             "optimum_percent": optimum,
-            "flows": d.flows().iter().map(|&(f, t, count)| {
-                flow_json(id(from, f), id(to, t), count)
-            }).collect::<Vec<_>>(),
+            "flows": flows_json(t, d),
             "nodes": d.nodes().iter().map(|n| node_json(t, n)).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
@@ -265,10 +268,7 @@ fn diff_replicas(
             "copies_added": d.copies_added(),
             "copies_dropped": d.copies_dropped(),
             "nodes": d.nodes().iter().map(|n| {
-                let mut m = node_json(t, n);
-                m.insert("added".into(), json!(n.added));
-                m.insert("dropped".into(), json!(n.dropped));
-                m
+                with_copies(node_json(t, n), n)
             }).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
@@ -551,9 +551,7 @@ fn plan_summary(
                     "algorithm": hrwhash::ALGORITHM,
                     "keys": d.keys(),
                     "moved_keys": d.moved(),
-                    "flows": d.flows().iter().map(|&(f, t, count)| {
-                        flow_json(id(from, f), id(to, t), count)
-                    }).collect::<Vec<_>>(),
+                    "flows": flows_json(t, &d),
                 });
                 return Ok(json_doc(&doc, out)?);
             }
@@ -589,9 +587,7 @@ fn plan_summary(
                     "nodes": nodes.iter().map(|n| {
                         let mut m = Map::new();
                         put_text(&mut m, "id", row_id(t, n.old_index, n.new_index));
-                        m.insert("added".into(), json!(n.added));
-                        m.insert("dropped".into(), json!(n.dropped));
-                        m
+                        with_copies(m, n)
                     }).collect::<Vec<_>>(),
                 });
                 return Ok(json_doc(&doc, out)?);

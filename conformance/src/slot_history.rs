@@ -317,10 +317,11 @@ type Pair = (
     Vec<SlotChange>,
 );
 
-fn same_membership() -> Vec<Value> {
+/// Two changes in either order, the pairs `same_membership` and `order_independent` share.
+fn swapped_pairs() -> [Pair; 2] {
     use SlotChange::*;
     let id = |s: &str| s.as_bytes().to_vec();
-    let pairs: [Pair; 3] = [
+    [
         (
             "add-then-remove",
             nodes(7, &[1.0]),
@@ -335,16 +336,21 @@ fn same_membership() -> Vec<Value> {
             vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
             vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
         ),
-        (
-            "two-adds",
-            nodes(5, &[1.0, 2.0]),
-            64,
-            vec![Add(Node::new("x")), Add(Node::new("y").with_weight(w(2.0)))],
-            vec![Add(Node::new("y").with_weight(w(2.0))), Add(Node::new("x"))],
-        ),
-    ];
-    pairs
+    ]
+}
+
+fn same_membership() -> Vec<Value> {
+    use SlotChange::*;
+    let two_adds: Pair = (
+        "two-adds",
+        nodes(5, &[1.0, 2.0]),
+        64,
+        vec![Add(Node::new("x")), Add(Node::new("y").with_weight(w(2.0)))],
+        vec![Add(Node::new("y").with_weight(w(2.0))), Add(Node::new("x"))],
+    );
+    swapped_pairs()
         .into_iter()
+        .chain([two_adds])
         .map(|(name, initial, slots, a, b)| {
             let ha = history(Seed::DEFAULT, initial.clone(), slots, 1, &a);
             let hb = history(Seed::DEFAULT, initial, slots, 1, &b);
@@ -366,45 +372,27 @@ fn same_membership() -> Vec<Value> {
 fn order_independent() -> Vec<Value> {
     use SlotChange::*;
     let id = |s: &str| s.as_bytes().to_vec();
-    let pairs: [(SlotMode, Pair); 3] = [
-        (
-            SlotMode::Ranked { overload_ppm: None },
-            (
-                "ranked-add-then-remove",
-                nodes(7, &[1.0]),
-                90,
-                vec![Add(Node::new("node-7")), Remove(id("node-2"))],
-                vec![Remove(id("node-2")), Add(Node::new("node-7"))],
-            ),
-        ),
-        (
-            ranked(30_000),
-            (
-                "ranked-two-weights",
-                nodes(9, &[1.0]),
-                200,
-                vec![Weight(id("node-1"), w(3.0)), Weight(id("node-4"), w(0.25))],
-                vec![Weight(id("node-4"), w(0.25)), Weight(id("node-1"), w(3.0))],
-            ),
-        ),
-        (
-            ranked(50_000),
-            (
-                "ranked-weight-set-and-set-back",
-                nodes(5, &[1.0, 2.0]),
-                64,
-                vec![
-                    Add(Node::new("x")),
-                    Weight(id("node-0"), w(4.0)),
-                    Weight(id("node-0"), w(1.0)),
-                ],
-                vec![Add(Node::new("x"))],
-            ),
-        ),
+    let set_back: Pair = (
+        "weight-set-and-set-back",
+        nodes(5, &[1.0, 2.0]),
+        64,
+        vec![
+            Add(Node::new("x")),
+            Weight(id("node-0"), w(4.0)),
+            Weight(id("node-0"), w(1.0)),
+        ],
+        vec![Add(Node::new("x"))],
+    );
+    let modes = [
+        SlotMode::Ranked { overload_ppm: None },
+        ranked(30_000),
+        ranked(50_000),
     ];
-    pairs
+    modes
         .into_iter()
+        .zip(swapped_pairs().into_iter().chain([set_back]))
         .map(|(mode, (name, initial, slots, a, b))| {
+            let name = format!("ranked-{name}");
             let ha = table(mode, Seed::DEFAULT, initial.clone(), slots, 1, &a);
             let hb = table(mode, Seed::DEFAULT, initial, slots, 1, &b);
             assert_eq!(ha.view().fingerprint(), hb.view().fingerprint());

@@ -6,7 +6,7 @@
 pub mod levelled;
 pub mod ranked;
 
-use hrwhash::policy::slot_table::SlotTable;
+use hrwhash::policy::slot_table::{SlotTable, MAX_SLOTS};
 use hrwhash::{Error, Node, Seed, Weight};
 use serde_json::{json, Map, Value};
 
@@ -75,6 +75,54 @@ pub(crate) fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<Stri
         members.iter().map(node_json).collect::<Vec<_>>().into(),
     );
     o
+}
+
+/// Each key of `KEYS` with its slot and owner in `t`.
+pub(crate) fn keys_json(t: &SlotTable) -> Vec<Value> {
+    KEYS.iter()
+        .map(|k| json!({"key": k, "slot": t.slot(k), "owner": t.owner_index(k)}))
+        .collect()
+}
+
+/// `changes` applied one after another from `t`, each with `expected`: what `state` says of the
+/// table after it; nothing when there are no changes.
+pub(crate) fn insert_changes(
+    o: &mut Map<String, Value>,
+    mut t: SlotTable,
+    changes: &[Change],
+    mut state: impl FnMut(&SlotTable) -> Value,
+) {
+    let mut steps = Vec::new();
+    for c in changes {
+        t = c.apply(&t).expect("change");
+        let mut step = c.json();
+        step.insert("expected".into(), state(&t));
+        steps.push(Value::Object(step));
+    }
+    if !steps.is_empty() {
+        o.insert("changes".into(), steps.into());
+    }
+}
+
+/// Slot counts no table accepts, each with its case name.
+pub(crate) const BAD_SLOT_COUNTS: [(&str, u64); 3] = [
+    ("zero-slots", 0),
+    ("above-2^24", MAX_SLOTS + 1),
+    ("largest-u64", u64::MAX),
+];
+
+/// Slots outside a table of 16 slots, each with its case name.
+pub(crate) const BAD_SLOTS: [(&str, u64); 2] =
+    [("slot-equal-to-slots", 16), ("slot-largest-u64", u64::MAX)];
+
+/// A slot count as JSON: a number while every JSON reader holds it exactly (below 2^53), else
+/// its decimal text.
+pub(crate) fn slots_json(slots: u64) -> Value {
+    if slots < (1 << 53) {
+        json!(slots)
+    } else {
+        json!(slots.to_string())
+    }
 }
 
 pub(crate) fn error_name(e: &Error) -> &'static str {

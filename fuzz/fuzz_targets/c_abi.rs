@@ -69,6 +69,12 @@ fn out_len(u: &mut Unstructured, cap: usize) -> Result<(bool, usize)> {
     })
 }
 
+/// An output pointer into `buf`, or NULL, with the length `out_len` chose for it.
+fn out_buf(u: &mut Unstructured, buf: &mut [usize]) -> Result<(*mut usize, usize)> {
+    let (null, len) = out_len(u, buf.len())?;
+    Ok((if null { ptr::null_mut() } else { buf.as_mut_ptr() }, len))
+}
+
 /// Where a call may write its error details: a scratch struct, or NULL.
 fn error_out(u: &mut Unstructured) -> Result<*mut hrw_error> {
     thread_local! {
@@ -275,12 +281,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
             u.int_in_range(0..=MAX_K)?
         };
         let mut buf = vec![usize::MAX; u.int_in_range(0..=MAX_K)?];
-        let (null, len) = out_len(u, buf.len())?;
-        let out_ptr = if null {
-            ptr::null_mut()
-        } else {
-            buf.as_mut_ptr()
-        };
+        let (out_ptr, len) = out_buf(u, &mut buf)?;
         let replicas = u.ratio(1, 2)?;
         let mut count = usize::MAX;
         let s = unsafe {
@@ -293,7 +294,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
         status_ok(s);
         let want = k.min(n);
         if s == hrw_status::Ok {
-            assert!(!key.misuse && !(null && len > 0) && len >= want);
+            assert!(!key.misuse && !(out_ptr.is_null() && len > 0) && len >= want);
             assert_eq!(count, want);
             let core: Vec<usize> = if replicas {
                 p.replicas(key.bytes(), k)
@@ -306,7 +307,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
             assert_eq!(buf[..count], core[..]);
         } else {
             assert_eq!(count, usize::MAX, "out_count written on failure");
-            assert!(key.misuse || (null && len > 0) || len < want, "{s:?}");
+            assert!(key.misuse || (out_ptr.is_null() && len > 0) || len < want, "{s:?}");
         }
         assert!(
             buf[want.min(buf.len())..].iter().all(|&x| x == usize::MAX),
@@ -356,12 +357,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
         }
     }
     let mut buf = vec![usize::MAX; u.int_in_range(0..=24)?];
-    let (null, len) = out_len(u, buf.len())?;
-    let out_ptr = if null {
-        ptr::null_mut()
-    } else {
-        buf.as_mut_ptr()
-    };
+    let (out_ptr, len) = out_buf(u, &mut buf)?;
     let lens_ptr = if lens.is_empty() && u.ratio(1, 2)? {
         ptr::null()
     } else {
@@ -391,12 +387,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
         u.int_in_range(0..=8)?
     };
     let mut buf = vec![usize::MAX; u.int_in_range(0..=96)?];
-    let (null, len) = out_len(u, buf.len())?;
-    let out_ptr = if null {
-        ptr::null_mut()
-    } else {
-        buf.as_mut_ptr()
-    };
+    let (out_ptr, len) = out_buf(u, &mut buf)?;
     let mut per_key = usize::MAX;
     let s = unsafe {
         hrw_placement_rank_many(
@@ -418,7 +409,7 @@ fn lookups(u: &mut Unstructured, arena: &[u8], b: &Built) -> Result<()> {
     } else {
         Some(match lens.len().checked_mul(k) {
             None => hrw_status::ResultTooLarge,
-            Some(_) if null && len > 0 => hrw_status::NullParameter,
+            Some(_) if out_ptr.is_null() && len > 0 => hrw_status::NullParameter,
             Some(slots) if len < slots => hrw_status::BufferTooSmall,
             Some(_) if !sums => hrw_status::LengthMismatch,
             Some(_) => hrw_status::Ok,
@@ -940,26 +931,13 @@ fn free_functions(u: &mut Unstructured, arena: &[u8]) -> Result<()> {
     let data = span(u, arena)?;
     for node in [false, true] {
         let mut digest = 5u64;
+        let digest_fn = if node {
+            hrw_node_digest
+        } else {
+            hrw_key_digest
+        };
         let s = unsafe {
-            if node {
-                hrw_node_digest(
-                    seed.ptr,
-                    seed.len,
-                    data.ptr,
-                    data.len,
-                    &mut digest,
-                    error_out(u)?,
-                )
-            } else {
-                hrw_key_digest(
-                    seed.ptr,
-                    seed.len,
-                    data.ptr,
-                    data.len,
-                    &mut digest,
-                    error_out(u)?,
-                )
-            }
+            digest_fn(seed.ptr, seed.len, data.ptr, data.len, &mut digest, error_out(u)?)
         };
         status_ok(s);
         let want_seed = if seed.ptr.is_null() && seed.len == 0 {

@@ -6,7 +6,10 @@ use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, SLOT_TABLE_POL
 use hrwhash::{Error, Node, Placement, Seed};
 use serde_json::{json, Value};
 
-use super::{error_name, head, nodes, Change, KEYS};
+use super::{
+    error_name, head, insert_changes, keys_json, nodes, slots_json, Change, BAD_SLOTS,
+    BAD_SLOT_COUNTS,
+};
 use crate::JsonFile;
 
 const COMMENT: &str = "Conformance cases of the slot-table-v2 policy, the levelled slot table \
@@ -36,25 +39,16 @@ fn case(
     let table = build(seed, &members, slots).expect("table");
     let mut o = head(name, seed, &members);
     o.insert("slots".into(), slots.into());
-    let keys: Vec<Value> = KEYS
-        .iter()
-        .map(|k| json!({"key": k, "slot": table.slot(k), "owner": table.owner_index(k)}))
-        .collect();
     o.insert(
         "expected".into(),
-        json!({"table": table.assignments(), "keys": keys}),
+        json!({"table": table.assignments(), "keys": keys_json(&table)}),
     );
-    let mut steps = Vec::new();
-    let mut t = table;
-    for c in changes {
-        t = c.apply(&t).expect("change");
-        let mut step = c.json();
-        step.insert("expected".into(), json!({"table": t.assignments()}));
-        steps.push(Value::Object(step));
-    }
-    if !steps.is_empty() {
-        o.insert("changes".into(), steps.into());
-    }
+    insert_changes(
+        &mut o,
+        table,
+        changes,
+        |t| json!({"table": t.assignments()}),
+    );
     Value::Object(o)
 }
 
@@ -163,27 +157,15 @@ fn error_cases() -> Vec<Value> {
     use Change::*;
     let members = nodes(3, &[1.0]);
     let mut out = Vec::new();
-    for (name, slots) in [
-        ("zero-slots", 0u64),
-        ("above-2^24", MAX_SLOTS + 1),
-        ("largest-u64", u64::MAX),
-    ] {
+    for (name, slots) in BAD_SLOT_COUNTS {
         let e = build(None, &members, slots).expect_err("rejected");
         let mut o = head(name, None, &members);
-        let slots_json = if slots < (1 << 53) {
-            json!(slots)
-        } else {
-            json!(slots.to_string())
-        };
-        o.insert("slots".into(), slots_json);
+        o.insert("slots".into(), slots_json(slots));
         o.insert("error".into(), error_name(&e).into());
         out.push(Value::Object(o));
     }
     let t = build(None, &members, 16).expect("table");
-    for (name, slot) in [
-        ("slot-equal-to-slots", 16u64),
-        ("slot-largest-u64", u64::MAX),
-    ] {
+    for (name, slot) in BAD_SLOTS {
         let e = t.owner_of_slot(slot).expect_err("rejected");
         let mut o = head(name, None, &members);
         o.insert("slots".into(), 16.into());

@@ -6,7 +6,10 @@ use hrwhash::policy::slot_table::{SlotMode, SlotTable, MAX_SLOTS, RANKED_SLOT_TA
 use hrwhash::{Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use super::{error_name, head, nodes, Change, KEYS};
+use super::{
+    error_name, head, insert_changes, keys_json, nodes, slots_json, Change, BAD_SLOTS,
+    BAD_SLOT_COUNTS,
+};
 use crate::JsonFile;
 
 const COMMENT: &str = "Conformance cases of the slot-table-v1 policy (see POLICIES.md, \
@@ -61,26 +64,14 @@ fn case(
     o.insert("slots".into(), slots.into());
     o.insert("overload_ppm".into(), json!(overload));
     let mut expected = state(&table);
-    let keys: Vec<Value> = KEYS
-        .iter()
-        .map(|k| json!({"key": k, "slot": table.slot(k), "owner": table.owner_index(k)}))
-        .collect();
-    expected.insert("keys".into(), keys.into());
+    expected.insert("keys".into(), keys_json(&table).into());
     o.insert("expected".into(), expected.into());
-    let mut steps = Vec::new();
-    let mut t = table;
-    for c in changes {
-        let mut step = c.json();
-        t = c.apply(&t).expect("change");
+    insert_changes(&mut o, table, changes, |t| {
         // Order independence, as POLICIES.md promises: the same table as a fresh build.
         let fresh = SlotTable::ranked(t.placement(), slots, overload).expect("table");
         assert_eq!(t.assignments(), fresh.assignments(), "{name}");
-        step.insert("expected".into(), state(&t).into());
-        steps.push(Value::Object(step));
-    }
-    if !steps.is_empty() {
-        o.insert("changes".into(), steps.into());
-    }
+        state(t).into()
+    });
     Value::Object(o)
 }
 
@@ -171,25 +162,15 @@ fn error_cases() -> Vec<Value> {
     let p = Placement::new(["a", "b", "c"]).expect("membership");
     let members = json!([{"id": "a"}, {"id": "b"}, {"id": "c"}]);
     let mut out = Vec::new();
-    for (name, slots) in [
-        ("zero-slots", 0u64),
-        ("above-2^24", MAX_SLOTS + 1),
-        ("largest-u64", u64::MAX),
-    ] {
+    for (name, slots) in BAD_SLOT_COUNTS {
         let e = SlotTable::ranked(&p, slots, Some(50_000)).expect_err("rejected");
-        let slots_json = if slots < (1 << 53) {
-            json!(slots)
-        } else {
-            json!(slots.to_string())
-        };
-        out.push(json!({"name": name, "nodes": members, "slots": slots_json,
-            "overload_ppm": 50_000, "error": error_name(&e)}));
+        out.push(
+            json!({"name": name, "nodes": members, "slots": slots_json(slots),
+            "overload_ppm": 50_000, "error": error_name(&e)}),
+        );
     }
     let t = SlotTable::ranked(&p, 16, None).expect("table");
-    for (name, slot) in [
-        ("slot-equal-to-slots", 16u64),
-        ("slot-largest-u64", u64::MAX),
-    ] {
+    for (name, slot) in BAD_SLOTS {
         let e = t.owner_of_slot(slot).expect_err("rejected");
         out.push(
             json!({"name": name, "nodes": members, "slots": 16, "overload_ppm": null,
