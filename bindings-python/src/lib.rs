@@ -730,38 +730,42 @@ impl Ranking {
     }
 }
 
-/// The hrw-v1 digest of a key (SPEC.md), for checking other implementations against this one.
-#[pyfunction]
-#[pyo3(signature = (key, seed=None, **options), text_signature = "(key, seed=None)")]
-fn key_digest(
-    py: Python<'_>,
-    key: &Bound<'_, PyAny>,
-    seed: Option<&Bound<'_, PyAny>>,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<u64> {
-    check_key(key, At::one("the key"))?;
-    let seed = seed_arg(seed)?;
-    no_options(options)?;
-    let key = key_bytes(key, At::one("the key"))?;
-    let seed = args::seed(py, seed)?;
-    Ok(hrwhash::v1::key_digest(&seed, &key))
+/// Declares a digest function of SPEC.md, `$name($arg, seed=None)`: both read their argument and
+/// the seed in the order of API.md 4 (the argument's type, the seed's type, unknown keywords, the
+/// argument's text, the seed's length), and differ only in what the argument is.
+macro_rules! digest_function {
+    ($(#[$doc:meta])* fn $name:ident($arg:ident, $what:literal) as $text_signature:tt,
+     checked by $check:path, read by $bytes:path, digest $digest:path) => {
+        $(#[$doc])*
+        #[pyfunction]
+        #[pyo3(signature = ($arg, seed=None, **options), text_signature = $text_signature)]
+        fn $name(
+            py: Python<'_>,
+            $arg: &Bound<'_, PyAny>,
+            seed: Option<&Bound<'_, PyAny>>,
+            options: Option<&Bound<'_, PyDict>>,
+        ) -> PyResult<u64> {
+            let at = At::one($what);
+            $check($arg, at)?;
+            let seed = seed_arg(seed)?;
+            no_options(options)?;
+            let bytes = $bytes($arg, at)?;
+            let seed = args::seed(py, seed)?;
+            Ok($digest(&seed, &bytes))
+        }
+    };
 }
 
-/// The hrw-v1 digest of a node id.
-#[pyfunction]
-#[pyo3(signature = (node, seed=None, **options), text_signature = "(node, seed=None)")]
-fn node_digest(
-    py: Python<'_>,
-    node: &Bound<'_, PyAny>,
-    seed: Option<&Bound<'_, PyAny>>,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<u64> {
-    check_id(node, At::one("the node id"))?;
-    let seed = seed_arg(seed)?;
-    no_options(options)?;
-    let node = id_bytes(node, At::one("the node id"))?;
-    let seed = args::seed(py, seed)?;
-    Ok(hrwhash::v1::node_digest(&seed, node))
+digest_function! {
+    /// The hrw-v1 digest of a key (SPEC.md), for checking other implementations against this one.
+    fn key_digest(key, "the key") as "(key, seed=None)",
+    checked by check_key, read by key_bytes, digest hrwhash::v1::key_digest
+}
+
+digest_function! {
+    /// The hrw-v1 digest of a node id.
+    fn node_digest(node, "the node id") as "(node, seed=None)",
+    checked by check_id, read by id_bytes, digest hrwhash::v1::node_digest
 }
 
 /// The hrw-v1 score of a key digest for a node digest.
