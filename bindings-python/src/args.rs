@@ -424,6 +424,66 @@ pub(crate) fn new_node<'a, 'py>(
     })
 }
 
+/// A node and its new weight (`with_weight`, `set_weight`), read in the order of API.md section
+/// 4: the id's type, the weight's type, then the id's text. The weight's value is left to the
+/// caller, which knows whose weight it is (or leaves the order of that check to the core).
+pub(crate) fn node_weight<'a, 'py>(
+    node: &'a Bound<'py, PyAny>,
+    weight: &Bound<'py, PyAny>,
+) -> PyResult<(&'a [u8], WeightArg<'py>)> {
+    check_id(node, At::one("the node id"))?;
+    let weight = weight_arg(weight, At::one("the weight"))?;
+    Ok((id_bytes(node, At::one("the node id"))?, weight))
+}
+
+/// Declares methods of `$class` that change one node, each answering `$body(self, py, node,
+/// read)`. Every class spells such a method's arguments alike (API.md), so their Python
+/// signature and the reading of the arguments live here once: `new_node` methods take
+/// `(node, weight=None, *, domain=None)` read by [`new_node`], `node_weight` methods take
+/// `(node, weight)` read by [`node_weight`].
+macro_rules! node_methods {
+    ($class:ty { $($(#[$doc:meta])* fn $name:ident: $kind:ident -> $ret:ty = $body:path;)* }) => {
+        $($crate::args::node_methods!(@$kind $class, $(#[$doc])* $name, $ret, $body);)*
+    };
+    (@new_node $class:ty, $(#[$doc:meta])* $name:ident, $ret:ty, $body:path) => {
+        #[::pyo3::pymethods]
+        impl $class {
+            $(#[$doc])*
+            #[pyo3(
+                signature = (node, weight=None, *, domain=None, **options),
+                text_signature = "(self, node, weight=None, *, domain=None)"
+            )]
+            fn $name(
+                &self,
+                py: ::pyo3::Python<'_>,
+                node: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+                weight: Option<&::pyo3::Bound<'_, ::pyo3::PyAny>>,
+                domain: Option<&::pyo3::Bound<'_, ::pyo3::PyAny>>,
+                options: Option<&::pyo3::Bound<'_, ::pyo3::types::PyDict>>,
+            ) -> ::pyo3::PyResult<$ret> {
+                let read = $crate::args::new_node(node, weight, domain, options)?;
+                $body(self, py, node, read)
+            }
+        }
+    };
+    (@node_weight $class:ty, $(#[$doc:meta])* $name:ident, $ret:ty, $body:path) => {
+        #[::pyo3::pymethods]
+        impl $class {
+            $(#[$doc])*
+            fn $name(
+                &self,
+                py: ::pyo3::Python<'_>,
+                node: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+                weight: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+            ) -> ::pyo3::PyResult<$ret> {
+                let read = $crate::args::node_weight(node, weight)?;
+                $body(self, py, node, read)
+            }
+        }
+    };
+}
+pub(crate) use node_methods;
+
 /// The weights of `nodes` nodes, each type-checked, read as [`per_node_items`] reads them.
 pub(crate) fn weights_arg<'py>(
     obj: &Bound<'py, PyAny>,

@@ -29,8 +29,8 @@ use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
     batch_keys, cast_arg, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes,
-    items_iter, key_and_count, key_bytes, no_options, node_ids, optional_weights, per_node_items,
-    repr, seed_arg, weight_arg, At,
+    items_iter, key_and_count, key_bytes, no_options, node_ids, node_methods, optional_weights,
+    per_node_items, repr, seed_arg, At, NewNode, WeightArg,
 };
 use error::error;
 
@@ -231,7 +231,65 @@ impl Placement {
             (Some(d), None) | (None, Some(d)) => d.iter().all(Option::is_none),
         }
     }
+
+    /// `with_node` once its arguments are read.
+    fn appended(
+        &self,
+        py: Python<'_>,
+        node: &Bound<'_, PyAny>,
+        new: NewNode<'_, '_>,
+    ) -> PyResult<Placement> {
+        let domain = new.domain;
+        // The new node is appended, so its index is the current length (API.md 2).
+        let w = match &new.weight {
+            Some(w) => checked_weight(w, Some(self.ids.len()), node)?,
+            None => Weight::ONE,
+        };
+        let mut ids = self.clone_ids(py);
+        ids.push(node.clone().unbind());
+        let mut weights = self.weights_vec();
+        weights.push(w);
+        let domains = match (self.clone_domains(py), domain) {
+            (None, None) => None,
+            (Some(mut ds), d) => {
+                ds.push(d.map(|d| d.clone().unbind()));
+                Some(ds)
+            }
+            (None, Some(d)) => {
+                let mut ds: Vec<Option<Py<PyAny>>> = (0..self.ids.len()).map(|_| None).collect();
+                ds.push(Some(d.clone().unbind()));
+                Some(ds)
+            }
+        };
+        Placement::build(py, self.inner.seed(), ids, weights, domains)
+    }
+
+    /// `with_weight` once its arguments are read.
+    fn reweighted(
+        &self,
+        py: Python<'_>,
+        node: &Bound<'_, PyAny>,
+        (_, weight): (&[u8], WeightArg<'_>),
+    ) -> PyResult<Placement> {
+        let index = self.index_of(py, node)?;
+        let mut weights = self.weights_vec();
+        weights[index] = checked_weight(&weight, Some(index), node)?;
+        Placement::build(
+            py,
+            self.inner.seed(),
+            self.clone_ids(py),
+            weights,
+            self.clone_domains(py),
+        )
+    }
 }
+
+node_methods!(Placement {
+    /// A placement with one more node.
+    fn with_node: new_node -> Placement = Placement::appended;
+    /// A placement where `node` has another weight (0 drains it).
+    fn with_weight: node_weight -> Placement = Placement::reweighted;
+});
 
 #[pymethods]
 impl Placement {
@@ -477,45 +535,6 @@ impl Placement {
         Ok(rows)
     }
 
-    /// A placement with one more node.
-    #[pyo3(
-        signature = (node, weight=None, *, domain=None, **options),
-        text_signature = "(self, node, weight=None, *, domain=None)"
-    )]
-    fn with_node(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: Option<&Bound<'_, PyAny>>,
-        domain: Option<&Bound<'_, PyAny>>,
-        options: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Placement> {
-        let new = args::new_node(node, weight, domain, options)?;
-        let domain = new.domain;
-        // The new node is appended, so its index is the current length (API.md 2).
-        let w = match &new.weight {
-            Some(w) => checked_weight(w, Some(self.ids.len()), node)?,
-            None => Weight::ONE,
-        };
-        let mut ids = self.clone_ids(py);
-        ids.push(node.clone().unbind());
-        let mut weights = self.weights_vec();
-        weights.push(w);
-        let domains = match (self.clone_domains(py), domain) {
-            (None, None) => None,
-            (Some(mut ds), d) => {
-                ds.push(d.map(|d| d.clone().unbind()));
-                Some(ds)
-            }
-            (None, Some(d)) => {
-                let mut ds: Vec<Option<Py<PyAny>>> = (0..self.ids.len()).map(|_| None).collect();
-                ds.push(Some(d.clone().unbind()));
-                Some(ds)
-            }
-        };
-        Placement::build(py, self.inner.seed(), ids, weights, domains)
-    }
-
     /// A placement without `node`; the other nodes keep their order.
     fn without_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<Placement> {
         let index = self.index_of(py, node)?;
@@ -528,27 +547,6 @@ impl Placement {
             ds
         });
         Placement::build(py, self.inner.seed(), ids, weights, domains)
-    }
-
-    /// A placement where `node` has another weight (0 drains it).
-    fn with_weight(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: &Bound<'_, PyAny>,
-    ) -> PyResult<Placement> {
-        check_id(node, At::one("the node id"))?;
-        let weight = weight_arg(weight, At::one("the weight"))?;
-        let index = self.index_of(py, node)?;
-        let mut weights = self.weights_vec();
-        weights[index] = checked_weight(&weight, Some(index), node)?;
-        Placement::build(
-            py,
-            self.inner.seed(),
-            self.clone_ids(py),
-            weights,
-            self.clone_domains(py),
-        )
     }
 
     /// The node ids, in the order the placement was built from.

@@ -21,8 +21,8 @@ use hrwhash::policy::{SlotChange, SlotMode, SlotTable as CoreTable};
 use hrwhash::{Error, Node};
 
 use crate::args::{
-    self, check_id, count_arg, id_bytes, key_bytes, no_options, seed_arg, type_name, weight_arg,
-    At, WeightArg,
+    self, check_id, count_arg, id_bytes, key_bytes, no_options, node_methods, seed_arg, type_name,
+    At, NewNode, WeightArg,
 };
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::view::{epoch_arg, placement_of, View};
@@ -148,33 +148,31 @@ impl SlotTable {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A copy with `change` applied.
-    fn changed(
+    /// A copy with the change `read` applied.
+    fn changed<'a, 'py: 'a>(
         &self,
         py: Python<'_>,
-        change: Change,
         id: &Bound<'_, PyAny>,
-        domain: Option<&Bound<'_, PyAny>>,
-        weight: Option<&WeightArg<'_>>,
+        read: impl ReadChange<'a, 'py>,
     ) -> PyResult<SlotTable> {
+        let read = read.pending()?;
         let mut state = self.read(py).clone_ref(py);
         state
-            .apply(py, change, id, domain)?
-            .map_err(|e| raised(py, e, id, weight))?;
+            .apply(py, read.change, id, read.domain)?
+            .map_err(|e| raised(py, e, id, read.weight.as_ref()))?;
         Ok(SlotTable::of(state))
     }
 
-    /// This table with `change` applied.
-    fn change(
+    /// This table with the change `read` applied.
+    fn change<'a, 'py: 'a>(
         &self,
         py: Python<'_>,
-        change: Change,
         id: &Bound<'_, PyAny>,
-        domain: Option<&Bound<'_, PyAny>>,
-        weight: Option<&WeightArg<'_>>,
+        read: impl ReadChange<'a, 'py>,
     ) -> PyResult<()> {
-        let applied = self.write(py).apply(py, change, id, domain)?;
-        applied.map_err(|e| raised(py, e, id, weight))
+        let read = read.pending()?;
+        let applied = self.write(py).apply(py, read.change, id, read.domain)?;
+        applied.map_err(|e| raised(py, e, id, read.weight.as_ref()))
     }
 }
 
@@ -287,41 +285,67 @@ fn document_bytes<'a>(
     ))
 }
 
-/// The change that appends `node`, with the failure domain it names.
-fn add_change<'a, 'py>(
-    node: &'a Bound<'py, PyAny>,
-    weight: Option<&Bound<'py, PyAny>>,
+/// A change whose arguments are read and checked as far as the binding checks them: the change,
+/// an added node's failure domain, and a changed weight, which the message of a refused change
+/// names.
+struct Pending<'a, 'py> {
+    change: Change,
     domain: Option<&'a Bound<'py, PyAny>>,
-    options: Option<&Bound<'py, PyDict>>,
-) -> PyResult<(SlotChange, Option<&'a Bound<'py, PyAny>>)> {
-    let new = args::new_node(node, weight, domain, options)?;
-    let mut n = Node::new(new.id);
-    if let Some(d) = new.domain_id {
-        n = n.with_domain(d);
-    }
-    if let Some(w) = &new.weight {
-        n = n.with_weight(args::free_weight_value(w)?);
-    }
-    Ok((SlotChange::Add(n), new.domain))
+    weight: Option<WeightArg<'py>>,
 }
 
-fn remove_change(node: &Bound<'_, PyAny>) -> PyResult<SlotChange> {
-    check_id(node, At::one("the node id"))?;
-    Ok(SlotChange::Remove(
-        id_bytes(node, At::one("the node id"))?.to_vec(),
-    ))
+/// The arguments of a change, as a method reads them, made into the change they ask for: the
+/// in-place method and the copying one of each change take the same arguments.
+trait ReadChange<'a, 'py> {
+    fn pending(self) -> PyResult<Pending<'a, 'py>>;
 }
 
-/// The change that gives `node` another weight: the argument types here, then the core's
-/// `set_weight` checks the node (UnknownNodeError) and then the weight's value, in its order.
-fn weight_change<'py>(
-    node: &Bound<'_, PyAny>,
-    weight: &Bound<'py, PyAny>,
-) -> PyResult<(Change, WeightArg<'py>)> {
+impl<'a, 'py> ReadChange<'a, 'py> for Pending<'a, 'py> {
+    fn pending(self) -> PyResult<Pending<'a, 'py>> {
+        Ok(self)
+    }
+}
+
+/// The change that appends a node, with the failure domain it names.
+impl<'a, 'py> ReadChange<'a, 'py> for NewNode<'a, 'py> {
+    fn pending(self) -> PyResult<Pending<'a, 'py>> {
+        let mut n = Node::new(self.id);
+        if let Some(d) = self.domain_id {
+            n = n.with_domain(d);
+        }
+        if let Some(w) = &self.weight {
+            n = n.with_weight(args::free_weight_value(w)?);
+        }
+        Ok(Pending {
+            change: Change::Push(SlotChange::Add(n)),
+            domain: self.domain,
+            weight: None,
+        })
+    }
+}
+
+/// The change that gives a node another weight: the core's `set_weight` checks the node
+/// (UnknownNodeError) and then the weight's value, in its order.
+impl<'a, 'py> ReadChange<'a, 'py> for (&'a [u8], WeightArg<'py>) {
+    fn pending(self) -> PyResult<Pending<'a, 'py>> {
+        let (id, weight) = self;
+        Ok(Pending {
+            change: Change::Weight(id.to_vec(), weight.value),
+            domain: None,
+            weight: Some(weight),
+        })
+    }
+}
+
+fn remove_change<'a, 'py>(node: &Bound<'_, PyAny>) -> PyResult<Pending<'a, 'py>> {
     check_id(node, At::one("the node id"))?;
-    let weight = weight_arg(weight, At::one("the weight"))?;
-    let id = id_bytes(node, At::one("the node id"))?.to_vec();
-    Ok((Change::Weight(id, weight.value), weight))
+    Ok(Pending {
+        change: Change::Push(SlotChange::Remove(
+            id_bytes(node, At::one("the node id"))?.to_vec(),
+        )),
+        domain: None,
+        weight: None,
+    })
 }
 
 #[pymethods]
@@ -518,72 +542,14 @@ impl SlotTable {
             .transpose()
     }
 
-    /// Appends `node` to this table.
-    #[pyo3(
-        signature = (node, weight=None, *, domain=None, **options),
-        text_signature = "(self, node, weight=None, *, domain=None)"
-    )]
-    fn add_node(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: Option<&Bound<'_, PyAny>>,
-        domain: Option<&Bound<'_, PyAny>>,
-        options: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<()> {
-        let (change, domain) = add_change(node, weight, domain, options)?;
-        self.change(py, Change::Push(change), node, domain, None)
-    }
-
     /// Removes `node` from this table.
     fn remove_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<()> {
-        let change = remove_change(node)?;
-        self.change(py, Change::Push(change), node, None, None)
-    }
-
-    /// Gives `node` another weight in this table (0 drains it).
-    fn set_weight(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        let (change, weight) = weight_change(node, weight)?;
-        self.change(py, change, node, None, Some(&weight))
-    }
-
-    /// A copy of this table with `node` appended.
-    #[pyo3(
-        signature = (node, weight=None, *, domain=None, **options),
-        text_signature = "(self, node, weight=None, *, domain=None)"
-    )]
-    fn with_node(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: Option<&Bound<'_, PyAny>>,
-        domain: Option<&Bound<'_, PyAny>>,
-        options: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<SlotTable> {
-        let (change, domain) = add_change(node, weight, domain, options)?;
-        self.changed(py, Change::Push(change), node, domain, None)
+        self.change(py, node, remove_change(node)?)
     }
 
     /// A copy of this table without `node`.
     fn without_node(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<SlotTable> {
-        let change = remove_change(node)?;
-        self.changed(py, Change::Push(change), node, None, None)
-    }
-
-    /// A copy of this table where `node` has another weight.
-    fn with_weight(
-        &self,
-        py: Python<'_>,
-        node: &Bound<'_, PyAny>,
-        weight: &Bound<'_, PyAny>,
-    ) -> PyResult<SlotTable> {
-        let (change, weight) = weight_change(node, weight)?;
-        self.changed(py, change, node, None, Some(&weight))
+        self.changed(py, node, remove_change(node)?)
     }
 
     /// A copy of this table at another epoch.
@@ -616,6 +582,17 @@ impl SlotTable {
         )
     }
 }
+
+node_methods!(SlotTable {
+    /// Appends `node` to this table.
+    fn add_node: new_node -> () = SlotTable::change;
+    /// A copy of this table with `node` appended.
+    fn with_node: new_node -> SlotTable = SlotTable::changed;
+    /// Gives `node` another weight in this table (0 drains it).
+    fn set_weight: node_weight -> () = SlotTable::change;
+    /// A copy of this table where `node` has another weight.
+    fn with_weight: node_weight -> SlotTable = SlotTable::changed;
+});
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SlotTable>()?;
