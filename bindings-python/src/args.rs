@@ -385,6 +385,45 @@ pub(crate) fn key_and_count_as<'a, 'py>(
     Ok((key, k))
 }
 
+/// Declares methods of `$class` that answer a key and a count `k` with a list of node ids (the
+/// `replicas` of every class): each reads `key` and `k` with [`key_and_count_as`] (the key's text
+/// by `key_text` where the class has its own key form), asks `$indices(self, key, k)` for
+/// build-order indices, raises the core's refusal and hands the ids back through `ids_list`.
+macro_rules! key_count_methods {
+    ($class:ty $(, key_text: $key_text:ident)? { $($methods:tt)* }) => {
+        $crate::args::key_count_methods!(@methods $class, [$($key_text)?], $($methods)*);
+    };
+    (@methods $class:ty, $text:tt, $($(#[$doc:meta])* fn $name:ident = $indices:expr;)*) => {
+        #[::pyo3::pymethods]
+        impl $class {
+            $(
+                $(#[$doc])*
+                fn $name<'py>(
+                    &self,
+                    py: ::pyo3::Python<'py>,
+                    key: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+                    k: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+                ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::types::PyList>> {
+                    let (key, k) = $crate::args::key_and_count_as(key, k, |key, at| {
+                        $crate::args::key_count_methods!(@text self $text, key, at)
+                    })?;
+                    let indices: Result<Vec<usize>, ::hrwhash::Error> =
+                        ($indices)(self, &key, k.get()?);
+                    let indices = indices.map_err(|e| $crate::error::error(py, e, None))?;
+                    self.ids_list(py, &indices)
+                }
+            )*
+        }
+    };
+    (@text $this:ident [], $key:ident, $at:ident) => {
+        $crate::args::key_bytes($key, $at)
+    };
+    (@text $this:ident [$key_text:ident], $key:ident, $at:ident) => {
+        $this.$key_text($key, $at)
+    };
+}
+pub(crate) use key_count_methods;
+
 /// The arguments of a node to append (`with_node`, `add_node`), read in the order of API.md
 /// section 4: the id's type, the weight's type, the domain's type (None is no domain), unknown
 /// keywords, then the id's and the domain's text. The weight's value is left to the caller,

@@ -29,7 +29,7 @@ use hrwhash::{Error, Node, Seed, Weight};
 
 use args::{
     batch_keys, cast_arg, check_id, check_key, checked_weight, count_arg, free_weight, id_bytes,
-    items_iter, key_and_count, key_bytes, no_options, node_ids, node_methods, optional_weights,
+    items_iter, key_bytes, key_count_methods, no_options, node_ids, node_methods, optional_weights,
     per_node_items, repr, seed_arg, At, NewNode, WeightArg,
 };
 use error::error;
@@ -284,6 +284,22 @@ impl Placement {
     }
 }
 
+key_count_methods!(Placement {
+    /// Up to `k` nodes for replicas of `key`, spread over failure domains first.
+    fn replicas = |p: &Placement, key, k: usize| {
+        let mut out = vec![0usize; k.min(p.inner.selectable_len())];
+        let n = p.inner.replicas_into(key, &mut out);
+        out.truncate(n);
+        Ok(out)
+    };
+    /// `replicas(key, k)` in `k` distinct failure domains, or `InvalidReplicaCountError` when
+    /// fewer than `k` domains hold a node of weight above zero.
+    fn replicas_strict = |p: &Placement, key, k| {
+        let nodes = p.inner.replicas_strict(key, k)?;
+        Ok(nodes.iter().map(|n| n.index()).collect())
+    };
+});
+
 node_methods!(Placement {
     /// A placement with one more node.
     fn with_node: new_node -> Placement = Placement::appended;
@@ -404,39 +420,6 @@ impl Placement {
             order,
             next: 0,
         })
-    }
-
-    /// Up to `k` nodes for replicas of `key`, spread over failure domains first.
-    fn replicas<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let (key, k) = key_and_count(key, k)?;
-        let k = k.get()?.min(self.inner.selectable_len());
-        let mut out = vec![0usize; k];
-        let n = self.inner.replicas_into(&key, &mut out);
-        self.ids_list(py, &out[..n])
-    }
-
-    /// `replicas(key, k)` in `k` distinct failure domains, or `InvalidReplicaCountError` when
-    /// fewer than `k` domains hold a node of weight above zero.
-    fn replicas_strict<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let (key, k) = key_and_count(key, k)?;
-        let indices: Vec<usize> = self
-            .inner
-            .replicas_strict(&key, k.get()?)
-            .map_err(|e| error(py, e, None))?
-            .iter()
-            .map(|n| n.index())
-            .collect();
-        self.ids_list(py, &indices)
     }
 
     /// The 64-bit hrw-v1 score of `key` for `node`.

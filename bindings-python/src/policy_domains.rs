@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 
-use crate::args::{cast_arg, check_id, count_arg, key_and_count, key_bytes, At};
+use crate::args::{cast_arg, check_id, count_arg, key_bytes, key_count_methods, At};
 use crate::error::error;
 use crate::Placement;
 
@@ -74,22 +74,6 @@ impl Domains {
         Ok(self.placement.get().id(py, self.inner.owner_index(&key)))
     }
 
-    /// The first `k` replicas of `key`, in distinct domains of the spread level while there are
-    /// enough; `k` from 1 to the number of nodes of weight above zero.
-    fn replicas<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let (key, k) = key_and_count(key, k)?;
-        let indices = self
-            .inner
-            .replica_indices(&key, k.get()?)
-            .map_err(|e| error(py, e, None))?;
-        self.placement.get().ids_list(py, &indices)
-    }
-
     /// The domain of the spread level that `node` is in: its path up to that level.
     fn domain_of(&self, py: Python<'_>, node: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         check_id(node, At::one("the node id"))?;
@@ -108,6 +92,19 @@ impl Domains {
         )
     }
 }
+
+impl Domains {
+    /// The ids of nodes `indices` of the placement read, which answers with its own ids.
+    fn ids_list<'py>(&self, py: Python<'py>, indices: &[usize]) -> PyResult<Bound<'py, PyList>> {
+        self.placement.get().ids_list(py, indices)
+    }
+}
+
+key_count_methods!(Domains {
+    /// The first `k` replicas of `key`, in distinct domains of the spread level while there are
+    /// enough; `k` from 1 to the number of nodes of weight above zero.
+    fn replicas = |d: &Domains, key, k| d.inner.replica_indices(key, k);
+});
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Domains>()?;

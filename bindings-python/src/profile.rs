@@ -7,11 +7,11 @@ use std::borrow::Cow;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 
-use hrwhash::{Error, Node};
+use hrwhash::Node;
 use hrwhash_compat::Profile;
 
 use crate::args::{
-    check_key, checked_weight, id_bytes, items, key_and_count_as, key_bytes, no_options, node_ids,
+    check_key, checked_weight, id_bytes, items, key_bytes, key_count_methods, no_options, node_ids,
     optional_weights, repr, type_name, At,
 };
 use crate::error::{error, invalid_argument};
@@ -65,10 +65,6 @@ impl ProfilePlacement {
     pub(crate) fn core(&self) -> &hrwhash_compat::ProfilePlacement {
         &self.inner
     }
-}
-
-fn not_offered(py: Python<'_>, e: Error) -> PyErr {
-    error(py, e, None)
 }
 
 #[pymethods]
@@ -167,21 +163,6 @@ impl ProfilePlacement {
         self.ids_list(py, &owners)
     }
 
-    /// The first `k` distinct nodes of the incumbent's top-k lookup of `key`, owner first.
-    fn replicas<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'_, PyAny>,
-        k: &Bound<'_, PyAny>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let (key, k) = key_and_count_as(key, k, |key, at| self.key(key, at))?;
-        let replicas = self
-            .inner
-            .replicas(&key, k.get()?)
-            .map_err(|e| not_offered(py, e))?;
-        self.ids_list(py, &replicas)
-    }
-
     fn __len__(&self) -> usize {
         self.inner.len()
     }
@@ -204,6 +185,11 @@ impl ProfilePlacement {
         )
     }
 }
+
+key_count_methods!(ProfilePlacement, key_text: key {
+    /// The first `k` distinct nodes of the incumbent's top-k lookup of `key`, owner first.
+    fn replicas = |p: &ProfilePlacement, key, k| p.inner.replicas(key, k);
+});
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ProfilePlacement>()?;
