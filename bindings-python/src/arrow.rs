@@ -25,6 +25,22 @@ use crate::args::{count_arg, id_bytes, At};
 use crate::error::invalid_argument;
 use crate::{error, Placement};
 
+/// How the items of a fixed-width NumPy array of keys are laid out in its bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct NumpyItems {
+    itemsize: usize,
+    /// `str_` (UCS-4) rather than `bytes_`.
+    unicode: bool,
+    big_endian: bool,
+}
+
+impl NumpyItems {
+    /// The number of items in `data`.
+    fn count(self, data: &[u8]) -> usize {
+        data.len().checked_div(self.itemsize).unwrap_or(0)
+    }
+}
+
 /// Keys per GIL-free section when keys are read from Python objects.
 const OBJECT_CHUNK: usize = 4096;
 
@@ -35,9 +51,7 @@ pub(crate) enum Keys<'py> {
     /// A 1-d NumPy array of fixed-width `bytes_` (`S`) or `str_` (`U`) items, copied out once.
     NumpyFixed {
         data: Bound<'py, PyBytes>,
-        itemsize: usize,
-        unicode: bool,
-        big_endian: bool,
+        items: NumpyItems,
     },
     /// Anything else: an iterable of str/bytes-like objects (NumPy object arrays included).
     Objects(Bound<'py, PyAny>),
@@ -101,9 +115,11 @@ pub(crate) fn keys<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Keys<'py>> {
             let data = obj.call_method0("tobytes")?.cast_into::<PyBytes>()?;
             return Ok(Keys::NumpyFixed {
                 data,
-                itemsize,
-                unicode: kind == "U",
-                big_endian,
+                items: NumpyItems {
+                    itemsize,
+                    unicode: kind == "U",
+                    big_endian,
+                },
             });
         }
         if kind != "O" && kind != "T" {
@@ -144,23 +160,18 @@ fn arrow_blocks<'a>(
     f: &mut impl FnMut(usize, &[&'a [u8]]) -> Result<(), String>,
 ) -> Result<(), String> {
     let block = block.clamp(1, KEY_BLOCK);
+    // The four offsets-and-data types differ in their Rust types only.
+    macro_rules! offsets {
+        ($a:expr) => {{
+            let a = $a;
+            offset_blocks(a.value_offsets(), a.value_data(), block, f)
+        }};
+    }
     match array.data_type() {
-        DataType::Utf8 => {
-            let a = array.as_string::<i32>();
-            offset_blocks(a.value_offsets(), a.value_data(), block, f)
-        }
-        DataType::LargeUtf8 => {
-            let a = array.as_string::<i64>();
-            offset_blocks(a.value_offsets(), a.value_data(), block, f)
-        }
-        DataType::Binary => {
-            let a = array.as_binary::<i32>();
-            offset_blocks(a.value_offsets(), a.value_data(), block, f)
-        }
-        DataType::LargeBinary => {
-            let a = array.as_binary::<i64>();
-            offset_blocks(a.value_offsets(), a.value_data(), block, f)
-        }
+        DataType::Utf8 => offsets!(array.as_string::<i32>()),
+        DataType::LargeUtf8 => offsets!(array.as_string::<i64>()),
+        DataType::Binary => offsets!(array.as_binary::<i32>()),
+        DataType::LargeBinary => offsets!(array.as_binary::<i64>()),
         DataType::Utf8View => {
             let a = array.as_string_view();
             row_blocks(a.len(), block, f, |i| match a.is_null(i) {
@@ -271,6 +282,15 @@ fn small_dictionary(array: &dyn Array) -> Option<(&ArrayRef, Vec<usize>)> {
     Some((values, dict.normalized_keys()))
 }
 
+/// Copies the node indices of one block into the slots of the answer, which holds them as
+/// uint32 (a placement has fewer than 2**32 nodes).
+#[inline]
+fn narrow_into(slots: &mut [u32], indices: &[usize]) {
+    for (slot, &i) in slots.iter_mut().zip(indices) {
+        *slot = i as u32;
+    }
+}
+
 /// The owner index of every row of one Arrow chunk into `slots` (as long as the chunk); a null
 /// row's slot gets an arbitrary index, which the caller resets.
 fn arrow_owners(
@@ -293,9 +313,7 @@ fn arrow_owners(
         placement
             .owners_into(keys, owners)
             .map_err(|e| e.to_string())?;
-        for (slot, &o) in slots[start..].iter_mut().zip(owners.iter()) {
-            *slot = o as u32;
-        }
+        narrow_into(&mut slots[start..], owners);
         Ok(())
     })
 }
@@ -333,9 +351,7 @@ fn arrow_ranks(
         placement
             .rank_many_into(keys, k, ranked)
             .map_err(|e| e.to_string())?;
-        for (slot, &i) in rows[start * k..].iter_mut().zip(ranked.iter()) {
-            *slot = i as u32;
-        }
+        narrow_into(&mut rows[start * k..], ranked);
         Ok(())
     })
 }
@@ -346,14 +362,17 @@ fn arrow_ranks(
 /// failing the call before any later key is read.
 fn numpy_blocks(
     data: &[u8],
-    itemsize: usize,
-    unicode: bool,
-    big_endian: bool,
+    items: NumpyItems,
     block: usize,
     f: &mut impl FnMut(usize, &[&[u8]]) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let NumpyItems {
+        itemsize,
+        unicode,
+        big_endian,
+    } = items;
     let block = block.clamp(1, KEY_BLOCK);
-    let n = data.len().checked_div(itemsize).unwrap_or(0);
+    let n = items.count(data);
     let item = |i: usize| &data[i * itemsize..(i + 1) * itemsize];
     let mut scratch = Vec::new();
     let mut ends = [0usize; KEY_BLOCK];
@@ -456,33 +475,19 @@ pub(crate) fn owner_indices(
                 })?;
             }
         }
-        Keys::NumpyFixed {
-            data,
-            itemsize,
-            unicode,
-            big_endian,
-        } => {
+        Keys::NumpyFixed { data, items } => {
             let data = data.as_bytes();
-            let n = data.len().checked_div(itemsize).unwrap_or(0);
+            let n = items.count(data);
             out.resize(n, 0);
             let slots = &mut out[..];
             py.detach(|| {
                 let mut owners = [0usize; KEY_BLOCK];
-                numpy_blocks(
-                    data,
-                    itemsize,
-                    unicode,
-                    big_endian,
-                    KEY_BLOCK,
-                    &mut |start, keys| {
-                        let owners = &mut owners[..keys.len()];
-                        placement.owners_into(keys, owners)?;
-                        for (slot, &o) in slots[start..].iter_mut().zip(owners.iter()) {
-                            *slot = o as u32;
-                        }
-                        Ok(())
-                    },
-                )
+                numpy_blocks(data, items, KEY_BLOCK, &mut |start, keys| {
+                    let owners = &mut owners[..keys.len()];
+                    placement.owners_into(keys, owners)?;
+                    narrow_into(&mut slots[start..], owners);
+                    Ok(())
+                })
             })
             .map_err(|e| error(py, e, None))?;
             nulls.append_n_non_nulls(n);
@@ -693,14 +698,9 @@ pub(crate) fn rank_rows(
                 })?;
             }
         }
-        Keys::NumpyFixed {
-            data,
-            itemsize,
-            unicode,
-            big_endian,
-        } => {
+        Keys::NumpyFixed { data, items } => {
             let data = data.as_bytes();
-            let n = data.len().checked_div(itemsize).unwrap_or(0);
+            let n = items.count(data);
             if let Some(e) = too_large(n) {
                 return Err(e);
             }
@@ -711,21 +711,12 @@ pub(crate) fn rank_rows(
                 let block = per_block.clamp(1, KEY_BLOCK);
                 py.detach(|| {
                     let mut ranked = vec![0usize; block * k];
-                    numpy_blocks(
-                        data,
-                        itemsize,
-                        unicode,
-                        big_endian,
-                        block,
-                        &mut |start, keys| {
-                            let ranked = &mut ranked[..keys.len() * k];
-                            placement.rank_many_into(keys, k, ranked)?;
-                            for (slot, &i) in rows[start * k..].iter_mut().zip(ranked.iter()) {
-                                *slot = i as u32;
-                            }
-                            Ok(())
-                        },
-                    )
+                    numpy_blocks(data, items, block, &mut |start, keys| {
+                        let ranked = &mut ranked[..keys.len() * k];
+                        placement.rank_many_into(keys, k, ranked)?;
+                        narrow_into(&mut rows[start * k..], ranked);
+                        Ok(())
+                    })
                 })
                 .map_err(|e| error(py, e, None))?;
             }
