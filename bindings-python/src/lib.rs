@@ -686,6 +686,25 @@ pub(crate) fn policy_placement<'a, 'py>(
     })
 }
 
+/// Declares getters of `$class` that hand back what its core object `inner` answers (through
+/// `$convert` where Python gets another form, such as a fingerprint's hex digits): one line of
+/// the class's list each, where a method of its own would repeat the same four.
+macro_rules! inner_getters {
+    ($class:ty { $($(#[$doc:meta])* $name:ident: $ty:ty $(=> $convert:ident)?;)* }) => {
+        #[::pyo3::pymethods]
+        impl $class {
+            $(
+                $(#[$doc])*
+                #[getter]
+                fn $name(&self) -> $ty {
+                    self.inner.$name()$(.$convert())?
+                }
+            )*
+        }
+    };
+}
+pub(crate) use inner_getters;
+
 /// The full ranking of one key, as an iterator of node ids.
 #[pyclass(module = "hrwhash", name = "Ranking")]
 pub struct Ranking {

@@ -11,6 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
 
 use crate::args::{key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
+use crate::inner_getters;
 use crate::view::{view_arg, Transition, View};
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -291,24 +292,6 @@ impl LiveView {
         self.shared.py_view(py, self.inner.snapshot().current())
     }
 
-    /// The current view's epoch.
-    #[getter]
-    fn epoch(&self) -> u64 {
-        self.inner.epoch()
-    }
-
-    /// The current view's fingerprint: 32 hex digits.
-    #[getter]
-    fn fingerprint(&self) -> String {
-        self.inner.fingerprint().to_hex()
-    }
-
-    /// Whether a move is in progress.
-    #[getter]
-    fn moving(&self) -> bool {
-        self.inner.moving()
-    }
-
     /// The move deadline in seconds, or None when only ``finish_move()`` ends a move.
     #[getter]
     fn move_deadline(&self) -> Option<f64> {
@@ -402,6 +385,15 @@ impl LiveView {
         )
     }
 }
+
+inner_getters!(LiveView {
+    /// The current view's epoch.
+    epoch: u64;
+    /// The current view's fingerprint: 32 hex digits.
+    fingerprint: String => to_hex;
+    /// Whether a move is in progress.
+    moving: bool;
+});
 
 /// Where one key is, as a live view routes it: read from ``read``, write to ``write``.
 #[pyclass(frozen, module = "hrwhash", name = "LiveRoute")]

@@ -6,7 +6,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 
 use crate::args::{cast_arg, check_id, count_arg, key_bytes, key_count_methods, At};
 use crate::error::error;
-use crate::Placement;
+use crate::{inner_getters, Placement};
 
 /// A str for bytes that are UTF-8, bytes otherwise.
 fn text_or_bytes(py: Python<'_>, bytes: &[u8]) -> Py<PyAny> {
@@ -50,24 +50,6 @@ impl Domains {
         self.placement.clone_ref(py)
     }
 
-    /// The spread level (0-based).
-    #[getter]
-    fn level(&self) -> usize {
-        self.inner.level()
-    }
-
-    /// The number of levels of every domain path.
-    #[getter]
-    fn depth(&self) -> usize {
-        self.inner.depth()
-    }
-
-    /// The number of domains of the spread level with a node of weight above zero.
-    #[getter]
-    fn domain_count(&self) -> usize {
-        self.inner.domain_count()
-    }
-
     /// The owner of `key`: the first of its replicas.
     fn owner(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let key = key_bytes(key, At::one("the key"))?;
@@ -92,6 +74,15 @@ impl Domains {
         )
     }
 }
+
+inner_getters!(Domains {
+    /// The spread level (0-based).
+    level: usize;
+    /// The number of levels of every domain path.
+    depth: usize;
+    /// The number of domains of the spread level with a node of weight above zero.
+    domain_count: usize;
+});
 
 impl Domains {
     /// The ids of nodes `indices` of the placement read, which answers with its own ids.

@@ -8,7 +8,7 @@ use hrwhash::{policy, Weight};
 
 use crate::args::{check_key, key_bytes, At};
 use crate::error::error;
-use crate::{policy_placement, Placement};
+use crate::{inner_getters, policy_placement, Placement};
 
 /// Replica sets of `k` nodes whose share of replicas follows the weights.
 #[pyclass(frozen, module = "hrwhash", name = "ReplicaBalance")]
@@ -32,24 +32,6 @@ impl ReplicaBalance {
             inner,
             placement: placement.clone().unbind(),
         })
-    }
-
-    /// The number of replicas per key.
-    #[getter]
-    fn k(&self) -> usize {
-        self.inner.k()
-    }
-
-    /// How many times the solver evaluated the inclusion probabilities.
-    #[getter]
-    fn iterations(&self) -> u32 {
-        self.inner.iterations()
-    }
-
-    /// The solver's largest relative distance from a target at its stop.
-    #[getter]
-    fn residual(&self) -> f64 {
-        self.inner.residual()
     }
 
     /// The weights that rank positions 2..k, build order.
@@ -103,6 +85,15 @@ impl ReplicaBalance {
             .collect()
     }
 }
+
+inner_getters!(ReplicaBalance {
+    /// The number of replicas per key.
+    k: usize;
+    /// How many times the solver evaluated the inclusion probabilities.
+    iterations: u32;
+    /// The solver's largest relative distance from a target at its stop.
+    residual: f64;
+});
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ReplicaBalance>()?;

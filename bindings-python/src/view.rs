@@ -15,6 +15,7 @@ use hrwhash::{Error, Lookup};
 
 use crate::args::{self, cast_arg, items_iter, key_bytes, seed_arg, type_name, At};
 use crate::error::{error, invalid_argument, invalid_count};
+use crate::inner_getters;
 use crate::profile::ProfilePlacement;
 use crate::{stream_chunks, Placement, CHUNK_KEYS};
 
@@ -203,29 +204,6 @@ impl View {
         self.placement.clone_ref(py)
     }
 
-    #[getter]
-    fn epoch(&self) -> u64 {
-        self.inner.epoch()
-    }
-
-    /// The view fingerprint: 32 hex digits, equal for views that place every key alike.
-    #[getter]
-    fn fingerprint(&self) -> String {
-        self.inner.fingerprint().to_hex()
-    }
-
-    /// The seed fingerprint: 16 hex digits that name the seed without revealing it.
-    #[getter]
-    fn seed_fingerprint(&self) -> String {
-        self.inner.seed_fingerprint().to_hex()
-    }
-
-    /// Whether the view uses the public default seed.
-    #[getter]
-    fn has_default_seed(&self) -> bool {
-        self.inner.has_default_seed()
-    }
-
     fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let Ok(other) = other.cast::<View>() else {
             return Ok(py.NotImplemented());
@@ -252,6 +230,16 @@ impl View {
         )
     }
 }
+
+inner_getters!(View {
+    epoch: u64;
+    /// The view fingerprint: 32 hex digits, equal for views that place every key alike.
+    fingerprint: String => to_hex;
+    /// The seed fingerprint: 16 hex digits that name the seed without revealing it.
+    seed_fingerprint: String => to_hex;
+    /// Whether the view uses the public default seed.
+    has_default_seed: bool;
+});
 
 /// A view argument.
 pub(crate) fn view_arg<'a, 'py>(
@@ -915,29 +903,6 @@ impl RampPlan {
             .collect()
     }
 
-    #[getter]
-    fn max_move(&self) -> f64 {
-        self.inner.max_move()
-    }
-
-    /// Sum of the steps' expected movements (a key that moves twice counts twice).
-    #[getter]
-    fn total_moved(&self) -> f64 {
-        self.inner.total_moved()
-    }
-
-    /// Expected movement of switching directly.
-    #[getter]
-    fn direct_moved(&self) -> f64 {
-        self.inner.direct_moved()
-    }
-
-    /// The least movement any scheme needs for the new shares.
-    #[getter]
-    fn optimum(&self) -> f64 {
-        self.inner.optimum()
-    }
-
     fn __len__(&self) -> usize {
         self.inner.steps().len()
     }
@@ -952,6 +917,16 @@ impl RampPlan {
         )
     }
 }
+
+inner_getters!(RampPlan {
+    max_move: f64;
+    /// Sum of the steps' expected movements (a key that moves twice counts twice).
+    total_moved: f64;
+    /// Expected movement of switching directly.
+    direct_moved: f64;
+    /// The least movement any scheme needs for the new shares.
+    optimum: f64;
+});
 
 /// The ramp from `old` to `new` moving at most `max_move` of the keys per step.
 #[pyfunction]
