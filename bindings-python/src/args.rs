@@ -77,6 +77,21 @@ pub(crate) fn cast_arg<'a, 'py, T: pyo3::type_object::PyTypeCheck>(
         .map_err(|_| invalid_argument(obj.py(), message(type_name(obj)), None))
 }
 
+/// The type check of a number given as an int or a float, not a bool (which Python counts as an
+/// int): an InvalidArgumentError whose text `message` makes of `obj`'s type name otherwise. An
+/// epoch, a duration and a ramp's limit are checked alike before their values are.
+pub(crate) fn check_int_or_float(
+    obj: &Bound<'_, PyAny>,
+    message: impl FnOnce(String) -> String,
+) -> PyResult<()> {
+    if obj.is_instance_of::<PyBool>()
+        || !(obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
+    {
+        return Err(invalid_argument(obj.py(), message(type_name(obj)), None));
+    }
+    Ok(())
+}
+
 pub(crate) fn repr(obj: &Bound<'_, PyAny>) -> String {
     const SHOWN: usize = 80;
     let r = obj

@@ -7,9 +7,9 @@ use std::thread::{self, ThreadId};
 use std::time::Duration;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyTuple};
 
-use crate::args::{key_bytes, no_options, type_name, At};
+use crate::args::{check_int_or_float, key_bytes, no_options, type_name, At};
 use crate::error::{error, invalid_argument};
 use crate::inner_getters;
 use crate::view::{view_arg, Transition, View};
@@ -122,15 +122,7 @@ fn message_of(exc: &Bound<'_, PyAny>) -> String {
 
 /// A duration argument in seconds: a finite number >= 0.
 fn seconds_arg(py: Python<'_>, obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Duration> {
-    if obj.is_instance_of::<PyBool>()
-        || !(obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
-    {
-        return Err(invalid_argument(
-            py,
-            format!("{what} is {}, not a number of seconds", type_name(obj)),
-            None,
-        ));
-    }
+    check_int_or_float(obj, |t| format!("{what} is {t}, not a number of seconds"))?;
     let secs: f64 = obj.extract()?;
     Duration::try_from_secs_f64(secs).map_err(|_| {
         invalid_argument(

@@ -6,14 +6,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyIterator, PyList, PyMemoryView, PyString,
-    PyTuple,
-};
+use pyo3::types::{PyByteArray, PyBytes, PyIterator, PyList, PyMemoryView, PyString, PyTuple};
 
 use hrwhash::{Error, Lookup};
 
-use crate::args::{self, cast_arg, items_iter, key_bytes, seed_arg, type_name, At};
+use crate::args::{
+    self, cast_arg, check_int_or_float, items_iter, key_bytes, seed_arg, type_name, At,
+};
 use crate::error::{error, invalid_argument, invalid_count};
 use crate::inner_getters;
 use crate::profile::ProfilePlacement;
@@ -46,15 +45,7 @@ pub(crate) fn placement_of(py: Python<'_>, p: &hrwhash::Placement) -> Placement 
 /// a number that is not such an integer is `InvalidCountError`, as in Node and on the command
 /// line; a bool or a non-number is `InvalidArgumentError`.
 pub(crate) fn epoch_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if obj.is_instance_of::<PyBool>()
-        || !(obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
-    {
-        return Err(invalid_argument(
-            py,
-            format!("the epoch is {}, not an int", type_name(obj)),
-            None,
-        ));
-    }
+    check_int_or_float(obj, |t| format!("the epoch is {t}, not an int"))?;
     let invalid = |problem: &str| {
         invalid_count(
             py,
@@ -831,16 +822,8 @@ impl RampStep {
 }
 
 /// The limit of a ramp step: a real number (not a bool), checked by the core.
-fn max_move_arg(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    let number = obj.is_instance_of::<PyFloat>()
-        || (obj.is_instance_of::<PyInt>() && !obj.is_instance_of::<PyBool>());
-    if !number {
-        return Err(invalid_argument(
-            py,
-            format!("max_move is {}, not a number", type_name(obj)),
-            None,
-        ));
-    }
+fn max_move_arg(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    check_int_or_float(obj, |t| format!("max_move is {t}, not a number"))?;
     // An int too large for a float is beyond 1 all the same.
     Ok(obj.extract::<f64>().unwrap_or(f64::INFINITY))
 }
@@ -863,7 +846,7 @@ impl RampPlan {
         max_move: &Bound<'_, PyAny>,
     ) -> PyResult<RampPlan> {
         let (old, new) = (view_arg(old, "old")?, view_arg(new, "new")?);
-        let max_move = max_move_arg(py, max_move)?;
+        let max_move = max_move_arg(max_move)?;
         let (old, new) = (old.get().inner.clone(), new.get().inner.clone());
         let inner = py
             .detach(|| hrwhash::RampPlan::new(&old, &new, max_move))
