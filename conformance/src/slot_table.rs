@@ -104,6 +104,21 @@ pub(crate) fn insert_changes(
     }
 }
 
+/// Every kind of change, several times, on `nodes(16, &[1.0, 2.0])`: the "changes" case of both
+/// modes, so their files walk the same membership (slot-table-v1 stops after the first eight).
+pub(crate) const MIXED_CHANGES: [Change; 10] = [
+    Change::Add("node-16", 1.0),
+    Change::Remove("node-4"),
+    Change::Weight("node-7", 5.0),
+    Change::Add("node-17", 0.5),
+    Change::Weight("node-13", 0.0),
+    Change::Remove("node-0"),
+    Change::Add("node-18", 3.0),
+    Change::Weight("node-13", 1.0),
+    Change::Remove("node-18"),
+    Change::Weight("node-7", 1.0),
+];
+
 /// Slot counts no table accepts, each with its case name.
 pub(crate) const BAD_SLOT_COUNTS: [(&str, u64); 3] = [
     ("zero-slots", 0),
