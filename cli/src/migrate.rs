@@ -127,6 +127,16 @@ fn show(c: Option<u64>) -> String {
     c.map_or_else(|| "-".to_string(), |c| c.to_string())
 }
 
+/// A node's first three cells in the node tables of `diff`: its id, then its count before and
+/// after, "-" where it is not a member.
+fn node_cells<A: Lookup, B: Lookup>(t: &Transition<A, B>, n: &NodeChange) -> [String; 3] {
+    [
+        escaped(row_id(t, n.old_index, n.new_index)),
+        show(n.old_index.map(|_| n.before)),
+        show(n.new_index.map(|_| n.after)),
+    ]
+}
+
 /// Counts owners (k = 1) or replica sets over every key.
 fn count(t: &Transition, keys: Keys, opts: &Options) -> Result<Counts, CliError> {
     let bar = keys.progress("diff", opts.quiet);
@@ -244,12 +254,10 @@ pub fn owner_tables<A: Lookup, B: Lookup>(
         "node", "before", "after", "change"
     )?;
     for n in d.nodes() {
+        let [node, before, after] = node_cells(t, &n);
         writeln!(
             out,
-            "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(row_id(t, n.old_index, n.new_index)),
-            show(n.old_index.map(|_| n.before)),
-            show(n.new_index.map(|_| n.after)),
+            "  {node:<16} {before:>10} {after:>10} {:>+10}",
             n.after as i128 - n.before as i128
         )?;
     }
@@ -304,14 +312,11 @@ fn diff_replicas(
         "node", "before", "after", "added", "dropped"
     )?;
     for n in d.nodes() {
+        let [node, before, after] = node_cells(t, &n);
         writeln!(
             out,
-            "  {:<16} {:>10} {:>10} {:>10} {:>10}",
-            escaped(row_id(t, n.old_index, n.new_index)),
-            show(n.old_index.map(|_| n.before)),
-            show(n.new_index.map(|_| n.after)),
-            n.added,
-            n.dropped
+            "  {node:<16} {before:>10} {after:>10} {:>10} {:>10}",
+            n.added, n.dropped
         )?;
     }
     Ok(())
