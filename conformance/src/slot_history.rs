@@ -10,7 +10,7 @@ use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, JsonFile};
+use crate::{hex, insert_seed, JsonFile};
 
 const COMMENT: &str = "Conformance cases of hrwhash-slot-history-v1 (see SLOT-HISTORY.md): the \
 document of a slot table, levelled (policy slot-table-v2) or ranked (policy slot-table-v1, with \
@@ -103,9 +103,7 @@ fn valid_case(name: &str, seed: Option<Seed>, h: &SlotTable, document: Option<St
     }
     let mut o = Map::new();
     o.insert("name".into(), name.into());
-    if let Some(seed) = seed {
-        o.insert("seed".into(), hex(&seed.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     o.insert("document".into(), text.into());
     o.insert("canonical".into(), canonical.into());
     o.insert("changes".into(), loaded.changes().len().into());
@@ -949,9 +947,7 @@ fn invalid() -> Vec<Value> {
                 SlotTable::from_json_bytes(&bytes, seed.unwrap_or(Seed::DEFAULT)).expect_err(name);
             let mut o = Map::new();
             o.insert("name".into(), name.into());
-            if let Some(seed) = seed {
-                o.insert("seed".into(), hex(&seed.to_bytes()).into());
-            }
+            insert_seed(&mut o, seed);
             match doc {
                 Ok(t) => o.insert("document".into(), t.into()),
                 Err(b) => o.insert("document_hex".into(), hex(&b).into()),

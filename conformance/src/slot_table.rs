@@ -10,7 +10,7 @@ use hrwhash::policy::slot_table::{SlotTable, MAX_SLOTS};
 use hrwhash::{Error, Node, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::hex;
+use crate::insert_seed;
 
 pub(crate) const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
 
@@ -67,9 +67,7 @@ impl Change {
 pub(crate) fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     o.insert(
         "nodes".into(),
         members.iter().map(node_json).collect::<Vec<_>>().into(),
