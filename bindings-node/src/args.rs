@@ -371,6 +371,20 @@ pub(crate) fn key_and_count(
     Ok((key, count_value(env, k, "k")?))
 }
 
+/// The node indices `lookup` finds for `key` and `k`, read by [`key_and_count`], with a core
+/// error thrown as its JS error: every `replicas` that can refuse a count or a key reads its
+/// arguments, and fails, the same way.
+pub(crate) fn checked_replicas(
+    env: impl JsEnv,
+    key: Raw,
+    k: Raw,
+    lookup: impl FnOnce(&[u8], usize) -> std::result::Result<Vec<usize>, hrwhash::Error>,
+) -> Result<Vec<usize>> {
+    let mut buf = KeyBuf::new();
+    let (key, k) = key_and_count(env, key, k, &mut buf)?;
+    lookup(key, k).map_err(|e| core_error(env, e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

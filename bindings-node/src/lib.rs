@@ -25,7 +25,7 @@ pub use placement::Placement;
 pub use v1::{draw, key_digest, node_digest, score, weight_to_fixed, ALGORITHM, DEFAULT_SEED};
 
 pub(crate) use args::{
-    core_error, count_arg, count_of, count_value, key_and_count, key_of, no_bad_text, read,
-    seed_arg, seed_of, slices,
+    checked_replicas, core_error, count_arg, count_of, count_value, key_and_count, key_of,
+    no_bad_text, read, seed_arg, seed_of, slices,
 };
 pub(crate) use placement::{optional, parse_membership, NodeForm, Parsed};

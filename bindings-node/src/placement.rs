@@ -23,9 +23,9 @@ use napi::{sys, Env, Result};
 use napi_derive::napi;
 
 use crate::args::{
-    accept, added_node, core_error, count_arg, count_value, encode_hex, invalid_at, key_and_count,
-    key_of, known_node, new_weight, no_bad_text, read, seed_arg, seed_of, slices, weight_arg,
-    weight_error, BadText,
+    accept, added_node, checked_replicas, core_error, count_arg, count_value, encode_hex,
+    invalid_at, key_and_count, key_of, known_node, new_weight, no_bad_text, read, seed_arg,
+    seed_of, slices, weight_arg, weight_error, BadText,
 };
 use crate::fast;
 use crate::gather;
@@ -615,15 +615,10 @@ impl Placement {
         key: Raw,
         k: Raw,
     ) -> Result<sys::napi_value> {
-        let mut buf = KeyBuf::new();
-        let (key, k) = key_and_count(env, key, k, &mut buf)?;
-        let indices: Vec<usize> = self
-            .inner
-            .replicas_strict(key, k)
-            .map_err(|e| core_error(env, e))?
-            .iter()
-            .map(|n| n.index())
-            .collect();
+        let indices = checked_replicas(env, key, k, |key, k| {
+            let nodes = self.inner.replicas_strict(key, k)?;
+            Ok(nodes.iter().map(|n| n.index()).collect())
+        })?;
         self.id_list(env, &indices)
     }
 

@@ -9,7 +9,7 @@ use napi_derive::napi;
 
 use crate::js::{self, JsEnv, KeyBuf, Raw};
 use crate::view::instance;
-use crate::{core_error, count_of, key_and_count, key_of, read, Placement};
+use crate::{checked_replicas, core_error, count_of, key_of, read, Placement};
 
 /// A placement read through the domains-v1 policy at one spread level: each node's domain is a
 /// path of levels separated by `/`, and replicas go to distinct domains of that level.
@@ -93,12 +93,7 @@ impl Domains {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let mut buf = KeyBuf::new();
-        let (key, k) = key_and_count(env, key, k, &mut buf)?;
-        let indices = self
-            .inner
-            .replica_indices(key, k)
-            .map_err(|e| core_error(env, e))?;
+        let indices = checked_replicas(env, key, k, |key, k| self.inner.replica_indices(key, k))?;
         let p = self.js_placement(env)?;
         Ok(Raw(p.id_list(env, &indices)?))
     }

@@ -9,7 +9,9 @@ use napi_derive::napi;
 use crate::args::BadText;
 use crate::js::{self, Bytes, Form, JsEnv, KeyBuf, Raw};
 use crate::view::id_value;
-use crate::{core_error, key_and_count, key_of, no_bad_text, parse_membership, slices, Placement};
+use crate::{
+    checked_replicas, core_error, key_of, no_bad_text, parse_membership, slices, Placement,
+};
 
 /// The options `new ProfilePlacement` knows.
 const OPTIONS: [&str; 1] = ["weights"];
@@ -137,12 +139,7 @@ impl ProfilePlacement {
         ts_return_type = "IdOf<Id>[]"
     )]
     pub fn replicas(&self, env: Env, key: Raw, k: Raw) -> Result<Raw> {
-        let mut buf = KeyBuf::new();
-        let (key, k) = key_and_count(env, key, k, &mut buf)?;
-        let r = self
-            .inner
-            .replicas(key, k)
-            .map_err(|e| core_error(env, e))?;
+        let r = checked_replicas(env, key, k, |key, k| self.inner.replicas(key, k))?;
         Ok(Raw(self.ids(env, &r)?))
     }
 }

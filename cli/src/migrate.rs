@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 use hrwhash::transition::{Diff, NodeChange, RouteSet};
-use hrwhash::{Placement, Transition};
+use hrwhash::{Lookup, Placement, Transition};
 use serde_json::{json, Map, Value};
 
 use crate::error::CliError;
@@ -33,16 +33,21 @@ fn id(p: &Placement, i: usize) -> &[u8] {
     p.node(i).map_or(&[], |n| n.id())
 }
 
-/// The id of either node of a row, from whichever membership holds it.
-fn row_id(t: &Transition, old: Option<usize>, new: Option<usize>) -> &[u8] {
+/// The id of either node of a row, from whichever membership holds it; any two memberships, so
+/// that a diff with an incumbent's profile names its nodes as `diff` does.
+fn row_id<A: Lookup, B: Lookup>(
+    t: &Transition<A, B>,
+    old: Option<usize>,
+    new: Option<usize>,
+) -> &[u8] {
     match (old, new) {
-        (Some(i), _) => id(t.old_placement(), i),
-        (None, Some(j)) => id(t.new_placement(), j),
+        (Some(i), _) => t.old_placement().node_id(i),
+        (None, Some(j)) => t.new_placement().node_id(j),
         (None, None) => &[],
     }
 }
 
-fn percent(part: u64, whole: u64) -> f64 {
+pub fn percent(part: u64, whole: u64) -> f64 {
     100.0 * part as f64 / whole.max(1) as f64
 }
 
@@ -64,7 +69,7 @@ fn ordered(members: &[(String, Value)]) -> String {
 }
 
 /// A node of a diff as JSON: its id and its keys before and after.
-fn node_json(t: &Transition, n: &NodeChange) -> Map<String, Value> {
+pub fn node_json<A: Lookup, B: Lookup>(t: &Transition<A, B>, n: &NodeChange) -> Map<String, Value> {
     node_keys_json(
         row_id(t, n.old_index, n.new_index),
         n.old_index.map(|_| n.before),
@@ -80,16 +85,56 @@ fn with_copies(mut m: Map<String, Value>, n: &NodeChange) -> Map<String, Value> 
 }
 
 /// The flows (from, to, keys) of a diff of owners as JSON.
-fn flows_json(t: &Transition, d: &Diff) -> Vec<Map<String, Value>> {
+pub fn flows_json<A: Lookup, B: Lookup>(
+    t: &Transition<A, B>,
+    d: &Diff<A, B>,
+) -> Vec<Map<String, Value>> {
     let (from, to) = (t.old_placement(), t.new_placement());
     d.flows()
         .iter()
-        .map(|&(f, t, count)| flow_json(id(from, f), id(to, t), count))
+        .map(|&(f, t, count)| flow_json(from.node_id(f), to.node_id(t), count))
         .collect()
+}
+
+/// Each node of a diff with its keys (or replicas) before and after, the rows of `--plot`.
+pub fn load_rows<A: Lookup, B: Lookup>(
+    t: &Transition<A, B>,
+    d: &Diff<A, B>,
+) -> Vec<(Vec<u8>, [u64; 2])> {
+    d.nodes()
+        .iter()
+        .map(|n| {
+            (
+                row_id(t, n.old_index, n.new_index).to_vec(),
+                [n.before, n.after],
+            )
+        })
+        .collect()
+}
+
+/// "M of N keys (P%)": the share of the keys that move, as each line of a plan and of its
+/// summary states it.
+fn share_of_keys(d: &Diff) -> String {
+    format!(
+        "{} of {} keys ({:.2}%)",
+        d.moved(),
+        d.keys(),
+        percent(d.moved(), d.keys())
+    )
 }
 
 fn show(c: Option<u64>) -> String {
     c.map_or_else(|| "-".to_string(), |c| c.to_string())
+}
+
+/// A node's first three cells in the node tables of `diff`: its id, then its count before and
+/// after, "-" where it is not a member.
+fn node_cells<A: Lookup, B: Lookup>(t: &Transition<A, B>, n: &NodeChange) -> [String; 3] {
+    [
+        escaped(row_id(t, n.old_index, n.new_index)),
+        show(n.old_index.map(|_| n.before)),
+        show(n.new_index.map(|_| n.after)),
+    ]
 }
 
 /// Counts owners (k = 1) or replica sets over every key.
@@ -135,16 +180,7 @@ pub fn diff(
                 d,
             ),
         };
-        let rows: Vec<_> = d
-            .nodes()
-            .iter()
-            .map(|n| {
-                (
-                    row_id(&t, n.old_index, n.new_index).to_vec(),
-                    [n.before, n.after],
-                )
-            })
-            .collect();
+        let rows = load_rows(&t, d);
         plot::node_loads(Path::new(path), &caption, unit, &["before", "after"], &rows)?;
     }
     match counts {
@@ -191,42 +227,24 @@ fn diff_owners(
         percent(d.moved(), d.keys()),
         optimum
     )?;
-    let flows: Vec<_> = d
-        .flows()
-        .into_iter()
-        .map(|(f, t, count)| (id(from, f), id(to, t), count))
-        .collect();
-    let nodes: Vec<_> = d
-        .nodes()
-        .iter()
-        .map(|n| {
-            (
-                row_id(t, n.old_index, n.new_index),
-                (n.old_index.is_some(), n.before),
-                (n.new_index.is_some(), n.after),
-            )
-        })
-        .collect();
-    owner_tables(&flows, &nodes, out)
+    owner_tables(t, d, out)
 }
 
-/// A node of a diff of owners: its id, then its keys before and after, each with whether it is a
-/// member then.
-pub type NodeRow<'a> = (&'a [u8], (bool, u64), (bool, u64));
-
-/// The flows (from, to, keys) and the nodes of a diff of owners, as text tables.
-pub fn owner_tables(
-    flows: &[(&[u8], &[u8], u64)],
-    nodes: &[NodeRow<'_>],
+/// The flows (from, to, keys) and the nodes of a diff of owners, as text tables: any two
+/// memberships, so that a diff with an incumbent's profile prints them as `diff` does.
+pub fn owner_tables<A: Lookup, B: Lookup>(
+    t: &Transition<A, B>,
+    d: &Diff<A, B>,
     out: &mut dyn Write,
 ) -> Result<(), CliError> {
+    let (from, to) = (t.old_placement(), t.new_placement());
     writeln!(out, "\nflows\n  {:<16} {:<16} {:>10}", "from", "to", "keys")?;
-    for &(f_from, f_to, f_count) in flows {
+    for (f_from, f_to, f_count) in d.flows() {
         writeln!(
             out,
             "  {:<16} {:<16} {:>10}",
-            escaped(f_from),
-            escaped(f_to),
+            escaped(from.node_id(f_from)),
+            escaped(to.node_id(f_to)),
             f_count
         )?;
     }
@@ -235,15 +253,12 @@ pub fn owner_tables(
         "\nnodes\n  {:<16} {:>10} {:>10} {:>10}",
         "node", "before", "after", "change"
     )?;
-    for &(node, before, after) in nodes {
-        let keys = |(member, keys): (bool, u64)| show(member.then_some(keys));
+    for n in d.nodes() {
+        let [node, before, after] = node_cells(t, &n);
         writeln!(
             out,
-            "  {:<16} {:>10} {:>10} {:>+10}",
-            escaped(node),
-            keys(before),
-            keys(after),
-            after.1 as i128 - before.1 as i128
+            "  {node:<16} {before:>10} {after:>10} {:>+10}",
+            n.after as i128 - n.before as i128
         )?;
     }
     Ok(())
@@ -297,14 +312,11 @@ fn diff_replicas(
         "node", "before", "after", "added", "dropped"
     )?;
     for n in d.nodes() {
+        let [node, before, after] = node_cells(t, &n);
         writeln!(
             out,
-            "  {:<16} {:>10} {:>10} {:>10} {:>10}",
-            escaped(row_id(t, n.old_index, n.new_index)),
-            show(n.old_index.map(|_| n.before)),
-            show(n.new_index.map(|_| n.after)),
-            n.added,
-            n.dropped
+            "  {node:<16} {before:>10} {after:>10} {:>10} {:>10}",
+            n.added, n.dropped
         )?;
     }
     Ok(())
@@ -377,10 +389,8 @@ pub fn plan(
         } else {
             writeln!(
                 out,
-                "# copy {} of {} keys ({:.2}%) to their new owner before switching",
-                d.moved(),
-                d.keys(),
-                percent(d.moved(), d.keys())
+                "# copy {} to their new owner before switching",
+                share_of_keys(&d)
             )?;
         }
         return Ok(());
@@ -441,10 +451,8 @@ pub fn plan(
     } else {
         writeln!(
             out,
-            "# {} of {} keys ({:.2}%) change replica set: {} copies to add, {} to drop",
-            d.moved(),
-            d.keys(),
-            percent(d.moved(), d.keys()),
+            "# {} change replica set: {} copies to add, {} to drop",
+            share_of_keys(&d),
             d.copies_added(),
             d.copies_dropped()
         )?;
@@ -557,11 +565,9 @@ fn plan_summary(
             }
             writeln!(
                 out,
-                "# hrwhash plan ({}): copy {} of {} keys ({:.2}%) to their new owner before switching",
+                "# hrwhash plan ({}): copy {} to their new owner before switching",
                 hrwhash::ALGORITHM,
-                d.moved(),
-                d.keys(),
-                percent(d.moved(), d.keys())
+                share_of_keys(&d)
             )?;
             for (f_from, f_to, f_count) in d.flows() {
                 writeln!(
@@ -594,12 +600,10 @@ fn plan_summary(
             }
             writeln!(
                 out,
-                "# hrwhash plan ({}, {} replicas): {} of {} keys ({:.2}%) change replica set",
+                "# hrwhash plan ({}, {} replicas): {} change replica set",
                 hrwhash::ALGORITHM,
                 d.k(),
-                d.moved(),
-                d.keys(),
-                percent(d.moved(), d.keys())
+                share_of_keys(&d)
             )?;
             for n in nodes.iter().filter(|n| n.added + n.dropped > 0) {
                 writeln!(

@@ -11,7 +11,8 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{from_core, CliError};
 use crate::input::{arg_bytes, for_each_stdin_key, KeyEvent, Keys, Membership};
-use crate::output::{escaped, flow_json, json_doc, node_keys_json, put_text, text_item};
+use crate::migrate;
+use crate::output::{escaped, json_doc, put_text, text_item};
 
 /// A profile named on the command line.
 pub fn parse_profile(name: &str, flag: &str) -> Result<Profile, CliError> {
@@ -165,25 +166,8 @@ pub fn diff(
         Ok(())
     })?;
     let (old, new) = (transition.old_placement(), transition.new_placement());
-    let percent = |n: u64| {
-        if d.keys() == 0 {
-            0.0
-        } else {
-            100.0 * n as f64 / d.keys() as f64
-        }
-    };
-    let flows = d.flows();
-    let rows = d.nodes();
-    let row_id = |r: &hrwhash::transition::NodeChange| match (r.old_index, r.new_index) {
-        (Some(i), _) => old.node_id(i),
-        (None, Some(j)) => new.node_id(j),
-        (None, None) => &[][..],
-    };
     if let Some(path) = plot {
-        let rows: Vec<_> = rows
-            .iter()
-            .map(|r| (row_id(r).to_vec(), [r.before, r.after]))
-            .collect();
+        let rows = migrate::load_rows(&transition, &d);
         let caption = format!("keys per node, {from_name} -> {to_name}, {} keys", d.keys());
         crate::plot::node_loads(
             std::path::Path::new(path),
@@ -201,17 +185,9 @@ pub fn diff(
             "nodes_before": old.len(),
             "nodes_after": new.len(),
             "moved_keys": d.moved(),
-            "moved_percent": percent(d.moved()),
-            "flows": flows.iter().map(|&(f_from, f_to, f_count)| {
-                flow_json(old.node_id(f_from), new.node_id(f_to), f_count)
-            }).collect::<Vec<_>>(),
-            "nodes": rows.iter().map(|r| {
-                node_keys_json(
-                    row_id(r),
-                    r.old_index.map(|_| r.before),
-                    r.new_index.map(|_| r.after),
-                )
-            }).collect::<Vec<_>>(),
+            "moved_percent": migrate::percent(d.moved(), d.keys()),
+            "flows": migrate::flows_json(&transition, &d),
+            "nodes": d.nodes().iter().map(|n| migrate::node_json(&transition, n)).collect::<Vec<_>>(),
         });
         json_doc(&doc, out)?;
         return Ok(());
@@ -227,23 +203,9 @@ pub fn diff(
         out,
         "moved: {} keys ({:.2}%)",
         d.moved(),
-        percent(d.moved())
+        migrate::percent(d.moved(), d.keys())
     )?;
-    let flows: Vec<_> = flows
-        .iter()
-        .map(|&(f_from, f_to, f_count)| (old.node_id(f_from), new.node_id(f_to), f_count))
-        .collect();
-    let nodes: Vec<_> = rows
-        .iter()
-        .map(|r| {
-            (
-                row_id(r),
-                (r.old_index.is_some(), r.before),
-                (r.new_index.is_some(), r.after),
-            )
-        })
-        .collect();
-    crate::migrate::owner_tables(&flows, &nodes, out)
+    migrate::owner_tables(&transition, &d, out)
 }
 
 /// The keys of `place`: the arguments as bytes (stdin when there are none).

@@ -7,7 +7,7 @@ use hrwhash::policy::Domains;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, JsonFile};
+use crate::{hex, insert_seed, JsonFile};
 
 const COMMENT: &str = "Conformance cases of the domains-v1 policy (see POLICIES.md, \"domains \
 (v1)\"), built on hrw-v1 (SPEC.md). Text that is valid UTF-8 is written as \"id\", \"domain\", \
@@ -85,9 +85,7 @@ fn placement(seed: Option<Seed>, nodes: &[Node]) -> Result<Placement, Error> {
 
 fn head(o: &mut Map<String, Value>, name: &str, seed: Option<Seed>, nodes: &[Node], level: usize) {
     o.insert("name".into(), name.into());
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(o, seed);
     o.insert(
         "nodes".into(),
         nodes.iter().map(node_json).collect::<Vec<_>>().into(),

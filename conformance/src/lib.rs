@@ -153,6 +153,14 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A case's `"seed"` member, 32 hex digits, when it has a seed of its own: every file leaves the
+/// member out for the default seed of SPEC.md.
+pub(crate) fn insert_seed(o: &mut serde_json::Map<String, Value>, seed: Option<Seed>) {
+    if let Some(seed) = seed {
+        o.insert("seed".into(), hex(&seed.to_bytes()).into());
+    }
+}
+
 pub(crate) fn u64s(v: u64) -> Value {
     Value::String(v.to_string())
 }

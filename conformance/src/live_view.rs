@@ -5,7 +5,7 @@
 use hrwhash::{Error, LiveView, Seed, View};
 use serde_json::{json, Map, Value};
 
-use crate::hex;
+use crate::insert_seed;
 
 const COMMENT: &str = "Conformance cases of live views (see LIVE-VIEW.md). Each case builds a \
 live view from \"initial\" (a view document, loaded with \"seed\", 32 hex digits; absent: the \
@@ -126,9 +126,7 @@ fn run(case: &Case) -> Value {
         match step {
             Step::Update(document, step_seed) => {
                 o.insert("update".into(), document.clone().into());
-                if let Some(s) = step_seed {
-                    o.insert("seed".into(), hex(&s.to_bytes()).into());
-                }
+                insert_seed(&mut o, *step_seed);
                 let outcome = View::from_json_bytes(document.as_bytes(), step_seed.unwrap_or(seed))
                     .inspect_err(|e| live.report_error(e.clone()))
                     .and_then(|view| live.update(view));
@@ -156,9 +154,7 @@ fn run(case: &Case) -> Value {
     }
     let mut o = Map::new();
     o.insert("name".into(), case.name.into());
-    if let Some(s) = case.seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(&mut o, case.seed);
     o.insert("initial".into(), case.initial.clone().into());
     o.insert("steps".into(), steps.into());
     Value::Object(o)

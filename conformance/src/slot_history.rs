@@ -10,7 +10,7 @@ use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, JsonFile};
+use crate::{hex, insert_seed, JsonFile};
 
 const COMMENT: &str = "Conformance cases of hrwhash-slot-history-v1 (see SLOT-HISTORY.md): the \
 document of a slot table, levelled (policy slot-table-v2) or ranked (policy slot-table-v1, with \
@@ -103,9 +103,7 @@ fn valid_case(name: &str, seed: Option<Seed>, h: &SlotTable, document: Option<St
     }
     let mut o = Map::new();
     o.insert("name".into(), name.into());
-    if let Some(seed) = seed {
-        o.insert("seed".into(), hex(&seed.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     o.insert("document".into(), text.into());
     o.insert("canonical".into(), canonical.into());
     o.insert("changes".into(), loaded.changes().len().into());
@@ -122,6 +120,28 @@ fn valid_case(name: &str, seed: Option<Seed>, h: &SlotTable, document: Option<St
     Value::Object(o)
 }
 
+/// A case whose document is its own canonical form, built and loaded with one seed (`None`: the
+/// default), as every case of `valid` is: only the table's inputs tell them apart.
+fn canonical_case(
+    mode: SlotMode,
+    name: &str,
+    seed: Option<Seed>,
+    initial: Vec<Node>,
+    slots: u64,
+    epoch: u64,
+    changes: &[SlotChange],
+) -> Value {
+    let h = table(
+        mode,
+        seed.unwrap_or(Seed::DEFAULT),
+        initial,
+        slots,
+        epoch,
+        changes,
+    );
+    valid_case(name, seed, &h, None)
+}
+
 fn valid() -> Vec<Value> {
     use SlotChange::*;
     let secret = Seed::from_bytes(*b"not the default!");
@@ -136,152 +156,121 @@ fn valid() -> Vec<Value> {
     ];
     let id = |s: &str| s.as_bytes().to_vec();
     vec![
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "no-changes",
             None,
-            &history(Seed::DEFAULT, nodes(5, &[1.0]), 17, 0, &[]),
-            None,
+            nodes(5, &[1.0]),
+            17,
+            0,
+            &[],
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "every-op",
             None,
-            &history(
-                Seed::DEFAULT,
-                nodes(8, &[1.0, 2.0]),
-                128,
-                12,
-                &every_op(1.0),
-            ),
-            None,
+            nodes(8, &[1.0, 2.0]),
+            128,
+            12,
+            &every_op(1.0),
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "text-hex-domains-weights",
             None,
-            &history(
-                Seed::DEFAULT,
-                mixed,
-                96,
-                18_446_744_073_709_551_615,
-                &[
-                    Weight(id("cache-c"), w(1.0)),
-                    Add(Node::new(vec![0x80]).with_weight(w(0.0)).with_domain("")),
-                    Weight(vec![0x80], w(0.5)),
-                    Remove(vec![0xff, 0x00, 0x41]),
-                ],
-            ),
-            None,
+            mixed,
+            96,
+            18_446_744_073_709_551_615,
+            &[
+                Weight(id("cache-c"), w(1.0)),
+                Add(Node::new(vec![0x80]).with_weight(w(0.0)).with_domain("")),
+                Weight(vec![0x80], w(0.5)),
+                Remove(vec![0xff, 0x00, 0x41]),
+            ],
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "secret-seed",
             Some(secret),
-            &history(
-                secret,
-                nodes(6, &[1.0]),
-                100,
-                3,
-                &[Add(Node::new("node-6")), Remove(id("node-1"))],
-            ),
-            None,
+            nodes(6, &[1.0]),
+            100,
+            3,
+            &[Add(Node::new("node-6")), Remove(id("node-1"))],
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "drain-and-return",
             None,
-            &history(
-                Seed::DEFAULT,
-                nodes(4, &[1.0]),
-                40,
-                7,
-                &[
-                    Weight(id("node-2"), w(0.0)),
-                    Add(Node::new("node-4").with_weight(w(0.0))),
-                    Weight(id("node-2"), w(1.0)),
-                    Weight(id("node-4"), w(2.0)),
-                ],
-            ),
-            None,
+            nodes(4, &[1.0]),
+            40,
+            7,
+            &[
+                Weight(id("node-2"), w(0.0)),
+                Add(Node::new("node-4").with_weight(w(0.0))),
+                Weight(id("node-2"), w(1.0)),
+                Weight(id("node-4"), w(2.0)),
+            ],
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "grow-from-one",
             None,
-            &history(
-                Seed::DEFAULT,
-                nodes(1, &[1.0]),
-                256,
-                5,
-                &(1..6)
-                    .map(|i| Add(Node::new(format!("node-{i}"))))
-                    .collect::<Vec<_>>(),
-            ),
-            None,
+            nodes(1, &[1.0]),
+            256,
+            5,
+            &(1..6)
+                .map(|i| Add(Node::new(format!("node-{i}"))))
+                .collect::<Vec<_>>(),
         ),
-        valid_case(
+        canonical_case(
+            SlotMode::Levelled,
             "one-slot",
             None,
-            &history(
-                Seed::DEFAULT,
-                nodes(3, &[1.0]),
-                1,
-                1,
-                &[Remove(id("node-0")), Add(Node::new("node-3"))],
-            ),
-            None,
+            nodes(3, &[1.0]),
+            1,
+            1,
+            &[Remove(id("node-0")), Add(Node::new("node-3"))],
         ),
         // Ranked tables (policy slot-table-v1): the slot-table-v1 table of the final membership.
-        valid_case(
+        canonical_case(
+            SlotMode::Ranked { overload_ppm: None },
             "ranked-unbounded",
             None,
-            &table(
-                SlotMode::Ranked { overload_ppm: None },
-                Seed::DEFAULT,
-                nodes(6, &[1.0, 2.0]),
-                64,
-                2,
-                &[
-                    Add(Node::new("node-6").with_weight(w(1.5))),
-                    Remove(id("node-1")),
-                    Weight(id("node-4"), w(0.5)),
-                ],
-            ),
-            None,
+            nodes(6, &[1.0, 2.0]),
+            64,
+            2,
+            &[
+                Add(Node::new("node-6").with_weight(w(1.5))),
+                Remove(id("node-1")),
+                Weight(id("node-4"), w(0.5)),
+            ],
         ),
-        valid_case(
+        canonical_case(
+            ranked(50_000),
             "ranked-bounded-every-op",
             None,
-            &table(
-                ranked(50_000),
-                Seed::DEFAULT,
-                nodes(8, &[1.0, 2.0]),
-                128,
-                9,
-                &every_op(0.0),
-            ),
-            None,
+            nodes(8, &[1.0, 2.0]),
+            128,
+            9,
+            &every_op(0.0),
         ),
-        valid_case(
+        canonical_case(
+            ranked(0),
             "ranked-no-overload-secret-seed",
             Some(secret),
-            &table(
-                ranked(0),
-                secret,
-                nodes(5, &[1.0]),
-                50,
-                4,
-                &[Add(Node::new("node-5")), Remove(id("node-2"))],
-            ),
-            None,
+            nodes(5, &[1.0]),
+            50,
+            4,
+            &[Add(Node::new("node-5")), Remove(id("node-2"))],
         ),
-        valid_case(
+        canonical_case(
+            ranked(u32::MAX),
             "ranked-largest-overload",
             None,
-            &table(
-                ranked(u32::MAX),
-                Seed::DEFAULT,
-                nodes(4, &[1.0]),
-                24,
-                0,
-                &[],
-            ),
-            None,
+            nodes(4, &[1.0]),
+            24,
+            0,
+            &[],
         ),
     ]
 }
@@ -554,6 +543,18 @@ fn invalid() -> Vec<Value> {
     // The base document with the changes `list`.
     let replay =
         |name: &'static str, list: Value| -> Invalid { (name, None, Ok(edited(changes(list)))) };
+    // Replays that fail alike for levelled and ranked tables: each is a levelled case and, under
+    // its name with "ranked-" before it, a ranked one.
+    let add_empty_id = json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]);
+    let add_present_id =
+        json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]);
+    let remove_unknown = json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]);
+    let remove_every_node = json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]);
+    let drain_every_node = json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]);
+    // The base document with the member `key` set to `value`.
+    let member = |name: &'static str, key: &'static str, value: Value| -> Invalid {
+        (name, None, Ok(edited(set(key, value))))
+    };
     let mut docs: Vec<Invalid> = vec![
         // 1. JSON
         ("empty-text", None, Ok(text(""))),
@@ -577,7 +578,7 @@ fn invalid() -> Vec<Value> {
         ),
         // 2.-3. the document
         ("not-an-object", None, Ok(text("[1, 2]"))),
-        ("unknown-member", None, Ok(edited(set("nodes", json!([]))))),
+        member("unknown-member", "nodes", json!([])),
         (
             "duplicate-member",
             None,
@@ -589,47 +590,23 @@ fn invalid() -> Vec<Value> {
         ),
         // 4.-8.
         ("format-missing", None, Ok(edited(drop_member("format")))),
-        (
+        member(
             "format-is-a-view",
-            None,
-            Ok(edited(set("format", json!(hrwhash::view::VIEW_FORMAT)))),
+            "format",
+            json!(hrwhash::view::VIEW_FORMAT),
         ),
-        (
-            "policy-wrong-type",
-            None,
-            Ok(edited(set("policy", json!(2)))),
-        ),
-        (
-            "policy-unknown-version",
-            None,
-            Ok(edited(set("policy", json!("slot-table-v3")))),
-        ),
-        ("epoch-a-number", None, Ok(edited(set("epoch", json!(1))))),
-        (
-            "epoch-leading-zero",
-            None,
-            Ok(edited(set("epoch", json!("01")))),
-        ),
-        (
-            "epoch-above-u64",
-            None,
-            Ok(edited(set("epoch", json!("18446744073709551616")))),
-        ),
-        (
-            "seed-unknown-kind",
-            None,
-            Ok(edited(set("seed", json!("public")))),
-        ),
-        (
+        member("policy-wrong-type", "policy", json!(2)),
+        member("policy-unknown-version", "policy", json!("slot-table-v3")),
+        member("epoch-a-number", "epoch", json!(1)),
+        member("epoch-leading-zero", "epoch", json!("01")),
+        member("epoch-above-u64", "epoch", json!("18446744073709551616")),
+        member("seed-unknown-kind", "seed", json!("public")),
+        member(
             "seed-default-with-fingerprint",
-            None,
-            Ok(edited(set("seed_fingerprint", json!(secret_fp.clone())))),
+            "seed_fingerprint",
+            json!(secret_fp.clone()),
         ),
-        (
-            "seed-secret-without-fingerprint",
-            None,
-            Ok(edited(set("seed", json!("secret")))),
-        ),
+        member("seed-secret-without-fingerprint", "seed", json!("secret")),
         (
             "seed-fingerprint-not-hex",
             None,
@@ -639,37 +616,21 @@ fn invalid() -> Vec<Value> {
             })),
         ),
         ("slots-missing", None, Ok(edited(drop_member("slots")))),
-        (
-            "slots-a-string",
-            None,
-            Ok(edited(set("slots", json!("16")))),
-        ),
-        (
-            "slots-fractional",
-            None,
-            Ok(edited(set("slots", json!(16.5)))),
-        ),
-        ("slots-negative", None, Ok(edited(set("slots", json!(-16))))),
-        (
-            "slots-2^64",
-            None,
-            Ok(edited(set("slots", json!(18446744073709551616.0)))),
-        ),
-        ("slots-zero", None, Ok(edited(set("slots", json!(0))))),
+        member("slots-a-string", "slots", json!("16")),
+        member("slots-fractional", "slots", json!(16.5)),
+        member("slots-negative", "slots", json!(-16)),
+        member("slots-2^64", "slots", json!(18446744073709551616.0)),
+        member("slots-zero", "slots", json!(0)),
         (
             "slots-minus-zero",
             None,
             Ok(base().to_string().replace("\"slots\":16", "\"slots\":-0")),
         ),
-        (
-            "slots-above-2^24",
-            None,
-            Ok(edited(set("slots", json!(16777217)))),
-        ),
-        (
+        member("slots-above-2^24", "slots", json!(16777217)),
+        member(
             "slots-largest-whole-below-2^64",
-            None,
-            Ok(edited(set("slots", json!(18446744073709549568.0)))),
+            "slots",
+            json!(18446744073709549568.0),
         ),
         // A number is its nearest binary64 before anything checks it (SLOT-HISTORY.md 2): 2^64 - 1
         // written out is 2^64, not a count; a decimal fraction that rounds to 2^24 + 1 is that
@@ -690,59 +651,42 @@ fn invalid() -> Vec<Value> {
         ),
         // 9. initial
         ("initial-missing", None, Ok(edited(drop_member("initial")))),
-        (
-            "initial-an-object",
-            None,
-            Ok(edited(set("initial", json!({"id": "a"})))),
-        ),
-        (
+        member("initial-an-object", "initial", json!({"id": "a"})),
+        member(
             "initial-element-not-an-object",
-            None,
-            Ok(edited(set("initial", json!([{"id": "a"}, "b"])))),
+            "initial",
+            json!([{"id": "a"}, "b"]),
         ),
-        (
+        member(
             "initial-unknown-member",
-            None,
-            Ok(edited(set(
-                "initial",
-                json!([{"id": "a"}, {"id": "b", "op": "add"}]),
-            ))),
+            "initial",
+            json!([{"id": "a"}, {"id": "b", "op": "add"}]),
         ),
-        (
+        member(
             "initial-id-and-id-hex",
-            None,
-            Ok(edited(set("initial", json!([{"id": "a", "id_hex": "61"}])))),
+            "initial",
+            json!([{"id": "a", "id_hex": "61"}]),
         ),
-        (
+        member(
             "initial-id-missing",
-            None,
-            Ok(edited(set("initial", json!([{"id": "a"}, {"weight": 2}])))),
+            "initial",
+            json!([{"id": "a"}, {"weight": 2}]),
         ),
-        (
-            "initial-id-hex-odd",
-            None,
-            Ok(edited(set("initial", json!([{"id_hex": "616"}])))),
-        ),
-        (
+        member("initial-id-hex-odd", "initial", json!([{"id_hex": "616"}])),
+        member(
             "initial-weight-a-string",
-            None,
-            Ok(edited(set("initial", json!([{"id": "a", "weight": "2"}])))),
+            "initial",
+            json!([{"id": "a", "weight": "2"}]),
         ),
-        (
+        member(
             "initial-weight-negative",
-            None,
-            Ok(edited(set(
-                "initial",
-                json!([{"id": "a"}, {"id": "b"}, {"id": "c", "weight": -1}]),
-            ))),
+            "initial",
+            json!([{"id": "a"}, {"id": "b"}, {"id": "c", "weight": -1}]),
         ),
-        (
+        member(
             "initial-domain-conflict",
-            None,
-            Ok(edited(set(
-                "initial",
-                json!([{"id": "a", "domain": "z", "domain_hex": "7a"}]),
-            ))),
+            "initial",
+            json!([{"id": "a", "domain": "z", "domain_hex": "7a"}]),
         ),
         // 10. changes
         ("changes-missing", None, Ok(edited(drop_member("changes")))),
@@ -812,27 +756,21 @@ fn invalid() -> Vec<Value> {
             json!([{"op": "add", "id": "d", "domain": 7}]),
         ),
         // 11. membership of initial
-        ("initial-empty", None, Ok(edited(set("initial", json!([]))))),
-        (
+        member("initial-empty", "initial", json!([])),
+        member(
             "initial-empty-id",
-            None,
-            Ok(edited(set("initial", json!([{"id": "a"}, {"id": ""}])))),
+            "initial",
+            json!([{"id": "a"}, {"id": ""}]),
         ),
-        (
+        member(
             "initial-duplicate-id",
-            None,
-            Ok(edited(set(
-                "initial",
-                json!([{"id": "a"}, {"id": "b"}, {"id_hex": "61"}]),
-            ))),
+            "initial",
+            json!([{"id": "a"}, {"id": "b"}, {"id_hex": "61"}]),
         ),
-        (
+        member(
             "initial-all-weights-zero",
-            None,
-            Ok(edited(set(
-                "initial",
-                json!([{"id": "a", "weight": 0}, {"id": "b", "weight": 0}]),
-            ))),
+            "initial",
+            json!([{"id": "a", "weight": 0}, {"id": "b", "weight": 0}]),
         ),
         (
             "membership-before-changes",
@@ -866,30 +804,18 @@ fn invalid() -> Vec<Value> {
             })),
         ),
         // 13. the replay
-        replay(
-            "add-empty-id",
-            json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
-        ),
-        replay(
-            "add-present-id",
-            json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
-        ),
+        replay("add-empty-id", add_empty_id.clone()),
+        replay("add-present-id", add_present_id.clone()),
         replay(
             "add-removed-id-again-is-fine-then-duplicate",
             json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "a"}, {"op": "add", "id_hex": "61"}]),
         ),
-        replay(
-            "remove-unknown",
-            json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
-        ),
+        replay("remove-unknown", remove_unknown.clone()),
         replay(
             "remove-a-removed-node",
             json!([{"op": "remove", "id": "b"}, {"op": "remove", "id": "b"}]),
         ),
-        replay(
-            "remove-every-node",
-            json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
-        ),
+        replay("remove-every-node", remove_every_node.clone()),
         replay(
             "remove-the-last-weighted-node",
             json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "remove", "id": "c"}]),
@@ -898,10 +824,7 @@ fn invalid() -> Vec<Value> {
             "weight-of-unknown",
             json!([{"op": "weight", "id": "zz", "weight": 1}]),
         ),
-        replay(
-            "drain-every-node",
-            json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
-        ),
+        replay("drain-every-node", drain_every_node.clone()),
         // 13. the cost of the replay, before any table is built: 2 x (2^24 + 1) > 2^25.
         (
             "replay-cost-past-the-cap",
@@ -943,16 +866,16 @@ fn invalid() -> Vec<Value> {
             edit(m);
         })
     };
+    // The ranked base document with the changes `list`.
+    let ranked_replay = |name: &'static str, list: Value| -> Invalid {
+        (name, None, Ok(ranked(Box::new(changes(list)))))
+    };
     docs.extend([
-        (
-            "overload-ppm-with-levelled",
-            None,
-            Ok(edited(set("overload_ppm", json!(50_000)))),
-        ),
-        (
+        member("overload-ppm-with-levelled", "overload_ppm", json!(50_000)),
+        member(
             "overload-ppm-with-levelled-before-its-type",
-            None,
-            Ok(edited(set("overload_ppm", json!("50000")))),
+            "overload_ppm",
+            json!("50000"),
         ),
         (
             "overload-ppm-a-string",
@@ -1007,41 +930,11 @@ fn invalid() -> Vec<Value> {
                 json!([{"op": "remove", "id": "zz"}]),
             )))),
         ),
-        (
-            "ranked-add-present-id",
-            None,
-            Ok(ranked(Box::new(changes(
-                json!([{"op": "remove", "id": "a"}, {"op": "add", "id": "d"}, {"op": "add", "id": "c"}]),
-            )))),
-        ),
-        (
-            "ranked-add-empty-id",
-            None,
-            Ok(ranked(Box::new(changes(
-                json!([{"op": "add", "id": "d"}, {"op": "add", "id": ""}]),
-            )))),
-        ),
-        (
-            "ranked-remove-unknown",
-            None,
-            Ok(ranked(Box::new(changes(
-                json!([{"op": "add", "id": "d"}, {"op": "remove", "id": "zz"}]),
-            )))),
-        ),
-        (
-            "ranked-remove-every-node",
-            None,
-            Ok(ranked(Box::new(changes(
-                json!([{"op": "remove", "id": "a"}, {"op": "remove", "id": "b"}, {"op": "remove", "id": "c"}]),
-            )))),
-        ),
-        (
-            "ranked-drain-every-node",
-            None,
-            Ok(ranked(Box::new(changes(
-                json!([{"op": "weight", "id": "a", "weight": 0}, {"op": "weight", "id": "b", "weight": 0}, {"op": "weight", "id": "c", "weight": 0}]),
-            )))),
-        ),
+        ranked_replay("ranked-add-present-id", add_present_id),
+        ranked_replay("ranked-add-empty-id", add_empty_id),
+        ranked_replay("ranked-remove-unknown", remove_unknown),
+        ranked_replay("ranked-remove-every-node", remove_every_node),
+        ranked_replay("ranked-drain-every-node", drain_every_node),
     ]);
     // The limit (MAX_CHANGES) needs a document of 65,537 changes: core/tests builds it instead.
     docs.into_iter()
@@ -1054,9 +947,7 @@ fn invalid() -> Vec<Value> {
                 SlotTable::from_json_bytes(&bytes, seed.unwrap_or(Seed::DEFAULT)).expect_err(name);
             let mut o = Map::new();
             o.insert("name".into(), name.into());
-            if let Some(seed) = seed {
-                o.insert("seed".into(), hex(&seed.to_bytes()).into());
-            }
+            insert_seed(&mut o, seed);
             match doc {
                 Ok(t) => o.insert("document".into(), t.into()),
                 Err(b) => o.insert("document_hex".into(), hex(&b).into()),

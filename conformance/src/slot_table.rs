@@ -10,7 +10,7 @@ use hrwhash::policy::slot_table::{SlotTable, MAX_SLOTS};
 use hrwhash::{Error, Node, Seed, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::hex;
+use crate::insert_seed;
 
 pub(crate) const KEYS: [&str; 6] = ["", "a", "user:42", "session:ÿ", "key-0", "key-99999"];
 
@@ -67,9 +67,7 @@ impl Change {
 pub(crate) fn head(name: &str, seed: Option<Seed>, members: &[Node]) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     o.insert(
         "nodes".into(),
         members.iter().map(node_json).collect::<Vec<_>>().into(),
@@ -103,6 +101,21 @@ pub(crate) fn insert_changes(
         o.insert("changes".into(), steps.into());
     }
 }
+
+/// Every kind of change, several times, on `nodes(16, &[1.0, 2.0])`: the "changes" case of both
+/// modes, so their files walk the same membership (slot-table-v1 stops after the first eight).
+pub(crate) const MIXED_CHANGES: [Change; 10] = [
+    Change::Add("node-16", 1.0),
+    Change::Remove("node-4"),
+    Change::Weight("node-7", 5.0),
+    Change::Add("node-17", 0.5),
+    Change::Weight("node-13", 0.0),
+    Change::Remove("node-0"),
+    Change::Add("node-18", 3.0),
+    Change::Weight("node-13", 1.0),
+    Change::Remove("node-18"),
+    Change::Weight("node-7", 1.0),
+];
 
 /// Slot counts no table accepts, each with its case name.
 pub(crate) const BAD_SLOT_COUNTS: [(&str, u64); 3] = [

@@ -6,7 +6,7 @@ use hrwhash::v1::{draw, key_digest, node_digest, Seed};
 use hrwhash::{Error, Node, Placement, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, per_node, u64s, JsonFile, Stream};
+use crate::{hex, insert_seed, per_node, u64s, JsonFile, Stream};
 
 const COMMENT: &str = "Conformance vectors of hrw-v1 (see SPEC.md). Bytes are lowercase hex; \
 every 64-bit integer is a decimal string; weights are JSON numbers that parse to the exact binary64. \
@@ -109,9 +109,7 @@ impl Vectors {
         let placement = Placement::from_nodes(seed_used, nodes.clone()).expect("valid membership");
         let mut case = Map::new();
         case.insert("name".into(), name.into());
-        if let Some(s) = seed {
-            case.insert("seed".into(), hex(&s.to_bytes()).into());
-        }
+        insert_seed(&mut case, seed);
         members.describe(&mut case);
         case.insert("key".into(), hex(key).into());
         case.insert("k".into(), json!(k));

@@ -8,7 +8,7 @@ use hrwhash::view::Fingerprint;
 use hrwhash::{Error, Node, Placement, RampPlan, Seed, View, Weight};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, JsonFile};
+use crate::{hex, insert_seed, JsonFile};
 
 const COMMENT: &str = "Conformance cases of the hrwhash-view-v1 format (see VIEW.md). A document \
 is given as \"document\" (its UTF-8 text) or, when it is not UTF-8, as \"document_hex\"; \"seed\" \
@@ -45,9 +45,7 @@ fn valid_case(name: &str, doc: &str, seed: Option<Seed>) -> Value {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     document(&mut o, "document", doc.as_bytes());
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     let canonical = view.to_json();
     // The canonical form is a fixed point of loading and writing.
     let again = load(canonical.as_bytes(), seed).expect("canonical form loads");
@@ -237,9 +235,7 @@ fn invalid_case(name: &str, doc: &[u8], seed: Option<Seed>) -> Value {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     document(&mut o, "document", doc);
-    if let Some(s) = seed {
-        o.insert("seed".into(), hex(&s.to_bytes()).into());
-    }
+    insert_seed(&mut o, seed);
     let variant = format!("{err:?}");
     let variant = variant
         .split([' ', '{', '('])

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::{
     error_name, head, insert_changes, keys_json, nodes, slots_json, Change, BAD_SLOTS,
-    BAD_SLOT_COUNTS,
+    BAD_SLOT_COUNTS, MIXED_CHANGES,
 };
 use crate::JsonFile;
 
@@ -117,24 +117,7 @@ fn cases() -> Vec<Value> {
                 Add("node-6", 1.0),
             ],
         ),
-        case(
-            "changes",
-            None,
-            nodes(16, &[1.0, 2.0]),
-            512,
-            &[
-                Add("node-16", 1.0),
-                Remove("node-4"),
-                Weight("node-7", 5.0),
-                Add("node-17", 0.5),
-                Weight("node-13", 0.0),
-                Remove("node-0"),
-                Add("node-18", 3.0),
-                Weight("node-13", 1.0),
-                Remove("node-18"),
-                Weight("node-7", 1.0),
-            ],
-        ),
+        case("changes", None, nodes(16, &[1.0, 2.0]), 512, &MIXED_CHANGES),
         // The same two changes in the other order give another table.
         case(
             "order-a",

@@ -87,6 +87,22 @@ pub(crate) fn chosen() -> (Kernel, Lanes) {
     )
 }
 
+/// `$f(args)` of the kernel `$kernel`: every per-node function that each kernel has is chosen by
+/// this one match, so that the safety argument of calling a vector kernel is made in one place.
+macro_rules! dispatch {
+    ($kernel:expr, $f:ident($($arg:expr),*)) => {
+        match $kernel {
+            Kernel::Scalar => portable::$f($($arg),*),
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::$f($($arg),*) },
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+            Kernel::Avx512 => unsafe { avx512::$f($($arg),*) },
+        }
+    };
+}
+
 /// Which implementation of the per-node loop a placement uses, chosen once when it is built.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kernel {
@@ -201,15 +217,7 @@ impl Kernel {
         if digests.len() < 8 {
             return portable::argmax(key, digests);
         }
-        match self {
-            Kernel::Scalar => portable::argmax(key, digests),
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::argmax(key, digests) },
-            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
-            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 => unsafe { avx512::argmax(key, digests) },
-        }
+        dispatch!(self, argmax(key, digests))
     }
 
     /// [`Kernel::argmax`] of every key digest of `keys` over `digests` (non-empty) into `out`,
@@ -243,15 +251,7 @@ impl Kernel {
         threshold: u64,
         visit: &mut F,
     ) {
-        match self {
-            Kernel::Scalar => portable::scan(key, digests, threshold, visit),
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::scan(key, digests, threshold, visit) },
-            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
-            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 => unsafe { avx512::scan(key, digests, threshold, visit) },
-        }
+        dispatch!(self, scan(key, digests, threshold, visit))
     }
 }
 
@@ -342,15 +342,7 @@ impl Kernel {
         threshold: u64,
         visit: &mut F,
     ) {
-        match self {
-            Kernel::Scalar => portable::hits(key, digests, threshold, visit),
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::hits(key, digests, threshold, visit) },
-            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
-            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 => unsafe { avx512::hits(key, digests, threshold, visit) },
-        }
+        dispatch!(self, hits(key, digests, threshold, visit))
     }
 
     /// Writes the score of every digest into `out` (as long as `digests`) and returns, for each
@@ -363,15 +355,7 @@ impl Kernel {
         digests: &[u64],
         out: &mut [u64],
     ) -> [u64; 8] {
-        match self {
-            Kernel::Scalar => portable::scores_and_lane_max(key, digests, out),
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::scores_and_lane_max(key, digests, out) },
-            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
-            #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 => unsafe { avx512::scores_and_lane_max(key, digests, out) },
-        }
+        dispatch!(self, scores_and_lane_max(key, digests, out))
     }
 }
 

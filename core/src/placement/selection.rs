@@ -58,6 +58,30 @@ impl Placement {
         }
     }
 
+    /// Every lane's weighted candidate for `kd`, in lane order, but for the lanes whose score
+    /// cannot beat the bound `keep` last gave: the one scan of the weighted owner and of the
+    /// weighted top k. `keep` takes each candidate and gives a new bound when the candidates it
+    /// holds raise it. Always inlined, so that `keep` costs no call per lane.
+    #[inline(always)]
+    fn each_candidate(&self, kd: u64, mut keep: impl FnMut(Keyed) -> Option<DrawBound>) {
+        let inner = &*self.inner;
+        let mut bound = DrawBound::default();
+        for lane in 0..inner.lanes.len() {
+            let s = score(kd, inner.lanes[lane]);
+            if bound.cannot_beat(s, inner.lane_weight_f64[lane]) {
+                continue;
+            }
+            let k = self.keyed(Candidate {
+                score: s,
+                weight: inner.lane_weight[lane],
+                lane,
+            });
+            if let Some(b) = keep(k) {
+                bound = b;
+            }
+        }
+    }
+
     pub(super) fn owner_lane(&self, kd: u64) -> usize {
         let inner = &*self.inner;
         if inner.groups.len() == 1 {
@@ -72,22 +96,15 @@ impl Placement {
         if inner.grouped {
             return self.owner_lane_grouped(kd);
         } else {
-            let mut bound = DrawBound::default();
-            for lane in 0..inner.lanes.len() {
-                let s = score(kd, inner.lanes[lane]);
-                if bound.cannot_beat(s, inner.lane_weight_f64[lane]) {
-                    continue;
-                }
-                let k = self.keyed(Candidate {
-                    score: s,
-                    weight: inner.lane_weight[lane],
-                    lane,
-                });
+            self.each_candidate(kd, |k| {
                 if best.as_ref().is_none_or(|b| self.before(&k, b)) {
-                    bound = DrawBound::new(&k);
+                    let bound = DrawBound::new(&k);
                     best = Some(k);
+                    Some(bound)
+                } else {
+                    None
                 }
-            }
+            });
         }
         best.map_or(0, |b| b.c.lane)
     }
@@ -228,24 +245,10 @@ impl Placement {
                 }
             }
         } else {
-            let mut bound = DrawBound::default();
-            for lane in 0..inner.lanes.len() {
-                let s = score(kd, inner.lanes[lane]);
-                if bound.cannot_beat(s, inner.lane_weight_f64[lane]) {
-                    continue;
-                }
-                top.offer(
-                    self,
-                    self.keyed(Candidate {
-                        score: s,
-                        weight: inner.lane_weight[lane],
-                        lane,
-                    }),
-                );
-                if let Some(last) = top.full_last() {
-                    bound = DrawBound::new(last);
-                }
-            }
+            self.each_candidate(kd, |k| {
+                top.offer(self, k);
+                top.full_last().map(DrawBound::new)
+            });
         }
         for (slot, k) in out.iter_mut().zip(&top.entries[..top.len]) {
             *slot = k.expect("filled").c.lane;

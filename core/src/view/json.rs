@@ -40,6 +40,19 @@ macro_rules! other_types_are {
 }
 pub(crate) use other_types_are;
 
+/// The rest of a visitor that reads an object (a node, a document, a history, one of its changes)
+/// and answers `None` for any other JSON value: an array is still parsed to its end, so that a
+/// syntax error inside it is the one reported; every other type is taken as it is.
+macro_rules! not_an_object_is_none {
+    () => {
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+            $crate::view::json::drain_seq(seq).map(|()| None)
+        }
+        $crate::view::json::other_types_are!(None);
+    };
+}
+pub(crate) use not_an_object_is_none;
+
 /// A member value where the format expects a string or a number.
 pub(crate) enum Scalar<'de> {
     Str(Cow<'de, str>),
@@ -344,10 +357,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
         )?;
         Ok(Some(node))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| None)
-    }
-    other_types_are!(None);
+    not_an_object_is_none!();
 }
 
 impl<'de> DeserializeSeed<'de> for NodeVisitor {
@@ -429,10 +439,7 @@ impl<'de, T> Visitor<'de> for DocumentVisitor<'_, 'de, T> {
         doc.nodes = nodes;
         Ok(Some(doc))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| None)
-    }
-    other_types_are!(None);
+    not_an_object_is_none!();
 }
 
 #[cfg(test)]

@@ -15,7 +15,8 @@ use super::{
 };
 use crate::error::Fault;
 use crate::view::json::{
-    self, drain_map, drain_seq, other_types_are, MemberFault, RawNode, Scalar, Skip,
+    self, drain_map, drain_seq, not_an_object_is_none, other_types_are, MemberFault, RawNode,
+    Scalar, Skip,
 };
 use crate::view::{
     fault, parse_epoch, parse_node, parse_seed, required, string, weight_decimal, write_text,
@@ -436,10 +437,7 @@ impl<'de, const N: usize> Visitor<'de> for ObjectVisitor<N> {
         )?;
         Ok(Some(obj))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| None)
-    }
-    other_types_are!(None);
+    not_an_object_is_none!();
 }
 
 impl<'de, const N: usize> DeserializeSeed<'de> for ObjectVisitor<N> {
@@ -538,10 +536,7 @@ impl<'de> Visitor<'de> for HistoryVisitor {
         doc.changes = changes;
         Ok(Some(doc))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        drain_seq(seq).map(|()| None)
-    }
-    other_types_are!(None);
+    not_an_object_is_none!();
 }
 
 #[cfg(test)]
