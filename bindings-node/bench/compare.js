@@ -15,11 +15,9 @@ const { execFileSync } = require('node:child_process');
 const HashRing = require('hashring');
 const Skeleton = require('skeleton-rendezvous');
 const { Placement } = require('..');
+const { TARGET_S, REPS, nodeCounts, medianNsPerKey } = require('./timing');
 
-const NS = (process.env.HRW_NS || '5,100,1000').split(',').map(Number);
-const TARGET_S = Number(process.env.HRW_TARGET_S || 0.3);
-const REPS = 5;
-const KMAX = 1 << 18;
+const NS = nodeCounts('5,100,1000');
 
 const nodeIds = (n) => Array.from({ length: n }, (_, i) => `node-${i}`);
 const keyList = (k) => Array.from({ length: k }, (_, i) => `key-${i}`);
@@ -88,20 +86,11 @@ function timePass(lib, keys, prepared) {
 }
 
 function measure(lib) {
-  // Calibrate K by doubling until a pass takes >= 50 ms (or K hits KMAX).
-  let k = 16;
-  let perKey;
-  for (;;) {
+  return medianNsPerKey((k) => {
     const keys = keyList(k);
-    perKey = timePass(lib, keys, lib.prepare?.(keys));
-    if (perKey * k >= 50e6 || k >= KMAX) break;
-    k *= 2;
-  }
-  k = Math.max(16, Math.min(KMAX, Math.round((TARGET_S * 1e9) / perKey)));
-  const keys = keyList(k);
-  const prepared = lib.prepare?.(keys);
-  const samples = Array.from({ length: REPS }, () => timePass(lib, keys, prepared)).sort((a, b) => a - b);
-  return samples[REPS >> 1];
+    const prepared = lib.prepare?.(keys);
+    return () => timePass(lib, keys, prepared);
+  }, 16);
 }
 
 function movedPct(make) {

@@ -11,11 +11,9 @@
 'use strict';
 const HashRing = require('hashring');
 const { ProfilePlacement } = require('..');
+const { TARGET_S, REPS, KMAX, nodeCounts, medianNsPerKey } = require('./timing');
 
-const NS = (process.env.HRW_NS || '5,100').split(',').map(Number);
-const TARGET_S = Number(process.env.HRW_TARGET_S || 0.3);
-const REPS = 5;
-const KMAX = 1 << 18;
+const NS = nodeCounts('5,100');
 const KEYS = Array.from({ length: KMAX }, (_, i) => `key-${i}`);
 
 function timePass(run, k) {
@@ -25,16 +23,7 @@ function timePass(run, k) {
 }
 
 function measure(run) {
-  let k = 8192;
-  let perKey;
-  for (;;) {
-    perKey = timePass(run, k);
-    if (perKey * k >= 50e6 || k >= KMAX) break;
-    k *= 2;
-  }
-  k = Math.max(8192, Math.min(KMAX, Math.round((TARGET_S * 1e9) / perKey)));
-  const samples = Array.from({ length: REPS }, () => timePass(run, k)).sort((a, b) => a - b);
-  return samples[REPS >> 1];
+  return medianNsPerKey((k) => () => timePass(run, k), 8192);
 }
 
 console.log(`node ${process.version}, hashring ${HashRing.version}, ${REPS} passes of ~${TARGET_S} s\n`);
