@@ -15,31 +15,17 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import hrwhash
 
+from timing import REPS, Pass, median_ns_per_key, single
+
 NS = (5, 100, 1000)
-QUICK = "--quick" in sys.argv
-TARGET_S = 0.05 if QUICK else 0.3
-REPS = 3 if QUICK else 5
 KMAX = 1 << 18
 KEYS = [f"key-{i}" for i in range(KMAX)]
 BKEYS = [k.encode() for k in KEYS]
-
-# A pass over keys[:k]; returns nothing, timed as a whole.
-Pass = Callable[[int], None]
-
-
-def single(owner: Callable[[str], object], keys: Sequence[str]) -> Pass:
-    def run(k: int) -> None:
-        for key in keys[:k]:
-            owner(key)
-
-    return run
-
 
 def single_bytes(owner: Callable[[bytes], object]) -> Pass:
     def run(k: int) -> None:
@@ -86,22 +72,7 @@ def ours(nodes: List[str]) -> Dict[str, Pass]:
 
 
 def measure(run: Pass) -> float:
-    k = 16
-    while True:
-        t = time.perf_counter()
-        run(k)
-        elapsed = time.perf_counter() - t
-        if elapsed >= 0.05 or k >= KMAX:
-            break
-        k *= 2
-    k = max(16, min(KMAX, int(TARGET_S / (elapsed / k))))
-    times = []
-    for _ in range(REPS):
-        t = time.perf_counter()
-        run(k)
-        times.append((time.perf_counter() - t) / k * 1e9)
-    times.sort()
-    return times[len(times) // 2]
+    return median_ns_per_key(run, KMAX)
 
 
 def rust_core() -> Dict[Tuple[int, str], float]:

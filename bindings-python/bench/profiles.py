@@ -12,33 +12,19 @@ key, and how many times faster than the incumbent each hrwhash call is in the sa
 
 from __future__ import annotations
 
-import statistics
 import sys
-import time
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import uhashring
 from pymemcache.client.rendezvous import RendezvousHash
 
 import hrwhash
+from timing import REPS, TARGET_S, Pass, median_ns_per_key, single
 
 # 64, not 100: libmemcached counts points in single precision, which gives 100 equal servers 156
 # points each where uhashring gives 160 (PROFILES.md section 4); for 5 and 64 both give 160.
 NS = (5, 64)
-QUICK = "--quick" in sys.argv
-TARGET_S = 0.05 if QUICK else 0.3
-REPS = 3 if QUICK else 5
 KEYS = [f"key-{i}" for i in range(1 << 17)]
-
-Pass = Callable[[int], None]
-
-
-def single(owner: Callable[[str], object]) -> Pass:
-    def run(k: int) -> None:
-        for key in KEYS[:k]:
-            owner(key)
-
-    return run
 
 
 def batch(owners: Callable[[Sequence[str]], object]) -> Pass:
@@ -49,21 +35,7 @@ def batch(owners: Callable[[Sequence[str]], object]) -> Pass:
 
 
 def ns_per_key(run: Pass) -> float:
-    k = 64
-    while True:
-        t = time.perf_counter()
-        run(k)
-        dt = time.perf_counter() - t
-        if dt > TARGET_S / 4 or k >= len(KEYS):
-            break
-        k = min(len(KEYS), k * 4)
-    k = min(len(KEYS), max(64, int(k * TARGET_S / max(dt, 1e-9))))
-    samples = []
-    for _ in range(REPS):
-        t = time.perf_counter()
-        run(k)
-        samples.append((time.perf_counter() - t) / k * 1e9)
-    return statistics.median(samples)
+    return median_ns_per_key(run, len(KEYS), 64)
 
 
 def rows(n: int) -> List[Tuple[str, str, float]]:
@@ -76,11 +48,11 @@ def rows(n: int) -> List[Tuple[str, str, float]]:
     assert [pymemcache.get_node(k) for k in KEYS[:2000]] == pm.owners(KEYS[:2000])
     assert [ring.get_node(k) for k in KEYS[:2000]] == km.owners(KEYS[:2000])
     cases: Dict[str, Tuple[str, Pass]] = {
-        "pymemcache RendezvousHash.get_node": ("pymemcache", single(pymemcache.get_node)),
-        "hrwhash pymemcache-rendezvous owner()": ("pymemcache", single(pm.owner)),
+        "pymemcache RendezvousHash.get_node": ("pymemcache", single(pymemcache.get_node, KEYS)),
+        "hrwhash pymemcache-rendezvous owner()": ("pymemcache", single(pm.owner, KEYS)),
         "hrwhash pymemcache-rendezvous owners()": ("pymemcache", batch(pm.owners)),
-        "uhashring HashRing.get_node (ketama)": ("uhashring", single(ring.get_node)),
-        "hrwhash ketama-libmemcached owner()": ("uhashring", single(km.owner)),
+        "uhashring HashRing.get_node (ketama)": ("uhashring", single(ring.get_node, KEYS)),
+        "hrwhash ketama-libmemcached owner()": ("uhashring", single(km.owner, KEYS)),
         "hrwhash ketama-libmemcached owners()": ("uhashring", batch(km.owners)),
     }
     return [(name, peer, ns_per_key(run)) for name, (peer, run) in cases.items()]
