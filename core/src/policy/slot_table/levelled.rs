@@ -358,23 +358,24 @@ mod tests {
                 .unwrap()
         };
         let others: Vec<usize> = (0..nodes.len()).filter(|&i| i != j && w[i] > 0).collect();
-        while (held(table, j) as usize) < target {
-            let mut d = others[0];
+        // A scan of `others` that keeps the first node and takes each later one that beats it:
+        // one scan picks the most loaded as the donor and the least loaded as the receiver.
+        let scan_best = |beats: &dyn Fn(usize, usize) -> bool| {
+            let mut best = others[0];
             for &i in &others {
-                if more(table, i, d) {
-                    d = i;
+                if beats(i, best) {
+                    best = i;
                 }
             }
+            best
+        };
+        while (held(table, j) as usize) < target {
+            let d = scan_best(&|i, d| more(table, i, d));
             let slot = best_slot(table, j, d);
             table[slot] = j as u32;
         }
         while (held(table, j) as usize) > target {
-            let mut r = others[0];
-            for &i in &others {
-                if more(table, r, i) {
-                    r = i;
-                }
-            }
+            let r = scan_best(&|i, r| more(table, r, i));
             let slot = best_slot(table, r, j);
             table[slot] = r as u32;
         }
