@@ -50,13 +50,20 @@ fn membership(weights: &[f64]) -> (Value, Placement) {
     (described.into(), placement)
 }
 
-fn case(name: &str, weights: &[f64], k: usize) -> Value {
-    let (nodes, placement) = membership(weights);
-    let policy = ReplicaBalance::new(placement, k).expect(name);
+/// A case's name, nodes and `k`, in that order: a case and an error case start alike, so a
+/// reader finds both the same way.
+fn case_head(name: &str, nodes: Value, k: usize) -> Map<String, Value> {
     let mut o = Map::new();
     o.insert("name".into(), name.into());
     o.insert("nodes".into(), nodes);
     o.insert("k".into(), json!(k));
+    o
+}
+
+fn case(name: &str, weights: &[f64], k: usize) -> Value {
+    let (nodes, placement) = membership(weights);
+    let policy = ReplicaBalance::new(placement, k).expect(name);
+    let mut o = case_head(name, nodes, k);
     let replicas: Vec<Value> = keys()
         .iter()
         .map(|key| json!({"key": key, "replicas": policy.replicas(key)}))
@@ -122,10 +129,7 @@ fn error_cases() -> Vec<Value> {
         .map(|&(name, weights, k, error)| {
             let (nodes, placement) = membership(weights);
             let got = ReplicaBalance::new(placement, k).expect_err(name);
-            let mut o = Map::new();
-            o.insert("name".into(), name.into());
-            o.insert("nodes".into(), nodes);
-            o.insert("k".into(), json!(k));
+            let mut o = case_head(name, nodes, k);
             o.insert("error".into(), error.into());
             if let Error::InfeasibleReplicaWeights { index, .. } = got {
                 assert_eq!(error, "InfeasibleReplicaWeights");

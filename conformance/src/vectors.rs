@@ -370,39 +370,34 @@ fn add_cases(v: &mut Vectors, s: &mut Stream) {
             4,
         );
     }
-    for i in 0..40 {
-        let key = format!("extreme-{i}");
-        v.case(
+    /// A fleet's ids and weights, and the `k` asked of it.
+    type Fleet = (&'static [&'static str], &'static [f64], usize);
+    // Each family: its key prefix, then every fleet it asks each key of.
+    let fleets: [(&str, &str, [Fleet; 2]); 2] = [
+        (
             "weights-extreme",
-            None,
-            &weighted(&["light", "heavy"], &[1.0, 1e6]),
-            key.as_bytes(),
-            2,
-        );
-        v.case(
-            "weights-extreme",
-            None,
-            &weighted(&["light", "mid", "heavy"], &[1e-6, 1.0, 1e6]),
-            key.as_bytes(),
-            3,
-        );
-    }
-    for i in 0..40 {
-        let key = format!("draining-{i}");
-        v.case(
+            "extreme",
+            [
+                (&["light", "heavy"], &[1.0, 1e6], 2),
+                (&["light", "mid", "heavy"], &[1e-6, 1.0, 1e6], 3),
+            ],
+        ),
+        (
             "weights-zero",
-            None,
-            &weighted(&["a", "b", "c", "d"], &[0.0, 1.0, 0.0, 2.0]),
-            key.as_bytes(),
-            4,
-        );
-        v.case(
-            "weights-zero",
-            None,
-            &weighted(&["a", "b", "c"], &[0.0, 0.0, 5.0]),
-            key.as_bytes(),
-            3,
-        );
+            "draining",
+            [
+                (&["a", "b", "c", "d"], &[0.0, 1.0, 0.0, 2.0], 4),
+                (&["a", "b", "c"], &[0.0, 0.0, 5.0], 3),
+            ],
+        ),
+    ];
+    for (family, prefix, family_fleets) in fleets {
+        for i in 0..40 {
+            let key = format!("{prefix}-{i}");
+            for (ids, weights, k) in family_fleets {
+                v.case(family, None, &weighted(ids, weights), key.as_bytes(), k);
+            }
+        }
     }
     let random_weights: Vec<f64> = (0..20)
         .map(|_| 0.1 + (s.below(99_001) as f64) / 10_000.0)

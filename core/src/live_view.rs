@@ -118,10 +118,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl fmt::Debug for LiveView {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.snapshot();
-        f.debug_struct("LiveView")
-            .field("current", s.current())
-            .field("previous", &s.previous())
+        self.snapshot()
+            .debug_views(f, "LiveView")
             .field("move_deadline", &self.move_deadline)
             .finish()
     }
@@ -370,9 +368,7 @@ pub struct LiveSnapshot {
 
 impl fmt::Debug for LiveSnapshot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LiveSnapshot")
-            .field("current", self.current())
-            .field("previous", &self.previous())
+        self.debug_views(f, "LiveSnapshot")
             .field("moving", &self.moving)
             .finish()
     }
@@ -407,6 +403,19 @@ impl LiveSnapshot {
     /// Where `key` is read and written, as [`LiveView::route`] answers.
     pub fn route(&self, key: impl AsRef<[u8]>) -> LiveRoute {
         route_in(&self.state, self.moving, key.as_ref())
+    }
+
+    /// The start of `name`'s debug output with this snapshot's views: a live view prints what
+    /// its snapshot holds, so the two print their views alike.
+    fn debug_views<'a, 'b>(
+        &self,
+        f: &'a mut fmt::Formatter<'b>,
+        name: &str,
+    ) -> fmt::DebugStruct<'a, 'b> {
+        let mut d = f.debug_struct(name);
+        d.field("current", self.current())
+            .field("previous", &self.previous());
+        d
     }
 }
 

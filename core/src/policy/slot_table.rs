@@ -643,13 +643,25 @@ mod tests {
                 }
             );
         }
-        assert_eq!(t.without_node("zz").unwrap_err(), Error::UnknownNode);
-        assert_eq!(
-            t.with_weight("zz", Weight::ONE).unwrap_err(),
-            Error::UnknownNode
+        assert_refuses_unknown_and_known_nodes(
+            t.without_node("zz"),
+            t.with_weight("zz", Weight::ONE),
+            t.with_node(Node::new("n1")),
         );
+    }
+
+    /// What a table over `fleet(3, ..)` with no change yet answers when it removes and reweighs
+    /// the unknown node `zz` and adds `n1`, which it has: in place or on a copy, a table refuses
+    /// the same changes with the same errors.
+    pub(super) fn assert_refuses_unknown_and_known_nodes<T: core::fmt::Debug>(
+        removed: Result<T, Error>,
+        reweighed: Result<T, Error>,
+        added: Result<T, Error>,
+    ) {
+        assert_eq!(removed.unwrap_err(), Error::UnknownNode);
+        assert_eq!(reweighed.unwrap_err(), Error::UnknownNode);
         assert_eq!(
-            t.with_node(Node::new("n1")).unwrap_err(),
+            added.unwrap_err(),
             // The index of the change in the table's history: none yet.
             Error::DuplicateNodeId {
                 index: 0,

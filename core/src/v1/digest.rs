@@ -262,34 +262,37 @@ impl Lanes {
                 }
             }
             #[cfg(target_arch = "x86_64")]
-            Lanes::Avx2 => {
-                let mut keys4 = keys.chunks_exact(4);
-                let mut out4 = out.chunks_exact_mut(4);
-                for (k, d) in (&mut keys4).zip(&mut out4) {
-                    let k = core::array::from_fn(|i| k[i].as_ref());
-                    // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
-                    let digests = unsafe { avx2::digests(prefix, &k) };
-                    d.copy_from_slice(&digests);
-                }
-                for (k, d) in keys4.remainder().iter().zip(out4.into_remainder()) {
-                    *d = key_digest(prefix, k.as_ref());
-                }
-            }
+            Lanes::Avx2 => lane_digests(prefix, keys, out, |k| {
+                // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+                unsafe { avx2::digests(prefix, k) }
+            }),
             #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Lanes::Avx512 => {
-                let mut keys8 = keys.chunks_exact(8);
-                let mut out8 = out.chunks_exact_mut(8);
-                for (k, d) in (&mut keys8).zip(&mut out8) {
-                    let k = core::array::from_fn(|i| k[i].as_ref());
-                    // SAFETY: `Avx512` is only chosen when the CPU has AVX-512 F.
-                    let digests = unsafe { avx512::digests(prefix, &k) };
-                    d.copy_from_slice(&digests);
-                }
-                for (k, d) in keys8.remainder().iter().zip(out8.into_remainder()) {
-                    *d = key_digest(prefix, k.as_ref());
-                }
-            }
+            Lanes::Avx512 => lane_digests(prefix, keys, out, |k| {
+                // SAFETY: `Avx512` is only chosen when the CPU has AVX-512 F.
+                unsafe { avx512::digests(prefix, k) }
+            }),
         }
+    }
+}
+
+/// The key digests of `keys` into `out`, `N` keys at a time through `lanes` and the rest one by
+/// one: the AVX2 and AVX-512 digests differ only in their width and their kernel.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn lane_digests<K: AsRef<[u8]>, const N: usize>(
+    prefix: &State,
+    keys: &[K],
+    out: &mut [u64],
+    lanes: impl Fn(&[&[u8]; N]) -> [u64; N],
+) {
+    let mut keys_n = keys.chunks_exact(N);
+    let mut out_n = out.chunks_exact_mut(N);
+    for (k, d) in (&mut keys_n).zip(&mut out_n) {
+        let k = core::array::from_fn(|i| k[i].as_ref());
+        d.copy_from_slice(&lanes(&k));
+    }
+    for (k, d) in keys_n.remainder().iter().zip(out_n.into_remainder()) {
+        *d = key_digest(prefix, k.as_ref());
     }
 }
 
