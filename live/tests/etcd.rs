@@ -173,7 +173,10 @@ fn the_watch_sees_every_publish_in_order() {
         }
     }
     let last = *published.last().unwrap();
-    assert!(eventually(|| follower.live().epoch() == last));
+    // The observer hears of a view after the live view took it: wait for the last report too.
+    assert!(eventually(
+        || follower.live().epoch() == last && count(&seen, "applied", "") == published.len()
+    ));
     let applied: Vec<u64> = seen
         .lock()
         .unwrap()

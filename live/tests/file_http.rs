@@ -123,7 +123,10 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
     let live = follower.live().clone();
     assert_eq!(live.epoch(), 3);
     publish_file(&path, &fleet(&["a", "b", "c", "d"], 0)).unwrap();
-    assert!(eventually(|| live.epoch() == 4));
+    // on_change runs after the live view took the view: wait for it, then check it ran once.
+    assert!(eventually(
+        || live.epoch() == 4 && changes.load(Ordering::SeqCst) >= 1
+    ));
     assert_eq!(changes.load(Ordering::SeqCst), 1);
     // Replaced by hand: a lower epoch, then a torn document. Each is renamed into place, so that
     // the 10 ms poll cannot also read an empty file between a plain write's truncation and its
@@ -155,7 +158,10 @@ fn the_file_source_applies_replacements_and_refuses_forgeries() {
             .count()
             == 3));
     publish_file(&path, &fleet(&["a", "b", "e"], 5)).unwrap();
-    assert!(eventually(|| live.epoch() == 5));
+    // on_change runs after the live view took the view: wait for it, then check it ran once.
+    assert!(eventually(
+        || live.epoch() == 5 && changes.load(Ordering::SeqCst) >= 2
+    ));
     assert_eq!(changes.load(Ordering::SeqCst), 2);
     follower.stop();
     // A secret seed: the source parses with it.
