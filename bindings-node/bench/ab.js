@@ -2,12 +2,13 @@
 // (ROUNDS=n rounds of 65536 keys, alternating which build goes first; median ns per call;
 // HRW_NS=5,100 picks the node counts).
 'use strict';
+const { nodeCounts } = require('./timing');
 const A = require(process.argv[2]);
 const B = require(process.argv[3]);
 const K = 1 << 16, ROUNDS = +(process.env.ROUNDS || 15);
 const keys = Array.from({ length: K }, (_, i) => `key-${i}`);
 const cases = [];
-for (const n of (process.env.HRW_NS || '5,100,1000,10000').split(',').map(Number)) {
+for (const n of nodeCounts('5,100,1000,10000')) {
   const ids = Array.from({ length: n }, (_, i) => `node-${i}`);
   const w = ids.map((_, i) => 1 + (i % 4));
   cases.push([`owner N=${n}`, ({ Placement: P }) => { const p = new P(ids); return (k) => p.owner(k); }]);
