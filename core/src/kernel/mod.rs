@@ -8,7 +8,9 @@
 //!   the crate was built with) does not have is never run: the next one down that it has is used
 //!   instead (avx512, then avx2, then scalar). Any other value, `auto` or an empty one is ignored.
 //! - Otherwise AVX-512 where the CPU has AVX-512F, DQ and VL *and* VBMI2, AVX2 where it has
-//!   AVX2, else the scalar kernel. VBMI2 is no part of these kernels: it marks the cores whose
+//!   AVX2, else the scalar kernel. Both vector kernels also need LZCNT, BMI2 and FMA, which
+//!   every CPU with AVX2 has: the weighted owner of a few nodes is compiled for them beside
+//!   the vector kernels. VBMI2 is no part of these kernels: it marks the cores whose
 //!   512-bit multiplies are cheap, Intel from Ice Lake on and AMD from Zen 4 on. Skylake-SP and
 //!   Cascade Lake have AVX-512DQ but not VBMI2; they lower their clock under 512-bit multiplies,
 //!   so they keep the AVX2 kernel unless it is forced.
@@ -93,7 +95,7 @@ macro_rules! dispatch {
     ($kernel:expr, $f:ident($($arg:expr),*)) => {
         match $kernel {
             Kernel::Scalar => portable::$f($($arg),*),
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2 (`supported`).
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { avx2::$f($($arg),*) },
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
@@ -191,9 +193,13 @@ impl Kernel {
         match self {
             Kernel::Scalar => true,
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => has!("avx2"),
+            // LZCNT, BMI2 and FMA: the weighted owner's estimates of a few nodes are compiled
+            // for them beside these kernels (`Direct`); every CPU with AVX2 has them.
+            Kernel::Avx2 => has!("avx2", "lzcnt", "bmi2", "fma"),
             #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
-            Kernel::Avx512 => has!("avx512f", "avx512dq", "avx512vl", "popcnt"),
+            Kernel::Avx512 => {
+                has!("avx512f", "avx512dq", "avx512vl", "popcnt", "lzcnt", "bmi2", "fma")
+            }
         }
     }
 
@@ -319,7 +325,7 @@ impl Kernel {
     pub(crate) fn group_argmax(self, key: u64, layout: &Interleaved) -> Option<[(u64, u64); 8]> {
         match self {
             Kernel::Scalar => None,
-            // SAFETY: `Avx2` is only chosen when the CPU has AVX2.
+            // SAFETY: `Avx2` is only chosen when the CPU has AVX2 (`supported`).
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => Some(unsafe { avx2::group_argmax(key, layout) }),
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).

@@ -88,7 +88,7 @@ impl Placement {
             return inner.kernel.argmax(kd, &inner.lanes).1;
         }
         if let Some(direct) = &inner.direct {
-            if let Some(lane) = direct.owner_lane(kd, &inner.lanes) {
+            if let Some(lane) = direct.owner_lane(inner.kernel, kd, &inner.lanes) {
                 return lane;
             }
         }
@@ -567,21 +567,21 @@ fn top_scores_scan(kernel: Kernel, kd: u64, lanes: &[u64], top: &mut TopScores) 
 }
 
 /// The weighted owner of a placement of a few nodes, found without weight groups and without
-/// exact draws: every node's `draw / weight` is estimated from [`draw_estimate`], and the node
+/// exact draws: every node's `draw / weight` is estimated ([`estimate`]), and the node
 /// with the smallest estimate is the owner whenever every other estimate lies beyond the error
 /// bound. The other keys (about two in 10^5 with weights 1, 2, 3, 4, 1, and every exact tie of
 /// SPEC.md's products, which it breaks on scores and ids) take the exact search. Which node leads
 /// is random, so the pass keeps its best and second-best estimates without a branch.
 pub(super) struct Direct {
-    /// `2^32 / W` of each lane: the estimate's `draw / weight` in units of draw per unit weight.
-    inv_weight: Box<[f64]>,
+    /// What each lane's estimate is scaled by.
+    scale: Box<[Scale]>,
     /// How far above the best estimate the second best must be for the best to rank first.
     margin: f64,
 }
 
 impl Direct {
-    /// Most nodes always searched directly. Each costs about 32 instructions here, against about
-    /// 5 in a weight group's argmax, whose fixed costs (about 35 per group and 40 per exact draw,
+    /// Most nodes always searched directly. Each costs about 25 instructions here (32 before
+    /// the estimate was computed in floating point), against about 5 in a weight group's argmax, whose fixed costs (about 35 per group and 40 per exact draw,
     /// and two to three mispredicted branches per lookup) the direct search has none of
     /// (callgrind, with the pass as a loop: 227 against 269 to 391 instructions at 5 nodes of 2
     /// to 5 weights, 323 against 309 to 544 at 8).
@@ -594,9 +594,8 @@ impl Direct {
     /// node, so with a wider spread the heavy nodes' estimates, closer together, would more
     /// often fall within it and take the exact search after this one.
     const MAX_WEIGHT_RATIO: u64 = 1 << 10;
-    /// Relative error of an estimate's `fl(fl(draw) * fl(2^32 / fl(W)))` (four roundings of
-    /// 2^-53 each), with room to spare; the margin's and the threshold's roundings are covered
-    /// too.
+    /// Relative error of the margin's and the threshold's roundings, with room to spare (the
+    /// estimates' own are in [`FLOAT_SLACK`]).
     const RELATIVE_ERROR: f64 = 1.0 / (1u64 << 40) as f64;
 
     /// The direct search for lanes of these fixed-point weights (in `groups` distinct weights),
@@ -611,40 +610,67 @@ impl Direct {
         }
         let unit = (1u64 << WEIGHT_FRACTION_BITS) as f64;
         // The owner's draw is at most its estimate plus ESTIMATE_BELOW, any other node's at
-        // least its estimate less ESTIMATE_ABOVE, and each is divided by at least the lightest
-        // weight.
-        let margin =
-            ESTIMATE_ERROR as f64 * (unit / lightest as f64) * (1.0 + Self::RELATIVE_ERROR);
+        // least its estimate less ESTIMATE_ABOVE, each give or take FLOAT_SLACK, and each is
+        // divided by at least the lightest weight.
+        let error = (ESTIMATE_ERROR + 2 * FLOAT_SLACK) as f64;
+        let margin = error * (unit / lightest as f64) * (1.0 + Self::RELATIVE_ERROR);
+        let scale = |w: u64| {
+            let per_draw = unit / w as f64;
+            Scale {
+                per_draw,
+                per_unit: per_draw * (1u64 << DRAW_FRACTION_BITS) as f64,
+            }
+        };
         Some(Direct {
-            inv_weight: lane_weight.iter().map(|&w| unit / w as f64).collect(),
+            scale: lane_weight.iter().map(|&w| scale(w)).collect(),
             margin,
         })
     }
 
     /// The owner's lane, or `None` when the estimates cannot tell it.
     #[inline]
-    fn owner_lane(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+    fn owner_lane(&self, kernel: Kernel, kd: u64, lanes: &[u64]) -> Option<usize> {
+        match kernel {
+            Kernel::Scalar => self.pass::<false>(kd, lanes),
+            // SAFETY: the vector kernels are only chosen where the CPU has LZCNT, BMI2 and FMA
+            // (`Kernel::supported`).
+            #[cfg(target_arch = "x86_64")]
+            _ => unsafe { self.pass_x86_64_v3(kd, lanes) },
+        }
+    }
+
+    /// [`Direct::pass`] compiled for the CPUs of the vector kernels: `lzcnt` and `shlx` instead
+    /// of `bsr` and a shift through `cl`, and fused multiply-adds, which shorten each node's
+    /// chain of dependent steps (the pass is bound by that chain, not by its instructions).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "lzcnt,bmi2,fma")]
+    fn pass_x86_64_v3(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+        self.pass::<true>(kd, lanes)
+    }
+
+    #[inline(always)]
+    fn pass<const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
         // Up to `ALWAYS_LANES` nodes, a pass of known length: unrolled, with every estimate
         // computed before the comparisons so that the nodes' chains overlap (callgrind at 5
         // nodes: 215 instructions instead of 229, and 8% faster).
         match lanes.len() {
-            2 => self.unrolled::<2>(kd, lanes),
-            3 => self.unrolled::<3>(kd, lanes),
-            4 => self.unrolled::<4>(kd, lanes),
-            5 => self.unrolled::<5>(kd, lanes),
-            6 => self.unrolled::<6>(kd, lanes),
-            7 => self.unrolled::<7>(kd, lanes),
-            8 => self.unrolled::<8>(kd, lanes),
-            _ => self.looped(kd, lanes),
+            2 => self.unrolled::<2, FUSED>(kd, lanes),
+            3 => self.unrolled::<3, FUSED>(kd, lanes),
+            4 => self.unrolled::<4, FUSED>(kd, lanes),
+            5 => self.unrolled::<5, FUSED>(kd, lanes),
+            6 => self.unrolled::<6, FUSED>(kd, lanes),
+            7 => self.unrolled::<7, FUSED>(kd, lanes),
+            8 => self.unrolled::<8, FUSED>(kd, lanes),
+            _ => self.looped::<FUSED>(kd, lanes),
         }
     }
 
     #[inline(always)]
-    fn unrolled<const N: usize>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
-        let (lanes, inv_weight) = (&lanes[..N], &self.inv_weight[..N]);
+    fn unrolled<const N: usize, const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+        let (lanes, scale) = (&lanes[..N], &self.scale[..N]);
         let mut k = [0f64; N];
         for i in 0..N {
-            k[i] = estimate(kd, lanes[i], inv_weight[i]);
+            k[i] = estimate::<FUSED>(score(kd, lanes[i]), scale[i]);
         }
         let (mut best, mut second, mut lane) = (k[0], f64::INFINITY, 0u64);
         for (i, &k) in k.iter().enumerate().skip(1) {
@@ -656,10 +682,11 @@ impl Direct {
         self.decided(best, second, lane)
     }
 
-    fn looped(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+    #[inline(always)]
+    fn looped<const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
         let (mut best, mut second, mut lane) = (f64::INFINITY, f64::INFINITY, 0u64);
-        for (i, (&d, &inv_weight)) in lanes.iter().zip(&self.inv_weight[..]).enumerate() {
-            let k = estimate(kd, d, inv_weight);
+        for (i, (&d, &scale)) in lanes.iter().zip(&self.scale[..]).enumerate() {
+            let k = estimate::<FUSED>(score(kd, d), scale);
             let wins = k < best;
             second = lesser(second, greater(best, k));
             best = lesser(best, k);
@@ -678,12 +705,66 @@ impl Direct {
     }
 }
 
-/// A node's estimated `draw / weight`, scaled by `2^32`.
-#[inline(always)]
-fn estimate(kd: u64, digest: u64, inv_weight: f64) -> f64 {
-    // At most 2^62, so the signed conversion is exact up to its rounding.
-    draw_estimate(score(kd, digest)) as i64 as f64 * inv_weight
+/// What a lane's estimate is scaled by: `2^32 / W` (draw per unit weight, with `W` the
+/// fixed-point weight), and the same times `2^56`, a whole draw's unit per unit weight.
+#[derive(Clone, Copy)]
+struct Scale {
+    per_draw: f64,
+    per_unit: f64,
 }
+
+/// A node's estimated `draw / weight`, scaled by `2^32`: [`ESTIMATE`]'s interpolation, in
+/// floating point so that the table's values need no integer multiply and no conversion after it.
+/// The leading zeros are those of `s`, which are those of `s + 1` unless the increment carries
+/// out of the top bit (`s = 2^k - 1` or `u64::MAX`); then the shifted `s + 1` is 0, and the
+/// table's row 0 gives the draw's fraction of those scores, 0. `s = 0` shifts by 64, which
+/// `wrapping_shl` makes a shift by 0, and also lands on row 0 (its draw is 64 whole units).
+#[inline(always)]
+fn estimate<const FUSED: bool>(s: u64, scale: Scale) -> f64 {
+    let shift = s.leading_zeros();
+    let m = s.wrapping_add(1).wrapping_shl(shift);
+    let [a, b] = ESTIMATE[(m >> 55) as usize];
+    // Half of `m`, below 2^63: a signed conversion, exact to its rounding.
+    let half = (m >> 1) as i64 as f64;
+    let whole = shift as f64 * scale.per_unit;
+    if FUSED {
+        mul_add(mul_add(-b, half, a), scale.per_draw, whole)
+    } else {
+        (a - b * half) * scale.per_draw + whole
+    }
+}
+
+/// `a * b + c` rounded once (`vfmadd`); only called where the CPU has FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn mul_add(a: f64, b: f64, c: f64) -> f64 {
+    use core::arch::x86_64::{_mm_cvtsd_f64, _mm_fmadd_sd, _mm_set_sd};
+    // SAFETY: reached only through `Direct::pass_x86_64_v3`, which requires FMA.
+    unsafe { _mm_cvtsd_f64(_mm_fmadd_sd(_mm_set_sd(a), _mm_set_sd(b), _mm_set_sd(c))) }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn mul_add(a: f64, b: f64, c: f64) -> f64 {
+    a * b + c
+}
+
+/// The fraction of a draw, by segment: row `m >> 55` of a normalized `m` (256 to 511) holds
+/// `A = 2^56 - T[j] + (T[j+1] - T[j]) * (256 + j)` and `B = (T[j+1] - T[j]) / 2^54` of segment
+/// `j = row - 256`, so that `A - B * m / 2` is SPEC.md's interpolation between table points without
+/// its curvature term: `2^56 - T[j] - (T[j+1] - T[j]) * (m mod 2^55) / 2^55`. Row 0 is what the
+/// scores whose increment carries out of the top bit draw beyond their whole units: nothing.
+static ESTIMATE: [[f64; 2]; 512] = {
+    let mut rows = [[0.0; 2]; 512];
+    let mut j = 0;
+    while j < 256 {
+        let slope = LOG2_TABLE[j + 1] - LOG2_TABLE[j];
+        let a = (1u64 << DRAW_FRACTION_BITS) - LOG2_TABLE[j] + slope * (256 + j as u64);
+        rows[256 + j] = [a as f64, slope as f64 / (1u64 << 54) as f64];
+        j += 1;
+    }
+    rows
+};
 
 /// `a < b ? a : b`, which is one `minsd` (`f64::min` also orders NaNs, which never occur here).
 #[inline(always)]
@@ -705,55 +786,17 @@ fn greater(a: f64, b: f64) -> f64 {
     }
 }
 
-/// [`draw`] to within [`ESTIMATE_ERROR`]: SPEC.md's interpolation between table points without
-/// its curvature term, so that it costs one multiply instead of three. `s + 1` saturates instead
-/// of reaching `2^64`, whose draw is 0 (the estimate stays within the bound of 0).
-#[inline(always)]
-fn draw_estimate(s: u64) -> u64 {
-    let v = s.saturating_add(1);
-    let shift = v.leading_zeros();
-    let m = v << shift;
-    let j = ((m >> 55) & 0xFF) as usize;
-    // The position in the segment as a 64-bit fraction: all of it, where SPEC.md takes 32 bits.
-    let t = m << 9;
-    let rise = ((SLOPE[j] as u128 * t as u128) >> 64) as u64;
-    ((shift as u64) << DRAW_FRACTION_BITS) + REST[j] - rise
-}
-
-/// `2^56 - T[j]` of each segment `j` of SPEC.md's table.
-const REST: [u64; 256] = {
-    let mut rest = [0; 256];
-    let mut j = 0;
-    while j < 256 {
-        rest[j] = (1u64 << DRAW_FRACTION_BITS) - LOG2_TABLE[j];
-        j += 1;
-    }
-    rest
-};
-
-/// `T[j + 1] - T[j]` of each segment `j` of SPEC.md's table.
-const SLOPE: [u64; 256] = {
-    let mut slope = [0; 256];
-    let mut j = 0;
-    while j < 256 {
-        slope[j] = LOG2_TABLE[j + 1] - LOG2_TABLE[j];
-        j += 1;
-    }
-    slope
-};
-
-/// How far apart [`draw_estimate`] and [`draw`] can be: the most it lies above plus the most it
-/// lies below, which covers two estimates erring in opposite directions. Within segment `j`,
-/// SPEC.md's fraction `f` adds the curvature term that the estimate leaves out, and the estimate
-/// interpolates at the exact position where SPEC.md takes its first 32 bits; each floors once.
-/// The saturated score's draw is 0 and its estimate `2^56 - T[255] - floor((T[256] - T[255]) *
-/// (1 - 2^-55))`, which is 1.
+/// How far apart [`ESTIMATE`]'s interpolation (computed exactly) and [`draw`] can be: the most it
+/// lies above plus the most it lies below, which covers two estimates erring in opposite
+/// directions. Within segment `j`, SPEC.md's fraction `f` adds the curvature term that the
+/// interpolation leaves out, and the interpolation reads the whole position where SPEC.md takes
+/// its first 32 bits and floors.
 const ESTIMATE_ERROR: u64 = ESTIMATE_ABOVE + ESTIMATE_BELOW;
 // Small next to a draw's unit (2^56), or the search would rarely decide.
 const _: () = assert!(ESTIMATE_ERROR < 1 << 38);
 
-/// How far [`draw_estimate`] can lie above [`draw`]: the curvature term, at most `B[j] / 4`, and
-/// SPEC.md's floor.
+/// How far the interpolation can lie above [`draw`]: the curvature term, at most `B[j] / 4`, and
+/// SPEC.md's floor (with a unit to spare).
 const ESTIMATE_ABOVE: u64 = {
     let (mut worst, mut j) = (0, 0);
     while j < 256 {
@@ -766,8 +809,8 @@ const ESTIMATE_ABOVE: u64 = {
     worst
 };
 
-/// How far [`draw_estimate`] can lie below [`draw`]: the rest of the position after SPEC.md's 32
-/// bits, less than `(T[j+1] - T[j]) / 2^32`, and the estimate's floor.
+/// How far the interpolation can lie below [`draw`]: the rest of the position after SPEC.md's 32
+/// bits, less than `(T[j+1] - T[j]) / 2^32` (with two units to spare).
 const ESTIMATE_BELOW: u64 = {
     let (mut worst, mut j) = (0, 0);
     while j < 256 {
@@ -779,6 +822,13 @@ const ESTIMATE_BELOW: u64 = {
     }
     worst
 };
+
+/// How far [`estimate`]'s floating-point steps can move it, in a draw's units (before the
+/// scaling by `2^32 / W`): `A` rounded (below 2^58, so by at most 16), `m / 2` rounded (by a
+/// relative 2^-53 of `B * m / 2`, below 2^58: at most 32 more), the product and difference
+/// rounded (at most 16 each), then the last steps' five roundings of a relative 2^-53 each, on an
+/// estimate below `65 * 2^56` (at most 2,600): 2,680 in all, within this bound.
+const FLOAT_SLACK: u64 = 1 << 12;
 
 /// Largest top-k kept in fixed-size stack lists.
 pub(super) const SMALL_K: usize = 16;
@@ -890,6 +940,8 @@ impl Placement {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
     use alloc::sync::Arc;
     use alloc::vec::Vec;
@@ -1062,7 +1114,7 @@ mod tests {
     }
 
     #[test]
-    fn the_draw_estimate_stays_within_its_bound() {
+    fn the_estimate_stays_within_its_bound() {
         let mut scores = alloc::vec![0, 1, 2, 3, u64::MAX, u64::MAX - 1, u64::MAX - 2, 1 << 63];
         for e in 0..64 {
             scores.extend([(1u64 << e) - 1, 1u64 << e, (1u64 << e) + 1]);
@@ -1092,16 +1144,50 @@ mod tests {
             scores.push(x >> (x % 64));
             scores.push(!(x >> (x % 64)));
         }
-        let (mut above, mut below) = (0u64, 0u64);
-        for &s in &scores {
-            let (exact, estimate) = (draw(s), draw_estimate(s));
-            above = above.max(estimate.saturating_sub(exact));
-            below = below.max(exact.saturating_sub(estimate));
+        let unweighted = Scale {
+            per_draw: 1.0,
+            per_unit: (1u64 << DRAW_FRACTION_BITS) as f64,
+        };
+        // Each way the estimate is compiled that this CPU runs.
+        type Way = fn(u64, Scale) -> f64;
+        let mut ways: Vec<(&str, Way)> = alloc::vec![("plain", estimate::<false>)];
+        #[cfg(target_arch = "x86_64")]
+        if Kernel::available().any(|k| k != Kernel::Scalar) {
+            #[target_feature(enable = "lzcnt,bmi2,fma")]
+            fn fused(s: u64, scale: Scale) -> f64 {
+                estimate::<true>(s, scale)
+            }
+            // SAFETY: a vector kernel is available, so the CPU has LZCNT, BMI2 and FMA.
+            ways.push(("fused", |s, scale| unsafe { fused(s, scale) }));
         }
-        assert!(above <= ESTIMATE_ABOVE, "{above} above {ESTIMATE_ABOVE}");
-        assert!(below <= ESTIMATE_BELOW, "{below} below {ESTIMATE_BELOW}");
-        // Both directions happen.
-        assert!(above > ESTIMATE_ABOVE / 2 && below > 0, "{above} {below}");
+        std::println!(
+            "estimates compiled: {:?}",
+            ways.iter().map(|w| w.0).collect::<Vec<_>>()
+        );
+        for (name, estimate) in ways {
+            let (mut above, mut below) = (0i128, 0i128);
+            for &s in &scores {
+                let (exact, estimate) = (draw(s) as i128, estimate(s, unweighted));
+                // Scores whose increment carries out of the top bit, and 0, are exact.
+                if s == 0 || s.wrapping_add(1).is_power_of_two() || s == u64::MAX {
+                    assert_eq!(estimate, exact as f64, "{name} {s:#x}");
+                }
+                let estimate = estimate as i128;
+                above = above.max(estimate - exact);
+                below = below.max(exact - estimate);
+            }
+            let (most_above, most_below) = (
+                (ESTIMATE_ABOVE + FLOAT_SLACK) as i128,
+                (ESTIMATE_BELOW + FLOAT_SLACK) as i128,
+            );
+            assert!(above <= most_above, "{name}: {above} above {most_above}");
+            assert!(below <= most_below, "{name}: {below} below {most_below}");
+            // Both directions happen.
+            assert!(
+                above > ESTIMATE_ABOVE as i128 / 2 && below > 0,
+                "{name}: {above} {below}"
+            );
+        }
     }
 
     /// Whether lane `a` comes strictly before every other lane on SPEC.md's products alone.
@@ -1142,12 +1228,14 @@ mod tests {
                 for _ in 0..3000 {
                     let lanes: Vec<u64> = weights.iter().map(|_| lcg(&mut st)).collect();
                     let kd = lcg(&mut st);
-                    match direct.owner_lane(kd, &lanes) {
-                        Some(a) => {
-                            assert!(strictly_first(kd, &lanes, &weights, a), "{weights:?}");
-                            answered += 1;
+                    for kernel in Kernel::available() {
+                        match direct.owner_lane(kernel, kd, &lanes) {
+                            Some(a) => {
+                                assert!(strictly_first(kd, &lanes, &weights, a), "{weights:?}");
+                                answered += 1;
+                            }
+                            None => declined += 1,
                         }
-                        None => declined += 1,
                     }
                 }
             }
@@ -1200,14 +1288,16 @@ mod tests {
                         digest_scoring(kd, lcg(&mut st) >> 8),
                         digest_scoring(kd, lcg(&mut st) >> 8),
                     ];
-                    crafted += 1;
-                    match direct.owner_lane(kd, &lanes) {
-                        Some(a) => assert!(strictly_first(kd, &lanes, &weights, a)),
-                        None => declined += 1,
-                    }
-                    let pa = draw(sa) as u128 * wb as u128;
-                    if pa == target {
-                        assert_eq!(direct.owner_lane(kd, &lanes), None, "an exact tie");
+                    let tie = draw(sa) as u128 * wb as u128 == target;
+                    for kernel in Kernel::available() {
+                        crafted += 1;
+                        match direct.owner_lane(kernel, kd, &lanes) {
+                            Some(a) => assert!(strictly_first(kd, &lanes, &weights, a)),
+                            None => declined += 1,
+                        }
+                        if tie {
+                            assert_eq!(direct.owner_lane(kernel, kd, &lanes), None, "a tie");
+                        }
                     }
                 }
             }
