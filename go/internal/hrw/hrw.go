@@ -109,6 +109,9 @@ type Placement struct {
 	// distinct: no two lanes share a digest, so no two scores of one key are equal (a score is
 	// a bijection of the node digest) and SPEC.md's id tie rule never has to be applied.
 	distinct bool
+	// direct answers most weighted owner lookups of a few nodes (estimate.go); nil where it
+	// does not pay.
+	direct *direct
 }
 
 // checkWeights converts every weight, reporting the first invalid one in node order.
@@ -216,6 +219,7 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 	for g := range p.groups {
 		p.groups[g].hitStep = math.MaxUint64 / uint64(p.groups[g].end-p.groups[g].start)
 	}
+	p.direct = newDirect(p.weight, len(p.groups))
 	sorted := slices.Clone(p.lanes)
 	slices.Sort(sorted)
 	p.distinct = true
@@ -380,6 +384,11 @@ func (p *Placement) ownerLane(fk uint64) int {
 	if len(p.groups) == 1 {
 		_, lane := argmax(fk, p.lanes)
 		return lane
+	}
+	if p.direct != nil {
+		if lane, ok := p.direct.ownerLane(fk, p.lanes); ok {
+			return lane
+		}
 	}
 	// Each group's best node, and of those the one first in section 5.3's order. Which group
 	// wins is random, so the winner so far is replaced without a branch; the weights of two
