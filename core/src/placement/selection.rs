@@ -1156,6 +1156,7 @@ mod tests {
         };
         // Each way the estimate is compiled that this CPU runs.
         type Way = fn(u64, Scale) -> f64;
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut ways: Vec<(&str, Way)> = alloc::vec![("plain", estimate::<false>)];
         #[cfg(target_arch = "x86_64")]
         if Kernel::available().any(|k| k != Kernel::Scalar) {
