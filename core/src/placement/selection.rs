@@ -587,10 +587,11 @@ pub(super) struct Direct {
 
 impl Direct {
     /// Most nodes always searched directly. Each costs about 25 instructions here (32 before
-    /// the estimate was computed in floating point), against about 5 in a weight group's argmax, whose fixed costs (about 35 per group and 40 per exact draw,
-    /// and two to three mispredicted branches per lookup) the direct search has none of
-    /// (callgrind, with the pass as a loop: 227 against 269 to 391 instructions at 5 nodes of 2
-    /// to 5 weights, 323 against 309 to 544 at 8).
+    /// the estimate was computed in floating point), against about 5 in a weight group's
+    /// argmax, whose fixed costs (about 35 per group and 40 per exact draw, and two to three
+    /// mispredicted branches per lookup) the direct search has none of (callgrind, with the
+    /// pass as a loop and the integer estimate: 227 against 269 to 391 instructions at 5 nodes
+    /// of 2 to 5 weights, 323 against 309 to 544 at 8).
     const ALWAYS_LANES: usize = 8;
     /// Most nodes searched directly where the weights have at most two nodes each on average
     /// (where every node has its own weight, 1,096 against 1,365 instructions at 32 nodes); from
