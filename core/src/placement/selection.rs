@@ -726,6 +726,8 @@ struct Scale {
 /// out of the top bit (`s = 2^k - 1` or `u64::MAX`); then the shifted `s + 1` is 0, and the
 /// table's row 0 gives the draw's fraction of those scores, 0. `s = 0` shifts by 64, which
 /// `wrapping_shl` makes a shift by 0, and also lands on row 0 (its draw is 64 whole units).
+/// `FUSED` (x86-64 where the CPU has FMA) rounds each multiply-add once; elsewhere it has no
+/// effect.
 #[inline(always)]
 fn estimate<const FUSED: bool>(s: u64, scale: Scale) -> f64 {
     let shift = s.leading_zeros();
@@ -734,11 +736,11 @@ fn estimate<const FUSED: bool>(s: u64, scale: Scale) -> f64 {
     // Half of `m`, below 2^63: a signed conversion, exact to its rounding.
     let half = (m >> 1) as i64 as f64;
     let whole = shift as f64 * scale.per_unit;
+    #[cfg(target_arch = "x86_64")]
     if FUSED {
-        mul_add(mul_add(-b, half, a), scale.per_draw, whole)
-    } else {
-        (a - b * half) * scale.per_draw + whole
+        return mul_add(mul_add(-b, half, a), scale.per_draw, whole);
     }
+    (a - b * half) * scale.per_draw + whole
 }
 
 /// `a * b + c` rounded once (`vfmadd`); only called where the CPU has FMA.
@@ -748,12 +750,6 @@ fn mul_add(a: f64, b: f64, c: f64) -> f64 {
     use core::arch::x86_64::{_mm_cvtsd_f64, _mm_fmadd_sd, _mm_set_sd};
     // SAFETY: reached only through `Direct::pass_x86_64_v3`, which requires FMA.
     unsafe { _mm_cvtsd_f64(_mm_fmadd_sd(_mm_set_sd(a), _mm_set_sd(b), _mm_set_sd(c))) }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-#[inline(always)]
-fn mul_add(a: f64, b: f64, c: f64) -> f64 {
-    a * b + c
 }
 
 /// The fraction of a draw, by segment: row `m >> 55` of a normalized `m` (256 to 511) holds
