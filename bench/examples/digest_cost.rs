@@ -16,8 +16,15 @@ use hrwhash::v1::key_digest;
 use hrwhash::Placement;
 use hrwhash_bench::{cpu_ns, letter_keys, siphasher};
 
+/// Keys of 8 to 24 bytes, or of the one length `DIGEST_KEY_LEN` gives.
 fn keys(count: usize) -> Vec<Vec<u8>> {
-    letter_keys(count, |r| 8 + r as usize % 17)
+    match std::env::var("DIGEST_KEY_LEN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(len) => letter_keys(count, |_| len),
+        None => letter_keys(count, |r| 8 + r as usize % 17),
+    }
 }
 
 fn run(op: &str, p: &Placement, keys: &[Vec<u8>], out: &mut [usize]) -> u64 {

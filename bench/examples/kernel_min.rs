@@ -6,7 +6,7 @@
 //!   cargo run --release -p hrwhash-bench --example kernel_min [rounds] [ops]
 //!
 //! `ops` (default `owner,top3,weighted`) limits the run to some of them, for example
-//! `owner,top3`.
+//! `owner,top3`. `KERNEL_MIN_SIZES=8,16,100` replaces the node counts.
 //!
 //! Under callgrind (valgrind has no AVX-512: a forced `avx512` falls back to AVX2 there), one op
 //! and N and kernel, for instruction counts:
@@ -28,6 +28,15 @@ use hrwhash::{__kernel, Placement};
 
 const KEYS: usize = 256;
 const SIZES: [usize; 5] = [5, 100, 1000, 10_000, 100_000];
+
+/// The node counts of the table: [`SIZES`], or those `KERNEL_MIN_SIZES` lists.
+fn sizes() -> Vec<usize> {
+    std::env::var("KERNEL_MIN_SIZES").map_or(SIZES.to_vec(), |list| {
+        list.split(',')
+            .map(|n| n.trim().parse().expect("KERNEL_MIN_SIZES: node counts"))
+            .collect()
+    })
+}
 
 fn lcg(state: &mut u64) -> u64 {
     *state = state
@@ -86,6 +95,7 @@ fn main() {
         .split(',')
         .collect();
     let kernels = __kernel::available();
+    let sizes = sizes();
     println!("kernels: {kernels:?}; fastest of {rounds} rounds of {KEYS} lookups, ns per lookup");
     let mut ratios = Vec::new();
     for input in ["digest", "key"] {
@@ -96,11 +106,15 @@ fn main() {
             println!("\n{op}/{input}");
             println!(
                 "| kernel | {} |",
-                SIZES.map(|n| format!("N={n}")).join(" | ")
+                sizes
+                    .iter()
+                    .map(|n| format!("N={n}"))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
             );
-            println!("| --- |{}", " ---: |".repeat(SIZES.len()));
-            let mut best = vec![vec![f64::MAX; SIZES.len()]; kernels.len()];
-            for (j, &n) in SIZES.iter().enumerate() {
+            println!("| --- |{}", " ---: |".repeat(sizes.len()));
+            let mut best = vec![vec![f64::MAX; sizes.len()]; kernels.len()];
+            for (j, &n) in sizes.iter().enumerate() {
                 let base = build(op, n);
                 let ps: Vec<Placement> = kernels
                     .iter()
@@ -122,7 +136,7 @@ fn main() {
                 }
             }
             for (i, k) in kernels.iter().enumerate() {
-                let cells: Vec<String> = (0..SIZES.len())
+                let cells: Vec<String> = (0..sizes.len())
                     .map(|j| {
                         let t = best[i][j];
                         let vs: Vec<String> = ["avx2", "scalar"]
@@ -146,9 +160,13 @@ fn main() {
         println!("\ntop-3 / owner and weighted / owner, {input} input");
         println!(
             "| kernel | {} |",
-            SIZES.map(|n| format!("N={n}")).join(" | ")
+            sizes
+                .iter()
+                .map(|n| format!("N={n}"))
+                .collect::<Vec<_>>()
+                .join(" | ")
         );
-        println!("| --- |{}", " ---: |".repeat(SIZES.len()));
+        println!("| --- |{}", " ---: |".repeat(sizes.len()));
         let of = |op: &str| {
             ratios
                 .iter()
@@ -159,7 +177,7 @@ fn main() {
             continue;
         };
         for (i, k) in kernels.iter().enumerate() {
-            let cells: Vec<String> = (0..SIZES.len())
+            let cells: Vec<String> = (0..sizes.len())
                 .map(|j| {
                     let ratio = |op: &str| {
                         of(op).map_or("-".to_string(), |t| format!("{:.2}", t[i][j] / owner[i][j]))

@@ -794,6 +794,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn every_pair_of_tied_positions_keeps_the_first_up_to_seventy_two_nodes() {
+        // Every pair of positions, so that each falls in every block, in the last eight digests
+        // that a part block is read as (overlapping the block before it), and in both.
+        let mut st = 47u64;
+        for n in 8usize..=72 {
+            let base: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+            let key = lcg(&mut st);
+            let d = base[portable::argmax(key, &base).1];
+            for a in 0..n {
+                for b in a..n {
+                    let mut digests = base.clone();
+                    digests[a] = d;
+                    digests[b] = d;
+                    let first = digests.iter().position(|&x| x == d).unwrap();
+                    for kernel in kernels() {
+                        let got = kernel.argmax(key, &digests);
+                        assert_eq!(got, (score(key, d), first), "{kernel:?} n={n} {a} {b}");
+                    }
+                }
+            }
+        }
+    }
+
     /// The best `k` positions by sorting: higher score, then lower position.
     fn sorted_positions(key: u64, digests: &[u64], k: usize) -> Vec<usize> {
         let mut all: Vec<(u64, usize)> = digests
