@@ -735,6 +735,75 @@ pub(super) unsafe fn top_keys_above(
     Some((keys, len))
 }
 
+/// Most nodes [`top_keys_few`] takes: four blocks.
+pub(super) const TOP_FEW: usize = 32;
+
+/// The four highest keys (as [`top_keys_above`] keys a node) of 8 to [`TOP_FEW`] nodes, highest
+/// first, all in registers: each lane's keys sorted by a network, then the lanes' lists merged
+/// by [`top4`]. Below this size a pass that packs the hits into memory and loads them back
+/// costs more than keying every node; the last part block is read as the last eight digests
+/// (see [`argmax_few`]).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_few(key: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    let n = digests.len();
+    debug_assert!((8..=TOP_FEW).contains(&n));
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let low_mask = _mm512_set1_epi64(low as i64);
+    // `0xD8` takes the bits of the second operand where the third has ones, of the first
+    // elsewhere: the score with its low bits replaced by those of `!position`, `low - position`.
+    macro_rules! keyed {
+        ($at:expr) => {{
+            let at = $at as i64;
+            let inv = _mm512_setr_epi64(
+                !at,
+                !(at + 1),
+                !(at + 2),
+                !(at + 3),
+                !(at + 4),
+                !(at + 5),
+                !(at + 6),
+                !(at + 7),
+            );
+            _mm512_ternarylogic_epi64::<0xD8>(scores8(fk, load(p.add($at))), inv, low_mask)
+        }};
+    }
+    let full = n / 8;
+    let zero = _mm512_setzero_si512();
+    let mut c = [zero; 4];
+    for (j, slot) in c.iter_mut().enumerate() {
+        if j < full {
+            *slot = keyed!(8 * j);
+        }
+    }
+    // Each lane's four keys, highest first.
+    macro_rules! exchange {
+        ($i:expr, $j:expr) => {{
+            let (hi, lo) = (
+                _mm512_max_epu64(c[$i], c[$j]),
+                _mm512_min_epu64(c[$i], c[$j]),
+            );
+            c[$i] = hi;
+            c[$j] = lo;
+        }};
+    }
+    exchange!(0, 1);
+    exchange!(2, 3);
+    exchange!(0, 2);
+    exchange!(1, 3);
+    exchange!(1, 2);
+    // The last `n % 8` nodes, the top lanes of the last eight, inserted into each lane's list;
+    // the lanes of full blocks key to zero here.
+    let rest = n % 8;
+    let mut x = _mm512_maskz_mov_epi64(!low_bits(8 - rest), keyed!(n - 8));
+    for slot in &mut c {
+        let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
+        *slot = hi;
+        x = lo;
+    }
+    top4(c)
+}
+
 /// Most nodes for which [`top_keys_above`] keys every block in its pass: the hits' keys are then
 /// packed as the pass finds them, which costs more per block than packing positions but spares
 /// gathering and scoring the hits again after it.

@@ -403,6 +403,12 @@ impl Kernel {
         if self == Kernel::Avx512 && (2..=3).contains(&out.len()) && digests.len() >= TOP_FEW_MIN {
             // Every position fits in `low`, and `low - position` names it.
             let low = u64::MAX >> (digests.len() as u64 - 1).leading_zeros();
+            if digests.len() <= avx512::TOP_FEW {
+                // Every node keyed: `threshold` is not needed.
+                // SAFETY: as below.
+                let keys = unsafe { avx512::top_keys_few(key, digests, low) };
+                return settle(keys, digests.len(), low, out);
+            }
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
             let found = unsafe { avx512::top_keys_above(key, digests, threshold, low) };
             return match found {
