@@ -913,7 +913,7 @@ mod tests {
             folded ^ (folded >> 32) ^ key
         };
         let mut st = 59u64;
-        for n in [9usize, 64, 100, 1000] {
+        for n in [9usize, 16, 31, 32, 33, 64, 100, 1000] {
             for round in 0..200 {
                 let key = lcg(&mut st);
                 // The other scores stay below 2^63.
