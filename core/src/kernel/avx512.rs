@@ -804,6 +804,56 @@ pub(super) unsafe fn top_keys_few(key: u64, digests: &[u64], low: u64) -> [u64; 
     top4(c)
 }
 
+/// Most nodes [`top_keys_lists`] takes: beyond about 150 its insertions cost more than
+/// [`top_keys_above`]'s pass over the nodes that reach a threshold (AMD Zen 4).
+pub(super) const LISTS_MAX: usize = 128;
+
+/// [`top_keys_few`] for more nodes: each lane keeps its four highest keys, highest first, as
+/// the blocks go by (an insertion of seven maxima and minima per block), and the lanes' lists
+/// are merged at the end. Every node is keyed, so no threshold is needed and nothing is packed
+/// into memory.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_lists(key: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    let n = digests.len();
+    debug_assert!(n >= 8);
+    let fk = folded(key);
+    let p = digests.as_ptr();
+    let low_mask = _mm512_set1_epi64(low as i64);
+    let mut inv = _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7);
+    let eight = _mm512_set1_epi64(8);
+    let zero = _mm512_setzero_si512();
+    let mut c = [zero; 4];
+    macro_rules! insert {
+        ($x:expr) => {{
+            let mut x = $x;
+            for slot in &mut c {
+                let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
+                *slot = hi;
+                x = lo;
+            }
+        }};
+    }
+    let full = n / 8;
+    for b in 0..full {
+        let s = scores8(fk, load(p.add(8 * b)));
+        insert!(_mm512_ternarylogic_epi64::<0xD8>(s, inv, low_mask));
+        inv = _mm512_sub_epi64(inv, eight);
+    }
+    let rest = n % 8;
+    if rest != 0 {
+        // The last eight, of which the top `rest` lanes are new (see [`argmax_few`]).
+        let at = (n - 8) as i64;
+        let inv = _mm512_sub_epi64(
+            _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7),
+            _mm512_set1_epi64(at),
+        );
+        let s = scores8(fk, load(p.add(n - 8)));
+        let keyed = _mm512_ternarylogic_epi64::<0xD8>(s, inv, low_mask);
+        insert!(_mm512_maskz_mov_epi64(!low_bits(8 - rest), keyed));
+    }
+    top4(c)
+}
+
 /// Most nodes for which [`top_keys_above`] keys every block in its pass: the hits' keys are then
 /// packed as the pass finds them, which costs more per block than packing positions but spares
 /// gathering and scoring the hits again after it.

@@ -385,7 +385,8 @@ impl Kernel {
     /// position. Every node that reaches the threshold is keyed and every other node scores
     /// below all of them, so the keys settle the answer when the best `k + 1` keys differ
     /// outside those low bits: then the `k` best nodes by key are the `k` best by score, in
-    /// order. Equal scores (equal digests, which only crafted inputs have) and scores equal
+    /// order. Up to [`avx512::LISTS_MAX`] nodes every node is keyed, in registers
+    /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and the threshold is not used. Equal scores (equal digests, which only crafted inputs have) and scores equal
     /// outside the low bits are left to the caller's exact path.
     #[inline]
     #[cfg_attr(
@@ -407,6 +408,11 @@ impl Kernel {
                 // Every node keyed: `threshold` is not needed.
                 // SAFETY: as below.
                 let keys = unsafe { avx512::top_keys_few(key, digests, low) };
+                return settle(keys, digests.len(), low, out);
+            }
+            if digests.len() <= avx512::LISTS_MAX {
+                // SAFETY: as below.
+                let keys = unsafe { avx512::top_keys_lists(key, digests, low) };
                 return settle(keys, digests.len(), low, out);
             }
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
