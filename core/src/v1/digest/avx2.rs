@@ -1,4 +1,4 @@
-//! Four key digests per AVX2 register, for CPUs without AVX-512: the same lane layout as the
+//! Four key digests per AVX2 register, two registers at a time, for CPUs without AVX-512: the same lane layout as the
 //! AVX-512 digest (lane `i` runs SipHash-1-3 of key `i`, a lane past its own last word keeps its
 //! state until the shared finalization, words gathered straight from the keys), with what AVX2
 //! lacks built from what it has: rotates from two shifts and an or (by 16 and 32, one byte or
@@ -42,7 +42,7 @@ unsafe fn rol32(x: __m256i) -> __m256i {
 }
 
 macro_rules! round {
-    ($v0:ident, $v1:ident, $v2:ident, $v3:ident) => {
+    ($v0:expr, $v1:expr, $v2:expr, $v3:expr) => {
         $v0 = _mm256_add_epi64($v0, $v1);
         $v1 = rol::<13, 51>($v1);
         $v1 = _mm256_xor_si256($v1, $v0);
@@ -60,78 +60,116 @@ macro_rules! round {
     };
 }
 
-/// The key digests of four keys.
+/// The key digests of eight keys: two registers of four, whose rounds interleave (see the
+/// AVX-512 digest).
 ///
 /// # Safety
 /// The CPU must have AVX2.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn digests(prefix: &State, keys: &[&[u8]; 4]) -> [u64; 4] {
+pub(super) unsafe fn digests(prefix: &State, keys: &[&[u8]; 8]) -> [u64; 8] {
     let load = |w: &[u64; 4]| _mm256_loadu_si256(w.as_ptr().cast());
     let splat = |x: u64| _mm256_set1_epi64x(x as i64);
     // As in the AVX-512 digest: lane `i` reads at `base + at[i]`, the address of key `i`, and
     // only lanes whose word lies wholly inside their key are read (masked-off lanes of a gather
     // touch no memory).
     let base: *const i64 = keys[0].as_ptr().cast();
-    let at: [u64; 4] =
-        core::array::from_fn(|i| (keys[i].as_ptr() as u64).wrapping_sub(base as u64));
-    let at = load(&at);
-    let lens: [u64; 4] = core::array::from_fn(|i| keys[i].len() as u64);
-    let len = load(&lens);
-    let total = _mm256_add_epi64(len, splat(FRAME));
-    let blocks = _mm256_srli_epi64::<3>(total);
-    let long = _mm256_cmpgt_epi64(len, splat(7));
     let zero = _mm256_setzero_si256();
-    let head = _mm256_mask_i64gather_epi64::<1>(zero, base, at, long);
-    let mut first = _mm256_or_si256(_mm256_srli_epi64::<48>(len), _mm256_slli_epi64::<16>(head));
-    let end = _mm256_mask_i64gather_epi64::<1>(
-        zero,
-        base,
-        _mm256_add_epi64(at, _mm256_sub_epi64(len, splat(8))),
-        long,
-    );
-    let r = _mm256_and_si256(_mm256_add_epi64(len, splat(2)), splat(7));
-    // A variable shift by 64 gives zero, as the AVX-512 one does.
-    let shift = _mm256_sub_epi64(splat(64), _mm256_slli_epi64::<3>(r));
-    let mut last = _mm256_or_si256(
-        _mm256_srlv_epi64(end, shift),
-        _mm256_slli_epi64::<56>(total),
-    );
-    if lens.iter().any(|&l| l < 8) {
-        let words: [Words; 4] = core::array::from_fn(|i| Words::of(keys[i]));
-        // `blendv` takes its second operand where the mask is set: the short keys' words.
-        first = _mm256_blendv_epi8(load(&words.map(|w| w.first)), first, long);
-        last = _mm256_blendv_epi8(load(&words.map(|w| w.last)), last, long);
+    let mut at = [zero; 2];
+    let mut len = [zero; 2];
+    let mut blocks = [zero; 2];
+    let mut first = [zero; 2];
+    let mut last = [zero; 2];
+    let mut most = 0;
+    for g in 0..2 {
+        let keys = &keys[4 * g..4 * g + 4];
+        at[g] = load(&core::array::from_fn(|i| {
+            (keys[i].as_ptr() as u64).wrapping_sub(base as u64)
+        }));
+        let lens: [u64; 4] = core::array::from_fn(|i| keys[i].len() as u64);
+        len[g] = load(&lens);
+        most = lens.iter().map(|&l| (l + FRAME) >> 3).fold(most, u64::max);
+        let total = _mm256_add_epi64(len[g], splat(FRAME));
+        blocks[g] = _mm256_srli_epi64::<3>(total);
+        let long = _mm256_cmpgt_epi64(len[g], splat(7));
+        let head = _mm256_mask_i64gather_epi64::<1>(zero, base, at[g], long);
+        first[g] = _mm256_or_si256(
+            _mm256_srli_epi64::<48>(len[g]),
+            _mm256_slli_epi64::<16>(head),
+        );
+        let end = _mm256_mask_i64gather_epi64::<1>(
+            zero,
+            base,
+            _mm256_add_epi64(at[g], _mm256_sub_epi64(len[g], splat(8))),
+            long,
+        );
+        let r = _mm256_and_si256(_mm256_add_epi64(len[g], splat(2)), splat(7));
+        // A variable shift by 64 gives zero, as the AVX-512 one does.
+        let shift = _mm256_sub_epi64(splat(64), _mm256_slli_epi64::<3>(r));
+        last[g] = _mm256_or_si256(
+            _mm256_srlv_epi64(end, shift),
+            _mm256_slli_epi64::<56>(total),
+        );
+        if lens.iter().any(|&l| l < 8) {
+            let words: [Words; 4] = core::array::from_fn(|i| Words::of(keys[i]));
+            // `blendv` takes its second operand where the mask is set: the short keys' words.
+            first[g] = _mm256_blendv_epi8(load(&words.map(|w| w.first)), first[g], long);
+            last[g] = _mm256_blendv_epi8(load(&words.map(|w| w.last)), last[g], long);
+        }
     }
-    let mut v0 = splat(prefix[0]);
-    let mut v1 = splat(prefix[1]);
-    let mut v2 = splat(prefix[2]);
-    let mut v3 = splat(prefix[3]);
-    let lengths = _mm256_or_si256(splat(EY), _mm256_slli_epi64::<16>(len));
+    let mut v0 = [splat(prefix[0]); 2];
+    let mut v1 = [splat(prefix[1]); 2];
+    let mut v2 = [splat(prefix[2]); 2];
+    let mut v3 = [splat(prefix[3]); 2];
+    let lengths = len.map(|len| _mm256_or_si256(splat(EY), _mm256_slli_epi64::<16>(len)));
     for m in [lengths, first] {
-        v3 = _mm256_xor_si256(v3, m);
-        round!(v0, v1, v2, v3);
-        v0 = _mm256_xor_si256(v0, m);
+        for g in 0..2 {
+            v3[g] = _mm256_xor_si256(v3[g], m[g]);
+        }
+        for g in 0..2 {
+            round!(v0[g], v1[g], v2[g], v3[g]);
+        }
+        for g in 0..2 {
+            v0[g] = _mm256_xor_si256(v0[g], m[g]);
+        }
     }
-    let most = lens.iter().map(|&l| (l + FRAME) >> 3).max().unwrap_or(0);
-    let mut offset = _mm256_add_epi64(at, splat(6));
+    let mut offset = at.map(|at| _mm256_add_epi64(at, splat(6)));
     for b in 2..most {
-        let live = _mm256_cmpgt_epi64(blocks, splat(b));
-        let whole = _mm256_cmpgt_epi64(blocks, splat(b + 1));
-        let m = _mm256_mask_i64gather_epi64::<1>(last, base, offset, whole);
-        offset = _mm256_add_epi64(offset, splat(8));
-        let (mut n0, mut n1, mut n2, mut n3) = (v0, v1, v2, _mm256_xor_si256(v3, m));
-        round!(n0, n1, n2, n3);
-        v0 = _mm256_blendv_epi8(v0, _mm256_xor_si256(n0, m), live);
-        v1 = _mm256_blendv_epi8(v1, n1, live);
-        v2 = _mm256_blendv_epi8(v2, n2, live);
-        v3 = _mm256_blendv_epi8(v3, n3, live);
+        let mut m = [zero; 2];
+        let mut live = [zero; 2];
+        let mut n = [(zero, zero, zero, zero); 2];
+        for g in 0..2 {
+            live[g] = _mm256_cmpgt_epi64(blocks[g], splat(b));
+            let whole = _mm256_cmpgt_epi64(blocks[g], splat(b + 1));
+            m[g] = _mm256_mask_i64gather_epi64::<1>(last[g], base, offset[g], whole);
+            offset[g] = _mm256_add_epi64(offset[g], splat(8));
+            n[g] = (v0[g], v1[g], v2[g], _mm256_xor_si256(v3[g], m[g]));
+        }
+        for (n0, n1, n2, n3) in &mut n {
+            round!(*n0, *n1, *n2, *n3);
+        }
+        for g in 0..2 {
+            let (n0, n1, n2, n3) = n[g];
+            v0[g] = _mm256_blendv_epi8(v0[g], _mm256_xor_si256(n0, m[g]), live[g]);
+            v1[g] = _mm256_blendv_epi8(v1[g], n1, live[g]);
+            v2[g] = _mm256_blendv_epi8(v2[g], n2, live[g]);
+            v3[g] = _mm256_blendv_epi8(v3[g], n3, live[g]);
+        }
     }
-    v2 = _mm256_xor_si256(v2, splat(0xff));
-    round!(v0, v1, v2, v3);
-    round!(v0, v1, v2, v3);
-    round!(v0, v1, v2, v3);
-    let x = _mm256_xor_si256(_mm256_xor_si256(v0, v1), _mm256_xor_si256(v2, v3));
-    let mut out = [0u64; 4];
-    _mm256_storeu_si256(out.as_mut_ptr().cast(), x);
+    for g in 0..2 {
+        v2[g] = _mm256_xor_si256(v2[g], splat(0xff));
+    }
+    for _ in 0..3 {
+        for g in 0..2 {
+            round!(v0[g], v1[g], v2[g], v3[g]);
+        }
+    }
+    let mut out = [0u64; 8];
+    for g in 0..2 {
+        let x = _mm256_xor_si256(
+            _mm256_xor_si256(v0[g], v1[g]),
+            _mm256_xor_si256(v2[g], v3[g]),
+        );
+        _mm256_storeu_si256(out[4 * g..].as_mut_ptr().cast(), x);
+    }
     out
 }
