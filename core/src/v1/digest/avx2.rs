@@ -155,8 +155,8 @@ pub(super) unsafe fn digests(prefix: &State, keys: &[&[u8]; 8]) -> [u64; 8] {
             v3[g] = _mm256_blendv_epi8(v3[g], n3, live[g]);
         }
     }
-    for g in 0..2 {
-        v2[g] = _mm256_xor_si256(v2[g], splat(0xff));
+    for v2 in &mut v2 {
+        *v2 = _mm256_xor_si256(*v2, splat(0xff));
     }
     for _ in 0..3 {
         for g in 0..2 {

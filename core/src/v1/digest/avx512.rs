@@ -137,8 +137,8 @@ pub(super) unsafe fn digests(prefix: &State, keys: &[&[u8]; 16]) -> [u64; 16] {
             v3[g] = _mm512_mask_blend_epi64(live[g], v3[g], n3);
         }
     }
-    for g in 0..2 {
-        v2[g] = _mm512_xor_si512(v2[g], splat(0xff));
+    for v2 in &mut v2 {
+        *v2 = _mm512_xor_si512(*v2, splat(0xff));
     }
     for _ in 0..3 {
         for g in 0..2 {
