@@ -94,6 +94,8 @@ struct Inner {
     grouped: bool,
     /// The owner search of a weighted placement of a few nodes, where it pays.
     direct: Option<Direct>,
+    /// The same search over the best nodes of a few weight groups (where `direct` is not).
+    group_direct: Option<Direct>,
     /// The lanes again, laid out for one pass over every group, where that pays.
     interleaved: Option<Interleaved>,
     kernel: Kernel,
@@ -299,6 +301,12 @@ impl Placement {
             _ => Interleaved::new(groups.iter().map(|g| &lanes[g.start..g.end])),
         };
         let direct = Direct::new(&lane_weight, groups.len());
+        let group_direct = match direct {
+            None if grouped => {
+                Direct::for_groups(&groups.iter().map(|g| g.weight).collect::<Vec<_>>())
+            }
+            _ => None,
+        };
         let named_domains = nodes.iter().any(|n| n.domain.is_some());
         let domains = {
             let mut named: Vec<&[u8]> = selectable
@@ -321,6 +329,7 @@ impl Placement {
                 groups,
                 grouped,
                 direct,
+                group_direct,
                 interleaved,
                 kernel,
                 named_domains,

@@ -119,6 +119,17 @@ impl Placement {
             .as_ref()
             .and_then(|layout| inner.kernel.group_argmax(kd, layout));
         let interleaved = interleaved.as_ref();
+        if let Some(estimates) = &inner.group_direct {
+            let n = inner.groups.len();
+            let mut winners = [(0u64, 0u64); Direct::ALWAYS_LANES];
+            for (i, w) in winners.iter_mut().enumerate().take(n) {
+                *w = self.group_best(kd, i, interleaved);
+            }
+            let scores = winners.map(|w| w.0);
+            if let Some(g) = estimates.best_of_scores(inner.kernel, &scores[..n]) {
+                return winners[g].1 as usize;
+            }
+        }
         let mut best = self.contender(kd, 0, interleaved);
         for i in 1..inner.groups.len() {
             let (score, lane) = self.group_best(kd, i, interleaved);
@@ -608,11 +619,29 @@ impl Direct {
     /// The direct search for lanes of these fixed-point weights (in `groups` distinct weights),
     /// where it pays.
     pub(super) fn new(lane_weight: &[u64], groups: usize) -> Option<Direct> {
-        let lightest = *lane_weight.iter().min()?;
-        let heaviest = *lane_weight.iter().max()?;
         let n = lane_weight.len();
         let pays = n <= Self::ALWAYS_LANES || (n <= Self::MAX_LANES && n <= 2 * groups);
-        if groups < 2 || !pays || heaviest / Self::MAX_WEIGHT_RATIO > lightest {
+        if groups < 2 || !pays {
+            return None;
+        }
+        Self::of_weights(lane_weight)
+    }
+
+    /// The same search over the best nodes of a placement's weight groups (`group_weight` in
+    /// group order; at most [`Direct::ALWAYS_LANES`] groups): a group's best node by score
+    /// ranks first among its group, so the owner is among them, and the estimates of a few
+    /// nodes replace the groups' exact draws and their mispredicted comparisons.
+    pub(super) fn for_groups(group_weight: &[u64]) -> Option<Direct> {
+        if !(2..=Self::ALWAYS_LANES).contains(&group_weight.len()) {
+            return None;
+        }
+        Self::of_weights(group_weight)
+    }
+
+    fn of_weights(lane_weight: &[u64]) -> Option<Direct> {
+        let lightest = *lane_weight.iter().min()?;
+        let heaviest = *lane_weight.iter().max()?;
+        if heaviest / Self::MAX_WEIGHT_RATIO > lightest {
             return None;
         }
         let unit = (1u64 << WEIGHT_FRACTION_BITS) as f64;
@@ -637,12 +666,24 @@ impl Direct {
     /// The owner's lane, or `None` when the estimates cannot tell it.
     #[inline]
     fn owner_lane(&self, kernel: Kernel, kd: u64, lanes: &[u64]) -> Option<usize> {
+        self.best(kernel, LaneScores { kd, lanes })
+    }
+
+    /// The position in `scores` (the scores of the best nodes of the groups, in group order)
+    /// of the owner, or `None` when the estimates cannot tell it.
+    #[inline]
+    pub(super) fn best_of_scores(&self, kernel: Kernel, scores: &[u64]) -> Option<usize> {
+        self.best(kernel, scores)
+    }
+
+    #[inline(always)]
+    fn best<S: Scores>(&self, kernel: Kernel, scores: S) -> Option<usize> {
         match kernel {
-            Kernel::Scalar => self.pass::<false>(kd, lanes),
+            Kernel::Scalar => self.pass::<false, S>(scores),
             // SAFETY: the vector kernels are only chosen where the CPU has LZCNT, BMI2 and FMA
             // (`Kernel::supported`).
             #[cfg(target_arch = "x86_64")]
-            _ => unsafe { self.pass_x86_64_v3(kd, lanes) },
+            _ => unsafe { self.pass_x86_64_v3(scores) },
         }
     }
 
@@ -651,33 +692,33 @@ impl Direct {
     /// chain of dependent steps (the pass is bound by that chain, not by its instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "lzcnt,bmi2,fma")]
-    fn pass_x86_64_v3(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
-        self.pass::<true>(kd, lanes)
+    fn pass_x86_64_v3<S: Scores>(&self, scores: S) -> Option<usize> {
+        self.pass::<true, S>(scores)
     }
 
     #[inline(always)]
-    fn pass<const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+    fn pass<const FUSED: bool, S: Scores>(&self, scores: S) -> Option<usize> {
         // Up to `ALWAYS_LANES` nodes, a pass of known length: unrolled, with every estimate
         // computed before the comparisons so that the nodes' chains overlap (callgrind at 5
         // nodes: 215 instructions instead of 229, and 8% faster).
-        match lanes.len() {
-            2 => self.unrolled::<2, FUSED>(kd, lanes),
-            3 => self.unrolled::<3, FUSED>(kd, lanes),
-            4 => self.unrolled::<4, FUSED>(kd, lanes),
-            5 => self.unrolled::<5, FUSED>(kd, lanes),
-            6 => self.unrolled::<6, FUSED>(kd, lanes),
-            7 => self.unrolled::<7, FUSED>(kd, lanes),
-            8 => self.unrolled::<8, FUSED>(kd, lanes),
-            _ => self.looped::<FUSED>(kd, lanes),
+        match scores.len() {
+            2 => self.unrolled::<2, FUSED>(scores.fixed()),
+            3 => self.unrolled::<3, FUSED>(scores.fixed()),
+            4 => self.unrolled::<4, FUSED>(scores.fixed()),
+            5 => self.unrolled::<5, FUSED>(scores.fixed()),
+            6 => self.unrolled::<6, FUSED>(scores.fixed()),
+            7 => self.unrolled::<7, FUSED>(scores.fixed()),
+            8 => self.unrolled::<8, FUSED>(scores.fixed()),
+            _ => self.looped::<FUSED>(scores.each()),
         }
     }
 
     #[inline(always)]
-    fn unrolled<const N: usize, const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
-        let (lanes, scale) = (&lanes[..N], &self.scale[..N]);
+    fn unrolled<const N: usize, const FUSED: bool>(&self, scores: [u64; N]) -> Option<usize> {
+        let scale = &self.scale[..N];
         let mut k = [0f64; N];
         for i in 0..N {
-            k[i] = estimate::<FUSED>(score(kd, lanes[i]), scale[i]);
+            k[i] = estimate::<FUSED>(scores[i], scale[i]);
         }
         let (mut best, mut second, mut lane) = (k[0], f64::INFINITY, 0u64);
         for (i, &k) in k.iter().enumerate().skip(1) {
@@ -690,10 +731,10 @@ impl Direct {
     }
 
     #[inline(always)]
-    fn looped<const FUSED: bool>(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+    fn looped<const FUSED: bool>(&self, scores: impl Iterator<Item = u64>) -> Option<usize> {
         let (mut best, mut second, mut lane) = (f64::INFINITY, f64::INFINITY, 0u64);
-        for (i, (&d, &scale)) in lanes.iter().zip(&self.scale[..]).enumerate() {
-            let k = estimate::<FUSED>(score(kd, d), scale);
+        for (i, (s, &scale)) in scores.zip(&self.scale[..]).enumerate() {
+            let k = estimate::<FUSED>(s, scale);
             let wins = k < best;
             second = lesser(second, greater(best, k));
             best = lesser(best, k);
@@ -709,6 +750,56 @@ impl Direct {
         // estimate's error, and every other node's at least `second` less it: with both errors in
         // `margin`, a strict gap means that no other node ranks first, not even on a tie.
         (best * (1.0 + Self::RELATIVE_ERROR) + self.margin < second).then_some(lane as usize)
+    }
+}
+
+/// The scores [`Direct`] searches: of a key against lanes, or given.
+trait Scores: Copy {
+    fn len(&self) -> usize;
+    /// The first `N` scores (`N` at most [`Scores::len`]).
+    fn fixed<const N: usize>(&self) -> [u64; N];
+    fn each(&self) -> impl Iterator<Item = u64>;
+}
+
+#[derive(Clone, Copy)]
+struct LaneScores<'a> {
+    kd: u64,
+    lanes: &'a [u64],
+}
+
+impl Scores for LaneScores<'_> {
+    fn len(&self) -> usize {
+        self.lanes.len()
+    }
+
+    #[inline(always)]
+    fn fixed<const N: usize>(&self) -> [u64; N] {
+        let kd = self.kd;
+        self.lanes
+            .first_chunk::<N>()
+            .map_or([0; N], |lanes| lanes.map(|d| score(kd, d)))
+    }
+
+    #[inline(always)]
+    fn each(&self) -> impl Iterator<Item = u64> {
+        let kd = self.kd;
+        self.lanes.iter().map(move |&d| score(kd, d))
+    }
+}
+
+impl Scores for &[u64] {
+    fn len(&self) -> usize {
+        <[u64]>::len(self)
+    }
+
+    #[inline(always)]
+    fn fixed<const N: usize>(&self) -> [u64; N] {
+        self.first_chunk::<N>().map_or([0; N], |s| *s)
+    }
+
+    #[inline(always)]
+    fn each(&self) -> impl Iterator<Item = u64> {
+        self.iter().copied()
     }
 }
 
@@ -1420,6 +1511,87 @@ mod tests {
             }
         }
         assert!(direct > 100, "{direct}");
+    }
+
+    #[test]
+    fn the_weighted_owner_through_the_groups_estimates_is_the_reference_order() {
+        // Placements too large for the direct search of every node and with two to eight
+        // weights: the estimates over the groups' best nodes, in every kernel, on random keys
+        // and on crafted near ties and exact ties of two groups' best nodes.
+        use crate::{Node, Seed, Weight};
+        let mut st = 43u64;
+        let mut ties = 0;
+        for (round, weights) in [
+            &[1.0, 2.0, 3.0, 4.0][..],
+            &[2.0, 1.0],
+            &[8.0, 1.0, 1.0, 3.0, 0.5],
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        ]
+        .iter()
+        .flat_map(|w| [17usize, 40, 100].map(|n| (n, *w)))
+        .enumerate()
+        {
+            let (n, weights) = weights;
+            let nodes: Vec<Node> = (0..n)
+                .map(|i| {
+                    let w = weights[i % weights.len()];
+                    Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap())
+                })
+                .collect();
+            let mut p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            assert!(
+                p.inner.direct.is_none() && p.inner.group_direct.is_some(),
+                "{n}"
+            );
+            let kernels: Vec<Kernel> = Kernel::available().collect();
+            for &kernel in &kernels {
+                Arc::get_mut(&mut p.inner).expect("not shared").kernel = kernel;
+                for _ in 0..300 {
+                    let kd = lcg(&mut st);
+                    assert_eq!(
+                        p.owner_lane(kd),
+                        reference_owner_lane(&p, kd),
+                        "{n} {kernel:?}"
+                    );
+                }
+            }
+            // The first lane (of the heaviest group) and the last (of the lightest) tie or
+            // nearly tie; every other lane scores far below them.
+            let (a, b) = (0, p.inner.lanes.len() - 1);
+            let (wa, wb) = (p.inner.lane_weight[a], p.inner.lane_weight[b]);
+            for case in 0..300 {
+                let kd = lcg(&mut st);
+                let (sa, sb) = if case % 4 == 0 && wa % wb == 0 {
+                    // Whole draws `k * wa / wb` and `k`: an exact tie.
+                    let k = 1 + (case / 4) as u64 % 2;
+                    (u64::MAX >> (wa / wb * k), u64::MAX >> k)
+                } else {
+                    let sb = u64::MAX - (lcg(&mut st) >> (2 + case % 6));
+                    let sa = crossing(sb, wa, wb);
+                    (sa.wrapping_add(case as u64 % 3).wrapping_sub(1), sb)
+                };
+                ties += (draw(sa) as u128 * wb as u128 == draw(sb) as u128 * wa as u128) as usize;
+                let inner = Arc::get_mut(&mut p.inner).expect("not shared");
+                for lane in 0..inner.lanes.len() {
+                    inner.lanes[lane] = digest_scoring(kd, lcg(&mut st) >> 20);
+                }
+                inner.lanes[a] = digest_scoring(kd, sa);
+                inner.lanes[b] = digest_scoring(kd, sb);
+                // The interleaved layout is a copy of the lanes: built again from them.
+                if inner.interleaved.is_some() {
+                    inner.interleaved = crate::kernel::Interleaved::new(
+                        inner.groups.iter().map(|g| &inner.lanes[g.start..g.end]),
+                    );
+                }
+                let expected = reference_owner_lane(&p, kd);
+                for &kernel in &kernels {
+                    Arc::get_mut(&mut p.inner).expect("not shared").kernel = kernel;
+                    let got = p.owner_lane(kd);
+                    assert_eq!(got, expected, "{n} {weights:?} {round} {case} {kernel:?}");
+                }
+            }
+        }
+        assert!(ties > 0, "no exact tie among the crafted cases");
     }
 
     #[test]
