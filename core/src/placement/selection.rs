@@ -666,34 +666,42 @@ impl Direct {
     /// The owner's lane, or `None` when the estimates cannot tell it.
     #[inline]
     fn owner_lane(&self, kernel: Kernel, kd: u64, lanes: &[u64]) -> Option<usize> {
-        self.best(kernel, LaneScores { kd, lanes })
+        match kernel {
+            Kernel::Scalar => self.pass::<false, _>(LaneScores { kd, lanes }),
+            // SAFETY: the vector kernels are only chosen where the CPU has LZCNT, BMI2 and FMA
+            // (`Kernel::supported`).
+            #[cfg(target_arch = "x86_64")]
+            _ => unsafe { self.lanes_x86_64_v3(kd, lanes) },
+        }
     }
 
     /// The position in `scores` (the scores of the best nodes of the groups, in group order)
     /// of the owner, or `None` when the estimates cannot tell it.
     #[inline]
     pub(super) fn best_of_scores(&self, kernel: Kernel, scores: &[u64]) -> Option<usize> {
-        self.best(kernel, scores)
-    }
-
-    #[inline(always)]
-    fn best<S: Scores>(&self, kernel: Kernel, scores: S) -> Option<usize> {
         match kernel {
-            Kernel::Scalar => self.pass::<false, S>(scores),
-            // SAFETY: the vector kernels are only chosen where the CPU has LZCNT, BMI2 and FMA
-            // (`Kernel::supported`).
+            Kernel::Scalar => self.pass::<false, _>(scores),
+            // SAFETY: as in `owner_lane`.
             #[cfg(target_arch = "x86_64")]
-            _ => unsafe { self.pass_x86_64_v3(scores) },
+            _ => unsafe { self.scores_x86_64_v3(scores) },
         }
     }
 
     /// [`Direct::pass`] compiled for the CPUs of the vector kernels: `lzcnt` and `shlx` instead
     /// of `bsr` and a shift through `cl`, and fused multiply-adds, which shorten each node's
     /// chain of dependent steps (the pass is bound by that chain, not by its instructions).
+    /// The key and the lanes are passed apart, in registers.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "lzcnt,bmi2,fma")]
-    fn pass_x86_64_v3<S: Scores>(&self, scores: S) -> Option<usize> {
-        self.pass::<true, S>(scores)
+    fn lanes_x86_64_v3(&self, kd: u64, lanes: &[u64]) -> Option<usize> {
+        self.pass::<true, _>(LaneScores { kd, lanes })
+    }
+
+    /// [`Direct::lanes_x86_64_v3`] for scores given.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "lzcnt,bmi2,fma")]
+    fn scores_x86_64_v3(&self, scores: &[u64]) -> Option<usize> {
+        self.pass::<true, _>(scores)
     }
 
     #[inline(always)]
@@ -774,10 +782,8 @@ impl Scores for LaneScores<'_> {
 
     #[inline(always)]
     fn fixed<const N: usize>(&self) -> [u64; N] {
-        let kd = self.kd;
-        self.lanes
-            .first_chunk::<N>()
-            .map_or([0; N], |lanes| lanes.map(|d| score(kd, d)))
+        let lanes = &self.lanes[..N];
+        core::array::from_fn(|i| score(self.kd, lanes[i]))
     }
 
     #[inline(always)]
@@ -794,7 +800,7 @@ impl Scores for &[u64] {
 
     #[inline(always)]
     fn fixed<const N: usize>(&self) -> [u64; N] {
-        self.first_chunk::<N>().map_or([0; N], |s| *s)
+        core::array::from_fn(|i| self[i])
     }
 
     #[inline(always)]
