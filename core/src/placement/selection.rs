@@ -112,6 +112,9 @@ impl Placement {
     /// The owner among a few weight groups: each group's best node by score, then the best of
     /// those by weighted draw. Which group wins is random, so the comparison selects without a
     /// branch; only equal products, which are rare, take the exact path of [`Placement::before`].
+    // Out of line, so that the direct search of a few nodes, in the same caller, does not pay
+    // for this one's registers.
+    #[inline(never)]
     fn owner_lane_grouped(&self, kd: u64) -> usize {
         let inner = &*self.inner;
         let interleaved = inner
@@ -710,24 +713,20 @@ impl Direct {
         // computed before the comparisons so that the nodes' chains overlap (callgrind at 5
         // nodes: 215 instructions instead of 229, and 8% faster).
         match scores.len() {
-            2 => self.unrolled::<2, FUSED>(scores.fixed()),
-            3 => self.unrolled::<3, FUSED>(scores.fixed()),
-            4 => self.unrolled::<4, FUSED>(scores.fixed()),
-            5 => self.unrolled::<5, FUSED>(scores.fixed()),
-            6 => self.unrolled::<6, FUSED>(scores.fixed()),
-            7 => self.unrolled::<7, FUSED>(scores.fixed()),
-            8 => self.unrolled::<8, FUSED>(scores.fixed()),
+            2 => self.unrolled(scores.estimates::<2, FUSED>(&self.scale)),
+            3 => self.unrolled(scores.estimates::<3, FUSED>(&self.scale)),
+            4 => self.unrolled(scores.estimates::<4, FUSED>(&self.scale)),
+            5 => self.unrolled(scores.estimates::<5, FUSED>(&self.scale)),
+            6 => self.unrolled(scores.estimates::<6, FUSED>(&self.scale)),
+            7 => self.unrolled(scores.estimates::<7, FUSED>(&self.scale)),
+            8 => self.unrolled(scores.estimates::<8, FUSED>(&self.scale)),
             _ => self.looped::<FUSED>(scores.each()),
         }
     }
 
+    /// The best of the estimates `k`.
     #[inline(always)]
-    fn unrolled<const N: usize, const FUSED: bool>(&self, scores: [u64; N]) -> Option<usize> {
-        let scale = &self.scale[..N];
-        let mut k = [0f64; N];
-        for i in 0..N {
-            k[i] = estimate::<FUSED>(scores[i], scale[i]);
-        }
+    fn unrolled<const N: usize>(&self, k: [f64; N]) -> Option<usize> {
         let (mut best, mut second, mut lane) = (k[0], f64::INFINITY, 0u64);
         for (i, &k) in k.iter().enumerate().skip(1) {
             let wins = k < best;
@@ -764,8 +763,8 @@ impl Direct {
 /// The scores [`Direct`] searches: of a key against lanes, or given.
 trait Scores: Copy {
     fn len(&self) -> usize;
-    /// The first `N` scores (`N` at most [`Scores::len`]).
-    fn fixed<const N: usize>(&self) -> [u64; N];
+    /// The estimates of the first `N` nodes (`N` at most [`Scores::len`]), scaled by `scale`.
+    fn estimates<const N: usize, const FUSED: bool>(&self, scale: &[Scale]) -> [f64; N];
     fn each(&self) -> impl Iterator<Item = u64>;
 }
 
@@ -781,9 +780,9 @@ impl Scores for LaneScores<'_> {
     }
 
     #[inline(always)]
-    fn fixed<const N: usize>(&self) -> [u64; N] {
+    fn estimates<const N: usize, const FUSED: bool>(&self, scale: &[Scale]) -> [f64; N] {
         let lanes = &self.lanes[..N];
-        core::array::from_fn(|i| score(self.kd, lanes[i]))
+        estimates_of::<N, FUSED>(scale, |i| score(self.kd, lanes[i]))
     }
 
     #[inline(always)]
@@ -799,14 +798,30 @@ impl Scores for &[u64] {
     }
 
     #[inline(always)]
-    fn fixed<const N: usize>(&self) -> [u64; N] {
-        core::array::from_fn(|i| self[i])
+    fn estimates<const N: usize, const FUSED: bool>(&self, scale: &[Scale]) -> [f64; N] {
+        let scores = &self[..N];
+        estimates_of::<N, FUSED>(scale, |i| scores[i])
     }
 
     #[inline(always)]
     fn each(&self) -> impl Iterator<Item = u64> {
         self.iter().copied()
     }
+}
+
+/// The estimates of `N` nodes, the `i`-th scoring `score_of(i)`, every one computed before any
+/// is compared, so that the nodes' chains overlap.
+#[inline(always)]
+fn estimates_of<const N: usize, const FUSED: bool>(
+    scale: &[Scale],
+    score_of: impl Fn(usize) -> u64,
+) -> [f64; N] {
+    let scale = &scale[..N];
+    let mut k = [0f64; N];
+    for i in 0..N {
+        k[i] = estimate::<FUSED>(score_of(i), scale[i]);
+    }
+    k
 }
 
 /// What a lane's estimate is scaled by: `2^32 / W` (draw per unit weight, with `W` the
