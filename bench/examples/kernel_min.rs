@@ -54,6 +54,13 @@ fn build(op: &str, n: usize) -> Placement {
     .unwrap()
 }
 
+/// A table's header: one column per node count.
+fn header(sizes: &[usize]) {
+    let columns: Vec<String> = sizes.iter().map(|n| format!("N={n}")).collect();
+    println!("| kernel | {} |", columns.join(" | "));
+    println!("| --- |{}", " ---: |".repeat(sizes.len()));
+}
+
 /// One batch of `KEYS` lookups; returns a checksum.
 fn run(op: &str, p: &Placement, digests: &[u64], keys: Option<&[[u8; 8]]>) -> usize {
     let mut out = [0usize; 3];
@@ -104,15 +111,7 @@ fn main() {
                 continue;
             }
             println!("\n{op}/{input}");
-            println!(
-                "| kernel | {} |",
-                sizes
-                    .iter()
-                    .map(|n| format!("N={n}"))
-                    .collect::<Vec<_>>()
-                    .join(" | ")
-            );
-            println!("| --- |{}", " ---: |".repeat(sizes.len()));
+            header(&sizes);
             let mut best = vec![vec![f64::MAX; sizes.len()]; kernels.len()];
             for (j, &n) in sizes.iter().enumerate() {
                 let base = build(op, n);
@@ -158,15 +157,7 @@ fn main() {
     }
     for input in ["digest", "key"] {
         println!("\ntop-3 / owner and weighted / owner, {input} input");
-        println!(
-            "| kernel | {} |",
-            sizes
-                .iter()
-                .map(|n| format!("N={n}"))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        );
-        println!("| --- |{}", " ---: |".repeat(sizes.len()));
+        header(&sizes);
         let of = |op: &str| {
             ratios
                 .iter()
