@@ -80,8 +80,9 @@ unsafe fn load_part(p: *const u64, len: usize) -> __m512i {
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn argmax(key: u64, digests: &[u64]) -> (u64, usize) {
     let n = digests.len();
-    if n == 0 {
-        return (0, 0);
+    // The vector paths read whole blocks of eight; fewer digests are the scalar kernel's.
+    if n < 8 {
+        return super::portable::argmax(key, digests);
     }
     if n <= FEW {
         return argmax_few(key, digests);
@@ -703,8 +704,6 @@ pub(super) unsafe fn top_keys_above(
     // zero.
     let positions = _mm512_loadu_si512(buf.as_ptr() as *const _);
     let low_mask = _mm512_set1_epi64(low as i64);
-    // `0xD8` takes the bits of the second operand where the third has ones, of the first
-    // elsewhere.
     macro_rules! keys {
         ($half:expr, $from:expr) => {{
             let valid = low_bits(len.saturating_sub($from).min(8));
@@ -715,12 +714,8 @@ pub(super) unsafe fn top_keys_above(
                 p as *const _,
             );
             let at = _mm512_cvtepu32_epi64($half);
-            let keyed = _mm512_ternarylogic_epi64::<0xD8>(
-                scores8(fk, d),
-                _mm512_sub_epi64(low_mask, at),
-                low_mask,
-            );
-            _mm512_maskz_mov_epi64(valid, keyed)
+            let keys = keyed(scores8(fk, d), _mm512_sub_epi64(low_mask, at), low_mask);
+            _mm512_maskz_mov_epi64(valid, keys)
         }};
     }
     let first = keys!(_mm512_castsi512_si256(positions), 0);
@@ -735,72 +730,78 @@ pub(super) unsafe fn top_keys_above(
     Some((keys, len))
 }
 
-/// Most nodes [`top_keys_few`] takes: four blocks.
-pub(super) const TOP_FEW: usize = 32;
+/// The nodes [`top_keys_few`] takes: three and four blocks.
+pub(super) const TOP_FEW: core::ops::RangeInclusive<usize> = 17..=32;
 
-/// The four highest keys (as [`top_keys_above`] keys a node) of 8 to [`TOP_FEW`] nodes, highest
-/// first, all in registers: each lane's keys sorted by a network, then the lanes' lists merged
-/// by [`top4`]. Below this size a pass that packs the hits into memory and loads them back
-/// costs more than keying every node; the last part block is read as the last eight digests
-/// (see [`argmax_few`]).
+/// `!position` of the eight nodes from `at`, whose low bits are `low - position` (see
+/// [`keyed`]).
+#[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_few(key: u64, digests: &[u64], low: u64) -> [u64; 4] {
-    let n = digests.len();
-    debug_assert!((8..=TOP_FEW).contains(&n));
-    let fk = folded(key);
-    let p = digests.as_ptr();
-    let low_mask = _mm512_set1_epi64(low as i64);
-    // `0xD8` takes the bits of the second operand where the third has ones, of the first
-    // elsewhere: the score with its low bits replaced by those of `!position`, `low - position`.
-    macro_rules! keyed {
-        ($at:expr) => {{
-            let at = $at as i64;
-            let inv = _mm512_setr_epi64(
-                !at,
-                !(at + 1),
-                !(at + 2),
-                !(at + 3),
-                !(at + 4),
-                !(at + 5),
-                !(at + 6),
-                !(at + 7),
-            );
-            _mm512_ternarylogic_epi64::<0xD8>(scores8(fk, load(p.add($at))), inv, low_mask)
-        }};
-    }
-    let full = n / 8;
-    let zero = _mm512_setzero_si512();
-    let mut c = [zero; 4];
-    for (j, slot) in c.iter_mut().enumerate() {
-        if j < full {
-            *slot = keyed!(8 * j);
-        }
-    }
-    // Each lane's four keys, highest first.
-    macro_rules! exchange {
-        ($i:expr, $j:expr) => {{
-            let (hi, lo) = (
-                _mm512_max_epu64(c[$i], c[$j]),
-                _mm512_min_epu64(c[$i], c[$j]),
-            );
-            c[$i] = hi;
-            c[$j] = lo;
-        }};
-    }
-    exchange!(0, 1);
-    exchange!(2, 3);
-    exchange!(0, 2);
-    exchange!(1, 3);
-    exchange!(1, 2);
-    // The last `n % 8` nodes, the top lanes of the last eight, inserted into each lane's list;
-    // the lanes of full blocks key to zero here.
-    let rest = n % 8;
-    let mut x = _mm512_maskz_mov_epi64(!low_bits(8 - rest), keyed!(n - 8));
-    for slot in &mut c {
+unsafe fn inverted_positions(at: usize) -> __m512i {
+    _mm512_sub_epi64(
+        _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7),
+        _mm512_set1_epi64(at as i64),
+    )
+}
+
+/// Scores keyed as [`top_keys_above`] keys a node: `0xD8` takes the bits of the second operand
+/// where the third has ones, of the first elsewhere, so the score's bits of `low` become those of
+/// `!position`.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> __m512i {
+    _mm512_ternarylogic_epi64::<0xD8>(scores, inverted_positions, low)
+}
+
+/// Inserts each lane of `x` into that lane's list of four keys, highest first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn insert(lists: &mut [__m512i; 4], mut x: __m512i) {
+    for slot in lists {
         let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
         *slot = hi;
         x = lo;
     }
+}
+
+/// The keys of the last `n % 8` of `n` (at least eight) digests, in the top lanes of the last
+/// eight (see [`argmax_few`] on masked loads); the other lanes key to zero.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn tail_keys(fk: __m512i, digests: &[u64], low: __m512i) -> __m512i {
+    let n = digests.len();
+    let s = scores8(fk, load(digests.as_ptr().add(n - 8)));
+    let new = !low_bits(8 - n % 8);
+    _mm512_maskz_mov_epi64(new, keyed(s, inverted_positions(n - 8), low))
+}
+
+/// The four highest keys (as [`top_keys_above`] keys a node) of [`TOP_FEW`] nodes, highest
+/// first, all in registers: each lane's keys of the whole blocks sorted by a network, the last
+/// part block inserted, then the lanes' lists merged by [`top4`]. Inserting every block
+/// ([`top_keys_lists`]) costs more here and less below (AMD Zen 4, top-3 from digests: 18.2
+/// against 19.0 ns at 24 nodes, 18.7 against 21.5 at 32; 17.7 against 15.4 at 8, about the same
+/// at 16).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    let n = digests.len();
+    debug_assert!(TOP_FEW.contains(&n));
+    let fk = folded(key_digest);
+    let p = digests.as_ptr();
+    let low = _mm512_set1_epi64(low as i64);
+    let mut c = [_mm512_setzero_si512(); 4];
+    for (j, slot) in c.iter_mut().enumerate().take(n / 8) {
+        *slot = keyed(
+            scores8(fk, load(p.add(8 * j))),
+            inverted_positions(8 * j),
+            low,
+        );
+    }
+    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
+        let (hi, lo) = (_mm512_max_epu64(c[i], c[j]), _mm512_min_epu64(c[i], c[j]));
+        c[i] = hi;
+        c[j] = lo;
+    }
+    insert(&mut c, tail_keys(fk, digests, low));
     top4(c)
 }
 
@@ -808,48 +809,26 @@ pub(super) unsafe fn top_keys_few(key: u64, digests: &[u64], low: u64) -> [u64; 
 /// [`top_keys_above`]'s pass over the nodes that reach a threshold (AMD Zen 4).
 pub(super) const LISTS_MAX: usize = 128;
 
-/// [`top_keys_few`] for more nodes: each lane keeps its four highest keys, highest first, as
-/// the blocks go by (an insertion of seven maxima and minima per block), and the lanes' lists
-/// are merged at the end. Every node is keyed, so no threshold is needed and nothing is packed
-/// into memory.
+/// [`top_keys_few`] for more nodes (at least eight): each lane keeps its four highest keys,
+/// highest first, as the blocks go by (an insertion of seven maxima and minima per block), and
+/// the lanes' lists are merged at the end. Every node is keyed, so no threshold is needed and
+/// nothing is packed into memory.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_lists(key: u64, digests: &[u64], low: u64) -> [u64; 4] {
+pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
     let n = digests.len();
     debug_assert!(n >= 8);
-    let fk = folded(key);
+    let fk = folded(key_digest);
     let p = digests.as_ptr();
-    let low_mask = _mm512_set1_epi64(low as i64);
-    let mut inv = _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7);
+    let low = _mm512_set1_epi64(low as i64);
+    let mut inv = inverted_positions(0);
     let eight = _mm512_set1_epi64(8);
-    let zero = _mm512_setzero_si512();
-    let mut c = [zero; 4];
-    macro_rules! insert {
-        ($x:expr) => {{
-            let mut x = $x;
-            for slot in &mut c {
-                let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
-                *slot = hi;
-                x = lo;
-            }
-        }};
-    }
-    let full = n / 8;
-    for b in 0..full {
-        let s = scores8(fk, load(p.add(8 * b)));
-        insert!(_mm512_ternarylogic_epi64::<0xD8>(s, inv, low_mask));
+    let mut c = [_mm512_setzero_si512(); 4];
+    for b in 0..n / 8 {
+        insert(&mut c, keyed(scores8(fk, load(p.add(8 * b))), inv, low));
         inv = _mm512_sub_epi64(inv, eight);
     }
-    let rest = n % 8;
-    if rest != 0 {
-        // The last eight, of which the top `rest` lanes are new (see [`argmax_few`]).
-        let at = (n - 8) as i64;
-        let inv = _mm512_sub_epi64(
-            _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7),
-            _mm512_set1_epi64(at),
-        );
-        let s = scores8(fk, load(p.add(n - 8)));
-        let keyed = _mm512_ternarylogic_epi64::<0xD8>(s, inv, low_mask);
-        insert!(_mm512_maskz_mov_epi64(!low_bits(8 - rest), keyed));
+    if !n.is_multiple_of(8) {
+        insert(&mut c, tail_keys(fk, digests, low));
     }
     top4(c)
 }
@@ -872,20 +851,16 @@ unsafe fn top_keys_keyed(
     let n = digests.len();
     let p = digests.as_ptr();
     let low_mask = _mm512_set1_epi64(low as i64);
-    // `!position` of each lane, stepping down by eight per block; the select below keeps its
-    // low bits, `low - position`.
-    let mut inv = _mm512_setr_epi64(!0, !1, !2, !3, !4, !5, !6, !7);
+    // `!position` of each lane, stepping down by eight per block.
+    let mut inv = inverted_positions(0);
     let eight = _mm512_set1_epi64(8);
     // Room for one more block past the most hits ranked.
     let mut buf = [0u64; TOP_HITS + 8];
     let mut len = 0usize;
-    // `0xD8` takes the bits of the second operand where the third has ones, of the first
-    // elsewhere.
     macro_rules! append {
         ($s:expr, $mask:expr) => {{
             let mask: __mmask8 = $mask;
-            let keyed = _mm512_ternarylogic_epi64::<0xD8>($s, inv, low_mask);
-            let packed = _mm512_maskz_compress_epi64(mask, keyed);
+            let packed = _mm512_maskz_compress_epi64(mask, keyed($s, inv, low_mask));
             _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
             len += mask.count_ones() as usize;
         }};

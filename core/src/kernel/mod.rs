@@ -386,8 +386,9 @@ impl Kernel {
     /// below all of them, so the keys settle the answer when the best `k + 1` keys differ
     /// outside those low bits: then the `k` best nodes by key are the `k` best by score, in
     /// order. Up to [`avx512::LISTS_MAX`] nodes every node is keyed, in registers
-    /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and the threshold is not used. Equal scores (equal digests, which only crafted inputs have) and scores equal
-    /// outside the low bits are left to the caller's exact path.
+    /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and the threshold is not used.
+    /// Equal scores (equal digests, which only crafted inputs have) and scores equal outside the
+    /// low bits are left to the caller's exact path.
     #[inline]
     #[cfg_attr(
         not(all(target_arch = "x86_64", hrwhash_avx512)),
@@ -404,7 +405,7 @@ impl Kernel {
         if self == Kernel::Avx512 && (2..=3).contains(&out.len()) && digests.len() >= TOP_FEW_MIN {
             // Every position fits in `low`, and `low - position` names it.
             let low = u64::MAX >> (digests.len() as u64 - 1).leading_zeros();
-            if digests.len() <= avx512::TOP_FEW {
+            if avx512::TOP_FEW.contains(&digests.len()) {
                 // Every node keyed: `threshold` is not needed.
                 // SAFETY: as below.
                 let keys = unsafe { avx512::top_keys_few(key, digests, low) };
@@ -811,6 +812,7 @@ mod tests {
         // Every pair of positions, so that each falls in every block, in the last eight digests
         // that a part block is read as (overlapping the block before it), and in both.
         let mut st = 47u64;
+        let kernels = kernels();
         for n in 8usize..=72 {
             let base: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
             let key = lcg(&mut st);
@@ -821,7 +823,7 @@ mod tests {
                     digests[a] = d;
                     digests[b] = d;
                     let first = digests.iter().position(|&x| x == d).unwrap();
-                    for kernel in kernels() {
+                    for kernel in &kernels {
                         let got = kernel.argmax(key, &digests);
                         assert_eq!(got, (score(key, d), first), "{kernel:?} n={n} {a} {b}");
                     }

@@ -1,9 +1,10 @@
-//! Four key digests per AVX2 register, two registers at a time, for CPUs without AVX-512: the same lane layout as the
-//! AVX-512 digest (lane `i` runs SipHash-1-3 of key `i`, a lane past its own last word keeps its
-//! state until the shared finalization, words gathered straight from the keys), with what AVX2
-//! lacks built from what it has: rotates from two shifts and an or (by 16 and 32, one byte or
-//! dword shuffle), blends from byte blends on all-ones lane masks, and signed compares where the
-//! AVX-512 digest compares unsigned (every length and word count here is far below 2^63).
+//! Four key digests per AVX2 register, two registers at a time, for CPUs without AVX-512: the
+//! same lane layout as the AVX-512 digest (lane `i` runs SipHash-1-3 of key `i`, a lane past its
+//! own last word keeps its state until the shared finalization, words gathered straight from the
+//! keys), with what AVX2 lacks built from what it has: rotates from two shifts and an or (by 16
+//! and 32, one byte or dword shuffle), blends from byte blends on all-ones lane masks, and signed
+//! compares where the AVX-512 digest compares unsigned (every length and word count here is far
+//! below 2^63).
 
 use core::arch::x86_64::*;
 
