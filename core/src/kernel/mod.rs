@@ -386,7 +386,9 @@ impl Kernel {
     /// below all of them, so the keys settle the answer when the best `k + 1` keys differ
     /// outside those low bits: then the `k` best nodes by key are the `k` best by score, in
     /// order. Up to [`avx512::LISTS_MAX`] nodes every node is keyed, in registers
-    /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and the threshold is not used.
+    /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and from
+    /// [`avx512::BUCKETS_MIN`] the nodes of the best buckets of eight blocks' lanes are
+    /// ([`avx512::top_keys_buckets`]); neither uses the threshold.
     /// Equal scores (equal digests, which only crafted inputs have) and scores equal outside the
     /// low bits are left to the caller's exact path.
     #[inline]
@@ -415,6 +417,14 @@ impl Kernel {
                 // SAFETY: as below.
                 let keys = unsafe { avx512::top_keys_lists(key, digests, low) };
                 return settle(keys, digests.len(), low, out);
+            }
+            if (avx512::BUCKETS_MIN..=avx512::BUCKETS_MAX).contains(&digests.len()) {
+                // SAFETY: as below.
+                let found = unsafe { avx512::top_keys_buckets(key, digests, low, out.len()) };
+                return match found {
+                    Some((keys, hits)) => settle(keys, hits, low, out),
+                    None => Few::Declined,
+                };
             }
             // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
             let found = unsafe { avx512::top_keys_above(key, digests, threshold, low) };
@@ -859,7 +869,10 @@ mod tests {
         let mut st = 37u64;
         for kernel in kernels() {
             let (mut answered, mut too_few, mut declined) = (0, 0, 0);
-            for n in (8..=70).chain([100, 127, 128, 129, 1000, 1024, 1025, 4099, 10_000]) {
+            let sizes = [
+                100, 127, 128, 129, 383, 384, 385, 448, 449, 1000, 1024, 1025, 4099,
+            ];
+            for n in (8..=70).chain(sizes).chain([10_000]) {
                 let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
                 let threshold = eight_of(n);
                 for _ in 0..if n > 2000 { 20 } else { 200 } {
@@ -921,8 +934,8 @@ mod tests {
             folded ^ (folded >> 32) ^ key
         };
         let mut st = 59u64;
-        for n in [9usize, 16, 31, 32, 33, 64, 100, 1000] {
-            for round in 0..200 {
+        for n in [9usize, 16, 31, 32, 33, 64, 100, 384, 449, 1000] {
+            for round in 0..300 {
                 let key = lcg(&mut st);
                 // The other scores stay below 2^63.
                 let mut digests: Vec<u64> =
@@ -936,6 +949,10 @@ mod tests {
                 }
                 // Scores that agree but in their lowest three bits, the fewest any key has.
                 let top = (u64::MAX - (lcg(&mut st) >> 40)) & !7;
+                // Every other round the pair is third and fourth instead of first and second:
+                // the top-3 must not trust them, and the top-2, if answered, must be the sort's.
+                let pair_first = round % 2 == 0;
+                let top = if pair_first { top } else { (top >> 1) & !7 };
                 let (sa, sb) = match round % 3 {
                     0 => (top, top | 1),
                     1 => (top | 3, top | 2),
@@ -944,13 +961,26 @@ mod tests {
                 digests[a] = digest_of(key, sa);
                 digests[b] = digest_of(key, sb);
                 assert_eq!(score(key, digests[a]), sa);
+                if !pair_first {
+                    // Two scores above 2^63, above the pair and every other node.
+                    let mut others = (0..n).filter(|&i| i != a && i != b);
+                    let (x, y) = (others.next().unwrap(), others.next().unwrap());
+                    digests[x] = digest_of(key, u64::MAX - (lcg(&mut st) >> 30));
+                    digests[y] = digest_of(key, u64::MAX - (1 << 40) - (lcg(&mut st) >> 30));
+                }
                 let mut out = [usize::MAX; 3];
                 for k in [2usize, 3] {
-                    assert_ne!(
-                        kernel.top_few(key, &digests, eight_of(n), &mut out[..k]),
-                        Few::Written,
-                        "n={n} round {round}: keys equal outside their low bits were trusted"
-                    );
+                    let got = kernel.top_few(key, &digests, eight_of(n), &mut out[..k]);
+                    if pair_first || k == 3 {
+                        assert_ne!(
+                            got,
+                            Few::Written,
+                            "n={n} round {round}: keys equal outside their low bits were trusted"
+                        );
+                    } else {
+                        assert_eq!(got, Few::Written, "n={n} round {round}: k={k}");
+                        assert_eq!(&out[..k], &sorted_positions(key, &digests, k)[..], "n={n}");
+                    }
                 }
             }
         }
