@@ -447,6 +447,9 @@ const FEW_LANES: usize = 8;
 /// and inserted into a list of keys. False, with `out` untouched, where the keys do not settle
 /// the order (two scores equal but in their low three bits). A sort by score and position took
 /// 3.5 times an owner lookup of three nodes (46 ns against 13 from 8-byte keys, AMD Zen 4).
+// Not inlined: inside `rank_lanes_into` it slowed the top-3 of five nodes by 3% (same-process
+// A/B), for 2% here.
+#[inline(never)]
 fn rank_few(kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
     const LOW: u64 = 7;
     let n = lanes.len();
