@@ -865,8 +865,20 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
             keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, low),
         );
     }
-    insert(&mut c, lower[0]);
-    insert(&mut c, lower[1]);
+    // Each lane's best four of both lists: the higher of the list's i-th and the lower list's
+    // (3 - i)-th are the four best in a bitonic order, which two rounds of exchanges sort.
+    let mut m = [
+        c[0],
+        c[1],
+        _mm512_max_epu64(c[2], lower[1]),
+        _mm512_max_epu64(c[3], lower[0]),
+    ];
+    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
+        let (hi, lo) = (_mm512_max_epu64(m[i], m[j]), _mm512_min_epu64(m[i], m[j]));
+        m[i] = hi;
+        m[j] = lo;
+    }
+    c = m;
     if !n.is_multiple_of(8) {
         insert(&mut c, tail_keys(fk, digests, low));
     }
