@@ -120,6 +120,29 @@ pub const fn score(key_digest: u64, node_digest: u64) -> u64 {
     (x ^ (x >> 32)).wrapping_mul(MIX_MULTIPLIER)
 }
 
+/// `MIX_MULTIPLIER⁻¹ mod 2^64`: a score times it is the folded `key ^ digest`, so a score alone
+/// names its node's digest (the multiplier is odd; five Newton steps from the 3 bits that
+/// `M · M ≡ 1 (mod 8)` gives reach 96 bits).
+#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+pub(crate) const MIX_INVERSE: u64 = {
+    let mut inv = MIX_MULTIPLIER;
+    let mut i = 0;
+    while i < 5 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(MIX_MULTIPLIER.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv
+};
+
+/// The node digest whose [`score`] against `key_digest` is `s` (the score is a bijection of
+/// `key ^ digest`, and `x ^ (x >> 32)` is its own inverse).
+#[inline(always)]
+#[cfg_attr(not(all(target_arch = "x86_64", hrwhash_avx512)), allow(dead_code))]
+pub(crate) const fn digest_scoring(key_digest: u64, s: u64) -> u64 {
+    let folded = s.wrapping_mul(MIX_INVERSE);
+    folded ^ (folded >> 32) ^ key_digest
+}
+
 /// `-log2((score + 1) / 2^64)` in fixed point with 56 fractional bits, computed with integers only
 /// (SPEC.md, "Draw"). It never increases as the score grows, is 0 only for `u64::MAX`, and is at most
 /// `64 << 56`.

@@ -7,34 +7,12 @@
 // the crate's rust-version.
 #![allow(clippy::incompatible_msrv)]
 
-use crate::v1::score;
-use crate::v1::MIX_MULTIPLIER;
+use crate::v1::{digest_scoring as digest_of, score, MIX_INVERSE, MIX_MULTIPLIER};
 use core::arch::x86_64::*;
-
-/// `MIX_MULTIPLIER⁻¹ mod 2^64`: a score times it is the folded `key ^ digest`, so the best score
-/// alone names the winning digest (the multiplier is odd; five Newton steps from the 3 bits that
-/// `M · M ≡ 1 (mod 8)` gives reach 96 bits).
-pub(super) const MIX_INVERSE: u64 = {
-    let mut inv = MIX_MULTIPLIER;
-    let mut i = 0;
-    while i < 5 {
-        inv = inv.wrapping_mul(2u64.wrapping_sub(MIX_MULTIPLIER.wrapping_mul(inv)));
-        i += 1;
-    }
-    inv
-};
 
 /// Blocks of eight nodes whose maxima [`argmax`] merges at once: the winner is looked for again
 /// in one chunk only, so a longer chunk costs more there and less in the loop.
 const CHUNK: usize = 4;
-
-/// The digest whose score against `key` is `s` (the score is a bijection of `key ^ digest`).
-#[inline(always)]
-const fn digest_of(key: u64, s: u64) -> u64 {
-    let folded = s.wrapping_mul(MIX_INVERSE);
-    // `x ^ (x >> 32)` is its own inverse.
-    folded ^ (folded >> 32) ^ key
-}
 
 /// The low `len` bits (`len` at most 8).
 #[inline(always)]
@@ -806,8 +784,8 @@ pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) ->
 }
 
 /// Fewest whole blocks [`top_keys_lists`] takes in pairs: twelve maxima and minima per pair
-/// instead of fourteen, and two more insertions at the end (AMD Zen 4, top-3, same process:
-/// 0.93-0.97x the time at 33 to 128 nodes, 1.08x at 16 and 1.13x at 8).
+/// instead of fourteen, and a merge of two lists at the end (AMD Zen 4, top-3, same process:
+/// 0.91-0.99x the time at 33 to 128 nodes; from one block on, 1.08x at 16 and 1.13x at 8).
 const PAIRS_MIN: usize = 4;
 
 /// Most nodes [`top_keys_lists`] takes: beyond about 150 its insertions cost more than

@@ -388,7 +388,8 @@ impl Kernel {
     /// order. Up to [`avx512::LISTS_MAX`] nodes every node is keyed, in registers
     /// ([`avx512::top_keys_few`], [`avx512::top_keys_lists`]), and from
     /// [`avx512::BUCKETS_MIN`] the nodes of the best buckets of eight blocks' lanes are
-    /// ([`avx512::top_keys_buckets`]); neither uses the threshold.
+    /// ([`avx512::top_keys_buckets`]); neither uses the threshold. AVX2 keys every node of 8
+    /// to [`avx2::LISTS_MAX`] ([`avx2::top_keys_lists`]) and declines the rest.
     /// Equal scores (equal digests, which only crafted inputs have) and scores equal outside the
     /// low bits are left to the caller's exact path.
     #[inline]
@@ -932,7 +933,7 @@ mod tests {
                         "{too_few} of {answered}"
                     );
                 }
-                // Every node keyed up to 64 nodes, no threshold; nothing beyond.
+                // Every node keyed up to the lists' limit, no threshold; nothing beyond.
                 "avx2" => assert!(answered > 0 && too_few == 0, "{answered}, {too_few}"),
                 _ => assert_eq!((answered, too_few), (0, 0)),
             }
@@ -945,15 +946,7 @@ mod tests {
         // Digests made to score given values: the best two differ only in their lowest bits,
         // which the keys replace by positions, so the keys may order them wrongly. The keys must
         // never be trusted then.
-        let mut inverse = crate::v1::MIX_MULTIPLIER;
-        for _ in 0..5 {
-            inverse = inverse
-                .wrapping_mul(2u64.wrapping_sub(crate::v1::MIX_MULTIPLIER.wrapping_mul(inverse)));
-        }
-        let digest_of = |key: u64, s: u64| {
-            let folded = s.wrapping_mul(inverse);
-            folded ^ (folded >> 32) ^ key
-        };
+        let digest_of = crate::v1::digest_scoring;
         let mut st = 59u64;
         for kernel in kernels().into_iter().filter(|k| k.name() != "scalar") {
             // Whether the kernel ranks this many nodes in registers at all.
@@ -1012,10 +1005,14 @@ mod tests {
     }
 
     #[test]
-    #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
     fn the_mix_inverse_undoes_the_multiplier() {
-        use crate::v1::MIX_MULTIPLIER;
-        assert_eq!(MIX_MULTIPLIER.wrapping_mul(avx512::MIX_INVERSE), 1);
+        use crate::v1::{digest_scoring, MIX_INVERSE, MIX_MULTIPLIER};
+        assert_eq!(MIX_MULTIPLIER.wrapping_mul(MIX_INVERSE), 1);
+        let mut st = 71u64;
+        for _ in 0..1000 {
+            let (key, s) = (lcg(&mut st), lcg(&mut st));
+            assert_eq!(score(key, digest_scoring(key, s)), s);
+        }
     }
 
     #[test]

@@ -1255,16 +1255,9 @@ mod tests {
                     lanes[b] = lanes[a];
                 }
                 if crafted && round % 3 == 2 {
-                    // The digest whose score is `a`'s with its low bits changed: the score is
-                    // `fold(kd ^ d) * M`, `fold` its own inverse and `M` odd.
+                    // The digest whose score is `a`'s with its low bits changed.
                     let target = score(kd, lanes[a]) ^ (1 + round as u64 % 7);
-                    let mut inverse = crate::v1::MIX_MULTIPLIER;
-                    for _ in 0..5 {
-                        let m = crate::v1::MIX_MULTIPLIER.wrapping_mul(inverse);
-                        inverse = inverse.wrapping_mul(2u64.wrapping_sub(m));
-                    }
-                    let folded = target.wrapping_mul(inverse);
-                    lanes[b] = folded ^ (folded >> 32) ^ kd;
+                    lanes[b] = crate::v1::digest_scoring(kd, target);
                     assert_eq!(score(kd, lanes[b]), target);
                 }
                 let expected: Vec<usize> = sorted_top(kd, &lanes, n).iter().map(|p| p.1).collect();
