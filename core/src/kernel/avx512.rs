@@ -845,18 +845,9 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
     }
     // Each lane's best four of both lists: the higher of the list's i-th and the lower list's
     // (3 - i)-th are the four best in a bitonic order, which two rounds of exchanges sort.
-    let mut m = [
-        c[0],
-        c[1],
-        _mm512_max_epu64(c[2], lower[1]),
-        _mm512_max_epu64(c[3], lower[0]),
-    ];
-    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
-        let (hi, lo) = (_mm512_max_epu64(m[i], m[j]), _mm512_min_epu64(m[i], m[j]));
-        m[i] = hi;
-        m[j] = lo;
-    }
-    c = m;
+    c[2] = _mm512_max_epu64(c[2], lower[1]);
+    c[3] = _mm512_max_epu64(c[3], lower[0]);
+    sort_bitonic(&mut c);
     if !n.is_multiple_of(8) {
         insert(&mut c, tail_keys(fk, digests, low));
     }
@@ -1059,14 +1050,7 @@ unsafe fn top4(lists: [__m512i; 4]) -> [u64; 4] {
                 _mm512_max_epu64(c[2], q[1]),
                 _mm512_max_epu64(c[3], q[0]),
             ];
-            for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
-                let (hi, lo) = (
-                    _mm512_max_epu64(m[i], m[j]),
-                    _mm512_min_epu64(m[i], m[j]),
-                );
-                m[i] = hi;
-                m[j] = lo;
-            }
+            sort_bitonic(&mut m);
             c = m;
         }};
     }
@@ -1078,6 +1062,18 @@ unsafe fn top4(lists: [__m512i; 4]) -> [u64; 4] {
         *o = _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64;
     }
     out
+}
+
+/// Sorts each lane's four values, highest first, where they are bitonic (they rise, then fall,
+/// or the reverse): two rounds of compare-exchanges.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn sort_bitonic(m: &mut [__m512i; 4]) {
+    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
+        let (hi, lo) = (_mm512_max_epu64(m[i], m[j]), _mm512_min_epu64(m[i], m[j]));
+        m[i] = hi;
+        m[j] = lo;
+    }
 }
 
 /// Lanes 2 apart swapped (the second operand is ignored: the shape of [`top4`]'s merge).
