@@ -1109,6 +1109,7 @@ mod tests {
     extern crate std;
 
     use super::*;
+    use crate::v1::digest_scoring;
     use alloc::sync::Arc;
     use alloc::vec::Vec;
 
@@ -1257,7 +1258,7 @@ mod tests {
                 if crafted && round % 3 == 2 {
                     // The digest whose score is `a`'s with its low bits changed.
                     let target = score(kd, lanes[a]) ^ (1 + round as u64 % 7);
-                    lanes[b] = crate::v1::digest_scoring(kd, target);
+                    lanes[b] = digest_scoring(kd, target);
                     assert_eq!(score(kd, lanes[b]), target);
                 }
                 let expected: Vec<usize> = sorted_top(kd, &lanes, n).iter().map(|p| p.1).collect();
@@ -1307,20 +1308,6 @@ mod tests {
                 assert_eq!(got(&filled), expected);
             }
         }
-    }
-
-    /// A node digest that scores `s` against the key digest `kd`: the score's steps undone.
-    fn digest_scoring(kd: u64, s: u64) -> u64 {
-        // The inverse of the odd multiplier by Newton's iteration, each step doubling the bits.
-        let mut inverse = crate::v1::MIX_MULTIPLIER;
-        for _ in 0..6 {
-            inverse = inverse
-                .wrapping_mul(2u64.wrapping_sub(crate::v1::MIX_MULTIPLIER.wrapping_mul(inverse)));
-        }
-        let y = s.wrapping_mul(inverse);
-        let d = kd ^ y ^ (y >> 32);
-        assert_eq!(score(kd, d), s);
-        d
     }
 
     #[test]
