@@ -226,6 +226,11 @@ impl Placement {
                 if unweighted && want <= FEW_LANES && rank_few(kd, &inner.lanes, &mut out[..want]) {
                     return want;
                 }
+                if let Some(direct) = &inner.direct {
+                    if direct.top_lanes(inner.kernel, kd, &inner.lanes, &mut out[..want]) {
+                        return want;
+                    }
+                }
                 for (lane, slot) in out[..want].iter_mut().enumerate() {
                     *slot = lane;
                 }
@@ -240,7 +245,13 @@ impl Placement {
             top_positions(inner.kernel, kd, &inner.lanes, hit_step, &mut out[..want]);
             return want;
         }
-        // Weighted: the group-local top lists (or every node) compete on their weighted keys.
+        // Weighted: the estimates of every node where they tell the first ones apart;
+        if let Some(direct) = &inner.direct {
+            if direct.top_lanes(inner.kernel, kd, &inner.lanes, &mut out[..want]) {
+                return want;
+            }
+        }
+        // else the group-local top lists (or every node) compete on their weighted keys.
         let mut top = TopKeyed {
             entries: [None; SMALL_K],
             len: 0,
@@ -799,6 +810,64 @@ impl Direct {
             lane = if wins { i as u64 } else { lane };
         }
         self.decided(best, second, lane)
+    }
+
+    /// The first `out.len()` lanes of the ranking, best first, where the estimates tell them
+    /// apart: every two neighbours among the first `out.len() + 1` by estimate (all of them when
+    /// `out` takes every lane) beyond both errors, as [`Direct::decided`] asks of the owner and
+    /// the second. False, with `out` untouched, otherwise (crafted near ties, exact ties of
+    /// SPEC.md's products): then the exact ranking.
+    fn top_lanes(&self, kernel: Kernel, kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
+        match kernel {
+            Kernel::Scalar => self.top_pass::<false>(kd, lanes, out),
+            // SAFETY: as in `owner_lane`.
+            #[cfg(target_arch = "x86_64")]
+            _ => unsafe { self.top_lanes_x86_64_v3(kd, lanes, out) },
+        }
+    }
+
+    /// [`Direct::top_lanes`] compiled as [`Direct::lanes_x86_64_v3`] is.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "lzcnt,bmi2,fma")]
+    fn top_lanes_x86_64_v3(&self, kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
+        self.top_pass::<true>(kd, lanes, out)
+    }
+
+    #[inline(always)]
+    fn top_pass<const FUSED: bool>(&self, kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
+        let n = lanes.len();
+        let want = out.len();
+        debug_assert!((2..=Self::MAX_LANES).contains(&n) && (1..=n).contains(&want));
+        let mut estimates = [f64::INFINITY; Self::MAX_LANES];
+        for ((e, &d), &scale) in estimates.iter_mut().zip(lanes).zip(&self.scale[..]) {
+            *e = estimate::<FUSED>(score(kd, d), scale);
+        }
+        // The first `ranked` lanes by estimate, by selection: a few passes over a few lanes.
+        let ranked = (want + 1).min(n);
+        let mut order = [0u8; Self::MAX_LANES];
+        for (i, o) in order.iter_mut().enumerate() {
+            *o = i as u8;
+        }
+        for j in 0..ranked {
+            let mut best = j;
+            for i in j + 1..n {
+                if estimates[order[i] as usize] < estimates[order[best] as usize] {
+                    best = i;
+                }
+            }
+            order.swap(j, best);
+        }
+        let apart = |pair: &[u8]| {
+            let (a, b) = (estimates[pair[0] as usize], estimates[pair[1] as usize]);
+            a * (1.0 + Self::RELATIVE_ERROR) + self.margin < b
+        };
+        if !order[..ranked].windows(2).all(apart) {
+            return false;
+        }
+        for (slot, &lane) in out.iter_mut().zip(&order) {
+            *slot = lane as usize;
+        }
+        true
     }
 
     /// `lane`, the one with the best estimate, where the second best is beyond both errors.
@@ -1507,6 +1576,12 @@ mod tests {
     /// SPEC.md's order over the lanes of `p` for the key digest `kd`, written out: smaller
     /// products first, then higher scores, then smaller ids; the first lane.
     fn reference_owner_lane(p: &Placement, kd: u64) -> usize {
+        reference_ranking(p, kd)[0]
+    }
+
+    /// Every lane of `p` in SPEC.md's order for the key digest `kd` (see
+    /// [`reference_owner_lane`]).
+    fn reference_ranking(p: &Placement, kd: u64) -> Vec<usize> {
         let inner = &*p.inner;
         let key = |lane: usize| {
             let s = score(kd, inner.lanes[lane]);
@@ -1517,16 +1592,82 @@ mod tests {
                 &inner.nodes[inner.lane_node[lane] as usize].id,
             )
         };
-        (0..inner.lanes.len())
-            .min_by(|&a, &b| {
-                let (da, wa, sa, ia) = key(a);
-                let (db, wb, sb, ib) = key(b);
-                (da as u128 * wb as u128)
-                    .cmp(&(db as u128 * wa as u128))
-                    .then(sb.cmp(&sa))
-                    .then(ia.cmp(ib))
-            })
-            .expect("selectable lanes")
+        let mut lanes: Vec<usize> = (0..inner.lanes.len()).collect();
+        lanes.sort_by(|&a, &b| {
+            let (da, wa, sa, ia) = key(a);
+            let (db, wb, sb, ib) = key(b);
+            (da as u128 * wb as u128)
+                .cmp(&(db as u128 * wa as u128))
+                .then(sb.cmp(&sa))
+                .then(ia.cmp(ib))
+        });
+        lanes
+    }
+
+    #[test]
+    fn the_weighted_ranking_from_estimates_is_the_reference_order_or_declines() {
+        // Random keys, and keys whose two nodes nearly or exactly tie (as in the owner's test
+        // below), over placements with a direct search: every top-k written is the reference
+        // order's first k, and the estimates answer the random keys and decline near ties.
+        use crate::{Node, Seed, Weight};
+        let mut st = 43u64;
+        let (mut answered, mut declined) = (0, 0);
+        for weights in [
+            &[2.0, 1.0, 1.0, 3.0][..],
+            &[1.0, 2.0, 3.0, 4.0, 1.0],
+            &[4.0, 1.0, 0.5, 1.0, 2.0, 2.0, 8.0, 3.0],
+            &[1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5],
+        ] {
+            let nodes: Vec<Node> = weights
+                .iter()
+                .enumerate()
+                .map(|(i, &w)| {
+                    Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap())
+                })
+                .collect();
+            let mut p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            assert!(p.inner.direct.is_some(), "{weights:?}");
+            let n = p.inner.lanes.len();
+            for round in 0..600 {
+                let kd = lcg(&mut st);
+                if round % 2 == 1 {
+                    // Lanes 0 and n - 1 close together, beside random others.
+                    let inner = Arc::get_mut(&mut p.inner).expect("not shared");
+                    for lane in 0..n {
+                        inner.lanes[lane] = digest_scoring(kd, lcg(&mut st));
+                    }
+                    let (wa, wb) = (inner.lane_weight[0], inner.lane_weight[n - 1]);
+                    let sb = u64::MAX - (lcg(&mut st) >> (2 + round % 6));
+                    let sa = crossing(sb, wa, wb)
+                        .wrapping_add(round as u64 % 3)
+                        .wrapping_sub(1);
+                    inner.lanes[0] = digest_scoring(kd, sa);
+                    inner.lanes[n - 1] = digest_scoring(kd, sb);
+                }
+                let expected = reference_ranking(&p, kd);
+                for k in 1..=n.min(SMALL_K) {
+                    let mut out = [usize::MAX; SMALL_K];
+                    let direct = p.inner.direct.as_ref().unwrap();
+                    if direct.top_lanes(p.inner.kernel, kd, &p.inner.lanes, &mut out[..k]) {
+                        assert_eq!(&out[..k], &expected[..k], "{weights:?} {round} k={k}");
+                        answered += 1;
+                    } else {
+                        assert!(
+                            out[..k].iter().all(|&o| o == usize::MAX),
+                            "written, declined"
+                        );
+                        declined += 1;
+                    }
+                    let mut out = [usize::MAX; SMALL_K];
+                    assert_eq!(p.rank_lanes_into(kd, &mut out[..k]), k);
+                    assert_eq!(&out[..k], &expected[..k], "{weights:?} {round} k={k}");
+                }
+            }
+        }
+        assert!(
+            answered > declined && declined > 0,
+            "{answered} answered, {declined} declined"
+        );
     }
 
     #[test]
