@@ -842,20 +842,32 @@ impl Direct {
         for ((e, &d), &scale) in estimates.iter_mut().zip(lanes).zip(&self.scale[..]) {
             *e = estimate::<FUSED>(score(kd, d), scale);
         }
-        // The first `ranked` lanes by estimate, by selection: a few passes over a few lanes.
+        // The first `ranked` lanes by estimate. Which lane leads is random, so up to
+        // `ALWAYS_LANES` each lane's rank is counted without a branch (the estimates below it,
+        // and those equal to it at lower lanes); beyond, a few passes of selection.
         let ranked = (want + 1).min(n);
         let mut order = [0u8; Self::MAX_LANES];
-        for (i, o) in order.iter_mut().enumerate() {
-            *o = i as u8;
-        }
-        for j in 0..ranked {
-            let mut best = j;
-            for i in j + 1..n {
-                if estimates[order[i] as usize] < estimates[order[best] as usize] {
-                    best = i;
+        if n <= Self::ALWAYS_LANES {
+            for (i, &e) in estimates[..n].iter().enumerate() {
+                let mut rank = 0;
+                for (j, &f) in estimates[..n].iter().enumerate() {
+                    rank += (f < e) as usize + ((f == e) & (j < i)) as usize;
                 }
+                order[rank] = i as u8;
             }
-            order.swap(j, best);
+        } else {
+            for (i, o) in order.iter_mut().enumerate() {
+                *o = i as u8;
+            }
+            for j in 0..ranked {
+                let mut best = j;
+                for i in j + 1..n {
+                    if estimates[order[i] as usize] < estimates[order[best] as usize] {
+                        best = i;
+                    }
+                }
+                order.swap(j, best);
+            }
         }
         let apart = |pair: &[u8]| {
             let (a, b) = (estimates[pair[0] as usize], estimates[pair[1] as usize]);
