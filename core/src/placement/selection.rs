@@ -1585,6 +1585,16 @@ mod tests {
         assert!(declined * 10 > crafted * 9, "{declined} of {crafted}");
     }
 
+    /// A placement of nodes `n0`, `n1`, ... of these weights, under the default seed.
+    fn weighted_placement(weights: impl Iterator<Item = f64>) -> Placement {
+        use crate::{Node, Seed, Weight};
+        let nodes: Vec<Node> = weights
+            .enumerate()
+            .map(|(i, w)| Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap()))
+            .collect();
+        Placement::from_nodes(Seed::DEFAULT, nodes).unwrap()
+    }
+
     /// SPEC.md's order over the lanes of `p` for the key digest `kd`, written out: smaller
     /// products first, then higher scores, then smaller ids; the first lane.
     fn reference_owner_lane(p: &Placement, kd: u64) -> usize {
@@ -1621,7 +1631,6 @@ mod tests {
         // Random keys, and keys whose two nodes nearly or exactly tie (as in the owner's test
         // below), over placements with a direct search: every top-k written is the reference
         // order's first k, and the estimates answer the random keys and decline near ties.
-        use crate::{Node, Seed, Weight};
         let mut st = 43u64;
         let (mut answered, mut declined) = (0, 0);
         for weights in [
@@ -1630,14 +1639,7 @@ mod tests {
             &[4.0, 1.0, 0.5, 1.0, 2.0, 2.0, 8.0, 3.0],
             &[1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5, 6.0, 6.5],
         ] {
-            let nodes: Vec<Node> = weights
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| {
-                    Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap())
-                })
-                .collect();
-            let mut p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            let mut p = weighted_placement(weights.iter().copied());
             assert!(p.inner.direct.is_some(), "{weights:?}");
             let n = p.inner.lanes.len();
             for round in 0..600 {
@@ -1684,7 +1686,6 @@ mod tests {
 
     #[test]
     fn the_weighted_owner_on_crafted_near_ties_is_the_reference_order() {
-        use crate::{Node, Seed, Weight};
         let mut st = 37u64;
         let mut ties = 0;
         for weights in [
@@ -1692,14 +1693,7 @@ mod tests {
             &[1.0, 2.0, 3.0, 4.0, 1.0],
             &[4.0, 1.0, 0.0, 1.0, 2.0, 2.0, 8.0],
         ] {
-            let nodes: Vec<Node> = weights
-                .iter()
-                .enumerate()
-                .map(|(i, &w)| {
-                    Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap())
-                })
-                .collect();
-            let mut p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            let mut p = weighted_placement(weights.iter().copied());
             assert!(p.inner.direct.is_some());
             let n = p.inner.lanes.len();
             for round in 0..400 {
@@ -1774,7 +1768,6 @@ mod tests {
         // Placements too large for the direct search of every node and with two to eight
         // weights: the estimates over the groups' best nodes, in every kernel, on random keys
         // and on crafted near ties and exact ties of two groups' best nodes.
-        use crate::{Node, Seed, Weight};
         let mut st = 43u64;
         let mut ties = 0;
         for (round, weights) in [
@@ -1788,13 +1781,7 @@ mod tests {
         .enumerate()
         {
             let (n, weights) = weights;
-            let nodes: Vec<Node> = (0..n)
-                .map(|i| {
-                    let w = weights[i % weights.len()];
-                    Node::new(alloc::format!("n{i}")).with_weight(Weight::new(w).unwrap())
-                })
-                .collect();
-            let mut p = Placement::from_nodes(Seed::DEFAULT, nodes).unwrap();
+            let mut p = weighted_placement((0..n).map(|i| weights[i % weights.len()]));
             assert!(
                 p.inner.direct.is_none() && p.inner.group_direct.is_some(),
                 "{n}"
