@@ -807,6 +807,8 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
     let eight = _mm512_set1_epi64(8);
     let mut c = [_mm512_setzero_si512(); 4];
     let blocks = n / 8;
+    // A path of its own, returning early: with the single blocks after the pairs in one shared
+    // loop, 8 to 16 nodes took 7-12% longer.
     if blocks < PAIRS_MIN {
         for b in 0..blocks {
             insert(&mut c, keyed(scores8(fk, load(p.add(8 * b))), inv, low));

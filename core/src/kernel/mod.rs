@@ -403,8 +403,7 @@ impl Kernel {
     ) -> Few {
         #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
         if self == Kernel::Avx512 && (2..=3).contains(&out.len()) && digests.len() >= TOP_FEW_MIN {
-            // Every position fits in `low`, and `low - position` names it.
-            let low = u64::MAX >> (digests.len() as u64 - 1).leading_zeros();
+            let low = position_bits(digests.len());
             if avx512::TOP_FEW.contains(&digests.len()) {
                 // Every node keyed: `threshold` is not needed.
                 // SAFETY: as below.
@@ -447,11 +446,18 @@ impl Kernel {
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn top_few_avx2(key: u64, digests: &[u64], out: &mut [usize]) -> Few {
-    let low = u64::MAX >> (digests.len() as u64 - 1).leading_zeros();
+    let low = position_bits(digests.len());
     // SAFETY: only called for `Kernel::Avx2`, which is only chosen when the CPU has AVX2
     // (`supported`).
     let keys = unsafe { avx2::top_keys_lists(key, digests, low) };
     settle(keys, digests.len(), low, out)
+}
+
+/// The low bits that the keys of [`Kernel::top_few`] give to positions among `n` (at least one)
+/// nodes: every position fits in them, and `low - position` names it.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn position_bits(n: usize) -> u64 {
+    u64::MAX >> (n as u64 - 1).leading_zeros()
 }
 
 /// [`Kernel::top_few`]'s answer from the best four keys of `hits` nodes (zero past them).
