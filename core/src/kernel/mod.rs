@@ -441,6 +441,23 @@ impl Kernel {
     }
 }
 
+impl Kernel {
+    /// Writes the positions of the best `out.len()` (at least two) of `digests`, best first,
+    /// where this kernel ranks so few nodes in one register ([`avx512::rank_small`]: two to
+    /// eight nodes); false, with nothing in `out` to use, where it does not or two of the first
+    /// ones score alike.
+    #[inline]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+    pub(crate) fn rank_small(self, key: u64, digests: &[u64], out: &mut [usize]) -> bool {
+        #[cfg(all(target_arch = "x86_64", hrwhash_avx512))]
+        if self == Kernel::Avx512 && digests.len() <= 8 {
+            // SAFETY: `Avx512` is only chosen when the CPU has its features (`supported`).
+            return unsafe { avx512::rank_small(key, digests, out) };
+        }
+        false
+    }
+}
+
 /// [`Kernel::top_few`] with AVX2. Apart, so that the AVX-512 path's caller stays as it was
 /// (inlined, the AVX-512 top-3 of 100 and 128 nodes took 2-3% longer).
 #[cfg(target_arch = "x86_64")]
@@ -477,8 +494,8 @@ fn settle(keys: [u64; 4], hits: usize, low: u64, out: &mut [usize]) -> Few {
     Few::Written
 }
 
-/// Fewest nodes [`Kernel::top_few`] takes: below eight the scalar code of every kernel is
-/// cheaper than a vector pass.
+/// Fewest nodes [`Kernel::top_few`] takes: below eight a pass over blocks costs more than the
+/// scalar code, or than [`Kernel::rank_small`]'s one register.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const TOP_FEW_MIN: usize = 8;
 
@@ -881,6 +898,51 @@ mod tests {
         match n > 8 {
             true => u64::MAX - 8 * (u64::MAX / n as u64),
             false => 0,
+        }
+    }
+
+    #[test]
+    fn rank_small_is_exact_or_declines_on_equal_scores() {
+        // Every k of two to eight nodes, random and with one digest repeated: the answer is the
+        // sorted order, or a decline only where equal scores fall among the first k. Nine nodes
+        // are never ranked here.
+        let mut st = 41u64;
+        for kernel in kernels() {
+            let mut answered = 0;
+            for n in 2..=9 {
+                for _ in 0..300 {
+                    let mut digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
+                    let key = lcg(&mut st);
+                    let tie = lcg(&mut st) % 3 == 0;
+                    if tie {
+                        let (a, b) = (lcg(&mut st) as usize % n, lcg(&mut st) as usize % n);
+                        digests[b] = digests[a];
+                    }
+                    for k in 1..=n {
+                        let expected = sorted_positions(key, &digests, k);
+                        let mut out = [usize::MAX; 9];
+                        let got = kernel.rank_small(key, &digests, &mut out[..k]);
+                        let equal_in_first = (0..k).any(|i| {
+                            (0..n).any(|j| j != expected[i] && digests[j] == digests[expected[i]])
+                        });
+                        if got {
+                            assert_eq!(&out[..k], &expected[..], "{kernel:?} n={n} k={k}");
+                            answered += 1;
+                        } else {
+                            assert!(
+                                n > 8 || kernel.name() != "avx512" || equal_in_first,
+                                "{kernel:?} n={n} k={k} declined"
+                            );
+                        }
+                    }
+                }
+            }
+            std::println!("{kernel:?}: {answered} answered");
+            if kernel.name() == "avx512" {
+                assert!(answered > 0);
+            } else {
+                assert_eq!(answered, 0, "{kernel:?} has no such pass");
+            }
         }
     }
 

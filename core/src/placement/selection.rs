@@ -223,7 +223,11 @@ impl Placement {
             }
             _ if want == inner.lanes.len() => {
                 let unweighted = inner.groups.len() == 1;
-                if unweighted && want <= FEW_LANES && rank_few(kd, &inner.lanes, &mut out[..want]) {
+                if unweighted
+                    && want <= FEW_LANES
+                    && (inner.kernel.rank_small(kd, &inner.lanes, &mut out[..want])
+                        || rank_few(kd, &inner.lanes, &mut out[..want]))
+                {
                     return want;
                 }
                 if let Some(direct) = &inner.direct {
@@ -427,6 +431,9 @@ fn top_scores_above(
 /// `out`, by the method of [`top_scores`].
 fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
     let want = out.len();
+    if kernel.rank_small(kd, lanes, out) {
+        return;
+    }
     // Few enough nodes are all offered (a threshold of zero): see [`OFFER_ALL`].
     let expected_hits = match lanes.len() <= OFFER_ALL {
         true => u64::MAX,
