@@ -913,7 +913,7 @@ mod tests {
                 for _ in 0..300 {
                     let mut digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
                     let key = lcg(&mut st);
-                    let tie = lcg(&mut st) % 3 == 0;
+                    let tie = lcg(&mut st).is_multiple_of(3);
                     if tie {
                         let (a, b) = (lcg(&mut st) as usize % n, lcg(&mut st) as usize % n);
                         digests[b] = digests[a];
