@@ -96,6 +96,8 @@ struct Inner {
     direct: Option<Direct>,
     /// The same search over the best nodes of a few weight groups (where `direct` is not).
     group_direct: Option<Direct>,
+    /// The search for top-k of a few more nodes than `direct` takes (where it is not).
+    top_direct: Option<Direct>,
     /// The lanes again, laid out for one pass over every group, where that pays.
     interleaved: Option<Interleaved>,
     kernel: Kernel,
@@ -307,6 +309,10 @@ impl Placement {
             }
             _ => None,
         };
+        let top_direct = match direct {
+            None => Direct::for_top_k(&lane_weight, groups.len()),
+            Some(_) => None,
+        };
         let named_domains = nodes.iter().any(|n| n.domain.is_some());
         let domains = {
             let mut named: Vec<&[u8]> = selectable
@@ -330,6 +336,7 @@ impl Placement {
                 grouped,
                 direct,
                 group_direct,
+                top_direct,
                 interleaved,
                 kernel,
                 named_domains,
