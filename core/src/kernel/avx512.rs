@@ -581,133 +581,6 @@ unsafe fn argmax_keys(keys: &[u64], digests: &[u64], folded: &[u64], out: &mut [
     }
 }
 
-/// Most nodes [`top_keys_above`] ranks among itself: two vectors of keys.
-pub(super) const TOP_HITS: usize = 16;
-
-/// The four highest keys among the nodes scoring at least `threshold`, highest first (zero past
-/// the hits), and how many nodes that is; `None` when more than [`TOP_HITS`] are. A node's key
-/// is its score with the bits of `low` (a mask of low bits, above every position) replaced by
-/// `low - position`, so that one unsigned 64-bit comparison orders nodes by score and, among
-/// scores equal outside `low`, by lower position, and the key names its node. The pass is the
-/// one of [`hits`], into a buffer of positions; the hits are then scored again as two vectors
-/// and ranked with compare-exchanges, without a branch on any score. What the keys do not
-/// settle (scores equal outside `low`) is for the caller to check ([`super::Kernel::top_few`]).
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
-pub(super) unsafe fn top_keys_above(
-    key: u64,
-    digests: &[u64],
-    threshold: u64,
-    low: u64,
-) -> Option<([u64; 4], usize)> {
-    let n = digests.len();
-    let fk = folded(key);
-    let p = digests.as_ptr();
-    let limit = _mm512_set1_epi64(threshold as i64);
-    if n <= KEYED_PASS_MAX {
-        return top_keys_keyed(fk, digests, limit, low);
-    }
-    // Room for four more blocks past the most hits ranked; every slot holds a position
-    // (zero until written), so that reading all of them stays in the slice.
-    let mut buf = [0u32; 3 * TOP_HITS];
-    let mut len = 0usize;
-    macro_rules! append {
-        ($at:expr, $mask:expr) => {
-            append_positions!(buf, len, $at, $mask)
-        };
-    }
-    macro_rules! append16 {
-        ($at:expr, $mask:expr) => {
-            append_positions16!(buf, len, $at, $mask)
-        };
-    }
-    let blocks = n / 8;
-    if u64::MAX - threshold < u64::MAX / 128 {
-        // Sparse hits (see [`hits`]): one predictable branch per four blocks, on their maximum,
-        // as the owner's loop merges four blocks before it compares.
-        let chunks = blocks / 4;
-        for c in 0..chunks {
-            let at = c * 32;
-            let s = [
-                scores8(fk, load(p.add(at))),
-                scores8(fk, load(p.add(at + 8))),
-                scores8(fk, load(p.add(at + 16))),
-                scores8(fk, load(p.add(at + 24))),
-            ];
-            let m = _mm512_max_epu64(_mm512_max_epu64(s[0], s[1]), _mm512_max_epu64(s[2], s[3]));
-            if _mm512_cmpge_epu64_mask(m, limit) != 0 {
-                for (j, &s) in s.iter().enumerate() {
-                    append!(at + 8 * j, _mm512_cmpge_epu64_mask(s, limit));
-                }
-                if len > TOP_HITS {
-                    return None;
-                }
-            }
-        }
-        for b in chunks * 4..blocks {
-            let mask = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
-            if mask != 0 {
-                append!(b * 8, mask);
-                if len > TOP_HITS {
-                    return None;
-                }
-            }
-        }
-    } else {
-        for b in (0..blocks / 2).map(|b| 2 * b) {
-            let lo = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit);
-            let hi = _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8 + 8))), limit);
-            append16!(b * 8, _mm512_kunpackb(hi as __mmask16, lo as __mmask16));
-            if len > TOP_HITS {
-                return None;
-            }
-        }
-        if !blocks.is_multiple_of(2) {
-            let b = blocks - 1;
-            append!(
-                b * 8,
-                _mm512_cmpge_epu64_mask(scores8(fk, load(p.add(b * 8))), limit)
-            );
-        }
-    }
-    let rest = n % 8;
-    if rest != 0 {
-        let at = blocks * 8;
-        let s = scores8(fk, load_part(p.add(at), rest));
-        append!(at, _mm512_mask_cmpge_epu64_mask(low_bits(rest), s, limit));
-    }
-    if len > TOP_HITS {
-        return None;
-    }
-    // The hits' digests, gathered, scored and keyed as two vectors; slots past the hits key to
-    // zero.
-    let positions = _mm512_loadu_si512(buf.as_ptr() as *const _);
-    let low_mask = _mm512_set1_epi64(low as i64);
-    macro_rules! keys {
-        ($half:expr, $from:expr) => {{
-            let valid = low_bits(len.saturating_sub($from).min(8));
-            let d = _mm512_mask_i32gather_epi64::<8>(
-                _mm512_setzero_si512(),
-                valid,
-                $half,
-                p as *const _,
-            );
-            let at = _mm512_cvtepu32_epi64($half);
-            let keys = keyed(scores8(fk, d), _mm512_sub_epi64(low_mask, at), low_mask);
-            _mm512_maskz_mov_epi64(valid, keys)
-        }};
-    }
-    let first = keys!(_mm512_castsi512_si256(positions), 0);
-    let second = keys!(_mm512_extracti64x4_epi64::<1>(positions), 8);
-    let zero = _mm512_setzero_si512();
-    let keys = top4([
-        _mm512_max_epu64(first, second),
-        _mm512_min_epu64(first, second),
-        zero,
-        zero,
-    ]);
-    Some((keys, len))
-}
-
 /// The positions of the best `out.len()` of two to eight nodes, best first, from each node's rank:
 /// the number of nodes that score higher, counted in one register by comparing every lane with
 /// each node's score in turn. No list is kept and no comparison branches. False, with nothing
@@ -754,8 +627,12 @@ unsafe fn inverted_positions(at: usize) -> __m512i {
     )
 }
 
-/// Scores keyed as [`top_keys_above`] keys a node: `0xD8` takes the bits of the second operand
-/// where the third has ones, of the first elsewhere, so the score's bits of `low` become those of
+/// Scores keyed as the top-k passes key a node: the score with the bits of `low` (a mask of low
+/// bits, above every position) replaced by `low - position`, so that one unsigned comparison
+/// orders nodes by score and, among scores equal outside `low`, by lower position, and the key
+/// names its node. What the keys do not settle (scores equal outside `low`) is for the caller to
+/// check ([`super::Kernel::top_few`]). `0xD8` takes the bits of the second operand where the
+/// third has ones, of the first elsewhere, so the score's bits of `low` become those of
 /// `!position`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
@@ -785,7 +662,7 @@ unsafe fn tail_keys(fk: __m512i, digests: &[u64], low: __m512i) -> __m512i {
     _mm512_maskz_mov_epi64(new, keyed(s, inverted_positions(n - 8), low))
 }
 
-/// The four highest keys (as [`top_keys_above`] keys a node) of [`TOP_FEW`] nodes, highest
+/// The four highest keys (see [`keyed`]) of [`TOP_FEW`] nodes, highest
 /// first, all in registers: each lane's keys of the whole blocks sorted by a network, the last
 /// part block inserted, then the lanes' lists merged by [`top4`]. Inserting every block
 /// ([`top_keys_lists`]) costs more here and less below (AMD Zen 4, top-3 from digests: 18.2
@@ -820,8 +697,9 @@ pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) ->
 /// 0.91-0.99x the time at 33 to 128 nodes; from one block on, 1.08x at 16 and 1.13x at 8).
 const PAIRS_MIN: usize = 4;
 
-/// Most nodes [`top_keys_lists`] takes: beyond about 150 its insertions cost more than
-/// [`top_keys_above`]'s pass over the nodes that reach a threshold (AMD Zen 4).
+/// Most nodes [`top_keys_lists`] takes; [`top_keys_narrow`] takes more (up to 128 the two are
+/// about as fast, at 33 to 64 nodes the 32-bit keys took 1.04-1.20x the time: Intel Xeon,
+/// family 6 model 207, top-3, same process).
 pub(super) const LISTS_MAX: usize = 128;
 
 /// [`top_keys_few`] for more nodes (at least eight): each lane keeps its four highest keys,
@@ -888,21 +766,121 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
     top4(c)
 }
 
-/// Fewest nodes [`top_keys_buckets`] takes: below it, finding the best buckets and ranking their
-/// nodes costs more than the pass saves (AMD Zen 4, top-3 beside [`top_keys_above`]: 1.04x the
-/// time at 256 nodes, 0.98x at 400, 0.87x at 1000, 0.69x at 2000).
-pub(super) const BUCKETS_MIN: usize = 384;
+/// The nodes [`top_keys_narrow`] takes. Against the 64-bit keys of the hits over a threshold,
+/// where these used to go (Intel Xeon, family 6 model 207, top-3, same process): 0.87-0.91x the
+/// time at 129 to 256 nodes, 0.88-0.95x at 320 to 383; against [`top_keys_buckets`] 0.84-0.98x
+/// at 448 to 640, 1.00-1.03x at 768, 1.10x at 1000.
+pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=640;
+
+/// [`top_keys_lists`] with 32-bit keys, sixteen to a vector: the high half of a score with its
+/// bits of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys,
+/// so each list's insertion serves sixteen nodes instead of eight. The keys order nodes by the
+/// score's high 32 bits less the position bits; where two of the best four are equal there
+/// ([`Kernel::top_few`] then declines) the caller's exact path ranks them. Returned widened to
+/// 64 bits, the way [`top_keys_lists`] returns them, with the same `low`.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    let n = digests.len();
+    debug_assert!(n >= 16 && low <= u32::MAX as u64);
+    let fk = folded(key_digest);
+    let p = digests.as_ptr();
+    let low = _mm512_set1_epi32(low as i32);
+    let high = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    // The keys of the sixteen nodes from `at`, whose `!position` is `inv`.
+    // (A macro, not a closure, so that the code is compiled with AVX-512 enabled.)
+    macro_rules! keys16 {
+        ($at:expr, $inv:expr) => {{
+            let at: usize = $at;
+            let s = _mm512_permutex2var_epi32(
+                scores8(fk, load(p.add(at))),
+                high,
+                scores8(fk, load(p.add(at + 8))),
+            );
+            _mm512_ternarylogic_epi32::<0xD8>(s, $inv, low)
+        }};
+    }
+    let sixteen = _mm512_set1_epi32(16);
+    let mut inv = _mm512_setr_epi32(
+        !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
+    );
+    let mut c = [_mm512_setzero_si512(); 4];
+    let mut lower = [_mm512_setzero_si512(); 2];
+    let pairs = n / 16;
+    // Pairs of sixteen, as [`top_keys_lists`] takes pairs of blocks.
+    for q in 0..pairs / 2 {
+        let x = keys16!(32 * q, inv);
+        let y = keys16!(32 * q + 16, _mm512_sub_epi32(inv, sixteen));
+        insert32(&mut c, _mm512_max_epu32(x, y));
+        let lo = _mm512_min_epu32(x, y);
+        let (hi, lo) = (
+            _mm512_max_epu32(lower[0], lo),
+            _mm512_min_epu32(lower[0], lo),
+        );
+        lower = [hi, _mm512_max_epu32(lower[1], lo)];
+        inv = _mm512_sub_epi32(inv, _mm512_add_epi32(sixteen, sixteen));
+    }
+    if pairs % 2 == 1 {
+        insert32(&mut c, keys16!(16 * pairs - 16, inv));
+    }
+    c[2] = _mm512_max_epu32(c[2], lower[1]);
+    c[3] = _mm512_max_epu32(c[3], lower[0]);
+    sort_bitonic32(&mut c);
+    if !n.is_multiple_of(16) {
+        // The last `n % 16` nodes, as the top lanes of the last sixteen.
+        let at = n - 16;
+        let inv = _mm512_sub_epi32(
+            _mm512_setr_epi32(
+                !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
+            ),
+            _mm512_set1_epi32(at as i32),
+        );
+        let new = !((0xFFFFu32 >> (n % 16)) as __mmask16);
+        insert32(&mut c, _mm512_maskz_mov_epi32(new, keys16!(at, inv)));
+    }
+    // Lanes 8 to 15 meet lanes 0 to 7, as [`top4`] merges, then the keys are widened.
+    let mut m = [_mm512_setzero_si512(); 4];
+    for i in 0..4 {
+        let partner = _mm512_shuffle_i64x2::<0b01_00_11_10>(c[3 - i], c[3 - i]);
+        m[i] = _mm512_max_epu32(c[i], partner);
+    }
+    sort_bitonic32(&mut m);
+    top4(m.map(|v| _mm512_cvtepu32_epi64(_mm512_castsi512_si256(v))))
+}
+
+/// [`insert`] of 32-bit keys.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn insert32(lists: &mut [__m512i; 4], mut x: __m512i) {
+    for slot in lists {
+        let (hi, lo) = (_mm512_max_epu32(*slot, x), _mm512_min_epu32(*slot, x));
+        *slot = hi;
+        x = lo;
+    }
+}
+
+/// [`sort_bitonic`] of 32-bit keys.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn sort_bitonic32(m: &mut [__m512i; 4]) {
+    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
+        let (hi, lo) = (_mm512_max_epu32(m[i], m[j]), _mm512_min_epu32(m[i], m[j]));
+        m[i] = hi;
+        m[j] = lo;
+    }
+}
 
 /// Most nodes [`top_keys_buckets`] takes: its gathers index the digests with 32-bit positions.
+/// It takes the nodes past [`NARROW`]: below, [`top_keys_narrow`] keys every node in less time.
 pub(super) const BUCKETS_MAX: usize = i32::MAX as usize;
 
-/// [`top_keys_above`]'s answer without a threshold, for many nodes: each lane's maximum over
+/// The best four keys of the nodes of the best buckets, for many nodes: each lane's maximum over
 /// eight blocks is a bucket's score, and each lane keeps its four best buckets, keyed as nodes
 /// are but by the bucket's number, as [`top_keys_lists`] keeps nodes (two maxima and minima per
 /// block where the lists take seven, against one maximum in the owner's loop). The best `k`
 /// nodes lie in the best `k` buckets: a node of any other bucket has `k` buckets' maxima, `k`
 /// nodes, above it. The nodes of the best `k` buckets (`k` is 2 or 3) are then gathered,
-/// scored and ranked as [`top_keys_above`] ranks its hits. `None` when those buckets are not
+/// scored, keyed and ranked with compare-exchanges, without a branch on any score. `None` when
+/// those buckets are not
 /// settled by their keys (the k-th and the next equal outside the bits that number them).
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_buckets(
@@ -910,9 +888,9 @@ pub(super) unsafe fn top_keys_buckets(
     digests: &[u64],
     low: u64,
     k: usize,
-) -> Option<([u64; 4], usize)> {
+) -> Option<[u64; 4]> {
     let n = digests.len();
-    debug_assert!((BUCKETS_MIN..=BUCKETS_MAX).contains(&n));
+    debug_assert!(n >= 64 && n <= BUCKETS_MAX);
     let fk = folded(key_digest);
     let p = digests.as_ptr();
     let rounds = n / 64;
@@ -965,7 +943,6 @@ pub(super) unsafe fn top_keys_buckets(
     // The nodes of the best `k` buckets: lane `l` of the eight blocks of round `r`.
     let low_mask = _mm512_set1_epi64(low as i64);
     let steps = _mm256_setr_epi32(0, 8, 16, 24, 32, 40, 48, 56);
-    let mut hits = 0;
     // (A loop, not a closure, so that the code is compiled with AVX-512 enabled.)
     let mut keys = [_mm512_setzero_si512(); 3];
     for (slot, &bucket) in keys.iter_mut().zip(&best[..k]) {
@@ -981,7 +958,6 @@ pub(super) unsafe fn top_keys_buckets(
                 valid |= 1 << tail_blocks;
             }
         }
-        hits += valid.count_ones() as usize;
         let d = _mm512_mask_i32gather_epi64::<8>(_mm512_setzero_si512(), valid, at, p as *const _);
         let at = _mm512_cvtepu32_epi64(at);
         let k = keyed(scores8(fk, d), _mm512_sub_epi64(low_mask, at), low_mask);
@@ -994,71 +970,7 @@ pub(super) unsafe fn top_keys_buckets(
     let (mid, last) = (_mm512_max_epu64(lo, keys[2]), _mm512_min_epu64(lo, keys[2]));
     let (first, second) = (_mm512_max_epu64(hi, mid), _mm512_min_epu64(hi, mid));
     let zero = _mm512_setzero_si512();
-    Some((top4([first, second, last, zero]), hits))
-}
-
-/// Most nodes for which [`top_keys_above`] keys every block in its pass: the hits' keys are then
-/// packed as the pass finds them, which costs more per block than packing positions but spares
-/// gathering and scoring the hits again after it.
-const KEYED_PASS_MAX: usize = 256;
-
-/// [`top_keys_above`] with the keys of the hits packed during the pass (`limit` is the
-/// threshold in every lane).
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,popcnt")]
-unsafe fn top_keys_keyed(
-    fk: __m512i,
-    digests: &[u64],
-    limit: __m512i,
-    low: u64,
-) -> Option<([u64; 4], usize)> {
-    let n = digests.len();
-    let p = digests.as_ptr();
-    let low_mask = _mm512_set1_epi64(low as i64);
-    // `!position` of each lane, stepping down by eight per block.
-    let mut inv = inverted_positions(0);
-    let eight = _mm512_set1_epi64(8);
-    // Room for one more block past the most hits ranked.
-    let mut buf = [0u64; TOP_HITS + 8];
-    let mut len = 0usize;
-    macro_rules! append {
-        ($s:expr, $mask:expr) => {{
-            let mask: __mmask8 = $mask;
-            let packed = _mm512_maskz_compress_epi64(mask, keyed($s, inv, low_mask));
-            _mm512_storeu_si512(buf.as_mut_ptr().add(len) as *mut _, packed);
-            len += mask.count_ones() as usize;
-        }};
-    }
-    let blocks = n / 8;
-    for b in 0..blocks {
-        let s = scores8(fk, load(p.add(b * 8)));
-        append!(s, _mm512_cmpge_epu64_mask(s, limit));
-        if len > TOP_HITS {
-            return None;
-        }
-        inv = _mm512_sub_epi64(inv, eight);
-    }
-    let rest = n % 8;
-    if rest != 0 {
-        let s = scores8(fk, load_part(p.add(blocks * 8), rest));
-        append!(s, _mm512_mask_cmpge_epu64_mask(low_bits(rest), s, limit));
-        if len > TOP_HITS {
-            return None;
-        }
-    }
-    let first = _mm512_maskz_loadu_epi64(low_bits(len.min(8)), buf.as_ptr() as *const _);
-    let second = _mm512_maskz_loadu_epi64(
-        low_bits(len.saturating_sub(8).min(8)),
-        buf.as_ptr().add(8) as *const _,
-    );
-    let zero = _mm512_setzero_si512();
-    let keys = top4([
-        _mm512_max_epu64(first, second),
-        _mm512_min_epu64(first, second),
-        zero,
-        zero,
-    ]);
-    Some((keys, len))
+    Some(top4([first, second, last, zero]))
 }
 
 /// The four highest of the values of `lists` (each lane a list sorted highest first), highest

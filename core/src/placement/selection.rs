@@ -6,7 +6,7 @@ use core::cmp::Ordering;
 use alloc::boxed::Box;
 
 use super::Placement;
-use crate::kernel::{keep_max, max_into, Few, Kernel};
+use crate::kernel::{keep_max, max_into, Kernel};
 use crate::v1::{draw, score, DRAW_FRACTION_BITS, LOG2_BUMP, LOG2_TABLE, WEIGHT_FRACTION_BITS};
 
 impl Placement {
@@ -431,7 +431,7 @@ fn top_scores_above(
 /// `out`, by the method of [`top_scores`].
 fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
     let want = out.len();
-    if kernel.rank_small(kd, lanes, out) {
+    if kernel.rank_small(kd, lanes, out) || kernel.top_few(kd, lanes, out) {
         return;
     }
     // Few enough nodes are all offered (a threshold of zero): see [`OFFER_ALL`].
@@ -439,19 +439,15 @@ fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mu
         true => u64::MAX,
         false => 2 * want as u64 + 2,
     };
-    let fast = match kernel.top_few(kd, lanes, threshold(lanes, hit_step, expected_hits), out) {
-        Few::Written => return,
-        Few::Lacking => None,
-        Few::Declined => top_above(
-            kernel,
-            kd,
-            lanes,
-            hit_step,
-            expected_hits,
-            want,
-            |j, pair| out[j] = pair.1,
-        ),
-    };
+    let fast = top_above(
+        kernel,
+        kd,
+        lanes,
+        hit_step,
+        expected_hits,
+        want,
+        |j, pair| out[j] = pair.1,
+    );
     if fast.is_none() {
         let mut top = TopScores::new(want);
         top_scores_scan(kernel, kd, lanes, &mut top);
