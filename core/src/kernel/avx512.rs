@@ -890,7 +890,7 @@ pub(super) unsafe fn top_keys_buckets(
     k: usize,
 ) -> Option<[u64; 4]> {
     let n = digests.len();
-    debug_assert!(n >= 64 && n <= BUCKETS_MAX);
+    debug_assert!((64..=BUCKETS_MAX).contains(&n));
     let fk = folded(key_digest);
     let p = digests.as_ptr();
     let rounds = n / 64;
