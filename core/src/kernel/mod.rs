@@ -917,8 +917,8 @@ mod tests {
         for kernel in kernels() {
             let (mut answered, mut declined) = (0, 0);
             let sizes = [
-                100, 127, 128, 129, 144, 145, 383, 384, 385, 448, 449, 639, 640, 641, 1000, 1024,
-                1025, 4099,
+                100, 127, 128, 129, 144, 145, 383, 384, 385, 448, 449, 639, 640, 641, 704, 1000,
+                1024, 1025, 4095, 4096, 4097, 4099,
             ];
             for n in (8..=70).chain(129..=192).chain(sizes).chain([10_000]) {
                 let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
