@@ -878,8 +878,8 @@ unsafe fn sort_bitonic32(m: &mut [__m512i; 4]) {
 
 /// Most buckets' numbers (less one) that [`top_keys_buckets`] keys in 32 bits, as
 /// [`top_keys_narrow`] keys nodes (up to 4,096 nodes). With more, the bits left of a bucket's
-/// maximum would leave the best buckets' keys equal, and declined, too often (about one lookup in
-/// 2,000 at 4,096 nodes, one in 200 at 10,000).
+/// maximum would leave the best buckets' keys equal, and declined, too often: with 32-bit keys,
+/// 2 lookups in 200,000 random ones declined at 1,000 nodes, 59 at 4,096 and 519 at 10,000.
 const NARROW_BUCKETS_LOW: u64 = 511;
 
 /// Most nodes [`top_keys_buckets`] takes: its gathers index the digests with 32-bit positions.
