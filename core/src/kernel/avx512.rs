@@ -640,16 +640,36 @@ unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> _
     _mm512_ternarylogic_epi64::<0xD8>(scores, inverted_positions, low)
 }
 
-/// Inserts each lane of `x` into that lane's list of four keys, highest first.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-unsafe fn insert(lists: &mut [__m512i; 4], mut x: __m512i) {
-    for slot in lists {
-        let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
-        *slot = hi;
-        x = lo;
-    }
+/// The lists' two operations for keys of one width, whose maximum and minimum are `$max` and
+/// `$min`.
+macro_rules! list_ops {
+    ($insert:ident, $sort_bitonic:ident, $max:ident, $min:ident) => {
+        /// Inserts each lane of `x` into that lane's list of four keys, highest first.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $insert(lists: &mut [__m512i; 4], mut x: __m512i) {
+            for slot in lists {
+                let (hi, lo) = ($max(*slot, x), $min(*slot, x));
+                *slot = hi;
+                x = lo;
+            }
+        }
+
+        /// Sorts each lane's four values, highest first, where they are bitonic (they rise, then
+        /// fall, or the reverse): two rounds of compare-exchanges.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $sort_bitonic(m: &mut [__m512i; 4]) {
+            for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
+                let (hi, lo) = ($max(m[i], m[j]), $min(m[i], m[j]));
+                m[i] = hi;
+                m[j] = lo;
+            }
+        }
+    };
 }
+list_ops!(insert, sort_bitonic, _mm512_max_epu64, _mm512_min_epu64);
+list_ops!(insert32, sort_bitonic32, _mm512_max_epu32, _mm512_min_epu32);
 
 /// The keys of the last `n % 8` of `n` (at least eight) digests, in the top lanes of the last
 /// eight (see [`argmax_few`] on masked loads); the other lanes key to zero.
@@ -776,8 +796,8 @@ pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=640;
 /// bits of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys,
 /// so each list's insertion serves sixteen nodes instead of eight. The keys order nodes by the
 /// score's high 32 bits less the position bits; where two of the best four are equal there
-/// ([`Kernel::top_few`] then declines) the caller's exact path ranks them. Returned widened to
-/// 64 bits, the way [`top_keys_lists`] returns them, with the same `low`.
+/// ([`super::Kernel::top_few`] then declines) the caller's exact path ranks them. Returned
+/// widened to 64 bits, the way [`top_keys_lists`] returns them, with the same `low`.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
     let n = digests.len();
@@ -852,28 +872,6 @@ unsafe fn top4_narrow(c: [__m512i; 4]) -> [u64; 4] {
     }
     sort_bitonic32(&mut m);
     top4(m.map(|v| _mm512_cvtepu32_epi64(_mm512_castsi512_si256(v))))
-}
-
-/// [`insert`] of 32-bit keys.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-unsafe fn insert32(lists: &mut [__m512i; 4], mut x: __m512i) {
-    for slot in lists {
-        let (hi, lo) = (_mm512_max_epu32(*slot, x), _mm512_min_epu32(*slot, x));
-        *slot = hi;
-        x = lo;
-    }
-}
-
-/// [`sort_bitonic`] of 32-bit keys.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-unsafe fn sort_bitonic32(m: &mut [__m512i; 4]) {
-    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
-        let (hi, lo) = (_mm512_max_epu32(m[i], m[j]), _mm512_min_epu32(m[i], m[j]));
-        m[i] = hi;
-        m[j] = lo;
-    }
 }
 
 /// Most buckets' numbers (less one) that [`top_keys_buckets`] keys in 32 bits, as
@@ -1068,18 +1066,6 @@ unsafe fn top4(lists: [__m512i; 4]) -> [u64; 4] {
         *o = _mm_cvtsi128_si64(_mm512_castsi512_si128(v)) as u64;
     }
     out
-}
-
-/// Sorts each lane's four values, highest first, where they are bitonic (they rise, then fall,
-/// or the reverse): two rounds of compare-exchanges.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-unsafe fn sort_bitonic(m: &mut [__m512i; 4]) {
-    for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
-        let (hi, lo) = (_mm512_max_epu64(m[i], m[j]), _mm512_min_epu64(m[i], m[j]));
-        m[i] = hi;
-        m[j] = lo;
-    }
 }
 
 /// Lanes 2 apart swapped (the second operand is ignored: the shape of [`top4`]'s merge).

@@ -370,10 +370,10 @@ impl Kernel {
     /// kernel ranks them in vector registers and their keys settle the answer; false, with
     /// nothing in `out` to use, where it does not.
     ///
-    /// The keys ([`avx512::keyed`]) compare a score with its low bits replaced by the position.
-    /// The keys settle the answer when the best `k + 1` keys differ outside those low bits: then
-    /// the `k` best nodes by key are the `k` best by score, in order. Every node is keyed, in
-    /// registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_few`],
+    /// The keys (`keyed` in `avx512.rs`) compare a score with its low bits replaced by the
+    /// position. The keys settle the answer when the best `k + 1` keys differ outside those low
+    /// bits: then the `k` best nodes by key are the `k` best by score, in order. Every node is
+    /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_few`],
     /// [`avx512::top_keys_lists`], [`avx512::top_keys_narrow`]); beyond it the nodes of the
     /// best buckets of eight blocks' lanes are ([`avx512::top_keys_buckets`]). AVX2 keys every
     /// node of 8 to [`avx2::LISTS_MAX`] ([`avx2::top_keys_lists`]) and declines the rest. Equal
