@@ -682,12 +682,11 @@ unsafe fn tail_keys(fk: __m512i, digests: &[u64], low: __m512i) -> __m512i {
     _mm512_maskz_mov_epi64(new, keyed(s, inverted_positions(n - 8), low))
 }
 
-/// The four highest keys (see [`keyed`]) of [`TOP_FEW`] nodes, highest
-/// first, all in registers: each lane's keys of the whole blocks sorted by a network, the last
-/// part block inserted, then the lanes' lists merged by [`top4`]. Inserting every block
-/// ([`top_keys_lists`]) costs more here and less below (AMD Zen 4, top-3 from digests: 18.2
-/// against 19.0 ns at 24 nodes, 18.7 against 21.5 at 32; 17.7 against 15.4 at 8, about the same
-/// at 16).
+/// The four highest keys (see [`keyed`]) of [`TOP_FEW`] nodes, highest first, all in registers:
+/// each lane's keys of the whole blocks sorted by a network, the last part block inserted, then
+/// the lanes' lists merged by [`top4`]. Inserting every block ([`top_keys_lists`]) costs more
+/// here and less below (AMD Zen 4, top-3 from digests: 18.2 against 19.0 ns at 24 nodes, 18.7
+/// against 21.5 at 32; 17.7 against 15.4 at 8, about the same at 16).
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
     let n = digests.len();
@@ -891,8 +890,9 @@ pub(super) const BUCKETS_MAX: usize = i32::MAX as usize;
 /// nodes lie in the best `k` buckets: a node of any other bucket has `k` buckets' maxima, `k`
 /// nodes, above it. The nodes of the best `k` buckets (`k` is 2 or 3) are then gathered,
 /// scored, keyed and ranked with compare-exchanges, without a branch on any score. `None` when
-/// those buckets are not
-/// settled by their keys (the k-th and the next equal outside the bits that number them).
+/// those buckets are not settled by their keys (the k-th and the next equal outside the bits
+/// that number them). Up to [`NARROW_BUCKETS_LOW`] the buckets are keyed in 32 bits, sixteen to
+/// a vector, as [`top_keys_narrow`] keys nodes; the nodes are keyed in 64 bits.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_buckets(
     key_digest: u64,
