@@ -640,10 +640,10 @@ unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> _
     _mm512_ternarylogic_epi64::<0xD8>(scores, inverted_positions, low)
 }
 
-/// The lists' two operations for keys of one width, whose maximum and minimum are `$max` and
+/// The lists' operations for keys of one width, whose maximum and minimum are `$max` and
 /// `$min`.
 macro_rules! list_ops {
-    ($insert:ident, $sort_bitonic:ident, $max:ident, $min:ident) => {
+    ($insert:ident, $insert_pair:ident, $sort_bitonic:ident, $max:ident, $min:ident) => {
         /// Inserts each lane of `x` into that lane's list of four keys, highest first.
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
@@ -653,6 +653,24 @@ macro_rules! list_ops {
                 *slot = hi;
                 x = lo;
             }
+        }
+
+        /// Inserts the higher of each lane of `x` and `y` into that lane's list of four and the
+        /// lower into its list of two (`lower`): of a lane's best four, at most two are the
+        /// lower of their pair (each has its higher one above it), and those are among the two
+        /// best lower ones.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $insert_pair(
+            lists: &mut [__m512i; 4],
+            lower: &mut [__m512i; 2],
+            x: __m512i,
+            y: __m512i,
+        ) {
+            $insert(lists, $max(x, y));
+            let lo = $min(x, y);
+            let (hi, lo) = ($max(lower[0], lo), $min(lower[0], lo));
+            *lower = [hi, $max(lower[1], lo)];
         }
 
         /// Sorts each lane's four values, highest first, where they are bitonic (they rise, then
@@ -668,8 +686,20 @@ macro_rules! list_ops {
         }
     };
 }
-list_ops!(insert, sort_bitonic, _mm512_max_epu64, _mm512_min_epu64);
-list_ops!(insert32, sort_bitonic32, _mm512_max_epu32, _mm512_min_epu32);
+list_ops!(
+    insert,
+    insert_pair,
+    sort_bitonic,
+    _mm512_max_epu64,
+    _mm512_min_epu64
+);
+list_ops!(
+    insert32,
+    insert_pair32,
+    sort_bitonic32,
+    _mm512_max_epu32,
+    _mm512_min_epu32
+);
 
 /// The keys of the last `n % 8` of `n` (at least eight) digests, in the top lanes of the last
 /// eight (see [`argmax_few`] on masked loads); the other lanes key to zero.
@@ -748,9 +778,7 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
         }
         return top4(c);
     }
-    // Blocks in pairs: the higher key of each lane into the list of four, the lower into a list
-    // of two. Of a lane's best four, at most two are the lower of their pair (each has its
-    // higher one above it), and those are among the two best lower ones.
+    // Blocks in pairs ([`insert_pair`]).
     let mut lower = [_mm512_setzero_si512(); 2];
     for b in (0..blocks / 2).map(|b| 2 * b) {
         let x = keyed(scores8(fk, load(p.add(8 * b))), inv, low);
@@ -759,13 +787,7 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
             _mm512_sub_epi64(inv, eight),
             low,
         );
-        insert(&mut c, _mm512_max_epu64(x, y));
-        let lo = _mm512_min_epu64(x, y);
-        let (hi, lo) = (
-            _mm512_max_epu64(lower[0], lo),
-            _mm512_min_epu64(lower[0], lo),
-        );
-        lower = [hi, _mm512_max_epu64(lower[1], lo)];
+        insert_pair(&mut c, &mut lower, x, y);
         inv = _mm512_sub_epi64(inv, _mm512_add_epi64(eight, eight));
     }
     if blocks % 2 == 1 {
@@ -829,13 +851,7 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
     for q in 0..pairs / 2 {
         let x = keys16!(32 * q, inv);
         let y = keys16!(32 * q + 16, _mm512_sub_epi32(inv, sixteen));
-        insert32(&mut c, _mm512_max_epu32(x, y));
-        let lo = _mm512_min_epu32(x, y);
-        let (hi, lo) = (
-            _mm512_max_epu32(lower[0], lo),
-            _mm512_min_epu32(lower[0], lo),
-        );
-        lower = [hi, _mm512_max_epu32(lower[1], lo)];
+        insert_pair32(&mut c, &mut lower, x, y);
         inv = _mm512_sub_epi32(inv, _mm512_add_epi32(sixteen, sixteen));
     }
     if pairs % 2 == 1 {
