@@ -909,8 +909,9 @@ impl Direct {
 const SPANS: usize = 8;
 
 /// Writes the lanes of the `ranked` (at most [`SPANS`]) lowest `estimates` (more than
-/// [`SPANS`]) at their ranks in `order`. They have estimates at most the `ranked`-th lowest of any `ranked` or more lanes, here
-/// the lowest of each of eight spans: the few at or below it are ranked by [`rank_by_count`].
+/// [`SPANS`]) at their ranks in `order`. Their estimates are at most the `ranked`-th lowest of
+/// any `ranked` or more lanes, here the lowest of each of eight spans: the few at or below that
+/// bound are ranked by [`rank_by_count`].
 #[inline(always)]
 fn rank_near(estimates: &[f64], ranked: usize, order: &mut [u8]) {
     let lowest: [f64; SPANS] = core::array::from_fn(|span| {
