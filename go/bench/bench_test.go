@@ -2,6 +2,9 @@ package bench_test
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
@@ -10,8 +13,24 @@ import (
 	"github.com/hrwhash/hrwhash/go"
 )
 
-// The workload of the shared peer harness: nodes "node-i", keys "key-i".
-var benchSizes = []int{5, 100, 1000}
+// The workload of the shared peer harness: nodes "node-i", keys "key-i", for 5, 100 and 1000
+// nodes, or the counts HRWHASH_BENCH_N lists (comma-separated).
+var benchSizes = sizes(os.Getenv("HRWHASH_BENCH_N"), []int{5, 100, 1000})
+
+func sizes(list string, otherwise []int) []int {
+	if list == "" {
+		return otherwise
+	}
+	var out []int
+	for _, f := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			panic(fmt.Sprintf("HRWHASH_BENCH_N: %q is not a node count", f))
+		}
+		out = append(out, n)
+	}
+	return out
+}
 
 const benchKeys = 4096
 

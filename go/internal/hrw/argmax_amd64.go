@@ -87,6 +87,22 @@ func aboveVector(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) (i
 	return hitsAVX2(fk, lanes, below, buf), len(lanes) &^ 3
 }
 
+// Lanes topKeys takes: from 9 (8 and fewer are best3's, whole) up to topKeysMax, past which the
+// threshold pass (above) costs as much or less (top-3 on the Xeon of BENCHMARKS.md, RankMin:
+// 0.75x the threshold pass's time at 16 lanes, 0.82x at 64, 0.88x at 100, 0.92x at 200, 0.96x at
+// 240, 0.99-1.01x at 256, 1.02x at 300, 1.22x at 1000).
+const topKeysMax = 240
+
+// topKeys writes the four highest keys of lanes (see topKeysAVX512 and topKeyed) to keys and
+// reports true, where the AVX-512 kernel is chosen and takes this many lanes.
+func topKeys(fk uint64, lanes []uint64, low uint64, keys *[4]uint64) bool {
+	if !hasAVX512 || len(lanes) < 8 || len(lanes) > topKeysMax {
+		return false
+	}
+	topKeysAVX512(fk, lanes, low, keys)
+	return true
+}
+
 // argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come
 // last, so only a strictly higher score replaces the blocks' best.
 func argmaxTail(fk uint64, lanes []uint64, best uint64, at int) (uint64, int) {

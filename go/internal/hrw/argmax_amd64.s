@@ -1080,6 +1080,171 @@ hits_avx512_done:
 	MOVQ BX, n+48(FP)
 	RET
 
+DATA invertedPositions<>+0(SB)/8, $0xffffffffffffffff
+DATA invertedPositions<>+8(SB)/8, $0xfffffffffffffffe
+DATA invertedPositions<>+16(SB)/8, $0xfffffffffffffffd
+DATA invertedPositions<>+24(SB)/8, $0xfffffffffffffffc
+DATA invertedPositions<>+32(SB)/8, $0xfffffffffffffffb
+DATA invertedPositions<>+40(SB)/8, $0xfffffffffffffffa
+DATA invertedPositions<>+48(SB)/8, $0xfffffffffffffff9
+DATA invertedPositions<>+56(SB)/8, $0xfffffffffffffff8
+GLOBL invertedPositions<>(SB), RODATA|NOPTR, $64
+
+// func topKeysAVX512(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·topKeysAVX512(SB), NOSPLIT, $0-48
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	MOVQ         fk+0(FP), DX
+	VPBROADCASTQ DX, Z0
+	MOVQ         low+32(FP), DX
+	VPBROADCASTQ DX, Z1
+	MOVQ         $0xd6e8feb86659fd93, DX
+	VPBROADCASTQ DX, Z2
+	MOVQ         $0x0000000000000008, DX
+	VPBROADCASTQ DX, Z3
+	VMOVDQU64    invertedPositions<>+0(SB), Z4
+	VPXORQ       Z5, Z5, Z5
+	VPXORQ       Z6, Z6, Z6
+	VPXORQ       Z7, Z7, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+	SHRQ         $0x04, BX
+	JZ           topkeys_odd
+	VPADDQ       Z3, Z3, Z11
+
+topkeys_pair:
+	VPSUBQ     Z3, Z4, Z12
+	VPXORQ     (DX), Z0, Z13
+	VPMULLQ    Z2, Z13, Z13
+	VPTERNLOGQ $0xd8, Z1, Z4, Z13
+	VPXORQ     64(DX), Z0, Z14
+	VPMULLQ    Z2, Z14, Z14
+	VPTERNLOGQ $0xd8, Z1, Z12, Z14
+	VPSUBQ     Z11, Z4, Z4
+	VPMINUQ    Z14, Z13, Z12
+	VPMAXUQ    Z14, Z13, Z13
+	VPMINUQ    Z13, Z5, Z14
+	VPMAXUQ    Z13, Z5, Z5
+	VPMINUQ    Z14, Z6, Z13
+	VPMAXUQ    Z14, Z6, Z6
+	VPMINUQ    Z13, Z7, Z14
+	VPMAXUQ    Z13, Z7, Z7
+	VPMAXUQ    Z14, Z8, Z8
+	VPMINUQ    Z12, Z9, Z13
+	VPMAXUQ    Z12, Z9, Z9
+	VPMAXUQ    Z13, Z10, Z10
+	ADDQ       $0x80, DX
+	DECQ       BX
+	JNZ        topkeys_pair
+
+topkeys_odd:
+	TESTQ      $0x00000008, CX
+	JZ         topkeys_lower
+	VPXORQ     (DX), Z0, Z11
+	VPMULLQ    Z2, Z11, Z11
+	VPTERNLOGQ $0xd8, Z1, Z4, Z11
+	VPMINUQ    Z11, Z5, Z4
+	VPMAXUQ    Z11, Z5, Z5
+	VPMINUQ    Z4, Z6, Z11
+	VPMAXUQ    Z4, Z6, Z6
+	VPMINUQ    Z11, Z7, Z4
+	VPMAXUQ    Z11, Z7, Z7
+	VPMAXUQ    Z4, Z8, Z8
+
+topkeys_lower:
+	VPMAXUQ      Z10, Z7, Z7
+	VPMAXUQ      Z9, Z8, Z8
+	VPMINUQ      Z7, Z5, Z4
+	VPMAXUQ      Z7, Z5, Z5
+	VPMINUQ      Z8, Z6, Z7
+	VPMAXUQ      Z8, Z6, Z6
+	VPMINUQ      Z6, Z5, Z8
+	VPMAXUQ      Z6, Z5, Z5
+	VPMINUQ      Z7, Z4, Z6
+	VPMAXUQ      Z7, Z4, Z4
+	MOVQ         CX, DX
+	ANDQ         $0x00000007, DX
+	JZ           topkeys_merge
+	LEAQ         -8(CX), CX
+	VPBROADCASTQ CX, Z7
+	VMOVDQU64    invertedPositions<>+0(SB), Z9
+	VPSUBQ       Z7, Z9, Z9
+	VPXORQ       (AX)(CX*8), Z0, Z0
+	VPMULLQ      Z2, Z0, Z0
+	VPTERNLOGQ   $0xd8, Z1, Z9, Z0
+	VPBROADCASTQ DX, Z1
+	VPADDQ       lanePositions<>+0(SB), Z1, Z1
+	VPCMPUQ      $0x05, Z3, Z1, K1
+	VMOVDQA64.Z  Z0, K1, Z0
+	VPMINUQ      Z0, Z5, Z1
+	VPMAXUQ      Z0, Z5, Z5
+	VPMINUQ      Z1, Z8, Z0
+	VPMAXUQ      Z1, Z8, Z8
+	VPMINUQ      Z0, Z4, Z1
+	VPMAXUQ      Z0, Z4, Z4
+	VPMAXUQ      Z1, Z6, Z6
+
+topkeys_merge:
+	VSHUFI64X2 $0x4e, Z5, Z5, Z0
+	VSHUFI64X2 $0x4e, Z8, Z8, Z1
+	VSHUFI64X2 $0x4e, Z4, Z4, Z2
+	VSHUFI64X2 $0x4e, Z6, Z6, Z3
+	VPMAXUQ    Z3, Z5, Z5
+	VPMAXUQ    Z2, Z8, Z8
+	VPMAXUQ    Z1, Z4, Z4
+	VPMAXUQ    Z0, Z6, Z6
+	VPMINUQ    Z4, Z5, Z0
+	VPMAXUQ    Z4, Z5, Z5
+	VPMINUQ    Z6, Z8, Z1
+	VPMAXUQ    Z6, Z8, Z8
+	VPMINUQ    Z8, Z5, Z2
+	VPMAXUQ    Z8, Z5, Z5
+	VPMINUQ    Z1, Z0, Z3
+	VPMAXUQ    Z1, Z0, Z0
+	VPERMQ     $0x4e, Z5, Z1
+	VPERMQ     $0x4e, Z2, Z4
+	VPERMQ     $0x4e, Z0, Z6
+	VPERMQ     $0x4e, Z3, Z7
+	VPMAXUQ    Z7, Z5, Z5
+	VPMAXUQ    Z6, Z2, Z2
+	VPMAXUQ    Z4, Z0, Z0
+	VPMAXUQ    Z1, Z3, Z3
+	VPMINUQ    Z0, Z5, Z1
+	VPMAXUQ    Z0, Z5, Z5
+	VPMINUQ    Z3, Z2, Z0
+	VPMAXUQ    Z3, Z2, Z2
+	VPMINUQ    Z2, Z5, Z3
+	VPMAXUQ    Z2, Z5, Z5
+	VPMINUQ    Z0, Z1, Z2
+	VPMAXUQ    Z0, Z1, Z1
+	VPSHUFD    $0x4e, Z5, Z0
+	VPSHUFD    $0x4e, Z3, Z4
+	VPSHUFD    $0x4e, Z1, Z6
+	VPSHUFD    $0x4e, Z2, Z7
+	VPMAXUQ    Z7, Z5, Z5
+	VPMAXUQ    Z6, Z3, Z3
+	VPMAXUQ    Z4, Z1, Z1
+	VPMAXUQ    Z0, Z2, Z2
+	VPMINUQ    Z1, Z5, Z0
+	VPMAXUQ    Z1, Z5, Z5
+	VPMINUQ    Z2, Z3, Z1
+	VPMAXUQ    Z2, Z3, Z3
+	VPMINUQ    Z3, Z5, Z2
+	VPMAXUQ    Z3, Z5, Z5
+	VPMINUQ    Z1, Z0, Z3
+	VPMAXUQ    Z1, Z0, Z0
+	MOVQ       keys+40(FP), AX
+	VMOVQ      X5, (AX)
+	VMOVQ      X2, 8(AX)
+	VMOVQ      X0, 16(AX)
+	VMOVQ      X3, 24(AX)
+	VZEROUPPER
+	RET
+
 // func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)
 // Requires: CPUID
 TEXT ·cpuid(SB), NOSPLIT, $0-24

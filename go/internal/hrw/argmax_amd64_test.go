@@ -3,7 +3,10 @@
 package hrw
 
 import (
+	"cmp"
+	"math/rand"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,6 +61,55 @@ func TestChooseKernel(t *testing.T) {
 	for _, c := range cases {
 		if a2, a5 := choose(c.forced); a2 != c.avx2 || a5 != c.avx512 {
 			t.Errorf("HRWHASH_KERNEL=%q: AVX2 %v, AVX-512 %v; want %v, %v", c.forced, a2, a5, c.avx2, c.avx512)
+		}
+	}
+}
+
+// topKeysAVX512 returns exactly the four highest keys (a score with its bits of low replaced by
+// those of ^position), each computed here lane by lane, for every count of lanes from 8 to past
+// topKeysMax (pairs of blocks, an odd block, a last part block), also where two lanes share a
+// digest; and topKeyed declines where the best two scores are equal.
+func TestTopKeysAVX512(t *testing.T) {
+	if !cpuAVX512 {
+		t.Skip("this CPU has no AVX-512 (F, DQ, VL): topKeysAVX512 cannot run here")
+	}
+	rng := rand.New(rand.NewSource(11))
+	for n := 8; n <= topKeysMax+17; n++ {
+		lanes := make([]uint64, n)
+		for i := range lanes {
+			lanes[i] = rng.Uint64()
+		}
+		low := positionBits(n)
+		for trial := 0; trial < 40; trial++ {
+			fk := rng.Uint64()
+			if trial%4 == 3 {
+				// A repeated digest: equal scores, told apart only by the position bits.
+				lanes[rng.Intn(n)] = lanes[rng.Intn(n)]
+			}
+			all := make([]uint64, n)
+			for i, l := range lanes {
+				all[i] = scoreF(fk, l)&^low | ^uint64(i)&low
+			}
+			slices.SortFunc(all, func(a, b uint64) int { return cmp.Compare(b, a) })
+			var got [4]uint64
+			topKeysAVX512(fk, lanes, low, &got)
+			if want := [4]uint64(all[:4]); got != want {
+				t.Fatalf("n=%d fk=%#x: keys %#x, want %#x", n, fk, got, want)
+			}
+		}
+		if hasAVX512 && n <= topKeysMax {
+			fk := rng.Uint64()
+			best, _ := argmaxGo(fk, lanes)
+			tied := slices.Clone(lanes)
+			for i, l := range lanes {
+				if scoreF(fk, l) == best {
+					tied[(i+1+rng.Intn(n-1))%n] = l
+					break
+				}
+			}
+			if _, ok := topKeyed(fk, tied, 2); ok {
+				t.Fatalf("n=%d: the best score twice, and topKeyed answered", n)
+			}
 		}
 	}
 }

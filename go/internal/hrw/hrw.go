@@ -456,6 +456,8 @@ func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 		var p0, p1, p2 int32
 		if len(p.lanes) <= 2*want+2 {
 			_, _, _, p0, p1, p2 = best3(fk, p.lanes, allPositions[:len(p.lanes)])
+		} else if ps, ok := topKeyed(fk, p.lanes, want); ok {
+			p0, p1, p2 = ps[0], ps[1], ps[2]
 		} else {
 			var hits [hitCap]int32
 			ps, ok := p.candidates(fk, p.lanes, want, p.groups[0].hitStep, &hits)
@@ -593,6 +595,40 @@ func aboveGo(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32, n, i i
 
 // allPositions are the positions of a group too small for a threshold: all of them.
 var allPositions = [2*TopMax + 2]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+
+// topKeyed returns the positions of the want (2 or 3) best lanes, best first, from the four
+// highest keys of the vector kernel (topKeys): a key is a score with its bits of low (the
+// positionBits of the lanes) replaced by those of ^position, so that keys order lanes as scores
+// do and name them. It reports false where the kernel does not take these lanes, or where the
+// keys do not settle the order (settle).
+func topKeyed(fk uint64, lanes []uint64, want int) ([3]int32, bool) {
+	low := positionBits(len(lanes))
+	var keys [4]uint64
+	if !topKeys(fk, lanes, low, &keys) {
+		return [3]int32{}, false
+	}
+	return settle(&keys, low, want)
+}
+
+// settle returns the positions named by the first want of keys (the four highest, highest
+// first), or false where two of the first want + 1 are equal outside low: there the position
+// bits, not the scores, would have ordered them.
+func settle(keys *[4]uint64, low uint64, want int) (ps [3]int32, ok bool) {
+	for j := 0; j < want; j++ {
+		if keys[j]&^low <= keys[j+1]&^low {
+			return ps, false
+		}
+	}
+	for j := 0; j < want; j++ {
+		ps[j] = int32(low - keys[j]&low)
+	}
+	return ps, true
+}
+
+// positionBits is the mask of the low bits that hold every position among n (at least 1) lanes.
+func positionBits(n int) uint64 {
+	return math.MaxUint64 >> bits.LeadingZeros64(uint64(n-1))
+}
 
 // best3 returns the three highest scores of the lanes at positions ps (at least three, with
 // distinct digests), highest first, and their positions. Which slot a score lands in is

@@ -10,6 +10,7 @@
 //
 // The top-k kernels (hitsAVX2, hitsAVX512) are the threshold pass of a ranking: the positions of
 // the lanes whose score is above a bound, in order; the Go wrapper passes the last few lanes.
+// Where fewer lanes are ranked, topKeysAVX512 keys every lane and keeps the four highest keys.
 package main
 
 import (
@@ -39,6 +40,7 @@ func main() {
 	avx512(iota)
 	hitsAVX2()
 	hitsAVX512()
+	topKeysAVX512(iota)
 	cpuid()
 	Generate()
 }
@@ -708,6 +710,171 @@ func hitsAVX512() {
 	Label("hits_avx512_done")
 	VZEROUPPER()
 	Store(n, ReturnIndex(0))
+	RET()
+}
+
+// topKeysAVX512 is the top-k kernel of a ranking of up to 3 (topKeys in argmax_amd64.go), as the
+// core's AVX-512 kernel ranks 8 to 128 nodes (core/src/kernel/avx512.rs, top_keys_lists): each
+// lane is keyed as its score with the bits of low (a mask of low bits above every position)
+// replaced by those of ^position, so that one unsigned compare orders lanes by score and, among
+// scores equal outside low, by position, and the key names its lane. Each of the eight vector
+// lanes keeps its four highest keys, highest first: the blocks of eight go by in pairs, the
+// higher of each pair's two keys inserted into the list of four and the lower into a list of two
+// (of a lane's best four at most two are the lower of their pair); a last block of a pair is
+// inserted alone, and the lanes past the last whole block are the top lanes of the last eight.
+// Then the eight lists are merged, lanes 4, 2 and 1 apart, into the four highest keys of all.
+// No branch depends on a score.
+func topKeysAVX512(iota Mem) {
+	inverted := GLOBL("invertedPositions", RODATA|NOPTR)
+	for i := 0; i < 8; i++ {
+		DATA(8*i, U64(^uint64(i)))
+	}
+	TEXT("topKeysAVX512", NOSPLIT, "func(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)")
+	Pragma("noescape")
+	Doc("topKeysAVX512 writes the four highest keys of lanes (at least 8) to keys, highest first, with AVX-512 (F, DQ, VL).")
+	base := Load(Param("lanes").Base(), GP64())
+	n := Load(Param("lanes").Len(), GP64())
+	k := ZMM()
+	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
+	low := ZMM()
+	VPBROADCASTQ(Load(Param("low"), GP64()), low)
+	g := GP64()
+	MOVQ(U64(mix), g)
+	mz := ZMM()
+	VPBROADCASTQ(g, mz)
+	MOVQ(U64(8), g)
+	eight := ZMM()
+	VPBROADCASTQ(g, eight)
+	inv := ZMM()
+	VMOVDQU64(inverted, inv)
+	var c [4]reg.VecVirtual
+	var lower [2]reg.VecVirtual
+	for i := range c {
+		c[i] = ZMM()
+		VPXORQ(c[i], c[i], c[i])
+	}
+	for i := range lower {
+		lower[i] = ZMM()
+		VPXORQ(lower[i], lower[i], lower[i])
+	}
+	// keyed returns the keys of the eight lanes at m, whose ^positions are in inv.
+	keyed := func(m Mem, inv reg.VecVirtual) reg.VecVirtual {
+		x := ZMM()
+		VPXORQ(m, k, x)
+		VPMULLQ(mz, x, x)
+		// 0xD8: the bits of inv where low has ones, of the score elsewhere.
+		VPTERNLOGQ(Imm(0xD8), low, inv, x)
+		return x
+	}
+	// exchange puts the higher of m[i] and m[j] in m[i] and the lower in m[j] (a new register:
+	// outside the loops, so that no move is needed).
+	exchange := func(m *[4]reg.VecVirtual, i, j int) {
+		t := ZMM()
+		VPMINUQ(m[j], m[i], t)
+		VPMAXUQ(m[j], m[i], m[i])
+		m[j] = t
+	}
+	// insert puts each lane of x into that lane's list of four.
+	insert := func(x reg.VecVirtual) {
+		for i := 0; i < 3; i++ {
+			t := ZMM()
+			VPMINUQ(x, c[i], t)
+			VPMAXUQ(x, c[i], c[i])
+			x = t
+		}
+		VPMAXUQ(x, c[3], c[3])
+	}
+	// sortBitonic sorts each lane's four values where they rise, then fall (or the reverse).
+	sortBitonic := func(m *[4]reg.VecVirtual) {
+		for _, p := range [][2]int{{0, 2}, {1, 3}, {0, 1}, {2, 3}} {
+			exchange(m, p[0], p[1])
+		}
+	}
+
+	ptr, pairs := GP64(), GP64()
+	MOVQ(base, ptr)
+	MOVQ(n, pairs)
+	SHRQ(Imm(4), pairs)
+	JZ(LabelRef("topkeys_odd"))
+	sixteen := ZMM()
+	VPADDQ(eight, eight, sixteen)
+	Label("topkeys_pair")
+	next := ZMM()
+	VPSUBQ(eight, inv, next)
+	x := keyed(Mem{Base: ptr}, inv)
+	y := keyed(Mem{Base: ptr, Disp: 64}, next)
+	VPSUBQ(sixteen, inv, inv)
+	lo := ZMM()
+	VPMINUQ(y, x, lo)
+	VPMAXUQ(y, x, x)
+	insert(x)
+	t := ZMM()
+	VPMINUQ(lo, lower[0], t)
+	VPMAXUQ(lo, lower[0], lower[0])
+	VPMAXUQ(t, lower[1], lower[1])
+	ADDQ(Imm(128), ptr)
+	DECQ(pairs)
+	JNZ(LabelRef("topkeys_pair"))
+
+	Label("topkeys_odd")
+	TESTQ(U32(8), n)
+	JZ(LabelRef("topkeys_lower"))
+	insert(keyed(Mem{Base: ptr}, inv))
+
+	Label("topkeys_lower")
+	// Each lane's best four of both lists: the higher of the list's i-th and the lower list's
+	// (3 - i)-th are the four best in a bitonic order.
+	VPMAXUQ(lower[1], c[2], c[2])
+	VPMAXUQ(lower[0], c[3], c[3])
+	sortBitonic(&c)
+
+	// The last n % 8 lanes, as the top lanes of the last eight; the other lanes key to zero.
+	r := GP64()
+	MOVQ(n, r)
+	ANDQ(U32(7), r)
+	JZ(LabelRef("topkeys_merge"))
+	at := GP64()
+	LEAQ(Mem{Base: n, Disp: -8}, at)
+	ti := ZMM()
+	VPBROADCASTQ(at, ti)
+	tinv := ZMM()
+	VMOVDQU64(inverted, tinv)
+	VPSUBQ(ti, tinv, tinv)
+	tail := keyed(Mem{Base: base, Index: at, Scale: 8}, tinv)
+	// The new lanes are the top r of eight: those whose index i has i + r >= 8.
+	vr := ZMM()
+	VPBROADCASTQ(r, vr)
+	VPADDQ(iota, vr, vr)
+	VPCMPUQ(Imm(5), eight, vr, reg.K1)
+	VMOVDQA64_Z(tail, reg.K1, tail)
+	insert(tail)
+
+	Label("topkeys_merge")
+	// Each lane's list meets its partner's, lanes 4, 2 and 1 apart: the higher of the i-th and
+	// the partner's (3 - i)-th are the best four of both, which sortBitonic orders.
+	for round := 0; round < 3; round++ {
+		var q [4]reg.VecVirtual
+		for i := range q {
+			q[i] = ZMM()
+			switch round {
+			case 0:
+				VSHUFI64X2(Imm(0x4E), c[i], c[i], q[i])
+			case 1:
+				VPERMQ(Imm(0x4E), c[i], q[i])
+			default:
+				VPSHUFD(Imm(0x4E), c[i], q[i])
+			}
+		}
+		for i := range c {
+			VPMAXUQ(q[3-i], c[i], c[i])
+		}
+		sortBitonic(&c)
+	}
+	out := Load(Param("keys"), GP64())
+	for i := range c {
+		VMOVQ(c[i].AsX(), Mem{Base: out, Disp: 8 * i})
+	}
+	VZEROUPPER()
 	RET()
 }
 
