@@ -631,7 +631,7 @@ unsafe fn inverted_positions(at: usize) -> __m512i {
 /// bits, above every position) replaced by `low - position`, so that one unsigned comparison
 /// orders nodes by score and, among scores equal outside `low`, by lower position, and the key
 /// names its node. What the keys do not settle (scores equal outside `low`) is for the caller to
-/// check ([`super::Kernel::top_few`]). `0xD8` takes the bits of the second operand where the
+/// check ([`super::Kernel::top_keyed`]). `0xD8` takes the bits of the second operand where the
 /// third has ones, of the first elsewhere, so the score's bits of `low` become those of
 /// `!position`.
 #[inline]
@@ -817,7 +817,7 @@ pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=640;
 /// bits of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys,
 /// so each list's insertion serves sixteen nodes instead of eight. The keys order nodes by the
 /// score's high 32 bits less the position bits; where two of the best four are equal there
-/// ([`super::Kernel::top_few`] then declines) the caller's exact path ranks them. Returned
+/// ([`super::Kernel::top_keyed`] then declines) the caller's exact path ranks them. Returned
 /// widened to 64 bits, the way [`top_keys_lists`] returns them, with the same `low`.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
