@@ -266,9 +266,9 @@ impl Placement {
             for g in &inner.groups {
                 let mut local = TopScores::new(want);
                 let lanes = &inner.lanes[g.start..g.end];
-                top_scores(inner.kernel, kd, lanes, g.hit_step, &mut local);
+                top_scores_keyed(inner.kernel, kd, lanes, g.hit_step, &mut local);
                 for &(s, pos) in local.entries() {
-                    top.offer(
+                    let entered = top.offer(
                         self,
                         self.keyed(Candidate {
                             score: s,
@@ -276,6 +276,10 @@ impl Placement {
                             lane: g.start + pos,
                         }),
                     );
+                    // Within a group a lower score is a later draw: the rest cannot enter.
+                    if !entered {
+                        break;
+                    }
                 }
             }
         } else {
@@ -360,10 +364,11 @@ struct TopKeyed {
 }
 
 impl TopKeyed {
-    fn offer(&mut self, placement: &Placement, k: Keyed) {
+    /// Keeps `k` if it belongs; false where it does not.
+    fn offer(&mut self, placement: &Placement, k: Keyed) -> bool {
         let entry = |i: usize, e: &[Option<Keyed>]| e[i].expect("filled");
         if self.len == self.want && !placement.before(&k, &entry(self.want - 1, &self.entries)) {
-            return;
+            return false;
         }
         let mut i = self.len.min(self.want - 1);
         while i > 0 && placement.before(&k, &entry(i - 1, &self.entries)) {
@@ -372,6 +377,7 @@ impl TopKeyed {
         }
         self.entries[i] = Some(k);
         self.len = (self.len + 1).min(self.want);
+        true
     }
 
     fn full_last(&self) -> Option<&Keyed> {
@@ -397,6 +403,21 @@ fn top_scores(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, top: &mut T
     if !top_scores_above(kernel, kd, lanes, hit_step, expected_hits, top) {
         top_scores_scan(kernel, kd, lanes, top);
     }
+}
+
+/// [`top_scores`], first by the kernel's ranking in registers ([`Kernel::top_few`]) where it
+/// takes these nodes and `top.want` (two or three) and its keys settle the order.
+fn top_scores_keyed(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, top: &mut TopScores) {
+    let mut positions = [0usize; 3];
+    let want = top.want.min(lanes.len());
+    if (2..=3).contains(&want) && kernel.top_few(kd, lanes, &mut positions[..want]) {
+        for (slot, &pos) in top.entries.iter_mut().zip(&positions[..want]) {
+            *slot = (score(kd, lanes[pos]), pos);
+        }
+        top.len = want;
+        return;
+    }
+    top_scores(kernel, kd, lanes, hit_step, top);
 }
 
 /// [`top_scores`] with `expected_hits` nodes let through; false when too few got through (then
