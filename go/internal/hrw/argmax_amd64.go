@@ -87,21 +87,32 @@ func aboveVector(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) (i
 	return hitsAVX2(fk, lanes, below, buf), len(lanes) &^ 3
 }
 
-// Lanes topKeys takes: from 9 (8 and fewer are best3's, whole) up to topKeysMax, past which the
-// threshold pass (above) costs as much or less (top-3 on the Xeon of BENCHMARKS.md, RankMin:
-// 0.75x the threshold pass's time at 16 lanes, 0.82x at 64, 0.88x at 100, 0.92x at 200, 0.96x at
-// 240, 0.99-1.01x at 256, 1.02x at 300, 1.22x at 1000).
-const topKeysMax = 240
+// Lanes topKeys takes with 64-bit keys: from 9 (8 and fewer are best3's, whole) up to
+// topKeysMax; then 32-bit keys up to topKeysNarrowMax, as the core splits them. Past that the
+// threshold pass (above) costs as much or less. Top-3 on the Xeon of BENCHMARKS.md, RankMin,
+// against the threshold pass: 64-bit keys 0.75x its time at 16 lanes, 0.82x at 64, 0.88x at 100,
+// 0.92x at 200, 0.99-1.01x at 256; 32-bit keys 0.91x at 256 and 300, 0.93x at 400 and 500, 0.96x
+// at 640, and about as fast as 64-bit keys at 129 to 200.
+const topKeysMax = 128
 
 // topKeys writes the four highest keys of lanes (see topKeysAVX512 and topKeyed) to keys and
 // reports true, where the AVX-512 kernel is chosen and takes this many lanes.
 func topKeys(fk uint64, lanes []uint64, low uint64, keys *[4]uint64) bool {
-	if !hasAVX512 || len(lanes) < 8 || len(lanes) > topKeysMax {
+	switch {
+	case !hasAVX512 || len(lanes) < 8:
+		return false
+	case len(lanes) <= topKeysMax:
+		topKeysAVX512(fk, lanes, low, keys)
+	case len(lanes) <= topKeysNarrowMax:
+		topKeysNarrowAVX512(fk, lanes, low, keys)
+	default:
 		return false
 	}
-	topKeysAVX512(fk, lanes, low, keys)
 	return true
 }
+
+// topKeysNarrowMax is the most lanes topKeysNarrowAVX512 takes.
+const topKeysNarrowMax = 640
 
 // argmaxTail scores the lanes after the AVX-512 kernel's whole blocks of kernelLanes. They come
 // last, so only a strictly higher score replaces the blocks' best.

@@ -1189,6 +1189,7 @@ topkeys_lower:
 	VPMAXUQ      Z1, Z6, Z6
 
 topkeys_merge:
+	MOVQ       keys+40(FP), AX
 	VSHUFI64X2 $0x4e, Z5, Z5, Z0
 	VSHUFI64X2 $0x4e, Z8, Z8, Z1
 	VSHUFI64X2 $0x4e, Z4, Z4, Z2
@@ -1237,11 +1238,252 @@ topkeys_merge:
 	VPMAXUQ    Z3, Z5, Z5
 	VPMINUQ    Z1, Z0, Z3
 	VPMAXUQ    Z1, Z0, Z0
-	MOVQ       keys+40(FP), AX
 	VMOVQ      X5, (AX)
 	VMOVQ      X2, 8(AX)
 	VMOVQ      X0, 16(AX)
 	VMOVQ      X3, 24(AX)
+	VZEROUPPER
+	RET
+
+DATA invertedPositions32<>+0(SB)/4, $0xffffffff
+DATA invertedPositions32<>+4(SB)/4, $0xfffffffe
+DATA invertedPositions32<>+8(SB)/4, $0xfffffffd
+DATA invertedPositions32<>+12(SB)/4, $0xfffffffc
+DATA invertedPositions32<>+16(SB)/4, $0xfffffffb
+DATA invertedPositions32<>+20(SB)/4, $0xfffffffa
+DATA invertedPositions32<>+24(SB)/4, $0xfffffff9
+DATA invertedPositions32<>+28(SB)/4, $0xfffffff8
+DATA invertedPositions32<>+32(SB)/4, $0xfffffff7
+DATA invertedPositions32<>+36(SB)/4, $0xfffffff6
+DATA invertedPositions32<>+40(SB)/4, $0xfffffff5
+DATA invertedPositions32<>+44(SB)/4, $0xfffffff4
+DATA invertedPositions32<>+48(SB)/4, $0xfffffff3
+DATA invertedPositions32<>+52(SB)/4, $0xfffffff2
+DATA invertedPositions32<>+56(SB)/4, $0xfffffff1
+DATA invertedPositions32<>+60(SB)/4, $0xfffffff0
+GLOBL invertedPositions32<>(SB), RODATA|NOPTR, $64
+
+DATA highHalves<>+0(SB)/4, $0x00000001
+DATA highHalves<>+4(SB)/4, $0x00000003
+DATA highHalves<>+8(SB)/4, $0x00000005
+DATA highHalves<>+12(SB)/4, $0x00000007
+DATA highHalves<>+16(SB)/4, $0x00000009
+DATA highHalves<>+20(SB)/4, $0x0000000b
+DATA highHalves<>+24(SB)/4, $0x0000000d
+DATA highHalves<>+28(SB)/4, $0x0000000f
+DATA highHalves<>+32(SB)/4, $0x00000011
+DATA highHalves<>+36(SB)/4, $0x00000013
+DATA highHalves<>+40(SB)/4, $0x00000015
+DATA highHalves<>+44(SB)/4, $0x00000017
+DATA highHalves<>+48(SB)/4, $0x00000019
+DATA highHalves<>+52(SB)/4, $0x0000001b
+DATA highHalves<>+56(SB)/4, $0x0000001d
+DATA highHalves<>+60(SB)/4, $0x0000001f
+GLOBL highHalves<>(SB), RODATA|NOPTR, $64
+
+DATA positions32<>+0(SB)/4, $0x00000000
+DATA positions32<>+4(SB)/4, $0x00000001
+DATA positions32<>+8(SB)/4, $0x00000002
+DATA positions32<>+12(SB)/4, $0x00000003
+DATA positions32<>+16(SB)/4, $0x00000004
+DATA positions32<>+20(SB)/4, $0x00000005
+DATA positions32<>+24(SB)/4, $0x00000006
+DATA positions32<>+28(SB)/4, $0x00000007
+DATA positions32<>+32(SB)/4, $0x00000008
+DATA positions32<>+36(SB)/4, $0x00000009
+DATA positions32<>+40(SB)/4, $0x0000000a
+DATA positions32<>+44(SB)/4, $0x0000000b
+DATA positions32<>+48(SB)/4, $0x0000000c
+DATA positions32<>+52(SB)/4, $0x0000000d
+DATA positions32<>+56(SB)/4, $0x0000000e
+DATA positions32<>+60(SB)/4, $0x0000000f
+GLOBL positions32<>(SB), RODATA|NOPTR, $64
+
+// func topKeysNarrowAVX512(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·topKeysNarrowAVX512(SB), NOSPLIT, $0-48
+	MOVQ         lanes_base+8(FP), AX
+	MOVQ         lanes_len+16(FP), CX
+	MOVQ         fk+0(FP), DX
+	VPBROADCASTQ DX, Z0
+	MOVQ         low+32(FP), DX
+	VPBROADCASTD DX, Z1
+	MOVQ         $0xd6e8feb86659fd93, DX
+	VPBROADCASTQ DX, Z2
+	MOVL         $0x00000010, DX
+	VPBROADCASTD DX, Z3
+	VMOVDQU32    highHalves<>+0(SB), Z4
+	VMOVDQU32    invertedPositions32<>+0(SB), Z5
+	VPXORQ       Z6, Z6, Z6
+	VPXORQ       Z7, Z7, Z7
+	VPXORQ       Z8, Z8, Z8
+	VPXORQ       Z9, Z9, Z9
+	VPXORQ       Z10, Z10, Z10
+	VPXORQ       Z11, Z11, Z11
+	MOVQ         AX, DX
+	MOVQ         CX, BX
+	SHRQ         $0x05, BX
+	JZ           topnarrow_odd
+	VPADDD       Z3, Z3, Z12
+
+topnarrow_pair:
+	VPSUBD     Z3, Z5, Z13
+	VPXORQ     (DX), Z0, Z14
+	VPMULLQ    Z2, Z14, Z14
+	VPXORQ     64(DX), Z0, Z15
+	VPMULLQ    Z2, Z15, Z15
+	VPERMT2D   Z15, Z4, Z14
+	VPTERNLOGD $0xd8, Z1, Z5, Z14
+	VPXORQ     128(DX), Z0, Z15
+	VPMULLQ    Z2, Z15, Z15
+	VPXORQ     192(DX), Z0, Z16
+	VPMULLQ    Z2, Z16, Z16
+	VPERMT2D   Z16, Z4, Z15
+	VPTERNLOGD $0xd8, Z1, Z13, Z15
+	VPSUBD     Z12, Z5, Z5
+	VPMINUD    Z15, Z14, Z13
+	VPMAXUD    Z15, Z14, Z14
+	VPMINUD    Z14, Z6, Z15
+	VPMAXUD    Z14, Z6, Z6
+	VPMINUD    Z15, Z7, Z14
+	VPMAXUD    Z15, Z7, Z7
+	VPMINUD    Z14, Z8, Z15
+	VPMAXUD    Z14, Z8, Z8
+	VPMAXUD    Z15, Z9, Z9
+	VPMINUD    Z13, Z10, Z14
+	VPMAXUD    Z13, Z10, Z10
+	VPMAXUD    Z14, Z11, Z11
+	ADDQ       $0x00000100, DX
+	DECQ       BX
+	JNZ        topnarrow_pair
+
+topnarrow_odd:
+	TESTQ      $0x00000010, CX
+	JZ         topnarrow_lower
+	VPXORQ     (DX), Z0, Z12
+	VPMULLQ    Z2, Z12, Z12
+	VPXORQ     64(DX), Z0, Z13
+	VPMULLQ    Z2, Z13, Z13
+	VPERMT2D   Z13, Z4, Z12
+	VPTERNLOGD $0xd8, Z1, Z5, Z12
+	VPMINUD    Z12, Z6, Z5
+	VPMAXUD    Z12, Z6, Z6
+	VPMINUD    Z5, Z7, Z12
+	VPMAXUD    Z5, Z7, Z7
+	VPMINUD    Z12, Z8, Z5
+	VPMAXUD    Z12, Z8, Z8
+	VPMAXUD    Z5, Z9, Z9
+
+topnarrow_lower:
+	VPMAXUD      Z11, Z8, Z8
+	VPMAXUD      Z10, Z9, Z9
+	VPMINUD      Z8, Z6, Z5
+	VPMAXUD      Z8, Z6, Z6
+	VPMINUD      Z9, Z7, Z8
+	VPMAXUD      Z9, Z7, Z7
+	VPMINUD      Z7, Z6, Z9
+	VPMAXUD      Z7, Z6, Z6
+	VPMINUD      Z8, Z5, Z7
+	VPMAXUD      Z8, Z5, Z5
+	MOVQ         CX, DX
+	ANDQ         $0x0000000f, DX
+	JZ           topnarrow_merge
+	LEAQ         -16(CX), CX
+	VPBROADCASTD CX, Z8
+	VMOVDQU32    invertedPositions32<>+0(SB), Z10
+	VPSUBD       Z8, Z10, Z10
+	VPXORQ       (AX)(CX*8), Z0, Z8
+	VPMULLQ      Z2, Z8, Z8
+	VPXORQ       64(AX)(CX*8), Z0, Z0
+	VPMULLQ      Z2, Z0, Z0
+	VPERMT2D     Z0, Z4, Z8
+	VPTERNLOGD   $0xd8, Z1, Z10, Z8
+	VPBROADCASTD DX, Z0
+	VPADDD       positions32<>+0(SB), Z0, Z0
+	VPCMPUD      $0x05, Z3, Z0, K1
+	VMOVDQA32.Z  Z8, K1, Z8
+	VPMINUD      Z8, Z6, Z0
+	VPMAXUD      Z8, Z6, Z6
+	VPMINUD      Z0, Z9, Z1
+	VPMAXUD      Z0, Z9, Z9
+	VPMINUD      Z1, Z5, Z0
+	VPMAXUD      Z1, Z5, Z5
+	VPMAXUD      Z0, Z7, Z7
+
+topnarrow_merge:
+	VSHUFI64X2 $0x4e, Z7, Z7, Z0
+	VPMAXUD    Z0, Z6, Z0
+	VSHUFI64X2 $0x4e, Z5, Z5, Z1
+	VPMAXUD    Z1, Z9, Z1
+	VSHUFI64X2 $0x4e, Z9, Z9, Z2
+	VPMAXUD    Z2, Z5, Z2
+	VSHUFI64X2 $0x4e, Z6, Z6, Z3
+	VPMAXUD    Z3, Z7, Z3
+	VPMINUD    Z2, Z0, Z4
+	VPMAXUD    Z2, Z0, Z0
+	VPMINUD    Z3, Z1, Z2
+	VPMAXUD    Z3, Z1, Z1
+	VPMINUD    Z1, Z0, Z3
+	VPMAXUD    Z1, Z0, Z0
+	VPMINUD    Z2, Z4, Z1
+	VPMAXUD    Z2, Z4, Z4
+	VPMOVZXDQ  Y0, Z0
+	VPMOVZXDQ  Y3, Z2
+	VPMOVZXDQ  Y4, Z3
+	VPMOVZXDQ  Y1, Z1
+	MOVQ       keys+40(FP), AX
+	VSHUFI64X2 $0x4e, Z0, Z0, Z4
+	VSHUFI64X2 $0x4e, Z2, Z2, Z5
+	VSHUFI64X2 $0x4e, Z3, Z3, Z6
+	VSHUFI64X2 $0x4e, Z1, Z1, Z7
+	VPMAXUQ    Z7, Z0, Z0
+	VPMAXUQ    Z6, Z2, Z2
+	VPMAXUQ    Z5, Z3, Z3
+	VPMAXUQ    Z4, Z1, Z1
+	VPMINUQ    Z3, Z0, Z4
+	VPMAXUQ    Z3, Z0, Z0
+	VPMINUQ    Z1, Z2, Z3
+	VPMAXUQ    Z1, Z2, Z2
+	VPMINUQ    Z2, Z0, Z1
+	VPMAXUQ    Z2, Z0, Z0
+	VPMINUQ    Z3, Z4, Z2
+	VPMAXUQ    Z3, Z4, Z4
+	VPERMQ     $0x4e, Z0, Z3
+	VPERMQ     $0x4e, Z1, Z5
+	VPERMQ     $0x4e, Z4, Z6
+	VPERMQ     $0x4e, Z2, Z7
+	VPMAXUQ    Z7, Z0, Z0
+	VPMAXUQ    Z6, Z1, Z1
+	VPMAXUQ    Z5, Z4, Z4
+	VPMAXUQ    Z3, Z2, Z2
+	VPMINUQ    Z4, Z0, Z3
+	VPMAXUQ    Z4, Z0, Z0
+	VPMINUQ    Z2, Z1, Z4
+	VPMAXUQ    Z2, Z1, Z1
+	VPMINUQ    Z1, Z0, Z2
+	VPMAXUQ    Z1, Z0, Z0
+	VPMINUQ    Z4, Z3, Z1
+	VPMAXUQ    Z4, Z3, Z3
+	VPSHUFD    $0x4e, Z0, Z4
+	VPSHUFD    $0x4e, Z2, Z5
+	VPSHUFD    $0x4e, Z3, Z6
+	VPSHUFD    $0x4e, Z1, Z7
+	VPMAXUQ    Z7, Z0, Z0
+	VPMAXUQ    Z6, Z2, Z2
+	VPMAXUQ    Z5, Z3, Z3
+	VPMAXUQ    Z4, Z1, Z1
+	VPMINUQ    Z3, Z0, Z4
+	VPMAXUQ    Z3, Z0, Z0
+	VPMINUQ    Z1, Z2, Z3
+	VPMAXUQ    Z1, Z2, Z2
+	VPMINUQ    Z2, Z0, Z1
+	VPMAXUQ    Z2, Z0, Z0
+	VPMINUQ    Z3, Z4, Z2
+	VPMAXUQ    Z3, Z4, Z4
+	VMOVQ      X0, (AX)
+	VMOVQ      X1, 8(AX)
+	VMOVQ      X4, 16(AX)
+	VMOVQ      X2, 24(AX)
 	VZEROUPPER
 	RET
 

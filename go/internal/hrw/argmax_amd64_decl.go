@@ -25,6 +25,11 @@ func hitsAVX512(fk uint64, lanes []uint64, below uint64, hits *[80]int32) (n int
 //go:noescape
 func topKeysAVX512(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)
 
+// topKeysNarrowAVX512 writes the four highest 32-bit keys of lanes (at least 16; low below 2^32) to keys, widened, highest first, with AVX-512 (F, DQ, VL).
+//
+//go:noescape
+func topKeysNarrowAVX512(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)
+
 // cpuid executes CPUID with EAX = leaf and ECX = sub.
 func cpuid(leaf uint32, sub uint32) (a uint32, b uint32, c uint32, d uint32)
 

@@ -68,13 +68,18 @@ func TestChooseKernel(t *testing.T) {
 // topKeysAVX512 returns exactly the four highest keys (a score with its bits of low replaced by
 // those of ^position), each computed here lane by lane, for every count of lanes from 8 to past
 // topKeysMax (pairs of blocks, an odd block, a last part block), also where two lanes share a
-// digest; and topKeyed declines where the best two scores are equal.
+// digest; topKeysNarrowAVX512 the four highest 32-bit keys (the high half of a score, keyed
+// alike) from 16 lanes to past topKeysNarrowMax; and topKeyed declines where the best two scores
+// are equal.
 func TestTopKeysAVX512(t *testing.T) {
 	if !cpuAVX512 {
 		t.Skip("this CPU has no AVX-512 (F, DQ, VL): topKeysAVX512 cannot run here")
 	}
 	rng := rand.New(rand.NewSource(11))
-	for n := 8; n <= topKeysMax+17; n++ {
+	for n := 8; n <= topKeysNarrowMax+17; n++ {
+		if n > topKeysMax+17 && n%7 != 0 && n%16 > 1 && n%16 < 15 {
+			continue // past the wide kernel's range, a sample of the counts
+		}
 		lanes := make([]uint64, n)
 		for i := range lanes {
 			lanes[i] = rng.Uint64()
@@ -96,8 +101,20 @@ func TestTopKeysAVX512(t *testing.T) {
 			if want := [4]uint64(all[:4]); got != want {
 				t.Fatalf("n=%d fk=%#x: keys %#x, want %#x", n, fk, got, want)
 			}
+			if n < 16 {
+				continue
+			}
+			// The 32-bit keys: the high half of each score, keyed alike.
+			for i, l := range lanes {
+				all[i] = uint64(uint32(scoreF(fk, l)>>32)&^uint32(low) | ^uint32(i)&uint32(low))
+			}
+			slices.SortFunc(all, func(a, b uint64) int { return cmp.Compare(b, a) })
+			topKeysNarrowAVX512(fk, lanes, low, &got)
+			if want := [4]uint64(all[:4]); got != want {
+				t.Fatalf("narrow n=%d fk=%#x: keys %#x, want %#x", n, fk, got, want)
+			}
 		}
-		if hasAVX512 && n <= topKeysMax {
+		if hasAVX512 && n <= topKeysNarrowMax {
 			fk := rng.Uint64()
 			best, _ := argmaxGo(fk, lanes)
 			tied := slices.Clone(lanes)

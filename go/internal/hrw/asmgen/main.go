@@ -10,7 +10,8 @@
 //
 // The top-k kernels (hitsAVX2, hitsAVX512) are the threshold pass of a ranking: the positions of
 // the lanes whose score is above a bound, in order; the Go wrapper passes the last few lanes.
-// Where fewer lanes are ranked, topKeysAVX512 keys every lane and keeps the four highest keys.
+// Where fewer lanes are ranked, topKeysAVX512 keys every lane and keeps the four highest keys
+// (topKeysNarrowAVX512 with 32-bit keys, for more lanes).
 package main
 
 import (
@@ -41,6 +42,7 @@ func main() {
 	hitsAVX2()
 	hitsAVX512()
 	topKeysAVX512(iota)
+	topKeysNarrowAVX512()
 	cpuid()
 	Generate()
 }
@@ -713,6 +715,89 @@ func hitsAVX512() {
 	RET()
 }
 
+// lists are the operations on lists of four keys per vector lane (highest first) for keys of one
+// width, whose unsigned maximum and minimum are max and min.
+type lists struct{ max, min func(...Op) }
+
+var (
+	wide   = lists{VPMAXUQ, VPMINUQ}
+	narrow = lists{VPMAXUD, VPMINUD}
+)
+
+// insert puts each lane of x into that lane's list of four in c, in place (for loops).
+func (l lists) insert(c *[4]reg.VecVirtual, x reg.VecVirtual) {
+	for i := 0; i < 3; i++ {
+		t := ZMM()
+		l.min(x, c[i], t)
+		l.max(x, c[i], c[i])
+		x = t
+	}
+	l.max(x, c[3], c[3])
+}
+
+// insertPair inserts the higher of each lane of x and y into c and the lower into the list of
+// two, lower: of a lane's best four at most two are the lower of their pair, and those are among
+// the two best lower ones.
+func (l lists) insertPair(c *[4]reg.VecVirtual, lower *[2]reg.VecVirtual, x, y reg.VecVirtual) {
+	lo := ZMM()
+	l.min(y, x, lo)
+	l.max(y, x, x)
+	l.insert(c, x)
+	t := ZMM()
+	l.min(lo, lower[0], t)
+	l.max(lo, lower[0], lower[0])
+	l.max(t, lower[1], lower[1])
+}
+
+// sortBitonic sorts each lane's four values of m where they rise, then fall (or the reverse),
+// renaming registers instead of moving them (so never inside a loop).
+func (l lists) sortBitonic(m *[4]reg.VecVirtual) {
+	for _, p := range [][2]int{{0, 2}, {1, 3}, {0, 1}, {2, 3}} {
+		t := ZMM()
+		l.min(m[p[1]], m[p[0]], t)
+		l.max(m[p[1]], m[p[0]], m[p[0]])
+		m[p[1]] = t
+	}
+}
+
+// withLower makes each lane's list of c its best four of c and lower: the higher of c's i-th and
+// lower's (3 - i)-th are the four best in a bitonic order.
+func (l lists) withLower(c *[4]reg.VecVirtual, lower [2]reg.VecVirtual) {
+	l.max(lower[1], c[2], c[2])
+	l.max(lower[0], c[3], c[3])
+	l.sortBitonic(c)
+}
+
+// top4 writes the four highest 64-bit keys of the eight lanes' lists c to out: each lane's list
+// meets its partner's, lanes 4, 2 and 1 apart; the higher of the i-th and the partner's
+// (3 - i)-th are the best four of both, which sortBitonic orders.
+func top4(c [4]reg.VecVirtual, out reg.Register) {
+	for round := 0; round < 3; round++ {
+		var q [4]reg.VecVirtual
+		for i := range q {
+			q[i] = ZMM()
+			switch round {
+			case 0:
+				VSHUFI64X2(Imm(0x4E), c[i], c[i], q[i])
+			case 1:
+				VPERMQ(Imm(0x4E), c[i], q[i])
+			default:
+				VPSHUFD(Imm(0x4E), c[i], q[i])
+			}
+		}
+		for i := range c {
+			VPMAXUQ(q[3-i], c[i], c[i])
+		}
+		wide.sortBitonic(&c)
+	}
+	for i := range c {
+		VMOVQ(c[i].AsX(), Mem{Base: out, Disp: 8 * i})
+	}
+}
+
+// topKeysSig is the signature of both top-k key kernels.
+const topKeysSig = "func(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)"
+
 // topKeysAVX512 is the top-k kernel of a ranking of up to 3 (topKeys in argmax_amd64.go), as the
 // core's AVX-512 kernel ranks 8 to 128 nodes (core/src/kernel/avx512.rs, top_keys_lists): each
 // lane is keyed as its score with the bits of low (a mask of low bits above every position)
@@ -729,7 +814,7 @@ func topKeysAVX512(iota Mem) {
 	for i := 0; i < 8; i++ {
 		DATA(8*i, U64(^uint64(i)))
 	}
-	TEXT("topKeysAVX512", NOSPLIT, "func(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)")
+	TEXT("topKeysAVX512", NOSPLIT, topKeysSig)
 	Pragma("noescape")
 	Doc("topKeysAVX512 writes the four highest keys of lanes (at least 8) to keys, highest first, with AVX-512 (F, DQ, VL).")
 	base := Load(Param("lanes").Base(), GP64())
@@ -766,30 +851,6 @@ func topKeysAVX512(iota Mem) {
 		VPTERNLOGQ(Imm(0xD8), low, inv, x)
 		return x
 	}
-	// exchange puts the higher of m[i] and m[j] in m[i] and the lower in m[j] (a new register:
-	// outside the loops, so that no move is needed).
-	exchange := func(m *[4]reg.VecVirtual, i, j int) {
-		t := ZMM()
-		VPMINUQ(m[j], m[i], t)
-		VPMAXUQ(m[j], m[i], m[i])
-		m[j] = t
-	}
-	// insert puts each lane of x into that lane's list of four.
-	insert := func(x reg.VecVirtual) {
-		for i := 0; i < 3; i++ {
-			t := ZMM()
-			VPMINUQ(x, c[i], t)
-			VPMAXUQ(x, c[i], c[i])
-			x = t
-		}
-		VPMAXUQ(x, c[3], c[3])
-	}
-	// sortBitonic sorts each lane's four values where they rise, then fall (or the reverse).
-	sortBitonic := func(m *[4]reg.VecVirtual) {
-		for _, p := range [][2]int{{0, 2}, {1, 3}, {0, 1}, {2, 3}} {
-			exchange(m, p[0], p[1])
-		}
-	}
 
 	ptr, pairs := GP64(), GP64()
 	MOVQ(base, ptr)
@@ -804,14 +865,7 @@ func topKeysAVX512(iota Mem) {
 	x := keyed(Mem{Base: ptr}, inv)
 	y := keyed(Mem{Base: ptr, Disp: 64}, next)
 	VPSUBQ(sixteen, inv, inv)
-	lo := ZMM()
-	VPMINUQ(y, x, lo)
-	VPMAXUQ(y, x, x)
-	insert(x)
-	t := ZMM()
-	VPMINUQ(lo, lower[0], t)
-	VPMAXUQ(lo, lower[0], lower[0])
-	VPMAXUQ(t, lower[1], lower[1])
+	wide.insertPair(&c, &lower, x, y)
 	ADDQ(Imm(128), ptr)
 	DECQ(pairs)
 	JNZ(LabelRef("topkeys_pair"))
@@ -819,14 +873,10 @@ func topKeysAVX512(iota Mem) {
 	Label("topkeys_odd")
 	TESTQ(U32(8), n)
 	JZ(LabelRef("topkeys_lower"))
-	insert(keyed(Mem{Base: ptr}, inv))
+	wide.insert(&c, keyed(Mem{Base: ptr}, inv))
 
 	Label("topkeys_lower")
-	// Each lane's best four of both lists: the higher of the list's i-th and the lower list's
-	// (3 - i)-th are the four best in a bitonic order.
-	VPMAXUQ(lower[1], c[2], c[2])
-	VPMAXUQ(lower[0], c[3], c[3])
-	sortBitonic(&c)
+	wide.withLower(&c, lower)
 
 	// The last n % 8 lanes, as the top lanes of the last eight; the other lanes key to zero.
 	r := GP64()
@@ -847,33 +897,140 @@ func topKeysAVX512(iota Mem) {
 	VPADDQ(iota, vr, vr)
 	VPCMPUQ(Imm(5), eight, vr, reg.K1)
 	VMOVDQA64_Z(tail, reg.K1, tail)
-	insert(tail)
+	wide.insert(&c, tail)
 
 	Label("topkeys_merge")
-	// Each lane's list meets its partner's, lanes 4, 2 and 1 apart: the higher of the i-th and
-	// the partner's (3 - i)-th are the best four of both, which sortBitonic orders.
-	for round := 0; round < 3; round++ {
-		var q [4]reg.VecVirtual
-		for i := range q {
-			q[i] = ZMM()
-			switch round {
-			case 0:
-				VSHUFI64X2(Imm(0x4E), c[i], c[i], q[i])
-			case 1:
-				VPERMQ(Imm(0x4E), c[i], q[i])
-			default:
-				VPSHUFD(Imm(0x4E), c[i], q[i])
-			}
-		}
-		for i := range c {
-			VPMAXUQ(q[3-i], c[i], c[i])
-		}
-		sortBitonic(&c)
+	top4(c, Load(Param("keys"), GP64()))
+	VZEROUPPER()
+	RET()
+}
+
+// topKeysNarrowAVX512 is topKeysAVX512 with 32-bit keys, sixteen to a vector, as the core's
+// top_keys_narrow: a key is the high half of a score with its bits of low (at most 32 bits)
+// replaced by those of ^position. Two blocks' scores make one vector of keys (VPERMT2D takes their
+// high halves), so each list insertion serves sixteen lanes instead of eight; the vector lanes'
+// lists are merged by halves and widened to 64 bits for top4. The keys order lanes by the high
+// half of their scores less the position bits; where two of the best are equal there, topKeyed
+// declines and the threshold pass ranks them.
+func topKeysNarrowAVX512() {
+	inverted := GLOBL("invertedPositions32", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		DATA(4*i, U32(^uint32(i)))
 	}
-	out := Load(Param("keys"), GP64())
+	highHalves := GLOBL("highHalves", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		DATA(4*i, U32(uint32(2*i+1)))
+	}
+	positions := GLOBL("positions32", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		DATA(4*i, U32(uint32(i)))
+	}
+	TEXT("topKeysNarrowAVX512", NOSPLIT, topKeysSig)
+	Pragma("noescape")
+	Doc("topKeysNarrowAVX512 writes the four highest 32-bit keys of lanes (at least 16; low below 2^32) to keys, widened, highest first, with AVX-512 (F, DQ, VL).")
+	base := Load(Param("lanes").Base(), GP64())
+	n := Load(Param("lanes").Len(), GP64())
+	k := ZMM()
+	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
+	low := ZMM()
+	VPBROADCASTD(Load(Param("low"), GP64()).(reg.GPVirtual).As32(), low)
+	g := GP64()
+	MOVQ(U64(mix), g)
+	mz := ZMM()
+	VPBROADCASTQ(g, mz)
+	MOVL(U32(16), g.As32())
+	sixteen := ZMM()
+	VPBROADCASTD(g.As32(), sixteen)
+	high := ZMM()
+	VMOVDQU32(highHalves, high)
+	inv := ZMM()
+	VMOVDQU32(inverted, inv)
+	var c [4]reg.VecVirtual
+	var lower [2]reg.VecVirtual
 	for i := range c {
-		VMOVQ(c[i].AsX(), Mem{Base: out, Disp: 8 * i})
+		c[i] = ZMM()
+		VPXORQ(c[i], c[i], c[i])
 	}
+	for i := range lower {
+		lower[i] = ZMM()
+		VPXORQ(lower[i], lower[i], lower[i])
+	}
+	// keyed returns the keys of the sixteen lanes at m, whose ^positions are in inv.
+	keyed := func(m Mem, inv reg.VecVirtual) reg.VecVirtual {
+		x, y := ZMM(), ZMM()
+		VPXORQ(m, k, x)
+		VPMULLQ(mz, x, x)
+		VPXORQ(m.Offset(64), k, y)
+		VPMULLQ(mz, y, y)
+		// The high halves of x's eight scores, then of y's.
+		VPERMT2D(y, high, x)
+		VPTERNLOGD(Imm(0xD8), low, inv, x)
+		return x
+	}
+
+	ptr, pairs := GP64(), GP64()
+	MOVQ(base, ptr)
+	MOVQ(n, pairs)
+	SHRQ(Imm(5), pairs)
+	JZ(LabelRef("topnarrow_odd"))
+	thirtyTwo := ZMM()
+	VPADDD(sixteen, sixteen, thirtyTwo)
+	Label("topnarrow_pair")
+	next := ZMM()
+	VPSUBD(sixteen, inv, next)
+	x := keyed(Mem{Base: ptr}, inv)
+	y := keyed(Mem{Base: ptr, Disp: 128}, next)
+	VPSUBD(thirtyTwo, inv, inv)
+	narrow.insertPair(&c, &lower, x, y)
+	ADDQ(U32(256), ptr)
+	DECQ(pairs)
+	JNZ(LabelRef("topnarrow_pair"))
+
+	Label("topnarrow_odd")
+	TESTQ(U32(16), n)
+	JZ(LabelRef("topnarrow_lower"))
+	narrow.insert(&c, keyed(Mem{Base: ptr}, inv))
+
+	Label("topnarrow_lower")
+	narrow.withLower(&c, lower)
+
+	// The last n % 16 lanes, as the top lanes of the last sixteen; the other lanes key to zero.
+	r := GP64()
+	MOVQ(n, r)
+	ANDQ(U32(15), r)
+	JZ(LabelRef("topnarrow_merge"))
+	at := GP64()
+	LEAQ(Mem{Base: n, Disp: -16}, at)
+	ti := ZMM()
+	VPBROADCASTD(at.As32(), ti)
+	tinv := ZMM()
+	VMOVDQU32(inverted, tinv)
+	VPSUBD(ti, tinv, tinv)
+	tail := keyed(Mem{Base: base, Index: at, Scale: 8}, tinv)
+	// The new lanes are the top r of sixteen: those whose index i has i + r >= 16.
+	vr := ZMM()
+	VPBROADCASTD(r.As32(), vr)
+	VPADDD(positions, vr, vr)
+	VPCMPUD(Imm(5), sixteen, vr, reg.K1)
+	VMOVDQA32_Z(tail, reg.K1, tail)
+	narrow.insert(&c, tail)
+
+	Label("topnarrow_merge")
+	// Lanes 8 to 15 meet lanes 0 to 7, as top4 merges lanes; the eight lists are then widened.
+	var m [4]reg.VecVirtual
+	for i := range m {
+		partner := ZMM()
+		VSHUFI64X2(Imm(0x4E), c[3-i], c[3-i], partner)
+		m[i] = ZMM()
+		VPMAXUD(partner, c[i], m[i])
+	}
+	narrow.sortBitonic(&m)
+	var w [4]reg.VecVirtual
+	for i := range w {
+		w[i] = ZMM()
+		VPMOVZXDQ(m[i].AsY(), w[i])
+	}
+	top4(w, Load(Param("keys"), GP64()))
 	VZEROUPPER()
 	RET()
 }
