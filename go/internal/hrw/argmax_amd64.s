@@ -1137,7 +1137,7 @@ topkeys_pair:
 	VPMINUQ    Z12, Z9, Z13
 	VPMAXUQ    Z12, Z9, Z9
 	VPMAXUQ    Z13, Z10, Z10
-	ADDQ       $0x80, DX
+	ADDQ       $0x00000080, DX
 	DECQ       BX
 	JNZ        topkeys_pair
 
@@ -1310,7 +1310,7 @@ TEXT ·topKeysNarrowAVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTD DX, Z1
 	MOVQ         $0xd6e8feb86659fd93, DX
 	VPBROADCASTQ DX, Z2
-	MOVL         $0x00000010, DX
+	MOVQ         $0x0000000000000010, DX
 	VPBROADCASTD DX, Z3
 	VMOVDQU32    highHalves<>+0(SB), Z4
 	VMOVDQU32    invertedPositions32<>+0(SB), Z5
@@ -1411,6 +1411,7 @@ topnarrow_lower:
 	VPMAXUD      Z0, Z7, Z7
 
 topnarrow_merge:
+	MOVQ       keys+40(FP), AX
 	VSHUFI64X2 $0x4e, Z7, Z7, Z0
 	VPMAXUD    Z0, Z6, Z0
 	VSHUFI64X2 $0x4e, Z5, Z5, Z1
@@ -1431,7 +1432,6 @@ topnarrow_merge:
 	VPMOVZXDQ  Y3, Z2
 	VPMOVZXDQ  Y4, Z3
 	VPMOVZXDQ  Y1, Z1
-	MOVQ       keys+40(FP), AX
 	VSHUFI64X2 $0x4e, Z0, Z0, Z4
 	VSHUFI64X2 $0x4e, Z2, Z2, Z5
 	VSHUFI64X2 $0x4e, Z3, Z3, Z6

@@ -41,8 +41,8 @@ func main() {
 	avx512(iota)
 	hitsAVX2()
 	hitsAVX512()
-	topKeysAVX512(iota)
-	topKeysNarrowAVX512()
+	topKeysKernel(wideKeys, iota)
+	topKeysKernel(narrowKeys, iota)
 	cpuid()
 	Generate()
 }
@@ -795,43 +795,164 @@ func top4(c [4]reg.VecVirtual, out reg.Register) {
 	}
 }
 
+// keyWidth is what the two top-k key kernels do differently: keys of 64 bits, eight to a vector,
+// or of 32 bits, sixteen to a vector.
+type keyWidth struct {
+	name, doc, label string
+	// per is the number of keys in a vector.
+	per int
+	lists
+	add, sub, compare func(...Op)
+	loadU             func(...Op)
+	zeroMasked        func(mxyz, k, mxyz1 Op)
+	// data writes the i-th element of a global vector.
+	data func(i int, v uint64)
+	// broadcast puts the low per-th of g in every element of v.
+	broadcast func(g reg.GPVirtual, v reg.VecVirtual)
+	// keys returns the keys of the per lanes at m, whose ^positions are in inv (see topKeys).
+	keys func(s *keySetup, m Mem, inv reg.VecVirtual) reg.VecVirtual
+	// merge writes the four highest keys of the vector lanes' lists to out, widened.
+	merge func(c [4]reg.VecVirtual, out reg.Register)
+}
+
+// keySetup holds the registers both key kernels set up: fk in every 64-bit lane, low in every
+// element, the multiplier, and (32-bit keys) the permutation that gathers high halves.
+type keySetup struct{ k, low, mz, high reg.VecVirtual }
+
 // topKeysSig is the signature of both top-k key kernels.
 const topKeysSig = "func(fk uint64, lanes []uint64, low uint64, keys *[4]uint64)"
 
-// topKeysAVX512 is the top-k kernel of a ranking of up to 3 (topKeys in argmax_amd64.go), as the
-// core's AVX-512 kernel ranks 8 to 128 nodes (core/src/kernel/avx512.rs, top_keys_lists): each
-// lane is keyed as its score with the bits of low (a mask of low bits above every position)
-// replaced by those of ^position, so that one unsigned compare orders lanes by score and, among
-// scores equal outside low, by position, and the key names its lane. Each of the eight vector
-// lanes keeps its four highest keys, highest first: the blocks of eight go by in pairs, the
-// higher of each pair's two keys inserted into the list of four and the lower into a list of two
-// (of a lane's best four at most two are the lower of their pair); a last block of a pair is
-// inserted alone, and the lanes past the last whole block are the top lanes of the last eight.
-// Then the eight lists are merged, lanes 4, 2 and 1 apart, into the four highest keys of all.
-// No branch depends on a score.
-func topKeysAVX512(iota Mem) {
-	inverted := GLOBL("invertedPositions", RODATA|NOPTR)
-	for i := 0; i < 8; i++ {
-		DATA(8*i, U64(^uint64(i)))
+// scores returns the eight scores of the lanes at m.
+func (s *keySetup) scores(m Mem) reg.VecVirtual {
+	x := ZMM()
+	VPXORQ(m, s.k, x)
+	VPMULLQ(s.mz, x, x)
+	return x
+}
+
+// wideKeys is topKeysAVX512, the top-k kernel of a ranking of up to 3 (topKeys in
+// argmax_amd64.go), as the core's AVX-512 kernel ranks 8 to 128 nodes
+// (core/src/kernel/avx512.rs, top_keys_lists): each lane is keyed as its score with the bits of
+// low (a mask of low bits above every position) replaced by those of ^position, so that one
+// unsigned compare orders lanes by score and, among scores equal outside low, by position, and
+// the key names its lane. Each of the eight vector lanes keeps its four highest keys, highest
+// first: the blocks of eight go by in pairs, the higher of each pair's two keys inserted into the
+// list of four and the lower into a list of two (of a lane's best four at most two are the lower
+// of their pair); a last block of a pair is inserted alone, and the lanes past the last whole
+// block are the top lanes of the last eight. Then the eight lists are merged, lanes 4, 2 and 1
+// apart, into the four highest keys of all. No branch depends on a score.
+var wideKeys = keyWidth{
+	name:       "topKeysAVX512",
+	doc:        "topKeysAVX512 writes the four highest keys of lanes (at least 8) to keys, highest first, with AVX-512 (F, DQ, VL).",
+	label:      "topkeys",
+	per:        8,
+	lists:      wide,
+	add:        VPADDQ,
+	sub:        VPSUBQ,
+	compare:    VPCMPUQ,
+	loadU:      VMOVDQU64,
+	zeroMasked: VMOVDQA64_Z,
+	data:       func(i int, v uint64) { DATA(8*i, U64(v)) },
+	broadcast:  func(g reg.GPVirtual, v reg.VecVirtual) { VPBROADCASTQ(g, v) },
+	keys: func(s *keySetup, m Mem, inv reg.VecVirtual) reg.VecVirtual {
+		x := s.scores(m)
+		// 0xD8: the bits of inv where low has ones, of the score elsewhere.
+		VPTERNLOGQ(Imm(0xD8), s.low, inv, x)
+		return x
+	},
+	merge: top4,
+}
+
+// narrowKeys is topKeysNarrowAVX512: topKeysAVX512 with 32-bit keys, sixteen to a vector, as the
+// core's top_keys_narrow: a key is the high half of a score with its bits of low (at most 32
+// bits) replaced by those of ^position. Two blocks' scores make one vector of keys (VPERMT2D takes
+// their high halves), so each list insertion serves sixteen lanes instead of eight; the vector
+// lanes' lists are merged by halves and widened to 64 bits for top4. The keys order lanes by the
+// high half of their scores less the position bits; where two of the best are equal there,
+// topKeyed declines and the threshold pass ranks them.
+var narrowKeys = keyWidth{
+	name:       "topKeysNarrowAVX512",
+	doc:        "topKeysNarrowAVX512 writes the four highest 32-bit keys of lanes (at least 16; low below 2^32) to keys, widened, highest first, with AVX-512 (F, DQ, VL).",
+	label:      "topnarrow",
+	per:        16,
+	lists:      narrow,
+	add:        VPADDD,
+	sub:        VPSUBD,
+	compare:    VPCMPUD,
+	loadU:      VMOVDQU32,
+	zeroMasked: VMOVDQA32_Z,
+	data:       func(i int, v uint64) { DATA(4*i, U32(uint32(v))) },
+	broadcast:  func(g reg.GPVirtual, v reg.VecVirtual) { VPBROADCASTD(g.As32(), v) },
+	keys: func(s *keySetup, m Mem, inv reg.VecVirtual) reg.VecVirtual {
+		x, y := s.scores(m), s.scores(m.Offset(64))
+		// The high halves of x's eight scores, then of y's.
+		VPERMT2D(y, s.high, x)
+		VPTERNLOGD(Imm(0xD8), s.low, inv, x)
+		return x
+	},
+	merge: func(c [4]reg.VecVirtual, out reg.Register) {
+		// Lanes 8 to 15 meet lanes 0 to 7, as top4 merges lanes; the eight lists are then
+		// widened.
+		var m [4]reg.VecVirtual
+		for i := range m {
+			partner := ZMM()
+			VSHUFI64X2(Imm(0x4E), c[3-i], c[3-i], partner)
+			m[i] = ZMM()
+			VPMAXUD(partner, c[i], m[i])
+		}
+		narrow.sortBitonic(&m)
+		var w [4]reg.VecVirtual
+		for i := range w {
+			w[i] = ZMM()
+			VPMOVZXDQ(m[i].AsY(), w[i])
+		}
+		top4(w, out)
+	},
+}
+
+// topKeysKernel writes the top-k key kernel of width w (see wideKeys and narrowKeys); iota holds
+// the 64-bit positions 0 to 15.
+func topKeysKernel(w keyWidth, iota Mem) {
+	inverted := GLOBL(w.globalName("invertedPositions"), RODATA|NOPTR)
+	for i := 0; i < w.per; i++ {
+		w.data(i, ^uint64(i))
 	}
-	TEXT("topKeysAVX512", NOSPLIT, topKeysSig)
+	positions := iota
+	var highHalves Mem
+	if w.per == 16 {
+		highHalves = GLOBL("highHalves", RODATA|NOPTR)
+		for i := 0; i < 16; i++ {
+			w.data(i, uint64(2*i+1))
+		}
+		positions = GLOBL("positions32", RODATA|NOPTR)
+		for i := 0; i < 16; i++ {
+			w.data(i, uint64(i))
+		}
+	}
+	TEXT(w.name, NOSPLIT, topKeysSig)
 	Pragma("noescape")
-	Doc("topKeysAVX512 writes the four highest keys of lanes (at least 8) to keys, highest first, with AVX-512 (F, DQ, VL).")
+	Doc(w.doc)
+	lbl := func(name string) string { return w.label + "_" + name }
 	base := Load(Param("lanes").Base(), GP64())
 	n := Load(Param("lanes").Len(), GP64())
-	k := ZMM()
-	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
-	low := ZMM()
-	VPBROADCASTQ(Load(Param("low"), GP64()), low)
+	var s keySetup
+	s.k = ZMM()
+	VPBROADCASTQ(Load(Param("fk"), GP64()), s.k)
+	s.low = ZMM()
+	w.broadcast(Load(Param("low"), GP64()).(reg.GPVirtual), s.low)
 	g := GP64()
 	MOVQ(U64(mix), g)
-	mz := ZMM()
-	VPBROADCASTQ(g, mz)
-	MOVQ(U64(8), g)
-	eight := ZMM()
-	VPBROADCASTQ(g, eight)
+	s.mz = ZMM()
+	VPBROADCASTQ(g, s.mz)
+	MOVQ(U64(uint64(w.per)), g)
+	step := ZMM()
+	w.broadcast(g, step)
+	if w.per == 16 {
+		s.high = ZMM()
+		w.loadU(highHalves, s.high)
+	}
 	inv := ZMM()
-	VMOVDQU64(inverted, inv)
+	w.loadU(inverted, inv)
 	var c [4]reg.VecVirtual
 	var lower [2]reg.VecVirtual
 	for i := range c {
@@ -842,197 +963,68 @@ func topKeysAVX512(iota Mem) {
 		lower[i] = ZMM()
 		VPXORQ(lower[i], lower[i], lower[i])
 	}
-	// keyed returns the keys of the eight lanes at m, whose ^positions are in inv.
-	keyed := func(m Mem, inv reg.VecVirtual) reg.VecVirtual {
-		x := ZMM()
-		VPXORQ(m, k, x)
-		VPMULLQ(mz, x, x)
-		// 0xD8: the bits of inv where low has ones, of the score elsewhere.
-		VPTERNLOGQ(Imm(0xD8), low, inv, x)
-		return x
-	}
+	vectorBytes := 8 * w.per
 
+	// Vectors of keys in pairs (lists.insertPair).
 	ptr, pairs := GP64(), GP64()
 	MOVQ(base, ptr)
 	MOVQ(n, pairs)
-	SHRQ(Imm(4), pairs)
-	JZ(LabelRef("topkeys_odd"))
-	sixteen := ZMM()
-	VPADDQ(eight, eight, sixteen)
-	Label("topkeys_pair")
+	SHRQ(Imm(uint64(bits.TrailingZeros(uint(2*w.per)))), pairs)
+	JZ(LabelRef(lbl("odd")))
+	double := ZMM()
+	w.add(step, step, double)
+	Label(lbl("pair"))
 	next := ZMM()
-	VPSUBQ(eight, inv, next)
-	x := keyed(Mem{Base: ptr}, inv)
-	y := keyed(Mem{Base: ptr, Disp: 64}, next)
-	VPSUBQ(sixteen, inv, inv)
-	wide.insertPair(&c, &lower, x, y)
-	ADDQ(Imm(128), ptr)
+	w.sub(step, inv, next)
+	x := w.keys(&s, Mem{Base: ptr}, inv)
+	y := w.keys(&s, Mem{Base: ptr, Disp: vectorBytes}, next)
+	w.sub(double, inv, inv)
+	w.insertPair(&c, &lower, x, y)
+	ADDQ(U32(uint64(2*vectorBytes)), ptr)
 	DECQ(pairs)
-	JNZ(LabelRef("topkeys_pair"))
+	JNZ(LabelRef(lbl("pair")))
 
-	Label("topkeys_odd")
-	TESTQ(U32(8), n)
-	JZ(LabelRef("topkeys_lower"))
-	wide.insert(&c, keyed(Mem{Base: ptr}, inv))
+	Label(lbl("odd"))
+	TESTQ(U32(uint64(w.per)), n)
+	JZ(LabelRef(lbl("lower")))
+	w.insert(&c, w.keys(&s, Mem{Base: ptr}, inv))
 
-	Label("topkeys_lower")
-	wide.withLower(&c, lower)
+	Label(lbl("lower"))
+	w.withLower(&c, lower)
 
-	// The last n % 8 lanes, as the top lanes of the last eight; the other lanes key to zero.
+	// The last n % per lanes, as the top lanes of the last per; the other lanes key to zero.
 	r := GP64()
 	MOVQ(n, r)
-	ANDQ(U32(7), r)
-	JZ(LabelRef("topkeys_merge"))
+	ANDQ(U32(uint64(w.per-1)), r)
+	JZ(LabelRef(lbl("merge")))
 	at := GP64()
-	LEAQ(Mem{Base: n, Disp: -8}, at)
+	LEAQ(Mem{Base: n, Disp: -w.per}, at)
 	ti := ZMM()
-	VPBROADCASTQ(at, ti)
+	w.broadcast(at, ti)
 	tinv := ZMM()
-	VMOVDQU64(inverted, tinv)
-	VPSUBQ(ti, tinv, tinv)
-	tail := keyed(Mem{Base: base, Index: at, Scale: 8}, tinv)
-	// The new lanes are the top r of eight: those whose index i has i + r >= 8.
+	w.loadU(inverted, tinv)
+	w.sub(ti, tinv, tinv)
+	tail := w.keys(&s, Mem{Base: base, Index: at, Scale: 8}, tinv)
+	// The new lanes are the top r: those whose index i has i + r >= per.
 	vr := ZMM()
-	VPBROADCASTQ(r, vr)
-	VPADDQ(iota, vr, vr)
-	VPCMPUQ(Imm(5), eight, vr, reg.K1)
-	VMOVDQA64_Z(tail, reg.K1, tail)
-	wide.insert(&c, tail)
+	w.broadcast(r, vr)
+	w.add(positions, vr, vr)
+	w.compare(Imm(5), step, vr, reg.K1)
+	w.zeroMasked(tail, reg.K1, tail)
+	w.insert(&c, tail)
 
-	Label("topkeys_merge")
-	top4(c, Load(Param("keys"), GP64()))
+	Label(lbl("merge"))
+	w.merge(c, Load(Param("keys"), GP64()))
 	VZEROUPPER()
 	RET()
 }
 
-// topKeysNarrowAVX512 is topKeysAVX512 with 32-bit keys, sixteen to a vector, as the core's
-// top_keys_narrow: a key is the high half of a score with its bits of low (at most 32 bits)
-// replaced by those of ^position. Two blocks' scores make one vector of keys (VPERMT2D takes their
-// high halves), so each list insertion serves sixteen lanes instead of eight; the vector lanes'
-// lists are merged by halves and widened to 64 bits for top4. The keys order lanes by the high
-// half of their scores less the position bits; where two of the best are equal there, topKeyed
-// declines and the threshold pass ranks them.
-func topKeysNarrowAVX512() {
-	inverted := GLOBL("invertedPositions32", RODATA|NOPTR)
-	for i := 0; i < 16; i++ {
-		DATA(4*i, U32(^uint32(i)))
+// globalName is name with the key width's suffix (none for 64-bit keys).
+func (w keyWidth) globalName(name string) string {
+	if w.per == 16 {
+		return name + "32"
 	}
-	highHalves := GLOBL("highHalves", RODATA|NOPTR)
-	for i := 0; i < 16; i++ {
-		DATA(4*i, U32(uint32(2*i+1)))
-	}
-	positions := GLOBL("positions32", RODATA|NOPTR)
-	for i := 0; i < 16; i++ {
-		DATA(4*i, U32(uint32(i)))
-	}
-	TEXT("topKeysNarrowAVX512", NOSPLIT, topKeysSig)
-	Pragma("noescape")
-	Doc("topKeysNarrowAVX512 writes the four highest 32-bit keys of lanes (at least 16; low below 2^32) to keys, widened, highest first, with AVX-512 (F, DQ, VL).")
-	base := Load(Param("lanes").Base(), GP64())
-	n := Load(Param("lanes").Len(), GP64())
-	k := ZMM()
-	VPBROADCASTQ(Load(Param("fk"), GP64()), k)
-	low := ZMM()
-	VPBROADCASTD(Load(Param("low"), GP64()).(reg.GPVirtual).As32(), low)
-	g := GP64()
-	MOVQ(U64(mix), g)
-	mz := ZMM()
-	VPBROADCASTQ(g, mz)
-	MOVL(U32(16), g.As32())
-	sixteen := ZMM()
-	VPBROADCASTD(g.As32(), sixteen)
-	high := ZMM()
-	VMOVDQU32(highHalves, high)
-	inv := ZMM()
-	VMOVDQU32(inverted, inv)
-	var c [4]reg.VecVirtual
-	var lower [2]reg.VecVirtual
-	for i := range c {
-		c[i] = ZMM()
-		VPXORQ(c[i], c[i], c[i])
-	}
-	for i := range lower {
-		lower[i] = ZMM()
-		VPXORQ(lower[i], lower[i], lower[i])
-	}
-	// keyed returns the keys of the sixteen lanes at m, whose ^positions are in inv.
-	keyed := func(m Mem, inv reg.VecVirtual) reg.VecVirtual {
-		x, y := ZMM(), ZMM()
-		VPXORQ(m, k, x)
-		VPMULLQ(mz, x, x)
-		VPXORQ(m.Offset(64), k, y)
-		VPMULLQ(mz, y, y)
-		// The high halves of x's eight scores, then of y's.
-		VPERMT2D(y, high, x)
-		VPTERNLOGD(Imm(0xD8), low, inv, x)
-		return x
-	}
-
-	ptr, pairs := GP64(), GP64()
-	MOVQ(base, ptr)
-	MOVQ(n, pairs)
-	SHRQ(Imm(5), pairs)
-	JZ(LabelRef("topnarrow_odd"))
-	thirtyTwo := ZMM()
-	VPADDD(sixteen, sixteen, thirtyTwo)
-	Label("topnarrow_pair")
-	next := ZMM()
-	VPSUBD(sixteen, inv, next)
-	x := keyed(Mem{Base: ptr}, inv)
-	y := keyed(Mem{Base: ptr, Disp: 128}, next)
-	VPSUBD(thirtyTwo, inv, inv)
-	narrow.insertPair(&c, &lower, x, y)
-	ADDQ(U32(256), ptr)
-	DECQ(pairs)
-	JNZ(LabelRef("topnarrow_pair"))
-
-	Label("topnarrow_odd")
-	TESTQ(U32(16), n)
-	JZ(LabelRef("topnarrow_lower"))
-	narrow.insert(&c, keyed(Mem{Base: ptr}, inv))
-
-	Label("topnarrow_lower")
-	narrow.withLower(&c, lower)
-
-	// The last n % 16 lanes, as the top lanes of the last sixteen; the other lanes key to zero.
-	r := GP64()
-	MOVQ(n, r)
-	ANDQ(U32(15), r)
-	JZ(LabelRef("topnarrow_merge"))
-	at := GP64()
-	LEAQ(Mem{Base: n, Disp: -16}, at)
-	ti := ZMM()
-	VPBROADCASTD(at.As32(), ti)
-	tinv := ZMM()
-	VMOVDQU32(inverted, tinv)
-	VPSUBD(ti, tinv, tinv)
-	tail := keyed(Mem{Base: base, Index: at, Scale: 8}, tinv)
-	// The new lanes are the top r of sixteen: those whose index i has i + r >= 16.
-	vr := ZMM()
-	VPBROADCASTD(r.As32(), vr)
-	VPADDD(positions, vr, vr)
-	VPCMPUD(Imm(5), sixteen, vr, reg.K1)
-	VMOVDQA32_Z(tail, reg.K1, tail)
-	narrow.insert(&c, tail)
-
-	Label("topnarrow_merge")
-	// Lanes 8 to 15 meet lanes 0 to 7, as top4 merges lanes; the eight lists are then widened.
-	var m [4]reg.VecVirtual
-	for i := range m {
-		partner := ZMM()
-		VSHUFI64X2(Imm(0x4E), c[3-i], c[3-i], partner)
-		m[i] = ZMM()
-		VPMAXUD(partner, c[i], m[i])
-	}
-	narrow.sortBitonic(&m)
-	var w [4]reg.VecVirtual
-	for i := range w {
-		w[i] = ZMM()
-		VPMOVZXDQ(m[i].AsY(), w[i])
-	}
-	top4(w, Load(Param("keys"), GP64()))
-	VZEROUPPER()
-	RET()
+	return name
 }
 
 // cpuid and xgetbv are what the dispatch needs to know which kernels the CPU and the operating
