@@ -14,22 +14,30 @@ import (
 )
 
 // The workload of the shared peer harness: nodes "node-i", keys "key-i", for 5, 100 and 1000
-// nodes, or the counts HRWHASH_BENCH_N lists (comma-separated).
-var benchSizes = sizes(os.Getenv("HRWHASH_BENCH_N"), []int{5, 100, 1000})
+// nodes, or the counts HRWHASH_BENCH_N lists (comma-separated); a list that is not one stops the
+// benchmark with the entry it could not read.
+func benchSizes(b *testing.B) []int {
+	counts, err := sizes(os.Getenv("HRWHASH_BENCH_N"), []int{5, 100, 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return counts
+}
 
-func sizes(list string, otherwise []int) []int {
+// sizes reads list, the node counts of HRWHASH_BENCH_N, or gives otherwise for an empty one.
+func sizes(list string, otherwise []int) ([]int, error) {
 	if list == "" {
-		return otherwise
+		return otherwise, nil
 	}
 	var out []int
 	for _, f := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
-			panic(fmt.Sprintf("HRWHASH_BENCH_N: %q is not a node count", f))
+			return nil, fmt.Errorf("HRWHASH_BENCH_N: %q is not a node count (a positive integer)", f)
 		}
 		out = append(out, n)
 	}
-	return out
+	return out, nil
 }
 
 const benchKeys = 4096
@@ -55,7 +63,7 @@ var build = "build=" + hrwhash.Backend
 // BenchmarkOwner compares one lookup per call with go-rendezvous as go-redis configures it
 // (xxhash), which is what Ring uses by default.
 func BenchmarkOwner(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/lib=hrwhash/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
@@ -82,7 +90,7 @@ func BenchmarkOwner(b *testing.B) {
 // key.
 func BenchmarkOwners(b *testing.B) {
 	const batch = 256
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/lib=hrwhash-batch/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
@@ -113,7 +121,7 @@ func benchWeights(n int) []float64 {
 
 // BenchmarkRank is the harness's top-3: Rank(key, 3), a fresh slice per call.
 func BenchmarkRank(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/lib=hrwhash-rank3/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
@@ -132,7 +140,7 @@ func BenchmarkRank(b *testing.B) {
 
 // BenchmarkRankInto is the same top-3 into a reused buffer.
 func BenchmarkRankInto(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/lib=hrwhash-rankinto3/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)
@@ -152,7 +160,7 @@ func BenchmarkRankInto(b *testing.B) {
 
 // BenchmarkOwnerWeighted is the harness's weighted owner (weights 1, 2, 3, 4, 1, 2, ...).
 func BenchmarkOwnerWeighted(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/lib=hrwhash-weighted/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.NewWeighted(nodes, benchWeights(n))

@@ -46,7 +46,7 @@ func fastestBursts(b *testing.B, runs []burstRun, metrics []string) {
 // run in alternating bursts within one loop, and each reports the fastest of its bursts in ns
 // per lookup (min-ns/key).
 func BenchmarkOwnerMin(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)

@@ -16,7 +16,7 @@ import (
 // load, so that runs of different builds and kernels compare through it (the ratio column, of
 // go-rendezvous's owner to hrwhash's top-3).
 func BenchmarkRankMin(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range benchSizes(b) {
 		nodes, keys := benchInputs(n)
 		b.Run(fmt.Sprintf("%s/N=%d", build, n), func(b *testing.B) {
 			p, err := hrwhash.New(nodes...)

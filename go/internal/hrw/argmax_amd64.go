@@ -87,8 +87,8 @@ func aboveVector(fk uint64, lanes []uint64, below uint64, buf *[hitCap]int32) (i
 	return hitsAVX2(fk, lanes, below, buf), len(lanes) &^ 3
 }
 
-// Lanes topKeys takes with 64-bit keys: from 9 (8 and fewer are best3's, whole) up to
-// topKeysMax; then 32-bit keys up to topKeysNarrowMax, as the core splits them. Past that the
+// Lanes topKeys takes with 64-bit keys: from 8 (RankDigestInto gives best3 the groups of at
+// most 2 * want + 2 whole) up to topKeysMax; then 32-bit keys up to topKeysNarrowMax, as the core splits them. Past that the
 // threshold pass (above) costs as much or less. Top-3 on the Xeon of BENCHMARKS.md, RankMin,
 // against the threshold pass: 64-bit keys 0.75x its time at 16 lanes, 0.82x at 64, 0.88x at 100,
 // 0.92x at 200, 0.99-1.01x at 256; 32-bit keys 0.91x at 256 and 300, 0.93x at 400 and 500, 0.96x
