@@ -643,7 +643,14 @@ unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> _
 /// The lists' operations for keys of one width, whose maximum and minimum are `$max` and
 /// `$min`.
 macro_rules! list_ops {
-    ($insert:ident, $insert_pair:ident, $sort_bitonic:ident, $max:ident, $min:ident) => {
+    (
+        $insert:ident,
+        $insert_pair:ident,
+        $with_lower:ident,
+        $sort_bitonic:ident,
+        $max:ident,
+        $min:ident
+    ) => {
         /// Inserts each lane of `x` into that lane's list of four keys, highest first.
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
@@ -673,6 +680,17 @@ macro_rules! list_ops {
             *lower = [hi, $max(lower[1], lo)];
         }
 
+        /// Makes each lane's list its best four of the list and its list of two (`lower`, kept
+        /// by the pair insertion): the higher of the list's i-th and the lower list's (3 - i)-th
+        /// are the four best in a bitonic order, which the bitonic sort orders.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $with_lower(lists: &mut [__m512i; 4], lower: [__m512i; 2]) {
+            lists[2] = $max(lists[2], lower[1]);
+            lists[3] = $max(lists[3], lower[0]);
+            $sort_bitonic(lists);
+        }
+
         /// Sorts each lane's four values, highest first, where they are bitonic (they rise, then
         /// fall, or the reverse): two rounds of compare-exchanges.
         #[inline]
@@ -689,6 +707,7 @@ macro_rules! list_ops {
 list_ops!(
     insert,
     insert_pair,
+    with_lower,
     sort_bitonic,
     _mm512_max_epu64,
     _mm512_min_epu64
@@ -696,6 +715,7 @@ list_ops!(
 list_ops!(
     insert32,
     insert_pair32,
+    with_lower32,
     sort_bitonic32,
     _mm512_max_epu32,
     _mm512_min_epu32
@@ -796,11 +816,7 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
             keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, low),
         );
     }
-    // Each lane's best four of both lists: the higher of the list's i-th and the lower list's
-    // (3 - i)-th are the four best in a bitonic order, which two rounds of exchanges sort.
-    c[2] = _mm512_max_epu64(c[2], lower[1]);
-    c[3] = _mm512_max_epu64(c[3], lower[0]);
-    sort_bitonic(&mut c);
+    with_lower(&mut c, lower);
     if !n.is_multiple_of(8) {
         insert(&mut c, tail_keys(fk, digests, low));
     }
@@ -841,9 +857,11 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
         }};
     }
     let sixteen = _mm512_set1_epi32(16);
-    let mut inv = _mm512_setr_epi32(
+    // `!position` of the first sixteen nodes.
+    let first = _mm512_setr_epi32(
         !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
     );
+    let mut inv = first;
     let mut c = [_mm512_setzero_si512(); 4];
     let mut lower = [_mm512_setzero_si512(); 2];
     let pairs = n / 16;
@@ -857,18 +875,11 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
     if pairs % 2 == 1 {
         insert32(&mut c, keys16!(16 * pairs - 16, inv));
     }
-    c[2] = _mm512_max_epu32(c[2], lower[1]);
-    c[3] = _mm512_max_epu32(c[3], lower[0]);
-    sort_bitonic32(&mut c);
+    with_lower32(&mut c, lower);
     if !n.is_multiple_of(16) {
         // The last `n % 16` nodes, as the top lanes of the last sixteen.
         let at = n - 16;
-        let inv = _mm512_sub_epi32(
-            _mm512_setr_epi32(
-                !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
-            ),
-            _mm512_set1_epi32(at as i32),
-        );
+        let inv = _mm512_sub_epi32(first, _mm512_set1_epi32(at as i32));
         let new = !((0xFFFFu32 >> (n % 16)) as __mmask16);
         insert32(&mut c, _mm512_maskz_mov_epi32(new, keys16!(at, inv)));
     }
