@@ -215,6 +215,12 @@ impl Placement {
     pub(super) fn rank_lanes_into(&self, kd: u64, out: &mut [usize]) -> usize {
         let inner = &*self.inner;
         let want = out.len().min(inner.lanes.len());
+        if want >= 2 && inner.lanes.len() <= FEW_LANES && inner.groups.len() == 1 {
+            let out = &mut out[..want];
+            if inner.kernel.rank_small(kd, &inner.lanes, out) || rank_few(kd, &inner.lanes, out) {
+                return want;
+            }
+        }
         match want {
             0 => return 0,
             1 => {
@@ -222,14 +228,6 @@ impl Placement {
                 return 1;
             }
             _ if want == inner.lanes.len() => {
-                let unweighted = inner.groups.len() == 1;
-                if unweighted
-                    && want <= FEW_LANES
-                    && (inner.kernel.rank_small(kd, &inner.lanes, &mut out[..want])
-                        || rank_few(kd, &inner.lanes, &mut out[..want]))
-                {
-                    return want;
-                }
                 if let Some(direct) = inner.direct.as_ref().or(inner.top_direct.as_ref()) {
                     if direct.top_lanes(inner.kernel, kd, &inner.lanes, &mut out[..want]) {
                         return want;
@@ -452,7 +450,7 @@ fn top_scores_above(
 /// `out`, by the method of [`top_scores`].
 fn top_positions(kernel: Kernel, kd: u64, lanes: &[u64], hit_step: u64, out: &mut [usize]) {
     let want = out.len();
-    if kernel.rank_small(kd, lanes, out) || kernel.top_few(kd, lanes, out) {
+    if kernel.top_few(kd, lanes, out) {
         return;
     }
     // Few enough nodes are all offered (a threshold of zero): see [`OFFER_ALL`].
@@ -488,38 +486,83 @@ const OFFER_ALL: usize = 24;
 /// Most nodes [`rank_few`] ranks.
 const FEW_LANES: usize = 8;
 
-/// All the nodes of an unweighted placement of at most [`FEW_LANES`] nodes, best first, in
-/// general registers: each node is keyed by its score with the low three bits replaced by
-/// `7 - position`, so that one 64-bit comparison orders nodes (as [`Kernel::top_few`] keys them),
-/// and inserted into a list of keys. False, with `out` untouched, where the keys do not settle
-/// the order (two scores equal but in their low three bits). A sort by score and position took
-/// 3.5 times an owner lookup of three nodes (46 ns against 13 from 8-byte keys, AMD Zen 4).
-// Not inlined: inside `rank_lanes_into` it slowed the top-3 of five nodes by 3% (same-process
-// A/B), for 2% here.
+/// The first `out.len()` nodes of an unweighted placement of at most [`FEW_LANES`] nodes, best
+/// first, in general registers: each node is keyed by its score with the low three bits replaced
+/// by `7 - position`, so that one 64-bit comparison orders nodes (as [`Kernel::top_few`] keys
+/// them), and the keys go through the sorting network of their count ([`NETWORKS`]), unrolled
+/// for each count. False, with `out` untouched, where the keys do not settle the answer (two of
+/// the first `out.len() + 1` scores equal but in their low three bits). Top-3 from the peer
+/// harness's keys, same process, Intel Xeon (family 6 model 207): against AVX-512's rank
+/// counting ([`Kernel::rank_small`], whose 64-bit multiply is three micro-ops there) 0.77-0.84x
+/// the time at two and three nodes, 0.86-0.92x at five, 0.99-1.02x at eight; with the scalar
+/// kernel, against the list each node was inserted into (all nodes) or the pass over a
+/// threshold (fewer), 0.81x at three, 0.92x at five, 1.01x at eight.
+// Not inlined: its eight unrolled copies would make every caller's code larger.
 #[inline(never)]
 fn rank_few(kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
+    match lanes.len() {
+        1 => rank_network::<1>(kd, lanes, out),
+        2 => rank_network::<2>(kd, lanes, out),
+        3 => rank_network::<3>(kd, lanes, out),
+        4 => rank_network::<4>(kd, lanes, out),
+        5 => rank_network::<5>(kd, lanes, out),
+        6 => rank_network::<6>(kd, lanes, out),
+        7 => rank_network::<7>(kd, lanes, out),
+        8 => rank_network::<8>(kd, lanes, out),
+        _ => false,
+    }
+}
+
+/// [`rank_few`] for `N` nodes.
+#[inline(always)]
+fn rank_network<const N: usize>(kd: u64, lanes: &[u64], out: &mut [usize]) -> bool {
     const LOW: u64 = 7;
-    let n = lanes.len();
-    debug_assert!(n <= FEW_LANES && out.len() == n);
-    // Empty slots hold zero, which no key is below.
-    let mut top = [0u64; FEW_LANES];
-    for (i, &d) in lanes.iter().enumerate() {
-        let mut x = (score(kd, d) & !LOW) | (LOW - i as u64);
-        for slot in &mut top[..n] {
-            let kept = x.max(*slot);
-            x = x.min(*slot);
-            *slot = kept;
-        }
+    let k = out.len();
+    debug_assert!(lanes.len() == N && k <= N);
+    let mut keys = [0u64; N];
+    for (i, (key, &d)) in keys.iter_mut().zip(lanes).enumerate() {
+        *key = (score(kd, d) & !LOW) | (LOW - i as u64);
+    }
+    for &(i, j) in NETWORKS[N] {
+        let (a, b) = (keys[i as usize], keys[j as usize]);
+        keys[i as usize] = a.max(b);
+        keys[j as usize] = a.min(b);
     }
     let high = |x: u64| x & !LOW;
-    if (1..n).any(|j| high(top[j - 1]) == high(top[j])) {
+    if (1..N.min(k + 1)).any(|j| high(keys[j - 1]) == high(keys[j])) {
         return false;
     }
-    for (slot, &x) in out.iter_mut().zip(&top) {
+    for (slot, &x) in out.iter_mut().zip(&keys) {
         *slot = (LOW - (x & LOW)) as usize;
     }
     true
 }
+
+/// Sorting networks of the fewest comparators for up to [`FEW_LANES`] inputs (1, 3, 5, 9, 12,
+/// 16 and 19 from two inputs on; Knuth, TAOCP vol. 3, 5.3.4). Each pair `(i, j)`, `i < j`,
+/// leaves the higher of the values at `i` and `j` at `i`; in turn they sort any input highest
+/// first (the test feeds them every input of zeros and ones, which proves it).
+#[rustfmt::skip]
+const NETWORKS: [&[(u8, u8)]; FEW_LANES + 1] = [
+    &[],
+    &[],
+    &[(0, 1)],
+    &[(0, 2), (0, 1), (1, 2)],
+    &[(0, 2), (1, 3), (0, 1), (2, 3), (1, 2)],
+    &[(0, 3), (1, 4), (0, 2), (1, 3), (0, 1), (2, 4), (1, 2), (3, 4), (2, 3)],
+    &[
+        (0, 5), (1, 3), (2, 4), (1, 2), (3, 4), (0, 3), (2, 5), (0, 1), (2, 3), (4, 5), (1, 2),
+        (3, 4),
+    ],
+    &[
+        (0, 6), (2, 3), (4, 5), (0, 2), (1, 4), (3, 6), (0, 1), (2, 5), (3, 4), (1, 2), (4, 6),
+        (2, 3), (4, 5), (1, 2), (3, 4), (5, 6),
+    ],
+    &[
+        (0, 2), (1, 3), (4, 6), (5, 7), (0, 4), (1, 5), (2, 6), (3, 7), (0, 1), (2, 3), (4, 5),
+        (6, 7), (2, 4), (3, 5), (1, 4), (3, 6), (1, 2), (3, 4), (5, 6),
+    ],
+];
 
 /// Offers the nodes scoring at least `u64::MAX - expected_hits * hit_step` to a [`Best`] and
 /// hands its first `want` pairs to `emit(slot, (score, position))`; returns how many, or `None`
@@ -1401,9 +1444,10 @@ mod tests {
 
     #[test]
     fn ranking_a_few_nodes_is_the_sort_or_declines() {
-        // Every node of fleets of one to eight: random digests, repeated digests (equal scores:
+        // The first k of fleets of one to eight: random digests, repeated digests (equal scores:
         // the first position ranks first) and digests whose scores differ only in their low
-        // three bits, which the keys replace. The answer is the sort's or nothing.
+        // three bits, which the keys replace. The answer is the sort's, and it declines exactly
+        // where two of the sort's first k + 1 scores are equal above those bits.
         let mut st = 41u64;
         let (mut answered, mut declined) = (0, 0);
         for n in 1..=FEW_LANES {
@@ -1421,19 +1465,22 @@ mod tests {
                     lanes[b] = digest_scoring(kd, target);
                     assert_eq!(score(kd, lanes[b]), target);
                 }
-                let expected: Vec<usize> = sorted_top(kd, &lanes, n).iter().map(|p| p.1).collect();
-                let mut out = [usize::MAX; FEW_LANES];
-                if rank_few(kd, &lanes, &mut out[..n]) {
-                    assert_eq!(&out[..n], &expected[..], "n={n} round {round}");
-                    answered += 1;
-                } else {
-                    assert_eq!(
-                        out[..n],
-                        [usize::MAX; FEW_LANES][..n],
-                        "written, then declined"
-                    );
-                    assert!(crafted, "n={n} round {round}: declined random scores");
-                    declined += 1;
+                let sorted = sorted_top(kd, &lanes, n);
+                for k in 1..=n {
+                    let settled =
+                        (1..n.min(k + 1)).all(|j| sorted[j - 1].0 >> 3 != sorted[j].0 >> 3);
+                    let mut out = [usize::MAX; FEW_LANES];
+                    let got = rank_few(kd, &lanes, &mut out[..k]);
+                    assert_eq!(got, settled, "n={n} k={k} round {round}");
+                    if got {
+                        let expected: Vec<usize> = sorted[..k].iter().map(|p| p.1).collect();
+                        assert_eq!(&out[..k], &expected[..], "n={n} k={k} round {round}");
+                        answered += 1;
+                    } else {
+                        assert_eq!(out, [usize::MAX; FEW_LANES], "written, then declined");
+                        assert!(crafted, "n={n} round {round}: declined random scores");
+                        declined += 1;
+                    }
                 }
             }
         }
@@ -1441,6 +1488,27 @@ mod tests {
             answered > 0 && declined > 0,
             "{answered} answered, {declined} declined"
         );
+    }
+
+    #[test]
+    fn the_sorting_networks_sort_every_input() {
+        // By the 0-1 principle (Knuth, TAOCP vol. 3, 5.3.4, exercise 11) a comparator network
+        // that sorts every input of zeros and ones sorts every input.
+        for (n, network) in NETWORKS.iter().enumerate() {
+            assert!(network.iter().all(|&(i, j)| i < j && (j as usize) < n));
+            for bits in 0u32..1 << n {
+                let mut v: Vec<u32> = (0..n).map(|i| bits >> i & 1).collect();
+                for &(i, j) in network.iter() {
+                    let (a, b) = (v[i as usize], v[j as usize]);
+                    v[i as usize] = a.max(b);
+                    v[j as usize] = a.min(b);
+                }
+                assert!(
+                    v.windows(2).all(|w| w[0] >= w[1]),
+                    "n={n} input {bits:b}: {v:?}"
+                );
+            }
+        }
     }
 
     #[test]
