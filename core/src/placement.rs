@@ -3,6 +3,7 @@ use alloc::vec::Vec;
 use core::cmp::Ordering;
 
 use crate::kernel::{Interleaved, Kernel};
+use crate::util::LineAligned;
 use crate::v1::digest::Lanes;
 use crate::v1::{draw, key_digest, node_digest, score, Seed};
 use crate::{Error, Weight};
@@ -83,7 +84,7 @@ struct Inner {
     seed: Seed,
     nodes: Vec<Node>,
     /// Digests of the selectable nodes, grouped by weight and ordered by id within a group.
-    lanes: Vec<u64>,
+    lanes: LineAligned,
     /// Caller index of the node at each lane.
     lane_node: Vec<u32>,
     /// Fixed-point weight of the node at each lane.
@@ -270,7 +271,7 @@ impl Placement {
             return Err(Error::AllWeightsZero);
         }
         selectable.sort_by(|&a, &b| nodes[b as usize].weight.cmp(&nodes[a as usize].weight));
-        let lanes: Vec<u64> = selectable
+        let lanes: LineAligned = selectable
             .iter()
             .map(|&i| node_digest(&seed, &nodes[i as usize].id))
             .collect();

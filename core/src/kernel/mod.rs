@@ -272,9 +272,9 @@ impl Kernel {
 /// their positions are past the group's end, so on a tie at zero a real node still wins.
 pub(crate) struct Interleaved {
     /// `8 * blocks` digests.
-    digests: alloc::vec::Vec<u64>,
+    digests: crate::util::LineAligned,
     /// One mask per slot of the blocks from `full` on: all ones for a node, zero for padding.
-    masks: alloc::vec::Vec<u64>,
+    masks: crate::util::LineAligned,
     /// Blocks before this one hold no padding.
     full: usize,
     /// Lanes per group, `L`: 1, 2 or 4.
@@ -299,8 +299,8 @@ impl Interleaved {
             return None;
         }
         let full = groups.clone().map(|g| g.len() / lanes_per_group).min()?;
-        let mut digests = alloc::vec![0u64; 8 * blocks];
-        let mut masks = alloc::vec![0u64; 8 * (blocks - full)];
+        let zeros = |len| core::iter::repeat_n(0u64, len).collect::<crate::util::LineAligned>();
+        let (mut digests, mut masks) = (zeros(8 * blocks), zeros(8 * (blocks - full)));
         for (g, lanes) in groups.enumerate() {
             for (i, &d) in lanes.iter().enumerate() {
                 let slot = i / lanes_per_group * 8 + g * lanes_per_group + i % lanes_per_group;
