@@ -2241,7 +2241,10 @@ mod tests {
                 }
             }
         }
-        assert!(merged > 10_000 && ties > 0, "{merged} merged, {ties} ties");
+        // The merge needs the interleaved pass of a vector kernel (none without `std`).
+        let vector = Kernel::available().any(|k| k != Kernel::Scalar);
+        assert!(ties > 0, "no exact tie among the crafted cases");
+        assert_eq!(merged > 10_000, vector, "{merged} merged");
     }
 
     #[test]
