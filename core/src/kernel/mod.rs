@@ -977,7 +977,7 @@ mod tests {
     #[cfg(all(target_arch = "x86_64", feature = "std"))]
     fn vendor_rules_follow_cpuid() {
         // The vendor as Linux reads it, where it can be read; and the placement-level top-k
-        // takes AVX2's lists (an answer for random digests) exactly where the vendor is AMD's.
+        // takes AVX2's lists and AVX-512's rank counting exactly where the vendor is AMD's.
         let vendor = std::string::String::from_utf8(cpu_vendor().to_vec()).unwrap();
         if let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") {
             let line = info
@@ -992,34 +992,34 @@ mod tests {
             if amd { "on" } else { "off" }
         );
         assert_eq!(amd_or_hygon(), amd);
-        if kernels().contains(&Kernel::Avx2) {
-            let mut st = 3u64;
-            let digests: Vec<u64> = (0..40).map(|_| lcg(&mut st)).collect();
+        // Each rule: its kernel and node count, what the kernel can rank (an answer for every
+        // random fleet) and what a placement takes (the same, exactly where the vendor is AMD's).
+        type Rank = fn(Kernel, u64, &[u64], &mut [usize]) -> bool;
+        let rules: [(Kernel, usize, Rank, Rank); 2] = [
+            (Kernel::Avx2, 40, Kernel::top_keyed, Kernel::top_few),
+            (
+                Kernel::Avx512,
+                5,
+                Kernel::rank_in_register,
+                Kernel::rank_small,
+            ),
+        ];
+        let mut st = 3u64;
+        for (kernel, n, can, takes) in rules {
+            if !kernels().contains(&kernel) {
+                continue;
+            }
+            let digests: Vec<u64> = (0..n).map(|_| lcg(&mut st)).collect();
             let mut answered = 0;
             for _ in 0..100 {
                 let key = lcg(&mut st);
                 let mut out = [0usize; 3];
-                assert!(Kernel::Avx2.top_keyed(key, &digests, &mut out));
-                if Kernel::Avx2.top_few(key, &digests, &mut out) {
+                assert!(can(kernel, key, &digests, &mut out), "{kernel:?}");
+                if takes(kernel, key, &digests, &mut out) {
                     answered += 1;
                 }
             }
-            assert_eq!(answered, if amd { 100 } else { 0 });
-        }
-        // AVX-512's rank counting of a few nodes, likewise.
-        if kernels().contains(&Kernel::Avx512) {
-            let mut st = 5u64;
-            let digests: Vec<u64> = (0..5).map(|_| lcg(&mut st)).collect();
-            let mut answered = 0;
-            for _ in 0..100 {
-                let key = lcg(&mut st);
-                let mut out = [0usize; 3];
-                assert!(Kernel::Avx512.rank_in_register(key, &digests, &mut out));
-                if Kernel::Avx512.rank_small(key, &digests, &mut out) {
-                    answered += 1;
-                }
-            }
-            assert_eq!(answered, if amd { 100 } else { 0 });
+            assert_eq!(answered, if amd { 100 } else { 0 }, "{kernel:?}");
         }
     }
 

@@ -1905,6 +1905,45 @@ mod tests {
         lanes
     }
 
+    /// Rewrites the digests of `p` for the key digest `kd`: its first lane (of the heaviest
+    /// group) and its last (of the lightest) score so that their weighted draws tie exactly
+    /// (every fourth `case`, where the weights divide) or nearly, and every other lane far below
+    /// them; then `more` may change the lanes, given the first one's score. Returns whether the
+    /// two tie exactly.
+    fn plant_near_tie(
+        p: &mut Placement,
+        kd: u64,
+        case: usize,
+        st: &mut u64,
+        more: impl FnOnce(&mut [u64], u64),
+    ) -> bool {
+        let (a, b) = (0, p.inner.lanes.len() - 1);
+        let (wa, wb) = (p.inner.lane_weight[a], p.inner.lane_weight[b]);
+        let (sa, sb) = if case.is_multiple_of(4) && wa.is_multiple_of(wb) {
+            // Whole draws `k * wa / wb` and `k`: an exact tie.
+            let k = 1 + (case / 4) as u64 % 2;
+            (u64::MAX >> (wa / wb * k), u64::MAX >> k)
+        } else {
+            let sb = u64::MAX - (lcg(st) >> (2 + case % 6));
+            let sa = crossing(sb, wa, wb);
+            (sa.wrapping_add(case as u64 % 3).wrapping_sub(1), sb)
+        };
+        let inner = Arc::get_mut(&mut p.inner).expect("not shared");
+        for lane in 0..inner.lanes.len() {
+            inner.lanes[lane] = digest_scoring(kd, lcg(st) >> 20);
+        }
+        inner.lanes[a] = digest_scoring(kd, sa);
+        inner.lanes[b] = digest_scoring(kd, sb);
+        more(&mut inner.lanes, sa);
+        // The interleaved layout is a copy of the lanes: built again from them.
+        if inner.interleaved.is_some() {
+            inner.interleaved = crate::kernel::Interleaved::new(
+                inner.groups.iter().map(|g| &inner.lanes[g.start..g.end]),
+            );
+        }
+        draw(sa) as u128 * wb as u128 == draw(sb) as u128 * wa as u128
+    }
+
     #[test]
     fn the_weighted_ranking_from_estimates_is_the_reference_order_or_declines() {
         // Random keys, and keys whose two nodes nearly or exactly tie (as in the owner's test
@@ -2103,32 +2142,9 @@ mod tests {
             }
             // The first lane (of the heaviest group) and the last (of the lightest) tie or
             // nearly tie; every other lane scores far below them.
-            let (a, b) = (0, p.inner.lanes.len() - 1);
-            let (wa, wb) = (p.inner.lane_weight[a], p.inner.lane_weight[b]);
             for case in 0..300 {
                 let kd = lcg(&mut st);
-                let (sa, sb) = if case % 4 == 0 && wa % wb == 0 {
-                    // Whole draws `k * wa / wb` and `k`: an exact tie.
-                    let k = 1 + (case / 4) as u64 % 2;
-                    (u64::MAX >> (wa / wb * k), u64::MAX >> k)
-                } else {
-                    let sb = u64::MAX - (lcg(&mut st) >> (2 + case % 6));
-                    let sa = crossing(sb, wa, wb);
-                    (sa.wrapping_add(case as u64 % 3).wrapping_sub(1), sb)
-                };
-                ties += (draw(sa) as u128 * wb as u128 == draw(sb) as u128 * wa as u128) as usize;
-                let inner = Arc::get_mut(&mut p.inner).expect("not shared");
-                for lane in 0..inner.lanes.len() {
-                    inner.lanes[lane] = digest_scoring(kd, lcg(&mut st) >> 20);
-                }
-                inner.lanes[a] = digest_scoring(kd, sa);
-                inner.lanes[b] = digest_scoring(kd, sb);
-                // The interleaved layout is a copy of the lanes: built again from them.
-                if inner.interleaved.is_some() {
-                    inner.interleaved = crate::kernel::Interleaved::new(
-                        inner.groups.iter().map(|g| &inner.lanes[g.start..g.end]),
-                    );
-                }
+                ties += plant_near_tie(&mut p, kd, case, &mut st, |_, _| {}) as usize;
                 let expected = reference_owner_lane(&p, kd);
                 for &kernel in &kernels {
                     Arc::get_mut(&mut p.inner).expect("not shared").kernel = kernel;
@@ -2190,35 +2206,17 @@ mod tests {
                 let mut p = weighted_placement((0..n).map(|i| weights[i % weights.len()]));
                 assert!(p.inner.grouped && p.inner.direct.is_none(), "{n}");
                 let kernels: Vec<Kernel> = Kernel::available().collect();
-                let (a, b) = (0, p.inner.lanes.len() - 1);
-                let (wa, wb) = (p.inner.lane_weight[a], p.inner.lane_weight[b]);
                 for case in 0..400 {
                     let kd = lcg(&mut st);
                     if case >= 200 {
-                        let (sa, sb) = if case % 4 == 0 && wa % wb == 0 {
-                            // Whole draws `k * wa / wb` and `k`: an exact tie.
-                            let k = 1 + (case / 4) as u64 % 2;
-                            (u64::MAX >> (wa / wb * k), u64::MAX >> k)
-                        } else {
-                            let sb = u64::MAX - (lcg(&mut st) >> (2 + case % 6));
-                            let sa = crossing(sb, wa, wb);
-                            (sa.wrapping_add(case as u64 % 3).wrapping_sub(1), sb)
-                        };
-                        ties += (draw(sa) as u128 * wb as u128 == draw(sb) as u128 * wa as u128)
-                            as usize;
-                        let inner = Arc::get_mut(&mut p.inner).expect("not shared");
-                        for lane in 0..inner.lanes.len() {
-                            inner.lanes[lane] = digest_scoring(kd, lcg(&mut st) >> 20);
-                        }
-                        inner.lanes[a] = digest_scoring(kd, sa);
-                        inner.lanes[a + 1] = match case % 2 {
-                            0 => inner.lanes[a],
-                            _ => digest_scoring(kd, sa.saturating_sub(lcg(&mut st) >> 40)),
-                        };
-                        inner.lanes[b] = digest_scoring(kd, sb);
-                        inner.interleaved = crate::kernel::Interleaved::new(
-                            inner.groups.iter().map(|g| &inner.lanes[g.start..g.end]),
-                        );
+                        let second = lcg(&mut st) >> 40;
+                        let tie = plant_near_tie(&mut p, kd, case, &mut st, |lanes, sa| {
+                            lanes[1] = match case % 2 {
+                                0 => lanes[0],
+                                _ => digest_scoring(kd, sa.saturating_sub(second)),
+                            };
+                        });
+                        ties += tie as usize;
                     }
                     let expected = reference_ranking(&p, kd);
                     for &kernel in &kernels {
