@@ -84,6 +84,23 @@ func newDirect(weights []uint64, groups int) *direct {
 	if groups < 2 || !pays {
 		return nil
 	}
+	return directFor(weights)
+}
+
+// newTopDirect is the direct search for the top-2 and top-3 alone, which pays up to directMax
+// nodes whatever their weights: where each weight group's top list takes a pass and every
+// candidate an exact draw, the estimates of every node cost less (as in the Rust core).
+func newTopDirect(weights []uint64, groups int) *direct {
+	if groups < 2 || len(weights) > directMax {
+		return nil
+	}
+	return directFor(weights)
+}
+
+// directFor is the direct search for lanes of these fixed-point weights, or nil where their
+// spread is too wide for it.
+func directFor(weights []uint64) *direct {
+	n := len(weights)
 	lightest, heaviest := weights[0], weights[0]
 	for _, w := range weights {
 		lightest, heaviest = min(lightest, w), max(heaviest, w)
@@ -125,6 +142,44 @@ func (d *direct) ownerLane(fk uint64, lanes []uint64) (int, bool) {
 	// strict gap means that no other node ranks first, not even on a tie.
 	b, s := math.Float64frombits(best), math.Float64frombits(second)
 	return lane, b*(1+estimateRelativeError)+d.margin < s
+}
+
+// topLanes writes the first len(out) (2 or 3) lanes of the ranking of the folded key digest fk,
+// best first, where the estimates tell them apart: every two neighbours among the first
+// len(out) + 1 by estimate lie beyond both errors, as ownerLane asks of the owner and the second.
+// It reports false otherwise (near ties and exact ties of section 5.3's products): then the exact
+// ranking. The first four come from a list of keys kept without a branch, as the Rust core keeps
+// them: an estimate's bits (which order non-negative floats as their values do) inverted, with
+// the low five replaced by 31 - lane. Keys misorder two estimates only within 2^-47 of each
+// other, and the check on the estimates themselves then declines.
+func (d *direct) topLanes(fk uint64, lanes []uint64, out []int32) bool {
+	n := len(lanes)
+	scale := d.scale[:n]
+	var est [directMax]float64
+	var t0, t1, t2, t3 uint64
+	for i, l := range lanes {
+		e := estimate(scoreF(fk, l), scale[i])
+		est[i&(directMax-1)] = e
+		x := ^math.Float64bits(e)&^(directMax-1) | uint64(directMax-1-i)
+		t0, x = max(t0, x), min(t0, x)
+		t1, x = max(t1, x), min(t1, x)
+		t2, x = max(t2, x), min(t2, x)
+		t3 = max(t3, x)
+	}
+	keys := [4]uint64{t0, t1, t2, t3}
+	lane := func(j int) int { return directMax - 1 - int(keys[j]&(directMax-1)) }
+	prev := est[lane(0)]
+	for j := 1; j < min(len(out)+1, n); j++ {
+		e := est[lane(j)]
+		if !(prev*(1+estimateRelativeError)+d.margin < e) {
+			return false
+		}
+		prev = e
+	}
+	for j := range out {
+		out[j] = int32(lane(j))
+	}
+	return true
 }
 
 // estimate is a node's estimated draw / weight scaled by 2^32 (plus the bias), from the score

@@ -238,9 +238,64 @@ func TestWeightedOwnerOnCraftedNearTiesIsTheRanking(t *testing.T) {
 				// The higher score of the tied pair.
 				t.Fatalf("%v round %d: tie went to lane %d", weights, round, want)
 			}
+			// The top-2 and top-3 likewise (fold undoes itself: the key digest is fold(fk)).
+			ranking := q.ranking(fk, nil)
+			for k := 2; k <= 3; k++ {
+				var out [3]int
+				q.RankDigestInto(fold(fk), out[:k])
+				for j := 0; j < k; j++ {
+					if out[j] != q.node[ranking[j].lane] {
+						t.Fatalf("%v round %d: top-%d %v, ranking %v", weights, round, k, out[:k], ranking[:k])
+					}
+				}
+				var lanes [3]int32
+				if tie && q.topDirect.topLanes(fk, q.lanes, lanes[:k]) {
+					t.Fatalf("%v round %d: an exact tie answered by the estimates", weights, round)
+				}
+			}
 		}
 	}
 	if ties < 300 {
 		t.Fatalf("%d exact ties", ties)
+	}
+}
+
+// The top-2 and top-3 estimates answer nearly every random key of weighted placements of up to
+// directMax nodes, always as the full ranking orders them.
+func TestTopEstimatesAnswerRandomKeysAsTheRanking(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	for _, n := range []int{2, 3, 5, 9, 16, 31, 32} {
+		nodes := make([]Node, n)
+		weights := make([]float64, n)
+		for i := range nodes {
+			nodes[i] = Node{ID: fmt.Sprintf("n%d", i)}
+			weights[i] = float64(1 + i%4)
+		}
+		weights[0] = 0.5
+		p, err := New(DefaultSeed, nodes, weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answered, asked := 0, 0
+		for round := 0; round < 2000; round++ {
+			fk := rng.Uint64()
+			ranking := p.ranking(fk, nil)
+			for k := 2; k <= min(3, n); k++ {
+				var lanes [3]int32
+				asked++
+				if !p.topDirect.topLanes(fk, p.lanes, lanes[:k]) {
+					continue
+				}
+				answered++
+				for j := 0; j < k; j++ {
+					if int(lanes[j]) != ranking[j].lane {
+						t.Fatalf("N=%d k=%d: lanes %v, ranking %v", n, k, lanes[:k], ranking[:k])
+					}
+				}
+			}
+		}
+		if answered*100 < asked*99 {
+			t.Fatalf("N=%d: %d of %d answered", n, answered, asked)
+		}
 	}
 }

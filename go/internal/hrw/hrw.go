@@ -112,6 +112,9 @@ type Placement struct {
 	// direct answers most weighted owner lookups of a few nodes (estimate.go); nil where it
 	// does not pay.
 	direct *direct
+	// topDirect answers most weighted top-2 and top-3 lookups of up to directMax nodes the same
+	// way; nil where there are more, or one weight.
+	topDirect *direct
 }
 
 // checkWeights converts every weight, reporting the first invalid one in node order.
@@ -220,6 +223,7 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 		p.groups[g].hitStep = math.MaxUint64 / uint64(p.groups[g].end-p.groups[g].start)
 	}
 	p.direct = newDirect(p.weight, len(p.groups))
+	p.topDirect = newTopDirect(p.weight, len(p.groups))
 	sorted := slices.Clone(p.lanes)
 	slices.Sort(sorted)
 	p.distinct = true
@@ -470,6 +474,16 @@ func (p *Placement) RankDigestInto(kd uint64, out []int) int {
 		out[0], out[1] = p.node[p0], p.node[p1]
 		if want == 3 {
 			out[2] = p.node[p2]
+		}
+		return want
+	case want <= 3 && p.topDirect != nil:
+		var lanes [3]int32
+		if !p.topDirect.topLanes(fk, p.lanes, lanes[:want]) {
+			p.topInto(fk, out[:want])
+			return want
+		}
+		for i, lane := range lanes[:want] {
+			out[i] = p.node[lane]
 		}
 		return want
 	case want <= TopMax:
