@@ -160,13 +160,25 @@ func (d *direct) topLanes(fk uint64, lanes []uint64, out []int32) bool {
 	for i, l := range lanes {
 		e := estimate(scoreF(fk, l), scale[i])
 		est[i&(directMax-1)] = e
-		x := ^math.Float64bits(e)&^(directMax-1) | uint64(directMax-1-i)
+		x := estimateKey(e, i)
 		t0, x = max(t0, x), min(t0, x)
 		t1, x = max(t1, x), min(t1, x)
 		t2, x = max(t2, x), min(t2, x)
 		t3 = max(t3, x)
 	}
-	keys := [4]uint64{t0, t1, t2, t3}
+	return d.first(&est, [4]uint64{t0, t1, t2, t3}, n, out)
+}
+
+// estimateKey is the key of estimate e of lane i (below directMax) in topLanes's list: e's bits
+// inverted, with the low five replaced by 31 - i.
+func estimateKey(e float64, i int) uint64 {
+	return ^math.Float64bits(e)&^(directMax-1) | uint64(directMax-1-i)
+}
+
+// first writes the lanes (indices into est) that the first len(out) of keys name, where every
+// two neighbours among the first len(out) + 1 of the n estimates lie beyond both errors, and
+// reports whether they do.
+func (d *direct) first(est *[directMax]float64, keys [4]uint64, n int, out []int32) bool {
 	lane := func(j int) int { return directMax - 1 - int(keys[j]&(directMax-1)) }
 	prev := est[lane(0)]
 	for j := 1; j < min(len(out)+1, n); j++ {

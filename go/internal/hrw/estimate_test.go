@@ -184,7 +184,18 @@ func TestDirectDeclinesTiesAndNearTiesOfTheProducts(t *testing.T) {
 func TestWeightedOwnerOnCraftedNearTiesIsTheRanking(t *testing.T) {
 	rng := rand.New(rand.NewSource(37))
 	ties := 0
-	for _, weights := range [][]float64{{2, 1, 1, 3}, {1, 2, 3, 4, 1}, {4, 1, 0, 1, 2, 2, 8}} {
+	// Few nodes (the direct searches), and more than directMax in two and four weight groups
+	// (the groups' top lists ordered by estimates).
+	repeated := func(n int, cycle ...float64) []float64 {
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = cycle[i%len(cycle)]
+		}
+		return w
+	}
+	for _, weights := range [][]float64{
+		{2, 1, 1, 3}, {1, 2, 3, 4, 1}, {4, 1, 0, 1, 2, 2, 8}, repeated(40, 1, 2, 3, 4), repeated(100, 2, 1),
+	} {
 		nodes := make([]Node, len(weights))
 		for i := range nodes {
 			nodes[i] = Node{ID: fmt.Sprintf("n%d", i)}
@@ -193,8 +204,8 @@ func TestWeightedOwnerOnCraftedNearTiesIsTheRanking(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.direct == nil {
-			t.Fatalf("%v: no direct search", weights)
+		if (len(weights) <= directAlways) != (p.direct != nil) || p.groupDirect == nil {
+			t.Fatalf("%v: direct search %v, over groups %v", weights, p.direct != nil, p.groupDirect != nil)
 		}
 		n := len(p.lanes)
 		for round := 0; round < 400; round++ {
@@ -249,7 +260,9 @@ func TestWeightedOwnerOnCraftedNearTiesIsTheRanking(t *testing.T) {
 					}
 				}
 				var lanes [3]int32
-				if tie && q.topDirect.topLanes(fk, q.lanes, lanes[:k]) {
+				var nodes [3]int
+				if tie && q.topDirect != nil && q.topDirect.topLanes(fk, q.lanes, lanes[:k]) ||
+					tie && q.groupDirect != nil && q.topOfGroups(fk, nodes[:k]) {
 					t.Fatalf("%v round %d: an exact tie answered by the estimates", weights, round)
 				}
 			}

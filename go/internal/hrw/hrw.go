@@ -115,6 +115,9 @@ type Placement struct {
 	// topDirect answers most weighted top-2 and top-3 lookups of up to directMax nodes the same
 	// way; nil where there are more, or one weight.
 	topDirect *direct
+	// groupDirect orders the weight groups' top lists by the same estimates, one scale per
+	// group; nil with one group or more than directAlways.
+	groupDirect *direct
 }
 
 // checkWeights converts every weight, reporting the first invalid one in node order.
@@ -224,6 +227,13 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 	}
 	p.direct = newDirect(p.weight, len(p.groups))
 	p.topDirect = newTopDirect(p.weight, len(p.groups))
+	if len(p.groups) >= 2 && len(p.groups) <= directAlways {
+		weights := make([]uint64, len(p.groups))
+		for g := range p.groups {
+			weights[g] = p.groups[g].weight
+		}
+		p.groupDirect = directFor(weights)
+	}
 	sorted := slices.Clone(p.lanes)
 	slices.Sort(sorted)
 	p.distinct = true
@@ -728,6 +738,9 @@ func (p *Placement) topInto(fk uint64, out []int) {
 		}
 		return
 	}
+	if want <= 3 && p.groupDirect != nil && p.topOfGroups(fk, out) {
+		return
+	}
 	var top [TopMax]cand
 	n := 0
 	for _, g := range p.groups {
@@ -751,6 +764,42 @@ func (p *Placement) topInto(fk uint64, out []int) {
 	for i := range out {
 		out[i] = p.node[top[i].lane]
 	}
+}
+
+// topOfGroups is topInto for 2 or 3 nodes of a placement of a few weight groups: the groups' own
+// top lists are ordered by their estimates (as topLanes orders lanes) instead of by exact draws,
+// and it reports false where two of the first are too close for them. The first len(out) nodes
+// are among the lists, and every node outside them ranks after its group's last one there, so
+// the lists' own first len(out) + 1 decide.
+func (p *Placement) topOfGroups(fk uint64, out []int) bool {
+	want := len(out)
+	var sc [TopMax]uint64
+	var ln [TopMax]int
+	var est [directMax]float64
+	var lanes [directMax]int
+	var t0, t1, t2, t3 uint64
+	m := 0
+	for gi, g := range p.groups {
+		c := p.topScores(fk, p.lanes[g.start:g.end], g.start, want, g.hitStep, &sc, &ln)
+		for i := 0; i < c; i++ {
+			e := estimate(sc[i], p.groupDirect.scale[gi])
+			est[m&(directMax-1)], lanes[m&(directMax-1)] = e, ln[i]
+			x := estimateKey(e, m)
+			t0, x = max(t0, x), min(t0, x)
+			t1, x = max(t1, x), min(t1, x)
+			t2, x = max(t2, x), min(t2, x)
+			t3 = max(t3, x)
+			m++
+		}
+	}
+	var first [3]int32
+	if !p.groupDirect.first(&est, [4]uint64{t0, t1, t2, t3}, m, first[:want]) {
+		return false
+	}
+	for i, j := range first[:want] {
+		out[i] = p.node[lanes[j]]
+	}
+	return true
 }
 
 // ranking is every selectable lane in ranking order, in cs when it is large enough.
