@@ -15,7 +15,7 @@ impl core::fmt::Debug for Bytes<'_> {
 /// 64-bit words whose first is at a multiple of 64 bytes in memory, so that a vector load of
 /// eight from any multiple of eight reads one cache line, not two. (One placement's owner lookups
 /// of 1,000 nodes took 1.03-1.04x the time where its digests sat off the line.)
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct LineAligned {
     lines: alloc::vec::Vec<Line>,
     len: usize,

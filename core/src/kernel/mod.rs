@@ -15,7 +15,9 @@
 //!   Cascade Lake have AVX-512DQ but not VBMI2; they lower their clock under 512-bit multiplies,
 //!   so they keep the AVX2 kernel unless it is forced.
 //! - AVX2's top-k lists of keys run on AMD's (and Hygon's) cores only, where a vector blend is
-//!   one micro-op; elsewhere the threshold pass ranks ([`Kernel::top_few`]).
+//!   one micro-op; elsewhere the threshold pass ranks ([`Kernel::top_few`]). So does AVX-512's
+//!   ranking of two to eight nodes in one register, whose 64-bit multiply is one micro-op there
+//!   and three on Intel's; elsewhere a sorting network ranks them ([`Kernel::rank_small`]).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -438,9 +440,8 @@ impl Kernel {
 impl Kernel {
     /// [`Kernel::rank_in_register`] where it pays on this CPU: on AMD's cores (and Hygon's),
     /// where AVX-512's 64-bit multiply is one micro-op. Intel's take three, and there the
-    /// caller's sorting network in general registers took 0.80x the time at two and three nodes,
-    /// 0.91x at five and 1.01x at eight (Intel Xeon, family 6 model 207, top-3 of the peer
-    /// harness's keys, same process).
+    /// caller's sorting network in general registers is faster (its measurements are with it:
+    /// `rank_few` in `placement/selection.rs`).
     #[inline]
     pub(crate) fn rank_small(self, key: u64, digests: &[u64], out: &mut [usize]) -> bool {
         #[cfg(target_arch = "x86_64")]

@@ -160,11 +160,7 @@ func (d *direct) topLanes(fk uint64, lanes []uint64, out []int32) bool {
 	for i, l := range lanes {
 		e := estimate(scoreF(fk, l), scale[i])
 		est[i&(directMax-1)] = e
-		x := estimateKey(e, i)
-		t0, x = max(t0, x), min(t0, x)
-		t1, x = max(t1, x), min(t1, x)
-		t2, x = max(t2, x), min(t2, x)
-		t3 = max(t3, x)
+		t0, t1, t2, t3 = withKey(t0, t1, t2, t3, estimateKey(e, i))
 	}
 	return d.first(&est, [4]uint64{t0, t1, t2, t3}, n, out)
 }
@@ -173,6 +169,15 @@ func (d *direct) topLanes(fk uint64, lanes []uint64, out []int32) bool {
 // inverted, with the low five replaced by 31 - i.
 func estimateKey(e float64, i int) uint64 {
 	return ^math.Float64bits(e)&^(directMax-1) | uint64(directMax-1-i)
+}
+
+// withKey is the list t0 >= t1 >= t2 >= t3 with x in its place, the lowest of the five left out,
+// without a branch; the list goes in and out as values, so that it stays in registers.
+func withKey(t0, t1, t2, t3, x uint64) (uint64, uint64, uint64, uint64) {
+	t0, x = max(t0, x), min(t0, x)
+	t1, x = max(t1, x), min(t1, x)
+	t2, x = max(t2, x), min(t2, x)
+	return t0, t1, t2, max(t3, x)
 }
 
 // first writes the lanes (indices into est) that the first len(out) of keys name, where every

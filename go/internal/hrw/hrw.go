@@ -226,7 +226,11 @@ func NewFixed(seed [SeedLen]byte, nodes []Node, fixed []uint64) (*Placement, err
 		p.groups[g].hitStep = math.MaxUint64 / uint64(p.groups[g].end-p.groups[g].start)
 	}
 	p.direct = newDirect(p.weight, len(p.groups))
-	p.topDirect = newTopDirect(p.weight, len(p.groups))
+	// The owner's search, where there is one, has the same scales.
+	p.topDirect = p.direct
+	if p.topDirect == nil {
+		p.topDirect = newTopDirect(p.weight, len(p.groups))
+	}
 	if len(p.groups) >= 2 && len(p.groups) <= directAlways {
 		weights := make([]uint64, len(p.groups))
 		for g := range p.groups {
@@ -784,11 +788,7 @@ func (p *Placement) topOfGroups(fk uint64, out []int) bool {
 		for i := 0; i < c; i++ {
 			e := estimate(sc[i], p.groupDirect.scale[gi])
 			est[m&(directMax-1)], lanes[m&(directMax-1)] = e, ln[i]
-			x := estimateKey(e, m)
-			t0, x = max(t0, x), min(t0, x)
-			t1, x = max(t1, x), min(t1, x)
-			t2, x = max(t2, x), min(t2, x)
-			t3 = max(t3, x)
+			t0, t1, t2, t3 = withKey(t0, t1, t2, t3, estimateKey(e, m))
 			m++
 		}
 	}
