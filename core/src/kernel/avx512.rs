@@ -764,7 +764,7 @@ pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) ->
 /// Fewest whole blocks [`top_keys_lists`] takes in pairs: twelve maxima and minima per pair
 /// instead of fourteen, and a merge of two lists at the end (AMD Zen 4, top-3, same process:
 /// 0.91-0.99x the time at 33 to 128 nodes; from one block on, 1.08x at 16 and 1.13x at 8).
-const PAIRS_MIN: usize = 4;
+pub(super) const PAIRS_MIN: usize = 4;
 
 /// Most nodes [`top_keys_lists`] takes; [`top_keys_narrow`] takes more (up to 128 the two are
 /// about as fast, at 33 to 64 nodes the 32-bit keys took 1.04-1.20x the time: Intel Xeon,
@@ -821,6 +821,74 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
         insert(&mut c, tail_keys(fk, digests, low));
     }
     top4(c)
+}
+
+/// [`super::Kernel::top_keyed`] of more than `8 * PAIRS_MIN` nodes, up to [`LISTS_MAX`]: the
+/// pairs of blocks of [`top_keys_lists`] with lists of three keys per lane instead of four, four
+/// maxima and minima fewer per pair. The lists hold the best `k + 1` keys that
+/// [`super::settle`] reads unless the best three came through one lane, whose fourth is not
+/// kept; a top-3 then (about one key in 64) takes the lists of four. Settled here, so that the
+/// keys stay in registers (Intel Xeon, family 6 model 207, top-3, same process, against the
+/// lists of four: 0.83-0.85x the time at 33 and 48 nodes, 0.88-0.91x at 64, 0.89x at 100,
+/// 0.92-0.93x at 128; with the keys returned to the caller, as the other paths return theirs,
+/// 0.95-0.98x).
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_pairs(
+    key_digest: u64,
+    digests: &[u64],
+    low: u64,
+    out: &mut [usize],
+) -> bool {
+    let n = digests.len();
+    debug_assert!(n >= 8 * PAIRS_MIN && (2..=3).contains(&out.len()));
+    let fk = folded(key_digest);
+    let p = digests.as_ptr();
+    let lowv = _mm512_set1_epi64(low as i64);
+    let mut inv = inverted_positions(0);
+    let eight = _mm512_set1_epi64(8);
+    let blocks = n / 8;
+    let mut c = [_mm512_setzero_si512(); 3];
+    // Of a lane's best three, at most one is the lower of its pair (its higher one is there
+    // too), and that one is the best lower one.
+    let mut lower = _mm512_setzero_si512();
+    for b in (0..blocks / 2).map(|b| 2 * b) {
+        let x = keyed(scores8(fk, load(p.add(8 * b))), inv, lowv);
+        let y = keyed(
+            scores8(fk, load(p.add(8 * b + 8))),
+            _mm512_sub_epi64(inv, eight),
+            lowv,
+        );
+        insert3(&mut c, _mm512_max_epu64(x, y));
+        lower = _mm512_max_epu64(lower, _mm512_min_epu64(x, y));
+        inv = _mm512_sub_epi64(inv, _mm512_add_epi64(eight, eight));
+    }
+    if blocks % 2 == 1 {
+        insert3(
+            &mut c,
+            keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, lowv),
+        );
+    }
+    insert3(&mut c, lower);
+    if !n.is_multiple_of(8) {
+        insert3(&mut c, tail_keys(fk, digests, lowv));
+    }
+    let keys = top4([c[0], c[1], c[2], _mm512_setzero_si512()]);
+    // The best three in one lane: that lane's third is the third.
+    if out.len() == 3 && _mm512_cmpeq_epi64_mask(c[2], _mm512_set1_epi64(keys[2] as i64)) != 0 {
+        return super::settle(top_keys_lists(key_digest, digests, low), low, out);
+    }
+    super::settle(keys, low, out)
+}
+
+/// Inserts each lane of `x` into that lane's list of three keys, highest first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+unsafe fn insert3(lists: &mut [__m512i; 3], mut x: __m512i) {
+    for slot in lists {
+        let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
+        *slot = hi;
+        x = lo;
+    }
 }
 
 /// The nodes [`top_keys_narrow`] takes. Against the 64-bit keys of the hits over a threshold,

@@ -394,9 +394,10 @@ impl Kernel {
     /// position. The keys settle the answer when the best `k + 1` keys differ outside those low
     /// bits: then the `k` best nodes by key are the `k` best by score, in order. Every node is
     /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_few`],
-    /// [`avx512::top_keys_lists`], [`avx512::top_keys_narrow`]); beyond it the nodes of the
-    /// best buckets of eight blocks' lanes are ([`avx512::top_keys_buckets`]). AVX2 keys every
-    /// node of 8 to [`avx2::LISTS_MAX`] ([`avx2::top_keys_lists`]) and declines the rest. Equal
+    /// [`avx512::top_keys_lists`], [`avx512::top_keys_pairs`], [`avx512::top_keys_narrow`]);
+    /// beyond it the nodes of the best buckets of eight blocks' lanes are
+    /// ([`avx512::top_keys_buckets`]). AVX2 keys every node of 8 to [`avx2::LISTS_MAX`]
+    /// ([`avx2::top_keys_lists`]) and declines the rest. Equal
     /// scores (equal digests, which only crafted inputs have) and scores equal outside the low
     /// bits are left to the caller's exact path.
     // Always inlined, as it was with one caller: out of line (once the weighted top-k called it
@@ -412,8 +413,10 @@ impl Kernel {
             // (`supported`).
             let keys = if avx512::TOP_FEW.contains(&n) {
                 unsafe { avx512::top_keys_few(key, digests, low) }
-            } else if n <= avx512::LISTS_MAX {
+            } else if n < 8 * avx512::PAIRS_MIN {
                 unsafe { avx512::top_keys_lists(key, digests, low) }
+            } else if n <= avx512::LISTS_MAX {
+                return unsafe { avx512::top_keys_pairs(key, digests, low, out) };
             } else if avx512::NARROW.contains(&n) {
                 unsafe { avx512::top_keys_narrow(key, digests, low) }
             } else if n <= avx512::BUCKETS_MAX {
@@ -1131,6 +1134,73 @@ mod tests {
                             assert!(got, "{kernel:?} n={n} round {round}: k={k}");
                             assert_eq!(&out[..k], &sorted_positions(key, &digests, k)[..], "n={n}");
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn top_few_keeps_a_lanes_fourth_when_the_best_three_share_that_lane() {
+        // The best four nodes sit in one vector lane (whole blocks' positions that agree mod 8,
+        // or the last part block's node in that lane). Lists of three keys per lane do not keep
+        // the fourth; where the third and fourth agree outside the position bits, with the
+        // fourth's key the higher (the lower position), the third must not be trusted: a top-3
+        // declines or answers the sort's order. With four scores apart, every count ranked in
+        // registers answers.
+        let digest_of = crate::v1::digest_scoring;
+        let mut st = 67u64;
+        for kernel in kernels().into_iter().filter(|k| k.name() != "scalar") {
+            let ranks = |n: usize| kernel.name() == "avx512" || n <= avx2::LISTS_MAX;
+            for n in [33usize, 40, 64, 99, 100, 127, 128] {
+                let blocks = n / 8;
+                for round in 0..200 {
+                    let key = lcg(&mut st);
+                    let mut digests: Vec<u64> =
+                        (0..n).map(|_| digest_of(key, lcg(&mut st) >> 1)).collect();
+                    let lane = (lcg(&mut st) % 8) as usize;
+                    let mut members: Vec<usize> = (0..blocks).map(|b| 8 * b + lane).collect();
+                    if n % 8 != 0 && n - 8 + lane >= 8 * blocks {
+                        members.push(n - 8 + lane);
+                    }
+                    // Four of the lane's nodes, in order of position.
+                    let mut four = Vec::new();
+                    while four.len() < 4 {
+                        let p = members[(lcg(&mut st) % members.len() as u64) as usize];
+                        if !four.contains(&p) {
+                            four.push(p);
+                        }
+                    }
+                    four.sort_unstable();
+                    let top = (u64::MAX - (lcg(&mut st) >> 40)) & !0xFF;
+                    let tie = round % 2 == 0;
+                    // The first two anywhere among the four, well apart; then the third and
+                    // fourth: tied but in the lowest bits, the higher score at the higher
+                    // position, or apart.
+                    let (third, fourth) = match tie {
+                        true => (top - (2 << 40) + 5, top - (2 << 40) + 1),
+                        false => (top - (2 << 40), top - (3 << 40)),
+                    };
+                    let (first, second) = (top, top - (1 << 40));
+                    let order = [four[0], four[1], four[3], four[2]];
+                    let order = if round % 4 < 2 {
+                        order
+                    } else {
+                        [four[1], four[0], four[3], four[2]]
+                    };
+                    for (&p, s) in order.iter().zip([first, second, third, fourth]) {
+                        digests[p] = digest_of(key, s);
+                    }
+                    let want = sorted_positions(key, &digests, 3);
+                    assert_eq!(want[2], order[2], "n={n}: the planted third");
+                    let mut out = [usize::MAX; 3];
+                    let got = kernel.top_keyed(key, &digests, &mut out);
+                    if got {
+                        assert_eq!(&out[..], &want[..], "{kernel:?} n={n} round {round}");
+                    }
+                    if !tie && ranks(n) {
+                        assert!(got, "{kernel:?} n={n} round {round}: apart, yet declined");
                     }
                 }
             }
