@@ -186,10 +186,16 @@ impl Placement {
     /// The one of two groups' best nodes that ranks first, chosen without a branch.
     #[inline(always)]
     fn better(&self, a: Contender, b: Contender) -> Contender {
+        Contender::pick(self.contender_before(&b, &a), b, a)
+    }
+
+    /// Whether `b` ranks before `a`, without a branch but where their weighted draws are equal.
+    #[inline(always)]
+    fn contender_before(&self, b: &Contender, a: &Contender) -> bool {
         // Below 2^127 each: draws are at most 64 * 2^56 and weights below 2^64.
         let lhs = b.draw as u128 * a.weight as u128;
         let rhs = a.draw as u128 * b.weight as u128;
-        let b_wins = if lhs == rhs {
+        if lhs == rhs {
             let keyed = |c: Contender| Keyed {
                 draw: c.draw,
                 c: Candidate {
@@ -198,16 +204,9 @@ impl Placement {
                     lane: c.lane as usize,
                 },
             };
-            self.before(&keyed(b), &keyed(a))
+            self.before(&keyed(*b), &keyed(*a))
         } else {
             lhs < rhs
-        };
-        let pick = |x, y| crate::kernel::select(b_wins, x, y);
-        Contender {
-            score: pick(b.score, a.score),
-            draw: pick(b.draw, a.draw),
-            weight: pick(b.weight, a.weight),
-            lane: pick(b.lane, a.lane),
         }
     }
 
@@ -322,34 +321,40 @@ impl Placement {
         let interleaved = Some(&interleaved);
         let candidate = |i: usize, (score, pos): (u64, usize)| {
             let g = &inner.groups[i];
-            self.keyed(Candidate {
+            Contender {
                 score,
+                draw: draw(score),
                 weight: g.weight,
-                lane: g.start + pos,
-            })
+                lane: (g.start + pos) as u64,
+            }
         };
-        let mut heads = [None; MAX_MERGED_GROUPS];
+        // A group whose ranking is used up heads it with a draw no node has: it never wins.
+        let spent = Contender {
+            score: 0,
+            draw: u64::MAX,
+            weight: 1,
+            lane: 0,
+        };
+        let mut heads = [spent; MAX_MERGED_GROUPS];
         for (i, head) in heads.iter_mut().enumerate().take(count) {
-            let (score, lane) = self.group_best(kd, i, interleaved);
-            *head = Some(candidate(i, (score, lane as usize - inner.groups[i].start)));
+            *head = self.contender(kd, i, interleaved);
         }
         // Each group's ranking once it has been asked for, and how much of it has been taken.
         let mut ranked = [[(0u64, 0usize); MERGED_K]; MAX_MERGED_GROUPS];
         let mut ranked_len = [0usize; MAX_MERGED_GROUPS];
         let mut taken = [0usize; MAX_MERGED_GROUPS];
         for (slot, lane) in out.iter_mut().enumerate() {
-            let mut best: Option<(usize, Keyed)> = None;
-            for (i, head) in heads.iter().enumerate().take(count) {
-                if let Some(h) = head {
-                    if best.as_ref().is_none_or(|(_, b)| self.before(h, b)) {
-                        best = Some((i, *h));
-                    }
-                }
+            // The best head, chosen without a branch: which group comes next is random.
+            let (mut first, mut i) = (heads[0], 0);
+            for (j, head) in heads.iter().enumerate().take(count).skip(1) {
+                let wins = self.contender_before(head, &first);
+                first = Contender::pick(wins, *head, first);
+                i = crate::kernel::select(wins, j as u64, i as u64) as usize;
             }
-            let Some((i, first)) = best else {
+            if first.draw == spent.draw {
                 return false;
-            };
-            *lane = first.c.lane;
+            }
+            *lane = first.lane as usize;
             if slot + 1 == want {
                 break;
             }
@@ -365,14 +370,17 @@ impl Placement {
                     &mut top,
                 );
                 let entries = top.entries();
-                if entries.first().map(|e| g.start + e.1) != Some(first.c.lane) {
+                if entries.first().map(|e| g.start + e.1) != Some(first.lane as usize) {
                     return false;
                 }
                 ranked[i][..entries.len()].copy_from_slice(entries);
                 ranked_len[i] = entries.len();
             }
             taken[i] += 1;
-            heads[i] = (taken[i] < ranked_len[i]).then(|| candidate(i, ranked[i][taken[i]]));
+            heads[i] = match taken[i] < ranked_len[i] {
+                true => candidate(i, ranked[i][taken[i]]),
+                false => spent,
+            };
         }
         true
     }
@@ -1343,6 +1351,20 @@ struct Contender {
     lane: u64,
 }
 
+impl Contender {
+    /// `x` where `c`, else `y`, without a branch.
+    #[inline(always)]
+    fn pick(c: bool, x: Contender, y: Contender) -> Contender {
+        let pick = |x, y| crate::kernel::select(c, x, y);
+        Contender {
+            score: pick(x.score, y.score),
+            draw: pick(x.draw, y.draw),
+            weight: pick(x.weight, y.weight),
+            lane: pick(x.lane, y.lane),
+        }
+    }
+}
+
 /// A candidate with its draw computed once.
 #[derive(Clone, Copy)]
 pub(super) struct Keyed {
@@ -2193,7 +2215,9 @@ mod tests {
         // keys; then on crafted keys where the best nodes of the heaviest and the lightest group
         // tie or nearly tie, the heaviest group's second node follows close behind, and every
         // other node scores far below (every other round, two nodes of the heaviest group share
-        // a digest, so that its ranking may not begin with the node its best was).
+        // a digest, so that its ranking may not begin with the node its best was). The last
+        // weights give nodes 0, 1 and 2 a group each, far the heaviest (eight groups of 33
+        // nodes still interleave): one of them mostly ranks first, and its group is used up.
         let mut st = 47u64;
         let (mut merged, mut ties) = (0, 0);
         for weights in [
@@ -2201,9 +2225,20 @@ mod tests {
             &[2.0, 1.0],
             &[8.0, 1.0, 1.0, 3.0, 0.5],
             &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+            &[64.0, 48.0, 32.0, 1.0, 2.0, 3.0, 4.0, 5.0],
         ] {
-            for n in [33usize, 100, 333, MAX_MERGED_NODES] {
-                let mut p = weighted_placement((0..n).map(|i| weights[i % weights.len()]));
+            let lone = weights[0] == 64.0;
+            let sizes = match lone {
+                true => &[33usize][..],
+                false => &[33, 100, 333, MAX_MERGED_NODES],
+            };
+            for &n in sizes {
+                let weight = |i: usize| match (lone, i) {
+                    (true, 0..=2) => weights[i],
+                    (true, _) => weights[3 + i % 5],
+                    _ => weights[i % weights.len()],
+                };
+                let mut p = weighted_placement((0..n).map(weight));
                 assert!(p.inner.grouped && p.inner.direct.is_none(), "{n}");
                 let kernels: Vec<Kernel> = Kernel::available().collect();
                 for case in 0..400 {
