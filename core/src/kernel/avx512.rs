@@ -645,6 +645,7 @@ unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> _
 macro_rules! list_ops {
     (
         $insert:ident,
+        $insert3:ident,
         $insert_pair:ident,
         $with_lower:ident,
         $sort_bitonic:ident,
@@ -655,6 +656,17 @@ macro_rules! list_ops {
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
         unsafe fn $insert(lists: &mut [__m512i; 4], mut x: __m512i) {
+            for slot in lists {
+                let (hi, lo) = ($max(*slot, x), $min(*slot, x));
+                *slot = hi;
+                x = lo;
+            }
+        }
+
+        /// Inserts each lane of `x` into that lane's list of three keys, highest first.
+        #[inline]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+        unsafe fn $insert3(lists: &mut [__m512i; 3], mut x: __m512i) {
             for slot in lists {
                 let (hi, lo) = ($max(*slot, x), $min(*slot, x));
                 *slot = hi;
@@ -706,6 +718,7 @@ macro_rules! list_ops {
 }
 list_ops!(
     insert,
+    insert3,
     insert_pair,
     with_lower,
     sort_bitonic,
@@ -714,6 +727,7 @@ list_ops!(
 );
 list_ops!(
     insert32,
+    insert3_32,
     insert_pair32,
     with_lower32,
     sort_bitonic32,
@@ -833,7 +847,7 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
 /// 0.92-0.93x at 128; with the keys returned to the caller, as the other paths return theirs,
 /// 0.95-0.98x).
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_pairs(
+pub(super) unsafe fn top_keys_lists3(
     key_digest: u64,
     digests: &[u64],
     low: u64,
@@ -880,22 +894,13 @@ pub(super) unsafe fn top_keys_pairs(
     super::settle(keys, low, out)
 }
 
-/// Inserts each lane of `x` into that lane's list of three keys, highest first.
-#[inline]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-unsafe fn insert3(lists: &mut [__m512i; 3], mut x: __m512i) {
-    for slot in lists {
-        let (hi, lo) = (_mm512_max_epu64(*slot, x), _mm512_min_epu64(*slot, x));
-        *slot = hi;
-        x = lo;
-    }
-}
-
-/// The nodes [`top_keys_narrow`] takes. Against the 64-bit keys of the hits over a threshold,
-/// where these used to go (Intel Xeon, family 6 model 207, top-3, same process): 0.87-0.91x the
-/// time at 129 to 256 nodes, 0.88-0.95x at 320 to 383; against [`top_keys_buckets`] 0.84-0.98x
-/// at 448 to 640, 1.00-1.03x at 768, 1.10x at 1000.
-pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=640;
+/// The nodes [`top_keys_narrow3`] takes. With lists of four ([`top_keys_narrow`]), against the
+/// 64-bit keys of the hits over a threshold, where these used to go (Intel Xeon, family 6 model
+/// 207, top-3, same process): 0.87-0.91x the time at 129 to 256 nodes, 0.88-0.95x at 320 to 383;
+/// against [`top_keys_buckets`] 0.84-0.98x at 448 to 640, 1.00-1.03x at 768, 1.10x at 1000.
+/// With lists of three, against the buckets: 0.86x at 700, 0.94x at 768, 0.97x at 900,
+/// 0.98-0.99x at 1000; 1.01-1.02x at 1200 and 1.04x at 1400, which keep the buckets.
+pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=1024;
 
 /// [`top_keys_lists`] with 32-bit keys, sixteen to a vector: the high half of a score with its
 /// bits of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys,
@@ -954,6 +959,68 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
     top4_narrow(c)
 }
 
+/// [`super::Kernel::top_keyed`] of [`NARROW`]'s nodes: [`top_keys_narrow`] with lists of three
+/// keys per lane, as [`top_keys_lists3`] keeps them for fewer nodes, settled here; where the
+/// best three came through one lane, a top-3 takes [`top_keys_narrow`]'s lists of four. Against
+/// those lists (Intel Xeon, same process): 0.92x the time at 129 and 200 nodes, 0.90x at 300,
+/// 0.88-0.89x at 450 and 640.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_narrow3(
+    key_digest: u64,
+    digests: &[u64],
+    low: u64,
+    out: &mut [usize],
+) -> bool {
+    let n = digests.len();
+    debug_assert!(n >= 16 && low <= u32::MAX as u64 && (2..=3).contains(&out.len()));
+    let fk = folded(key_digest);
+    let p = digests.as_ptr();
+    let lowv = _mm512_set1_epi32(low as i32);
+    let high = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    macro_rules! keys16 {
+        ($at:expr, $inv:expr) => {{
+            let at: usize = $at;
+            let s = _mm512_permutex2var_epi32(
+                scores8(fk, load(p.add(at))),
+                high,
+                scores8(fk, load(p.add(at + 8))),
+            );
+            _mm512_ternarylogic_epi32::<0xD8>(s, $inv, lowv)
+        }};
+    }
+    let sixteen = _mm512_set1_epi32(16);
+    let first = _mm512_setr_epi32(
+        !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
+    );
+    let mut inv = first;
+    let mut c = [_mm512_setzero_si512(); 3];
+    let mut lower = _mm512_setzero_si512();
+    let pairs = n / 16;
+    for q in 0..pairs / 2 {
+        let x = keys16!(32 * q, inv);
+        let y = keys16!(32 * q + 16, _mm512_sub_epi32(inv, sixteen));
+        insert3_32(&mut c, _mm512_max_epu32(x, y));
+        lower = _mm512_max_epu32(lower, _mm512_min_epu32(x, y));
+        inv = _mm512_sub_epi32(inv, _mm512_add_epi32(sixteen, sixteen));
+    }
+    if pairs % 2 == 1 {
+        insert3_32(&mut c, keys16!(16 * pairs - 16, inv));
+    }
+    insert3_32(&mut c, lower);
+    if !n.is_multiple_of(16) {
+        let at = n - 16;
+        let inv = _mm512_sub_epi32(first, _mm512_set1_epi32(at as i32));
+        let new = !((0xFFFFu32 >> (n % 16)) as __mmask16);
+        insert3_32(&mut c, _mm512_maskz_mov_epi32(new, keys16!(at, inv)));
+    }
+    let keys = top4_narrow([c[0], c[1], c[2], _mm512_setzero_si512()]);
+    // The best three in one lane: that lane's third is the third (the keys widened unchanged).
+    if out.len() == 3 && _mm512_cmpeq_epi32_mask(c[2], _mm512_set1_epi32(keys[2] as i32)) != 0 {
+        return super::settle(top_keys_narrow(key_digest, digests, low), low, out);
+    }
+    super::settle(keys, low, out)
+}
+
 /// [`top4`] of sixteen lanes' lists of 32-bit keys, widened: lanes 8 to 15 meet lanes 0 to 7 as
 /// [`top4`] merges lanes, then the eight lists are widened and merged.
 #[inline]
@@ -975,7 +1042,7 @@ unsafe fn top4_narrow(c: [__m512i; 4]) -> [u64; 4] {
 const NARROW_BUCKETS_LOW: u64 = 511;
 
 /// Most nodes [`top_keys_buckets`] takes: its gathers index the digests with 32-bit positions.
-/// It takes the nodes past [`NARROW`]: below, [`top_keys_narrow`] keys every node in less time.
+/// It takes the nodes past [`NARROW`]: below, [`top_keys_narrow3`] keys every node in less time.
 pub(super) const BUCKETS_MAX: usize = i32::MAX as usize;
 
 /// The best four keys of the nodes of the best buckets, for many nodes: each lane's maximum over

@@ -394,7 +394,7 @@ impl Kernel {
     /// position. The keys settle the answer when the best `k + 1` keys differ outside those low
     /// bits: then the `k` best nodes by key are the `k` best by score, in order. Every node is
     /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_few`],
-    /// [`avx512::top_keys_lists`], [`avx512::top_keys_pairs`], [`avx512::top_keys_narrow`]);
+    /// [`avx512::top_keys_lists`], [`avx512::top_keys_lists3`], [`avx512::top_keys_narrow3`]);
     /// beyond it the nodes of the best buckets of eight blocks' lanes are
     /// ([`avx512::top_keys_buckets`]). AVX2 keys every node of 8 to [`avx2::LISTS_MAX`]
     /// ([`avx2::top_keys_lists`]) and declines the rest. Equal
@@ -416,9 +416,9 @@ impl Kernel {
             } else if n < 8 * avx512::PAIRS_MIN {
                 unsafe { avx512::top_keys_lists(key, digests, low) }
             } else if n <= avx512::LISTS_MAX {
-                return unsafe { avx512::top_keys_pairs(key, digests, low, out) };
+                return unsafe { avx512::top_keys_lists3(key, digests, low, out) };
             } else if avx512::NARROW.contains(&n) {
-                unsafe { avx512::top_keys_narrow(key, digests, low) }
+                return unsafe { avx512::top_keys_narrow3(key, digests, low, out) };
             } else if n <= avx512::BUCKETS_MAX {
                 match unsafe { avx512::top_keys_buckets(key, digests, low, out.len()) } {
                     Some(keys) => keys,
@@ -1144,7 +1144,8 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn top_few_keeps_a_lanes_fourth_when_the_best_three_share_that_lane() {
         // The best four nodes sit in one vector lane (whole blocks' positions that agree mod 8,
-        // or the last part block's node in that lane). Lists of three keys per lane do not keep
+        // or the last part block's node in that lane; mod 16 where AVX-512 keys sixteen nodes
+        // to a vector, from 129 nodes on). Lists of three keys per lane do not keep
         // the fourth; where the third and fourth agree outside the position bits, with the
         // fourth's key the higher (the lower position), the third must not be trusted: a top-3
         // declines or answers the sort's order. With four scores apart, every count ranked in
@@ -1153,16 +1154,23 @@ mod tests {
         let mut st = 67u64;
         for kernel in kernels().into_iter().filter(|k| k.name() != "scalar") {
             let ranks = |n: usize| kernel.name() == "avx512" || n <= avx2::LISTS_MAX;
-            for n in [33usize, 40, 64, 99, 100, 127, 128] {
-                let blocks = n / 8;
+            for n in [33usize, 40, 64, 99, 100, 127, 128, 129, 200, 300, 640] {
+                #[cfg(hrwhash_avx512)]
+                let width = match avx512::NARROW.contains(&n) {
+                    true => 16,
+                    false => 8,
+                };
+                #[cfg(not(hrwhash_avx512))]
+                let width = 8;
+                let blocks = n / width;
                 for round in 0..200 {
                     let key = lcg(&mut st);
                     let mut digests: Vec<u64> =
                         (0..n).map(|_| digest_of(key, lcg(&mut st) >> 1)).collect();
-                    let lane = (lcg(&mut st) % 8) as usize;
-                    let mut members: Vec<usize> = (0..blocks).map(|b| 8 * b + lane).collect();
-                    if n % 8 != 0 && n - 8 + lane >= 8 * blocks {
-                        members.push(n - 8 + lane);
+                    let lane = (lcg(&mut st) % width as u64) as usize;
+                    let mut members: Vec<usize> = (0..blocks).map(|b| width * b + lane).collect();
+                    if n % width != 0 && n - width + lane >= width * blocks {
+                        members.push(n - width + lane);
                     }
                     // Four of the lane's nodes, in order of position.
                     let mut four = Vec::new();
@@ -1179,10 +1187,10 @@ mod tests {
                     // fourth: tied but in the lowest bits, the higher score at the higher
                     // position, or apart.
                     let (third, fourth) = match tie {
-                        true => (top - (2 << 40) + 5, top - (2 << 40) + 1),
-                        false => (top - (2 << 40), top - (3 << 40)),
+                        true => (top - (2 << 48) + 5, top - (2 << 48) + 1),
+                        false => (top - (2 << 48), top - (3 << 48)),
                     };
-                    let (first, second) = (top, top - (1 << 40));
+                    let (first, second) = (top, top - (1 << 48));
                     let order = [four[0], four[1], four[3], four[2]];
                     let order = if round % 4 < 2 {
                         order
@@ -1211,7 +1219,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     fn top_few_declines_scores_equal_in_their_high_half_where_it_keys_that_half() {
         // Two of the best scores share their high 32 bits and differ below them. Keys of 64
-        // bits tell them apart; the 32-bit keys of `top_keys_narrow` cannot, and must decline.
+        // bits tell them apart; the 32-bit keys of `top_keys_narrow3` cannot, and must decline.
         // Whatever a kernel writes must be the sort's order.
         let digest_of = crate::v1::digest_scoring;
         let mut st = 61u64;
