@@ -613,9 +613,6 @@ pub(super) unsafe fn rank_small(key_digest: u64, digests: &[u64], out: &mut [usi
     lone
 }
 
-/// The nodes [`top_keys_few`] takes: three and four blocks.
-pub(super) const TOP_FEW: core::ops::RangeInclusive<usize> = 17..=32;
-
 /// `!position` of the eight nodes from `at`, whose low bits are `low - position` (see
 /// [`keyed`]).
 #[inline]
@@ -746,49 +743,16 @@ unsafe fn tail_keys(fk: __m512i, digests: &[u64], low: __m512i) -> __m512i {
     _mm512_maskz_mov_epi64(new, keyed(s, inverted_positions(n - 8), low))
 }
 
-/// The four highest keys (see [`keyed`]) of [`TOP_FEW`] nodes, highest first, all in registers:
-/// each lane's keys of the whole blocks sorted by a network, the last part block inserted, then
-/// the lanes' lists merged by [`top4`]. Inserting every block ([`top_keys_lists`]) costs more
-/// here and less below (AMD Zen 4, top-3 from digests: 18.2 against 19.0 ns at 24 nodes, 18.7
-/// against 21.5 at 32; 17.7 against 15.4 at 8, about the same at 16).
-#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_few(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
-    let n = digests.len();
-    debug_assert!(TOP_FEW.contains(&n));
-    let fk = folded(key_digest);
-    let p = digests.as_ptr();
-    let low = _mm512_set1_epi64(low as i64);
-    let mut c = [_mm512_setzero_si512(); 4];
-    for (j, slot) in c.iter_mut().enumerate().take(n / 8) {
-        *slot = keyed(
-            scores8(fk, load(p.add(8 * j))),
-            inverted_positions(8 * j),
-            low,
-        );
-    }
-    for (i, j) in [(0, 1), (2, 3), (0, 2), (1, 3), (1, 2)] {
-        let (hi, lo) = (_mm512_max_epu64(c[i], c[j]), _mm512_min_epu64(c[i], c[j]));
-        c[i] = hi;
-        c[j] = lo;
-    }
-    insert(&mut c, tail_keys(fk, digests, low));
-    top4(c)
-}
-
-/// Fewest whole blocks [`top_keys_lists`] takes in pairs: twelve maxima and minima per pair
-/// instead of fourteen, and a merge of two lists at the end (AMD Zen 4, top-3, same process:
-/// 0.91-0.99x the time at 33 to 128 nodes; from one block on, 1.08x at 16 and 1.13x at 8).
-pub(super) const PAIRS_MIN: usize = 4;
-
-/// Most nodes [`top_keys_lists`] takes; [`top_keys_narrow`] takes more (up to 128 the two are
+/// Most nodes [`top_keys_lists3`] takes; [`top_keys_narrow3`] takes more (up to 128 the two are
 /// about as fast, at 33 to 64 nodes the 32-bit keys took 1.04-1.20x the time: Intel Xeon,
 /// family 6 model 207, top-3, same process).
 pub(super) const LISTS_MAX: usize = 128;
 
-/// [`top_keys_few`] for more nodes (at least eight): each lane keeps its four highest keys,
-/// highest first, as the blocks go by (an insertion of seven maxima and minima per block), and
-/// the lanes' lists are merged at the end. Every node is keyed, so no threshold is needed and
-/// nothing is packed into memory.
+/// The four highest keys (see [`keyed`]) of at least eight nodes, highest first, all in
+/// registers: each lane keeps its four highest keys, highest first, as the blocks go by in pairs
+/// ([`insert_pair`]), and the lanes' lists are merged by [`top4`] at the end. Every node is
+/// keyed, so no threshold is needed and nothing is packed into memory. What
+/// [`top_keys_lists3`] falls back on where its lists of three lose a fourth key.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
     let n = digests.len();
@@ -800,19 +764,6 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
     let eight = _mm512_set1_epi64(8);
     let mut c = [_mm512_setzero_si512(); 4];
     let blocks = n / 8;
-    // A path of its own, returning early: with the single blocks after the pairs in one shared
-    // loop, 8 to 16 nodes took 7-12% longer.
-    if blocks < PAIRS_MIN {
-        for b in 0..blocks {
-            insert(&mut c, keyed(scores8(fk, load(p.add(8 * b))), inv, low));
-            inv = _mm512_sub_epi64(inv, eight);
-        }
-        if !n.is_multiple_of(8) {
-            insert(&mut c, tail_keys(fk, digests, low));
-        }
-        return top4(c);
-    }
-    // Blocks in pairs ([`insert_pair`]).
     let mut lower = [_mm512_setzero_si512(); 2];
     for b in (0..blocks / 2).map(|b| 2 * b) {
         let x = keyed(scores8(fk, load(p.add(8 * b))), inv, low);
@@ -837,15 +788,16 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
     top4(c)
 }
 
-/// [`super::Kernel::top_keyed`] of more than `8 * PAIRS_MIN` nodes, up to [`LISTS_MAX`]: the
-/// pairs of blocks of [`top_keys_lists`] with lists of three keys per lane instead of four, four
-/// maxima and minima fewer per pair. The lists hold the best `k + 1` keys that
-/// [`super::settle`] reads unless the best three came through one lane, whose fourth is not
-/// kept; a top-3 then (about one key in 64) takes the lists of four. Settled here, so that the
-/// keys stay in registers (Intel Xeon, family 6 model 207, top-3, same process, against the
-/// lists of four: 0.83-0.85x the time at 33 and 48 nodes, 0.88-0.91x at 64, 0.89x at 100,
-/// 0.92-0.93x at 128; with the keys returned to the caller, as the other paths return theirs,
-/// 0.95-0.98x).
+/// [`super::Kernel::top_keyed`] of 8 to [`LISTS_MAX`] nodes: the pairs of blocks of
+/// [`top_keys_lists`] with lists of three keys per lane instead of four, four maxima and minima
+/// fewer per pair. The lists hold the best `k + 1` keys that [`super::settle`] reads unless the
+/// best three came through one lane, whose fourth is not kept; a top-3 then (about one key in 64
+/// at 100 nodes) takes the lists of four. Settled here, so that the keys stay in registers.
+/// Intel Xeon, family 6 model 207, top-3, same process: against the lists of four, 0.83-0.85x
+/// the time at 33 and 48 nodes, 0.88-0.91x at 64, 0.89x at 100, 0.92-0.93x at 128 (with the
+/// keys returned to the caller instead, 0.95-0.98x); against the sorting network of three or
+/// four blocks that 17 to 32 nodes took, 0.88-0.89x; against the lists of four of one or two
+/// blocks, 0.94x at 9 and 12 nodes, 1.02x at 8 and 1.03-1.04x at 16.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_lists3(
     key_digest: u64,
@@ -854,7 +806,7 @@ pub(super) unsafe fn top_keys_lists3(
     out: &mut [usize],
 ) -> bool {
     let n = digests.len();
-    debug_assert!(n >= 8 * PAIRS_MIN && (2..=3).contains(&out.len()));
+    debug_assert!(n >= 8 && (2..=3).contains(&out.len()));
     let fk = folded(key_digest);
     let p = digests.as_ptr();
     let lowv = _mm512_set1_epi64(low as i64);
@@ -882,7 +834,9 @@ pub(super) unsafe fn top_keys_lists3(
             keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, lowv),
         );
     }
-    insert3(&mut c, lower);
+    if blocks >= 2 {
+        insert3(&mut c, lower);
+    }
     if !n.is_multiple_of(8) {
         insert3(&mut c, tail_keys(fk, digests, lowv));
     }

@@ -393,9 +393,8 @@ impl Kernel {
     /// The keys (`keyed` in `avx512.rs`) compare a score with its low bits replaced by the
     /// position. The keys settle the answer when the best `k + 1` keys differ outside those low
     /// bits: then the `k` best nodes by key are the `k` best by score, in order. Every node is
-    /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_few`],
-    /// [`avx512::top_keys_lists`], [`avx512::top_keys_lists3`], [`avx512::top_keys_narrow3`]);
-    /// beyond it the nodes of the best buckets of eight blocks' lanes are
+    /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_lists3`],
+    /// [`avx512::top_keys_narrow3`]); beyond it the nodes of the best buckets of eight blocks' lanes are
     /// ([`avx512::top_keys_buckets`]). AVX2 keys every node of 8 to [`avx2::LISTS_MAX`]
     /// ([`avx2::top_keys_lists`]) and declines the rest. Equal
     /// scores (equal digests, which only crafted inputs have) and scores equal outside the low
@@ -411,23 +410,18 @@ impl Kernel {
             let low = position_bits(n);
             // SAFETY (each call): `Avx512` is only chosen when the CPU has its features
             // (`supported`).
-            let keys = if avx512::TOP_FEW.contains(&n) {
-                unsafe { avx512::top_keys_few(key, digests, low) }
-            } else if n < 8 * avx512::PAIRS_MIN {
-                unsafe { avx512::top_keys_lists(key, digests, low) }
-            } else if n <= avx512::LISTS_MAX {
-                return unsafe { avx512::top_keys_lists3(key, digests, low, out) };
+            return if n <= avx512::LISTS_MAX {
+                unsafe { avx512::top_keys_lists3(key, digests, low, out) }
             } else if avx512::NARROW.contains(&n) {
-                return unsafe { avx512::top_keys_narrow3(key, digests, low, out) };
+                unsafe { avx512::top_keys_narrow3(key, digests, low, out) }
             } else if n <= avx512::BUCKETS_MAX {
                 match unsafe { avx512::top_keys_buckets(key, digests, low, out.len()) } {
-                    Some(keys) => keys,
-                    None => return false,
+                    Some(keys) => settle(keys, low, out),
+                    None => false,
                 }
             } else {
-                return false;
+                false
             };
-            return settle(keys, low, out);
         }
         #[cfg(target_arch = "x86_64")]
         if self == Kernel::Avx2
