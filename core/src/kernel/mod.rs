@@ -394,11 +394,11 @@ impl Kernel {
     /// position. The keys settle the answer when the best `k + 1` keys differ outside those low
     /// bits: then the `k` best nodes by key are the `k` best by score, in order. Every node is
     /// keyed, in registers, up to [`avx512::NARROW`]'s end ([`avx512::top_keys_lists3`],
-    /// [`avx512::top_keys_narrow3`]); beyond it the nodes of the best buckets of eight blocks' lanes are
-    /// ([`avx512::top_keys_buckets`]). AVX2 keys every node of 8 to [`avx2::LISTS_MAX`]
-    /// ([`avx2::top_keys_lists`]) and declines the rest. Equal
-    /// scores (equal digests, which only crafted inputs have) and scores equal outside the low
-    /// bits are left to the caller's exact path.
+    /// [`avx512::top_keys_narrow3`]); beyond it the nodes of the best buckets of eight blocks'
+    /// lanes are ([`avx512::top_keys_buckets`]). AVX2 keys every node of 8 to
+    /// [`avx2::LISTS_MAX`] ([`avx2::top_keys_lists`]) and declines the rest. Equal scores (equal
+    /// digests, which only crafted inputs have) and scores equal outside the low bits are left
+    /// to the caller's exact path.
     // Always inlined, as it was with one caller: out of line (once the weighted top-k called it
     // too) the top-3 of 24 and 32 nodes took 1.12-1.16x the time in one same-process run.
     #[inline(always)]
