@@ -638,21 +638,21 @@ unsafe fn keyed(scores: __m512i, inverted_positions: __m512i, low: __m512i) -> _
 }
 
 /// The lists' operations for keys of one width, whose maximum and minimum are `$max` and
-/// `$min`.
+/// `$min`. A lane's list holds its best `L` keys, highest first: four, or three where a
+/// top-3 does not need a lane's fourth ([`top_keys_lists3`]).
 macro_rules! list_ops {
     (
         $insert:ident,
-        $insert3:ident,
         $insert_pair:ident,
-        $with_lower:ident,
+        $end_pairs:ident,
         $sort_bitonic:ident,
         $max:ident,
         $min:ident
     ) => {
-        /// Inserts each lane of `x` into that lane's list of four keys, highest first.
+        /// Inserts each lane of `x` into that lane's list.
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-        unsafe fn $insert(lists: &mut [__m512i; 4], mut x: __m512i) {
+        unsafe fn $insert<const L: usize>(lists: &mut [__m512i; L], mut x: __m512i) {
             for slot in lists {
                 let (hi, lo) = ($max(*slot, x), $min(*slot, x));
                 *slot = hi;
@@ -660,51 +660,53 @@ macro_rules! list_ops {
             }
         }
 
-        /// Inserts each lane of `x` into that lane's list of three keys, highest first.
-        #[inline]
-        #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-        unsafe fn $insert3(lists: &mut [__m512i; 3], mut x: __m512i) {
-            for slot in lists {
-                let (hi, lo) = ($max(*slot, x), $min(*slot, x));
-                *slot = hi;
-                x = lo;
-            }
-        }
-
-        /// Inserts the higher of each lane of `x` and `y` into that lane's list of four and the
-        /// lower into its list of two (`lower`): of a lane's best four, at most two are the
+        /// Inserts the higher of each lane of `x` and `y` into that lane's list and the lower
+        /// into its list of lower ones (`lower`): of a lane's best four, at most two are the
         /// lower of their pair (each has its higher one above it), and those are among the two
-        /// best lower ones.
+        /// best lower ones; of its best three, at most one, the best lower one (`lower[0]`).
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-        unsafe fn $insert_pair(
-            lists: &mut [__m512i; 4],
+        unsafe fn $insert_pair<const L: usize>(
+            lists: &mut [__m512i; L],
             lower: &mut [__m512i; 2],
             x: __m512i,
             y: __m512i,
         ) {
             $insert(lists, $max(x, y));
             let lo = $min(x, y);
-            let (hi, lo) = ($max(lower[0], lo), $min(lower[0], lo));
-            *lower = [hi, $max(lower[1], lo)];
+            if L == 4 {
+                let (hi, lo) = ($max(lower[0], lo), $min(lower[0], lo));
+                *lower = [hi, $max(lower[1], lo)];
+            } else {
+                lower[0] = $max(lower[0], lo);
+            }
         }
 
-        /// Makes each lane's list its best four of the list and its list of two (`lower`, kept
-        /// by the pair insertion): the higher of the list's i-th and the lower list's (3 - i)-th
-        /// are the four best in a bitonic order, which the bitonic sort orders.
+        /// Makes each lane's list its best of the list and its lower ones (kept by the pair
+        /// insertion; `paired` where there were pairs). Lists of four: the higher of the list's
+        /// i-th and the lower list's (3 - i)-th are the four best in a bitonic order, which the
+        /// bitonic sort orders. Lists of three: the best lower one is inserted.
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-        unsafe fn $with_lower(lists: &mut [__m512i; 4], lower: [__m512i; 2]) {
-            lists[2] = $max(lists[2], lower[1]);
-            lists[3] = $max(lists[3], lower[0]);
-            $sort_bitonic(lists);
+        unsafe fn $end_pairs<const L: usize>(
+            lists: &mut [__m512i; L],
+            lower: [__m512i; 2],
+            paired: bool,
+        ) {
+            if L == 4 {
+                lists[2] = $max(lists[2], lower[1]);
+                lists[3] = $max(lists[3], lower[0]);
+                $sort_bitonic(lists);
+            } else if paired {
+                $insert(lists, lower[0]);
+            }
         }
 
         /// Sorts each lane's four values, highest first, where they are bitonic (they rise, then
         /// fall, or the reverse): two rounds of compare-exchanges.
         #[inline]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-        unsafe fn $sort_bitonic(m: &mut [__m512i; 4]) {
+        unsafe fn $sort_bitonic<const L: usize>(m: &mut [__m512i; L]) {
             for (i, j) in [(0, 2), (1, 3), (0, 1), (2, 3)] {
                 let (hi, lo) = ($max(m[i], m[j]), $min(m[i], m[j]));
                 m[i] = hi;
@@ -715,18 +717,16 @@ macro_rules! list_ops {
 }
 list_ops!(
     insert,
-    insert3,
     insert_pair,
-    with_lower,
+    end_pairs,
     sort_bitonic,
     _mm512_max_epu64,
     _mm512_min_epu64
 );
 list_ops!(
     insert32,
-    insert3_32,
     insert_pair32,
-    with_lower32,
+    end_pairs32,
     sort_bitonic32,
     _mm512_max_epu32,
     _mm512_min_epu32
@@ -748,21 +748,17 @@ unsafe fn tail_keys(fk: __m512i, digests: &[u64], low: __m512i) -> __m512i {
 /// family 6 model 207, top-3, same process).
 pub(super) const LISTS_MAX: usize = 128;
 
-/// The four highest keys (see [`keyed`]) of at least eight nodes, highest first, all in
-/// registers: each lane keeps its four highest keys, highest first, as the blocks go by in pairs
-/// ([`insert_pair`]), and the lanes' lists are merged by [`top4`] at the end. Every node is
-/// keyed, so no threshold is needed and nothing is packed into memory. What
-/// [`top_keys_lists3`] falls back on where its lists of three lose a fourth key.
+/// Each lane's list of its best `L` keys (see [`keyed`]) of at least eight nodes, highest
+/// first, all in registers, as the blocks go by in pairs ([`insert_pair`]). Every node is keyed,
+/// so no threshold is needed and nothing is packed into memory.
+#[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+unsafe fn lane_lists<const L: usize>(fk: __m512i, digests: &[u64], low: __m512i) -> [__m512i; L] {
     let n = digests.len();
-    debug_assert!(n >= 8);
-    let fk = folded(key_digest);
     let p = digests.as_ptr();
-    let low = _mm512_set1_epi64(low as i64);
     let mut inv = inverted_positions(0);
     let eight = _mm512_set1_epi64(8);
-    let mut c = [_mm512_setzero_si512(); 4];
+    let mut c = [_mm512_setzero_si512(); L];
     let blocks = n / 8;
     let mut lower = [_mm512_setzero_si512(); 2];
     for b in (0..blocks / 2).map(|b| 2 * b) {
@@ -781,23 +777,33 @@ pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) 
             keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, low),
         );
     }
-    with_lower(&mut c, lower);
+    end_pairs(&mut c, lower, blocks >= 2);
     if !n.is_multiple_of(8) {
         insert(&mut c, tail_keys(fk, digests, low));
     }
-    top4(c)
+    c
 }
 
-/// [`super::Kernel::top_keyed`] of 8 to [`LISTS_MAX`] nodes: the pairs of blocks of
-/// [`top_keys_lists`] with lists of three keys per lane instead of four, four maxima and minima
-/// fewer per pair. The lists hold the best `k + 1` keys that [`super::settle`] reads unless the
-/// best three came through one lane, whose fourth is not kept; a top-3 then (about one key in 64
-/// at 100 nodes) takes the lists of four. Settled here, so that the keys stay in registers.
-/// Intel Xeon, family 6 model 207, top-3, same process: against the lists of four, 0.83-0.85x
-/// the time at 33 and 48 nodes, 0.88-0.91x at 64, 0.89x at 100, 0.92-0.93x at 128 (with the
-/// keys returned to the caller instead, 0.95-0.98x); against the sorting network of three or
-/// four blocks that 17 to 32 nodes took, 0.88-0.89x; against the lists of four of one or two
-/// blocks, 0.94x at 9 and 12 nodes, 1.02x at 8 and 1.03-1.04x at 16.
+/// The four highest keys of at least eight nodes, highest first: the lanes' lists of four
+/// ([`lane_lists`]) merged by [`top4`]. What [`top_keys_lists3`] falls back on where its lists
+/// of three lose a fourth key.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_lists(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    debug_assert!(digests.len() >= 8);
+    let low = _mm512_set1_epi64(low as i64);
+    top4(lane_lists::<4>(folded(key_digest), digests, low))
+}
+
+/// [`super::Kernel::top_keyed`] of 8 to [`LISTS_MAX`] nodes: [`top_keys_lists`] with lists of
+/// three keys per lane instead of four, four maxima and minima fewer per pair of blocks. The
+/// lists hold the best `k + 1` keys that [`super::settle`] reads unless the best three came
+/// through one lane, whose fourth is not kept; a top-3 then (about one key in 64 at 100 nodes)
+/// takes the lists of four. Settled here, so that the keys stay in registers. Intel Xeon, family
+/// 6 model 207, top-3, same process: against the lists of four, 0.83-0.85x the time at 33 and 48
+/// nodes, 0.88-0.91x at 64, 0.89x at 100, 0.92-0.93x at 128 (with the keys returned to the
+/// caller instead, 0.95-0.98x); against the sorting network of three or four blocks that 17 to
+/// 32 nodes took, 0.88-0.89x; against the lists of four of one or two blocks, 0.94x at 9 and 12
+/// nodes, 1.02x at 8 and 1.03-1.04x at 16.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_lists3(
     key_digest: u64,
@@ -805,41 +811,9 @@ pub(super) unsafe fn top_keys_lists3(
     low: u64,
     out: &mut [usize],
 ) -> bool {
-    let n = digests.len();
-    debug_assert!(n >= 8 && (2..=3).contains(&out.len()));
-    let fk = folded(key_digest);
-    let p = digests.as_ptr();
+    debug_assert!(digests.len() >= 8 && (2..=3).contains(&out.len()));
     let lowv = _mm512_set1_epi64(low as i64);
-    let mut inv = inverted_positions(0);
-    let eight = _mm512_set1_epi64(8);
-    let blocks = n / 8;
-    let mut c = [_mm512_setzero_si512(); 3];
-    // Of a lane's best three, at most one is the lower of its pair (its higher one is there
-    // too), and that one is the best lower one.
-    let mut lower = _mm512_setzero_si512();
-    for b in (0..blocks / 2).map(|b| 2 * b) {
-        let x = keyed(scores8(fk, load(p.add(8 * b))), inv, lowv);
-        let y = keyed(
-            scores8(fk, load(p.add(8 * b + 8))),
-            _mm512_sub_epi64(inv, eight),
-            lowv,
-        );
-        insert3(&mut c, _mm512_max_epu64(x, y));
-        lower = _mm512_max_epu64(lower, _mm512_min_epu64(x, y));
-        inv = _mm512_sub_epi64(inv, _mm512_add_epi64(eight, eight));
-    }
-    if blocks % 2 == 1 {
-        insert3(
-            &mut c,
-            keyed(scores8(fk, load(p.add(8 * blocks - 8))), inv, lowv),
-        );
-    }
-    if blocks >= 2 {
-        insert3(&mut c, lower);
-    }
-    if !n.is_multiple_of(8) {
-        insert3(&mut c, tail_keys(fk, digests, lowv));
-    }
+    let c = lane_lists::<3>(folded(key_digest), digests, lowv);
     let keys = top4([c[0], c[1], c[2], _mm512_setzero_si512()]);
     // The best three in one lane: that lane's third is the third.
     if out.len() == 3 && _mm512_cmpeq_epi64_mask(c[2], _mm512_set1_epi64(keys[2] as i64)) != 0 {
@@ -856,19 +830,17 @@ pub(super) unsafe fn top_keys_lists3(
 /// 0.98-0.99x at 1000; 1.01-1.02x at 1200 and 1.04x at 1400, which keep the buckets.
 pub(super) const NARROW: core::ops::RangeInclusive<usize> = LISTS_MAX + 1..=1024;
 
-/// [`top_keys_lists`] with 32-bit keys, sixteen to a vector: the high half of a score with its
-/// bits of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys,
-/// so each list's insertion serves sixteen nodes instead of eight. The keys order nodes by the
-/// score's high 32 bits less the position bits; where two of the best four are equal there
-/// ([`super::Kernel::top_keyed`] then declines) the caller's exact path ranks them. Returned
-/// widened to 64 bits, the way [`top_keys_lists`] returns them, with the same `low`.
+/// [`lane_lists`] with 32-bit keys, sixteen to a vector: the high half of a score with its bits
+/// of `low` replaced by those of `!position`. Two blocks' scores make one vector of keys, so
+/// each list's insertion serves sixteen nodes instead of eight; pairs of sixteen go as pairs of
+/// blocks do. The keys order nodes by the score's high 32 bits less the position bits; where two
+/// of the best four are equal there ([`super::settle`] then declines) the caller's exact path
+/// ranks them.
+#[inline]
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
-pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+unsafe fn narrow_lists<const L: usize>(fk: __m512i, digests: &[u64], low: __m512i) -> [__m512i; L] {
     let n = digests.len();
-    debug_assert!(n >= 16 && low <= u32::MAX as u64);
-    let fk = folded(key_digest);
     let p = digests.as_ptr();
-    let low = _mm512_set1_epi32(low as i32);
     let high = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     // The keys of the sixteen nodes from `at`, whose `!position` is `inv`.
     // (A macro, not a closure, so that the code is compiled with AVX-512 enabled.)
@@ -889,10 +861,9 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
         !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
     );
     let mut inv = first;
-    let mut c = [_mm512_setzero_si512(); 4];
+    let mut c = [_mm512_setzero_si512(); L];
     let mut lower = [_mm512_setzero_si512(); 2];
     let pairs = n / 16;
-    // Pairs of sixteen, as [`top_keys_lists`] takes pairs of blocks.
     for q in 0..pairs / 2 {
         let x = keys16!(32 * q, inv);
         let y = keys16!(32 * q + 16, _mm512_sub_epi32(inv, sixteen));
@@ -902,7 +873,7 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
     if pairs % 2 == 1 {
         insert32(&mut c, keys16!(16 * pairs - 16, inv));
     }
-    with_lower32(&mut c, lower);
+    end_pairs32(&mut c, lower, pairs >= 2);
     if !n.is_multiple_of(16) {
         // The last `n % 16` nodes, as the top lanes of the last sixteen.
         let at = n - 16;
@@ -910,14 +881,22 @@ pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64)
         let new = !((0xFFFFu32 >> (n % 16)) as __mmask16);
         insert32(&mut c, _mm512_maskz_mov_epi32(new, keys16!(at, inv)));
     }
-    top4_narrow(c)
+    c
 }
 
-/// [`super::Kernel::top_keyed`] of [`NARROW`]'s nodes: [`top_keys_narrow`] with lists of three
-/// keys per lane, as [`top_keys_lists3`] keeps them for fewer nodes, settled here; where the
-/// best three came through one lane, a top-3 takes [`top_keys_narrow`]'s lists of four. Against
-/// those lists (Intel Xeon, same process): 0.92x the time at 129 and 200 nodes, 0.90x at 300,
-/// 0.88-0.89x at 450 and 640.
+/// [`top_keys_lists`] with the 32-bit keys of [`narrow_lists`], returned widened to 64 bits
+/// with the same `low`. What [`top_keys_narrow3`] falls back on.
+#[target_feature(enable = "avx512f,avx512dq,avx512vl")]
+pub(super) unsafe fn top_keys_narrow(key_digest: u64, digests: &[u64], low: u64) -> [u64; 4] {
+    debug_assert!(digests.len() >= 16 && low <= u32::MAX as u64);
+    let low = _mm512_set1_epi32(low as i32);
+    top4_narrow(narrow_lists::<4>(folded(key_digest), digests, low))
+}
+
+/// [`super::Kernel::top_keyed`] of [`NARROW`]'s nodes: [`top_keys_lists3`] with the 32-bit keys
+/// of [`narrow_lists`]; where the best three came through one lane, a top-3 takes
+/// [`top_keys_narrow`]'s lists of four. Against those lists (Intel Xeon, same process): 0.92x
+/// the time at 129 and 200 nodes, 0.90x at 300, 0.88-0.89x at 450 and 640.
 #[target_feature(enable = "avx512f,avx512dq,avx512vl")]
 pub(super) unsafe fn top_keys_narrow3(
     key_digest: u64,
@@ -925,48 +904,9 @@ pub(super) unsafe fn top_keys_narrow3(
     low: u64,
     out: &mut [usize],
 ) -> bool {
-    let n = digests.len();
-    debug_assert!(n >= 16 && low <= u32::MAX as u64 && (2..=3).contains(&out.len()));
-    let fk = folded(key_digest);
-    let p = digests.as_ptr();
+    debug_assert!(digests.len() >= 16 && low <= u32::MAX as u64 && (2..=3).contains(&out.len()));
     let lowv = _mm512_set1_epi32(low as i32);
-    let high = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    macro_rules! keys16 {
-        ($at:expr, $inv:expr) => {{
-            let at: usize = $at;
-            let s = _mm512_permutex2var_epi32(
-                scores8(fk, load(p.add(at))),
-                high,
-                scores8(fk, load(p.add(at + 8))),
-            );
-            _mm512_ternarylogic_epi32::<0xD8>(s, $inv, lowv)
-        }};
-    }
-    let sixteen = _mm512_set1_epi32(16);
-    let first = _mm512_setr_epi32(
-        !0, !1, !2, !3, !4, !5, !6, !7, !8, !9, !10, !11, !12, !13, !14, !15,
-    );
-    let mut inv = first;
-    let mut c = [_mm512_setzero_si512(); 3];
-    let mut lower = _mm512_setzero_si512();
-    let pairs = n / 16;
-    for q in 0..pairs / 2 {
-        let x = keys16!(32 * q, inv);
-        let y = keys16!(32 * q + 16, _mm512_sub_epi32(inv, sixteen));
-        insert3_32(&mut c, _mm512_max_epu32(x, y));
-        lower = _mm512_max_epu32(lower, _mm512_min_epu32(x, y));
-        inv = _mm512_sub_epi32(inv, _mm512_add_epi32(sixteen, sixteen));
-    }
-    if pairs % 2 == 1 {
-        insert3_32(&mut c, keys16!(16 * pairs - 16, inv));
-    }
-    insert3_32(&mut c, lower);
-    if !n.is_multiple_of(16) {
-        let at = n - 16;
-        let inv = _mm512_sub_epi32(first, _mm512_set1_epi32(at as i32));
-        let new = !((0xFFFFu32 >> (n % 16)) as __mmask16);
-        insert3_32(&mut c, _mm512_maskz_mov_epi32(new, keys16!(at, inv)));
-    }
+    let c = narrow_lists::<3>(folded(key_digest), digests, lowv);
     let keys = top4_narrow([c[0], c[1], c[2], _mm512_setzero_si512()]);
     // The best three in one lane: that lane's third is the third (the keys widened unchanged).
     if out.len() == 3 && _mm512_cmpeq_epi32_mask(c[2], _mm512_set1_epi32(keys[2] as i32)) != 0 {

@@ -1139,11 +1139,11 @@ mod tests {
     fn top_few_keeps_a_lanes_fourth_when_the_best_three_share_that_lane() {
         // The best four nodes sit in one vector lane (whole blocks' positions that agree mod 8,
         // or the last part block's node in that lane; mod 16 where AVX-512 keys sixteen nodes
-        // to a vector, from 129 nodes on). Lists of three keys per lane do not keep
-        // the fourth; where the third and fourth agree outside the position bits, with the
-        // fourth's key the higher (the lower position), the third must not be trusted: a top-3
-        // declines or answers the sort's order. With four scores apart, every count ranked in
-        // registers answers.
+        // to a vector, from 129 nodes on). Lists of three keys per lane do not keep the fourth;
+        // where the third and fourth agree outside the position bits, with the fourth's key the
+        // higher (the lower position), the third must not be trusted: a top-3 declines or
+        // answers the sort's order. With four scores apart, every count ranked in registers
+        // answers.
         let digest_of = crate::v1::digest_scoring;
         let mut st = 67u64;
         for kernel in kernels().into_iter().filter(|k| k.name() != "scalar") {
