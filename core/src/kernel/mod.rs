@@ -1143,12 +1143,14 @@ mod tests {
         // where the third and fourth agree outside the position bits, with the fourth's key the
         // higher (the lower position), the third must not be trusted: a top-3 declines or
         // answers the sort's order. With four scores apart, every count ranked in registers
-        // answers.
+        // answers. (From 25 nodes on some lane holds four; the lane is drawn among those.)
         let digest_of = crate::v1::digest_scoring;
         let mut st = 67u64;
         for kernel in kernels().into_iter().filter(|k| k.name() != "scalar") {
             let ranks = |n: usize| kernel.name() == "avx512" || n <= avx2::LISTS_MAX;
-            for n in [33usize, 40, 64, 99, 100, 127, 128, 129, 200, 300, 640] {
+            for n in [
+                28usize, 32, 33, 40, 64, 99, 100, 127, 128, 129, 200, 300, 640,
+            ] {
                 #[cfg(hrwhash_avx512)]
                 let width = match avx512::NARROW.contains(&n) {
                     true => 16,
@@ -1161,11 +1163,17 @@ mod tests {
                     let key = lcg(&mut st);
                     let mut digests: Vec<u64> =
                         (0..n).map(|_| digest_of(key, lcg(&mut st) >> 1)).collect();
-                    let lane = (lcg(&mut st) % width as u64) as usize;
-                    let mut members: Vec<usize> = (0..blocks).map(|b| width * b + lane).collect();
-                    if n % width != 0 && n - width + lane >= width * blocks {
-                        members.push(n - width + lane);
-                    }
+                    let members_of = |lane: usize| {
+                        let mut members: Vec<usize> =
+                            (0..blocks).map(|b| width * b + lane).collect();
+                        if n % width != 0 && n - width + lane >= width * blocks {
+                            members.push(n - width + lane);
+                        }
+                        members
+                    };
+                    let full: Vec<usize> =
+                        (0..width).filter(|&l| members_of(l).len() >= 4).collect();
+                    let members = members_of(full[(lcg(&mut st) % full.len() as u64) as usize]);
                     // Four of the lane's nodes, in order of position.
                     let mut four = Vec::new();
                     while four.len() < 4 {
